@@ -1,0 +1,1 @@
+//! Lowers a validated runway into a per-environment plan: resources, platform, bindings, secrets layout, cost.

@@ -1,0 +1,2 @@
+//! The `runway` command.
+fn main() {}

@@ -1,0 +1,174 @@
+//! Diagnostics: every problem found in a runway, with where it is and how to fix it.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// Where something is written: file, 1-based line and column, and the byte range in the file
+/// (for source snippets).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Location {
+    /// The file, as given to the loader.
+    pub file: String,
+    /// 1-based line; 0 when unknown (an empty file, say).
+    pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub column: u32,
+    /// Byte offset in the file.
+    #[serde(skip)]
+    pub offset: usize,
+    /// Byte length of the offending text.
+    #[serde(skip)]
+    pub len: usize,
+}
+
+/// Severity of a diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The runway is invalid; nothing is planned.
+    Error,
+    /// Worth fixing; the runway is still valid.
+    Warning,
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident = $text:literal,)*) => {
+        /// Stable diagnostic codes (spec section 8).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Code { $($(#[$doc])* $variant,)* }
+
+        impl Code {
+            /// Every code, in the order of the spec.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The kebab-case code.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The text is not valid YAML, not UTF-8, or past a size bound.
+    YamlSyntax = "yaml-syntax",
+    /// A key the format does not have.
+    UnknownField = "unknown-field",
+    /// A required key is absent.
+    MissingField = "missing-field",
+    /// A value of the wrong type or out of range.
+    InvalidValue = "invalid-value",
+    /// A key written twice in one mapping.
+    DuplicateKey = "duplicate-key",
+    /// `runway:` is not 3.
+    UnsupportedVersion = "unsupported-version",
+    /// A name that does not match its pattern.
+    InvalidName = "invalid-name",
+    /// A name used twice (resource and workload, or two members).
+    DuplicateName = "duplicate-name",
+    /// A name beginning `shared-`.
+    ReservedName = "reserved-name",
+    /// A key that is not a declared environment.
+    UnknownEnvironment = "unknown-environment",
+    /// A size the catalogue does not have.
+    UnknownSize = "unknown-size",
+    /// A resource kind that does not exist.
+    UnknownKind = "unknown-kind",
+    /// `kafka` or `opensearch`: deferred kinds.
+    ReservedKind = "reserved-kind",
+    /// `uses` names no declared resource.
+    UnknownResource = "unknown-resource",
+    /// An image without a digest.
+    UnpinnedImage = "unpinned-image",
+    /// A workload without `reason`.
+    MissingReason = "missing-reason",
+    /// A `reason` given as a plain string (warning).
+    ReasonWithoutGround = "reason-without-ground",
+    /// A health check that is both or neither HTTP and command.
+    InvalidHealth = "invalid-health",
+    /// `scale` with `min < 1` or `min > max`.
+    InvalidScale = "invalid-scale",
+    /// Two variables of one consumer share a name.
+    VariableCollision = "variable-collision",
+    /// An Encore member uses a postgres resource.
+    EncorePostgres = "encore-postgres",
+    /// A public workload in an environment without `domain`.
+    MissingDomain = "missing-domain",
+    /// A member folder without `runway.yaml`.
+    MemberMissing = "member-missing",
+    /// A `shared` size for an engine no member requires (warning).
+    UnusedShared = "unused-shared",
+    /// A planned item the catalogue cannot price.
+    Unpriced = "unpriced",
+    /// The estimate is over the environment's cap.
+    CapExceeded = "cap-exceeded",
+    /// An environment without a cap (warning).
+    Uncapped = "uncapped",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One problem, with where it is and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, naming the offending value (never more than that value).
+    pub message: String,
+    /// File, line and column of the offending key or value.
+    #[serde(flatten)]
+    pub location: Location,
+    /// Key path such as `workloads.metabase.uses[0]`.
+    pub path: String,
+    /// The likely fix, when there is one.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error.
+    pub fn error(code: Code, location: Location, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code, severity: Severity::Error, message: message.into(), location, path: path.into(), help: None }
+    }
+
+    /// A warning.
+    pub fn warning(code: Code, location: Location, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { severity: Severity::Warning, ..Self::error(code, location, path, message) }
+    }
+
+    /// With help text.
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Is this an error?
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// The closest candidate to `word`, when one is close enough to be a likely typo.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}

@@ -1,0 +1,473 @@
+//! The typed, validated runway: what the planner reads.
+//!
+//! Every value here has passed validation: names match their pattern, references resolve,
+//! sizes and environments are declared. Defaults of the format are already applied, so the
+//! planner never has to know them.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::diagnostic::Location;
+use crate::values::{Duration, ImageRef, Money};
+
+/// The default size every environment a `size` map does not name gets.
+pub const DEFAULT_SIZE: &str = "small";
+
+/// A whole product: the root runway and its members.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Product {
+    /// The root `runway.yaml`.
+    pub root: Runway,
+    /// The members matched by the root's `members` globs, in path order.
+    pub members: Vec<Member>,
+}
+
+/// The root runway file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Runway {
+    /// File the root was read from, as given to the loader.
+    pub file: String,
+    /// The product name (`product`).
+    pub product: String,
+    /// Globs of member folders relative to the root file (`members`).
+    pub members: Vec<String>,
+    /// Where secrets live (`secrets`), defaults applied.
+    pub secrets: Secrets,
+    /// Declared environments, in file order.
+    pub environments: IndexMap<String, Environment>,
+    /// Declared resources, in file order.
+    pub resources: IndexMap<String, Resource>,
+    /// Declared workloads, in file order.
+    pub workloads: IndexMap<String, Workload>,
+}
+
+/// The `secrets` block with every default applied.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Secrets {
+    /// `secrets.infisical`, when the block is present.
+    pub infisical: Option<Infisical>,
+    /// `secrets.ssm`, defaults applied whether or not the block is present.
+    pub ssm: Ssm,
+}
+
+/// `secrets.infisical`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Infisical {
+    /// Base URL of the Infisical server (default `https://app.infisical.com`).
+    pub url: String,
+    /// The Infisical project id.
+    pub project: String,
+    /// Runway environment -> Infisical environment slug; an environment not named maps to itself.
+    pub environments: IndexMap<String, String>,
+    /// Folder template, `{resource}` replaced by the resource name (default `/runtime/{resource}`).
+    pub path: String,
+}
+
+/// `secrets.ssm`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ssm {
+    /// Parameter prefix template with `{product}` and `{env}` (default `/{product}/{env}`).
+    pub prefix: String,
+    /// KMS key of the SecureString parameters (default `alias/aws/ssm`).
+    pub kms_key: String,
+}
+
+/// Default Infisical base URL.
+pub const DEFAULT_INFISICAL_URL: &str = "https://app.infisical.com";
+/// Default Infisical folder template.
+pub const DEFAULT_INFISICAL_PATH: &str = "/runtime/{resource}";
+/// Default SSM prefix template.
+pub const DEFAULT_SSM_PREFIX: &str = "/{product}/{env}";
+/// Default SSM KMS key.
+pub const DEFAULT_SSM_KMS_KEY: &str = "alias/aws/ssm";
+
+impl Default for Ssm {
+    fn default() -> Self {
+        Self { prefix: DEFAULT_SSM_PREFIX.to_owned(), kms_key: DEFAULT_SSM_KMS_KEY.to_owned() }
+    }
+}
+
+impl Infisical {
+    /// The Infisical environment slug a runway environment maps to.
+    pub fn environment_slug<'a>(&'a self, env: &'a str) -> &'a str {
+        self.environments.get(env).map_or(env, String::as_str)
+    }
+
+    /// The folder of a resource's variables.
+    pub fn folder(&self, resource: &str) -> String {
+        self.path.replace("{resource}", resource)
+    }
+}
+
+impl Ssm {
+    /// The parameter prefix of an environment, without a trailing `/`.
+    pub fn prefix_for(&self, product: &str, env: &str) -> String {
+        let p = self.prefix.replace("{product}", product).replace("{env}", env);
+        p.trim_end_matches('/').to_owned()
+    }
+}
+
+/// `environments.<env>`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Environment {
+    /// AWS region.
+    pub region: String,
+    /// `limits.monthly` as written; `None` when the file sets no cap (see [`Environment::cap`]).
+    pub monthly_limit: Option<Money>,
+    /// Legacy shared-pool sizes by engine, as written.
+    pub shared: IndexMap<Engine, String>,
+    /// Public domain of the environment's ALB host rules.
+    pub domain: Option<String>,
+    /// Where the environment is declared (its key).
+    pub at: Location,
+    /// Where `limits.monthly` is written, when it is.
+    pub limit_at: Option<Location>,
+}
+
+/// Default cap of an environment named `dev`.
+pub const DEFAULT_DEV_CAP: &str = "150";
+/// Default cap of an environment named `staging`.
+pub const DEFAULT_STAGING_CAP: &str = "500";
+
+impl Environment {
+    /// The cap of the environment named `name`: explicit, or the default of its name
+    /// (`dev` $150, `staging` $500), or none.
+    pub fn cap(&self, name: &str) -> Option<Money> {
+        self.monthly_limit.or_else(|| match name {
+            "dev" => Money::parse(DEFAULT_DEV_CAP).ok(),
+            "staging" => Money::parse(DEFAULT_STAGING_CAP).ok(),
+            _ => None,
+        })
+    }
+
+    /// The shared size of an engine (default `small`).
+    pub fn shared_size(&self, engine: Engine) -> &str {
+        self.shared.get(&engine).map_or(DEFAULT_SIZE, String::as_str)
+    }
+}
+
+/// The engines a legacy member can `require`; each becomes an implicit `shared-<engine>` resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Engine {
+    /// SQS queue.
+    Queue,
+    /// SNS topic.
+    Topic,
+    /// Valkey cache.
+    Cache,
+    /// S3 bucket.
+    Bucket,
+}
+
+impl Engine {
+    /// All engines, in the order implicit resources are planned.
+    pub const ALL: [Engine; 4] = [Engine::Queue, Engine::Topic, Engine::Cache, Engine::Bucket];
+
+    /// The engine's name as written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Queue => "queue",
+            Engine::Topic => "topic",
+            Engine::Cache => "cache",
+            Engine::Bucket => "bucket",
+        }
+    }
+
+    /// The kind of the implicit resource.
+    pub fn kind(self) -> Kind {
+        match self {
+            Engine::Queue => Kind::Queue,
+            Engine::Topic => Kind::Topic,
+            Engine::Cache => Kind::Cache,
+            Engine::Bucket => Kind::Bucket,
+        }
+    }
+}
+
+/// Resource kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Kind {
+    /// PostgreSQL (RDS or Aurora).
+    Postgres,
+    /// SQS queue.
+    Queue,
+    /// SNS topic.
+    Topic,
+    /// ElastiCache Valkey.
+    Cache,
+    /// S3 bucket.
+    Bucket,
+}
+
+impl Kind {
+    /// The kind's name as written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Postgres => "postgres",
+            Kind::Queue => "queue",
+            Kind::Topic => "topic",
+            Kind::Cache => "cache",
+            Kind::Bucket => "bucket",
+        }
+    }
+}
+
+/// `resources.<name>`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// Kind and kind-specific options.
+    pub spec: ResourceSpec,
+    /// Size per environment as written; see [`Resource::size_in`].
+    pub size: IndexMap<String, String>,
+}
+
+impl Resource {
+    /// The resource's kind.
+    pub fn kind(&self) -> Kind {
+        self.spec.kind()
+    }
+
+    /// The size in an environment (default `small`).
+    pub fn size_in(&self, env: &str) -> &str {
+        self.size.get(env).map_or(DEFAULT_SIZE, String::as_str)
+    }
+}
+
+/// Kind-specific options of a resource, defaults applied.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+#[non_exhaustive]
+pub enum ResourceSpec {
+    /// `kind: postgres`.
+    Postgres {
+        /// `engine` (default rds).
+        engine: PostgresEngine,
+        /// `version` (default "16").
+        version: String,
+    },
+    /// `kind: queue`.
+    #[serde(rename_all = "camelCase")]
+    Queue {
+        /// `fifo` (default false).
+        fifo: bool,
+        /// `visibilityTimeout` (default 30s).
+        visibility_timeout: Duration,
+        /// `deadLetter`, when set.
+        dead_letter: Option<DeadLetter>,
+    },
+    /// `kind: topic`.
+    Topic {
+        /// `fifo` (default false).
+        fifo: bool,
+    },
+    /// `kind: cache` (Valkey).
+    Cache {
+        /// `version` (default "8.0").
+        version: String,
+    },
+    /// `kind: bucket`.
+    Bucket {
+        /// `versioning` (default false).
+        versioning: bool,
+    },
+}
+
+/// Default postgres version.
+pub const DEFAULT_POSTGRES_VERSION: &str = "16";
+/// Default Valkey version.
+pub const DEFAULT_VALKEY_VERSION: &str = "8.0";
+/// Default queue visibility timeout, in milliseconds.
+pub const DEFAULT_VISIBILITY_TIMEOUT_MS: u64 = 30_000;
+
+impl ResourceSpec {
+    /// The kind of this spec.
+    pub fn kind(&self) -> Kind {
+        match self {
+            ResourceSpec::Postgres { .. } => Kind::Postgres,
+            ResourceSpec::Queue { .. } => Kind::Queue,
+            ResourceSpec::Topic { .. } => Kind::Topic,
+            ResourceSpec::Cache { .. } => Kind::Cache,
+            ResourceSpec::Bucket { .. } => Kind::Bucket,
+        }
+    }
+
+    /// The spec an implicit `shared-<engine>` resource gets: every option at its default.
+    pub fn default_for(engine: Engine) -> Self {
+        match engine {
+            Engine::Queue => ResourceSpec::Queue {
+                fifo: false,
+                visibility_timeout: Duration::from_millis(DEFAULT_VISIBILITY_TIMEOUT_MS),
+                dead_letter: None,
+            },
+            Engine::Topic => ResourceSpec::Topic { fifo: false },
+            Engine::Cache => ResourceSpec::Cache { version: DEFAULT_VALKEY_VERSION.to_owned() },
+            Engine::Bucket => ResourceSpec::Bucket { versioning: false },
+        }
+    }
+}
+
+/// Postgres engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum PostgresEngine {
+    /// RDS for PostgreSQL (the default).
+    Rds,
+    /// Aurora PostgreSQL.
+    Aurora,
+}
+
+/// `deadLetter` of a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeadLetter {
+    /// Receives before a message moves to the dead-letter queue.
+    pub max_receives: u32,
+}
+
+/// `workloads.<name>`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Workload {
+    /// The image, pinned by digest.
+    pub image: ImageRef,
+    /// Container port.
+    pub port: u16,
+    /// Health check, when declared.
+    pub health: Option<Health>,
+    /// Plain environment values.
+    pub env: IndexMap<String, String>,
+    /// Names of secrets the workload reads; values are set by people.
+    pub secrets: Vec<String>,
+    /// Resources it consumes, in file order.
+    pub uses: Vec<String>,
+    /// Internal (Cloud Map) or public (ALB).
+    pub expose: Expose,
+    /// Size per environment as written; see [`Workload::size_in`].
+    pub size: IndexMap<String, String>,
+    /// Scale per environment as written; see [`Workload::scale_in`].
+    pub scale: IndexMap<String, Scale>,
+    /// Why this workload is not a managed service.
+    pub reason: Reason,
+}
+
+impl Workload {
+    /// The size in an environment (default `small`).
+    pub fn size_in(&self, env: &str) -> &str {
+        self.size.get(env).map_or(DEFAULT_SIZE, String::as_str)
+    }
+
+    /// The scale in an environment (default `{min: 1, max: 1}`).
+    pub fn scale_in(&self, env: &str) -> Scale {
+        self.scale.get(env).copied().unwrap_or(Scale { min: 1, max: 1 })
+    }
+}
+
+/// How a workload is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Expose {
+    /// Cloud Map service discovery inside the environment (the default).
+    Internal,
+    /// Behind the environment's ALB at `<workload>.<domain>`.
+    Public,
+}
+
+impl Expose {
+    /// As written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Expose::Internal => "internal",
+            Expose::Public => "public",
+        }
+    }
+}
+
+/// `scale.<env>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Scale {
+    /// Tasks at rest (desired count).
+    pub min: u32,
+    /// Tasks at most (autoscaling ceiling).
+    pub max: u32,
+}
+
+/// A workload's health check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    /// HTTP path or command.
+    pub check: HealthCheck,
+    /// Time between checks (default 30s).
+    pub interval: Duration,
+    /// Time a check may take (default 5s).
+    pub timeout: Duration,
+    /// Successes before healthy (default 2).
+    pub healthy_threshold: u32,
+    /// Failures before unhealthy (default 3).
+    pub unhealthy_threshold: u32,
+}
+
+/// What a health check runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum HealthCheck {
+    /// An HTTP GET of this path.
+    Http(String),
+    /// A command run in the container.
+    Command(Vec<String>),
+}
+
+/// A workload's `reason`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reason {
+    /// The ground; `None` for the legacy plain-string form.
+    pub ground: Option<Ground>,
+    /// The explanation.
+    pub detail: String,
+}
+
+/// The grounds that allow a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ground {
+    /// No managed resource or vendor cloud fits.
+    NoManagedFit,
+    /// Residency forces self-hosting.
+    Residency,
+    /// Parity with an on-prem deployment.
+    OnPremParity,
+}
+
+/// A member runway file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    /// The file it was read from.
+    pub file: String,
+    /// Member name (default: the folder's name).
+    pub name: String,
+    /// Encore or other.
+    pub runtime: Runtime,
+    /// Legacy engines it requires.
+    pub requires: Vec<Engine>,
+    /// Named root resources it uses.
+    pub uses: Vec<String>,
+}
+
+/// A member's runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Runtime {
+    /// An Encore app (the default): gets variables through Infisical's Encore sync.
+    Encore,
+    /// Anything else.
+    Other,
+}

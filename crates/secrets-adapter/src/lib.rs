@@ -1,0 +1,1 @@
+//! Writes generated credentials and connection details blind to Infisical.
