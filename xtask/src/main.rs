@@ -1,2 +1,82 @@
 //! Project tasks: `cargo xtask <task>`.
-fn main() {}
+//!
+//! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
+//!   official Infisical client) into `.venv`, then fmt, clippy and every test.
+//! - `venv`: only the Python set-up.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let task = args.first().map(String::as_str).unwrap_or("help");
+    let result = match task {
+        "ci" => ci(),
+        "venv" => venv().map(|_| ()),
+        _ => {
+            eprintln!("usage: cargo xtask <ci|venv>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask {task}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask lives one level below it).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    eprintln!("$ {cmd:?}");
+    let status = cmd.current_dir(root()).status().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{cmd:?} failed with {status}")) }
+}
+
+/// Creates `.venv` and installs `tools/requirements.txt` when it changed since the last install.
+fn venv() -> Result<PathBuf, String> {
+    let root = root();
+    let venv = root.join(".venv");
+    let python = venv.join("bin/python");
+    let reqs = std::fs::read_to_string(root.join("tools/requirements.txt")).map_err(|e| e.to_string())?;
+    let stamp = venv.join("runway-requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(reqs.as_str()) {
+        return Ok(python);
+    }
+    if !python.exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+    }
+    run(Command::new(&python).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-r",
+        "tools/requirements.txt",
+    ]))?;
+    std::fs::write(&stamp, reqs).map_err(|e| e.to_string())?;
+    Ok(python)
+}
+
+fn ci() -> Result<(), String> {
+    let python = venv()?;
+    run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    run(Command::new("cargo").args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // Tests find the Python real parts through RUNWAY_PYTHON.
+    run(Command::new("cargo").args(["test", "--workspace", "--all-features"]).env("RUNWAY_PYTHON", &python))?;
+    Ok(())
+}

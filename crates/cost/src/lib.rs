@@ -5,9 +5,9 @@
 //! catalogue arrives as text.
 
 use indexmap::IndexMap;
-use rust_decimal::Decimal;
 pub use runway_schema::Money;
 use runway_schema::{Diagnostic, PostgresEngine};
+use rust_decimal::Decimal;
 use serde::Serialize;
 
 /// Hours in a month, for every hourly price.

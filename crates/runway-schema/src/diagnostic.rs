@@ -141,12 +141,29 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error.
-    pub fn error(code: Code, location: Location, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Error, message: message.into(), location, path: path.into(), help: None }
+    pub fn error(
+        code: Code,
+        location: Location,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            location,
+            path: path.into(),
+            help: None,
+        }
     }
 
     /// A warning.
-    pub fn warning(code: Code, location: Location, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn warning(
+        code: Code,
+        location: Location,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Self { severity: Severity::Warning, ..Self::error(code, location, path, message) }
     }
 

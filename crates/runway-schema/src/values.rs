@@ -184,8 +184,7 @@ impl ImageRef {
         };
         let name_ok = !name.is_empty()
             && name.split('/').all(|part| {
-                !part.is_empty()
-                    && part.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-:".contains(&b))
+                !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-:".contains(&b))
             });
         if !name_ok {
             return Err(ImageError::Invalid(text.to_owned(), "the repository name is malformed"));
