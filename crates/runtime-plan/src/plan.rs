@@ -1,0 +1,958 @@
+//! The plan: plain data, public fields, serializable, reproducible byte for byte.
+//!
+//! A [`Plan`] is everything one environment of a product declares, binds, writes and costs.
+//! Renderers (the Pulumi emitter, the secrets and SSM adapters, the CLI) read it and decide
+//! nothing: every AWS item to declare is one [`PlannedItem`] in [`Plan::items`], with a stable
+//! logical id, a physical name and every property the renderer needs.
+//!
+//! Field names are stable: fields are added, never renamed. JSON keys are camelCase; money is
+//! a decimal string rounded to cents (`"35.88"`).
+
+use cost::{CacheSize, Line, PostgresSize, TaskSize};
+use indexmap::IndexMap;
+use runway_schema::{Diagnostic, Expose, Kind, Money, PostgresEngine};
+use serde::Serialize;
+
+/// The plan of one environment of a product.
+///
+/// The JSON shape holds the `plan` shape of the spec (section 9): `product`, `environment`,
+/// `region`, `resources`, `workloads`, `bindings`, `cost`, `diagnostics`, and more keys.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// The product name.
+    pub product: String,
+    /// The environment planned.
+    pub environment: String,
+    /// Its AWS region.
+    pub region: String,
+    /// Resources, declared first (file order) then implicit (`shared-<engine>`, engine order).
+    pub resources: Vec<PlannedResource>,
+    /// Workloads, in file order.
+    pub workloads: Vec<PlannedWorkload>,
+    /// Who consumes what under which names: consumers in order (workloads, then members), each
+    /// consumer's resources in the order it uses them.
+    pub bindings: Vec<Binding>,
+    /// Monthly estimate, ceiling, cap and verdict.
+    pub cost: CostSummary,
+    /// Cost and planning diagnostics (`cap-exceeded`, `unpriced`, `uncapped`, ...).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every AWS item to declare, in a stable order (platform, resources, workloads).
+    pub items: Vec<PlannedItem>,
+    /// Values the program exports: what `secrets publish` reads from the stack's outputs.
+    pub outputs: Vec<PlannedOutput>,
+    /// Generated credentials, connection variables and SSM parameters: names and places only.
+    pub secrets: SecretsLayout,
+    /// Consumers -> resources -> items, as data.
+    pub graph: Graph,
+}
+
+/// Where a resource comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Origin {
+    /// Declared under `resources`.
+    Declared,
+    /// An implicit `shared-<engine>` resource from member `requires`.
+    Implicit,
+}
+
+impl Origin {
+    /// As shown (`declared`, `implicit`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Declared => "declared",
+            Origin::Implicit => "implicit",
+        }
+    }
+}
+
+/// A resource as planned in one environment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedResource {
+    /// The resource name (`main-db`, `shared-queue`).
+    pub name: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// Declared or implicit.
+    pub origin: Origin,
+    /// The size in this environment.
+    pub size: String,
+    /// Physical name of its main item (the RDS instance, the queue, ...).
+    pub physical_name: String,
+    /// Exact sum of its items' estimates; `None` when any of them is unpriced.
+    pub monthly: Option<Money>,
+    /// Engine: `rds` / `aurora` (postgres), `valkey`, `sqs`, `sns`, `s3`.
+    pub engine: String,
+    /// Engine version, where one applies (postgres, cache).
+    pub version: Option<String>,
+    /// What the size declares, in words (`db.t4g.micro, 20 GB gp3, single-AZ`).
+    pub summary: String,
+    /// Logical ids of its items, main item first.
+    pub items: Vec<String>,
+    /// Consumers (workloads then members) that use it.
+    pub consumers: Vec<String>,
+}
+
+/// A workload as planned in one environment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedWorkload {
+    /// The workload name.
+    pub name: String,
+    /// The size in this environment.
+    pub size: String,
+    /// Tasks at rest (the service's desired count).
+    pub min: u32,
+    /// Tasks at most.
+    pub max: u32,
+    /// `internal` or `public`.
+    pub expose: Expose,
+    /// Estimate at `min` tasks; `None` when unpriced.
+    pub monthly: Option<Money>,
+    /// Estimate at `max` tasks; `None` when unpriced.
+    pub ceiling: Option<Money>,
+    /// CPU units and memory of one task.
+    pub task: TaskSize,
+    /// The pinned image.
+    pub image: String,
+    /// Container port.
+    pub port: u16,
+    /// `<workload>.<domain>` when public.
+    pub host: Option<String>,
+    /// `<workload>.<env>.<product>.internal` when internal.
+    pub dns_name: Option<String>,
+    /// Resources it uses, in order.
+    pub uses: Vec<String>,
+    /// Logical ids of its items.
+    pub items: Vec<String>,
+}
+
+/// What kind of consumer a binding is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ConsumerKind {
+    /// A workload of the root runway.
+    Workload,
+    /// A member with `runtime: encore`.
+    EncoreMember,
+    /// A member with `runtime: other`.
+    OtherMember,
+}
+
+/// How a consumer receives its variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Delivery {
+    /// SSM parameters referenced by the task definition.
+    Ssm,
+    /// Infisical's sync into Encore secrets; the plan only records the binding.
+    EncoreSync,
+    /// Read from Infisical by the member itself; the plan only records the binding.
+    Infisical,
+}
+
+/// One consumer's use of one resource.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Binding {
+    /// The workload or member name.
+    pub consumer: String,
+    /// The resource name.
+    pub resource: String,
+    /// Variable names the consumer gets (spec section 6), in the spec's order.
+    pub variables: Vec<String>,
+    /// Infisical display form, `<infisical-env>:<folder>`.
+    pub infisical: String,
+    /// SSM parameter names (workloads only; empty for members), one per variable.
+    pub ssm: Vec<String>,
+    /// Workload, Encore member or other member.
+    pub consumer_kind: ConsumerKind,
+    /// How the variables reach the consumer.
+    pub delivery: Delivery,
+    /// Implicit binding from a member's `requires`.
+    pub implicit: bool,
+}
+
+/// A place in Infisical.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InfisicalPlace {
+    /// Infisical environment slug.
+    pub environment: String,
+    /// Folder (`/runtime/main-db`).
+    pub folder: String,
+    /// Secret name (`MAIN_DB_PASSWORD`).
+    pub name: String,
+}
+
+impl InfisicalPlace {
+    /// The display form `<env>:<folder>`.
+    pub fn display(&self) -> String {
+        format!("{}:{}", self.environment, self.folder)
+    }
+}
+
+/// What a generated credential is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum CredentialKind {
+    /// The postgres admin password (also copied to Secrets Manager for RDS Proxy).
+    PostgresAdminPassword,
+    /// The Valkey AUTH token.
+    CacheAuthToken,
+}
+
+/// A credential the secrets adapter generates and writes blind. Names and places, no value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GeneratedSecret {
+    /// The resource it belongs to.
+    pub resource: String,
+    /// What it is.
+    pub kind: CredentialKind,
+    /// The variable name (`MAIN_DB_PASSWORD`).
+    pub variable: String,
+    /// Where it is written in Infisical.
+    pub infisical: InfisicalPlace,
+    /// Secrets Manager secret name of the proxy copy (`<product>/<env>/<resource>/proxy-admin`),
+    /// postgres only.
+    pub secrets_manager: Option<String>,
+    /// The key of the JSON document in the Secrets Manager secret that holds the user name
+    /// (`username`) and password (`password`), as RDS Proxy reads it; postgres only.
+    pub secrets_manager_username: Option<String>,
+}
+
+/// Where a non-generated connection variable's value comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "from")]
+#[non_exhaustive]
+pub enum ConnectionSource {
+    /// A stack output of the emitted program (see [`PlannedOutput`]).
+    Output {
+        /// Output name (equal to the variable name).
+        output: String,
+    },
+    /// A value the plan knows (a port, a database name, a region).
+    Literal {
+        /// The value (never a secret).
+        value: String,
+    },
+    /// A string built from other variables of the same Infisical folder with Infisical
+    /// references (`postgresql://${MAIN_DB_USER}:${MAIN_DB_PASSWORD}@...`).
+    Template {
+        /// The template, written as is; Infisical expands the references.
+        template: String,
+    },
+}
+
+/// A connection variable `secrets publish` writes to Infisical (not a generated credential).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionVariable {
+    /// The resource.
+    pub resource: String,
+    /// Where it is written.
+    pub infisical: InfisicalPlace,
+    /// Where the value comes from.
+    pub source: ConnectionSource,
+}
+
+/// Who sets an SSM parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ParameterSource {
+    /// A resource variable, copied from Infisical (sync or `runway ssm publish`).
+    Resource,
+    /// A workload's own secret, set by people.
+    WorkloadSecret,
+}
+
+/// An SSM SecureString parameter something in the plan references.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SsmParameter {
+    /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
+    pub name: String,
+    /// The variable name (`MAIN_DB_URL`) or the workload secret's name.
+    pub variable: String,
+    /// Resource variable or workload secret.
+    pub source: ParameterSource,
+    /// The resource (for resource variables) or the workload (for its own secrets).
+    pub owner: String,
+    /// Infisical place the value is copied from (resource variables only).
+    pub infisical: Option<InfisicalPlace>,
+    /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
+    pub referenced_by: Vec<String>,
+    /// Always `SecureString`.
+    pub r#type: String,
+    /// The KMS key (`ssm.kmsKey`).
+    pub kms_key: String,
+}
+
+/// The secrets layout of a plan: names and places, never values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretsLayout {
+    /// The Infisical project id, when `secrets.infisical` is configured.
+    pub infisical_project: Option<String>,
+    /// SSM parameter prefix of this environment (`/acme-shop/dev`).
+    pub ssm_prefix: String,
+    /// SSM KMS key.
+    pub kms_key: String,
+    /// Credentials `secrets prepare` generates, in resource order.
+    pub generated: Vec<GeneratedSecret>,
+    /// Connection variables `secrets publish` writes, in resource then spec order.
+    pub connection: Vec<ConnectionVariable>,
+    /// SSM parameters referenced by the plan, sorted by name.
+    pub ssm_parameters: Vec<SsmParameter>,
+}
+
+/// A value the emitted program exports as a stack output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedOutput {
+    /// Output name: the connection variable it fills (`MAIN_DB_HOST`).
+    pub name: String,
+    /// Logical id of the item.
+    pub item: String,
+    /// The Pulumi AWS property of the item (`endpoint`, `primaryEndpointAddress`, `url`, `arn`, `bucket`).
+    pub attribute: String,
+}
+
+/// Who creates an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ManagedBy {
+    /// Declared by the emitted Pulumi program.
+    Pulumi,
+    /// Created and filled by `runway secrets prepare` before `pulumi up`; the program only
+    /// looks it up by name.
+    SecretsAdapter,
+}
+
+/// The kind of an AWS item (its type, without properties).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ItemKind {
+    /// ECS cluster (one per environment with a workload).
+    EcsCluster,
+    /// IAM role the ECS agent uses to pull images and read SSM parameters.
+    TaskExecutionRole,
+    /// Cloud Map private DNS namespace `<env>.<product>.internal`.
+    CloudMapNamespace,
+    /// Application Load Balancer.
+    Alb,
+    /// HTTPS listener of the ALB.
+    AlbListener,
+    /// DB subnet group (one per environment with a postgres resource).
+    DbSubnetGroup,
+    /// ElastiCache subnet group (one per environment with a cache).
+    CacheSubnetGroup,
+    /// RDS PostgreSQL instance.
+    RdsInstance,
+    /// Aurora PostgreSQL cluster.
+    AuroraCluster,
+    /// Aurora PostgreSQL instance.
+    AuroraInstance,
+    /// Secrets Manager secret holding the admin credential for RDS Proxy.
+    ProxySecret,
+    /// IAM role RDS Proxy assumes to read its secret.
+    ProxyRole,
+    /// RDS Proxy.
+    RdsProxy,
+    /// The proxy's default target group.
+    RdsProxyTargetGroup,
+    /// The proxy's target (the instance or cluster).
+    RdsProxyTarget,
+    /// ElastiCache replication group, engine Valkey.
+    CacheReplicationGroup,
+    /// SQS queue.
+    SqsQueue,
+    /// SQS dead-letter queue.
+    SqsDeadLetterQueue,
+    /// SNS topic.
+    SnsTopic,
+    /// S3 bucket (public access blocked).
+    S3Bucket,
+    /// ECS Fargate task definition.
+    TaskDefinition,
+    /// ECS service.
+    EcsService,
+    /// Cloud Map service of an internal workload.
+    CloudMapService,
+    /// ALB target group of a public workload.
+    AlbTargetGroup,
+    /// Listener rule `<workload>.<domain>` -> target group.
+    AlbListenerRule,
+    /// Application Auto Scaling target of a service.
+    ScalingTarget,
+    /// Target-tracking scaling policy of a service.
+    ScalingPolicy,
+}
+
+impl ItemKind {
+    /// The kebab-case name (as in JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::EcsCluster => "ecs-cluster",
+            ItemKind::TaskExecutionRole => "task-execution-role",
+            ItemKind::CloudMapNamespace => "cloud-map-namespace",
+            ItemKind::Alb => "alb",
+            ItemKind::AlbListener => "alb-listener",
+            ItemKind::DbSubnetGroup => "db-subnet-group",
+            ItemKind::CacheSubnetGroup => "cache-subnet-group",
+            ItemKind::RdsInstance => "rds-instance",
+            ItemKind::AuroraCluster => "aurora-cluster",
+            ItemKind::AuroraInstance => "aurora-instance",
+            ItemKind::ProxySecret => "proxy-secret",
+            ItemKind::ProxyRole => "proxy-role",
+            ItemKind::RdsProxy => "rds-proxy",
+            ItemKind::RdsProxyTargetGroup => "rds-proxy-target-group",
+            ItemKind::RdsProxyTarget => "rds-proxy-target",
+            ItemKind::CacheReplicationGroup => "cache-replication-group",
+            ItemKind::SqsQueue => "sqs-queue",
+            ItemKind::SqsDeadLetterQueue => "sqs-dead-letter-queue",
+            ItemKind::SnsTopic => "sns-topic",
+            ItemKind::S3Bucket => "s3-bucket",
+            ItemKind::TaskDefinition => "task-definition",
+            ItemKind::EcsService => "ecs-service",
+            ItemKind::CloudMapService => "cloud-map-service",
+            ItemKind::AlbTargetGroup => "alb-target-group",
+            ItemKind::AlbListenerRule => "alb-listener-rule",
+            ItemKind::ScalingTarget => "scaling-target",
+            ItemKind::ScalingPolicy => "scaling-policy",
+        }
+    }
+}
+
+/// How an item's monthly figure was found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "status")]
+#[non_exhaustive]
+pub enum Pricing {
+    /// Priced by the catalogue; its lines are in [`CostSummary::lines`].
+    Priced,
+    /// No charge of its own: free, or counted in another item's price.
+    Included {
+        /// Why (`included in the ALB's hourly price`).
+        note: String,
+    },
+    /// The catalogue cannot price it; never counted as $0.
+    Unpriced {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One AWS item to declare.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedItem {
+    /// Stable logical id, `<owner>_<role>` (`main-db_proxy`, `env_ecs-cluster`); unique in a plan.
+    pub id: String,
+    /// Its type.
+    pub kind: ItemKind,
+    /// The AWS name (within the AWS limit of its kind), or for items AWS names itself the
+    /// qualified address of the item (`<proxy>/default`); unique in a plan.
+    pub physical_name: String,
+    /// The resource or workload it belongs to; `None` for environment platform items.
+    pub owner: Option<String>,
+    /// The size it is planned from, when it has one.
+    pub size: Option<String>,
+    /// Who creates it.
+    pub managed_by: ManagedBy,
+    /// Monthly estimate (workloads at `scale.min`); `Some(0)` for included items; `None` when unpriced.
+    pub monthly: Option<Money>,
+    /// Monthly figure at `scale.max`; equal to `monthly` for anything that does not scale.
+    pub ceiling: Option<Money>,
+    /// How the figure was found.
+    pub pricing: Pricing,
+    /// Logical ids of the items it references, in order.
+    pub depends_on: Vec<String>,
+    /// Every property a renderer needs.
+    pub spec: ItemSpec,
+}
+
+/// A health check as the task definition and target group take it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthSpec {
+    /// HTTP path, when an HTTP check.
+    pub path: Option<String>,
+    /// Command, when a command check.
+    pub command: Option<Vec<String>>,
+    /// Seconds between checks.
+    pub interval_seconds: u64,
+    /// Seconds a check may take.
+    pub timeout_seconds: u64,
+    /// Successes before healthy.
+    pub healthy_threshold: u32,
+    /// Failures before unhealthy.
+    pub unhealthy_threshold: u32,
+}
+
+/// A secret of a task definition: the container variable and the SSM parameter it reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSecret {
+    /// The variable name in the container.
+    pub name: String,
+    /// The SSM parameter name (`valueFrom`).
+    pub parameter: String,
+}
+
+/// Every property of an item, by type. Item references are logical ids.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+#[non_exhaustive]
+pub enum ItemSpec {
+    /// ECS cluster.
+    EcsCluster {},
+    /// Task execution role: may read parameters under the SSM prefix, decrypt with the KMS key.
+    #[serde(rename_all = "camelCase")]
+    TaskExecutionRole {
+        /// SSM prefix the role may read (`/acme-shop/dev`).
+        ssm_prefix: String,
+        /// KMS key of the parameters.
+        kms_key: String,
+    },
+    /// Cloud Map private DNS namespace, in the program's VPC input.
+    CloudMapNamespace {
+        /// DNS name `<env>.<product>.internal`.
+        name: String,
+    },
+    /// Internet-facing ALB in the program's public subnets input.
+    Alb {
+        /// The environment's domain.
+        domain: String,
+    },
+    /// HTTPS listener with the program's certificate input; default action 404.
+    AlbListener {
+        /// The ALB.
+        alb: String,
+        /// 443.
+        port: u16,
+        /// `HTTPS`.
+        protocol: String,
+    },
+    /// DB subnet group over the program's private subnets input.
+    DbSubnetGroup {},
+    /// ElastiCache subnet group over the program's private subnets input.
+    CacheSubnetGroup {},
+    /// RDS PostgreSQL instance; master password from the proxy secret.
+    #[serde(rename_all = "camelCase")]
+    RdsInstance {
+        /// The resource.
+        resource: String,
+        /// Engine version (`16`).
+        engine_version: String,
+        /// Instance class, storage, Multi-AZ from the catalogue.
+        #[serde(flatten)]
+        size: PostgresSize,
+        /// `gp3`.
+        storage_type: String,
+        /// Initial database name.
+        database: String,
+        /// Master user name.
+        username: String,
+        /// Logical id of the secret holding the master password.
+        admin_secret: String,
+        /// Logical id of the DB subnet group.
+        subnet_group: String,
+    },
+    /// Aurora PostgreSQL cluster; master password from the proxy secret.
+    #[serde(rename_all = "camelCase")]
+    AuroraCluster {
+        /// The resource.
+        resource: String,
+        /// Engine version (`16`).
+        engine_version: String,
+        /// Instance class and count from the catalogue.
+        #[serde(flatten)]
+        size: PostgresSize,
+        /// Initial database name.
+        database: String,
+        /// Master user name.
+        username: String,
+        /// Logical id of the secret holding the master password.
+        admin_secret: String,
+        /// Logical id of the DB subnet group.
+        subnet_group: String,
+    },
+    /// One Aurora instance of a cluster.
+    #[serde(rename_all = "camelCase")]
+    AuroraInstance {
+        /// Logical id of the cluster.
+        cluster: String,
+        /// Instance class.
+        instance_class: String,
+        /// 1-based index (1 is the first writer).
+        index: u32,
+    },
+    /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
+    ProxySecret {
+        /// The resource.
+        resource: String,
+        /// The secret name `<product>/<env>/<resource>/proxy-admin`.
+        name: String,
+    },
+    /// IAM role RDS Proxy assumes; may read the one secret.
+    ProxyRole {
+        /// Logical id of the secret.
+        secret: String,
+    },
+    /// RDS Proxy, TLS required, auth from the secret.
+    #[serde(rename_all = "camelCase")]
+    RdsProxy {
+        /// The resource.
+        resource: String,
+        /// `POSTGRESQL`.
+        engine_family: String,
+        /// Logical id of the secret.
+        secret: String,
+        /// Logical id of the role.
+        role: String,
+        /// TLS required.
+        require_tls: bool,
+    },
+    /// The proxy's `default` target group.
+    RdsProxyTargetGroup {
+        /// Logical id of the proxy.
+        proxy: String,
+    },
+    /// The proxy's target.
+    #[serde(rename_all = "camelCase")]
+    RdsProxyTarget {
+        /// Logical id of the proxy.
+        proxy: String,
+        /// Logical id of the target group.
+        target_group: String,
+        /// Logical id of the RDS instance or Aurora cluster.
+        target: String,
+    },
+    /// ElastiCache replication group, engine Valkey, TLS and AUTH on.
+    #[serde(rename_all = "camelCase")]
+    CacheReplicationGroup {
+        /// The resource.
+        resource: String,
+        /// `valkey`.
+        engine: String,
+        /// Engine version (`8.0`).
+        engine_version: String,
+        /// Node type and count from the catalogue.
+        #[serde(flatten)]
+        size: CacheSize,
+        /// Automatic failover and Multi-AZ (more than one node).
+        automatic_failover: bool,
+        /// Transit encryption (required for AUTH).
+        transit_encryption: bool,
+        /// SSM parameter holding the AUTH token the program reads.
+        auth_token_parameter: String,
+        /// Logical id of the cache subnet group.
+        subnet_group: String,
+    },
+    /// SQS queue.
+    #[serde(rename_all = "camelCase")]
+    SqsQueue {
+        /// The resource.
+        resource: String,
+        /// FIFO queue.
+        fifo: bool,
+        /// Visibility timeout in seconds.
+        visibility_timeout_seconds: u64,
+        /// Logical id of the dead-letter queue, when one.
+        dead_letter_queue: Option<String>,
+        /// Receives before moving to the dead-letter queue, when one.
+        max_receives: Option<u32>,
+        /// Monthly requests the size assumes.
+        monthly_requests: Option<u64>,
+    },
+    /// SQS dead-letter queue (14 days retention).
+    #[serde(rename_all = "camelCase")]
+    SqsDeadLetterQueue {
+        /// The resource.
+        resource: String,
+        /// FIFO (as its queue).
+        fifo: bool,
+        /// Message retention in seconds.
+        retention_seconds: u64,
+    },
+    /// SNS topic.
+    #[serde(rename_all = "camelCase")]
+    SnsTopic {
+        /// The resource.
+        resource: String,
+        /// FIFO topic.
+        fifo: bool,
+        /// Monthly requests the size assumes.
+        monthly_requests: Option<u64>,
+    },
+    /// S3 bucket, public access blocked, SSE-S3.
+    #[serde(rename_all = "camelCase")]
+    S3Bucket {
+        /// The resource.
+        resource: String,
+        /// Versioning enabled.
+        versioning: bool,
+        /// Public access blocked (always true).
+        block_public_access: bool,
+        /// GB the size assumes.
+        storage_gb: Option<u64>,
+    },
+    /// Fargate task definition, ARM64, awsvpc.
+    #[serde(rename_all = "camelCase")]
+    TaskDefinition {
+        /// The workload.
+        workload: String,
+        /// The pinned image.
+        image: String,
+        /// CPU units and memory from the catalogue.
+        #[serde(flatten)]
+        task: TaskSize,
+        /// `ARM64`.
+        cpu_architecture: String,
+        /// Container port.
+        port: u16,
+        /// Health check, when declared.
+        health: Option<HealthSpec>,
+        /// Plain environment values, in file order.
+        environment: IndexMap<String, String>,
+        /// Secrets read from SSM, by variable name, in binding order then the workload's own.
+        secrets: Vec<TaskSecret>,
+        /// Logical id of the execution role.
+        execution_role: String,
+    },
+    /// ECS service on Fargate in the program's private subnets input.
+    #[serde(rename_all = "camelCase")]
+    EcsService {
+        /// The workload.
+        workload: String,
+        /// Logical id of the cluster.
+        cluster: String,
+        /// Logical id of the task definition.
+        task_definition: String,
+        /// `scale.min`.
+        desired_count: u32,
+        /// Internal or public.
+        expose: Expose,
+        /// Logical id of the Cloud Map service (internal).
+        discovery_service: Option<String>,
+        /// Logical id of the target group (public).
+        target_group: Option<String>,
+        /// Container port registered with discovery or the target group.
+        port: u16,
+    },
+    /// Cloud Map service: A records of the tasks.
+    #[serde(rename_all = "camelCase")]
+    CloudMapService {
+        /// The workload.
+        workload: String,
+        /// Logical id of the namespace.
+        namespace: String,
+        /// `<workload>.<env>.<product>.internal`.
+        dns_name: String,
+    },
+    /// ALB target group, target type `ip`.
+    #[serde(rename_all = "camelCase")]
+    AlbTargetGroup {
+        /// The workload.
+        workload: String,
+        /// Container port.
+        port: u16,
+        /// `HTTP`.
+        protocol: String,
+        /// Health check (an HTTP path; `/` when the workload declares none or a command).
+        health_path: String,
+        /// Health check interval in seconds.
+        health_interval_seconds: u64,
+        /// Health check timeout in seconds.
+        health_timeout_seconds: u64,
+        /// Successes before healthy.
+        healthy_threshold: u32,
+        /// Failures before unhealthy.
+        unhealthy_threshold: u32,
+    },
+    /// Listener rule: host header -> forward to the target group.
+    #[serde(rename_all = "camelCase")]
+    AlbListenerRule {
+        /// The workload.
+        workload: String,
+        /// Logical id of the listener.
+        listener: String,
+        /// Logical id of the target group.
+        target_group: String,
+        /// `<workload>.<domain>`.
+        host: String,
+        /// Rule priority (1-based order of the public workloads).
+        priority: u32,
+    },
+    /// Application Auto Scaling target (`ecs:service:DesiredCount`).
+    #[serde(rename_all = "camelCase")]
+    ScalingTarget {
+        /// The workload.
+        workload: String,
+        /// Logical id of the service.
+        service: String,
+        /// `scale.min`.
+        min_capacity: u32,
+        /// `scale.max`.
+        max_capacity: u32,
+    },
+    /// Target tracking on average CPU.
+    #[serde(rename_all = "camelCase")]
+    ScalingPolicy {
+        /// The workload.
+        workload: String,
+        /// Logical id of the scaling target.
+        target: String,
+        /// `ECSServiceAverageCPUUtilization`.
+        metric: String,
+        /// Target value in percent.
+        target_value: u32,
+    },
+}
+
+/// The verdict of the cost check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The shown estimate is at or under the cap.
+    Within,
+    /// The shown estimate is over the cap.
+    Over,
+    /// No cap.
+    Uncapped,
+}
+
+impl Verdict {
+    /// As shown (`within`, `over`, `uncapped`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Within => "within",
+            Verdict::Over => "over",
+            Verdict::Uncapped => "uncapped",
+        }
+    }
+}
+
+/// One priced line of one item.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostLine {
+    /// Logical id of the item.
+    pub item: String,
+    /// The resource or workload it belongs to.
+    pub owner: Option<String>,
+    /// The catalogue's line.
+    #[serde(flatten)]
+    pub line: Line,
+}
+
+/// An item the catalogue cannot price.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnpricedItem {
+    /// Logical id.
+    pub item: String,
+    /// Physical name.
+    pub physical_name: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The cost of a plan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostSummary {
+    /// Exact sum of the priced lines (workloads at `scale.min`); shown rounded to cents.
+    pub monthly: Money,
+    /// Exact sum at `scale.max`.
+    pub ceiling: Money,
+    /// The cap (explicit or default), when there is one.
+    pub cap: Option<Money>,
+    /// Within, over or uncapped.
+    pub verdict: Verdict,
+    /// Items the catalogue cannot price.
+    pub unpriced: Vec<UnpricedItem>,
+    /// Lines of the estimate, in item order.
+    pub lines: Vec<CostLine>,
+    /// The plan may not be applied: over the cap, or unpriced under a cap.
+    pub refused: bool,
+}
+
+/// A layer of the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Layer {
+    /// A workload or member.
+    Consumer,
+    /// A resource.
+    Resource,
+    /// An AWS item.
+    Item,
+}
+
+/// A node of the graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphNode {
+    /// Unique node id (`consumer:metabase`, `resource:main-db`, `item:main-db_proxy`).
+    pub id: String,
+    /// What is shown.
+    pub label: String,
+    /// Its layer.
+    pub layer: Layer,
+}
+
+/// An edge of the graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphEdge {
+    /// From node id.
+    pub from: String,
+    /// To node id.
+    pub to: String,
+    /// `uses`, `declares`, `runs`, `on`.
+    pub label: String,
+}
+
+/// Consumers -> resources -> items, in stable order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Graph {
+    /// Nodes: consumers, then resources, then items, in plan order.
+    pub nodes: Vec<GraphNode>,
+    /// Edges in plan order.
+    pub edges: Vec<GraphEdge>,
+}
+
+impl Plan {
+    /// The item with this logical id.
+    pub fn item(&self, id: &str) -> Option<&PlannedItem> {
+        self.items.iter().find(|i| i.id == id)
+    }
+
+    /// Does the plan have an error diagnostic (refused: nothing may be applied)?
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Serde helper for the engine of a postgres resource.
+pub fn postgres_engine_str(engine: PostgresEngine) -> &'static str {
+    match engine {
+        PostgresEngine::Rds => "rds",
+        PostgresEngine::Aurora => "aurora",
+    }
+}
