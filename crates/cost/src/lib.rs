@@ -1,8 +1,13 @@
 //! The priced size catalogue: what each kind and size declares and costs a month, per region.
 //!
-//! SKELETON — the API contract shared by the planner; the cost issue fills it in.
-//! This crate performs no I/O: the default catalogue is embedded at build time and a user's
-//! catalogue arrives as text.
+//! The catalogue is data (`catalogue.yaml` beside this crate's `Cargo.toml`, embedded at build
+//! time). A user's file in the same format replaces or extends it: [`Catalogue::parse`] reads
+//! one and [`Catalogue::extended_with`] lays it over another. [`Catalogue::price`] turns a
+//! planned [`Item`] into [`Line`]s of checkable arithmetic, or says why it cannot
+//! ([`Priced::Unpriced`]): a missing price is never counted as $0.
+//!
+//! What this crate does not do: it performs no I/O (no file, network, environment or clock),
+//! it fetches no live prices, and it never rounds a sum; [`Money`] rounds only for display.
 
 use indexmap::IndexMap;
 pub use runway_schema::Money;
@@ -10,14 +15,76 @@ use runway_schema::{Diagnostic, PostgresEngine};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+mod file;
+mod render;
+#[cfg(feature = "proptest1")]
+pub mod strategies;
+
 /// Hours in a month, for every hourly price.
 pub const HOURS_PER_MONTH: u32 = 730;
 
+/// The default catalogue's text, as embedded in the binary.
+pub const BUILTIN_TEXT: &str = include_str!("../catalogue.yaml");
+
+/// Name given to the built-in catalogue in diagnostics.
+pub const BUILTIN_FILE: &str = "<builtin catalogue.yaml>";
+
 /// The catalogue: sizes of every kind and the prices per region.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalogue {
-    // filled in by the cost issue
-    _private: (),
+    pub(crate) sizes: Sizes,
+    pub(crate) regions: IndexMap<String, PriceTable>,
+}
+
+/// Every size of every kind, in catalogue order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Sizes {
+    pub(crate) postgres_rds: IndexMap<String, PostgresSize>,
+    pub(crate) postgres_aurora: IndexMap<String, PostgresSize>,
+    pub(crate) cache: IndexMap<String, CacheSize>,
+    pub(crate) messaging: IndexMap<String, u64>,
+    pub(crate) bucket: IndexMap<String, u64>,
+    pub(crate) workload: IndexMap<String, TaskSize>,
+}
+
+/// One region's prices, keyed by price key (`rds-instance/db.t4g.micro`, `alb-hour`, ...).
+pub type PriceTable = IndexMap<String, PriceEntry>;
+
+/// One price of a region: a figure with its unit, source and date, or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceEntry {
+    /// The unit one price is for (`hour`, `GB-month`, `million requests`).
+    pub unit: String,
+    /// The figure, or why there is none.
+    #[serde(flatten)]
+    pub status: PriceStatus,
+}
+
+/// A price, or the reason it is missing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", untagged)]
+pub enum PriceStatus {
+    /// A figure seen in a public source.
+    Priced {
+        /// US dollars per unit, exact.
+        #[serde(serialize_with = "exact_money")]
+        price: Money,
+        /// Where the figure was seen (URL or document).
+        source: String,
+        /// When it was seen (`YYYY-MM-DD`).
+        seen: String,
+    },
+    /// No figure: items needing it are reported as unpriced.
+    Unpriced {
+        /// Why (`no public source found for eu-west-1`).
+        unpriced: String,
+    },
+}
+
+/// Serializes money exactly (`"0.0128"`), not rounded to cents: unit prices need every digit.
+pub(crate) fn exact_money<S: serde::Serializer>(m: &Money, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&m.0.normalize())
 }
 
 /// What a postgres size declares.
@@ -30,7 +97,7 @@ pub struct PostgresSize {
     pub instances: u32,
     /// Allocated gp3 storage in GB (RDS) or the storage the estimate assumes (Aurora).
     pub storage_gb: u32,
-    /// Multi-AZ (RDS).
+    /// Multi-AZ (RDS): a standby in a second zone doubles instance-hours and storage.
     pub multi_az: bool,
     /// vCPUs of one instance (RDS Proxy is priced per vCPU of its target).
     pub vcpu: u32,
@@ -61,19 +128,50 @@ pub struct TaskSize {
 #[non_exhaustive]
 pub enum Item<'a> {
     /// A postgres resource's database: RDS instance + storage, or Aurora instances + storage.
-    Postgres { engine: PostgresEngine, size: &'a str },
+    Postgres {
+        /// RDS or Aurora.
+        engine: PostgresEngine,
+        /// Catalogue size name.
+        size: &'a str,
+    },
     /// The RDS Proxy in front of a postgres resource of this engine and size.
-    RdsProxy { engine: PostgresEngine, size: &'a str },
+    RdsProxy {
+        /// RDS or Aurora (Aurora counts the vCPUs of every instance of the cluster).
+        engine: PostgresEngine,
+        /// Catalogue size name of the target.
+        size: &'a str,
+    },
     /// A Valkey replication group.
-    Cache { size: &'a str },
+    Cache {
+        /// Catalogue size name.
+        size: &'a str,
+    },
     /// An SQS queue (its monthly requests from the size).
-    Queue { fifo: bool, size: &'a str },
+    Queue {
+        /// FIFO queues have their own request price.
+        fifo: bool,
+        /// Catalogue size name.
+        size: &'a str,
+    },
     /// An SNS topic.
-    Topic { fifo: bool, size: &'a str },
+    Topic {
+        /// FIFO topics have their own price (unpriced in the built-in catalogue).
+        fifo: bool,
+        /// Catalogue size name.
+        size: &'a str,
+    },
     /// An S3 bucket.
-    Bucket { size: &'a str },
+    Bucket {
+        /// Catalogue size name.
+        size: &'a str,
+    },
     /// `tasks` Fargate ARM64 tasks of a workload size.
-    Tasks { size: &'a str, tasks: u32 },
+    Tasks {
+        /// Catalogue size name.
+        size: &'a str,
+        /// Tasks running all month.
+        tasks: u32,
+    },
     /// The environment's ALB (hourly + one LCU).
     Alb,
     /// The Cloud Map namespace's Route 53 private hosted zone.
@@ -92,7 +190,8 @@ pub struct Line {
     pub quantity: Decimal,
     /// The unit (`hour`, `GB-month`, `million requests`).
     pub unit: String,
-    /// Price of one unit, exact.
+    /// Price of one unit, exact (serialized with every digit, not rounded to cents).
+    #[serde(serialize_with = "exact_money")]
     pub unit_price: Money,
     /// quantity x unit price, exact.
     pub monthly: Money,
@@ -126,63 +225,310 @@ impl Priced {
     }
 }
 
+/// A price key and the quantity of its unit an item uses a month.
+struct Usage {
+    what: String,
+    key: String,
+    quantity: Decimal,
+}
+
 impl Catalogue {
     /// The default catalogue embedded in the binary.
     pub fn builtin() -> Catalogue {
-        unimplemented!("cost issue")
+        // The embedded file is checked by the `builtin_catalogue_parses` test; a failure here
+        // is a build defect, not user input.
+        Catalogue::parse(BUILTIN_FILE, BUILTIN_TEXT)
+            .expect("the embedded catalogue.yaml parses (checked by the builtin_catalogue_parses test)")
     }
 
     /// Parses a catalogue file; errors are diagnostics with line and column.
-    pub fn parse(_file: &str, _text: &str) -> Result<Catalogue, Vec<Diagnostic>> {
-        unimplemented!("cost issue")
+    ///
+    /// Every section is optional, so a user file may hold only what it adds or overrides.
+    pub fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>> {
+        file::parse(file, text)
+    }
+
+    /// The catalogue in its YAML file format; [`Catalogue::parse`] reads it back unchanged.
+    pub fn to_yaml(&self) -> String {
+        file::to_yaml(self)
     }
 
     /// This catalogue with `other` laid over it: new sizes and regions added, prices overridden.
+    ///
+    /// A size named in both is replaced whole by `other`'s; a price key named in both regions
+    /// is replaced by `other`'s. Order: this catalogue's entries first, then `other`'s new ones.
     #[must_use]
-    pub fn extended_with(&self, _other: &Catalogue) -> Catalogue {
-        unimplemented!("cost issue")
+    pub fn extended_with(&self, other: &Catalogue) -> Catalogue {
+        fn lay<V: Clone>(base: &IndexMap<String, V>, over: &IndexMap<String, V>) -> IndexMap<String, V> {
+            let mut out = base.clone();
+            for (k, v) in over {
+                out.insert(k.clone(), v.clone());
+            }
+            out
+        }
+        let s = &self.sizes;
+        let o = &other.sizes;
+        let sizes = Sizes {
+            postgres_rds: lay(&s.postgres_rds, &o.postgres_rds),
+            postgres_aurora: lay(&s.postgres_aurora, &o.postgres_aurora),
+            cache: lay(&s.cache, &o.cache),
+            messaging: lay(&s.messaging, &o.messaging),
+            bucket: lay(&s.bucket, &o.bucket),
+            workload: lay(&s.workload, &o.workload),
+        };
+        let mut regions = self.regions.clone();
+        for (name, table) in &other.regions {
+            let merged = match regions.get(name) {
+                Some(base) => lay(base, table),
+                None => table.clone(),
+            };
+            regions.insert(name.clone(), merged);
+        }
+        Catalogue { sizes, regions }
     }
 
     /// Every size name of any kind (for `unknown-size` checks), in catalogue order.
     pub fn size_names(&self) -> Vec<String> {
-        unimplemented!("cost issue")
+        let s = &self.sizes;
+        let mut names: Vec<String> = Vec::new();
+        let all = s
+            .postgres_rds
+            .keys()
+            .chain(s.postgres_aurora.keys())
+            .chain(s.cache.keys())
+            .chain(s.messaging.keys())
+            .chain(s.bucket.keys())
+            .chain(s.workload.keys());
+        for name in all {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
     }
 
     /// Regions with a price table.
     pub fn regions(&self) -> Vec<String> {
-        unimplemented!("cost issue")
+        self.regions.keys().cloned().collect()
+    }
+
+    /// A region's price table, in file order.
+    pub fn price_table(&self, region: &str) -> Option<&PriceTable> {
+        self.regions.get(region)
     }
 
     /// What a postgres size declares; `None` for a size the catalogue lacks.
-    pub fn postgres(&self, _engine: PostgresEngine, _size: &str) -> Option<PostgresSize> {
-        unimplemented!("cost issue")
+    pub fn postgres(&self, engine: PostgresEngine, size: &str) -> Option<PostgresSize> {
+        match engine {
+            PostgresEngine::Rds => self.sizes.postgres_rds.get(size).cloned(),
+            PostgresEngine::Aurora => self.sizes.postgres_aurora.get(size).cloned(),
+        }
     }
 
     /// What a cache size declares.
-    pub fn cache(&self, _size: &str) -> Option<CacheSize> {
-        unimplemented!("cost issue")
+    pub fn cache(&self, size: &str) -> Option<CacheSize> {
+        self.sizes.cache.get(size).cloned()
     }
 
     /// What a workload size declares.
-    pub fn task(&self, _size: &str) -> Option<TaskSize> {
-        unimplemented!("cost issue")
+    pub fn task(&self, size: &str) -> Option<TaskSize> {
+        self.sizes.workload.get(size).cloned()
     }
 
     /// Monthly requests a queue or topic size assumes.
-    pub fn requests(&self, _size: &str) -> Option<u64> {
-        unimplemented!("cost issue")
+    pub fn requests(&self, size: &str) -> Option<u64> {
+        self.sizes.messaging.get(size).copied()
     }
 
     /// GB a bucket size assumes.
-    pub fn bucket_gb(&self, _size: &str) -> Option<u64> {
-        unimplemented!("cost issue")
+    pub fn bucket_gb(&self, size: &str) -> Option<u64> {
+        self.sizes.bucket.get(size).copied()
     }
 
     /// Prices an item in a region.
-    pub fn price(&self, _region: &str, _item: &Item<'_>) -> Priced {
-        unimplemented!("cost issue")
+    pub fn price(&self, region: &str, item: &Item<'_>) -> Priced {
+        let usages = match self.usages(item) {
+            Ok(u) => u,
+            Err(reason) => return Priced::Unpriced { reason },
+        };
+        let Some(table) = self.regions.get(region) else {
+            return Priced::Unpriced {
+                reason: format!("no price table for region `{region}` in the catalogue"),
+            };
+        };
+        let mut lines = Vec::with_capacity(usages.len());
+        for u in usages {
+            let Some(entry) = table.get(&u.key) else {
+                return Priced::Unpriced { reason: format!("no price `{}` in {region}", u.key) };
+            };
+            match &entry.status {
+                PriceStatus::Priced { price, source, seen } => lines.push(Line {
+                    what: u.what,
+                    quantity: u.quantity,
+                    unit: entry.unit.clone(),
+                    unit_price: *price,
+                    monthly: price.times(u.quantity),
+                    source: format!("{source} (seen {seen})"),
+                }),
+                PriceStatus::Unpriced { unpriced } => {
+                    return Priced::Unpriced {
+                        reason: format!("no price `{}` in {region}: {unpriced}", u.key),
+                    };
+                }
+            }
+        }
+        Priced::Lines { lines }
+    }
+
+    /// The price keys and monthly quantities an item uses, or why its size is unknown.
+    fn usages(&self, item: &Item<'_>) -> Result<Vec<Usage>, String> {
+        let hours = Decimal::from(HOURS_PER_MONTH);
+        let unknown = |kind: &str, size: &str| format!("no {kind} size `{size}` in the catalogue");
+        let usages = match *item {
+            Item::Postgres { engine, size } => {
+                let (kind, prefix, storage_key, storage_what) = match engine {
+                    PostgresEngine::Rds => ("postgres rds", "rds-instance", "rds-storage-gp3", "gp3 storage"),
+                    PostgresEngine::Aurora => {
+                        ("postgres aurora", "aurora-instance", "aurora-storage", "Aurora storage")
+                    }
+                };
+                let p = self.postgres(engine, size).ok_or_else(|| unknown(kind, size))?;
+                let copies = Decimal::from(if p.multi_az { 2u32 } else { 1 });
+                let az = if p.multi_az { " (Multi-AZ: primary + standby)" } else { "" };
+                vec![
+                    Usage {
+                        what: format!("{} x {} instance-hours{az}", p.instances, p.instance_class),
+                        key: format!("{prefix}/{}", p.instance_class),
+                        quantity: hours * Decimal::from(p.instances) * copies,
+                    },
+                    Usage {
+                        what: format!("{storage_what} {} GB{az}", p.storage_gb),
+                        key: storage_key.to_owned(),
+                        quantity: Decimal::from(p.storage_gb) * copies,
+                    },
+                ]
+            }
+            Item::RdsProxy { engine, size } => {
+                let kind = match engine {
+                    PostgresEngine::Rds => "postgres rds",
+                    PostgresEngine::Aurora => "postgres aurora",
+                };
+                let p = self.postgres(engine, size).ok_or_else(|| unknown(kind, size))?;
+                let vcpus = proxy_vcpus(engine, &p);
+                vec![Usage {
+                    what: format!("RDS Proxy {vcpus} vCPU-hours (min 2 vCPU)"),
+                    key: "rds-proxy".to_owned(),
+                    quantity: hours * Decimal::from(vcpus),
+                }]
+            }
+            Item::Cache { size } => {
+                let c = self.cache(size).ok_or_else(|| unknown("cache", size))?;
+                vec![Usage {
+                    what: format!("{} x {} node-hours", c.nodes, c.node_type),
+                    key: format!("cache-node/{}", c.node_type),
+                    quantity: hours * Decimal::from(c.nodes),
+                }]
+            }
+            Item::Queue { fifo, size } | Item::Topic { fifo, size } => {
+                let (kind, key) = match (matches!(item, Item::Queue { .. }), fifo) {
+                    (true, false) => ("queue", "sqs-standard"),
+                    (true, true) => ("queue", "sqs-fifo"),
+                    (false, false) => ("topic", "sns-standard"),
+                    (false, true) => ("topic", "sns-fifo"),
+                };
+                let r = self.requests(size).ok_or_else(|| unknown(kind, size))?;
+                vec![Usage {
+                    what: format!("{key} {r} requests"),
+                    key: key.to_owned(),
+                    quantity: Decimal::from(r) / Decimal::from(1_000_000u32),
+                }]
+            }
+            Item::Bucket { size } => {
+                let gb = self.bucket_gb(size).ok_or_else(|| unknown("bucket", size))?;
+                vec![Usage {
+                    what: format!("S3 Standard {gb} GB"),
+                    key: "s3-standard".to_owned(),
+                    quantity: Decimal::from(gb),
+                }]
+            }
+            Item::Tasks { size, tasks } => {
+                let t = self.task(size).ok_or_else(|| unknown("workload", size))?;
+                let per = Decimal::from(1024u32);
+                let n = Decimal::from(tasks);
+                vec![
+                    Usage {
+                        what: format!("{tasks} x {} CPU units Fargate ARM64 vCPU-hours", t.cpu),
+                        key: "fargate-arm-vcpu".to_owned(),
+                        quantity: n * Decimal::from(t.cpu) / per * hours,
+                    },
+                    Usage {
+                        what: format!("{tasks} x {} MiB Fargate ARM64 GB-hours", t.memory_mib),
+                        key: "fargate-arm-gb".to_owned(),
+                        quantity: n * Decimal::from(t.memory_mib) / per * hours,
+                    },
+                ]
+            }
+            Item::Alb => vec![
+                Usage { what: "ALB hours".to_owned(), key: "alb-hour".to_owned(), quantity: hours },
+                Usage { what: "ALB 1 LCU every hour".to_owned(), key: "alb-lcu".to_owned(), quantity: hours },
+            ],
+            Item::PrivateZone => vec![Usage {
+                what: "Route 53 private hosted zone".to_owned(),
+                key: "route53-zone".to_owned(),
+                quantity: Decimal::ONE,
+            }],
+            Item::Secret => vec![Usage {
+                what: "Secrets Manager secret".to_owned(),
+                key: "secret".to_owned(),
+                quantity: Decimal::ONE,
+            }],
+        };
+        Ok(usages)
     }
 }
 
-#[doc(hidden)]
-pub type _Unused = IndexMap<String, String>;
+/// vCPUs RDS Proxy bills for: the target instance's vCPUs for RDS (a Multi-AZ standby is not
+/// a target), every instance's vCPUs for an Aurora cluster; at least 2.
+pub fn proxy_vcpus(engine: PostgresEngine, size: &PostgresSize) -> u32 {
+    let vcpus = match engine {
+        PostgresEngine::Rds => size.vcpu,
+        PostgresEngine::Aurora => size.vcpu.saturating_mul(size.instances),
+    };
+    vcpus.max(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_catalogue_parses() {
+        let cat = Catalogue::parse(BUILTIN_FILE, BUILTIN_TEXT).expect("builtin parses");
+        assert_eq!(cat.regions(), ["us-east-1", "eu-central-1", "eu-west-1"]);
+        assert_eq!(cat.size_names(), ["small", "medium", "large"]);
+        // Every price key the sizes need exists in every region, priced or with a reason.
+        for region in cat.regions() {
+            let table = cat.price_table(&region).expect("table");
+            let us = cat.price_table("us-east-1").expect("us table");
+            assert_eq!(table.keys().collect::<Vec<_>>(), us.keys().collect::<Vec<_>>(), "{region}");
+        }
+    }
+
+    #[test]
+    fn default_sizes_follow_the_spec() {
+        let cat = Catalogue::builtin();
+        let t = cat.task("medium").expect("medium");
+        assert_eq!((t.cpu, t.memory_mib), (1024, 2048));
+        let p = cat.postgres(PostgresEngine::Rds, "medium").expect("medium");
+        assert_eq!((p.instance_class.as_str(), p.storage_gb, p.multi_az), ("db.t4g.medium", 100, true));
+        let a = cat.postgres(PostgresEngine::Aurora, "large").expect("large");
+        assert_eq!((a.instance_class.as_str(), a.instances), ("db.r7g.xlarge", 2));
+        assert_eq!(
+            cat.cache("large").map(|c| (c.node_type, c.nodes)),
+            Some(("cache.m7g.large".to_owned(), 2))
+        );
+        assert_eq!(cat.requests("medium"), Some(10_000_000));
+        assert_eq!(cat.bucket_gb("large"), Some(1024));
+        assert_eq!(cat.task("xlarge"), None);
+    }
+}

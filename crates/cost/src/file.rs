@@ -1,0 +1,353 @@
+//! The catalogue file format: serde types to read it, a writer to print it back.
+
+use std::fmt::Write as _;
+
+use indexmap::IndexMap;
+use runway_schema::{Code, Diagnostic, Location, Money};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::{CacheSize, Catalogue, PostgresSize, PriceEntry, PriceStatus, Sizes, TaskSize};
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawCatalogue {
+    #[serde(default)]
+    sizes: RawSizes,
+    #[serde(default)]
+    regions: IndexMap<String, IndexMap<String, Spanned<RawPrice>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawSizes {
+    #[serde(default)]
+    postgres: RawPostgres,
+    #[serde(default)]
+    cache: IndexMap<String, RawCache>,
+    #[serde(default)]
+    messaging: IndexMap<String, RawMessaging>,
+    #[serde(default)]
+    bucket: IndexMap<String, RawBucket>,
+    #[serde(default)]
+    workload: IndexMap<String, RawTask>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawPostgres {
+    #[serde(default)]
+    rds: IndexMap<String, RawPostgresSize>,
+    #[serde(default)]
+    aurora: IndexMap<String, RawPostgresSize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawPostgresSize {
+    instance_class: String,
+    instances: u32,
+    storage_gb: u32,
+    #[serde(default)]
+    multi_az: bool,
+    vcpu: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawCache {
+    node_type: String,
+    nodes: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawMessaging {
+    requests: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawBucket {
+    storage_gb: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawTask {
+    cpu: u32,
+    memory_mib: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawPrice {
+    unit: String,
+    #[serde(default)]
+    price: Option<Spanned<String>>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    seen: Option<String>,
+    #[serde(default)]
+    unpriced: Option<String>,
+}
+
+fn location(file: &str, loc: serde_saphyr::Location) -> Location {
+    let span = loc.span();
+    Location {
+        file: file.to_owned(),
+        line: u32::try_from(loc.line()).unwrap_or(u32::MAX),
+        column: u32::try_from(loc.column()).unwrap_or(u32::MAX),
+        offset: usize::try_from(span.offset()).unwrap_or(usize::MAX),
+        len: usize::try_from(span.len()).unwrap_or(0),
+    }
+}
+
+fn from_yaml_error(file: &str, err: &serde_saphyr::Error) -> Diagnostic {
+    use serde_saphyr::Error as E;
+    let code = match err {
+        E::SerdeUnknownField { .. } => Code::UnknownField,
+        E::SerdeMissingField { .. } => Code::MissingField,
+        E::DuplicateMappingKey { .. } => Code::DuplicateKey,
+        E::SerdeInvalidType { .. }
+        | E::SerdeInvalidValue { .. }
+        | E::SerdeInvalidLength { .. }
+        | E::SerdeUnknownVariant { .. }
+        | E::InvalidScalar { .. }
+        | E::InvalidBooleanStrict { .. }
+        | E::NullIntoString { .. }
+        | E::Message { .. } => Code::InvalidValue,
+        _ => Code::YamlSyntax,
+    };
+    let loc = err
+        .location()
+        .map(|l| location(file, l))
+        .unwrap_or_else(|| Location { file: file.to_owned(), ..Location::default() });
+    let message = err.without_snippet().to_string();
+    let mut d = Diagnostic::error(code, loc, "", format!("catalogue: {message}"));
+    if code == Code::UnknownField {
+        d = d.with_help("see docs/catalogue.md for the catalogue format");
+    }
+    d
+}
+
+/// Is `text` a date written `YYYY-MM-DD`?
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>> {
+    let raw: RawCatalogue = serde_saphyr::from_str(text).map_err(|e| vec![from_yaml_error(file, &e)])?;
+    let mut diags = Vec::new();
+    let mut regions = IndexMap::new();
+    for (region, table) in raw.regions {
+        let mut prices = IndexMap::new();
+        for (key, spanned) in table {
+            let path = format!("regions.{region}.{key}");
+            let at = location(file, spanned.referenced);
+            let raw = spanned.value;
+            let entry = match (raw.price, raw.unpriced) {
+                (Some(price), None) => {
+                    let price_at = location(file, price.referenced);
+                    let money = match Money::parse(&price.value) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            diags.push(Diagnostic::error(
+                                Code::InvalidValue,
+                                price_at,
+                                format!("{path}.price"),
+                                e.to_string(),
+                            ));
+                            continue;
+                        }
+                    };
+                    let (Some(source), Some(seen)) = (raw.source, raw.seen) else {
+                        diags.push(
+                            Diagnostic::error(Code::MissingField, at, path, format!("price `{key}` needs `source` and `seen`"))
+                                .with_help("every figure names where it was seen (URL or document) and when (YYYY-MM-DD)"),
+                        );
+                        continue;
+                    };
+                    if source.trim().is_empty() || !is_date(&seen) {
+                        diags.push(Diagnostic::error(
+                            Code::InvalidValue,
+                            at,
+                            path,
+                            format!("price `{key}` needs a non-empty `source` and `seen` as YYYY-MM-DD (got `{seen}`)"),
+                        ));
+                        continue;
+                    }
+                    PriceStatus::Priced { price: money, source, seen }
+                }
+                (None, Some(reason)) => {
+                    if raw.source.is_some() || raw.seen.is_some() {
+                        diags.push(Diagnostic::error(
+                            Code::InvalidValue,
+                            at,
+                            path,
+                            format!("`{key}` is unpriced: `source` and `seen` belong to a price"),
+                        ));
+                        continue;
+                    }
+                    PriceStatus::Unpriced { unpriced: reason }
+                }
+                _ => {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::InvalidValue,
+                            at,
+                            path,
+                            format!("`{key}` needs exactly one of `price` and `unpriced`"),
+                        )
+                        .with_help("write `price: \"0.016\"` with `source` and `seen`, or `unpriced: <why>`"),
+                    );
+                    continue;
+                }
+            };
+            if raw.unit.trim().is_empty() {
+                diags.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    at,
+                    format!("regions.{region}.{key}.unit"),
+                    "a price needs a unit",
+                ));
+                continue;
+            }
+            prices.insert(key, PriceEntry { unit: raw.unit, status: entry });
+        }
+        regions.insert(region, prices);
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let pg = |m: IndexMap<String, RawPostgresSize>| {
+        m.into_iter()
+            .map(|(k, v)| {
+                (
+                    k,
+                    PostgresSize {
+                        instance_class: v.instance_class,
+                        instances: v.instances,
+                        storage_gb: v.storage_gb,
+                        multi_az: v.multi_az,
+                        vcpu: v.vcpu,
+                    },
+                )
+            })
+            .collect()
+    };
+    let s = raw.sizes;
+    let sizes = Sizes {
+        postgres_rds: pg(s.postgres.rds),
+        postgres_aurora: pg(s.postgres.aurora),
+        cache: s
+            .cache
+            .into_iter()
+            .map(|(k, v)| (k, CacheSize { node_type: v.node_type, nodes: v.nodes }))
+            .collect(),
+        messaging: s.messaging.into_iter().map(|(k, v)| (k, v.requests)).collect(),
+        bucket: s.bucket.into_iter().map(|(k, v)| (k, v.storage_gb)).collect(),
+        workload: s
+            .workload
+            .into_iter()
+            .map(|(k, v)| (k, TaskSize { cpu: v.cpu, memory_mib: v.memory_mib }))
+            .collect(),
+    };
+    Ok(Catalogue { sizes, regions })
+}
+
+/// A YAML double-quoted string (always quoted: no value is ever read as a number or bool).
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+pub(crate) fn to_yaml(c: &Catalogue) -> String {
+    // Writing to a String cannot fail; `let _ =` drops the always-Ok fmt::Result.
+    let mut o = String::new();
+    o.push_str("# runway size catalogue (format: docs/catalogue.md)\nsizes:\n");
+    let s = &c.sizes;
+    o.push_str("  postgres:\n");
+    for (engine, map) in [("rds", &s.postgres_rds), ("aurora", &s.postgres_aurora)] {
+        let _ = writeln!(o, "    {engine}:{}", if map.is_empty() { " {}" } else { "" });
+        for (name, p) in map {
+            let _ = writeln!(
+                o,
+                "      {}: {{ instanceClass: {}, instances: {}, storageGb: {}, multiAz: {}, vcpu: {} }}",
+                quoted(name),
+                quoted(&p.instance_class),
+                p.instances,
+                p.storage_gb,
+                p.multi_az,
+                p.vcpu
+            );
+        }
+    }
+    let section = |o: &mut String, title: &str, rows: Vec<(String, String)>| {
+        let _ = writeln!(o, "  {title}:{}", if rows.is_empty() { " {}" } else { "" });
+        for (name, body) in rows {
+            let _ = writeln!(o, "    {}: {{ {body} }}", quoted(&name));
+        }
+    };
+    section(
+        &mut o,
+        "cache",
+        s.cache
+            .iter()
+            .map(|(k, v)| (k.clone(), format!("nodeType: {}, nodes: {}", quoted(&v.node_type), v.nodes)))
+            .collect(),
+    );
+    section(
+        &mut o,
+        "messaging",
+        s.messaging.iter().map(|(k, v)| (k.clone(), format!("requests: {v}"))).collect(),
+    );
+    section(&mut o, "bucket", s.bucket.iter().map(|(k, v)| (k.clone(), format!("storageGb: {v}"))).collect());
+    section(
+        &mut o,
+        "workload",
+        s.workload
+            .iter()
+            .map(|(k, v)| (k.clone(), format!("cpu: {}, memoryMib: {}", v.cpu, v.memory_mib)))
+            .collect(),
+    );
+    let _ = writeln!(o, "regions:{}", if c.regions.is_empty() { " {}" } else { "" });
+    for (region, table) in &c.regions {
+        let _ = writeln!(o, "  {}:{}", quoted(region), if table.is_empty() { " {}" } else { "" });
+        for (key, e) in table {
+            let _ = writeln!(o, "    {}:", quoted(key));
+            let _ = writeln!(o, "      unit: {}", quoted(&e.unit));
+            match &e.status {
+                PriceStatus::Priced { price, source, seen } => {
+                    let _ = writeln!(o, "      price: {}", quoted(&price.0.to_string()));
+                    let _ = writeln!(o, "      source: {}", quoted(source));
+                    let _ = writeln!(o, "      seen: {}", quoted(seen));
+                }
+                PriceStatus::Unpriced { unpriced } => {
+                    let _ = writeln!(o, "      unpriced: {}", quoted(unpriced));
+                }
+            }
+        }
+    }
+    o
+}

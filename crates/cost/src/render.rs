@@ -1,0 +1,205 @@
+//! `runway catalogue`: the sizes and prices in use, as a text table or a JSON value.
+
+use std::fmt::Write as _;
+
+use runway_schema::PostgresEngine;
+use serde_json::{Value, json};
+
+use crate::{Catalogue, Item, PriceStatus, Priced};
+
+/// One size of one kind, as the estimate table lists it.
+struct SizeRow<'a> {
+    kind: &'static str,
+    size: &'a str,
+    declares: String,
+    items: Vec<Item<'a>>,
+}
+
+impl Catalogue {
+    fn size_rows(&self) -> Vec<SizeRow<'_>> {
+        let s = &self.sizes;
+        let mut rows = Vec::new();
+        for (engine, kind, map) in [
+            (PostgresEngine::Rds, "postgres rds", &s.postgres_rds),
+            (PostgresEngine::Aurora, "postgres aurora", &s.postgres_aurora),
+        ] {
+            for (size, p) in map {
+                let az = if p.multi_az { ", Multi-AZ" } else { "" };
+                rows.push(SizeRow {
+                    kind,
+                    size,
+                    declares: format!(
+                        "{} x {} ({} vCPU), {} GB{az}",
+                        p.instances, p.instance_class, p.vcpu, p.storage_gb
+                    ),
+                    items: vec![
+                        Item::Postgres { engine, size },
+                        Item::RdsProxy { engine, size },
+                        Item::Secret,
+                    ],
+                });
+            }
+        }
+        for (size, c) in &s.cache {
+            rows.push(SizeRow {
+                kind: "cache",
+                size,
+                declares: format!("{} x {}", c.nodes, c.node_type),
+                items: vec![Item::Cache { size }],
+            });
+        }
+        for (size, r) in &s.messaging {
+            rows.push(SizeRow {
+                kind: "queue",
+                size,
+                declares: format!("{r} requests/month"),
+                items: vec![Item::Queue { fifo: false, size }],
+            });
+            rows.push(SizeRow {
+                kind: "topic",
+                size,
+                declares: format!("{r} requests/month"),
+                items: vec![Item::Topic { fifo: false, size }],
+            });
+        }
+        for (size, gb) in &s.bucket {
+            rows.push(SizeRow {
+                kind: "bucket",
+                size,
+                declares: format!("{gb} GB"),
+                items: vec![Item::Bucket { size }],
+            });
+        }
+        for (size, t) in &s.workload {
+            rows.push(SizeRow {
+                kind: "workload",
+                size,
+                declares: format!("{} CPU units / {} MiB per task", t.cpu, t.memory_mib),
+                items: vec![Item::Tasks { size, tasks: 1 }],
+            });
+        }
+        rows
+    }
+
+    fn shown_regions<'a>(&'a self, region: Option<&'a str>) -> Result<Vec<&'a str>, String> {
+        match region {
+            Some(r) if self.regions.contains_key(r) => Ok(vec![r]),
+            Some(r) => Err(format!(
+                "no price table for region `{r}`; the catalogue prices: {}",
+                self.regions.keys().map(String::as_str).collect::<Vec<_>>().join(", ")
+            )),
+            None => Ok(self.regions.keys().map(String::as_str).collect()),
+        }
+    }
+
+    /// Sum of the items' prices; the first unpriced reason otherwise.
+    fn estimate(&self, region: &str, items: &[Item<'_>]) -> Priced {
+        let mut lines = Vec::new();
+        for item in items {
+            match self.price(region, item) {
+                Priced::Lines { lines: l } => lines.extend(l),
+                unpriced @ Priced::Unpriced { .. } => return unpriced,
+            }
+        }
+        Priced::Lines { lines }
+    }
+
+    /// A readable table of the sizes and, per region (all, or the one asked for), the prices
+    /// with their sources and dates and each size's monthly estimate.
+    pub fn render_text(&self, region: Option<&str>) -> String {
+        // Writing to a String cannot fail; `let _ =` drops the always-Ok fmt::Result.
+        let mut o = String::new();
+        let rows = self.size_rows();
+        let _ = writeln!(o, "Sizes ({} hours a month)", crate::HOURS_PER_MONTH);
+        let _ = writeln!(o, "  {:<16} {:<8} declares", "kind", "size");
+        for r in &rows {
+            let _ = writeln!(o, "  {:<16} {:<8} {}", r.kind, r.size, r.declares);
+        }
+        let regions = match self.shown_regions(region) {
+            Ok(r) => r,
+            Err(msg) => {
+                let _ = writeln!(o, "\n{msg}");
+                return o;
+            }
+        };
+        for name in regions {
+            let Some(table) = self.regions.get(name) else { continue };
+            let _ = writeln!(o, "\nPrices in {name} (USD, on-demand)");
+            let _ = writeln!(o, "  {:<28} {:>10}  {:<18} source (seen)", "price", "USD", "per");
+            for (key, e) in table {
+                match &e.status {
+                    PriceStatus::Priced { price, source, seen } => {
+                        let _ = writeln!(
+                            o,
+                            "  {key:<28} {:>10}  {:<18} {source} ({seen})",
+                            price.0.normalize(),
+                            e.unit
+                        );
+                    }
+                    PriceStatus::Unpriced { unpriced } => {
+                        let _ = writeln!(o, "  {key:<28} {:>10}  {:<18} {unpriced}", "unpriced", e.unit);
+                    }
+                }
+            }
+            let _ = writeln!(o, "\nMonthly estimate per size in {name} (postgres includes proxy and secret)");
+            for r in &rows {
+                let shown = match self.estimate(name, &r.items) {
+                    p @ Priced::Lines { .. } => p.monthly().map(|m| format!("{m:>10}")).unwrap_or_default(),
+                    Priced::Unpriced { reason } => format!("{:>10}  ({reason})", "unpriced"),
+                };
+                let _ = writeln!(o, "  {:<16} {:<8} {shown}", r.kind, r.size);
+            }
+        }
+        o
+    }
+
+    /// The catalogue as JSON for `runway catalogue --format json`: sizes, then per region (all,
+    /// or the one asked for) the prices (exact decimal strings) and each size's estimate
+    /// (cents, as plans show money). An unknown region gives `{"error": ...}` beside the sizes.
+    pub fn to_json_value(&self, region: Option<&str>) -> Value {
+        let s = &self.sizes;
+        let sizes = json!({
+            "postgres": { "rds": s.postgres_rds, "aurora": s.postgres_aurora },
+            "cache": s.cache,
+            "messaging": s.messaging.iter().map(|(k, v)| (k.clone(), json!({ "requests": v }))).collect::<serde_json::Map<_, _>>(),
+            "bucket": s.bucket.iter().map(|(k, v)| (k.clone(), json!({ "storageGb": v }))).collect::<serde_json::Map<_, _>>(),
+            "workload": s.workload,
+        });
+        let mut out = json!({ "hoursPerMonth": crate::HOURS_PER_MONTH, "sizes": sizes });
+        let regions = match self.shown_regions(region) {
+            Ok(r) => r,
+            Err(msg) => {
+                out["error"] = Value::String(msg);
+                out["regions"] = json!([]);
+                return out;
+            }
+        };
+        let rows = self.size_rows();
+        let mut shown = Vec::new();
+        for name in regions {
+            let Some(table) = self.regions.get(name) else { continue };
+            let prices: Vec<Value> = table
+                .iter()
+                .map(|(key, e)| {
+                    let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+                    v["key"] = Value::String(key.clone());
+                    v
+                })
+                .collect();
+            let estimates: Vec<Value> = rows
+                .iter()
+                .map(|r| match self.estimate(name, &r.items) {
+                    p @ Priced::Lines { .. } => {
+                        json!({ "kind": r.kind, "size": r.size, "monthly": p.monthly().map(|m| m.to_string()), "lines": p })
+                    }
+                    Priced::Unpriced { reason } => {
+                        json!({ "kind": r.kind, "size": r.size, "monthly": Value::Null, "unpriced": reason })
+                    }
+                })
+                .collect();
+            shown.push(json!({ "name": name, "prices": prices, "estimates": estimates }));
+        }
+        out["regions"] = Value::Array(shown);
+        out
+    }
+}

@@ -1,0 +1,176 @@
+//! Hand-computed us-east-1 figures for every kind and size of the built-in catalogue.
+//! Each expectation writes out its arithmetic; the catalogue must reproduce it exactly.
+
+use std::str::FromStr;
+
+use cost::{Catalogue, Item, Priced};
+use runway_schema::PostgresEngine::{Aurora, Rds};
+use rust_decimal::Decimal;
+
+fn d(text: &str) -> Decimal {
+    Decimal::from_str(text).expect("test decimal")
+}
+
+/// `lines`: (quantity, unit price, monthly) per line, in order; `total`: their exact sum.
+fn check(region: &str, item: Item<'_>, lines: &[(&str, &str, &str)], total: &str) {
+    let cat = Catalogue::builtin();
+    let priced = cat.price(region, &item);
+    let Priced::Lines { lines: got } = &priced else {
+        panic!("{item:?} in {region} should be priced, got {priced:?}");
+    };
+    assert_eq!(got.len(), lines.len(), "{item:?}: {got:#?}");
+    for (line, (q, p, m)) in got.iter().zip(lines) {
+        assert_eq!(line.quantity, d(q), "{item:?} quantity of `{}`", line.what);
+        assert_eq!(line.unit_price.0, d(p), "{item:?} unit price of `{}`", line.what);
+        assert_eq!(line.monthly.0, d(m), "{item:?} monthly of `{}`", line.what);
+        assert!(line.source.contains("seen 2026-12-02"), "{}", line.source);
+    }
+    assert_eq!(priced.monthly().map(|m| m.0), Some(d(total)), "{item:?} total");
+}
+
+fn unpriced(region: &str, item: Item<'_>, reason_has: &str) {
+    match Catalogue::builtin().price(region, &item) {
+        Priced::Unpriced { reason } => assert!(reason.contains(reason_has), "{item:?}: {reason}"),
+        other => panic!("{item:?} in {region} should be unpriced, got {other:?}"),
+    }
+}
+
+const US: &str = "us-east-1";
+
+#[test]
+fn rds_postgres() {
+    // small: db.t4g.micro 0.016 x 730 = 11.68; gp3 0.115 x 20 GB = 2.30; single-AZ.
+    check(
+        US,
+        Item::Postgres { engine: Rds, size: "small" },
+        &[("730", "0.016", "11.68"), ("20", "0.115", "2.30")],
+        "13.98",
+    );
+    // medium: Multi-AZ doubles both: 0.065 x 730 x 2 = 94.90; 0.115 x 100 x 2 = 23.00.
+    check(
+        US,
+        Item::Postgres { engine: Rds, size: "medium" },
+        &[("1460", "0.065", "94.90"), ("200", "0.115", "23.00")],
+        "117.90",
+    );
+    // large: 0.168 x 730 x 2 = 245.28; 0.115 x 200 x 2 = 46.00.
+    check(
+        US,
+        Item::Postgres { engine: Rds, size: "large" },
+        &[("1460", "0.168", "245.28"), ("400", "0.115", "46.00")],
+        "291.28",
+    );
+}
+
+#[test]
+fn rds_proxy() {
+    // Every RDS size targets a 2-vCPU instance: 2 x 0.015 x 730 = 21.90 (the minimum is 2 anyway).
+    for size in ["small", "medium", "large"] {
+        check(US, Item::RdsProxy { engine: Rds, size }, &[("1460", "0.015", "21.90")], "21.90");
+    }
+    // Aurora counts every instance of the cluster: small 1 x 2 vCPU = 2 -> 21.90;
+    // medium 2 x 2 = 4 -> 4 x 0.015 x 730 = 43.80; large 2 x 4 = 8 -> 87.60.
+    check(US, Item::RdsProxy { engine: Aurora, size: "small" }, &[("1460", "0.015", "21.90")], "21.90");
+    check(US, Item::RdsProxy { engine: Aurora, size: "medium" }, &[("2920", "0.015", "43.80")], "43.80");
+    check(US, Item::RdsProxy { engine: Aurora, size: "large" }, &[("5840", "0.015", "87.60")], "87.60");
+}
+
+#[test]
+fn aurora_instances_are_unpriced_without_a_source() {
+    for size in ["small", "medium", "large"] {
+        unpriced(US, Item::Postgres { engine: Aurora, size }, "aurora-instance/");
+    }
+}
+
+#[test]
+fn cache() {
+    // small: 1 x cache.t4g.micro 0.0128 x 730 = 9.344.
+    check(US, Item::Cache { size: "small" }, &[("730", "0.0128", "9.344")], "9.344");
+    unpriced(US, Item::Cache { size: "medium" }, "cache.t4g.medium");
+    unpriced(US, Item::Cache { size: "large" }, "cache.m7g.large");
+}
+
+#[test]
+fn queues_and_topics() {
+    // SQS standard 0.40 per million: 1M -> 0.40, 10M -> 4.00, 100M -> 40.00.
+    check(US, Item::Queue { fifo: false, size: "small" }, &[("1", "0.40", "0.40")], "0.40");
+    check(US, Item::Queue { fifo: false, size: "medium" }, &[("10", "0.40", "4.00")], "4.00");
+    check(US, Item::Queue { fifo: false, size: "large" }, &[("100", "0.40", "40.00")], "40.00");
+    // SQS FIFO 0.50 per million.
+    check(US, Item::Queue { fifo: true, size: "small" }, &[("1", "0.50", "0.50")], "0.50");
+    check(US, Item::Queue { fifo: true, size: "large" }, &[("100", "0.50", "50.00")], "50.00");
+    // SNS standard 0.50 per million.
+    check(US, Item::Topic { fifo: false, size: "small" }, &[("1", "0.50", "0.50")], "0.50");
+    check(US, Item::Topic { fifo: false, size: "medium" }, &[("10", "0.50", "5.00")], "5.00");
+    check(US, Item::Topic { fifo: false, size: "large" }, &[("100", "0.50", "50.00")], "50.00");
+    unpriced(US, Item::Topic { fifo: true, size: "small" }, "sns-fifo");
+}
+
+#[test]
+fn buckets() {
+    // S3 Standard 0.023 per GB-month: 10 -> 0.23, 100 -> 2.30, 1024 -> 23.552.
+    check(US, Item::Bucket { size: "small" }, &[("10", "0.023", "0.23")], "0.23");
+    check(US, Item::Bucket { size: "medium" }, &[("100", "0.023", "2.30")], "2.30");
+    check(US, Item::Bucket { size: "large" }, &[("1024", "0.023", "23.552")], "23.552");
+}
+
+#[test]
+fn fargate_tasks() {
+    // small, 1 task: 0.25 vCPU x 730 = 182.5 vCPU-h x 0.03238 = 5.90935;
+    //                0.5 GB x 730 = 365 GB-h x 0.00356 = 1.2994; total 7.20875.
+    check(
+        US,
+        Item::Tasks { size: "small", tasks: 1 },
+        &[("182.5", "0.03238", "5.90935"), ("365", "0.00356", "1.2994")],
+        "7.20875",
+    );
+    // medium, 1 task: 1 x 730 x 0.03238 = 23.6374; 2 x 730 = 1460 x 0.00356 = 5.1976; total 28.835.
+    check(
+        US,
+        Item::Tasks { size: "medium", tasks: 1 },
+        &[("730", "0.03238", "23.6374"), ("1460", "0.00356", "5.1976")],
+        "28.835",
+    );
+    // large, 3 tasks: 3 x 2 x 730 = 4380 x 0.03238 = 141.8244; 3 x 4 x 730 = 8760 x 0.00356 = 31.1856.
+    check(
+        US,
+        Item::Tasks { size: "large", tasks: 3 },
+        &[("4380", "0.03238", "141.8244"), ("8760", "0.00356", "31.1856")],
+        "173.01",
+    );
+}
+
+#[test]
+fn per_environment_items() {
+    // ALB: 0.0225 x 730 = 16.425 hours + one LCU every hour 0.008 x 730 = 5.84; total 22.265.
+    check(US, Item::Alb, &[("730", "0.0225", "16.425"), ("730", "0.008", "5.84")], "22.265");
+    check(US, Item::PrivateZone, &[("1", "0.50", "0.50")], "0.50");
+    check(US, Item::Secret, &[("1", "0.40", "0.40")], "0.40");
+}
+
+#[test]
+fn a_small_environment_adds_up_to_the_cent() {
+    // small RDS 13.98 + proxy 21.90 + secret 0.40 + one small task 7.20875 + zone 0.50 = 43.98875,
+    // shown as 43.99 (half away from zero).
+    let cat = Catalogue::builtin();
+    let items = [
+        Item::Postgres { engine: Rds, size: "small" },
+        Item::RdsProxy { engine: Rds, size: "small" },
+        Item::Secret,
+        Item::Tasks { size: "small", tasks: 1 },
+        Item::PrivateZone,
+    ];
+    let total: cost::Money = items.iter().map(|i| cat.price(US, i).monthly().expect("priced")).sum();
+    assert_eq!(total.0, d("43.98875"));
+    assert_eq!(total.to_string(), "43.99");
+}
+
+#[test]
+fn other_regions_say_what_they_lack() {
+    unpriced("eu-central-1", Item::Tasks { size: "small", tasks: 1 }, "no public source");
+    unpriced("eu-west-1", Item::Postgres { engine: Rds, size: "small" }, "no public source");
+    unpriced("ap-south-2", Item::Alb, "no price table for region `ap-south-2`");
+    unpriced(US, Item::Bucket { size: "xlarge" }, "no bucket size `xlarge`");
+    // Route 53 hosted zones are a global price.
+    check("eu-west-1", Item::PrivateZone, &[("1", "0.50", "0.50")], "0.50");
+}
