@@ -247,6 +247,7 @@ class Program:
         self.built = {}           # resource name -> pulumi resource, or None when it failed
         self.building = []        # names being evaluated, for cycles
         self.failed = set()       # variables that failed (reported once)
+        self.invoke_results = {}  # variable -> result class of its bare fn::invoke
 
     def error(self, path, message):
         self.errors.append(f"{self.file}: {path}: {message}")
@@ -323,8 +324,12 @@ class Program:
                     self.error(path, f"reference cycle: {' -> '.join(self.building + [root])}")
                     raise CheckError()
                 self.building.append(root)
+                decl = self.variables[root]
+                if isinstance(decl, dict) and list(decl) == ["fn::invoke"] and \
+                        isinstance(decl["fn::invoke"], dict) and "return" not in decl["fn::invoke"]:
+                    self.invoke_results[root] = self.result_class(decl["fn::invoke"].get("function"))
                 try:
-                    self.values[root] = self.evaluate(self.variables[root], f"variables.{root}")
+                    self.values[root] = self.evaluate(decl, f"variables.{root}")
                 except CheckError:
                     self.failed.add(root)
                     raise
@@ -360,6 +365,17 @@ class Program:
                              int(a.group(2)) if a.group(2) is not None else a.group(3))
             pos = a.end()
         value = self.root_value(root, path)
+        result_cls = self.invoke_results.get(root)
+        if result_cls is not None and accessors:
+            outputs = output_names(result_cls)
+            first = accessors[0]
+            if not isinstance(first, str) or first not in outputs:
+                self.error(path, f"`${{{expression}}}`: {result_cls.__name__} has no `{first}`"
+                           + did_you_mean(str(first), outputs))
+                raise CheckError()
+            value = pulumi.Output.from_input(value).apply(
+                lambda r, attr=outputs[first]: getattr(r, attr, None))
+            accessors = accessors[1:]
         if isinstance(value, pulumi.CustomResource):
             cls = type(value)
             if not accessors:
@@ -445,6 +461,19 @@ class Program:
             idx, items = self.evaluate(arg[0], fpath), self.evaluate(arg[1], fpath)
             return (pulumi.Output.all(idx, items).apply(lambda a: a[1][a[0]]),)
         return (self.invoke(arg, fpath),)
+
+    @staticmethod
+    def result_class(token):
+        """The `Get...Result` class of a function token, when it resolves."""
+        parts = str(token).split(":")
+        if len(parts) != 3:
+            return None
+        fn_name = re.sub(r"(?<!^)([A-Z])", r"_\1", parts[2]).lower()
+        try:
+            fn = getattr(importlib.import_module(f"pulumi_aws.{parts[1].split('/')[0]}"), fn_name)
+            return getattr(importlib.import_module(fn.__module__), parts[2][:1].upper() + parts[2][1:] + "Result")
+        except (ImportError, AttributeError):
+            return None
 
     def invoke(self, arg, path):
         if not isinstance(arg, dict) or "function" not in arg:
