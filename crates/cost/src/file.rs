@@ -106,6 +106,7 @@ fn location(file: &str, loc: serde_saphyr::Location) -> Location {
 
 fn from_yaml_error(file: &str, err: &serde_saphyr::Error) -> Diagnostic {
     use serde_saphyr::Error as E;
+    let err = err.without_snippet();
     let code = match err {
         E::SerdeUnknownField { .. } => Code::UnknownField,
         E::SerdeMissingField { .. } => Code::MissingField,
@@ -124,7 +125,12 @@ fn from_yaml_error(file: &str, err: &serde_saphyr::Error) -> Diagnostic {
         .location()
         .map(|l| location(file, l))
         .unwrap_or_else(|| Location { file: file.to_owned(), ..Location::default() });
-    let message = err.without_snippet().to_string();
+    let rendered = err.to_string();
+    // The location is in the diagnostic's own fields; drop the renderer's copy of it.
+    let message = match rendered.rfind(" at line ") {
+        Some(i) => rendered[..i].to_owned(),
+        None => rendered,
+    };
     let mut d = Diagnostic::error(code, loc, "", format!("catalogue: {message}"));
     if code == Code::UnknownField {
         d = d.with_help("see docs/catalogue.md for the catalogue format");

@@ -1,0 +1,127 @@
+//! A user's catalogue file laid over the built-in one, and malformed files.
+
+use cost::{Catalogue, Item, Priced};
+use runway_schema::{Code, PostgresEngine};
+
+const USER: &str = r#"
+sizes:
+  workload:
+    xlarge: { cpu: 4096, memoryMib: 8192 }
+regions:
+  us-east-1:
+    s3-standard:
+      unit: GB-month
+      price: "0.021"
+      source: "negotiated rate, contract 2026-11"
+      seen: "2026-11-30"
+"#;
+
+fn every_item() -> Vec<Item<'static>> {
+    let mut items = vec![Item::Alb, Item::PrivateZone, Item::Secret];
+    for name in ["small", "medium", "large"] {
+        for engine in [PostgresEngine::Rds, PostgresEngine::Aurora] {
+            items.push(Item::Postgres { engine, size: name });
+            items.push(Item::RdsProxy { engine, size: name });
+        }
+        items.push(Item::Cache { size: name });
+        items.push(Item::Queue { fifo: false, size: name });
+        items.push(Item::Queue { fifo: true, size: name });
+        items.push(Item::Topic { fifo: false, size: name });
+        items.push(Item::Bucket { size: name });
+        items.push(Item::Tasks { size: name, tasks: 2 });
+    }
+    items
+}
+
+#[test]
+fn a_user_file_adds_a_size_and_overrides_a_price_and_nothing_else() {
+    let base = Catalogue::builtin();
+    let user = Catalogue::parse("my-catalogue.yaml", USER).expect("user file parses");
+    let merged = base.extended_with(&user);
+
+    assert_eq!(merged.size_names(), ["small", "medium", "large", "xlarge"]);
+    assert_eq!(merged.regions(), base.regions());
+
+    // The new size is priced: 2 tasks x 4 vCPU x 730 = 5840 vCPU-h x 0.03238 = 189.0992;
+    // 2 x 8 GB x 730 = 11680 GB-h x 0.00356 = 41.5808; total 230.68.
+    let xl = merged.price("us-east-1", &Item::Tasks { size: "xlarge", tasks: 2 });
+    assert_eq!(xl.monthly().map(|m| m.0.normalize().to_string()), Some("230.68".to_owned()));
+    assert!(matches!(
+        base.price("us-east-1", &Item::Tasks { size: "xlarge", tasks: 2 }),
+        Priced::Unpriced { .. }
+    ));
+
+    // The override: large bucket 1024 GB x 0.021 = 21.504 instead of 1024 x 0.023 = 23.552.
+    let bucket = merged.price("us-east-1", &Item::Bucket { size: "large" });
+    assert_eq!(bucket.monthly().map(|m| m.0.normalize().to_string()), Some("21.504".to_owned()));
+    let Priced::Lines { lines } = &bucket else { panic!("priced") };
+    assert_eq!(lines[0].source, "negotiated rate, contract 2026-11 (seen 2026-11-30)");
+
+    // Every other figure, in every region, is unchanged.
+    for region in base.regions() {
+        for item in every_item() {
+            let changed_here = region == "us-east-1" && matches!(item, Item::Bucket { .. });
+            if !changed_here {
+                assert_eq!(merged.price(&region, &item), base.price(&region, &item), "{region} {item:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_user_file_can_add_a_region() {
+    let user = Catalogue::parse(
+        "r.yaml",
+        "regions:\n  ap-south-2:\n    secret: { unit: secret-month, price: \"0.40\", source: \"https://aws.amazon.com/secrets-manager/pricing/\", seen: \"2026-12-01\" }\n",
+    )
+    .expect("parses");
+    let merged = Catalogue::builtin().extended_with(&user);
+    assert_eq!(merged.regions(), ["us-east-1", "eu-central-1", "eu-west-1", "ap-south-2"]);
+    assert_eq!(
+        merged.price("ap-south-2", &Item::Secret).monthly().map(|m| m.to_string()),
+        Some("0.40".to_owned())
+    );
+    // A key the new region lacks is unpriced, never $0.
+    assert!(merged.price("ap-south-2", &Item::Alb).monthly().is_none());
+}
+
+fn one_error(text: &str) -> runway_schema::Diagnostic {
+    let errs = Catalogue::parse("bad.yaml", text).expect_err("must fail");
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    errs.into_iter().next().expect("one")
+}
+
+#[test]
+fn an_unknown_field_points_at_its_line_and_column() {
+    let d = one_error("sizes:\n  workload:\n    xlarge: { cpu: 4096, memory: 8192 }\n");
+    assert_eq!(d.code, Code::UnknownField, "{d:?}");
+    assert_eq!(d.location.file, "bad.yaml");
+    assert_eq!((d.location.line, d.location.column), (3, 26), "{d:?}");
+}
+
+#[test]
+fn a_bad_price_points_at_the_price() {
+    let text = "regions:\n  us-east-1:\n    secret:\n      unit: secret-month\n      price: \"0,40\"\n      source: x\n      seen: \"2026-12-01\"\n";
+    let d = one_error(text);
+    assert_eq!(d.code, Code::InvalidValue, "{d:?}");
+    assert_eq!((d.location.line, d.location.column), (5, 14), "{d:?}");
+    assert!(d.message.contains("0,40"), "{}", d.message);
+    assert_eq!(d.path, "regions.us-east-1.secret.price");
+}
+
+#[test]
+fn a_price_without_a_source_is_refused() {
+    let d = one_error("regions:\n  us-east-1:\n    secret: { unit: secret-month, price: \"0.40\" }\n");
+    assert_eq!(d.code, Code::MissingField);
+    assert_eq!(d.location.line, 3);
+}
+
+#[test]
+fn a_wrong_type_and_broken_yaml_are_located() {
+    let d = one_error("sizes:\n  bucket:\n    small: { storageGb: ten }\n");
+    assert_eq!(d.code, Code::InvalidValue, "{d:?}");
+    assert_eq!(d.location.line, 3, "{d:?}");
+    let d = one_error("sizes:\n  bucket: [\n");
+    assert_eq!(d.code, Code::YamlSyntax, "{d:?}");
+    assert!(d.location.line >= 2, "{d:?}");
+}
