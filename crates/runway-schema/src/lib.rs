@@ -5,8 +5,16 @@
 //! [`Diagnostic`] found. It has no clock, no randomness and no network.
 
 pub mod diagnostic;
+mod mem;
 pub mod model;
+mod read;
+mod tree;
+mod validate;
 pub mod values;
+
+pub use mem::MemFiles;
+pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
+pub use validate::variables;
 
 pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean};
 pub use model::*;
@@ -21,19 +29,6 @@ pub trait Files {
     fn read(&self, path: &str) -> Option<Vec<u8>>;
 }
 
-/// Options of the loader.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Size names the catalogue knows (for `unknown-size`).
-    pub sizes: Vec<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self { sizes: ["small", "medium", "large"].map(String::from).to_vec() }
-    }
-}
-
 /// What loading a product gives: the product when it has no error, and every diagnostic.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Loaded {
@@ -43,8 +38,137 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Loads a product: parses and validates the root and every member it matches.
+/// Options of the loader.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Size names the catalogue knows (for `unknown-size`).
+    pub sizes: Vec<String>,
+    /// Regions the catalogue prices; empty means any region is accepted.
+    pub regions: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { sizes: ["small", "medium", "large"].map(String::from).to_vec(), regions: Vec::new() }
+    }
+}
+
+/// Loads a product: parses and validates the root and every member it matches, reporting every
+/// problem of every file at once.
+///
+/// `root_file` is the root's path as the user gave it; member files are named relative to its
+/// folder in diagnostics, and asked of `files` relative to that folder.
 pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Options) -> Loaded {
-    let _ = (root_file, root_text, files, options);
-    unimplemented!("schema issue, in progress")
+    let mut diagnostics = Vec::new();
+    let tree = match tree::parse(root_file, root_text) {
+        Ok(t) => t,
+        Err(d) => return Loaded { product: None, diagnostics: vec![d] },
+    };
+    let known = validate::Known { sizes: &options.sizes, regions: &options.regions };
+    let parts = {
+        let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
+        validate::root(&mut cx, &tree, &known)
+    };
+    let resources = resource_nodes(&tree);
+    let base = match root_file.rfind('/') {
+        Some(i) => &root_file[..=i],
+        None => "",
+    };
+
+    let mut members: Vec<validate::LoadedMember> = Vec::new();
+    if let Some(tree::Value::Seq(globs)) = parts.members_node.as_ref().map(|n| &n.value) {
+        for (i, glob) in globs.iter().enumerate() {
+            let tree::Value::Str(pattern) = &glob.value else { continue };
+            for folder in files.member_folders(pattern) {
+                let rel = format!("{}/runway.yaml", folder.trim_end_matches('/'));
+                if members.iter().any(|m| m.rel == rel) {
+                    continue;
+                }
+                let display = format!("{base}{rel}");
+                let Some(bytes) = files.read(&rel) else {
+                    let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
+                    cx.error(
+                        Code::MemberMissing,
+                        glob,
+                        &format!("members[{i}]"),
+                        format!("member folder `{folder}` has no runway.yaml"),
+                        Some(format!("add `{display}` with `runway: 3`, or narrow the glob")),
+                    );
+                    continue;
+                };
+                let folder_name =
+                    folder.trim_end_matches('/').rsplit('/').next().unwrap_or(&folder).to_owned();
+                let mut member_diags = Vec::new();
+                match tree::parse(&display, &bytes) {
+                    Err(d) => member_diags.push(d),
+                    Ok(node) => {
+                        let mut cx = read::Cx { file: &display, diags: &mut member_diags };
+                        if let Some((member, name_node)) =
+                            validate::member(&mut cx, &node, &folder_name, &resources)
+                        {
+                            if let Some(first) = members.iter().find(|m| m.member.name == member.name) {
+                                cx.error(
+                                    Code::DuplicateName,
+                                    &name_node,
+                                    "member",
+                                    format!(
+                                        "member name `{}` is declared twice (also in `{}`)",
+                                        member.name, first.member.file
+                                    ),
+                                    Some("give each member its own name with `member:`".to_owned()),
+                                );
+                            } else {
+                                members.push(validate::LoadedMember { rel, member });
+                            }
+                        }
+                    }
+                }
+                diagnostics.extend(member_diags);
+            }
+        }
+    }
+    let members: Vec<Member> = members.into_iter().map(|m| m.member).collect();
+    {
+        let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
+        validate::unused_shared(&mut cx, &parts.shared_nodes, &members);
+    }
+    // Stable order: by file as first met, then position.
+    let mut files_seen: Vec<String> = Vec::new();
+    for d in &diagnostics {
+        if !files_seen.contains(&d.location.file) {
+            files_seen.push(d.location.file.clone());
+        }
+    }
+    diagnostics.sort_by_key(|d| {
+        (files_seen.iter().position(|f| *f == d.location.file), d.location.line, d.location.column)
+    });
+    let has_error = diagnostics.iter().any(Diagnostic::is_error);
+    let product = match parts.runway {
+        Some(root) if !has_error => Some(Product { root, members }),
+        _ => None,
+    };
+    Loaded { product, diagnostics }
+}
+
+/// Loads one file on its own (no members): convenient for embedding and editors.
+pub fn load_str(file: &str, text: &str) -> Loaded {
+    load(file, text.as_bytes(), &MemFiles::default(), &Options::default())
+}
+
+/// The `resources` entries of a root tree, read without reporting (validation reports).
+fn resource_nodes(tree: &tree::Node) -> Vec<(&str, &tree::Node, &tree::Node)> {
+    let tree::Value::Map(root) = &tree.value else { return Vec::new() };
+    let Some((_, res)) =
+        root.iter().find(|(k, _)| matches!(&k.value, tree::Value::Str(s) if s == "resources"))
+    else {
+        return Vec::new();
+    };
+    let tree::Value::Map(entries) = &res.value else { return Vec::new() };
+    entries
+        .iter()
+        .filter_map(|(k, v)| match &k.value {
+            tree::Value::Str(s) => Some((s.as_str(), k, v)),
+            _ => None,
+        })
+        .collect()
 }

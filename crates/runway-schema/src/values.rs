@@ -131,11 +131,11 @@ impl Duration {
 impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.millis;
-        if m % 3_600_000 == 0 && m > 0 {
+        if m.is_multiple_of(3_600_000) && m > 0 {
             write!(f, "{}h", m / 3_600_000)
-        } else if m % 60_000 == 0 && m > 0 {
+        } else if m.is_multiple_of(60_000) && m > 0 {
             write!(f, "{}m", m / 60_000)
-        } else if m % 1000 == 0 {
+        } else if m.is_multiple_of(1000) {
             write!(f, "{}s", m / 1000)
         } else {
             write!(f, "{m}ms")

@@ -1,0 +1,275 @@
+//! Small readers over the spanned tree that record a diagnostic for every problem they meet.
+
+use crate::diagnostic::{Code, Diagnostic, Location, did_you_mean};
+use crate::tree::{Node, Value};
+
+/// Collects diagnostics for one file.
+pub(crate) struct Cx<'a> {
+    pub file: &'a str,
+    pub diags: &'a mut Vec<Diagnostic>,
+}
+
+/// `a.b`, or `b` at the top.
+pub(crate) fn join(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+}
+
+/// `a.b[3]`.
+pub(crate) fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// Quotes a value for a message, cut so an error never shows more than a short value.
+pub(crate) fn quote(text: &str) -> String {
+    const MAX: usize = 80;
+    if text.chars().count() <= MAX {
+        format!("`{text}`")
+    } else {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("`{cut}…`")
+    }
+}
+
+/// The keys of one mapping, each checked against the allowed set.
+pub(crate) struct Fields<'n> {
+    pub map: &'n Node,
+    pub entries: Vec<(&'n str, &'n Node, &'n Node)>,
+}
+
+impl<'n> Fields<'n> {
+    pub fn get(&self, key: &str) -> Option<&'n Node> {
+        self.entries.iter().find(|(k, _, _)| *k == key).map(|(_, _, v)| *v)
+    }
+}
+
+impl Cx<'_> {
+    pub fn loc(&self, node: &Node) -> Location {
+        node.location(self.file)
+    }
+
+    pub fn error(&mut self, code: Code, node: &Node, path: &str, message: String, help: Option<String>) {
+        let mut d = Diagnostic::error(code, self.loc(node), path, message);
+        d.help = help;
+        self.diags.push(d);
+    }
+
+    pub fn warning(&mut self, code: Code, node: &Node, path: &str, message: String, help: Option<String>) {
+        let mut d = Diagnostic::warning(code, self.loc(node), path, message);
+        d.help = help;
+        self.diags.push(d);
+    }
+
+    pub fn invalid(&mut self, node: &Node, path: &str, message: String, help: Option<String>) {
+        self.error(Code::InvalidValue, node, path, message, help);
+    }
+
+    /// Reads a mapping: reports non-string keys, duplicate keys and unknown keys (with a
+    /// suggestion); returns the first occurrence of each allowed key.
+    pub fn fields<'n>(
+        &mut self,
+        node: &'n Node,
+        path: &str,
+        what: &str,
+        allowed: &[&str],
+    ) -> Option<Fields<'n>> {
+        let Value::Map(entries) = &node.value else {
+            self.invalid(node, path, format!("{what} must be a mapping, found {}", node.describe()), None);
+            return None;
+        };
+        let mut out: Vec<(&'n str, &'n Node, &'n Node)> = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            let Value::Str(key) = &k.value else {
+                self.invalid(
+                    k,
+                    path,
+                    format!("keys of {what} must be strings, found {}", k.describe()),
+                    None,
+                );
+                continue;
+            };
+            let key = key.as_str();
+            if out.iter().any(|(seen, _, _)| *seen == key) {
+                self.error(
+                    Code::DuplicateKey,
+                    k,
+                    &join(path, key),
+                    format!("{} is written twice in {what}", quote(key)),
+                    Some("remove one of the two; YAML keeps only one of them".to_owned()),
+                );
+                continue;
+            }
+            if !allowed.contains(&key) {
+                let help = match did_you_mean(key, allowed.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("the fields of {what} are: {}", allowed.join(", ")),
+                };
+                self.error(
+                    Code::UnknownField,
+                    k,
+                    &join(path, key),
+                    format!("{} is not a field of {what}", quote(key)),
+                    Some(help),
+                );
+                continue;
+            }
+            out.push((key, k, v));
+        }
+        Some(Fields { map: node, entries: out })
+    }
+
+    /// A required key; reports `missing-field` at the mapping when absent.
+    pub fn require<'n>(
+        &mut self,
+        f: &Fields<'n>,
+        path: &str,
+        what: &str,
+        key: &str,
+        help: &str,
+    ) -> Option<&'n Node> {
+        let v = f.get(key);
+        if v.is_none() {
+            self.error(
+                Code::MissingField,
+                f.map,
+                &join(path, key),
+                format!("{what} has no `{key}`"),
+                Some(help.to_owned()),
+            );
+        }
+        v
+    }
+
+    /// A mapping whose keys are names chosen by the user: duplicates reported, values returned
+    /// with their key node, in file order.
+    pub fn named_map<'n>(
+        &mut self,
+        node: &'n Node,
+        path: &str,
+        what: &str,
+    ) -> Vec<(&'n str, &'n Node, &'n Node)> {
+        let Value::Map(entries) = &node.value else {
+            if node.value != Value::Null {
+                self.invalid(
+                    node,
+                    path,
+                    format!("{what} must be a mapping, found {}", node.describe()),
+                    None,
+                );
+            }
+            return Vec::new();
+        };
+        let mut out: Vec<(&'n str, &'n Node, &'n Node)> = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            let Value::Str(key) = &k.value else {
+                self.invalid(
+                    k,
+                    path,
+                    format!("names in {what} must be strings, found {}", k.describe()),
+                    None,
+                );
+                continue;
+            };
+            if out.iter().any(|(seen, _, _)| *seen == key.as_str()) {
+                self.error(
+                    Code::DuplicateKey,
+                    k,
+                    &join(path, key),
+                    format!("{} is written twice in {what}", quote(key)),
+                    Some("remove one of the two or rename it".to_owned()),
+                );
+                continue;
+            }
+            out.push((key.as_str(), k, v));
+        }
+        out
+    }
+
+    /// Any scalar as text (numbers and booleans as written).
+    pub fn text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
+        let t = match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            Value::Int(i) => Some(i.to_string()),
+            Value::Float(f) => Some(f.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            _ => None,
+        };
+        if t.is_none() {
+            self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
+        }
+        t
+    }
+
+    /// A string (not a number or boolean).
+    pub fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
+        if let Value::Str(s) = &node.value {
+            Some(s.clone())
+        } else {
+            self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
+            None
+        }
+    }
+
+    /// A whole number within `min..=max`.
+    pub fn uint(&mut self, node: &Node, path: &str, what: &str, min: u64, max: u64) -> Option<u64> {
+        match &node.value {
+            Value::Int(i) if *i >= i128::from(min) && *i <= i128::from(max) => u64::try_from(*i).ok(),
+            Value::Int(i) => {
+                self.invalid(node, path, format!("{what} is {i}, outside {min}..={max}"), None);
+                None
+            }
+            _ => {
+                self.invalid(
+                    node,
+                    path,
+                    format!("{what} must be a whole number, found {}", node.describe()),
+                    Some(format!("write a number between {min} and {max}")),
+                );
+                None
+            }
+        }
+    }
+
+    /// `true` or `false`.
+    pub fn boolean(&mut self, node: &Node, path: &str, what: &str) -> Option<bool> {
+        if let Value::Bool(b) = node.value {
+            Some(b)
+        } else {
+            self.invalid(
+                node,
+                path,
+                format!("{what} must be true or false, found {}", node.describe()),
+                Some("write `true` or `false`".to_owned()),
+            );
+            None
+        }
+    }
+
+    /// A list.
+    pub fn list<'n>(&mut self, node: &'n Node, path: &str, what: &str) -> Option<&'n [Node]> {
+        if let Value::Seq(items) = &node.value {
+            Some(items)
+        } else {
+            self.invalid(
+                node,
+                path,
+                format!("{what} must be a list, found {}", node.describe()),
+                Some("write a list such as `[a, b]`".to_owned()),
+            );
+            None
+        }
+    }
+
+    /// One of a fixed set of words, with a suggestion.
+    pub fn one_of<'w>(&mut self, node: &Node, path: &str, what: &str, words: &[&'w str]) -> Option<&'w str> {
+        let text = self.text(node, path, what)?;
+        if let Some(w) = words.iter().find(|w| **w == text) {
+            return Some(w);
+        }
+        let help = match did_you_mean(&text, words.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("write one of: {}", words.join(", ")),
+        };
+        self.invalid(node, path, format!("{} is not a valid {what}", quote(&text)), Some(help));
+        None
+    }
+}

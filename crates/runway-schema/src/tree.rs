@@ -1,0 +1,290 @@
+//! YAML text -> a small spanned tree, bounded.
+//!
+//! serde derive stops at the first error; a person fixing a file wants every problem at once.
+//! So the text is first read into this tree (every key and value with its location, duplicate
+//! keys kept so they can be reported), and validation walks the tree by hand.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::diagnostic::{Code, Diagnostic, Location};
+
+/// Largest file read: past it, nothing is parsed.
+pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+/// Deepest nesting of mappings and sequences.
+pub const MAX_DEPTH: usize = 64;
+/// Most YAML nodes in one file.
+pub const MAX_NODES: usize = 2_000_000;
+/// Most alias uses in one file.
+pub const MAX_ALIASES: usize = 1_000;
+/// Most events replayed by aliases in one file (what stops an alias bomb).
+pub const MAX_REPLAYED_EVENTS: usize = 100_000;
+
+/// A scalar or collection, as read.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Value {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+/// A value and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Node {
+    pub value: Value,
+    pub line: u32,
+    pub column: u32,
+    pub offset: usize,
+    pub len: usize,
+}
+
+impl Node {
+    pub fn location(&self, file: &str) -> Location {
+        Location {
+            file: file.to_owned(),
+            line: self.line,
+            column: self.column,
+            offset: self.offset,
+            len: self.len,
+        }
+    }
+
+    /// The scalar as text (keys, names, plain values); `None` for collections and null.
+    pub fn scalar_text(&self) -> Option<String> {
+        match &self.value {
+            Value::Str(s) => Some(s.clone()),
+            Value::Int(i) => Some(i.to_string()),
+            Value::Float(f) => Some(f.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Null | Value::Seq(_) | Value::Map(_) => None,
+        }
+    }
+
+    /// What kind of value this is, for messages.
+    pub fn describe(&self) -> &'static str {
+        match &self.value {
+            Value::Null => "nothing",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "a number",
+            Value::Float(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+}
+
+/// Reads the value without its location; its children carry theirs.
+struct ValueVisitor;
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s: Spanned<Value> = Spanned::deserialize(d)?;
+        let loc = s.referenced;
+        let span = loc.span();
+        Ok(Node {
+            value: s.value,
+            line: u32::try_from(loc.line()).unwrap_or(u32::MAX),
+            column: u32::try_from(loc.column()).unwrap_or(u32::MAX),
+            offset: span.byte_offset().and_then(|o| usize::try_from(o).ok()).unwrap_or(0),
+            len: span.byte_len().and_then(|o| usize::try_from(o).ok()).unwrap_or(0),
+        })
+    }
+}
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(v.into()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Int(v.into()))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        Ok(i128::try_from(v).map_or_else(|_| Value::Str(v.to_string()), Value::Int))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Node>()? {
+            items.push(item);
+        }
+        Ok(Value::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<Node>()? {
+            let value = map.next_value::<Node>()?;
+            entries.push((key, value));
+        }
+        Ok(Value::Map(entries))
+    }
+}
+
+fn options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = MAX_DEPTH;
+    budget.flow_nesting_limit = MAX_DEPTH;
+    budget.max_nodes = MAX_NODES;
+    budget.max_aliases = MAX_ALIASES;
+    budget.max_documents = 1;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    // Duplicates reach the tree so that every one of them is reported, not just the first.
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
+    options.alias_limits.max_total_replayed_events = MAX_REPLAYED_EVENTS;
+    options.with_snippet = false;
+    options
+}
+
+/// Parses one file into a tree, or the one diagnostic that stops reading it.
+pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
+    let at = |line: u32, column: u32, offset: usize| Location {
+        file: file.to_owned(),
+        line,
+        column,
+        offset,
+        len: 0,
+    };
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(Diagnostic::error(
+            Code::YamlSyntax,
+            at(1, 1, 0),
+            "",
+            format!("the file is {} bytes, over the limit of {} bytes", bytes.len(), MAX_FILE_BYTES),
+        )
+        .with_help("a runway file describes one product; split very large products or generated content"));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|b| **b == b'\n').count() + 1;
+            let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+            return Err(Diagnostic::error(
+                Code::YamlSyntax,
+                at(to_u32(line), to_u32(column), e.valid_up_to()),
+                "",
+                format!("the file is not UTF-8: invalid byte at offset {}", e.valid_up_to()),
+            )
+            .with_help("save the file as UTF-8"));
+        }
+    };
+    if text.trim().is_empty() || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Ok(Node { value: Value::Null, line: 1, column: 1, offset: 0, len: 0 });
+    }
+    match serde_saphyr::from_str_with_options::<Node>(text, options()) {
+        Ok(node) => Ok(node),
+        Err(e) => {
+            let (line, column, offset) = e
+                .location()
+                .map(|l| {
+                    let off = l.span().byte_offset().and_then(|o| usize::try_from(o).ok()).unwrap_or(0);
+                    (
+                        to_u32(usize::try_from(l.line()).unwrap_or(0)),
+                        to_u32(usize::try_from(l.column()).unwrap_or(0)),
+                        off,
+                    )
+                })
+                .unwrap_or((1, 1, 0));
+            Err(Diagnostic::error(Code::YamlSyntax, at(line, column, offset), "", syntax_message(&e)))
+        }
+    }
+}
+
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The parser's message without any source snippet: errors never echo more than the offending
+/// value.
+fn syntax_message(e: &serde_saphyr::Error) -> String {
+    let mut msg = e.without_snippet().to_string();
+    // The message may end with the position again; keep the first line only.
+    if let Some(i) = msg.find('\n') {
+        msg.truncate(i);
+    }
+    if msg.len() > 300 {
+        let mut cut = 300;
+        while !msg.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        msg.truncate(cut);
+        msg.push('…');
+    }
+    format!("invalid YAML: {msg}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_locations_and_duplicates() {
+        let n = parse("f", b"a: 1\nb:\n  c: x\na: 2\n").unwrap();
+        let Value::Map(m) = &n.value else { panic!("not a map: {n:?}") };
+        assert_eq!(m.len(), 3);
+        assert_eq!((m[2].0.line, m[2].0.column), (4, 1));
+        let Value::Map(inner) = &m[1].1.value else { panic!() };
+        assert_eq!((inner[0].1.line, inner[0].1.column, inner[0].1.offset), (3, 6, 13));
+    }
+
+    #[test]
+    fn refuses_bombs_and_depth() {
+        let mut bomb = String::from("a: &a [x,x,x,x,x,x,x,x,x,x]\n");
+        for i in 0..9 {
+            let prev = if i == 0 { "a".to_owned() } else { format!("b{}", i - 1) };
+            bomb.push_str(&format!("b{i}: &b{i} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        let e = parse("f", bomb.as_bytes()).unwrap_err();
+        assert_eq!(e.code, Code::YamlSyntax, "{e:?}");
+        let deep = "[".repeat(100_000);
+        let e = parse("f", deep.as_bytes()).unwrap_err();
+        assert_eq!(e.code, Code::YamlSyntax, "{e:?}");
+        println!("{e:?}");
+    }
+}
