@@ -13,11 +13,8 @@ fn text_lists_sizes_prices_sources_and_estimates() {
         text.lines().find(|l| l.trim_start().starts_with("cache-node/cache.t4g.micro")).expect("price line");
     assert!(line.contains("0.0128") && line.contains("node-hour") && line.contains("(2026-12-02)"), "{line}");
     // small RDS postgres with its proxy and secret: 13.98 + 21.90 + 0.40 = 36.28.
-    let est = text
-        .lines()
-        .filter(|l| l.trim_start().starts_with("postgres rds     small"))
-        .last()
-        .expect("estimate line");
+    let est =
+        text.lines().rfind(|l| l.trim_start().starts_with("postgres rds     small")).expect("estimate line");
     assert!(est.trim_end().ends_with("36.28"), "{est}");
     assert!(text.contains("unpriced"), "{text}");
 }
