@@ -1,0 +1,237 @@
+//! The AWS side of the adapter: SSM parameters (`runway ssm publish|verify`) and the copy of a
+//! database admin credential that RDS Proxy reads from Secrets Manager.
+//!
+//! Everything here carries out what the plan already decided: names, KMS key, tags. Nothing is
+//! deleted. Values travel only as [`SecretString`] and are never printed, logged, put in an error
+//! or in a report; reports say *what* changed (`created`, `updated`, `unchanged`), never *to what*.
+//!
+//! Every writing function takes `dry_run`: with it set, only read APIs are called and the report
+//! says what would change.
+
+mod proxy;
+mod ssm;
+
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use aws_config::BehaviorVersion;
+use aws_config::Region;
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_sdk_ssm::config::Credentials;
+use aws_sdk_ssm::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Serialize;
+
+pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport};
+pub use ssm::{
+    ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
+    PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
+};
+
+/// The product and environment a call works for; they become the `product` and `environment`
+/// tags of everything written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// The product name, e.g. `acme-shop`.
+    pub product: String,
+    /// The runway environment, e.g. `dev`.
+    pub environment: String,
+}
+
+/// Where the values to publish come from. The Infisical adapter implements it; tests use an
+/// in-memory map.
+///
+/// Implementations must keep values out of their errors: an error's `Display` is shown to the
+/// user.
+pub trait ValueSource {
+    /// The value of `variable` (e.g. `MAIN_DB_URL`) of `resource` (e.g. `main-db`), or `None`
+    /// when the source has no such value.
+    fn value(
+        &self,
+        resource: &str,
+        variable: &str,
+    ) -> impl Future<Output = Result<Option<SecretString>, SourceError>> + Send;
+}
+
+/// An error from a [`ValueSource`]; its message must not contain a value.
+pub type SourceError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What happened (or, in a dry run, would happen) to one thing written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Action {
+    /// It did not exist and was created.
+    Created,
+    /// It existed and its value, type or key differed: a new version was written.
+    Updated,
+    /// Its value was right but some tags were missing or different; only tags were written.
+    Retagged,
+    /// Nothing differed; nothing was written.
+    Unchanged,
+}
+
+impl Action {
+    /// The word shown in reports: `created`, or `would create` in a dry run.
+    pub fn word(self, dry_run: bool) -> &'static str {
+        match (self, dry_run) {
+            (Action::Created, false) => "created",
+            (Action::Created, true) => "would create",
+            (Action::Updated, false) => "updated",
+            (Action::Updated, true) => "would update",
+            (Action::Retagged, false) => "retagged",
+            (Action::Retagged, true) => "would retag",
+            (Action::Unchanged, _) => "unchanged",
+        }
+    }
+}
+
+/// A failed AWS call, described without any request or response body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{operation} failed{}: {message}", code.as_ref().map(|c| format!(" ({c})")).unwrap_or_default())]
+pub struct RemoteError {
+    /// The API operation, e.g. `PutParameter`.
+    pub operation: &'static str,
+    /// The AWS error code when the service answered, e.g. `AccessDeniedException`.
+    pub code: Option<String>,
+    /// The error and its causes, e.g. `dispatch failure: io error: Connection refused`.
+    pub message: String,
+}
+
+impl RemoteError {
+    pub(crate) fn from_sdk<E, R>(operation: &'static str, err: &SdkError<E, R>) -> Self
+    where
+        E: ProvideErrorMetadata + std::error::Error + 'static,
+        R: fmt::Debug,
+    {
+        let (code, message) = match err {
+            SdkError::ServiceError(service) => (
+                service.err().code().map(str::to_owned),
+                service
+                    .err()
+                    .message()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| DisplayErrorContext(err).to_string()),
+            ),
+            _ => (None, DisplayErrorContext(err).to_string()),
+        };
+        RemoteError { operation, code, message }
+    }
+}
+
+/// How to reach AWS. Region comes from the runway environment; endpoint, credentials and profile
+/// come from the standard AWS environment (`AWS_PROFILE`, `AWS_ENDPOINT_URL`, ...) unless
+/// [`ClientSettings::isolated`] replaces them.
+#[derive(Debug, Clone)]
+pub struct ClientSettings {
+    /// The AWS region, e.g. `eu-west-1`.
+    pub region: String,
+    /// Attempts per call, first included (standard retry mode).
+    pub max_attempts: u32,
+    /// The first retry back-off; later ones grow exponentially with jitter.
+    pub initial_backoff: Duration,
+    /// Time allowed to open a connection.
+    pub connect_timeout: Duration,
+    /// Time allowed for one attempt of a call.
+    pub attempt_timeout: Duration,
+    /// Time allowed for a call, retries included.
+    pub operation_timeout: Duration,
+    /// When set, the host's AWS environment (variables, profiles) is ignored entirely.
+    pub isolated: Option<IsolatedEndpoint>,
+}
+
+impl ClientSettings {
+    /// Defaults for `region`: 4 attempts, 5 s connect, 20 s per attempt, 60 s per call.
+    pub fn new(region: impl Into<String>) -> Self {
+        ClientSettings {
+            region: region.into(),
+            max_attempts: 4,
+            initial_backoff: Duration::from_secs(1),
+            connect_timeout: Duration::from_secs(5),
+            attempt_timeout: Duration::from_secs(20),
+            operation_timeout: Duration::from_secs(60),
+            isolated: None,
+        }
+    }
+}
+
+/// An explicit endpoint with static credentials, used instead of anything in the host's
+/// environment (tests against moto, local emulators).
+#[derive(Debug, Clone)]
+pub struct IsolatedEndpoint {
+    /// e.g. `http://127.0.0.1:5000`.
+    pub endpoint_url: String,
+    /// The access key id.
+    pub access_key_id: String,
+    /// The secret access key.
+    pub secret_access_key: SecretString,
+}
+
+/// The SDK clients the adapter works with.
+#[derive(Debug, Clone)]
+pub struct AwsClients {
+    pub(crate) ssm: aws_sdk_ssm::Client,
+    pub(crate) secrets: aws_sdk_secretsmanager::Client,
+}
+
+impl AwsClients {
+    /// Loads the AWS configuration and builds the SSM and Secrets Manager clients.
+    pub async fn connect(settings: &ClientSettings) -> Self {
+        let timeouts = TimeoutConfig::builder()
+            .connect_timeout(settings.connect_timeout)
+            .operation_attempt_timeout(settings.attempt_timeout)
+            .operation_timeout(settings.operation_timeout)
+            .build();
+        let retry = RetryConfig::standard()
+            .with_max_attempts(settings.max_attempts)
+            .with_initial_backoff(settings.initial_backoff);
+        let mut loader = aws_config::defaults(BehaviorVersion::latest())
+            .region(Region::new(settings.region.clone()))
+            .retry_config(retry)
+            .timeout_config(timeouts);
+        if let Some(iso) = &settings.isolated {
+            loader = loader
+                .empty_test_environment()
+                .endpoint_url(iso.endpoint_url.clone())
+                .credentials_provider(Credentials::new(
+                    iso.access_key_id.clone(),
+                    iso.secret_access_key.expose_secret().to_owned(),
+                    None,
+                    None,
+                    "runway-isolated",
+                ));
+        }
+        let config = loader.load().await;
+        AwsClients {
+            ssm: aws_sdk_ssm::Client::new(&config),
+            secrets: aws_sdk_secretsmanager::Client::new(&config),
+        }
+    }
+}
+
+/// The tags written: `product`, `environment`, `resource`, then the caller's extra tags (an
+/// extra tag cannot override one of the three).
+pub(crate) fn standard_tags(
+    scope: &Scope,
+    resource: &str,
+    extra: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut tags = vec![
+        ("product".to_owned(), scope.product.clone()),
+        ("environment".to_owned(), scope.environment.clone()),
+        ("resource".to_owned(), resource.to_owned()),
+    ];
+    for (k, v) in extra {
+        if !tags.iter().any(|(known, _)| known == k) {
+            tags.push((k.clone(), v.clone()));
+        }
+    }
+    tags
+}
+
+/// Whether every wanted tag is present with the wanted value (other tags may exist too).
+pub(crate) fn tags_satisfied(wanted: &[(String, String)], present: &[(String, String)]) -> bool {
+    wanted.iter().all(|w| present.contains(w))
+}

@@ -1,0 +1,188 @@
+//! The RDS Proxy's copy of a database admin credential in Secrets Manager.
+
+use std::fmt;
+
+use aws_sdk_secretsmanager::operation::describe_secret::DescribeSecretOutput;
+use aws_sdk_secretsmanager::types::Tag;
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+use zeroize::Zeroize;
+
+use super::{Action, AwsClients, RemoteError, Scope, standard_tags, tags_satisfied};
+
+/// The admin credential RDS Proxy logs in with, to be stored as JSON
+/// `{"username": ..., "password": ...}` in the Secrets Manager secret `secret_name`.
+#[derive(Debug, Clone)]
+pub struct ProxyAdminCopy {
+    /// `<product>/<env>/<resource>/proxy-admin`, as the plan names it.
+    pub secret_name: String,
+    /// The database resource, e.g. `main-db`; also the `resource` tag.
+    pub resource: String,
+    /// The admin user name.
+    pub username: String,
+    /// The admin password; never shown.
+    pub password: SecretString,
+    /// Extra tags besides `product`, `environment` and `resource`.
+    pub tags: Vec<(String, String)>,
+}
+
+/// What the proxy copy did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProxyCopyReport {
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
+    /// The secret name.
+    pub secret_name: String,
+    /// Created, a new version (updated), retagged, or unchanged.
+    pub action: Action,
+}
+
+impl fmt::Display for ProxyCopyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.dry_run {
+            writeln!(f, "dry run: nothing written")?;
+        }
+        writeln!(f, "{:<9} {}", self.action.word(self.dry_run), self.secret_name)
+    }
+}
+
+/// The proxy copy failed; `done` says what was already written before the failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error(
+    "proxy credential copy to `{secret_name}` failed: {cause}; done: {}; running it again completes the rest",
+    if done.is_empty() { "nothing".to_owned() } else { done.join(", ") }
+)]
+pub struct ProxyCopyError {
+    /// The secret name.
+    pub secret_name: String,
+    /// Steps completed before the failure, e.g. `new version`.
+    pub done: Vec<&'static str>,
+    /// The failed call.
+    pub cause: RemoteError,
+}
+
+#[derive(Serialize)]
+struct CredentialOut<'a> {
+    username: &'a str,
+    password: &'a str,
+}
+
+#[derive(Deserialize)]
+struct CredentialIn {
+    username: String,
+    password: String,
+}
+
+impl Drop for CredentialIn {
+    fn drop(&mut self) {
+        self.password.zeroize();
+    }
+}
+
+impl ProxyAdminCopy {
+    fn json(&self) -> SecretString {
+        let out = CredentialOut { username: &self.username, password: self.password.expose_secret() };
+        // Invariant: a struct of two strings always serialises.
+        SecretString::from(serde_json::to_string(&out).expect("two strings serialise"))
+    }
+
+    fn matches(&self, stored: &str) -> bool {
+        serde_json::from_str::<CredentialIn>(stored)
+            .is_ok_and(|c| c.username == self.username && c.password == self.password.expose_secret())
+    }
+}
+
+impl AwsClients {
+    /// Makes the secret `copy.secret_name` hold `copy`'s credential: creates it when absent,
+    /// writes a new version only when the stored value differs, adds missing tags. Never
+    /// deletes anything and never shows the value.
+    pub async fn copy_proxy_admin(
+        &self,
+        scope: &Scope,
+        copy: &ProxyAdminCopy,
+        dry_run: bool,
+    ) -> Result<ProxyCopyReport, ProxyCopyError> {
+        let name = &copy.secret_name;
+        let tags = standard_tags(scope, &copy.resource, &copy.tags);
+        let mut done = Vec::new();
+        let fail = |done: &Vec<&'static str>, cause| ProxyCopyError {
+            secret_name: name.clone(),
+            done: done.clone(),
+            cause,
+        };
+        let report = |action| ProxyCopyReport { dry_run, secret_name: name.clone(), action };
+        let Some(described) = self.describe_secret(name).await.map_err(|e| fail(&done, e))? else {
+            if dry_run {
+                return Ok(report(Action::Created));
+            }
+            let json = copy.json();
+            self.secrets
+                .create_secret()
+                .name(name)
+                .secret_string(json.expose_secret())
+                .set_tags(Some(tags.iter().map(sm_tag).collect()))
+                .send()
+                .await
+                .map_err(|e| fail(&done, RemoteError::from_sdk("CreateSecret", &e)))?;
+            return Ok(report(Action::Created));
+        };
+
+        let stored = self
+            .secrets
+            .get_secret_value()
+            .secret_id(name)
+            .send()
+            .await
+            .map_err(|e| fail(&done, RemoteError::from_sdk("GetSecretValue", &e)))?;
+        let same = stored.secret_string().is_some_and(|s| copy.matches(s));
+        drop(stored);
+        let present: Vec<(String, String)> = described
+            .tags()
+            .iter()
+            .filter_map(|t| Some((t.key()?.to_owned(), t.value()?.to_owned())))
+            .collect();
+        let tags_ok = tags_satisfied(&tags, &present);
+        let action = match (same, tags_ok) {
+            (true, true) => Action::Unchanged,
+            (true, false) => Action::Retagged,
+            (false, _) => Action::Updated,
+        };
+        if dry_run {
+            return Ok(report(action));
+        }
+        if !same {
+            let json = copy.json();
+            self.secrets
+                .put_secret_value()
+                .secret_id(name)
+                .secret_string(json.expose_secret())
+                .send()
+                .await
+                .map_err(|e| fail(&done, RemoteError::from_sdk("PutSecretValue", &e)))?;
+            done.push("new version");
+        }
+        if !tags_ok {
+            self.secrets
+                .tag_resource()
+                .secret_id(name)
+                .set_tags(Some(tags.iter().map(sm_tag).collect()))
+                .send()
+                .await
+                .map_err(|e| fail(&done, RemoteError::from_sdk("TagResource", &e)))?;
+        }
+        Ok(report(action))
+    }
+
+    /// DescribeSecret, `None` when there is no such secret.
+    async fn describe_secret(&self, name: &str) -> Result<Option<DescribeSecretOutput>, RemoteError> {
+        match self.secrets.describe_secret().secret_id(name).send().await {
+            Ok(out) => Ok(Some(out)),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(None),
+            Err(e) => Err(RemoteError::from_sdk("DescribeSecret", &e)),
+        }
+    }
+}
+
+fn sm_tag((key, value): &(String, String)) -> Tag {
+    Tag::builder().key(key).value(value).build()
+}

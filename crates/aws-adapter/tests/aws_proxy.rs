@@ -1,0 +1,80 @@
+//! The RDS Proxy's Secrets Manager copy against a real moto server.
+
+mod aws_support;
+
+use aws_adapter::aws::{Action, ProxyAdminCopy};
+use aws_support::{Moto, clients, scope, sdk_config};
+use secrecy::SecretString;
+
+const NAME: &str = "acme-shop/dev/main-db/proxy-admin";
+
+fn copy(password: &str) -> ProxyAdminCopy {
+    ProxyAdminCopy {
+        secret_name: NAME.to_owned(),
+        resource: "main-db".to_owned(),
+        username: "runway_admin".to_owned(),
+        password: SecretString::from(password.to_owned()),
+        tags: Vec::new(),
+    }
+}
+
+/// (version count, current JSON), read straight from moto.
+async fn stored(url: &str) -> (usize, serde_json::Value) {
+    let sm = aws_sdk_secretsmanager::Client::new(&sdk_config(url).await);
+    let versions = sm.list_secret_version_ids().secret_id(NAME).send().await.expect("ListSecretVersionIds");
+    let current = sm.get_secret_value().secret_id(NAME).send().await.expect("GetSecretValue");
+    let json = serde_json::from_str(current.secret_string().expect("string")).expect("json");
+    (versions.versions().len(), json)
+}
+
+#[tokio::test]
+async fn proxy_copy_creates_once_and_adds_a_version_only_on_change() {
+    let moto = Moto::start();
+    let aws = clients(&moto.url()).await;
+
+    let dry = aws.copy_proxy_admin(&scope(), &copy("pw-1"), true).await.expect("dry");
+    assert_eq!(dry.action, Action::Created);
+    let sm = aws_sdk_secretsmanager::Client::new(&sdk_config(&moto.url()).await);
+    let listed = sm.list_secrets().send().await.expect("ListSecrets");
+    assert!(listed.secret_list().is_empty(), "a dry run created a secret");
+
+    let first = aws.copy_proxy_admin(&scope(), &copy("pw-1"), false).await.expect("create");
+    assert_eq!(first.action, Action::Created);
+    assert_eq!(first.to_string(), format!("created   {NAME}\n"));
+    let expected_1 = serde_json::json!({"username": "runway_admin", "password": "pw-1"});
+    assert_eq!(stored(&moto.url()).await, (1, expected_1.clone()));
+
+    let same = aws.copy_proxy_admin(&scope(), &copy("pw-1"), false).await.expect("same");
+    assert_eq!(same.action, Action::Unchanged);
+    assert_eq!(stored(&moto.url()).await, (1, expected_1.clone()), "no new version");
+
+    let dry = aws.copy_proxy_admin(&scope(), &copy("pw-2"), true).await.expect("dry");
+    assert_eq!(dry.action, Action::Updated);
+    assert_eq!(dry.to_string(), format!("dry run: nothing written\nwould update {NAME}\n"));
+    assert_eq!(stored(&moto.url()).await, (1, expected_1), "a dry run wrote a version");
+
+    let changed = aws.copy_proxy_admin(&scope(), &copy("pw-2"), false).await.expect("change");
+    assert_eq!(changed.action, Action::Updated);
+    let expected_2 = serde_json::json!({"username": "runway_admin", "password": "pw-2"});
+    assert_eq!(stored(&moto.url()).await, (2, expected_2.clone()), "exactly one new version");
+
+    let again = aws.copy_proxy_admin(&scope(), &copy("pw-2"), false).await.expect("again");
+    assert_eq!(again.action, Action::Unchanged);
+    assert_eq!(stored(&moto.url()).await, (2, expected_2));
+
+    let described = sm.describe_secret().secret_id(NAME).send().await.expect("describe");
+    let mut tags: Vec<(String, String)> = described
+        .tags()
+        .iter()
+        .map(|t| (t.key().unwrap_or_default().to_owned(), t.value().unwrap_or_default().to_owned()))
+        .collect();
+    tags.sort();
+    assert_eq!(
+        tags,
+        vec![
+            ("environment".to_owned(), "dev".to_owned()),
+            ("product".to_owned(), "acme-shop".to_owned()),
+            ("resource".to_owned(), "main-db".to_owned()),
+        ]
+    );
+}
