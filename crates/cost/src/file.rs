@@ -24,22 +24,22 @@ struct RawSizes {
     #[serde(default)]
     postgres: RawPostgres,
     #[serde(default)]
-    cache: IndexMap<String, RawCache>,
+    cache: IndexMap<String, Spanned<RawCache>>,
     #[serde(default)]
-    messaging: IndexMap<String, RawMessaging>,
+    messaging: IndexMap<String, Spanned<RawMessaging>>,
     #[serde(default)]
-    bucket: IndexMap<String, RawBucket>,
+    bucket: IndexMap<String, Spanned<RawBucket>>,
     #[serde(default)]
-    workload: IndexMap<String, RawTask>,
+    workload: IndexMap<String, Spanned<RawTask>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawPostgres {
     #[serde(default)]
-    rds: IndexMap<String, RawPostgresSize>,
+    rds: IndexMap<String, Spanned<RawPostgresSize>>,
     #[serde(default)]
-    aurora: IndexMap<String, RawPostgresSize>,
+    aurora: IndexMap<String, Spanned<RawPostgresSize>>,
 }
 
 #[derive(Deserialize)]
@@ -228,42 +228,70 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
         }
         regions.insert(region, prices);
     }
+    let s = raw.sizes;
+    let mut sizes = Sizes::default();
+    // A zero count or capacity would price an item at $0; a size must declare something.
+    let mut positive = |path: String, at: serde_saphyr::Location, fields: &[(&str, u64)]| {
+        for (field, value) in fields {
+            if *value == 0 {
+                diags.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    location(file, at),
+                    format!("{path}.{field}"),
+                    format!("`{field}` of size `{path}` must be at least 1"),
+                ));
+                return false;
+            }
+        }
+        true
+    };
+    for (engine, map, out) in [
+        ("rds", s.postgres.rds, &mut sizes.postgres_rds),
+        ("aurora", s.postgres.aurora, &mut sizes.postgres_aurora),
+    ] {
+        for (name, v) in map {
+            let (at, v) = (v.referenced, v.value);
+            let fields = [
+                ("instances", u64::from(v.instances)),
+                ("storageGb", u64::from(v.storage_gb)),
+                ("vcpu", u64::from(v.vcpu)),
+            ];
+            if positive(format!("sizes.postgres.{engine}.{name}"), at, &fields) {
+                let size = PostgresSize {
+                    instance_class: v.instance_class,
+                    instances: v.instances,
+                    storage_gb: v.storage_gb,
+                    multi_az: v.multi_az,
+                    vcpu: v.vcpu,
+                };
+                out.insert(name, size);
+            }
+        }
+    }
+    for (name, v) in s.cache {
+        if positive(format!("sizes.cache.{name}"), v.referenced, &[("nodes", u64::from(v.value.nodes))]) {
+            sizes.cache.insert(name, CacheSize { node_type: v.value.node_type, nodes: v.value.nodes });
+        }
+    }
+    for (name, v) in s.messaging {
+        if positive(format!("sizes.messaging.{name}"), v.referenced, &[("requests", v.value.requests)]) {
+            sizes.messaging.insert(name, v.value.requests);
+        }
+    }
+    for (name, v) in s.bucket {
+        if positive(format!("sizes.bucket.{name}"), v.referenced, &[("storageGb", v.value.storage_gb)]) {
+            sizes.bucket.insert(name, v.value.storage_gb);
+        }
+    }
+    for (name, v) in s.workload {
+        let fields = [("cpu", u64::from(v.value.cpu)), ("memoryMib", u64::from(v.value.memory_mib))];
+        if positive(format!("sizes.workload.{name}"), v.referenced, &fields) {
+            sizes.workload.insert(name, TaskSize { cpu: v.value.cpu, memory_mib: v.value.memory_mib });
+        }
+    }
     if !diags.is_empty() {
         return Err(diags);
     }
-    let pg = |m: IndexMap<String, RawPostgresSize>| {
-        m.into_iter()
-            .map(|(k, v)| {
-                (
-                    k,
-                    PostgresSize {
-                        instance_class: v.instance_class,
-                        instances: v.instances,
-                        storage_gb: v.storage_gb,
-                        multi_az: v.multi_az,
-                        vcpu: v.vcpu,
-                    },
-                )
-            })
-            .collect()
-    };
-    let s = raw.sizes;
-    let sizes = Sizes {
-        postgres_rds: pg(s.postgres.rds),
-        postgres_aurora: pg(s.postgres.aurora),
-        cache: s
-            .cache
-            .into_iter()
-            .map(|(k, v)| (k, CacheSize { node_type: v.node_type, nodes: v.nodes }))
-            .collect(),
-        messaging: s.messaging.into_iter().map(|(k, v)| (k, v.requests)).collect(),
-        bucket: s.bucket.into_iter().map(|(k, v)| (k, v.storage_gb)).collect(),
-        workload: s
-            .workload
-            .into_iter()
-            .map(|(k, v)| (k, TaskSize { cpu: v.cpu, memory_mib: v.memory_mib }))
-            .collect(),
-    };
     Ok(Catalogue { sizes, regions })
 }
 

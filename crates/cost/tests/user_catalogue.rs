@@ -125,3 +125,33 @@ fn a_wrong_type_and_broken_yaml_are_located() {
     assert_eq!(d.code, Code::YamlSyntax, "{d:?}");
     assert!(d.location.line >= 2, "{d:?}");
 }
+
+#[test]
+fn a_duplicate_key_is_located() {
+    let d = one_error("sizes:\n  bucket:\n    small: { storageGb: 10 }\n    small: { storageGb: 20 }\n");
+    assert_eq!(d.code, Code::DuplicateKey, "{d:?}");
+    assert_eq!(d.location.line, 4, "{d:?}");
+}
+
+#[test]
+fn an_empty_user_file_changes_nothing() {
+    let empty =
+        Catalogue::parse("empty.yaml", "# nothing yet\n").expect("an empty file is a valid, empty catalogue");
+    assert!(empty.size_names().is_empty() && empty.regions().is_empty());
+    assert_eq!(Catalogue::builtin().extended_with(&empty), Catalogue::builtin());
+}
+
+#[test]
+fn zero_sizes_are_refused_and_every_problem_is_reported() {
+    let text = "sizes:\n  cache:\n    tiny: { nodeType: cache.t4g.micro, nodes: 0 }\nregions:\n  us-east-1:\n    secret: { unit: secret-month, price: \"abc\", source: s, seen: \"2026-12-01\" }\n";
+    let errs = Catalogue::parse("bad.yaml", text).expect_err("must fail");
+    assert_eq!(errs.len(), 2, "{errs:#?}");
+    assert_eq!(
+        (errs[0].code, errs[0].location.line, errs[0].path.as_str()),
+        (Code::InvalidValue, 6, "regions.us-east-1.secret.price")
+    );
+    assert_eq!(
+        (errs[1].code, errs[1].location.line, errs[1].path.as_str()),
+        (Code::InvalidValue, 3, "sizes.cache.tiny.nodes")
+    );
+}
