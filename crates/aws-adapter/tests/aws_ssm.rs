@@ -267,6 +267,7 @@ async fn a_publish_cut_part_way_fails_typed_and_a_rerun_completes_it() {
     assert_eq!(remote.operation, "DescribeParameters");
     assert_eq!(remote.code, None, "no service answered: {remote}");
     let text = err.to_string();
+    eprintln!("{text}");
     assert!(
         text.starts_with("ssm publish stopped at `/acme-shop/dev/main-db/C`: DescribeParameters failed: "),
         "{text}"
@@ -312,4 +313,18 @@ async fn a_value_missing_in_the_source_stops_before_writing_it() {
     assert_eq!(err.not_done, vec!["/acme-shop/dev/q/Q_DLQ_URL"]);
     let names: Vec<String> = state(&moto.url()).await.into_keys().collect();
     assert_eq!(names, vec!["/acme-shop/dev/q/Q_URL"]);
+}
+
+#[test]
+fn publish_and_verify_futures_are_send() {
+    // The CLI may run them on a multi-threaded runtime; this fails to compile if not Send.
+    fn assert_send<T: Send>(_: T) {}
+    let settings = aws_support::settings("http://127.0.0.1:9");
+    let source = MapSource::new(&[]);
+    let scope = scope();
+    assert_send(async {
+        let aws = aws_adapter::aws::AwsClients::connect(&settings).await;
+        let _ = aws.ssm_publish(&scope, KEY, &[], &source, true).await;
+        let _ = aws.ssm_verify(&[]).await;
+    });
 }

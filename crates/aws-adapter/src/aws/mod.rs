@@ -20,7 +20,7 @@ use aws_config::Region;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_sdk_ssm::config::Credentials;
-use aws_sdk_ssm::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_ssm::error::{ProvideErrorMetadata, SdkError};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
@@ -104,21 +104,32 @@ impl RemoteError {
     pub(crate) fn from_sdk<E, R>(operation: &'static str, err: &SdkError<E, R>) -> Self
     where
         E: ProvideErrorMetadata + std::error::Error + 'static,
-        R: fmt::Debug,
+        R: fmt::Debug + 'static,
     {
         let (code, message) = match err {
             SdkError::ServiceError(service) => (
                 service.err().code().map(str::to_owned),
-                service
-                    .err()
-                    .message()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| DisplayErrorContext(err).to_string()),
+                service.err().message().map_or_else(|| error_chain(err), str::to_owned),
             ),
-            _ => (None, DisplayErrorContext(err).to_string()),
+            _ => (None, error_chain(err)),
         };
         RemoteError { operation, code, message }
     }
+}
+
+/// An error and its sources' messages, `: `-separated, each shown once.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(e) = source {
+        let message = e.to_string();
+        if !text.contains(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        source = e.source();
+    }
+    text
 }
 
 /// How to reach AWS. Region comes from the runway environment; endpoint, credentials and profile
