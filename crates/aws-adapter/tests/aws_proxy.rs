@@ -78,3 +78,28 @@ async fn proxy_copy_creates_once_and_adds_a_version_only_on_change() {
         ]
     );
 }
+
+#[tokio::test]
+async fn an_existing_right_value_without_tags_is_only_retagged() {
+    let moto = Moto::start();
+    let sm = aws_sdk_secretsmanager::Client::new(&sdk_config(&moto.url()).await);
+    sm.create_secret()
+        .name(NAME)
+        .secret_string(r#"{"password":"pw-1","username":"runway_admin"}"#)
+        .send()
+        .await
+        .expect("create by hand");
+    let aws = clients(&moto.url()).await;
+    let dry = aws.copy_proxy_admin(&scope(), &copy("pw-1"), true).await.expect("dry");
+    assert_eq!(dry.action, Action::Retagged);
+    let described = sm.describe_secret().secret_id(NAME).send().await.expect("describe");
+    assert!(described.tags().is_empty(), "a dry run tagged");
+    let report = aws.copy_proxy_admin(&scope(), &copy("pw-1"), false).await.expect("retag");
+    assert_eq!(report.action, Action::Retagged);
+    let expected = serde_json::json!({"username": "runway_admin", "password": "pw-1"});
+    assert_eq!(stored(&moto.url()).await, (1, expected), "retagging wrote no version");
+    let described = sm.describe_secret().secret_id(NAME).send().await.expect("describe");
+    assert_eq!(described.tags().len(), 3);
+    let again = aws.copy_proxy_admin(&scope(), &copy("pw-1"), false).await.expect("again");
+    assert_eq!(again.action, Action::Unchanged);
+}

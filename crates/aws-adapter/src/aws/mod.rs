@@ -246,3 +246,30 @@ pub(crate) fn standard_tags(
 pub(crate) fn tags_satisfied(wanted: &[(String, String)], present: &[(String, String)]) -> bool {
     wanted.iter().all(|w| present.contains(w))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Scope, standard_tags, tags_satisfied};
+
+    fn pair(k: &str, v: &str) -> (String, String) {
+        (k.to_owned(), v.to_owned())
+    }
+
+    #[test]
+    fn extra_tags_cannot_override_the_standard_three() {
+        let scope = Scope { product: "acme-shop".into(), environment: "dev".into() };
+        let tags = standard_tags(&scope, "main-db", &[pair("resource", "x"), pair("owner", "ops")]);
+        assert_eq!(
+            tags,
+            vec![
+                pair("product", "acme-shop"),
+                pair("environment", "dev"),
+                pair("resource", "main-db"),
+                pair("owner", "ops")
+            ]
+        );
+        assert!(tags_satisfied(&tags[..2], &tags));
+        assert!(!tags_satisfied(&tags, &tags[..3]));
+        assert!(!tags_satisfied(&[pair("owner", "dev")], &tags));
+    }
+}

@@ -531,3 +531,25 @@ fn ssm_tag((key, value): &(String, String)) -> Tag {
         // Invariant: both required fields are set just above.
         .expect("Tag has key and value")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::same_key;
+
+    #[test]
+    fn keys_match_by_id_arn_or_alias() {
+        let arn = "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab";
+        let alias_arn = "arn:aws:kms:eu-west-1:123456789012:alias/acme";
+        for (expected, found, same) in [
+            ("alias/acme", "alias/acme", true),
+            ("1234abcd-12ab", arn, true),
+            (arn, "1234abcd-12ab", true),
+            ("alias/acme", alias_arn, true),
+            ("alias/acme", "alias/other", false),
+            ("alias/acme", "arn:aws:kms:eu-west-1:123456789012:alias/acme-2", false),
+            ("12ab", arn, false),
+        ] {
+            assert_eq!(same_key(expected, found), same, "{expected} vs {found}");
+        }
+    }
+}
