@@ -3,6 +3,7 @@
 //! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
 //!   official Infisical client) into `.venv`, then fmt, clippy and every test.
 //! - `venv`: only the Python set-up.
+//! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -13,8 +14,9 @@ fn main() -> ExitCode {
     let result = match task {
         "ci" => ci(),
         "venv" => venv().map(|_| ()),
+        "codegen" => codegen(args.iter().any(|a| a == "--check")),
         _ => {
-            eprintln!("usage: cargo xtask <ci|venv>");
+            eprintln!("usage: cargo xtask <ci|venv|codegen [--check]>");
             return ExitCode::from(2);
         }
     };
@@ -66,6 +68,7 @@ fn venv() -> Result<PathBuf, String> {
 
 fn ci() -> Result<(), String> {
     let python = venv()?;
+    codegen(true)?;
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
     run(Command::new("cargo").args([
         "clippy",
@@ -79,4 +82,34 @@ fn ci() -> Result<(), String> {
     // Tests find the Python real parts through RUNWAY_PYTHON.
     run(Command::new("cargo").args(["test", "--workspace", "--all-features"]).env("RUNWAY_PYTHON", &python))?;
     Ok(())
+}
+
+/// The generated files and their generators.
+fn generated() -> Vec<(&'static str, String)> {
+    vec![
+        ("schema/runway.schema.json", runway_schema::format::root_schema()),
+        ("schema/member.schema.json", runway_schema::format::member_schema()),
+    ]
+}
+
+/// Writes the generated files, or with `--check` fails when a committed one is stale.
+fn codegen(check: bool) -> Result<(), String> {
+    let mut stale = Vec::new();
+    for (path, text) in generated() {
+        let full = root().join(path);
+        let current = std::fs::read_to_string(&full).unwrap_or_default();
+        if current != text {
+            if check {
+                stale.push(path);
+            } else {
+                std::fs::write(&full, text).map_err(|e| format!("{path}: {e}"))?;
+                eprintln!("wrote {path}");
+            }
+        }
+    }
+    if stale.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("stale: {} — run `cargo xtask codegen`", stale.join(", ")))
+    }
 }

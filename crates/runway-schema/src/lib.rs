@@ -5,6 +5,7 @@
 //! [`Diagnostic`] found. It has no clock, no randomness and no network.
 
 pub mod diagnostic;
+pub mod format;
 mod mem;
 pub mod model;
 mod read;

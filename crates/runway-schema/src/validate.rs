@@ -261,9 +261,10 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             parts.env_names.push(name.to_owned());
             let ok_name = name_ok(cx, k, &path, name, "environment", false);
             if let Some(env) = environment(cx, name, k, v, &path, known, &mut parts.shared_nodes)
-                && ok_name {
-                    environments.insert(name.to_owned(), env);
-                }
+                && ok_name
+            {
+                environments.insert(name.to_owned(), env);
+            }
         }
     }
     let envs = parts.env_names.clone();
@@ -285,9 +286,10 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         let path = join("resources", name);
         let ok = name_ok(cx, k, &path, name, "resource", true);
         if let Some(r) = resource(cx, v, &path, &envs, known)
-            && ok {
-                resources.insert((*name).to_owned(), r);
-            }
+            && ok
+        {
+            resources.insert((*name).to_owned(), r);
+        }
     }
 
     let mut workloads = IndexMap::new();
@@ -305,24 +307,26 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             ok = false;
         }
         if let Some(w) = workload(cx, name, v, &path, &envs, &environments, &res_entries, known)
-            && ok {
-                workloads.insert((*name).to_owned(), w);
-            }
+            && ok
+        {
+            workloads.insert((*name).to_owned(), w);
+        }
     }
 
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
     if errors_after == errors_before
-        && let Some(product) = product {
-            parts.runway = Some(Runway {
-                file: cx.file.to_owned(),
-                product,
-                members,
-                secrets,
-                environments,
-                resources,
-                workloads,
-            });
-        }
+        && let Some(product) = product
+    {
+        parts.runway = Some(Runway {
+            file: cx.file.to_owned(),
+            product,
+            members,
+            secrets,
+            environments,
+            resources,
+            workloads,
+        });
+    }
     parts
 }
 
@@ -361,31 +365,32 @@ fn environment(
     if let Some(limits) = f.get("limits") {
         let lp = join(path, "limits");
         if let Some(lf) = cx.fields(limits, &lp, "`limits`", keys::LIMITS)
-            && let Some(m) = lf.get("monthly") {
-                let mp = join(&lp, "monthly");
-                limit_at = Some(cx.loc(m));
-                let text = match &m.value {
-                    Value::Int(i) => Some(i.to_string()),
-                    Value::Float(x) if x.is_finite() => Some(x.to_string()),
-                    Value::Str(s) => Some(s.clone()),
-                    _ => None,
-                };
-                match text.map(|t| Money::parse(&t)) {
-                    Some(Ok(money)) => monthly_limit = Some(money),
-                    Some(Err(e)) => cx.invalid(
-                        m,
-                        &mp,
-                        e.to_string(),
-                        Some("write the cap in US dollars, e.g. `monthly: 150`".to_owned()),
-                    ),
-                    None => cx.invalid(
-                        m,
-                        &mp,
-                        format!("`monthly` must be an amount of US dollars, found {}", m.describe()),
-                        Some("write e.g. `monthly: 150`".to_owned()),
-                    ),
-                }
+            && let Some(m) = lf.get("monthly")
+        {
+            let mp = join(&lp, "monthly");
+            limit_at = Some(cx.loc(m));
+            let text = match &m.value {
+                Value::Int(i) => Some(i.to_string()),
+                Value::Float(x) if x.is_finite() => Some(x.to_string()),
+                Value::Str(s) => Some(s.clone()),
+                _ => None,
+            };
+            match text.map(|t| Money::parse(&t)) {
+                Some(Ok(money)) => monthly_limit = Some(money),
+                Some(Err(e)) => cx.invalid(
+                    m,
+                    &mp,
+                    e.to_string(),
+                    Some("write the cap in US dollars, e.g. `monthly: 150`".to_owned()),
+                ),
+                None => cx.invalid(
+                    m,
+                    &mp,
+                    format!("`monthly` must be an amount of US dollars, found {}", m.describe()),
+                    Some("write e.g. `monthly: 150`".to_owned()),
+                ),
             }
+        }
     }
     let mut shared = IndexMap::new();
     if let Some(s) = f.get("shared") {
@@ -496,29 +501,30 @@ fn secrets(cx: &mut Cx<'_>, node: &Node, envs: &[String]) -> Option<Secrets> {
     };
     let mut ssm = Ssm::default();
     if let Some(n) = f.get("ssm")
-        && let Some(sf) = cx.fields(n, "secrets.ssm", "`secrets.ssm`", keys::SSM) {
-            if let Some(p) = sf.get("prefix") {
-                match cx.string(p, "secrets.ssm.prefix", "`prefix`") {
-                    Some(t) if t.starts_with('/') => ssm.prefix = t,
-                    Some(t) => {
-                        cx.invalid(
-                            p,
-                            "secrets.ssm.prefix",
-                            format!("SSM prefix {} must start with `/`", quote(&t)),
-                            Some("write e.g. `/{product}/{env}`".to_owned()),
-                        );
-                        ok = false;
-                    }
-                    None => ok = false,
+        && let Some(sf) = cx.fields(n, "secrets.ssm", "`secrets.ssm`", keys::SSM)
+    {
+        if let Some(p) = sf.get("prefix") {
+            match cx.string(p, "secrets.ssm.prefix", "`prefix`") {
+                Some(t) if t.starts_with('/') => ssm.prefix = t,
+                Some(t) => {
+                    cx.invalid(
+                        p,
+                        "secrets.ssm.prefix",
+                        format!("SSM prefix {} must start with `/`", quote(&t)),
+                        Some("write e.g. `/{product}/{env}`".to_owned()),
+                    );
+                    ok = false;
                 }
-            }
-            if let Some(k) = sf.get("kmsKey") {
-                match cx.string(k, "secrets.ssm.kmsKey", "`kmsKey`") {
-                    Some(t) => ssm.kms_key = t,
-                    None => ok = false,
-                }
+                None => ok = false,
             }
         }
+        if let Some(k) = sf.get("kmsKey") {
+            match cx.string(k, "secrets.ssm.kmsKey", "`kmsKey`") {
+                Some(t) => ssm.kms_key = t,
+                None => ok = false,
+            }
+        }
+    }
     ok.then_some(Secrets { infisical, ssm })
 }
 
@@ -606,7 +612,9 @@ fn resource(
             [keys::POSTGRES, keys::QUEUE, keys::TOPIC, keys::CACHE, keys::BUCKET].concat();
         all.sort_unstable();
         all.dedup();
-        let _ = cx.fields(node, path, "a resource", &all);
+        if let Some(f) = cx.fields(node, path, "a resource", &all) {
+            sizes(cx, &f, path, envs, known);
+        }
         return None;
     };
     let what = format!("a {} resource", kind.as_str());
@@ -644,10 +652,9 @@ fn resource(
         Kind::Postgres => {
             let engine = match f.get("engine") {
                 None => Some(PostgresEngine::Rds),
-                Some(e) => {
-                    cx.one_of(e, &join(path, "engine"), "postgres engine", &["rds", "aurora"])
-                        .map(|w| if w == "aurora" { PostgresEngine::Aurora } else { PostgresEngine::Rds })
-                }
+                Some(e) => cx
+                    .one_of(e, &join(path, "engine"), "postgres engine", &["rds", "aurora"])
+                    .map(|w| if w == "aurora" { PostgresEngine::Aurora } else { PostgresEngine::Rds }),
             };
             let version = version(cx, DEFAULT_POSTGRES_VERSION);
             ResourceSpec::Postgres { engine: engine?, version: version? }
@@ -847,21 +854,22 @@ fn workload(
             .map(|w| if w == "public" { Expose::Public } else { Expose::Internal }),
     };
     if expose == Some(Expose::Public)
-        && let Some(n) = f.get("expose") {
-            for (env_name, env) in environments {
-                if env.domain.is_none() {
-                    cx.error(
-                        Code::MissingDomain,
-                        n,
-                        &join(path, "expose"),
-                        format!("workload `{name}` is public but environment `{env_name}` has no `domain`"),
-                        Some(format!(
-                            "add `domain:` to `environments.{env_name}` (its host is `{name}.<domain>`)"
-                        )),
-                    );
-                }
+        && let Some(n) = f.get("expose")
+    {
+        for (env_name, env) in environments {
+            if env.domain.is_none() {
+                cx.error(
+                    Code::MissingDomain,
+                    n,
+                    &join(path, "expose"),
+                    format!("workload `{name}` is public but environment `{env_name}` has no `domain`"),
+                    Some(format!(
+                        "add `domain:` to `environments.{env_name}` (its host is `{name}.<domain>`)"
+                    )),
+                );
             }
         }
+    }
     let size = sizes(cx, &f, path, envs, known);
     let mut scale = IndexMap::new();
     if let Some(n) = f.get("scale") {
@@ -1093,16 +1101,17 @@ fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health> {
     let healthy_threshold = threshold(cx, "healthyThreshold", 2);
     let unhealthy_threshold = threshold(cx, "unhealthyThreshold", 3);
     if let (Some(i), Some(t)) = (interval, timeout)
-        && t >= i {
-            cx.error(
-                Code::InvalidHealth,
-                node,
-                path,
-                format!("health timeout {t} is not shorter than the interval {i}"),
-                Some("make `timeout` shorter than `interval`".to_owned()),
-            );
-            return None;
-        }
+        && t >= i
+    {
+        cx.error(
+            Code::InvalidHealth,
+            node,
+            path,
+            format!("health timeout {t} is not shorter than the interval {i}"),
+            Some("make `timeout` shorter than `interval`".to_owned()),
+        );
+        return None;
+    }
     Some(Health {
         check: check?,
         interval: interval?,

@@ -1,0 +1,354 @@
+//! The file formats as types, for the JSON Schema editors validate against
+//! (`# yaml-language-server: $schema=...`).
+//!
+//! Validation itself walks the spanned tree by hand (so that it reports every problem at once);
+//! a test keeps the fields here in step with the fields validation accepts.
+
+#![allow(dead_code)] // reason: these types exist for their JSON Schema; nothing constructs them
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+
+use crate::model::{Engine, Expose, Ground, PostgresEngine, Runtime};
+
+const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
+const DURATION: &str = r"^[0-9]+(ms|s|m|h)$";
+
+/// A root `runway.yaml`: the resources and workloads of a product, sized per environment.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "runway root file (format 3)")]
+pub struct RootFile {
+    /// The format version: 3.
+    #[schemars(range(min = 3, max = 3))]
+    runway: u8,
+    /// The product name.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9-]{1,30}[a-z0-9]$"))]
+    product: String,
+    /// Globs of member folders relative to this file, e.g. `services/*`.
+    members: Option<Vec<String>>,
+    /// Where secrets live; needed only by the secrets adapters.
+    secrets: Option<SecretsFile>,
+    /// The environments, keyed by name; at least one.
+    #[schemars(length(min = 1))]
+    environments: IndexMap<String, EnvironmentFile>,
+    /// Managed resources, keyed by name.
+    resources: Option<IndexMap<String, ResourceFile>>,
+    /// Containers, keyed by name.
+    workloads: Option<IndexMap<String, WorkloadFile>>,
+}
+
+/// `secrets`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SecretsFile {
+    /// Infisical, the source of every runtime secret.
+    infisical: Option<InfisicalFile>,
+    /// SSM parameters that workloads read.
+    ssm: Option<SsmFile>,
+}
+
+/// `secrets.infisical`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct InfisicalFile {
+    /// Base URL (default `https://app.infisical.com`).
+    url: Option<String>,
+    /// The Infisical project id.
+    project: String,
+    /// Runway environment -> Infisical environment slug (default: the same name).
+    environments: Option<IndexMap<String, String>>,
+    /// Folder template (default `/runtime/{resource}`).
+    path: Option<String>,
+}
+
+/// `secrets.ssm`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SsmFile {
+    /// Parameter prefix (default `/{product}/{env}`).
+    prefix: Option<String>,
+    /// KMS key of the SecureString parameters (default `alias/aws/ssm`).
+    kms_key: Option<String>,
+}
+
+/// `environments.<env>`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct EnvironmentFile {
+    /// An AWS region the catalogue prices.
+    region: String,
+    /// Cost limits.
+    limits: Option<LimitsFile>,
+    /// Legacy shared-pool sizes (default `small` each).
+    shared: Option<SharedFile>,
+    /// Domain of public workloads' hosts (`<workload>.<domain>`).
+    domain: Option<String>,
+}
+
+/// `environments.<env>.limits`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct LimitsFile {
+    /// Monthly cap in US dollars (defaults: dev 150, staging 500, others none).
+    monthly: Option<MoneyFile>,
+}
+
+/// An amount of US dollars.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum MoneyFile {
+    /// As a number.
+    Number(#[schemars(range(min = 0))] f64),
+    /// As a decimal string.
+    Text(#[schemars(regex(pattern = r"^[0-9]+(\.[0-9]+)?$"))] String),
+}
+
+/// `environments.<env>.shared`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SharedFile {
+    /// Size of `shared-queue`.
+    queue: Option<String>,
+    /// Size of `shared-topic`.
+    topic: Option<String>,
+    /// Size of `shared-cache`.
+    cache: Option<String>,
+    /// Size of `shared-bucket`.
+    bucket: Option<String>,
+}
+
+/// `resources.<name>`, by kind.
+#[derive(JsonSchema)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+enum ResourceFile {
+    /// PostgreSQL behind RDS Proxy.
+    Postgres {
+        /// `rds` (default) or `aurora`.
+        engine: Option<PostgresEngine>,
+        /// Major version (default "16").
+        version: Option<String>,
+        /// Size per environment (default `small`).
+        size: Option<IndexMap<String, String>>,
+    },
+    /// An SQS queue.
+    #[serde(rename_all = "camelCase")]
+    Queue {
+        /// FIFO queue (default false).
+        fifo: Option<bool>,
+        /// Visibility timeout, 0s..12h (default 30s).
+        #[schemars(regex(pattern = DURATION))]
+        visibility_timeout: Option<String>,
+        /// Declares a dead-letter queue.
+        dead_letter: Option<DeadLetterFile>,
+        /// Size per environment (default `small`).
+        size: Option<IndexMap<String, String>>,
+    },
+    /// An SNS topic.
+    Topic {
+        /// FIFO topic (default false).
+        fifo: Option<bool>,
+        /// Size per environment (default `small`).
+        size: Option<IndexMap<String, String>>,
+    },
+    /// An ElastiCache Valkey replication group.
+    Cache {
+        /// Valkey version (default "8.0").
+        version: Option<String>,
+        /// Size per environment (default `small`).
+        size: Option<IndexMap<String, String>>,
+    },
+    /// An S3 bucket, public access blocked.
+    Bucket {
+        /// Object versioning (default false).
+        versioning: Option<bool>,
+        /// Size per environment (default `small`).
+        size: Option<IndexMap<String, String>>,
+    },
+}
+
+/// `deadLetter`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct DeadLetterFile {
+    /// Receives before a message moves to the dead-letter queue (1..1000).
+    #[schemars(range(min = 1, max = 1000))]
+    max_receives: u32,
+}
+
+/// `workloads.<name>`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct WorkloadFile {
+    /// Image pinned by digest: `[registry/]name[:tag]@sha256:<64 hex>`.
+    #[schemars(regex(pattern = r"^[^@\s]+@sha256:[0-9a-f]{64}$"))]
+    image: String,
+    /// Container port.
+    #[schemars(range(min = 1, max = 65535))]
+    port: u16,
+    /// HTTP (`path`) or command (`command`) health check.
+    health: Option<HealthFile>,
+    /// Plain environment values.
+    env: Option<IndexMap<String, String>>,
+    /// Names of secrets the workload reads; values are set by people.
+    secrets: Option<Vec<String>>,
+    /// Resources it consumes.
+    uses: Option<Vec<String>>,
+    /// `internal` (default) or `public`.
+    expose: Option<Expose>,
+    /// Size per environment (default `small`).
+    size: Option<IndexMap<String, String>>,
+    /// Scale per environment (default min 1, max 1).
+    scale: Option<IndexMap<String, ScaleFile>>,
+    /// Why no managed service fits.
+    reason: ReasonFile,
+}
+
+/// `health`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct HealthFile {
+    /// HTTP path checked with GET.
+    path: Option<String>,
+    /// Command run in the container.
+    command: Option<Vec<String>>,
+    /// Default 30s.
+    #[schemars(regex(pattern = DURATION))]
+    interval: Option<String>,
+    /// Default 5s.
+    #[schemars(regex(pattern = DURATION))]
+    timeout: Option<String>,
+    /// Default 2.
+    #[schemars(range(min = 1, max = 10))]
+    healthy_threshold: Option<u32>,
+    /// Default 3.
+    #[schemars(range(min = 1, max = 10))]
+    unhealthy_threshold: Option<u32>,
+}
+
+/// `scale.<env>`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ScaleFile {
+    /// Tasks at rest (>= 1).
+    #[schemars(range(min = 1))]
+    min: Option<u32>,
+    /// Tasks at most (>= min).
+    #[schemars(range(min = 1))]
+    max: Option<u32>,
+}
+
+/// `reason`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum ReasonFile {
+    /// The long form: a ground and a detail.
+    Grounded(GroundedReason),
+    /// The legacy plain string (warns: it names no ground).
+    Plain(String),
+}
+
+/// `reason: { ground, detail }`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct GroundedReason {
+    /// One of the three allowed grounds.
+    ground: Ground,
+    /// Why; non-empty.
+    #[schemars(length(min = 1))]
+    detail: String,
+}
+
+/// A member `runway.yaml`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "runway member file (format 3)")]
+pub struct MemberFile {
+    /// The format version: 3.
+    #[schemars(range(min = 3, max = 3))]
+    runway: u8,
+    /// Member name (default: the folder's name).
+    #[schemars(regex(pattern = NAME))]
+    member: Option<String>,
+    /// `encore` (default) or `other`.
+    runtime: Option<Runtime>,
+    /// Legacy engines (read as `shared-<engine>` resources).
+    requires: Option<Vec<Engine>>,
+    /// Named resources of the root runway.
+    uses: Option<Vec<String>>,
+}
+
+/// The JSON Schema of the root format, pretty-printed.
+pub fn root_schema() -> String {
+    pretty(&schemars::schema_for!(RootFile))
+}
+
+/// The JSON Schema of the member format, pretty-printed.
+pub fn member_schema() -> String {
+    pretty(&schemars::schema_for!(MemberFile))
+}
+
+fn pretty(schema: &schemars::Schema) -> String {
+    // A Schema is a JSON value: serializing it cannot fail.
+    let mut s = serde_json::to_string_pretty(schema).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::validate::keys;
+
+    fn props(schema: &Value, def: Option<&str>) -> Vec<String> {
+        let obj = match def {
+            None => schema,
+            Some(d) => &schema["$defs"][d],
+        };
+        let mut v: Vec<String> = obj["properties"].as_object().expect("properties").keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    fn sorted(k: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = k.iter().map(|s| (*s).to_owned()).collect();
+        v.sort();
+        v
+    }
+
+    /// The schema editors see and the validator accept exactly the same fields.
+    #[test]
+    fn schema_fields_match_validation() {
+        let root: Value = serde_json::from_str(&super::root_schema()).unwrap();
+        assert_eq!(props(&root, None), sorted(keys::ROOT));
+        for (def, k) in [
+            ("SecretsFile", keys::SECRETS),
+            ("InfisicalFile", keys::INFISICAL),
+            ("SsmFile", keys::SSM),
+            ("EnvironmentFile", keys::ENVIRONMENT),
+            ("LimitsFile", keys::LIMITS),
+            ("SharedFile", keys::SHARED),
+            ("DeadLetterFile", keys::DEAD_LETTER),
+            ("WorkloadFile", keys::WORKLOAD),
+            ("HealthFile", keys::HEALTH),
+            ("ScaleFile", keys::SCALE),
+            ("GroundedReason", keys::REASON),
+        ] {
+            assert_eq!(props(&root, Some(def)), sorted(k), "{def}");
+        }
+        let variants = root["$defs"]["ResourceFile"]["oneOf"].as_array().unwrap();
+        for (kind, k) in [
+            ("postgres", keys::POSTGRES),
+            ("queue", keys::QUEUE),
+            ("topic", keys::TOPIC),
+            ("cache", keys::CACHE),
+            ("bucket", keys::BUCKET),
+        ] {
+            let v = variants.iter().find(|v| v["properties"]["kind"]["const"] == kind).expect(kind);
+            assert_eq!(props(v, None), sorted(k), "{kind}");
+        }
+        let member: Value = serde_json::from_str(&super::member_schema()).unwrap();
+        assert_eq!(props(&member, None), sorted(keys::MEMBER));
+    }
+}
