@@ -1,0 +1,123 @@
+//! The emitter over the shipped example: golden programs per environment, one resource per
+//! planned item, and every emitted program constructed with the real Pulumi AWS SDK.
+
+#[path = "pulumi_support.rs"]
+mod support;
+
+use std::path::PathBuf;
+
+use aws_adapter::pulumi::{PROGRAM_FILE, Program, expected_resources, render, write_program};
+use runtime_plan::Plan;
+use runway_schema::{MemFiles, Options};
+
+const EXAMPLE: &str = "examples/acme-shop";
+const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/reporting"];
+
+fn example_plans() -> Vec<Plan> {
+    let root = support::workspace().join(EXAMPLE);
+    let mut files = MemFiles::default();
+    for member in MEMBERS {
+        let path = format!("{member}/runway.yaml");
+        files = files.with(&path, std::fs::read(root.join(&path)).expect("member file"));
+    }
+    let text = std::fs::read(root.join("runway.yaml")).expect("example runway.yaml");
+    let loaded = runway_schema::load("runway.yaml", &text, &files, &Options::default());
+    let product = loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics));
+    let catalogue = cost::Catalogue::builtin();
+    product
+        .root
+        .environments
+        .keys()
+        .map(|env| runtime_plan::plan(&product, env, &catalogue).expect("example plan"))
+        .collect()
+}
+
+/// Resources declared under `resources:` of a program.
+fn resource_count(program: &Program) -> usize {
+    let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+    let mut in_resources = false;
+    let mut count = 0;
+    for line in text.lines() {
+        if !line.starts_with(' ') && !line.starts_with('#') {
+            in_resources = line == "resources:";
+        } else if in_resources && line.starts_with("  ") && !line.starts_with("   ") {
+            count += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn golden_programs_of_the_example() {
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        assert_eq!(program, render(&plan).expect("render"), "rendering is deterministic");
+        let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+        insta::assert_snapshot!(format!("acme-shop-{}", plan.environment), text);
+    }
+}
+
+#[test]
+fn one_resource_per_planned_item() {
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        assert_eq!(resource_count(&program), expected_resources(&plan), "{}", plan.environment);
+        let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+        for item in plan.items.iter().filter(|i| i.managed_by == runtime_plan::ManagedBy::Pulumi) {
+            assert!(text.contains(&format!("\n  {}:\n    type: ", item.id)), "{} missing", item.id);
+        }
+    }
+}
+
+#[test]
+fn every_program_of_the_example_passes_the_sdk_check() {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for plan in example_plans() {
+        let dir = support::scratch(&format!("emit-{}", plan.environment));
+        write_program(&dir, &render(&plan).expect("render")).expect("write");
+        dirs.push(dir);
+    }
+    let refs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let outcome = support::check(&refs);
+    assert!(outcome.success, "{}", outcome.output);
+    assert_eq!(
+        outcome.output.matches("\nok ").count() + usize::from(outcome.output.starts_with("ok ")),
+        dirs.len()
+    );
+}
+
+#[test]
+fn no_secret_value_and_inputs_are_config() {
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+        assert!(text.contains("  vpcId:\n    type: string\n"));
+        assert!(text.contains("  privateSubnetIds:\n    type: array\n"));
+        assert!(!text.contains("subnet-"), "no literal subnet id");
+        assert!(!text.contains("vpc-"), "no literal VPC id");
+        for generated in &plan.secrets.generated {
+            // A generated credential appears only as a secret config key or an SSM lookup.
+            if text.contains(&format!("${{{}}}", generated.variable)) {
+                assert!(
+                    text.contains(&format!(
+                        "  {}:\n    type: string\n    secret: true\n",
+                        generated.variable
+                    ))
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn write_program_overwrites_only_its_own_files() {
+    let dir = support::scratch("write");
+    std::fs::write(dir.join("Pulumi.production.yaml"), "config: {}\n").expect("stack file");
+    std::fs::write(dir.join(PROGRAM_FILE), "old").expect("old program");
+    let plan = example_plans().pop().expect("a plan");
+    let program = render(&plan).expect("render");
+    let written = write_program(&dir, &program).expect("write");
+    assert_eq!(written, vec![dir.join(PROGRAM_FILE)]);
+    assert_eq!(std::fs::read_to_string(dir.join("Pulumi.production.yaml")).expect("kept"), "config: {}\n");
+    assert_eq!(std::fs::read_to_string(dir.join(PROGRAM_FILE)).expect("program"), program.files[0].1);
+}
