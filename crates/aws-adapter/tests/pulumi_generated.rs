@@ -1,0 +1,45 @@
+//! The emitter over generated runways (runtime-plan's `proptest1` strategies): every program
+//! renders, declares one resource per planned item, and passes the pulumi_aws SDK check (all
+//! programs in one Python run).
+
+#[path = "pulumi_support.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use aws_adapter::pulumi::{PROGRAM_FILE, expected_resources, render, write_program};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+
+const RUNWAYS: usize = 20;
+
+#[test]
+fn generated_runways_render_programs_the_sdk_accepts() {
+    let mut runner = TestRunner::deterministic();
+    let strategy = runtime_plan::strategy::product();
+    let catalogue = cost::Catalogue::builtin();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for n in 0..RUNWAYS {
+        let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
+        for env in product.root.environments.keys() {
+            let Ok(plan) = runtime_plan::plan(&product, env, &catalogue) else { continue };
+            let program = render(&plan).unwrap_or_else(|e| panic!("runway {n} env {env}: {e}"));
+            let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+            let declared = text
+                .lines()
+                .skip_while(|l| *l != "resources:")
+                .skip(1)
+                .take_while(|l| l.starts_with(' '))
+                .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+                .count();
+            assert_eq!(declared, expected_resources(&plan), "runway {n} env {env}");
+            let dir = support::scratch(&format!("generated-{n}-{env}"));
+            write_program(&dir, &program).expect("write");
+            dirs.push(dir);
+        }
+    }
+    assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
+    let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let outcome = support::check(&refs);
+    assert!(outcome.success, "{}", outcome.output);
+}
