@@ -1,6 +1,39 @@
 //! Lowers a validated runway into a per-environment plan: resources, platform, bindings,
 //! secrets layout, cost.
+//!
+//! [`plan()`] takes a [`runway_schema::Product`] (loaded and validated, defaults applied), an
+//! environment name and a [`cost::Catalogue`], and returns a [`Plan`]: plain data that every
+//! renderer reads and nothing in it runs.
+//!
+//! What this crate does **not** do: it performs no I/O (no files, network, environment, clock
+//! or randomness; `clippy.toml` refuses them), it never sees a secret value (plans hold the
+//! names and places of secrets only), and it never iterates a hash map into output: the same
+//! input gives the same plan, byte for byte.
+//!
+//! # Library functions for the CLI
+//!
+//! | command | functions |
+//! |---|---|
+//! | `runway plan` | [`plan()`], then [`render_plan_text`] or [`to_json`] of the [`Plan`] |
+//! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
+//! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
+//! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
+//!
+//! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
+//! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
+//! adapter runs. See `docs/planning.md` for the item model and naming rules.
 
+mod cost;
+pub mod diff;
+pub mod graph;
+pub mod lower;
+pub mod naming;
 pub mod plan;
+pub mod render;
+#[cfg(feature = "proptest1")]
+pub mod strategy;
 
+pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
+pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
+pub use render::{CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json};

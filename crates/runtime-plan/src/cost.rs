@@ -1,0 +1,195 @@
+//! Pricing the planned items, the cap check and its diagnostics.
+
+use cost::{Catalogue, Item, Priced};
+use runway_schema::{Code, Diagnostic, Environment, Money, PostgresEngine};
+
+use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Verdict};
+
+/// An owned description of what to ask the catalogue for an item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Priceable {
+    Postgres { engine: PostgresEngine, size: String },
+    RdsProxy { engine: PostgresEngine, size: String },
+    Cache { size: String },
+    Queue { fifo: bool, size: String },
+    Topic { fifo: bool, size: String },
+    Bucket { size: String },
+    Tasks { size: String, min: u32, max: u32 },
+    Alb,
+    PrivateZone,
+    Secret,
+}
+
+impl Priceable {
+    /// The owned form of a catalogue item (tasks go through [`Priceable::tasks`]).
+    pub(crate) fn fixed(item: Item<'_>) -> Priceable {
+        match item {
+            Item::Postgres { engine, size } => Priceable::Postgres { engine, size: size.into() },
+            Item::RdsProxy { engine, size } => Priceable::RdsProxy { engine, size: size.into() },
+            Item::Cache { size } => Priceable::Cache { size: size.into() },
+            Item::Queue { fifo, size } => Priceable::Queue { fifo, size: size.into() },
+            Item::Topic { fifo, size } => Priceable::Topic { fifo, size: size.into() },
+            Item::Bucket { size } => Priceable::Bucket { size: size.into() },
+            Item::Tasks { size, tasks } => Priceable::Tasks { size: size.into(), min: tasks, max: tasks },
+            Item::Alb => Priceable::Alb,
+            Item::PrivateZone => Priceable::PrivateZone,
+            // Item is non_exhaustive; the planner only builds the variants above.
+            _ => Priceable::Secret,
+        }
+    }
+
+    /// A service's tasks: `min` for the estimate, `max` for the ceiling.
+    pub(crate) fn tasks(size: &str, min: u32, max: u32) -> Priceable {
+        Priceable::Tasks { size: size.into(), min, max }
+    }
+
+    /// The catalogue item at rest (`ceiling == false`) or at most.
+    fn item(&self, ceiling: bool) -> Item<'_> {
+        match self {
+            Priceable::Postgres { engine, size } => Item::Postgres { engine: *engine, size },
+            Priceable::RdsProxy { engine, size } => Item::RdsProxy { engine: *engine, size },
+            Priceable::Cache { size } => Item::Cache { size },
+            Priceable::Queue { fifo, size } => Item::Queue { fifo: *fifo, size },
+            Priceable::Topic { fifo, size } => Item::Topic { fifo: *fifo, size },
+            Priceable::Bucket { size } => Item::Bucket { size },
+            Priceable::Tasks { size, min, max } => {
+                Item::Tasks { size, tasks: if ceiling { *max } else { *min } }
+            }
+            Priceable::Alb => Item::Alb,
+            Priceable::PrivateZone => Item::PrivateZone,
+            Priceable::Secret => Item::Secret,
+        }
+    }
+
+    fn scales(&self) -> bool {
+        matches!(self, Priceable::Tasks { min, max, .. } if min != max)
+    }
+}
+
+/// Prices every item, sets each item's figures, and checks the cap.
+pub(crate) fn summarize(
+    catalogue: &Catalogue,
+    region: &str,
+    items: &mut [PlannedItem],
+    prices: &[(String, Option<Priceable>)],
+    env: &Environment,
+    env_name: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> CostSummary {
+    let mut lines = Vec::new();
+    let mut unpriced = Vec::new();
+    let mut monthly = Money::ZERO;
+    let mut ceiling = Money::ZERO;
+    for item in items.iter_mut() {
+        let Some((_, Some(p))) = prices.iter().find(|(id, _)| *id == item.id) else { continue };
+        match catalogue.price(region, &p.item(false)) {
+            Priced::Lines { lines: item_lines } => {
+                let m: Money = item_lines.iter().map(|l| l.monthly).sum();
+                let c = if p.scales() {
+                    // The same catalogue priced the item at rest; at most it is priced the same way.
+                    catalogue.price(region, &p.item(true)).monthly().unwrap_or(m)
+                } else {
+                    m
+                };
+                item.monthly = Some(m);
+                item.ceiling = Some(c);
+                item.pricing = Pricing::Priced;
+                monthly = monthly + m;
+                ceiling = ceiling + c;
+                lines.extend(item_lines.into_iter().map(|line| CostLine {
+                    item: item.id.clone(),
+                    owner: item.owner.clone(),
+                    line,
+                }));
+            }
+            Priced::Unpriced { reason } => {
+                item.monthly = None;
+                item.ceiling = None;
+                item.pricing = Pricing::Unpriced { reason: reason.clone() };
+                unpriced.push(UnpricedItem {
+                    item: item.id.clone(),
+                    physical_name: item.physical_name.clone(),
+                    reason,
+                });
+            }
+        }
+    }
+
+    let cap = env.cap(env_name);
+    let shown = monthly.cents();
+    let verdict = match cap {
+        None => Verdict::Uncapped,
+        Some(cap) if shown <= cap => Verdict::Within,
+        Some(_) => Verdict::Over,
+    };
+    let (at, path) = match &env.limit_at {
+        Some(l) => (l.clone(), format!("environments.{env_name}.limits.monthly")),
+        None => (env.at.clone(), format!("environments.{env_name}")),
+    };
+    let largest = largest_owners(items, 3);
+    let cap_help = format!("raise `environments.{env_name}.limits.monthly`, or plan smaller sizes");
+    match (cap, verdict) {
+        (Some(cap), Verdict::Over) => diagnostics.push(
+            Diagnostic::error(
+                Code::CapExceeded,
+                at.clone(),
+                path.clone(),
+                format!(
+                    "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
+                    cap = cap.cents()
+                ),
+            )
+            .with_help(cap_help),
+        ),
+        (None, _) => diagnostics.push(
+            Diagnostic::warning(
+                Code::Uncapped,
+                at.clone(),
+                path.clone(),
+                format!(
+                    "`{env_name}` has no cap; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
+                    ceiling.cents()
+                ),
+            )
+            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it")),
+        ),
+        _ => {}
+    }
+    if !unpriced.is_empty() {
+        let names: Vec<String> = unpriced.iter().map(|u| format!("`{}` ({})", u.item, u.reason)).collect();
+        let message =
+            format!("{} item(s) of `{env_name}` cannot be priced: {}", unpriced.len(), names.join(", "));
+        let help = "add their prices to the catalogue (`--catalogue FILE`), or plan sizes it prices";
+        diagnostics.push(match cap {
+            Some(cap) => Diagnostic::error(
+                Code::Unpriced,
+                at,
+                path,
+                format!("{message}; a plan under a cap (${}) must be fully priced", cap.cents()),
+            )
+            .with_help(help),
+            None => Diagnostic::warning(Code::Unpriced, at, path, message).with_help(help),
+        });
+    }
+    let refused = diagnostics.iter().any(Diagnostic::is_error);
+    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, refused }
+}
+
+/// The `n` largest owners (resource, workload, or platform item) by estimate, as
+/// `name $amount` joined with commas; ties keep plan order.
+fn largest_owners(items: &[PlannedItem], n: usize) -> String {
+    let mut totals: Vec<(String, Money)> = Vec::new();
+    for item in items {
+        let Some(m) = item.monthly else { continue };
+        let key = item.owner.clone().unwrap_or_else(|| item.id.clone());
+        match totals.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, t)) => *t = *t + m,
+            None => totals.push((key, m)),
+        }
+    }
+    // Stable sort: equal amounts keep plan order.
+    totals.sort_by_key(|t| std::cmp::Reverse(t.1));
+    let shown: Vec<String> =
+        totals.iter().filter(|(_, m)| *m > Money::ZERO).take(n).map(|(k, m)| format!("{k} ${m}")).collect();
+    if shown.is_empty() { "nothing priced".into() } else { shown.join(", ") }
+}

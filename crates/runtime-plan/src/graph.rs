@@ -1,0 +1,116 @@
+//! The plan's dependency graph (consumers -> resources -> items) and its renderers.
+
+use std::fmt::Write as _;
+
+use crate::plan::{Graph, GraphEdge, GraphNode, Layer, Plan};
+
+fn node(id: String, label: String, layer: Layer) -> GraphNode {
+    GraphNode { id, label, layer }
+}
+
+fn edge(from: String, to: String, label: &str) -> GraphEdge {
+    GraphEdge { from, to, label: label.to_owned() }
+}
+
+/// Builds the graph of a plan: nodes for every consumer (workloads then members, in binding
+/// order), resource and item; edges `uses` (consumer -> resource), `declares` (resource ->
+/// its items), `runs` (workload -> its items) and `on` (item -> an item it references).
+pub fn build_graph(plan: &Plan) -> Graph {
+    let mut g = Graph::default();
+    let mut consumers: Vec<String> = plan.workloads.iter().map(|w| w.name.clone()).collect();
+    for b in &plan.bindings {
+        if !consumers.contains(&b.consumer) {
+            consumers.push(b.consumer.clone());
+        }
+    }
+    for c in &consumers {
+        g.nodes.push(node(format!("consumer:{c}"), c.clone(), Layer::Consumer));
+    }
+    for r in &plan.resources {
+        g.nodes.push(node(
+            format!("resource:{}", r.name),
+            format!("{} ({} {})", r.name, r.kind.as_str(), r.size),
+            Layer::Resource,
+        ));
+    }
+    for i in &plan.items {
+        g.nodes.push(node(
+            format!("item:{}", i.id),
+            format!("{} {}", i.kind.as_str(), i.physical_name),
+            Layer::Item,
+        ));
+    }
+    for b in &plan.bindings {
+        g.edges.push(edge(format!("consumer:{}", b.consumer), format!("resource:{}", b.resource), "uses"));
+    }
+    for r in &plan.resources {
+        for i in &r.items {
+            g.edges.push(edge(format!("resource:{}", r.name), format!("item:{i}"), "declares"));
+        }
+    }
+    for w in &plan.workloads {
+        for i in &w.items {
+            g.edges.push(edge(format!("consumer:{}", w.name), format!("item:{i}"), "runs"));
+        }
+    }
+    for i in &plan.items {
+        for d in &i.depends_on {
+            if !d.is_empty() {
+                g.edges.push(edge(format!("item:{}", i.id), format!("item:{d}"), "on"));
+            }
+        }
+    }
+    g
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+impl Graph {
+    /// Mermaid flowchart (left to right), one subgraph per layer; node ids are `n<index>`.
+    pub fn to_mermaid(&self) -> String {
+        let mut out = String::from("flowchart LR\n");
+        let idx = |id: &str| self.nodes.iter().position(|n| n.id == id);
+        for (layer, title) in
+            [(Layer::Consumer, "consumers"), (Layer::Resource, "resources"), (Layer::Item, "aws")]
+        {
+            let _ = writeln!(out, "  subgraph {title}");
+            for (i, n) in self.nodes.iter().enumerate().filter(|(_, n)| n.layer == layer) {
+                let label = n.label.replace('"', "#quot;");
+                let _ = writeln!(out, "    n{i}[\"{label}\"]");
+            }
+            let _ = writeln!(out, "  end");
+        }
+        for e in &self.edges {
+            if let (Some(a), Some(b)) = (idx(&e.from), idx(&e.to)) {
+                let _ = writeln!(out, "  n{a} -->|{}| n{b}", e.label);
+            }
+        }
+        out
+    }
+
+    /// Graphviz DOT (`digraph`, left to right); node ids are the graph's ids.
+    pub fn to_dot(&self) -> String {
+        let mut out = String::from("digraph plan {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
+        for n in &self.nodes {
+            let shape = match n.layer {
+                Layer::Consumer => "ellipse",
+                Layer::Resource => "box3d",
+                _ => "box",
+            };
+            let _ = writeln!(out, "  \"{}\" [label=\"{}\", shape={shape}];", escape(&n.id), escape(&n.label));
+        }
+        for e in &self.edges {
+            let _ = writeln!(
+                out,
+                "  \"{}\" -> \"{}\" [label=\"{}\"];",
+                escape(&e.from),
+                escape(&e.to),
+                escape(&e.label)
+            );
+        }
+        out.push_str("}\n");
+        out
+    }
+}

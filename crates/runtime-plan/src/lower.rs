@@ -1,0 +1,1231 @@
+//! Lowering: a validated product and one environment -> a [`Plan`].
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cost::{CacheSize, Catalogue, Item, PostgresSize, TaskSize};
+use indexmap::IndexMap;
+use runway_schema::{
+    Code, Diagnostic, Engine, Environment, Expose, HealthCheck, Kind, Money, PostgresEngine, Product,
+    ResourceSpec, Runtime, Workload, did_you_mean, values::variable_prefix,
+};
+
+use crate::cost::{Priceable, summarize};
+use crate::graph::build_graph;
+use crate::naming::{fit, fit_with_suffix, hash6, limit};
+use crate::plan::*;
+
+/// Why a plan cannot be made at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The environment is not declared in the root runway.
+    #[error("environment `{env}` is not declared (declared: {}){}", known.join(", "), suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownEnvironment {
+        /// The environment asked for.
+        env: String,
+        /// The declared environments, in file order.
+        known: Vec<String>,
+        /// The closest declared name, when one is close.
+        suggestion: Option<String>,
+    },
+}
+
+/// Master user name of every postgres resource.
+pub const POSTGRES_USER: &str = "runway";
+/// Port consumers reach postgres on (through the proxy).
+pub const POSTGRES_PORT: u16 = 5432;
+/// Port of Valkey.
+pub const CACHE_PORT: u16 = 6379;
+/// Retention of dead-letter queues: 14 days, the SQS maximum.
+pub const DLQ_RETENTION_SECONDS: u64 = 14 * 24 * 3600;
+/// Target value of the CPU target-tracking policy, percent.
+pub const SCALING_CPU_TARGET: u32 = 70;
+
+/// A resource as the planner sees it: declared or implicit.
+struct Res {
+    name: String,
+    spec: ResourceSpec,
+    size: String,
+    origin: Origin,
+}
+
+/// A consumer and the resources it binds, in order.
+struct Consumer {
+    name: String,
+    kind: ConsumerKind,
+    /// (resource, implicit)
+    uses: Vec<(String, bool)>,
+}
+
+/// The variable suffixes a consumer of this resource gets (spec section 6), in order.
+pub fn variable_suffixes(spec: &ResourceSpec) -> Vec<&'static str> {
+    match spec {
+        ResourceSpec::Postgres { .. } => vec!["URL", "HOST", "PORT", "DATABASE", "USER", "PASSWORD"],
+        ResourceSpec::Cache { .. } => vec!["URL", "HOST", "PORT", "PASSWORD"],
+        ResourceSpec::Queue { dead_letter: Some(_), .. } => vec!["URL", "ARN", "DLQ_URL"],
+        ResourceSpec::Queue { .. } => vec!["URL", "ARN"],
+        ResourceSpec::Topic { .. } => vec!["ARN"],
+        ResourceSpec::Bucket { .. } => vec!["NAME", "ARN", "REGION"],
+        // ResourceSpec is non_exhaustive: a kind this planner does not know gets no variables.
+        #[allow(unreachable_patterns)]
+        _ => vec![],
+    }
+}
+
+/// The variable names a consumer of `resource` gets.
+pub fn variables(resource: &str, spec: &ResourceSpec) -> Vec<String> {
+    let p = variable_prefix(resource);
+    variable_suffixes(spec).into_iter().map(|s| format!("{p}_{s}")).collect()
+}
+
+/// The postgres database name of a resource (`main-db` -> `main_db`).
+pub fn database_name(resource: &str) -> String {
+    resource.replace('-', "_")
+}
+
+struct Builder<'a> {
+    product: &'a str,
+    env: &'a str,
+    region: &'a str,
+    items: Vec<PlannedItem>,
+    /// Logical id -> what to price (estimate, ceiling).
+    prices: Vec<(String, Option<Priceable>)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Builder<'_> {
+    fn base(&self, name: &str) -> String {
+        format!("{}-{}-{}", self.product, self.env, name)
+    }
+
+    fn named(&self, kind: ItemKind, full: &str) -> String {
+        match limit(kind) {
+            Some(l) => fit(full, l),
+            None => full.to_owned(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)] // reason: one call per item kind; a struct would only rename them
+    fn push(
+        &mut self,
+        id: String,
+        physical_name: String,
+        owner: Option<&str>,
+        size: Option<&str>,
+        managed_by: ManagedBy,
+        depends_on: Vec<String>,
+        spec: ItemSpec,
+        price: Option<Priceable>,
+    ) -> String {
+        let kind = spec_kind(&spec);
+        let included = price.is_none();
+        self.items.push(PlannedItem {
+            id: id.clone(),
+            kind,
+            physical_name,
+            owner: owner.map(str::to_owned),
+            size: size.map(str::to_owned),
+            managed_by,
+            monthly: included.then_some(Money::ZERO),
+            ceiling: included.then_some(Money::ZERO),
+            pricing: if included {
+                Pricing::Included { note: included_note(kind).to_owned() }
+            } else {
+                Pricing::Priced
+            },
+            depends_on,
+            spec,
+        });
+        self.prices.push((id.clone(), price));
+        id
+    }
+
+    fn unknown_size(&mut self, env: &Environment, path: String, what: &str, size: &str) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::UnknownSize,
+                env.at.clone(),
+                path,
+                format!("the catalogue has no {what} size `{size}`"),
+            )
+            .with_help("use a size the catalogue lists (`runway catalogue`), or extend the catalogue"),
+        );
+    }
+}
+
+/// Why an item has no price of its own.
+fn included_note(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::AlbListener | ItemKind::AlbListenerRule | ItemKind::AlbTargetGroup => {
+            "included in the ALB's hourly and LCU price"
+        }
+        ItemKind::AuroraInstance => "included in the Aurora cluster's price",
+        ItemKind::RdsProxyTargetGroup | ItemKind::RdsProxyTarget => "included in the RDS Proxy's price",
+        ItemKind::SqsDeadLetterQueue => "requests counted in its queue's size",
+        ItemKind::CloudMapService => "DNS queries from inside the VPC are free",
+        ItemKind::TaskDefinition => "tasks are priced on the ECS service",
+        _ => "no charge of its own",
+    }
+}
+
+/// The kind of a spec.
+pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
+    match spec {
+        ItemSpec::EcsCluster {} => ItemKind::EcsCluster,
+        ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
+        ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
+        ItemSpec::Alb { .. } => ItemKind::Alb,
+        ItemSpec::AlbListener { .. } => ItemKind::AlbListener,
+        ItemSpec::DbSubnetGroup {} => ItemKind::DbSubnetGroup,
+        ItemSpec::CacheSubnetGroup {} => ItemKind::CacheSubnetGroup,
+        ItemSpec::RdsInstance { .. } => ItemKind::RdsInstance,
+        ItemSpec::AuroraCluster { .. } => ItemKind::AuroraCluster,
+        ItemSpec::AuroraInstance { .. } => ItemKind::AuroraInstance,
+        ItemSpec::ProxySecret { .. } => ItemKind::ProxySecret,
+        ItemSpec::ProxyRole { .. } => ItemKind::ProxyRole,
+        ItemSpec::RdsProxy { .. } => ItemKind::RdsProxy,
+        ItemSpec::RdsProxyTargetGroup { .. } => ItemKind::RdsProxyTargetGroup,
+        ItemSpec::RdsProxyTarget { .. } => ItemKind::RdsProxyTarget,
+        ItemSpec::CacheReplicationGroup { .. } => ItemKind::CacheReplicationGroup,
+        ItemSpec::SqsQueue { .. } => ItemKind::SqsQueue,
+        ItemSpec::SqsDeadLetterQueue { .. } => ItemKind::SqsDeadLetterQueue,
+        ItemSpec::SnsTopic { .. } => ItemKind::SnsTopic,
+        ItemSpec::S3Bucket { .. } => ItemKind::S3Bucket,
+        ItemSpec::TaskDefinition { .. } => ItemKind::TaskDefinition,
+        ItemSpec::EcsService { .. } => ItemKind::EcsService,
+        ItemSpec::CloudMapService { .. } => ItemKind::CloudMapService,
+        ItemSpec::AlbTargetGroup { .. } => ItemKind::AlbTargetGroup,
+        ItemSpec::AlbListenerRule { .. } => ItemKind::AlbListenerRule,
+        ItemSpec::ScalingTarget { .. } => ItemKind::ScalingTarget,
+        ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
+    }
+}
+
+fn health_spec(w: &Workload) -> Option<HealthSpec> {
+    w.health.as_ref().map(|h| {
+        let (path, command) = match &h.check {
+            HealthCheck::Http(p) => (Some(p.clone()), None),
+            HealthCheck::Command(c) => (None, Some(c.clone())),
+        };
+        HealthSpec {
+            path,
+            command,
+            interval_seconds: h.interval.as_secs(),
+            timeout_seconds: h.timeout.as_secs(),
+            healthy_threshold: h.healthy_threshold,
+            unhealthy_threshold: h.unhealthy_threshold,
+        }
+    })
+}
+
+fn empty_postgres() -> PostgresSize {
+    PostgresSize { instance_class: String::new(), instances: 0, storage_gb: 0, multi_az: false, vcpu: 0 }
+}
+
+/// Plans one environment of a product.
+///
+/// Pure: the same product, environment and catalogue always give the same plan, byte for byte.
+/// Cost and planning problems are diagnostics of the plan; only an environment the product
+/// does not declare is an error.
+pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
+    let root = &product.root;
+    let Some(env) = root.environments.get(env_name) else {
+        let known: Vec<String> = root.environments.keys().cloned().collect();
+        let suggestion = did_you_mean(env_name, known.iter().map(String::as_str)).map(str::to_owned);
+        return Err(PlanError::UnknownEnvironment { env: env_name.to_owned(), known, suggestion });
+    };
+    let p = root.product.as_str();
+    let e = env_name;
+    let mut b = Builder {
+        product: p,
+        env: e,
+        region: &env.region,
+        items: Vec::new(),
+        prices: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+
+    // ---- resources: declared, then implicit shared-<engine> ----
+    let mut resources: Vec<Res> = root
+        .resources
+        .iter()
+        .map(|(name, r)| Res {
+            name: name.clone(),
+            spec: r.spec.clone(),
+            size: r.size_in(e).to_owned(),
+            origin: Origin::Declared,
+        })
+        .collect();
+    for engine in Engine::ALL {
+        if product.members.iter().any(|m| m.requires.contains(&engine)) {
+            resources.push(Res {
+                name: format!("shared-{}", engine.as_str()),
+                spec: ResourceSpec::default_for(engine),
+                size: env.shared_size(engine).to_owned(),
+                origin: Origin::Implicit,
+            });
+        }
+    }
+
+    // ---- consumers: workloads then members ----
+    let mut consumers: Vec<Consumer> = root
+        .workloads
+        .iter()
+        .map(|(name, w)| Consumer {
+            name: name.clone(),
+            kind: ConsumerKind::Workload,
+            uses: w.uses.iter().map(|u| (u.clone(), false)).collect(),
+        })
+        .collect();
+    for m in &product.members {
+        let mut uses: Vec<(String, bool)> = m.uses.iter().map(|u| (u.clone(), false)).collect();
+        for engine in Engine::ALL {
+            if m.requires.contains(&engine) {
+                let name = format!("shared-{}", engine.as_str());
+                if !uses.iter().any(|(u, _)| *u == name) {
+                    uses.push((name, true));
+                }
+            }
+        }
+        consumers.push(Consumer {
+            name: m.name.clone(),
+            kind: match m.runtime {
+                Runtime::Encore => ConsumerKind::EncoreMember,
+                Runtime::Other => ConsumerKind::OtherMember,
+            },
+            uses,
+        });
+    }
+    // Only resources that exist are bound (the loader reports unknown ones).
+    for c in &mut consumers {
+        c.uses.retain(|(u, _)| resources.iter().any(|r| r.name == *u));
+    }
+
+    // ---- secrets places ----
+    let infisical_env =
+        root.secrets.infisical.as_ref().map_or_else(|| e.to_owned(), |i| i.environment_slug(e).to_owned());
+    let folder_of = |resource: &str| match &root.secrets.infisical {
+        Some(i) => i.folder(resource),
+        None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource),
+    };
+    let place = |resource: &str, name: String| InfisicalPlace {
+        environment: infisical_env.clone(),
+        folder: folder_of(resource),
+        name,
+    };
+    let ssm_prefix = root.secrets.ssm.prefix_for(p, e);
+    let kms_key = root.secrets.ssm.kms_key.clone();
+    let ssm_name = |owner: &str, var: &str| format!("{ssm_prefix}/{owner}/{var}");
+    let mut ssm: BTreeMap<String, SsmParameter> = BTreeMap::new();
+
+    // ---- platform ----
+    let has_workloads = !root.workloads.is_empty();
+    let has_internal = root.workloads.values().any(|w| w.expose == Expose::Internal);
+    let has_public = root.workloads.values().any(|w| w.expose == Expose::Public);
+    let has_postgres = resources.iter().any(|r| r.spec.kind() == Kind::Postgres);
+    let has_cache = resources.iter().any(|r| r.spec.kind() == Kind::Cache);
+    let env_base = format!("{p}-{e}");
+    let mut cluster_id = None;
+    let mut exec_role_id = None;
+    let mut namespace = None;
+    let mut listener_id = None;
+    let mut db_subnets = None;
+    let mut cache_subnets = None;
+    if has_workloads {
+        let name = b.named(ItemKind::EcsCluster, &env_base);
+        cluster_id = Some(b.push(
+            "env_ecs-cluster".into(),
+            name,
+            None,
+            None,
+            ManagedBy::Pulumi,
+            vec![],
+            ItemSpec::EcsCluster {},
+            None,
+        ));
+        let name = b.named(ItemKind::TaskExecutionRole, &format!("{env_base}-task-execution"));
+        exec_role_id = Some(b.push(
+            "env_task-execution-role".into(),
+            name,
+            None,
+            None,
+            ManagedBy::Pulumi,
+            vec![],
+            ItemSpec::TaskExecutionRole { ssm_prefix: ssm_prefix.clone(), kms_key: kms_key.clone() },
+            None,
+        ));
+    }
+    if has_internal {
+        let dns = format!("{e}.{p}.internal");
+        let id = b.push(
+            "env_namespace".into(),
+            dns.clone(),
+            None,
+            None,
+            ManagedBy::Pulumi,
+            vec![],
+            ItemSpec::CloudMapNamespace { name: dns.clone() },
+            Some(Priceable::fixed(Item::PrivateZone)),
+        );
+        namespace = Some((id, dns));
+    }
+    if has_public {
+        match &env.domain {
+            Some(domain) => {
+                let alb_name = b.named(ItemKind::Alb, &format!("{env_base}-alb"));
+                let alb = b.push(
+                    "env_alb".into(),
+                    alb_name.clone(),
+                    None,
+                    None,
+                    ManagedBy::Pulumi,
+                    vec![],
+                    ItemSpec::Alb { domain: domain.clone() },
+                    Some(Priceable::fixed(Item::Alb)),
+                );
+                listener_id = Some(b.push(
+                    "env_alb-listener".into(),
+                    format!("{alb_name}/https-443"),
+                    None,
+                    None,
+                    ManagedBy::Pulumi,
+                    vec![alb.clone()],
+                    ItemSpec::AlbListener { alb, port: 443, protocol: "HTTPS".into() },
+                    None,
+                ));
+            }
+            None => {
+                let public: Vec<&str> = root
+                    .workloads
+                    .iter()
+                    .filter(|(_, w)| w.expose == Expose::Public)
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                b.diagnostics.push(
+                    Diagnostic::error(
+                        Code::MissingDomain,
+                        env.at.clone(),
+                        format!("environments.{e}.domain"),
+                        format!(
+                            "environment `{e}` has public workloads ({}) but no `domain`",
+                            public.join(", ")
+                        ),
+                    )
+                    .with_help(format!("set `environments.{e}.domain`")),
+                );
+            }
+        }
+    }
+    if has_postgres {
+        let name = b.named(ItemKind::DbSubnetGroup, &format!("{env_base}-db-subnets"));
+        db_subnets = Some(b.push(
+            "env_db-subnets".into(),
+            name,
+            None,
+            None,
+            ManagedBy::Pulumi,
+            vec![],
+            ItemSpec::DbSubnetGroup {},
+            None,
+        ));
+    }
+    if has_cache {
+        let name = b.named(ItemKind::CacheSubnetGroup, &format!("{env_base}-cache-subnets"));
+        cache_subnets = Some(b.push(
+            "env_cache-subnets".into(),
+            name,
+            None,
+            None,
+            ManagedBy::Pulumi,
+            vec![],
+            ItemSpec::CacheSubnetGroup {},
+            None,
+        ));
+    }
+
+    // ---- resources ----
+    let mut generated = Vec::new();
+    let mut connection = Vec::new();
+    let mut outputs = Vec::new();
+    let mut planned_resources = Vec::new();
+    for r in &resources {
+        let first_item = b.items.len();
+        let base = b.base(&r.name);
+        let size = r.size.as_str();
+        let rp = variable_prefix(&r.name);
+        let var = |s: &str| format!("{rp}_{s}");
+        let path = match r.origin {
+            Origin::Declared => format!("resources.{}.size", r.name),
+            _ => format!("environments.{e}.shared"),
+        };
+        let output = |outputs: &mut Vec<PlannedOutput>,
+                      connection: &mut Vec<ConnectionVariable>,
+                      item: &str,
+                      attribute: &str,
+                      v: String| {
+            outputs.push(PlannedOutput {
+                name: v.clone(),
+                item: item.to_owned(),
+                attribute: attribute.into(),
+            });
+            connection.push(ConnectionVariable {
+                resource: r.name.clone(),
+                infisical: place(&r.name, v.clone()),
+                source: ConnectionSource::Output { output: v },
+            });
+        };
+        let (engine, version, summary);
+        match &r.spec {
+            ResourceSpec::Postgres { engine: pg_engine, version: pg_version } => {
+                let sizing = catalogue.postgres(*pg_engine, size);
+                if sizing.is_none() {
+                    b.unknown_size(
+                        env,
+                        path.clone(),
+                        &format!("postgres {}", postgres_engine_str(*pg_engine)),
+                        size,
+                    );
+                }
+                let sizing = sizing.unwrap_or_else(empty_postgres);
+                let subnet_group = db_subnets.clone().unwrap_or_default();
+                let secret_name = format!("{p}/{e}/{}/proxy-admin", r.name);
+                let secret = b.push(
+                    format!("{}_proxy-secret", r.name),
+                    secret_name.clone(),
+                    Some(&r.name),
+                    None,
+                    ManagedBy::SecretsAdapter,
+                    vec![],
+                    ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() },
+                    Some(Priceable::fixed(Item::Secret)),
+                );
+                let db_id = format!("{}_db", r.name);
+                let (db_item, db_spec) = match pg_engine {
+                    PostgresEngine::Rds => (
+                        ItemKind::RdsInstance,
+                        ItemSpec::RdsInstance {
+                            resource: r.name.clone(),
+                            engine_version: pg_version.clone(),
+                            size: sizing.clone(),
+                            storage_type: "gp3".into(),
+                            database: database_name(&r.name),
+                            username: POSTGRES_USER.into(),
+                            admin_secret: secret.clone(),
+                            subnet_group: subnet_group.clone(),
+                        },
+                    ),
+                    PostgresEngine::Aurora => (
+                        ItemKind::AuroraCluster,
+                        ItemSpec::AuroraCluster {
+                            resource: r.name.clone(),
+                            engine_version: pg_version.clone(),
+                            size: sizing.clone(),
+                            database: database_name(&r.name),
+                            username: POSTGRES_USER.into(),
+                            admin_secret: secret.clone(),
+                            subnet_group: subnet_group.clone(),
+                        },
+                    ),
+                };
+                let db_name = b.named(db_item, &base);
+                // The database goes first in the resource's item list (its main item).
+                let db = b.push(
+                    db_id,
+                    db_name.clone(),
+                    Some(&r.name),
+                    Some(size),
+                    ManagedBy::Pulumi,
+                    vec![subnet_group.clone(), secret.clone()],
+                    db_spec,
+                    Some(Priceable::fixed(Item::Postgres { engine: *pg_engine, size })),
+                );
+                let main = b.items.pop();
+                if let Some(main) = main {
+                    b.items.insert(first_item, main);
+                }
+                if *pg_engine == PostgresEngine::Aurora {
+                    for i in 1..=sizing.instances {
+                        let full = format!("{base}-{i}");
+                        let name = if full.len() > 63 {
+                            format!("{}-{i}", fit(&base, 63 - 1 - i.to_string().len()))
+                        } else {
+                            full
+                        };
+                        b.push(
+                            format!("{}_instance-{i}", r.name),
+                            name,
+                            Some(&r.name),
+                            Some(size),
+                            ManagedBy::Pulumi,
+                            vec![db.clone()],
+                            ItemSpec::AuroraInstance {
+                                cluster: db.clone(),
+                                instance_class: sizing.instance_class.clone(),
+                                index: i,
+                            },
+                            None,
+                        );
+                    }
+                }
+                let role_name = b.named(ItemKind::ProxyRole, &format!("{base}-proxy-role"));
+                let role = b.push(
+                    format!("{}_proxy-role", r.name),
+                    role_name,
+                    Some(&r.name),
+                    None,
+                    ManagedBy::Pulumi,
+                    vec![secret.clone()],
+                    ItemSpec::ProxyRole { secret: secret.clone() },
+                    None,
+                );
+                let proxy_name = b.named(ItemKind::RdsProxy, &format!("{base}-proxy"));
+                let proxy = b.push(
+                    format!("{}_proxy", r.name),
+                    proxy_name.clone(),
+                    Some(&r.name),
+                    Some(size),
+                    ManagedBy::Pulumi,
+                    vec![secret.clone(), role.clone()],
+                    ItemSpec::RdsProxy {
+                        resource: r.name.clone(),
+                        engine_family: "POSTGRESQL".into(),
+                        secret: secret.clone(),
+                        role: role.clone(),
+                        require_tls: true,
+                    },
+                    Some(Priceable::fixed(Item::RdsProxy { engine: *pg_engine, size })),
+                );
+                let tg = b.push(
+                    format!("{}_proxy-target-group", r.name),
+                    format!("{proxy_name}/default"),
+                    Some(&r.name),
+                    None,
+                    ManagedBy::Pulumi,
+                    vec![proxy.clone()],
+                    ItemSpec::RdsProxyTargetGroup { proxy: proxy.clone() },
+                    None,
+                );
+                b.push(
+                    format!("{}_proxy-target", r.name),
+                    format!("{proxy_name}/default/{db_name}"),
+                    Some(&r.name),
+                    None,
+                    ManagedBy::Pulumi,
+                    vec![proxy.clone(), tg.clone(), db.clone()],
+                    ItemSpec::RdsProxyTarget { proxy: proxy.clone(), target_group: tg, target: db.clone() },
+                    None,
+                );
+                generated.push(GeneratedSecret {
+                    resource: r.name.clone(),
+                    kind: CredentialKind::PostgresAdminPassword,
+                    variable: var("PASSWORD"),
+                    infisical: place(&r.name, var("PASSWORD")),
+                    secrets_manager: Some(secret_name),
+                    secrets_manager_username: Some(POSTGRES_USER.into()),
+                });
+                let url = format!(
+                    "postgresql://${{{u}}}:${{{pw}}}@${{{h}}}:${{{po}}}/${{{d}}}?sslmode=require",
+                    u = var("USER"),
+                    pw = var("PASSWORD"),
+                    h = var("HOST"),
+                    po = var("PORT"),
+                    d = var("DATABASE"),
+                );
+                connection.push(ConnectionVariable {
+                    resource: r.name.clone(),
+                    infisical: place(&r.name, var("URL")),
+                    source: ConnectionSource::Template { template: url },
+                });
+                output(&mut outputs, &mut connection, &proxy, "endpoint", var("HOST"));
+                for (s, v) in [
+                    ("PORT", POSTGRES_PORT.to_string()),
+                    ("DATABASE", database_name(&r.name)),
+                    ("USER", POSTGRES_USER.to_owned()),
+                ] {
+                    connection.push(ConnectionVariable {
+                        resource: r.name.clone(),
+                        infisical: place(&r.name, var(s)),
+                        source: ConnectionSource::Literal { value: v },
+                    });
+                }
+                engine = postgres_engine_str(*pg_engine).to_owned();
+                version = Some(pg_version.clone());
+                summary = postgres_summary(*pg_engine, &sizing);
+            }
+            ResourceSpec::Cache { version: v } => {
+                let sizing = catalogue.cache(size);
+                if sizing.is_none() {
+                    b.unknown_size(env, path.clone(), "cache", size);
+                }
+                let sizing = sizing.unwrap_or(CacheSize { node_type: String::new(), nodes: 0 });
+                let token_param = ssm_name(&r.name, &var("PASSWORD"));
+                let name = b.named(ItemKind::CacheReplicationGroup, &base);
+                let subnet_group = cache_subnets.clone().unwrap_or_default();
+                let id = b.push(
+                    format!("{}_cache", r.name),
+                    name,
+                    Some(&r.name),
+                    Some(size),
+                    ManagedBy::Pulumi,
+                    vec![subnet_group.clone()],
+                    ItemSpec::CacheReplicationGroup {
+                        resource: r.name.clone(),
+                        engine: "valkey".into(),
+                        engine_version: v.clone(),
+                        automatic_failover: sizing.nodes > 1,
+                        transit_encryption: true,
+                        auth_token_parameter: token_param.clone(),
+                        subnet_group,
+                        size: sizing.clone(),
+                    },
+                    Some(Priceable::fixed(Item::Cache { size })),
+                );
+                ssm.entry(token_param.clone())
+                    .or_insert_with(|| SsmParameter {
+                        name: token_param.clone(),
+                        variable: var("PASSWORD"),
+                        source: ParameterSource::Resource,
+                        owner: r.name.clone(),
+                        infisical: Some(place(&r.name, var("PASSWORD"))),
+                        referenced_by: vec![],
+                        r#type: "SecureString".into(),
+                        kms_key: kms_key.clone(),
+                    })
+                    .referenced_by
+                    .push(id.clone());
+                generated.push(GeneratedSecret {
+                    resource: r.name.clone(),
+                    kind: CredentialKind::CacheAuthToken,
+                    variable: var("PASSWORD"),
+                    infisical: place(&r.name, var("PASSWORD")),
+                    secrets_manager: None,
+                    secrets_manager_username: None,
+                });
+                let url =
+                    format!("rediss://:${{{}}}@${{{}}}:${{{}}}", var("PASSWORD"), var("HOST"), var("PORT"));
+                connection.push(ConnectionVariable {
+                    resource: r.name.clone(),
+                    infisical: place(&r.name, var("URL")),
+                    source: ConnectionSource::Template { template: url },
+                });
+                output(&mut outputs, &mut connection, &id, "primaryEndpointAddress", var("HOST"));
+                connection.push(ConnectionVariable {
+                    resource: r.name.clone(),
+                    infisical: place(&r.name, var("PORT")),
+                    source: ConnectionSource::Literal { value: CACHE_PORT.to_string() },
+                });
+                engine = "valkey".into();
+                version = Some(v.clone());
+                summary = if sizing.nodes == 0 {
+                    "unknown size".into()
+                } else {
+                    format!("{} x {}", sizing.nodes, sizing.node_type)
+                };
+            }
+            ResourceSpec::Queue { fifo, visibility_timeout, dead_letter } => {
+                let requests = catalogue.requests(size);
+                if requests.is_none() {
+                    b.unknown_size(env, path.clone(), "queue", size);
+                }
+                let sfx = if *fifo { ".fifo" } else { "" };
+                let queue_id = format!("{}_queue", r.name);
+                let dlq = dead_letter.map(|_| {
+                    let name = fit_with_suffix(&format!("{base}-dlq"), sfx, 80);
+                    (format!("{}_dlq", r.name), name)
+                });
+                let name = fit_with_suffix(&base, sfx, 80);
+                b.push(
+                    queue_id.clone(),
+                    name,
+                    Some(&r.name),
+                    Some(size),
+                    ManagedBy::Pulumi,
+                    dlq.iter().map(|(id, _)| id.clone()).collect(),
+                    ItemSpec::SqsQueue {
+                        resource: r.name.clone(),
+                        fifo: *fifo,
+                        visibility_timeout_seconds: visibility_timeout.as_secs(),
+                        dead_letter_queue: dlq.as_ref().map(|(id, _)| id.clone()),
+                        max_receives: dead_letter.map(|d| d.max_receives),
+                        monthly_requests: requests,
+                    },
+                    Some(Priceable::fixed(Item::Queue { fifo: *fifo, size })),
+                );
+                if let Some((id, name)) = &dlq {
+                    b.push(
+                        id.clone(),
+                        name.clone(),
+                        Some(&r.name),
+                        None,
+                        ManagedBy::Pulumi,
+                        vec![],
+                        ItemSpec::SqsDeadLetterQueue {
+                            resource: r.name.clone(),
+                            fifo: *fifo,
+                            retention_seconds: DLQ_RETENTION_SECONDS,
+                        },
+                        None,
+                    );
+                }
+                output(&mut outputs, &mut connection, &queue_id, "url", var("URL"));
+                output(&mut outputs, &mut connection, &queue_id, "arn", var("ARN"));
+                if let Some((id, _)) = &dlq {
+                    output(&mut outputs, &mut connection, id, "url", var("DLQ_URL"));
+                }
+                engine = "sqs".into();
+                version = None;
+                summary = format!(
+                    "{}{}, visibility {visibility_timeout}{}",
+                    if *fifo { "FIFO" } else { "standard" },
+                    requests.map(|n| format!(", {} requests/month", group(n))).unwrap_or_default(),
+                    dead_letter
+                        .map(|d| format!(", dead-letter after {}", d.max_receives))
+                        .unwrap_or_default()
+                );
+            }
+            ResourceSpec::Topic { fifo } => {
+                let requests = catalogue.requests(size);
+                if requests.is_none() {
+                    b.unknown_size(env, path.clone(), "topic", size);
+                }
+                let sfx = if *fifo { ".fifo" } else { "" };
+                let id = b.push(
+                    format!("{}_topic", r.name),
+                    fit_with_suffix(&base, sfx, 256),
+                    Some(&r.name),
+                    Some(size),
+                    ManagedBy::Pulumi,
+                    vec![],
+                    ItemSpec::SnsTopic { resource: r.name.clone(), fifo: *fifo, monthly_requests: requests },
+                    Some(Priceable::fixed(Item::Topic { fifo: *fifo, size })),
+                );
+                output(&mut outputs, &mut connection, &id, "arn", var("ARN"));
+                engine = "sns".into();
+                version = None;
+                summary = format!(
+                    "{}{}",
+                    if *fifo { "FIFO" } else { "standard" },
+                    requests.map(|n| format!(", {} requests/month", group(n))).unwrap_or_default()
+                );
+            }
+            ResourceSpec::Bucket { versioning } => {
+                let gb = catalogue.bucket_gb(size);
+                if gb.is_none() {
+                    b.unknown_size(env, path.clone(), "bucket", size);
+                }
+                let id = b.push(
+                    format!("{}_bucket", r.name),
+                    b.named(ItemKind::S3Bucket, &base.to_ascii_lowercase()),
+                    Some(&r.name),
+                    Some(size),
+                    ManagedBy::Pulumi,
+                    vec![],
+                    ItemSpec::S3Bucket {
+                        resource: r.name.clone(),
+                        versioning: *versioning,
+                        block_public_access: true,
+                        storage_gb: gb,
+                    },
+                    Some(Priceable::fixed(Item::Bucket { size })),
+                );
+                output(&mut outputs, &mut connection, &id, "bucket", var("NAME"));
+                output(&mut outputs, &mut connection, &id, "arn", var("ARN"));
+                connection.push(ConnectionVariable {
+                    resource: r.name.clone(),
+                    infisical: place(&r.name, var("REGION")),
+                    source: ConnectionSource::Literal { value: env.region.clone() },
+                });
+                engine = "s3".into();
+                version = None;
+                summary = format!(
+                    "{}{}",
+                    gb.map(|g| format!("{g} GB")).unwrap_or_else(|| "unknown size".into()),
+                    if *versioning { ", versioned" } else { "" }
+                );
+            }
+            #[allow(unreachable_patterns)] // reason: ResourceSpec is non_exhaustive
+            _ => {
+                engine = String::new();
+                version = None;
+                summary = "kind not planned by this version".into();
+            }
+        }
+        let items: Vec<String> = b.items[first_item..].iter().map(|i| i.id.clone()).collect();
+        let physical_name = b.items.get(first_item).map(|i| i.physical_name.clone()).unwrap_or_default();
+        planned_resources.push(PlannedResource {
+            name: r.name.clone(),
+            kind: r.spec.kind(),
+            origin: r.origin,
+            size: r.size.clone(),
+            physical_name,
+            monthly: None,
+            engine,
+            version,
+            summary,
+            items,
+            consumers: consumers
+                .iter()
+                .filter(|c| c.uses.iter().any(|(u, _)| *u == r.name))
+                .map(|c| c.name.clone())
+                .collect(),
+        });
+    }
+    // Connection variables in resource order, then the spec's variable order.
+    let order_of = |c: &ConnectionVariable| {
+        let r = resources.iter().position(|r| r.name == c.resource).unwrap_or(usize::MAX);
+        let vars = resources.get(r).map(|r| variables(&r.name, &r.spec)).unwrap_or_default();
+        (r, vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX))
+    };
+    connection.sort_by_key(order_of);
+
+    // ---- bindings ----
+    let mut bindings = Vec::new();
+    for c in &consumers {
+        for (u, implicit) in &c.uses {
+            let Some(r) = resources.iter().find(|r| r.name == *u) else { continue };
+            let vars = variables(&r.name, &r.spec);
+            let is_workload = c.kind == ConsumerKind::Workload;
+            let params: Vec<String> =
+                if is_workload { vars.iter().map(|v| ssm_name(&r.name, v)).collect() } else { vec![] };
+            bindings.push(Binding {
+                consumer: c.name.clone(),
+                resource: r.name.clone(),
+                variables: vars,
+                infisical: place(&r.name, String::new()).display(),
+                ssm: params,
+                consumer_kind: c.kind,
+                delivery: match c.kind {
+                    ConsumerKind::Workload => Delivery::Ssm,
+                    ConsumerKind::EncoreMember => Delivery::EncoreSync,
+                    _ => Delivery::Infisical,
+                },
+                implicit: *implicit,
+            });
+        }
+    }
+
+    // ---- workloads ----
+    let mut planned_workloads = Vec::new();
+    let mut public_index = 0u32;
+    for (wname, w) in &root.workloads {
+        let first_item = b.items.len();
+        let base = b.base(wname);
+        let size = w.size_in(e);
+        let scale = w.scale_in(e);
+        let task = catalogue.task(size);
+        if task.is_none() {
+            b.unknown_size(env, format!("workloads.{wname}.size"), "workload", size);
+        }
+        let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
+        let exec_role = exec_role_id.clone().unwrap_or_default();
+        let cluster = cluster_id.clone().unwrap_or_default();
+        let mut secrets = Vec::new();
+        for bnd in bindings.iter().filter(|x| x.consumer == *wname) {
+            for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
+                secrets.push(TaskSecret { name: v.clone(), parameter: param.clone() });
+            }
+        }
+        for s in &w.secrets {
+            secrets.push(TaskSecret { name: s.clone(), parameter: ssm_name(wname, s) });
+        }
+        let td_id = format!("{wname}_task");
+        for bnd in bindings.iter().filter(|x| x.consumer == *wname) {
+            for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
+                ssm.entry(param.clone())
+                    .or_insert_with(|| SsmParameter {
+                        name: param.clone(),
+                        variable: v.clone(),
+                        source: ParameterSource::Resource,
+                        owner: bnd.resource.clone(),
+                        infisical: Some(place(&bnd.resource, v.clone())),
+                        referenced_by: vec![],
+                        r#type: "SecureString".into(),
+                        kms_key: kms_key.clone(),
+                    })
+                    .referenced_by
+                    .push(td_id.clone());
+            }
+        }
+        for s in &w.secrets {
+            let name = ssm_name(wname, s);
+            ssm.entry(name.clone())
+                .or_insert_with(|| SsmParameter {
+                    name,
+                    variable: s.clone(),
+                    source: ParameterSource::WorkloadSecret,
+                    owner: wname.clone(),
+                    infisical: None,
+                    referenced_by: vec![],
+                    r#type: "SecureString".into(),
+                    kms_key: kms_key.clone(),
+                })
+                .referenced_by
+                .push(td_id.clone());
+        }
+        let health = health_spec(w);
+        b.push(
+            td_id.clone(),
+            b.named(ItemKind::TaskDefinition, &base),
+            Some(wname),
+            Some(size),
+            ManagedBy::Pulumi,
+            vec![exec_role.clone()],
+            ItemSpec::TaskDefinition {
+                workload: wname.clone(),
+                image: w.image.as_str().to_owned(),
+                task: task.clone(),
+                cpu_architecture: "ARM64".into(),
+                port: w.port,
+                health: health.clone(),
+                environment: w.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<IndexMap<_, _>>(),
+                secrets,
+                execution_role: exec_role,
+            },
+            None,
+        );
+        let mut discovery = None;
+        let mut target_group = None;
+        let mut host = None;
+        let mut dns_name = None;
+        match w.expose {
+            Expose::Internal => {
+                if let Some((ns, dns)) = &namespace {
+                    let d = format!("{wname}.{dns}");
+                    discovery = Some(b.push(
+                        format!("{wname}_discovery"),
+                        b.named(ItemKind::CloudMapService, wname),
+                        Some(wname),
+                        None,
+                        ManagedBy::Pulumi,
+                        vec![ns.clone()],
+                        ItemSpec::CloudMapService {
+                            workload: wname.clone(),
+                            namespace: ns.clone(),
+                            dns_name: d.clone(),
+                        },
+                        None,
+                    ));
+                    dns_name = Some(d);
+                }
+            }
+            Expose::Public => {
+                if let (Some(listener), Some(domain)) = (&listener_id, &env.domain) {
+                    public_index += 1;
+                    let h = health.as_ref();
+                    let tg = b.push(
+                        format!("{wname}_target-group"),
+                        b.named(ItemKind::AlbTargetGroup, &format!("{base}-tg")),
+                        Some(wname),
+                        None,
+                        ManagedBy::Pulumi,
+                        vec![],
+                        ItemSpec::AlbTargetGroup {
+                            workload: wname.clone(),
+                            port: w.port,
+                            protocol: "HTTP".into(),
+                            health_path: h.and_then(|h| h.path.clone()).unwrap_or_else(|| "/".into()),
+                            health_interval_seconds: h.map_or(30, |h| h.interval_seconds),
+                            health_timeout_seconds: h.map_or(5, |h| h.timeout_seconds),
+                            healthy_threshold: h.map_or(2, |h| h.healthy_threshold),
+                            unhealthy_threshold: h.map_or(3, |h| h.unhealthy_threshold),
+                        },
+                        None,
+                    );
+                    let hostname = format!("{wname}.{domain}");
+                    let listener_name =
+                        b.items.iter().find(|i| i.id == *listener).map(|i| i.physical_name.clone());
+                    b.push(
+                        format!("{wname}_listener-rule"),
+                        format!("{}/{hostname}", listener_name.unwrap_or_default()),
+                        Some(wname),
+                        None,
+                        ManagedBy::Pulumi,
+                        vec![listener.clone(), tg.clone()],
+                        ItemSpec::AlbListenerRule {
+                            workload: wname.clone(),
+                            listener: listener.clone(),
+                            target_group: tg.clone(),
+                            host: hostname.clone(),
+                            priority: public_index,
+                        },
+                        None,
+                    );
+                    target_group = Some(tg);
+                    host = Some(hostname);
+                }
+            }
+        }
+        let svc_name = b.named(ItemKind::EcsService, &format!("{base}-service"));
+        let mut deps = vec![cluster.clone(), td_id.clone()];
+        deps.extend(discovery.iter().cloned());
+        deps.extend(target_group.iter().cloned());
+        let svc = b.push(
+            format!("{wname}_service"),
+            svc_name.clone(),
+            Some(wname),
+            Some(size),
+            ManagedBy::Pulumi,
+            deps,
+            ItemSpec::EcsService {
+                workload: wname.clone(),
+                cluster: cluster.clone(),
+                task_definition: td_id.clone(),
+                desired_count: scale.min,
+                expose: w.expose,
+                discovery_service: discovery,
+                target_group,
+                port: w.port,
+            },
+            Some(Priceable::tasks(size, scale.min, scale.max)),
+        );
+        if scale.max > scale.min {
+            let cluster_name = b.items.iter().find(|i| i.id == cluster).map(|i| i.physical_name.clone());
+            let target = b.push(
+                format!("{wname}_scaling-target"),
+                format!("service/{}/{svc_name}", cluster_name.unwrap_or_default()),
+                Some(wname),
+                None,
+                ManagedBy::Pulumi,
+                vec![svc.clone()],
+                ItemSpec::ScalingTarget {
+                    workload: wname.clone(),
+                    service: svc.clone(),
+                    min_capacity: scale.min,
+                    max_capacity: scale.max,
+                },
+                None,
+            );
+            b.push(
+                format!("{wname}_scaling-policy"),
+                b.named(ItemKind::ScalingPolicy, &format!("{base}-cpu")),
+                Some(wname),
+                None,
+                ManagedBy::Pulumi,
+                vec![target.clone()],
+                ItemSpec::ScalingPolicy {
+                    workload: wname.clone(),
+                    target,
+                    metric: "ECSServiceAverageCPUUtilization".into(),
+                    target_value: SCALING_CPU_TARGET,
+                },
+                None,
+            );
+        }
+        planned_workloads.push(PlannedWorkload {
+            name: wname.clone(),
+            size: size.to_owned(),
+            min: scale.min,
+            max: scale.max,
+            expose: w.expose,
+            monthly: None,
+            ceiling: None,
+            task,
+            image: w.image.as_str().to_owned(),
+            port: w.port,
+            host,
+            dns_name,
+            uses: w.uses.clone(),
+            items: b.items[first_item..].iter().map(|i| i.id.clone()).collect(),
+        });
+    }
+
+    dedupe_physical_names(&mut b.items);
+
+    // ---- cost ----
+    let Builder { items, prices, mut diagnostics, region, .. } = b;
+    let mut items = items;
+    let cost = summarize(catalogue, region, &mut items, &prices, env, e, &mut diagnostics);
+    for r in &mut planned_resources {
+        r.monthly = sum_items(&items, &r.items, |i| i.monthly);
+    }
+    for w in &mut planned_workloads {
+        w.monthly = sum_items(&items, &w.items, |i| i.monthly);
+        w.ceiling = sum_items(&items, &w.items, |i| i.ceiling);
+    }
+
+    let secrets = SecretsLayout {
+        infisical_project: root.secrets.infisical.as_ref().map(|i| i.project.clone()),
+        ssm_prefix: ssm_prefix.clone(),
+        kms_key: kms_key.clone(),
+        generated,
+        connection,
+        ssm_parameters: ssm.into_values().collect(),
+    };
+    let mut plan = Plan {
+        product: p.to_owned(),
+        environment: e.to_owned(),
+        region: env.region.clone(),
+        resources: planned_resources,
+        workloads: planned_workloads,
+        bindings,
+        cost,
+        diagnostics,
+        items,
+        outputs,
+        secrets,
+        graph: Graph::default(),
+    };
+    plan.graph = build_graph(&plan);
+    Ok(plan)
+}
+
+/// Exact sum of the figures of the items with these ids; `None` when any is unknown.
+fn sum_items(
+    items: &[PlannedItem],
+    ids: &[String],
+    f: impl Fn(&PlannedItem) -> Option<Money>,
+) -> Option<Money> {
+    let mut total = Money::ZERO;
+    for id in ids {
+        total = total + items.iter().find(|i| i.id == *id).and_then(&f)?;
+    }
+    Some(total)
+}
+
+/// Makes physical names unique: an item whose name an earlier item already has (possible only
+/// when a name of the file spells another's derived name, such as a queue `x-proxy` beside a
+/// postgres `x`) gets a hash of its logical id appended, cut to its kind's limit.
+fn dedupe_physical_names(items: &mut [PlannedItem]) {
+    let mut seen = BTreeSet::new();
+    for item in items.iter_mut() {
+        if !seen.insert(item.physical_name.clone()) {
+            let fifo = item.physical_name.ends_with(".fifo");
+            let stem = item.physical_name.trim_end_matches(".fifo");
+            let full = format!("{stem}-{}", hash6(&item.id));
+            let sfx = if fifo { ".fifo" } else { "" };
+            item.physical_name = match limit(item.kind) {
+                Some(l) => fit_with_suffix(&full, sfx, l),
+                None => format!("{full}{sfx}"),
+            };
+            seen.insert(item.physical_name.clone());
+        }
+    }
+}
+
+fn postgres_summary(engine: PostgresEngine, s: &PostgresSize) -> String {
+    if s.instances == 0 {
+        return "unknown size".into();
+    }
+    match engine {
+        PostgresEngine::Rds => format!(
+            "{}, {} GB gp3, {}",
+            s.instance_class,
+            s.storage_gb,
+            if s.multi_az { "Multi-AZ" } else { "single-AZ" }
+        ),
+        PostgresEngine::Aurora => format!("{} x {}", s.instances, s.instance_class),
+    }
+}
+
+/// `10000000` -> `10,000,000`.
+pub(crate) fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

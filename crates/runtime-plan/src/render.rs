@@ -1,0 +1,306 @@
+//! Text and JSON renderings of plans for the CLI.
+
+use std::fmt::Write as _;
+
+use runway_schema::Money;
+use serde::Serialize;
+
+use crate::plan::{ConnectionSource, Plan, Verdict};
+
+fn money(m: Option<Money>) -> String {
+    m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"))
+}
+
+/// Pads rows of cells into aligned columns (two spaces apart), each line indented by two.
+fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::from("  ");
+        for (c, cell) in r.iter().enumerate() {
+            if c + 1 == r.len() {
+                line.push_str(cell);
+            } else {
+                let _ = write!(line, "{cell:<w$}  ", w = widths[c]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn cap_text(p: &Plan) -> String {
+    match (p.cost.cap, p.cost.verdict) {
+        (Some(cap), Verdict::Over) => format!("over the cap ${cap}: REFUSED"),
+        (Some(cap), _) => format!("within the cap ${cap}"),
+        (None, _) => "no cap".to_owned(),
+    }
+}
+
+/// The plan as text: resources, workloads, bindings, secrets layout, cost lines and the
+/// total against the cap, then diagnostics.
+pub fn render_plan_text(p: &Plan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region);
+
+    out.push_str("\nresources\n");
+    if p.resources.is_empty() {
+        out.push_str("  (none)\n");
+    } else {
+        let rows: Vec<Vec<String>> = p
+            .resources
+            .iter()
+            .map(|r| {
+                vec![
+                    r.name.clone(),
+                    r.kind.as_str().to_owned(),
+                    r.origin.as_str().to_owned(),
+                    r.size.clone(),
+                    r.physical_name.clone(),
+                    r.summary.clone(),
+                    money(r.monthly),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+
+    out.push_str("\nworkloads\n");
+    if p.workloads.is_empty() {
+        out.push_str("  (none)\n");
+    } else {
+        let rows: Vec<Vec<String>> = p
+            .workloads
+            .iter()
+            .map(|w| {
+                vec![
+                    w.name.clone(),
+                    w.size.clone(),
+                    format!("{} vCPU-units/{} MiB", w.task.cpu, w.task.memory_mib),
+                    format!("{}..{}", w.min, w.max),
+                    w.expose.as_str().to_owned(),
+                    w.host.clone().or_else(|| w.dns_name.clone()).unwrap_or_default(),
+                    money(w.monthly),
+                    format!("ceiling {}", money(w.ceiling)),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+
+    out.push_str("\nbindings\n");
+    if p.bindings.is_empty() {
+        out.push_str("  (none)\n");
+    } else {
+        let rows: Vec<Vec<String>> = p
+            .bindings
+            .iter()
+            .map(|b| {
+                vec![
+                    b.consumer.clone(),
+                    format!("-> {}", b.resource),
+                    b.infisical.clone(),
+                    match b.delivery {
+                        crate::plan::Delivery::Ssm => "ssm".to_owned(),
+                        crate::plan::Delivery::EncoreSync => "encore sync".to_owned(),
+                        _ => "infisical".to_owned(),
+                    },
+                    b.variables.join(" "),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+
+    out.push_str("\nsecrets\n");
+    if p.secrets.generated.is_empty()
+        && p.secrets.connection.is_empty()
+        && p.secrets.ssm_parameters.is_empty()
+    {
+        out.push_str("  (none)\n");
+    }
+    if !p.secrets.generated.is_empty() {
+        out.push_str("  generated (secrets prepare, never shown):\n");
+        let rows: Vec<Vec<String>> = p
+            .secrets
+            .generated
+            .iter()
+            .map(|g| {
+                vec![
+                    format!("  {}", g.variable),
+                    g.infisical.display(),
+                    g.secrets_manager.clone().map(|s| format!("+ Secrets Manager {s}")).unwrap_or_default(),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+    if !p.secrets.connection.is_empty() {
+        out.push_str("  connection (secrets publish):\n");
+        let rows: Vec<Vec<String>> = p
+            .secrets
+            .connection
+            .iter()
+            .map(|c| {
+                vec![
+                    format!("  {}", c.infisical.name),
+                    c.infisical.display(),
+                    match &c.source {
+                        ConnectionSource::Output { output } => format!("output {output}"),
+                        ConnectionSource::Literal { value } => format!("= {value}"),
+                        ConnectionSource::Template { template } => format!("= {template}"),
+                    },
+                ]
+            })
+            .collect();
+        out.push_str(&table(&rows));
+    }
+    if !p.secrets.ssm_parameters.is_empty() {
+        let _ = writeln!(out, "  ssm parameters (SecureString, {}):", p.secrets.kms_key);
+        let rows: Vec<Vec<String>> = p
+            .secrets
+            .ssm_parameters
+            .iter()
+            .map(|s| vec![format!("  {}", s.name), format!("read by {}", s.referenced_by.join(", "))])
+            .collect();
+        out.push_str(&table(&rows));
+    }
+
+    out.push_str("\ncost (a month, 730 hours)\n");
+    let mut rows: Vec<Vec<String>> = p
+        .cost
+        .lines
+        .iter()
+        .map(|l| {
+            vec![
+                l.item.clone(),
+                l.line.what.clone(),
+                format!(
+                    "{} {} x ${}",
+                    l.line.quantity.normalize(),
+                    l.line.unit,
+                    l.line.unit_price.0.normalize()
+                ),
+                format!("${}", l.line.monthly),
+            ]
+        })
+        .collect();
+    for u in &p.cost.unpriced {
+        rows.push(vec![u.item.clone(), u.reason.clone(), String::new(), "unpriced".into()]);
+    }
+    rows.push(vec![
+        "estimate".into(),
+        "workloads at scale.min".into(),
+        String::new(),
+        format!("${}", p.cost.monthly),
+    ]);
+    rows.push(vec![
+        "ceiling".into(),
+        "workloads at scale.max".into(),
+        String::new(),
+        format!("${}", p.cost.ceiling),
+    ]);
+    out.push_str(&table(&rows));
+    let _ = writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p));
+
+    if !p.diagnostics.is_empty() {
+        out.push_str("\ndiagnostics\n");
+        for d in &p.diagnostics {
+            let sev = if d.is_error() { "error" } else { "warning" };
+            let _ = writeln!(out, "  {sev}[{}]: {}", d.code, d.message);
+            if let Some(h) = &d.help {
+                let _ = writeln!(out, "    help: {h}");
+            }
+        }
+    }
+    out
+}
+
+/// Every environment side by side: estimate, ceiling, cap, verdict.
+pub fn render_cost_text(plans: &[Plan]) -> String {
+    let mut rows = vec![vec![
+        "environment".to_owned(),
+        "region".to_owned(),
+        "estimate".to_owned(),
+        "ceiling".to_owned(),
+        "cap".to_owned(),
+        "verdict".to_owned(),
+    ]];
+    for p in plans {
+        rows.push(vec![
+            p.environment.clone(),
+            p.region.clone(),
+            format!("${}", p.cost.monthly),
+            format!("${}", p.cost.ceiling),
+            p.cost.cap.map_or_else(|| "none".to_owned(), |c| format!("${c}")),
+            format!(
+                "{}{}",
+                p.cost.verdict.as_str(),
+                if p.cost.unpriced.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} unpriced)", p.cost.unpriced.len())
+                }
+            ),
+        ]);
+    }
+    table(&rows)
+}
+
+/// One environment of the `cost` command's JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostEnvironment {
+    /// Environment name.
+    pub name: String,
+    /// Estimate.
+    pub monthly: Money,
+    /// Ceiling.
+    pub ceiling: Money,
+    /// Cap, when there is one.
+    pub cap: Option<Money>,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// Region.
+    pub region: String,
+    /// Logical ids of unpriced items.
+    pub unpriced: Vec<String>,
+}
+
+/// The `cost` command's JSON shape: `{"environments":[{"name","monthly","ceiling","cap","verdict"}]}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CostReport {
+    /// One entry per plan, in the order given.
+    pub environments: Vec<CostEnvironment>,
+}
+
+/// The `cost` report of some plans.
+pub fn cost_report(plans: &[Plan]) -> CostReport {
+    CostReport {
+        environments: plans
+            .iter()
+            .map(|p| CostEnvironment {
+                name: p.environment.clone(),
+                monthly: p.cost.monthly,
+                ceiling: p.cost.ceiling,
+                cap: p.cost.cap,
+                verdict: p.cost.verdict,
+                region: p.region.clone(),
+                unpriced: p.cost.unpriced.iter().map(|u| u.item.clone()).collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Pretty JSON of any plan value (plan, diff, cost report), with a final newline.
+pub fn to_json<T: Serialize>(value: &T) -> String {
+    // Plan values hold only string-keyed maps, strings, numbers and booleans: serializing
+    // them cannot fail.
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    s.push('\n');
+    s
+}

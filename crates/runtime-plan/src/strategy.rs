@@ -1,0 +1,253 @@
+//! Proptest strategies that generate valid runways (feature `proptest1`).
+//!
+//! [`product()`] generates [`Product`] values that pass the loader's validation: valid and
+//! unique names (long ones too, to exercise the AWS name limits), declared environments only,
+//! catalogue sizes, pinned images, `min <= max`, resources used by name, no Encore member on
+//! postgres, and no variable collisions.
+
+use indexmap::IndexMap;
+use proptest::prelude::*;
+use runway_schema::{
+    DEFAULT_INFISICAL_PATH, DEFAULT_INFISICAL_URL, DeadLetter, Duration, Engine, Environment, Expose, Ground,
+    Health, HealthCheck, ImageRef, Infisical, Location, Member, Money, PostgresEngine, Product, Reason,
+    Resource, ResourceSpec, Runtime, Runway, Scale, Secrets, Ssm, Workload,
+};
+
+/// The catalogue's default size names.
+pub const SIZES: [&str; 3] = ["small", "medium", "large"];
+
+/// A size name.
+pub fn size() -> impl Strategy<Value = String> + Clone {
+    prop::sample::select(SIZES.to_vec()).prop_map(str::to_owned)
+}
+
+/// A word for names: 1 to 30 lowercase letters and digits, starting with a letter.
+fn word() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9]{0,29}"
+}
+
+/// A product name (`^[a-z][a-z0-9-]{1,30}[a-z0-9]$`), up to 32 characters.
+pub fn product_name() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9-]{1,30}[a-z0-9]"
+}
+
+/// A resource spec of any kind with its options.
+pub fn resource_spec() -> impl Strategy<Value = ResourceSpec> {
+    prop_oneof![
+        prop::bool::ANY.prop_map(|aurora| ResourceSpec::Postgres {
+            engine: if aurora { PostgresEngine::Aurora } else { PostgresEngine::Rds },
+            version: "16".into(),
+        }),
+        (prop::bool::ANY, 0u64..=43_200, prop::option::of(1u32..=10)).prop_map(|(fifo, secs, dl)| {
+            ResourceSpec::Queue {
+                fifo,
+                visibility_timeout: Duration::from_millis(secs * 1000),
+                dead_letter: dl.map(|max_receives| DeadLetter { max_receives }),
+            }
+        }),
+        prop::bool::ANY.prop_map(|fifo| ResourceSpec::Topic { fifo }),
+        Just(ResourceSpec::Cache { version: "8.0".into() }),
+        prop::bool::ANY.prop_map(|versioning| ResourceSpec::Bucket { versioning }),
+    ]
+}
+
+fn per_env<T: Clone + std::fmt::Debug>(
+    envs: Vec<String>,
+    value: impl Strategy<Value = T>,
+) -> impl Strategy<Value = IndexMap<String, T>> {
+    prop::collection::vec(prop::option::of(value), envs.len())
+        .prop_map(move |vals| envs.iter().zip(vals).filter_map(|(e, v)| v.map(|v| (e.clone(), v))).collect())
+}
+
+fn loc() -> Location {
+    Location { file: "runway.yaml".into(), line: 1, column: 1, offset: 0, len: 0 }
+}
+
+/// A valid product: 1 to 3 environments, up to 5 resources, up to 3 workloads, up to 3 members.
+pub fn product() -> impl Strategy<Value = Product> {
+    let envs = prop::sample::subsequence(vec!["dev", "staging", "production", "qa"], 1..=4);
+    (product_name(), envs)
+        .prop_flat_map(|(product, envs)| {
+            let envs: Vec<String> = envs.into_iter().map(str::to_owned).collect();
+            let environments = prop::collection::vec(
+                (
+                    prop::sample::select(vec!["us-east-1", "eu-central-1"]),
+                    prop::option::of(0u32..2_000),
+                    prop::option::of(size()),
+                    prop::option::of(size()),
+                    prop::option::of(size()),
+                    prop::option::of(size()),
+                ),
+                envs.len(),
+            );
+            let resources =
+                prop::collection::vec((word(), resource_spec(), per_env(envs.clone(), size())), 0..=5);
+            let workloads = prop::collection::vec(
+                (
+                    word(),
+                    per_env(envs.clone(), size()),
+                    per_env(envs.clone(), (1u32..=3, 0u32..=3)),
+                    prop::bool::ANY,
+                    prop::collection::vec(any::<prop::sample::Index>(), 0..=3),
+                    prop::option::of(prop::bool::ANY),
+                    0usize..=2,
+                ),
+                0..=3,
+            );
+            let members = prop::collection::vec(
+                (
+                    word(),
+                    prop::bool::ANY,
+                    prop::sample::subsequence(Engine::ALL.to_vec(), 0..=4),
+                    prop::collection::vec(any::<prop::sample::Index>(), 0..=2),
+                ),
+                0..=3,
+            );
+            (Just(product), Just(envs), environments, resources, workloads, members)
+        })
+        .prop_map(|(product, envs, environments, resources, workloads, members)| {
+            build(product, &envs, environments, resources, workloads, members)
+        })
+}
+
+type EnvGen = (&'static str, Option<u32>, Option<String>, Option<String>, Option<String>, Option<String>);
+type WorkloadGen = (
+    String,
+    IndexMap<String, String>,
+    IndexMap<String, (u32, u32)>,
+    bool,
+    Vec<prop::sample::Index>,
+    Option<bool>,
+    usize,
+);
+type MemberGen = (String, bool, Vec<Engine>, Vec<prop::sample::Index>);
+
+fn build(
+    product: String,
+    envs: &[String],
+    environments: Vec<EnvGen>,
+    resources: Vec<(String, ResourceSpec, IndexMap<String, String>)>,
+    workloads: Vec<WorkloadGen>,
+    members: Vec<MemberGen>,
+) -> Product {
+    let environments: IndexMap<String, Environment> = envs
+        .iter()
+        .zip(environments)
+        .map(|(name, (region, cap, q, t, c, bk))| {
+            let mut shared = IndexMap::new();
+            for (engine, s) in
+                [(Engine::Queue, q), (Engine::Topic, t), (Engine::Cache, c), (Engine::Bucket, bk)]
+            {
+                if let Some(s) = s {
+                    shared.insert(engine, s);
+                }
+            }
+            let env = Environment {
+                region: region.to_owned(),
+                monthly_limit: cap.map(|c| Money(c.into())),
+                shared,
+                domain: Some(format!("{name}.{product}.example")),
+                at: loc(),
+                limit_at: cap.map(|_| loc()),
+            };
+            (name.clone(), env)
+        })
+        .collect();
+    // Names: `r<i>-<word>` and `w<i>-<word>`, cut to 40: unique across resources and workloads.
+    let name = |prefix: char, i: usize, w: &str| {
+        let n: String = format!("{prefix}{i}-{w}").chars().take(40).collect();
+        n.trim_end_matches('-').to_owned()
+    };
+    let resources: IndexMap<String, Resource> = resources
+        .into_iter()
+        .enumerate()
+        .map(|(i, (w, spec, size))| (name('r', i, &w), Resource { spec, size }))
+        .collect();
+    let resource_names: Vec<String> = resources.keys().cloned().collect();
+    let digest = "0".repeat(64);
+    let workloads: IndexMap<String, Workload> = workloads
+        .into_iter()
+        .enumerate()
+        .map(|(i, (w, size, scale, public, uses, health, secrets))| {
+            let mut used: Vec<String> = Vec::new();
+            if !resource_names.is_empty() {
+                for ix in uses {
+                    let r = ix.get(&resource_names).clone();
+                    if !used.contains(&r) {
+                        used.push(r);
+                    }
+                }
+            }
+            let workload = Workload {
+                // A valid reference: the digest is 64 lowercase hex digits.
+                image: ImageRef::parse(&format!("registry.example/app/{w}:1.0@sha256:{digest}"))
+                    .unwrap_or_else(|_| unreachable!("a generated image reference is valid")),
+                port: 8080,
+                health: health.map(|http| Health {
+                    check: if http {
+                        HealthCheck::Http("/health".into())
+                    } else {
+                        HealthCheck::Command(vec!["CMD".into(), "true".into()])
+                    },
+                    interval: Duration::from_millis(30_000),
+                    timeout: Duration::from_millis(5_000),
+                    healthy_threshold: 2,
+                    unhealthy_threshold: 3,
+                }),
+                env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
+                secrets: (0..secrets).map(|k| format!("APP_SECRET_{k}")).collect(),
+                uses: used,
+                expose: if public { Expose::Public } else { Expose::Internal },
+                size,
+                scale: scale
+                    .into_iter()
+                    .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))
+                    .collect(),
+                reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
+            };
+            (name('w', i, &w), workload)
+        })
+        .collect();
+    let members = members
+        .into_iter()
+        .enumerate()
+        .map(|(i, (w, encore, requires, uses))| {
+            let runtime = if encore { Runtime::Encore } else { Runtime::Other };
+            let mut used: Vec<String> = Vec::new();
+            let allowed: Vec<&String> = resource_names
+                .iter()
+                .filter(|r| !(encore && matches!(resources[*r].spec, ResourceSpec::Postgres { .. })))
+                .collect();
+            if !allowed.is_empty() {
+                for ix in uses {
+                    let r = ix.get(&allowed).to_string();
+                    if !used.contains(&r) {
+                        used.push(r);
+                    }
+                }
+            }
+            let name = name('m', i, &w);
+            Member { file: format!("services/{name}/runway.yaml"), name, runtime, requires, uses: used }
+        })
+        .collect();
+    Product {
+        root: Runway {
+            file: "runway.yaml".into(),
+            product,
+            members: vec!["services/*".into()],
+            secrets: Secrets {
+                infisical: Some(Infisical {
+                    url: DEFAULT_INFISICAL_URL.into(),
+                    project: "00000000-0000-0000-0000-000000000000".into(),
+                    environments: IndexMap::new(),
+                    path: DEFAULT_INFISICAL_PATH.into(),
+                }),
+                ssm: Ssm::default(),
+            },
+            environments,
+            resources,
+            workloads,
+        },
+        members,
+    }
+}

@@ -1,0 +1,129 @@
+//! A product built in code, like the spec's example.
+#![allow(dead_code)]
+
+use indexmap::IndexMap;
+use runway_schema::*;
+
+pub fn loc() -> Location {
+    Location { file: "runway.yaml".into(), line: 1, column: 1, offset: 0, len: 0 }
+}
+
+pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environment {
+    Environment {
+        region: region.into(),
+        monthly_limit: limit.map(|l| Money::parse(l).unwrap()),
+        shared: IndexMap::new(),
+        domain: domain.map(str::to_owned),
+        at: loc(),
+        limit_at: limit.map(|_| Location { line: 9, column: 16, ..loc() }),
+    }
+}
+
+pub fn sizes(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+    pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+pub fn workload(uses: &[&str], expose: Expose) -> Workload {
+    Workload {
+        image: ImageRef::parse(&format!("metabase/metabase:v0.50.3@sha256:{}", "a".repeat(64))).unwrap(),
+        port: 3000,
+        health: Some(Health {
+            check: HealthCheck::Http("/api/health".into()),
+            interval: Duration::from_millis(30_000),
+            timeout: Duration::from_millis(5_000),
+            healthy_threshold: 2,
+            unhealthy_threshold: 3,
+        }),
+        env: sizes(&[("MB_DB_TYPE", "postgres")]),
+        secrets: vec!["MB_ENCRYPTION_SECRET_KEY".into()],
+        uses: uses.iter().map(|s| s.to_string()).collect(),
+        expose,
+        size: IndexMap::new(),
+        scale: IndexMap::new(),
+        reason: Reason { ground: Some(Ground::NoManagedFit), detail: "BI".into() },
+    }
+}
+
+/// The spec's example: dev, staging, production; main-db, jobs, events, sessions, uploads;
+/// metabase (internal) and shop (public); members orders (encore) and legacy (other, requires).
+pub fn example() -> Product {
+    let mut environments = IndexMap::new();
+    environments.insert("dev".to_string(), env("us-east-1", Some("150"), Some("dev.acme.example")));
+    environments.insert("staging".to_string(), env("us-east-1", None, Some("staging.acme.example")));
+    environments.insert("production".to_string(), env("us-east-1", None, Some("acme.example")));
+    let mut resources = IndexMap::new();
+    resources.insert(
+        "main-db".to_string(),
+        Resource {
+            spec: ResourceSpec::Postgres { engine: PostgresEngine::Rds, version: "16".into() },
+            size: sizes(&[("staging", "medium"), ("production", "large")]),
+        },
+    );
+    resources.insert(
+        "jobs".to_string(),
+        Resource {
+            spec: ResourceSpec::Queue {
+                fifo: false,
+                visibility_timeout: Duration::from_millis(30_000),
+                dead_letter: Some(DeadLetter { max_receives: 5 }),
+            },
+            size: IndexMap::new(),
+        },
+    );
+    resources.insert(
+        "events".to_string(),
+        Resource { spec: ResourceSpec::Topic { fifo: false }, size: IndexMap::new() },
+    );
+    resources.insert(
+        "sessions".to_string(),
+        Resource { spec: ResourceSpec::Cache { version: "8.0".into() }, size: IndexMap::new() },
+    );
+    resources.insert(
+        "uploads".to_string(),
+        Resource { spec: ResourceSpec::Bucket { versioning: true }, size: IndexMap::new() },
+    );
+    let mut workloads = IndexMap::new();
+    let mut metabase = workload(&["main-db"], Expose::Internal);
+    metabase.size = sizes(&[("production", "medium")]);
+    metabase.scale.insert("production".into(), Scale { min: 2, max: 4 });
+    workloads.insert("metabase".to_string(), metabase);
+    let mut shop = workload(&["sessions", "uploads"], Expose::Public);
+    shop.secrets = vec!["STRIPE_KEY".into()];
+    shop.env = IndexMap::new();
+    workloads.insert("shop".to_string(), shop);
+    Product {
+        root: Runway {
+            file: "runway.yaml".into(),
+            product: "acme-shop".into(),
+            members: vec!["services/*".into()],
+            secrets: Secrets {
+                infisical: Some(Infisical {
+                    url: DEFAULT_INFISICAL_URL.into(),
+                    project: "3f6a1c2e".into(),
+                    environments: sizes(&[("production", "prod")]),
+                    path: DEFAULT_INFISICAL_PATH.into(),
+                }),
+                ssm: Ssm::default(),
+            },
+            environments,
+            resources,
+            workloads,
+        },
+        members: vec![
+            Member {
+                file: "services/orders/runway.yaml".into(),
+                name: "orders".into(),
+                runtime: Runtime::Encore,
+                requires: vec![Engine::Queue, Engine::Cache],
+                uses: vec!["events".into(), "uploads".into()],
+            },
+            Member {
+                file: "services/legacy/runway.yaml".into(),
+                name: "legacy".into(),
+                runtime: Runtime::Other,
+                requires: vec![Engine::Queue],
+                uses: vec![],
+            },
+        ],
+    }
+}

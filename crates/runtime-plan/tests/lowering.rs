@@ -1,0 +1,492 @@
+//! Lowering of the spec's example (built in code), checked item by item against the catalogue.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // reason: tests
+
+mod common;
+
+use cost::{Catalogue, Item};
+use runtime_plan::*;
+use runway_schema::{Code, Expose, Kind, Money, PostgresEngine, Severity};
+
+fn cat() -> Catalogue {
+    Catalogue::builtin()
+}
+
+fn kinds_of(p: &Plan, owner: Option<&str>) -> Vec<ItemKind> {
+    p.items.iter().filter(|i| i.owner.as_deref() == owner).map(|i| i.kind).collect()
+}
+
+#[test]
+fn production_declares_every_item_of_the_example() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    use ItemKind::*;
+    assert_eq!(
+        kinds_of(&p, None),
+        [EcsCluster, TaskExecutionRole, CloudMapNamespace, Alb, AlbListener, DbSubnetGroup, CacheSubnetGroup]
+    );
+    assert_eq!(
+        kinds_of(&p, Some("main-db")),
+        [RdsInstance, ProxySecret, ProxyRole, RdsProxy, RdsProxyTargetGroup, RdsProxyTarget]
+    );
+    assert_eq!(kinds_of(&p, Some("jobs")), [SqsQueue, SqsDeadLetterQueue]);
+    assert_eq!(kinds_of(&p, Some("events")), [SnsTopic]);
+    assert_eq!(kinds_of(&p, Some("sessions")), [CacheReplicationGroup]);
+    assert_eq!(kinds_of(&p, Some("uploads")), [S3Bucket]);
+    assert_eq!(kinds_of(&p, Some("shared-queue")), [SqsQueue]);
+    assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup]);
+    assert_eq!(
+        kinds_of(&p, Some("metabase")),
+        [TaskDefinition, CloudMapService, EcsService, ScalingTarget, ScalingPolicy]
+    );
+    assert_eq!(kinds_of(&p, Some("shop")), [TaskDefinition, AlbTargetGroup, AlbListenerRule, EcsService]);
+    // Every item belongs to a planned resource or workload, or to the environment.
+    let owned: usize = p.resources.iter().map(|r| r.items.len()).sum::<usize>()
+        + p.workloads.iter().map(|w| w.items.len()).sum::<usize>();
+    assert_eq!(owned + kinds_of(&p, None).len(), p.items.len());
+}
+
+#[test]
+fn sizes_come_from_the_catalogue() {
+    let c = cat();
+    let p = plan(&common::example(), "production", &c).unwrap();
+    let ItemSpec::RdsInstance { size, engine_version, admin_secret, .. } =
+        &p.item("main-db_db").unwrap().spec
+    else {
+        panic!("main-db_db is not an RDS instance")
+    };
+    assert_eq!(*size, c.postgres(PostgresEngine::Rds, "large").unwrap());
+    assert_eq!(engine_version, "16");
+    assert_eq!(admin_secret, "main-db_proxy-secret");
+    let ItemSpec::TaskDefinition { task, cpu_architecture, secrets, .. } =
+        &p.item("metabase_task").unwrap().spec
+    else {
+        panic!("metabase_task is not a task definition")
+    };
+    assert_eq!(*task, c.task("medium").unwrap());
+    assert_eq!(cpu_architecture, "ARM64");
+    assert_eq!(secrets.first().unwrap().parameter, "/acme-shop/production/main-db/MAIN_DB_URL");
+    assert_eq!(secrets.last().unwrap().parameter, "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY");
+    let ItemSpec::CacheReplicationGroup { size, engine, .. } = &p.item("sessions_cache").unwrap().spec else {
+        panic!()
+    };
+    assert_eq!(*size, c.cache("small").unwrap());
+    assert_eq!(engine, "valkey");
+}
+
+#[test]
+fn services_scale_from_min_to_max() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let ItemSpec::EcsService { desired_count, discovery_service, target_group, .. } =
+        &p.item("metabase_service").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (*desired_count, discovery_service.as_deref(), target_group.as_deref()),
+        (2, Some("metabase_discovery"), None)
+    );
+    let ItemSpec::ScalingTarget { min_capacity, max_capacity, .. } =
+        &p.item("metabase_scaling-target").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!((*min_capacity, *max_capacity), (2, 4));
+    // min == max: no autoscaling items.
+    assert!(p.item("shop_scaling-target").is_none());
+    let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
+    assert!(w.ceiling.unwrap() > w.monthly.unwrap());
+}
+
+#[test]
+fn public_and_internal_names() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let ItemSpec::AlbListenerRule { host, priority, .. } = &p.item("shop_listener-rule").unwrap().spec else {
+        panic!()
+    };
+    assert_eq!((host.as_str(), *priority), ("shop.acme.example", 1));
+    assert_eq!(p.item("env_namespace").unwrap().physical_name, "production.acme-shop.internal");
+    let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
+    assert_eq!(w.dns_name.as_deref(), Some("metabase.production.acme-shop.internal"));
+    assert_eq!(p.item("main-db_db").unwrap().physical_name, "acme-shop-production-main-db");
+}
+
+#[test]
+fn platform_only_when_needed() {
+    let mut product = common::example();
+    product.root.workloads.clear();
+    product.root.resources.retain(|n, _| n == "uploads");
+    product.members.clear();
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket]);
+    assert!(p.secrets.generated.is_empty());
+    // Only public workloads: an ALB and no Cloud Map namespace.
+    let mut product = common::example();
+    product.root.workloads.retain(|n, _| n == "shop");
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert!(p.items.iter().any(|i| i.kind == ItemKind::Alb));
+    assert!(!p.items.iter().any(|i| i.kind == ItemKind::CloudMapNamespace));
+}
+
+#[test]
+fn implicit_resources_come_from_requires() {
+    let p = plan(&common::example(), "dev", &cat()).unwrap();
+    let shared: Vec<(&str, Origin, Kind, &[String])> = p
+        .resources
+        .iter()
+        .filter(|r| r.origin == Origin::Implicit)
+        .map(|r| (r.name.as_str(), r.origin, r.kind, r.consumers.as_slice()))
+        .collect();
+    assert_eq!(shared.len(), 2);
+    assert_eq!(shared[0].0, "shared-queue");
+    assert_eq!(shared[0].3, ["orders".to_string(), "legacy".to_string()]);
+    assert_eq!((shared[1].0, shared[1].2), ("shared-cache", Kind::Cache));
+    let b = p.bindings.iter().find(|b| b.consumer == "legacy").unwrap();
+    assert!(b.implicit && b.ssm.is_empty() && b.delivery == Delivery::Infisical);
+    // The shared size of the environment sizes it.
+    let mut product = common::example();
+    product.root.environments["dev"].shared.insert(runway_schema::Engine::Cache, "medium".into());
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert_eq!(p.resources.iter().find(|r| r.name == "shared-cache").unwrap().size, "medium");
+}
+
+#[test]
+fn bindings_and_secrets_layout() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let b = p.bindings.iter().find(|b| b.consumer == "metabase" && b.resource == "main-db").unwrap();
+    assert_eq!(
+        b.variables,
+        [
+            "MAIN_DB_URL",
+            "MAIN_DB_HOST",
+            "MAIN_DB_PORT",
+            "MAIN_DB_DATABASE",
+            "MAIN_DB_USER",
+            "MAIN_DB_PASSWORD"
+        ]
+    );
+    assert_eq!(b.infisical, "prod:/runtime/main-db");
+    assert_eq!(b.ssm[5], "/acme-shop/production/main-db/MAIN_DB_PASSWORD");
+    let o = p.bindings.iter().find(|b| b.consumer == "orders" && b.resource == "events").unwrap();
+    assert_eq!((o.delivery, o.ssm.len()), (Delivery::EncoreSync, 0));
+    let jobs = p.resources.iter().find(|r| r.name == "jobs").unwrap();
+    assert_eq!(
+        variables(&jobs.name, &common::example().root.resources["jobs"].spec),
+        ["JOBS_URL", "JOBS_ARN", "JOBS_DLQ_URL"]
+    );
+    let g = &p.secrets.generated;
+    assert_eq!(
+        g.iter().map(|g| g.variable.as_str()).collect::<Vec<_>>(),
+        ["MAIN_DB_PASSWORD", "SESSIONS_PASSWORD", "SHARED_CACHE_PASSWORD"]
+    );
+    assert_eq!(g[0].secrets_manager.as_deref(), Some("acme-shop/production/main-db/proxy-admin"));
+    assert_eq!(g[0].infisical.display(), "prod:/runtime/main-db");
+    assert_eq!(g[1].secrets_manager, None);
+    // Every output-sourced connection variable is exported by the program, from a planned item.
+    for c in &p.secrets.connection {
+        if let ConnectionSource::Output { output } = &c.source {
+            let o = p.outputs.iter().find(|o| o.name == *output).unwrap();
+            assert!(p.item(&o.item).is_some(), "{o:?}");
+        }
+    }
+    let url = p.secrets.connection.iter().find(|c| c.infisical.name == "MAIN_DB_URL").unwrap();
+    let ConnectionSource::Template { template } = &url.source else { panic!() };
+    assert!(template.contains("${MAIN_DB_PASSWORD}"));
+    // Every parameter a task definition references is listed, and nothing else from a workload.
+    for i in &p.items {
+        if let ItemSpec::TaskDefinition { secrets, .. } = &i.spec {
+            for s in secrets {
+                let param = p.secrets.ssm_parameters.iter().find(|x| x.name == s.parameter).unwrap();
+                assert!(param.referenced_by.contains(&i.id));
+            }
+        }
+    }
+    // Names and places only: the JSON holds no field that could carry a value.
+    let json = to_json(&p);
+    assert!(!json.to_lowercase().contains("\"password\":"));
+}
+
+#[test]
+fn unknown_environment_is_an_error_with_a_suggestion() {
+    let e = plan(&common::example(), "prod", &cat()).unwrap_err();
+    let PlanError::UnknownEnvironment { suggestion, known, .. } = &e else { panic!() };
+    assert_eq!(known, &["dev", "staging", "production"]);
+    assert_eq!(suggestion.as_deref(), Some("production"));
+    assert!(e.to_string().contains("`prod`"));
+}
+
+fn with_cap(cap: Option<Money>) -> Plan {
+    let mut product = common::example();
+    let env = &mut product.root.environments["dev"];
+    env.monthly_limit = cap;
+    if cap.is_none() {
+        env.limit_at = None;
+    }
+    // `dev` has a default cap; plan an environment named otherwise for "no cap".
+    let env = product.root.environments.shift_remove("dev").unwrap();
+    product.root.environments.insert("preview".into(), env);
+    plan(&product, "preview", &cat()).unwrap()
+}
+
+#[test]
+fn cap_equal_to_the_shown_estimate_is_within_and_a_cent_less_is_refused() {
+    let uncapped = with_cap(None);
+    assert!(uncapped.cost.unpriced.is_empty(), "{:?}", uncapped.cost.unpriced);
+    let shown = uncapped.cost.monthly.cents();
+    assert!(shown > Money::ZERO);
+
+    let at = with_cap(Some(shown));
+    assert_eq!(at.cost.verdict, Verdict::Within);
+    assert!(!at.cost.refused && !at.has_errors());
+
+    let below = with_cap(Some(Money(shown.0 - Money::parse("0.01").unwrap().0)));
+    assert_eq!(below.cost.verdict, Verdict::Over);
+    assert!(below.cost.refused);
+    let d = below.diagnostics.iter().find(|d| d.code == Code::CapExceeded).unwrap();
+    assert_eq!(d.severity, Severity::Error);
+    assert_eq!(d.path, "environments.preview.limits.monthly");
+    assert_eq!(d.location.line, 9);
+    assert!(d.message.contains(&format!("${shown}")), "{}", d.message);
+    assert!(d.message.contains("main-db"), "names the largest items: {}", d.message);
+
+    let w = uncapped.diagnostics.iter().find(|d| d.code == Code::Uncapped).unwrap();
+    assert_eq!(w.severity, Severity::Warning);
+    assert_eq!(w.path, "environments.preview");
+    assert!(w.message.contains(&format!("${shown}")));
+    assert_eq!(uncapped.cost.verdict, Verdict::Uncapped);
+    assert!(!uncapped.cost.refused);
+}
+
+#[test]
+fn default_caps_apply_by_name() {
+    let p = plan(&common::example(), "staging", &cat()).unwrap();
+    assert_eq!(p.cost.cap, Some(Money::parse("500").unwrap()));
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    assert_eq!((p.cost.cap, p.cost.verdict), (None, Verdict::Uncapped));
+}
+
+#[test]
+fn unpriced_under_a_cap_is_refused_and_never_zero() {
+    let mut product = common::example();
+    product.root.environments["dev"].region = "xx-nowhere-1".into();
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert!(!p.cost.unpriced.is_empty());
+    let d = p.diagnostics.iter().find(|d| d.code == Code::Unpriced).unwrap();
+    assert_eq!(d.severity, Severity::Error);
+    assert!(p.cost.refused);
+    for u in &p.cost.unpriced {
+        let i = p.item(&u.item).unwrap();
+        assert_eq!(i.monthly, None);
+        assert!(matches!(i.pricing, Pricing::Unpriced { .. }));
+    }
+    assert!(p.resources.iter().all(|r| r.monthly.is_none()));
+}
+
+#[test]
+fn estimate_is_the_exact_sum_of_lines_and_items() {
+    let c = cat();
+    for env in ["dev", "staging", "production"] {
+        let p = plan(&common::example(), env, &c).unwrap();
+        let lines: Money = p.cost.lines.iter().map(|l| l.line.monthly).sum();
+        assert_eq!(lines, p.cost.monthly);
+        let items: Money = p.items.iter().filter_map(|i| i.monthly).sum();
+        assert_eq!(items, p.cost.monthly);
+        // The service line is the catalogue's price of its tasks at min.
+        let svc = p.item("metabase_service").unwrap();
+        let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
+        let expect = c.price(&p.region, &Item::Tasks { size: &w.size, tasks: w.min }).monthly();
+        assert_eq!(svc.monthly, expect);
+        assert!(p.cost.ceiling >= p.cost.monthly);
+    }
+}
+
+#[test]
+fn long_names_are_cut_within_aws_limits() {
+    let mut product = common::example();
+    product.root.product = "a-very-long-product-name-for-aws".into();
+    let long = "a-resource-name-that-is-forty-chars-long";
+    assert_eq!(long.len(), 40);
+    let r = product.root.resources.shift_remove("sessions").unwrap();
+    product.root.resources.insert(long.into(), r);
+    let mut w = product.root.workloads.shift_remove("shop").unwrap();
+    w.uses = vec![long.into(), "uploads".into()];
+    product.root.workloads.insert("public-workload-with-a-long-name".into(), w);
+    let p = plan(&product, "production", &cat()).unwrap();
+    for i in &p.items {
+        if let Some(l) = runtime_plan::naming::limit(i.kind) {
+            assert!(i.physical_name.len() <= l, "{} {} > {l}", i.id, i.physical_name);
+        }
+    }
+    let cache = p.item(&format!("{long}_cache")).unwrap();
+    assert!(cache.physical_name.len() <= 40 && cache.physical_name.len() >= 39);
+    let full = format!("a-very-long-product-name-for-aws-production-{long}");
+    assert!(cache.physical_name.ends_with(&runtime_plan::naming::hash6(&full)));
+    assert!(p.item("env_alb").unwrap().physical_name.len() <= 32);
+    let tg = p.item("public-workload-with-a-long-name_target-group").unwrap();
+    assert!(tg.physical_name.len() <= 32);
+    let names: std::collections::BTreeSet<&str> = p.items.iter().map(|i| i.physical_name.as_str()).collect();
+    assert_eq!(names.len(), p.items.len());
+}
+
+#[test]
+fn colliding_derived_names_are_made_unique() {
+    // A queue named `main-db-proxy` spells the proxy name of `main-db`.
+    let mut product = common::example();
+    let q = product.root.resources["jobs"].clone();
+    product.root.resources.insert("main-db-proxy".into(), q);
+    let p = plan(&product, "dev", &cat()).unwrap();
+    let names: std::collections::BTreeSet<&str> = p.items.iter().map(|i| i.physical_name.as_str()).collect();
+    assert_eq!(names.len(), p.items.len());
+    assert_eq!(p.item("main-db_proxy").unwrap().physical_name, "acme-shop-dev-main-db-proxy");
+    assert_ne!(p.item("main-db-proxy_queue").unwrap().physical_name, "acme-shop-dev-main-db-proxy");
+}
+
+#[test]
+fn fifo_queues_keep_their_suffix() {
+    let mut product = common::example();
+    product.root.resources["jobs"].spec = runway_schema::ResourceSpec::Queue {
+        fifo: true,
+        visibility_timeout: runway_schema::Duration::from_millis(60_000),
+        dead_letter: Some(runway_schema::DeadLetter { max_receives: 3 }),
+    };
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert_eq!(p.item("jobs_queue").unwrap().physical_name, "acme-shop-dev-jobs.fifo");
+    assert_eq!(p.item("jobs_dlq").unwrap().physical_name, "acme-shop-dev-jobs-dlq.fifo");
+    let ItemSpec::SqsQueue { visibility_timeout_seconds, max_receives, dead_letter_queue, .. } =
+        &p.item("jobs_queue").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (*visibility_timeout_seconds, *max_receives, dead_letter_queue.as_deref()),
+        (60, Some(3), Some("jobs_dlq"))
+    );
+}
+
+#[test]
+fn missing_domain_is_reported() {
+    let mut product = common::example();
+    product.root.environments["dev"].domain = None;
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert!(p.diagnostics.iter().any(|d| d.code == Code::MissingDomain && d.is_error()));
+    assert!(p.item("env_alb").is_none());
+    let w = p.workloads.iter().find(|w| w.expose == Expose::Public).unwrap();
+    assert_eq!(w.host, None);
+}
+
+#[test]
+fn aurora_declares_a_cluster_and_its_instances() {
+    let c = cat();
+    let mut product = common::example();
+    product.root.resources["main-db"].spec =
+        runway_schema::ResourceSpec::Postgres { engine: PostgresEngine::Aurora, version: "16".into() };
+    let p = plan(&product, "production", &c).unwrap();
+    let n = c.postgres(PostgresEngine::Aurora, "large").unwrap().instances;
+    let instances = p.items.iter().filter(|i| i.kind == ItemKind::AuroraInstance).count();
+    assert_eq!(instances as u32, n);
+    assert_eq!(p.item("main-db_db").unwrap().kind, ItemKind::AuroraCluster);
+    let ItemSpec::RdsProxyTarget { target, .. } = &p.item("main-db_proxy-target").unwrap().spec else {
+        panic!()
+    };
+    assert_eq!(target, "main-db_db");
+}
+
+#[test]
+fn json_has_the_spec_shape() {
+    let p = plan(&common::example(), "dev", &cat()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
+    for k in ["product", "environment", "region", "resources", "workloads", "bindings", "cost", "diagnostics"]
+    {
+        assert!(v.get(k).is_some(), "{k}");
+    }
+    let r = &v["resources"][0];
+    for k in ["name", "kind", "origin", "size", "physicalName", "monthly"] {
+        assert!(r.get(k).is_some(), "resource {k}");
+    }
+    assert_eq!(r["origin"], "declared");
+    let w = &v["workloads"][0];
+    for k in ["name", "size", "min", "max", "expose", "monthly", "ceiling"] {
+        assert!(w.get(k).is_some(), "workload {k}");
+    }
+    let b = &v["bindings"][0];
+    for k in ["consumer", "resource", "variables", "infisical", "ssm"] {
+        assert!(b.get(k).is_some(), "binding {k}");
+    }
+    for k in ["monthly", "ceiling", "cap", "verdict", "unpriced"] {
+        assert!(v["cost"].get(k).is_some(), "cost {k}");
+    }
+    assert_eq!(v["cost"]["monthly"], p.cost.monthly.to_string());
+    assert_eq!(v["cost"]["cap"], "150.00");
+    assert!(v["cost"]["verdict"].is_string());
+    let report: serde_json::Value = serde_json::from_str(&to_json(&cost_report(&[p]))).unwrap();
+    for k in ["name", "monthly", "ceiling", "cap", "verdict"] {
+        assert!(report["environments"][0].get(k).is_some(), "cost report {k}");
+    }
+}
+
+#[test]
+fn graph_links_consumers_resources_and_items() {
+    let p = plan(&common::example(), "dev", &cat()).unwrap();
+    let g = &p.graph;
+    assert!(
+        g.edges
+            .iter()
+            .any(|e| e.from == "consumer:metabase" && e.to == "resource:main-db" && e.label == "uses")
+    );
+    assert!(g.edges.iter().any(|e| e.from == "resource:main-db" && e.to == "item:main-db_proxy"));
+    assert!(g.edges.iter().any(|e| e.from == "item:main-db_proxy" && e.to == "item:main-db_proxy-secret"));
+    for e in &g.edges {
+        assert!(g.nodes.iter().any(|n| n.id == e.from), "{e:?}");
+        assert!(g.nodes.iter().any(|n| n.id == e.to), "{e:?}");
+    }
+    let m = g.to_mermaid();
+    assert!(m.starts_with("flowchart LR\n"));
+    assert_eq!(m.matches("-->|").count(), g.edges.len());
+    let d = g.to_dot();
+    assert!(d.starts_with("digraph plan {"));
+    assert_eq!(d.matches(" -> ").count(), g.edges.len());
+}
+
+#[test]
+fn diff_reports_resizes_additions_and_the_cost_delta() {
+    let c = cat();
+    let old = plan(&common::example(), "staging", &c).unwrap();
+    let mut product = common::example();
+    product.root.resources["main-db"].size.insert("staging".into(), "large".into());
+    product.root.resources.shift_remove("events");
+    product.root.workloads["metabase"]
+        .scale
+        .insert("staging".into(), runway_schema::Scale { min: 1, max: 3 });
+    let new = plan(&product, "staging", &c).unwrap();
+    let d = diff(&old, &new);
+    let ids = |v: &[ItemRef]| v.iter().map(|i| i.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&d.removed), ["events_topic"]);
+    assert_eq!(ids(&d.added), ["metabase_scaling-target", "metabase_scaling-policy"]);
+    let db = d.changed.iter().find(|c| c.id == "main-db_db").unwrap();
+    let fields: Vec<&str> = db.changes.iter().map(|f| f.field.as_str()).collect();
+    assert!(fields.contains(&"size") && fields.contains(&"spec.instanceClass"), "{fields:?}");
+    assert_eq!(d.cost.delta, Money(new.cost.monthly.0 - old.cost.monthly.0));
+    let text = render_diff_text(&d);
+    assert!(
+        text.contains("+ metabase_scaling-target")
+            && text.contains("- events_topic")
+            && text.contains("~ main-db_db")
+    );
+    assert!(diff(&new, &new).is_empty());
+}
+
+#[test]
+fn text_renders_every_section() {
+    let p = plan(&common::example(), "dev", &cat()).unwrap();
+    let t = render_plan_text(&p);
+    for s in
+        ["resources\n", "workloads\n", "bindings\n", "secrets\n", "cost (a month", "within the cap $150.00"]
+    {
+        assert!(t.contains(s), "{s}\n{t}");
+    }
+    let plans: Vec<Plan> = ["dev", "staging", "production"]
+        .iter()
+        .map(|e| plan(&common::example(), e, &cat()).unwrap())
+        .collect();
+    let ct = render_cost_text(&plans);
+    assert_eq!(ct.lines().count(), 4);
+    assert!(ct.contains("uncapped"));
+}
