@@ -87,7 +87,8 @@ fn cache() {
     // small: 1 x cache.t4g.micro 0.0128 x 730 = 9.344.
     check(US, Item::Cache { size: "small" }, &[("730", "0.0128", "9.344")], "9.344");
     unpriced(US, Item::Cache { size: "medium" }, "cache.t4g.medium");
-    unpriced(US, Item::Cache { size: "large" }, "cache.m7g.large");
+    // large: 2 x cache.m7g.large (Valkey 0.1264): 2 x 730 = 1460 node-hours x 0.1264 = 184.544.
+    check(US, Item::Cache { size: "large" }, &[("1460", "0.1264", "184.544")], "184.544");
 }
 
 #[test]
@@ -173,4 +174,19 @@ fn other_regions_say_what_they_lack() {
     unpriced(US, Item::Bucket { size: "xlarge" }, "no bucket size `xlarge`");
     // Route 53 hosted zones are a global price.
     check("eu-west-1", Item::PrivateZone, &[("1", "0.50", "0.50")], "0.50");
+    // eu-west-1 Fargate Linux/ARM has the us-east-1 rates, 0.03238 / 0.00356:
+    // small, 1 task: 0.25 x 730 = 182.5 vCPU-h x 0.03238 = 5.90935; 0.5 x 730 = 365 GB-h x 0.00356 = 1.2994.
+    check(
+        "eu-west-1",
+        Item::Tasks { size: "small", tasks: 1 },
+        &[("182.5", "0.03238", "5.90935"), ("365", "0.00356", "1.2994")],
+        "7.20875",
+    );
+    // medium, 2 tasks: 2 x 1 x 730 = 1460 x 0.03238 = 47.2748; 2 x 2 x 730 = 2920 x 0.00356 = 10.3952.
+    check(
+        "eu-west-1",
+        Item::Tasks { size: "medium", tasks: 2 },
+        &[("1460", "0.03238", "47.2748"), ("2920", "0.00356", "10.3952")],
+        "57.67",
+    );
 }

@@ -43,9 +43,12 @@ fn json_has_exact_unit_prices_and_cent_estimates() {
     // small workload, one task: 5.90935 + 1.2994 = 7.20875, shown as 7.21.
     let task = est.iter().find(|e| e["kind"] == "workload" && e["size"] == "small").expect("task");
     assert_eq!(task["monthly"], "7.21");
-    let cache = est.iter().find(|e| e["kind"] == "cache" && e["size"] == "large").expect("cache");
+    let cache = est.iter().find(|e| e["kind"] == "cache" && e["size"] == "medium").expect("cache");
     assert_eq!(cache["monthly"], Value::Null);
-    assert!(cache["unpriced"].as_str().is_some_and(|s| s.contains("cache.m7g.large")));
+    assert!(cache["unpriced"].as_str().is_some_and(|s| s.contains("cache.t4g.medium")));
+    // large cache: 2 x 730 x 0.1264 = 184.544, shown as 184.54.
+    let cache = est.iter().find(|e| e["kind"] == "cache" && e["size"] == "large").expect("cache");
+    assert_eq!(cache["monthly"], "184.54");
 }
 
 #[test]
