@@ -1,0 +1,139 @@
+//! Property tests over generated runways (`proptest1` strategies).
+#![cfg(feature = "proptest1")]
+#![allow(clippy::unwrap_used)] // reason: tests
+
+use std::collections::BTreeSet;
+
+use cost::Catalogue;
+use proptest::prelude::*;
+use runtime_plan::strategy::product;
+use runtime_plan::*;
+use runway_schema::{Kind, Product};
+
+fn config() -> ProptestConfig {
+    ProptestConfig { cases: 64, ..ProptestConfig::default() }
+}
+
+fn plans(p: &Product, c: &Catalogue) -> Vec<Plan> {
+    p.root.environments.keys().map(|e| plan(p, e, c).unwrap()).collect()
+}
+
+fn bigger(size: &str) -> Option<&'static str> {
+    match size {
+        "small" => Some("medium"),
+        "medium" => Some("large"),
+        _ => None,
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn plans_are_consistent(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            let lines: runway_schema::Money = plan.cost.lines.iter().map(|l| l.line.monthly).sum();
+            prop_assert_eq!(lines, plan.cost.monthly);
+            prop_assert!(plan.cost.ceiling >= plan.cost.monthly);
+            // Ids unique, references resolve, physical names unique and within their limits.
+            let ids: BTreeSet<&str> = plan.items.iter().map(|i| i.id.as_str()).collect();
+            prop_assert_eq!(ids.len(), plan.items.len());
+            let names: BTreeSet<&str> = plan.items.iter().map(|i| i.physical_name.as_str()).collect();
+            prop_assert_eq!(names.len(), plan.items.len(), "duplicate physical names");
+            for i in &plan.items {
+                for d in &i.depends_on {
+                    prop_assert!(ids.contains(d.as_str()), "{} depends on missing {}", i.id, d);
+                }
+                if let Some(l) = runtime_plan::naming::limit(i.kind) {
+                    prop_assert!(i.physical_name.len() <= l, "{} > {}", i.physical_name, l);
+                }
+                if i.kind == ItemKind::S3Bucket {
+                    prop_assert!(i.physical_name.len() >= 3);
+                    prop_assert_eq!(i.physical_name.to_ascii_lowercase(), i.physical_name.clone());
+                }
+                if matches!(i.spec, ItemSpec::SqsQueue { fifo: true, .. } | ItemSpec::SnsTopic { fifo: true, .. }) {
+                    prop_assert!(i.physical_name.ends_with(".fifo"));
+                }
+            }
+            // Verdict follows the shown estimate.
+            match plan.cost.cap {
+                Some(cap) => prop_assert_eq!(plan.cost.verdict == Verdict::Within, plan.cost.monthly.cents() <= cap),
+                None => prop_assert_eq!(plan.cost.verdict, Verdict::Uncapped),
+            }
+        }
+    }
+
+    #[test]
+    fn plan_json_is_identical_across_runs(p in product()) {
+        let c = Catalogue::builtin();
+        let copy = p.clone();
+        for e in p.root.environments.keys() {
+            let a = to_json(&plan(&p, e, &c).unwrap());
+            let b = to_json(&plan(&copy, e, &Catalogue::builtin()).unwrap());
+            prop_assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn raising_a_size_never_lowers_the_estimate(p in product(), pick in any::<prop::sample::Index>()) {
+        let c = Catalogue::builtin();
+        let env = pick.get(&p.root.environments.keys().cloned().collect::<Vec<_>>()).clone();
+        let before = plan(&p, &env, &c).unwrap();
+        // Raise one resource or workload size (the picked one), when it can grow.
+        let mut q = p.clone();
+        let n = q.root.resources.len() + q.root.workloads.len();
+        prop_assume!(n > 0);
+        let k = pick.index(n);
+        let sizes = if k < q.root.resources.len() {
+            &mut q.root.resources[k].size
+        } else {
+            &mut q.root.workloads[k - p.root.resources.len()].size
+        };
+        let current = sizes.get(&env).cloned().unwrap_or_else(|| "small".into());
+        let Some(up) = bigger(&current) else { return Ok(()) };
+        sizes.insert(env.clone(), up.into());
+        let after = plan(&q, &env, &c).unwrap();
+        // Comparable only when both are fully priced (unpriced items are never counted as $0).
+        prop_assume!(before.cost.unpriced.is_empty() && after.cost.unpriced.is_empty());
+        prop_assert!(after.cost.monthly >= before.cost.monthly, "{} -> {}", before.cost.monthly, after.cost.monthly);
+        prop_assert!(after.cost.ceiling >= before.cost.ceiling);
+    }
+
+    #[test]
+    fn removing_a_resource_removes_exactly_its_items_and_bindings(p in product(), pick in any::<prop::sample::Index>()) {
+        prop_assume!(!p.root.resources.is_empty());
+        let c = Catalogue::builtin();
+        let name = pick.get(&p.root.resources.keys().cloned().collect::<Vec<_>>()).clone();
+        let mut q = p.clone();
+        q.root.resources.shift_remove(&name);
+        for w in q.root.workloads.values_mut() {
+            w.uses.retain(|u| *u != name);
+        }
+        for m in &mut q.members {
+            m.uses.retain(|u| *u != name);
+        }
+        for e in p.root.environments.keys() {
+            let before = plan(&p, e, &c).unwrap();
+            let after = plan(&q, e, &c).unwrap();
+            let old: BTreeSet<&str> = before.items.iter().map(|i| i.id.as_str()).collect();
+            let new: BTreeSet<&str> = after.items.iter().map(|i| i.id.as_str()).collect();
+            prop_assert!(new.is_subset(&old), "removing a resource added items");
+            let gone: BTreeSet<&str> = old.difference(&new).copied().collect();
+            let r = before.resources.iter().find(|r| r.name == name).unwrap();
+            let mut expected: BTreeSet<&str> = r.items.iter().map(String::as_str).collect();
+            // The environment's subnet group goes with the last resource that needs it.
+            if !after.resources.iter().any(|r| r.kind == Kind::Postgres) && old.contains("env_db-subnets") {
+                expected.insert("env_db-subnets");
+            }
+            if !after.resources.iter().any(|r| r.kind == Kind::Cache) && old.contains("env_cache-subnets") {
+                expected.insert("env_cache-subnets");
+            }
+            prop_assert_eq!(gone, expected);
+            let kept: Vec<&Binding> = before.bindings.iter().filter(|b| b.resource != name).collect();
+            prop_assert_eq!(kept, after.bindings.iter().collect::<Vec<_>>());
+            prop_assert!(after.secrets.ssm_parameters.iter().all(|s| s.owner != name));
+            prop_assert!(after.secrets.generated.iter().all(|g| g.resource != name));
+        }
+    }
+}
