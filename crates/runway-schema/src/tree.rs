@@ -13,8 +13,9 @@ use crate::diagnostic::{Code, Diagnostic, Location};
 
 /// Largest file read: past it, nothing is parsed.
 pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
-/// Deepest nesting of mappings and sequences.
-pub const MAX_DEPTH: usize = 64;
+/// Deepest nesting of mappings and sequences. Runway files nest at most 6 levels; the bound
+/// keeps the recursive reader well inside a 1 MiB stack even in debug builds.
+pub const MAX_DEPTH: usize = 24;
 /// Most YAML nodes in one file.
 pub const MAX_NODES: usize = 2_000_000;
 /// Most alias uses in one file.
@@ -231,7 +232,17 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
                     )
                 })
                 .unwrap_or((1, 1, 0));
-            Err(Diagnostic::error(Code::YamlSyntax, at(line, column, offset), "", syntax_message(&e)))
+            let message = syntax_message(&e);
+            let help = if message.contains("alias") || message.contains("anchor") {
+                format!(
+                    "aliases are bounded ({MAX_ALIASES} uses, {MAX_REPLAYED_EVENTS} replayed nodes): write the values out"
+                )
+            } else if message.contains("depth") || message.contains("nesting") {
+                format!("nesting is bounded at {MAX_DEPTH} levels")
+            } else {
+                "fix the YAML at this position: indentation, brackets, quotes or a missing `:`".to_owned()
+            };
+            Err(Diagnostic::error(Code::YamlSyntax, at(line, column, offset), "", message).with_help(help))
         }
     }
 }
