@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // reason: test helpers fail loudly on broken fixtures
 //! Fixture-driven tests of `runway check`: every file under `tests/fixtures/valid` gives no
 //! diagnostic, every one under `warnings` only warnings, every one under `invalid` exits 1 with
 //! the code its name starts with; the rendered text and JSON of each are snapshotted.

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // reason: test helpers fail loudly on broken fixtures
 //! Bad input is refused with a diagnostic: never a panic, a hang or an unbounded allocation.
 
 use runway_schema::{Code, load_str};

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // reason: test helpers fail loudly on broken fixtures
 #![allow(clippy::disallowed_methods)] // reason: tests read the shipped example from disk
 //! The shipped example loads without errors.
 use runway_schema::{MemFiles, Options, load};
