@@ -156,9 +156,12 @@ pub(crate) fn summarize(
         _ => {}
     }
     if !unpriced.is_empty() {
-        let names: Vec<String> = unpriced.iter().map(|u| format!("`{}` ({})", u.item, u.reason)).collect();
-        let message =
-            format!("{} item(s) of `{env_name}` cannot be priced: {}", unpriced.len(), names.join(", "));
+        let names: Vec<String> = unpriced.iter().map(|u| format!("`{}`", u.item)).collect();
+        let message = format!(
+            "{} item(s) of `{env_name}` cannot be priced: {} (reasons in the plan's cost)",
+            unpriced.len(),
+            names.join(", ")
+        );
         let help = "add their prices to the catalogue (`--catalogue FILE`), or plan sizes it prices";
         diagnostics.push(match cap {
             Some(cap) => Diagnostic::error(

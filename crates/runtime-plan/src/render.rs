@@ -190,7 +190,7 @@ pub fn render_plan_text(p: &Plan) -> String {
         })
         .collect();
     for u in &p.cost.unpriced {
-        rows.push(vec![u.item.clone(), u.reason.clone(), String::new(), "unpriced".into()]);
+        rows.push(vec![u.item.clone(), u.physical_name.clone(), String::new(), "unpriced".into()]);
     }
     rows.push(vec![
         "estimate".into(),
@@ -206,6 +206,15 @@ pub fn render_plan_text(p: &Plan) -> String {
     ]);
     out.push_str(&table(&rows));
     let _ = writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p));
+    if !p.cost.unpriced.is_empty() {
+        out.push_str(
+            "  unpriced (never counted as $0):
+",
+        );
+        for u in &p.cost.unpriced {
+            let _ = writeln!(out, "    {}: {}", u.item, u.reason);
+        }
+    }
 
     if !p.diagnostics.is_empty() {
         out.push_str("\ndiagnostics\n");
@@ -240,10 +249,11 @@ pub fn render_cost_text(plans: &[Plan]) -> String {
             format!(
                 "{}{}",
                 p.cost.verdict.as_str(),
-                if p.cost.unpriced.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({} unpriced)", p.cost.unpriced.len())
+                match (p.cost.unpriced.len(), p.cost.refused) {
+                    (0, false) => String::new(),
+                    (0, true) => ", refused".to_owned(),
+                    (n, false) => format!(" ({n} unpriced)"),
+                    (n, true) => format!(", refused ({n} unpriced)"),
                 }
             ),
         ]);

@@ -1,0 +1,78 @@
+//! Golden plans of the shipped example (`examples/acme-shop`), loaded through the real loader,
+//! in every environment: JSON and text.
+#![allow(clippy::unwrap_used)] // reason: tests
+
+use cost::Catalogue;
+use runtime_plan::*;
+use runway_schema::{MemFiles, Options, Product, load};
+
+fn example() -> Product {
+    let files = MemFiles::default()
+        .with(
+            "services/billing/runway.yaml",
+            include_str!("../../../examples/acme-shop/services/billing/runway.yaml"),
+        )
+        .with(
+            "services/orders/runway.yaml",
+            include_str!("../../../examples/acme-shop/services/orders/runway.yaml"),
+        )
+        .with(
+            "tools/reporting/runway.yaml",
+            include_str!("../../../examples/acme-shop/tools/reporting/runway.yaml"),
+        );
+    let root = include_str!("../../../examples/acme-shop/runway.yaml");
+    let c = Catalogue::builtin();
+    let options = Options { sizes: c.size_names(), regions: c.regions() };
+    let loaded = load("examples/acme-shop/runway.yaml", root.as_bytes(), &files, &options);
+    assert!(loaded.diagnostics.iter().all(|d| !d.is_error()), "{:#?}", loaded.diagnostics);
+    loaded.product.unwrap()
+}
+
+#[test]
+fn golden_plans_of_every_environment() {
+    let product = example();
+    let c = Catalogue::builtin();
+    let mut plans = Vec::new();
+    for env in product.root.environments.keys() {
+        let p = plan(&product, env, &c).unwrap();
+        insta::assert_snapshot!(format!("acme-shop-{env}.json"), to_json(&p));
+        insta::assert_snapshot!(format!("acme-shop-{env}.txt"), render_plan_text(&p));
+        plans.push(p);
+    }
+    insta::assert_snapshot!("acme-shop-cost.txt", render_cost_text(&plans));
+    insta::assert_snapshot!("acme-shop-cost.json", to_json(&cost_report(&plans)));
+    insta::assert_snapshot!("acme-shop-dev-graph.mmd", plans[0].graph.to_mermaid());
+    insta::assert_snapshot!("acme-shop-dev-graph.dot", plans[0].graph.to_dot());
+}
+
+#[test]
+fn the_example_binds_what_its_members_declare() {
+    let product = example();
+    let p = plan(&product, "production", &Catalogue::builtin()).unwrap();
+    let pairs: Vec<(&str, &str, Delivery)> =
+        p.bindings.iter().map(|b| (b.consumer.as_str(), b.resource.as_str(), b.delivery)).collect();
+    // Members come after workloads; `billing` requires queue and cache (implicit resources).
+    for m in &product.members {
+        for u in &m.uses {
+            assert!(pairs.iter().any(|(c, r, _)| *c == m.name && r == u), "{} -> {u}", m.name);
+        }
+        for e in &m.requires {
+            let shared = format!("shared-{}", e.as_str());
+            assert!(pairs.iter().any(|(c, r, _)| *c == m.name && *r == shared), "{} -> {shared}", m.name);
+        }
+    }
+    let shared = p.resources.iter().find(|r| r.name == "shared-queue").unwrap();
+    assert_eq!((shared.origin, shared.size.as_str()), (Origin::Implicit, "medium"));
+}
+
+#[test]
+fn the_example_diff_from_staging_sizes_to_production_sizes() {
+    // Diff the same environment across two versions of the file: production's sizes raised.
+    let old = example();
+    let mut new = old.clone();
+    new.root.resources["sessions"].size.insert("production".into(), "large".into());
+    let c = Catalogue::builtin();
+    let d = diff(&plan(&old, "production", &c).unwrap(), &plan(&new, "production", &c).unwrap());
+    insta::assert_snapshot!("acme-shop-production-diff.txt", render_diff_text(&d));
+    insta::assert_snapshot!("acme-shop-production-diff.json", to_json(&d));
+}
