@@ -16,6 +16,8 @@ use runway_schema::{Diagnostic, Options, Product};
 const EXIT_INVALID: u8 = 1;
 /// Exit code: usage error (bad flags, unreadable file).
 const EXIT_USAGE: u8 = 2;
+/// Exit code: refused by a cost cap (or unpriced under a cap).
+const EXIT_CAP: u8 = 3;
 
 #[derive(Parser)]
 #[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
@@ -43,6 +45,46 @@ enum Command {
         #[arg(long)]
         catalogue: Option<PathBuf>,
     },
+    /// The plan for one environment: resources, workloads, bindings, secrets layout, cost.
+    Plan {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// Every environment side by side: estimate, ceiling, cap, verdict.
+    Cost {
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// The resource graph of one environment (consumers -> resources -> platform).
+    Graph {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        #[arg(long, value_enum, default_value = "mermaid")]
+        format: GraphFormat,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// What changes between two runway versions: added, removed, resized items, cost delta.
+    Diff {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The older root runway file to compare against.
+        #[arg(long)]
+        base: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -63,6 +105,23 @@ enum Command {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    Mermaid,
+    Dot,
+}
+
+/// What every planning command takes.
+#[derive(clap::Args)]
+struct PlanArgs {
+    /// The root runway file.
+    #[arg(default_value = "runway.yaml")]
+    file: PathBuf,
+    /// A catalogue file that replaces or extends the built-in one.
+    #[arg(long)]
+    catalogue: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum SchemaWhich {
     Root,
     Member,
@@ -75,6 +134,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { file, format, catalogue } => check(&file, format, catalogue.as_deref()),
+        Command::Plan { env, format, args } => plan_cmd(&env, format, &args),
+        Command::Cost { format, args } => cost_cmd(format, &args),
+        Command::Graph { env, format, args } => graph_cmd(&env, format, &args),
+        Command::Diff { env, base, format, args } => diff_cmd(&env, &base, format, &args),
         Command::Schema { which } => {
             print!(
                 "{}",
@@ -178,6 +241,75 @@ fn show_catalogue(region: Option<&str>, format: Format, catalogue_file: Option<&
         Format::Json => {
             println!("{}", serde_json::to_string_pretty(&cat.to_json_value(region)).unwrap_or_default())
         }
+    }
+    Ok(())
+}
+
+fn stderr_colour() -> bool {
+    files::colour(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+}
+
+/// Loads, validates and plans one environment. Warnings of the runway go to stderr.
+fn plan_env(file: &Path, env: &str, cat: &Catalogue) -> Result<runtime_plan::Plan, Exit> {
+    let (product, warnings) = load_valid(file, cat)?;
+    eprint!("{}", files::render_text(&warnings, stderr_colour()));
+    runtime_plan::plan(&product, env, cat).map_err(usage)
+}
+
+/// Exit 3 with the cap diagnostics on stderr when the plan is refused.
+fn refuse_if_capped(plan: &runtime_plan::Plan) -> Result<(), Exit> {
+    if plan.has_errors() {
+        let refused: Vec<Diagnostic> = plan.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+        eprint!("{}", files::render_text(&refused, stderr_colour()));
+        eprintln!("refused: the {} plan of {} is not within its cap", plan.environment, plan.product);
+        return Err(Exit(EXIT_CAP));
+    }
+    Ok(())
+}
+
+fn plan_cmd(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
+    let cat = catalogue(args.catalogue.as_deref())?;
+    let plan = plan_env(&args.file, env, &cat)?;
+    match format {
+        Format::Text => print!("{}", runtime_plan::render_plan_text(&plan)),
+        Format::Json => println!("{}", runtime_plan::to_json(&plan)),
+    }
+    refuse_if_capped(&plan)
+}
+
+fn cost_cmd(format: Format, args: &PlanArgs) -> Result<(), Exit> {
+    let cat = catalogue(args.catalogue.as_deref())?;
+    let (product, warnings) = load_valid(&args.file, &cat)?;
+    eprint!("{}", files::render_text(&warnings, stderr_colour()));
+    let mut plans = Vec::new();
+    for env in product.root.environments.keys() {
+        plans.push(runtime_plan::plan(&product, env, &cat).map_err(usage)?);
+    }
+    match format {
+        Format::Text => print!("{}", runtime_plan::render_cost_text(&plans)),
+        Format::Json => println!("{}", runtime_plan::to_json(&runtime_plan::cost_report(&plans))),
+    }
+    if plans.iter().any(runtime_plan::Plan::has_errors) { Err(Exit(EXIT_CAP)) } else { Ok(()) }
+}
+
+fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit> {
+    let cat = catalogue(args.catalogue.as_deref())?;
+    let plan = plan_env(&args.file, env, &cat)?;
+    match format {
+        GraphFormat::Mermaid => print!("{}", plan.graph.to_mermaid()),
+        GraphFormat::Dot => print!("{}", plan.graph.to_dot()),
+    }
+    Ok(())
+}
+
+fn diff_cmd(env: &str, base: &Path, format: Format, args: &PlanArgs) -> Result<(), Exit> {
+    let cat = catalogue(args.catalogue.as_deref())?;
+    let old = plan_env(base, env, &cat)?;
+    let new = plan_env(&args.file, env, &cat)?;
+    let d = runtime_plan::diff(&old, &new);
+    match format {
+        Format::Text => print!("{}", runtime_plan::render_diff_text(&d)),
+        Format::Json => println!("{}", runtime_plan::to_json(&d)),
     }
     Ok(())
 }
