@@ -21,23 +21,6 @@ pub enum Priceable {
 }
 
 impl Priceable {
-    /// The owned form of a catalogue item (tasks go through [`Priceable::tasks`]).
-    pub(crate) fn fixed(item: Item<'_>) -> Priceable {
-        match item {
-            Item::Postgres { engine, size } => Priceable::Postgres { engine, size: size.into() },
-            Item::RdsProxy { engine, size } => Priceable::RdsProxy { engine, size: size.into() },
-            Item::Cache { size } => Priceable::Cache { size: size.into() },
-            Item::Queue { fifo, size } => Priceable::Queue { fifo, size: size.into() },
-            Item::Topic { fifo, size } => Priceable::Topic { fifo, size: size.into() },
-            Item::Bucket { size } => Priceable::Bucket { size: size.into() },
-            Item::Tasks { size, tasks } => Priceable::Tasks { size: size.into(), min: tasks, max: tasks },
-            Item::Alb => Priceable::Alb,
-            Item::PrivateZone => Priceable::PrivateZone,
-            // Item is non_exhaustive; the planner only builds the variants above.
-            _ => Priceable::Secret,
-        }
-    }
-
     /// A service's tasks: `min` for the estimate, `max` for the ceiling.
     pub(crate) fn tasks(size: &str, min: u32, max: u32) -> Priceable {
         Priceable::Tasks { size: size.into(), min, max }

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cost::{CacheSize, Catalogue, Item, PostgresSize, TaskSize};
+use cost::{CacheSize, Catalogue, PostgresSize, TaskSize};
 use indexmap::IndexMap;
 use runway_schema::{
     Code, Diagnostic, Engine, Environment, Expose, HealthCheck, Kind, Money, PostgresEngine, Product,
@@ -365,7 +365,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ManagedBy::Pulumi,
             vec![],
             ItemSpec::CloudMapNamespace { name: dns.clone() },
-            Some(Priceable::fixed(Item::PrivateZone)),
+            Some(Priceable::PrivateZone),
         );
         namespace = Some((id, dns));
     }
@@ -381,7 +381,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ManagedBy::Pulumi,
                     vec![],
                     ItemSpec::Alb { domain: domain.clone() },
-                    Some(Priceable::fixed(Item::Alb)),
+                    Some(Priceable::Alb),
                 );
                 listener_id = Some(b.push(
                     "env_alb-listener".into(),
@@ -497,7 +497,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ManagedBy::SecretsAdapter,
                     vec![],
                     ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() },
-                    Some(Priceable::fixed(Item::Secret)),
+                    Some(Priceable::Secret),
                 );
                 let db_id = format!("{}_db", r.name);
                 let (db_item, db_spec) = match pg_engine {
@@ -537,7 +537,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ManagedBy::Pulumi,
                     vec![subnet_group.clone(), secret.clone()],
                     db_spec,
-                    Some(Priceable::fixed(Item::Postgres { engine: *pg_engine, size })),
+                    Some(Priceable::Postgres { engine: *pg_engine, size: size.into() }),
                 );
                 let main = b.items.pop();
                 if let Some(main) = main {
@@ -593,7 +593,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         role: role.clone(),
                         require_tls: true,
                     },
-                    Some(Priceable::fixed(Item::RdsProxy { engine: *pg_engine, size })),
+                    Some(Priceable::RdsProxy { engine: *pg_engine, size: size.into() }),
                 );
                 let tg = b.push(
                     format!("{}_proxy-target-group", r.name),
@@ -678,7 +678,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         subnet_group,
                         size: sizing.clone(),
                     },
-                    Some(Priceable::fixed(Item::Cache { size })),
+                    Some(Priceable::Cache { size: size.into() }),
                 );
                 ssm.entry(token_param.clone())
                     .or_insert_with(|| SsmParameter {
@@ -749,7 +749,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         max_receives: dead_letter.map(|d| d.max_receives),
                         monthly_requests: requests,
                     },
-                    Some(Priceable::fixed(Item::Queue { fifo: *fifo, size })),
+                    Some(Priceable::Queue { fifo: *fifo, size: size.into() }),
                 );
                 if let Some((id, name)) = &dlq {
                     b.push(
@@ -797,7 +797,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ManagedBy::Pulumi,
                     vec![],
                     ItemSpec::SnsTopic { resource: r.name.clone(), fifo: *fifo, monthly_requests: requests },
-                    Some(Priceable::fixed(Item::Topic { fifo: *fifo, size })),
+                    Some(Priceable::Topic { fifo: *fifo, size: size.into() }),
                 );
                 output(&mut outputs, &mut connection, &id, "arn", var("ARN"));
                 engine = "sns".into();
@@ -826,7 +826,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         block_public_access: true,
                         storage_gb: gb,
                     },
-                    Some(Priceable::fixed(Item::Bucket { size })),
+                    Some(Priceable::Bucket { size: size.into() }),
                 );
                 output(&mut outputs, &mut connection, &id, "bucket", var("NAME"));
                 output(&mut outputs, &mut connection, &id, "arn", var("ARN"));
