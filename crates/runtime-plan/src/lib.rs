@@ -2,7 +2,7 @@
 //! secrets layout, cost.
 //!
 //! [`plan()`] takes a [`runway_schema::Product`] (loaded and validated, defaults applied), an
-//! environment name and a [`cost::Catalogue`], and returns a [`Plan`]: plain data that every
+//! environment name and a [`::cost::Catalogue`], and returns a [`Plan`]: plain data that every
 //! renderer reads and nothing in it runs.
 //!
 //! What this crate does **not** do: it performs no I/O (no files, network, environment, clock
@@ -23,12 +23,12 @@
 //! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
 //! adapter runs. See `docs/planning.md` for the item model and naming rules.
 
-mod cost;
 pub mod diff;
 pub mod graph;
 pub mod lower;
 pub mod naming;
 pub mod plan;
+mod pricing;
 pub mod render;
 #[cfg(feature = "proptest1")]
 pub mod strategy;

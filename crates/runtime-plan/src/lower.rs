@@ -9,10 +9,10 @@ use runway_schema::{
     ResourceSpec, Runtime, Workload, did_you_mean, values::variable_prefix,
 };
 
-use crate::cost::{Priceable, summarize};
 use crate::graph::build_graph;
 use crate::naming::{fit, fit_with_suffix, hash6, limit};
 use crate::plan::*;
+use crate::pricing::{Priceable, summarize};
 
 /// Why a plan cannot be made at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
