@@ -37,3 +37,8 @@ pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, rend
 pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
 pub use render::{CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json};
+
+/// The README's code examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

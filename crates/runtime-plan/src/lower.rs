@@ -57,26 +57,7 @@ struct Consumer {
     uses: Vec<(String, bool)>,
 }
 
-/// The variable suffixes a consumer of this resource gets (spec section 6), in order.
-pub fn variable_suffixes(spec: &ResourceSpec) -> Vec<&'static str> {
-    match spec {
-        ResourceSpec::Postgres { .. } => vec!["URL", "HOST", "PORT", "DATABASE", "USER", "PASSWORD"],
-        ResourceSpec::Cache { .. } => vec!["URL", "HOST", "PORT", "PASSWORD"],
-        ResourceSpec::Queue { dead_letter: Some(_), .. } => vec!["URL", "ARN", "DLQ_URL"],
-        ResourceSpec::Queue { .. } => vec!["URL", "ARN"],
-        ResourceSpec::Topic { .. } => vec!["ARN"],
-        ResourceSpec::Bucket { .. } => vec!["NAME", "ARN", "REGION"],
-        // ResourceSpec is non_exhaustive: a kind this planner does not know gets no variables.
-        #[allow(unreachable_patterns)]
-        _ => vec![],
-    }
-}
-
-/// The variable names a consumer of `resource` gets.
-pub fn variables(resource: &str, spec: &ResourceSpec) -> Vec<String> {
-    let p = variable_prefix(resource);
-    variable_suffixes(spec).into_iter().map(|s| format!("{p}_{s}")).collect()
-}
+pub use runway_schema::{variable_suffixes, variables};
 
 /// The postgres database name of a resource (`main-db` -> `main_db`).
 pub fn database_name(resource: &str) -> String {

@@ -15,7 +15,7 @@ pub mod values;
 
 pub use mem::MemFiles;
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
-pub use validate::variables;
+pub use validate::{variable_suffixes, variables};
 
 pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean};
 pub use model::*;

@@ -716,18 +716,22 @@ fn is_variable_name(name: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
 }
 
-/// The variables a consumer of this resource gets (spec section 6).
+/// The variable suffixes a consumer of this resource gets (spec section 6), in order.
+pub fn variable_suffixes(spec: &ResourceSpec) -> Vec<&'static str> {
+    match spec {
+        ResourceSpec::Postgres { .. } => vec!["URL", "HOST", "PORT", "DATABASE", "USER", "PASSWORD"],
+        ResourceSpec::Cache { .. } => vec!["URL", "HOST", "PORT", "PASSWORD"],
+        ResourceSpec::Queue { dead_letter: Some(_), .. } => vec!["URL", "ARN", "DLQ_URL"],
+        ResourceSpec::Queue { .. } => vec!["URL", "ARN"],
+        ResourceSpec::Topic { .. } => vec!["ARN"],
+        ResourceSpec::Bucket { .. } => vec!["NAME", "ARN", "REGION"],
+    }
+}
+
+/// The variable names a consumer of resource `name` gets (`MAIN_DB_URL`, ...).
 pub fn variables(name: &str, spec: &ResourceSpec) -> Vec<String> {
     let prefix = variable_prefix(name);
-    let suffixes: &[&str] = match spec {
-        ResourceSpec::Postgres { .. } => &["URL", "HOST", "PORT", "DATABASE", "USER", "PASSWORD"],
-        ResourceSpec::Cache { .. } => &["URL", "HOST", "PORT", "PASSWORD"],
-        ResourceSpec::Queue { dead_letter: Some(_), .. } => &["URL", "ARN", "DLQ_URL"],
-        ResourceSpec::Queue { .. } => &["URL", "ARN"],
-        ResourceSpec::Topic { .. } => &["ARN"],
-        ResourceSpec::Bucket { .. } => &["NAME", "ARN", "REGION"],
-    };
-    suffixes.iter().map(|s| format!("{prefix}_{s}")).collect()
+    variable_suffixes(spec).into_iter().map(|s| format!("{prefix}_{s}")).collect()
 }
 
 #[allow(clippy::too_many_arguments)] // reason: one call site; the pieces are the file's parts
