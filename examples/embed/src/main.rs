@@ -1,0 +1,77 @@
+//! A product's xtask step, embedding runway instead of shelling out to the `runway` binary:
+//! load the runway files, stop on any diagnostic error, plan every environment, stop when a
+//! plan is refused by its cap, and write one Pulumi program per environment.
+//!
+//! `cargo run -p embed-example -- examples/acme-shop/runway.yaml build/pulumi`
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use runway_schema::{Files, Options};
+
+/// Member folders and files under the product's folder, read from disk.
+struct Disk(PathBuf);
+
+impl Files for Disk {
+    fn member_folders(&self, pattern: &str) -> Vec<String> {
+        // This product only uses `<folder>/*` globs; a real xtask may use the `glob` crate.
+        let Some(parent) = pattern.strip_suffix("/*") else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(self.0.join(parent)) else { return Vec::new() };
+        let mut out: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .map(|e| format!("{parent}/{}", e.file_name().to_string_lossy()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        std::fs::read(self.0.join(path)).ok()
+    }
+}
+
+fn run(root: &Path, out: &Path) -> Result<(), String> {
+    let text = std::fs::read(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
+    let catalogue = cost::Catalogue::builtin();
+    let options = Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
+    let loaded = runway_schema::load(&root.to_string_lossy(), &text, &Disk(base), &options);
+    for d in &loaded.diagnostics {
+        eprintln!("{}:{}:{}: {}: {}", d.location.file, d.location.line, d.location.column, d.code, d.message);
+    }
+    let product = loaded.product.ok_or("the runway is invalid")?;
+    for env in product.root.environments.keys() {
+        let plan = runtime_plan::plan(&product, env, &catalogue).map_err(|e| e.to_string())?;
+        if plan.has_errors() {
+            let why: Vec<String> =
+                plan.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect();
+            return Err(format!("{env} is refused: {}", why.join("; ")));
+        }
+        let program = aws_adapter::pulumi::render(&plan).map_err(|e| e.to_string())?;
+        let dir = out.join(env);
+        aws_adapter::pulumi::write_program(&dir, &program).map_err(|e| format!("{}: {e}", dir.display()))?;
+        println!(
+            "{env}: ${} a month (ceiling ${}), program in {}",
+            plan.cost.monthly,
+            plan.cost.ceiling,
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(root), Some(out)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: embed-example <runway.yaml> <out-dir>");
+        return ExitCode::from(2);
+    };
+    match run(Path::new(root), Path::new(out)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
