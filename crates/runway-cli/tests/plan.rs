@@ -1,0 +1,151 @@
+#![allow(clippy::unwrap_used)] // reason: test helpers fail loudly
+//! `runway plan|cost|graph|diff|emit` on the shipped example, through the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/acme-shop")
+}
+
+fn runway(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_runway")).args(args).env("NO_COLOR", "1").output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of the example with `monthly: 150` (dev's cap) replaced.
+fn example_with_dev_cap(cap: &str, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("runway-cap-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&example(), &dir);
+    let root = dir.join("runway.yaml");
+    let text = std::fs::read_to_string(&root).unwrap();
+    assert!(text.contains("monthly: 150"));
+    std::fs::write(&root, text.replace("monthly: 150", &format!("monthly: {cap}"))).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn dev_estimate() -> String {
+    let root = example().join("runway.yaml");
+    let (code, out, _) = runway(&["plan", "--env", "dev", "--format", "json", root.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["cost"]["monthly"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn plan_json_has_the_spec_shape() {
+    let root = example().join("runway.yaml");
+    let (code, out, _) = runway(&["plan", "--env", "dev", "--format", "json", root.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in
+        ["product", "environment", "region", "resources", "workloads", "bindings", "cost", "diagnostics"]
+    {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    for key in ["name", "kind", "origin", "size", "physicalName", "monthly"] {
+        assert!(v["resources"][0].get(key).is_some(), "resources[0] missing {key}");
+    }
+    for key in ["name", "size", "min", "max", "expose", "monthly", "ceiling"] {
+        assert!(v["workloads"][0].get(key).is_some(), "workloads[0] missing {key}");
+    }
+    for key in ["consumer", "resource", "variables", "infisical", "ssm"] {
+        assert!(v["bindings"][0].get(key).is_some(), "bindings[0] missing {key}");
+    }
+    for key in ["monthly", "ceiling", "cap", "verdict", "unpriced"] {
+        assert!(v["cost"].get(key).is_some(), "cost missing {key}");
+    }
+    assert_eq!(v["cost"]["verdict"], "within");
+    assert_eq!(v["cost"]["cap"], "150.00");
+    // Reproducible byte for byte.
+    let (_, again, _) = runway(&["plan", "--env", "dev", "--format", "json", root.to_str().unwrap()]);
+    assert_eq!(out, again);
+}
+
+#[test]
+fn a_cap_equal_to_the_estimate_is_within_and_one_cent_less_is_refused() {
+    let estimate = dev_estimate();
+    let equal = example_with_dev_cap(&estimate, "equal");
+    let (code, _, err) = runway(&["plan", "--env", "dev", equal.join("runway.yaml").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+
+    let cents: i64 = estimate.replace('.', "").parse().unwrap();
+    let below = format!("{}.{:02}", (cents - 1) / 100, (cents - 1) % 100);
+    let under = example_with_dev_cap(&below, "below");
+    let root = under.join("runway.yaml");
+    let (code, _, err) = runway(&["plan", "--env", "dev", root.to_str().unwrap()]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("cap-exceeded"), "{err}");
+    assert!(err.contains(&below) && err.contains(&estimate), "names cap and estimate: {err}");
+    assert!(err.contains("main-db"), "names the largest items: {err}");
+
+    // Nothing is written when the plan is refused.
+    let out = under.join("pulumi");
+    let (code, _, _) =
+        runway(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), root.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    assert!(!out.exists());
+    let (code, _, _) = runway(&["cost", root.to_str().unwrap()]);
+    assert_eq!(code, 3);
+    for d in [equal, under] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn cost_graph_diff_and_unknown_environment() {
+    let root = example().join("runway.yaml");
+    let root = root.to_str().unwrap();
+    let (code, out, _) = runway(&["cost", "--format", "json", root]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let envs: Vec<&str> =
+        v["environments"].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(envs, ["dev", "staging", "production"]);
+    let (code, out, _) = runway(&["graph", "--env", "dev", root]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("flowchart") || out.starts_with("graph"), "{out}");
+    let (code, out, _) = runway(&["graph", "--env", "dev", "--format", "dot", root]);
+    assert_eq!(code, 0);
+    assert!(out.contains("digraph"), "{out}");
+    let (code, out, _) = runway(&["diff", "--env", "dev", "--base", root, root]);
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = runway(&["plan", "--env", "prod", root]);
+    assert_eq!(code, 2);
+    assert!(err.contains("production"), "suggests the declared name: {err}");
+}
+
+#[test]
+fn emit_refuses_to_overwrite_a_program_it_did_not_write() {
+    let dir = std::env::temp_dir().join(format!("runway-emit-own-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Pulumi.yaml"), "name: hand-written\n").unwrap();
+    std::fs::write(dir.join("Pulumi.dev.yaml"), "config: {}\n").unwrap();
+    let root = example().join("runway.yaml");
+    let args = ["emit", "pulumi", "--env", "dev", "--out", dir.to_str().unwrap(), root.to_str().unwrap()];
+    assert_eq!(runway(&args).0, 2);
+    assert_eq!(std::fs::read_to_string(dir.join("Pulumi.yaml")).unwrap(), "name: hand-written\n");
+    std::fs::remove_file(dir.join("Pulumi.yaml")).unwrap();
+    assert_eq!(runway(&args).0, 0);
+    assert_eq!(runway(&args).0, 0, "its own program is rewritten");
+    assert_eq!(std::fs::read_to_string(dir.join("Pulumi.dev.yaml")).unwrap(), "config: {}\n");
+    std::fs::remove_dir_all(dir).unwrap();
+}
