@@ -3,6 +3,7 @@
 //! Exit codes: 0 success (warnings allowed), 1 the runway is invalid, 2 usage error,
 //! 3 refused by a cost cap, 4 a remote call failed.
 
+mod deploy;
 mod files;
 
 use std::path::{Path, PathBuf};
@@ -90,6 +91,16 @@ enum Command {
         #[command(subcommand)]
         target: EmitTarget,
     },
+    /// Deploy job: generate credentials, publish connection details (Infisical, Secrets Manager).
+    Secrets {
+        #[command(subcommand)]
+        command: deploy::SecretsCommand,
+    },
+    /// Deploy job: write or check the SSM parameters workloads reference.
+    Ssm {
+        #[command(subcommand)]
+        command: deploy::SsmCommand,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -159,6 +170,8 @@ fn main() -> ExitCode {
         Command::Graph { env, format, args } => graph_cmd(&env, format, &args),
         Command::Diff { env, base, format, args } => diff_cmd(&env, &base, format, &args),
         Command::Emit { target: EmitTarget::Pulumi { env, out, args } } => emit_pulumi(&env, &out, &args),
+        Command::Secrets { command } => deploy::secrets(&command),
+        Command::Ssm { command } => deploy::ssm(&command),
         Command::Schema { which } => {
             print!(
                 "{}",

@@ -258,8 +258,14 @@ impl Client {
     /// The CLI-facing constructor: `INFISICAL_URL` (default Infisical Cloud), then
     /// `INFISICAL_TOKEN`, or else `INFISICAL_CLIENT_ID` + `INFISICAL_CLIENT_SECRET`.
     pub fn from_env() -> Result<Client, Error> {
+        Client::from_env_or(INFISICAL_CLOUD)
+    }
+
+    /// Like [`Client::from_env`], with `default_url` (e.g. the runway's `secrets.infisical.url`)
+    /// used when `INFISICAL_URL` is unset or empty.
+    pub fn from_env_or(default_url: &str) -> Result<Client, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let base = var("INFISICAL_URL").unwrap_or_else(|| INFISICAL_CLOUD.to_string());
+        let base = var("INFISICAL_URL").unwrap_or_else(|| default_url.to_string());
         let auth = if let Some(token) = var("INFISICAL_TOKEN") {
             Auth::Token(SecretString::from(token))
         } else {
@@ -487,6 +493,30 @@ impl Client {
         folder: &str,
         name: &str,
     ) -> Result<Option<SecretString>, Error> {
+        self.read(project_id, environment, folder, name, false).await
+    }
+
+    /// Reads a secret's value with its references (`${OTHER}`) expanded by Infisical, as
+    /// Infisical's own syncs deliver it. `None` when absent. Used only by `runway ssm publish`
+    /// to copy a resource variable into SSM.
+    pub async fn read_expanded_value(
+        &self,
+        project_id: &str,
+        environment: &str,
+        folder: &str,
+        name: &str,
+    ) -> Result<Option<SecretString>, Error> {
+        self.read(project_id, environment, folder, name, true).await
+    }
+
+    async fn read(
+        &self,
+        project_id: &str,
+        environment: &str,
+        folder: &str,
+        name: &str,
+        expand: bool,
+    ) -> Result<Option<SecretString>, Error> {
         let op = format!("read secret {environment}:{folder}/{name}");
         let query = [
             ("projectId", project_id),
@@ -494,7 +524,7 @@ impl Client {
             ("secretPath", folder),
             ("type", "shared"),
             ("viewSecretValue", "true"),
-            ("expandSecretReferences", "false"),
+            ("expandSecretReferences", if expand { "true" } else { "false" }),
         ];
         match self.call(&op, Method::GET, &secret_path(name), &query, None).await {
             Ok(answer) => {

@@ -1,0 +1,460 @@
+//! The deploy-job commands: `runway secrets prepare|publish` and `runway ssm publish|verify`.
+//!
+//! They belong in the product's protected deploy job, in this order:
+//! `secrets prepare` -> `pulumi up` -> `secrets publish` -> `ssm publish` (products without
+//! Infisical's own sync) -> `ssm verify`.
+//!
+//! Every name, place, key and tag comes from the plan; the adapters carry it out. No value is
+//! ever printed: values travel only as `SecretString`s between Infisical and AWS, and what is
+//! printed are the adapters' reports (locations and actions) and errors (which name, never
+//! quote). `--dry-run` passes through to the adapters, which then call only read APIs.
+//!
+//! Exit codes: 1 `ssm verify` found a missing or wrong parameter, 2 usage (incl. a runway
+//! without `secrets.infisical`, a missing stack output, missing Infisical credentials),
+//! 3 refused by a cost cap (before any call), 4 a remote call failed (what was done and what
+//! was not is printed; running the same command again finishes the job).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use aws_adapter::aws::{
+    AwsClients, ClientSettings, ParameterExpectation, ParameterRequest, ProxyAdminCopy, ProxyCopyReport,
+    Scope, SourceError, ValueSource,
+};
+use clap::Subcommand;
+use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterSource, Plan};
+use runway_schema::Product;
+use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, StackOutputs, VariableWrite};
+use serde::Serialize;
+
+use crate::{EXIT_INVALID, Exit, Format, PlanArgs, catalogue, load_valid, refuse_if_capped, usage};
+
+/// Exit code: a remote call failed.
+const EXIT_REMOTE: u8 = 4;
+
+/// `runway secrets ...`.
+#[derive(Subcommand)]
+pub(crate) enum SecretsCommand {
+    /// Generate missing credentials, write them blind to Infisical, and copy each postgres
+    /// admin credential to Secrets Manager for RDS Proxy. Run before `pulumi up`.
+    Prepare {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// Replace this resource's generated credential (repeatable).
+        #[arg(long = "rotate", value_name = "RESOURCE")]
+        rotate: Vec<String>,
+        /// Call only read APIs and say what would change.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// Write connection details from the stack's outputs to Infisical. Run after `pulumi up`.
+    Publish {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// `pulumi stack output --json --show-secrets` saved to a file.
+        #[arg(long)]
+        outputs: PathBuf,
+        /// Call only read APIs and say what would change.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+}
+
+/// `runway ssm ...`.
+#[derive(Subcommand)]
+pub(crate) enum SsmCommand {
+    /// Copy resource variables from Infisical into the SSM parameters workloads reference
+    /// (for products without Infisical's own sync). Workload secrets are left to people.
+    Publish {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// Call only read APIs and say what would change.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// Check that every referenced SSM parameter exists as a SecureString with the right key,
+    /// without decrypting any value. Exit 1 when one is missing or wrong.
+    Verify {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+}
+
+/// Runs a `secrets` subcommand.
+pub(crate) fn secrets(command: &SecretsCommand) -> Result<(), Exit> {
+    match command {
+        SecretsCommand::Prepare { env, rotate, dry_run, format, args } => {
+            secrets_prepare(env, rotate, *dry_run, *format, args)
+        }
+        SecretsCommand::Publish { env, outputs, dry_run, format, args } => {
+            secrets_publish(env, outputs, *dry_run, *format, args)
+        }
+    }
+}
+
+/// Runs an `ssm` subcommand.
+pub(crate) fn ssm(command: &SsmCommand) -> Result<(), Exit> {
+    match command {
+        SsmCommand::Publish { env, dry_run, format, args } => ssm_publish(env, *dry_run, *format, args),
+        SsmCommand::Verify { env, format, args } => ssm_verify(env, *format, args),
+    }
+}
+
+// ---- shared -------------------------------------------------------------------------------
+
+/// Loads, validates and plans one environment, keeping the product (for `secrets.infisical`).
+fn load(env: &str, args: &PlanArgs) -> Result<(Product, Plan), Exit> {
+    let cat = catalogue(args.catalogue.as_deref())?;
+    let (product, warnings) = load_valid(&args.file, &cat)?;
+    eprint!("{}", crate::files::render_text(&warnings, crate::stderr_colour()));
+    let plan = runtime_plan::plan(&product, env, &cat).map_err(usage)?;
+    Ok((product, plan))
+}
+
+/// The Infisical side of a plan: the client (from the environment, the runway's URL as the
+/// default) and the project id. Exit 2 when the runway has no `secrets.infisical` or the
+/// credentials are missing.
+fn infisical(product: &Product, plan: &Plan) -> Result<(Client, String), Exit> {
+    let (Some(config), Some(project)) = (&product.root.secrets.infisical, &plan.secrets.infisical_project)
+    else {
+        return Err(usage(format!(
+            "{} has no `secrets.infisical` block; the secrets commands write to Infisical \
+             (add `secrets: {{ infisical: {{ project: <project id> }} }}`)",
+            product.root.file
+        )));
+    };
+    let client = Client::from_env_or(&config.url).map_err(|e| usage(format!("Infisical: {e}")))?;
+    Ok((client, project.clone()))
+}
+
+/// A current-thread runtime for one command's remote calls.
+fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage(format!("cannot start the async runtime: {e}")))
+}
+
+fn scope(plan: &Plan) -> Scope {
+    Scope { product: plan.product.clone(), environment: plan.environment.clone() }
+}
+
+/// Prints a remote failure (never holding a value) and gives exit 4.
+fn remote(message: impl std::fmt::Display) -> Exit {
+    eprintln!("error: {message}");
+    Exit(EXIT_REMOTE)
+}
+
+fn print_json(value: &impl Serialize) {
+    // Invariant: the reports are plain strings, numbers and lists; serialising cannot fail.
+    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+}
+
+// ---- secrets prepare ----------------------------------------------------------------------
+
+/// What `secrets prepare` did to the proxy copies, for `--format json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PrepareJson<'a> {
+    dry_run: bool,
+    infisical: &'a secrets_adapter::Report,
+    proxy_copies: &'a [ProxyCopyJson],
+}
+
+/// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
+/// yet or is to be rotated) what would happen once it does.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ProxyCopyJson {
+    Done(ProxyCopyReport),
+    Pending { secret_name: String, action: &'static str },
+}
+
+fn credential_specs(plan: &Plan) -> Result<Vec<(CredentialSpec, &runtime_plan::GeneratedSecret)>, Exit> {
+    plan.secrets
+        .generated
+        .iter()
+        .map(|g| {
+            let rule = match g.kind {
+                CredentialKind::PostgresAdminPassword => CredentialRule::PostgresPassword,
+                CredentialKind::CacheAuthToken => CredentialRule::ValkeyAuthToken,
+                other => {
+                    return Err(usage(format!(
+                        "this runway does not know how to generate a {other:?} credential for `{}`",
+                        g.resource
+                    )));
+                }
+            };
+            let spec = CredentialSpec {
+                resource: g.resource.clone(),
+                environment: g.infisical.environment.clone(),
+                folder: g.infisical.folder.clone(),
+                name: g.infisical.name.clone(),
+                rule,
+            };
+            Ok((spec, g))
+        })
+        .collect()
+}
+
+fn secrets_prepare(
+    env: &str,
+    rotate: &[String],
+    dry_run: bool,
+    format: Format,
+    args: &PlanArgs,
+) -> Result<(), Exit> {
+    let (product, plan) = load(env, args)?;
+    refuse_if_capped(&plan)?;
+    let specs = credential_specs(&plan)?;
+    if let Some(unknown) = rotate.iter().find(|r| !specs.iter().any(|(s, _)| &s.resource == *r)) {
+        let known: Vec<&str> = specs.iter().map(|(s, _)| s.resource.as_str()).collect();
+        return Err(usage(format!(
+            "--rotate {unknown}: no generated credential belongs to `{unknown}` (these do: {})",
+            known.join(", ")
+        )));
+    }
+    let (client, project) = infisical(&product, &plan)?;
+    let only_specs: Vec<CredentialSpec> = specs.iter().map(|(s, _)| s.clone()).collect();
+    let rt = runtime()?;
+    rt.block_on(async {
+        let report = secrets_adapter::prepare(&client, &project, &only_specs, rotate, dry_run)
+            .await
+            .map_err(|e| remote(format!("secrets prepare stopped: {e}\nproxy copies: not done")))?;
+        if format == Format::Text {
+            if dry_run {
+                println!("dry run: nothing written");
+            }
+            print!("{report}");
+        }
+
+        let copies: Vec<_> =
+            specs.iter().filter_map(|(s, g)| g.secrets_manager.as_ref().map(|n| (s, *g, n))).collect();
+        let mut done = Vec::new();
+        if !copies.is_empty() {
+            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+            let scope = scope(&plan);
+            for (i, (spec, generated, secret_name)) in copies.iter().enumerate() {
+                let not_done =
+                    || copies[i..].iter().map(|(_, _, n)| n.as_str()).collect::<Vec<_>>().join(", ");
+                let fresh = matches!(
+                    report.action_at(&spec.location()),
+                    Some(secrets_adapter::Action::WouldCreate | secrets_adapter::Action::WouldRotate)
+                );
+                if dry_run && fresh {
+                    // The credential does not exist yet (or is to be replaced): the copy is
+                    // written once it does.
+                    let pending =
+                        ProxyCopyJson::Pending { secret_name: (*secret_name).clone(), action: "would-write" };
+                    if format == Format::Text {
+                        println!("would write {secret_name} (proxy copy of the new credential)");
+                    }
+                    done.push(pending);
+                    continue;
+                }
+                let Some(username) = generated.secrets_manager_username.clone() else {
+                    return Err(usage(format!("the plan names no admin user for `{}`", generated.resource)));
+                };
+                let password =
+                    secrets_adapter::read_for_proxy_copy(&client, &project, spec).await.map_err(|e| {
+                        remote(format!(
+                            "proxy copy: cannot read `{}`: {e}\nnot done: {}",
+                            spec.location(),
+                            not_done()
+                        ))
+                    })?;
+                let copy = ProxyAdminCopy {
+                    secret_name: (*secret_name).clone(),
+                    resource: generated.resource.clone(),
+                    username,
+                    password,
+                    tags: Vec::new(),
+                };
+                let copied = aws
+                    .copy_proxy_admin(&scope, &copy, dry_run)
+                    .await
+                    .map_err(|e| remote(format!("{e}\nnot done: {}", not_done())))?;
+                if format == Format::Text {
+                    // The adapter's dry-run banner is already printed above.
+                    println!("{:<9} {} (proxy copy)", copied.action.word(dry_run), copied.secret_name);
+                }
+                done.push(ProxyCopyJson::Done(copied));
+            }
+        }
+        if format == Format::Json {
+            print_json(&PrepareJson { dry_run, infisical: &report, proxy_copies: &done });
+        }
+        Ok(())
+    })
+}
+
+// ---- secrets publish ----------------------------------------------------------------------
+
+fn secrets_publish(
+    env: &str,
+    outputs_file: &std::path::Path,
+    dry_run: bool,
+    format: Format,
+    args: &PlanArgs,
+) -> Result<(), Exit> {
+    let (product, plan) = load(env, args)?;
+    refuse_if_capped(&plan)?;
+    let text = std::fs::read_to_string(outputs_file)
+        .map_err(|e| usage(format!("cannot read {}: {e}", outputs_file.display())))?;
+    let outputs =
+        StackOutputs::parse(&text).map_err(|e| usage(format!("{}: {e}", outputs_file.display())))?;
+    drop(text);
+    let mut writes = Vec::with_capacity(plan.secrets.connection.len());
+    for variable in &plan.secrets.connection {
+        let value = match &variable.source {
+            ConnectionSource::Output { output } => outputs.get(output).cloned().ok_or_else(|| {
+                usage(format!(
+                    "{} has no output `{output}` (needed for {}); was the stack updated with this runway's program?",
+                    outputs_file.display(),
+                    variable.infisical.display()
+                ))
+            })?,
+            ConnectionSource::Literal { value } => SecretString::from(value.clone()),
+            // Written as is: Infisical expands the references when read or synced.
+            ConnectionSource::Template { template } => SecretString::from(template.clone()),
+            other => return Err(usage(format!("unknown source {other:?} for `{}`", variable.infisical.name))),
+        };
+        let place = &variable.infisical;
+        writes.push(VariableWrite {
+            environment: place.environment.clone(),
+            folder: place.folder.clone(),
+            name: place.name.clone(),
+            value,
+        });
+    }
+    let (client, project) = infisical(&product, &plan)?;
+    let rt = runtime()?;
+    let report = rt
+        .block_on(secrets_adapter::publish(&client, &project, &writes, dry_run))
+        .map_err(|e| remote(format!("secrets publish stopped: {e}")))?;
+    match format {
+        Format::Text => {
+            if dry_run {
+                println!("dry run: nothing written");
+            }
+            print!("{report}");
+        }
+        Format::Json => print_json(&serde_json::json!({ "dryRun": dry_run, "infisical": report })),
+    }
+    Ok(())
+}
+
+// ---- ssm publish --------------------------------------------------------------------------
+
+/// Values for `ssm publish`, read from Infisical at the places the plan gives, with
+/// references expanded (as Infisical's own sync would deliver them). The value is read with
+/// `viewSecretValue=true` here only and goes straight to the AWS adapter.
+struct InfisicalValues<'a> {
+    client: &'a Client,
+    project: &'a str,
+    /// `(resource, variable)` -> its place in Infisical.
+    places: HashMap<(&'a str, &'a str), &'a InfisicalPlace>,
+}
+
+impl ValueSource for InfisicalValues<'_> {
+    fn value(
+        &self,
+        resource: &str,
+        variable: &str,
+    ) -> impl Future<Output = Result<Option<SecretString>, SourceError>> + Send {
+        let place = self.places.get(&(resource, variable)).copied();
+        async move {
+            let Some(place) = place else { return Ok(None) };
+            self.client
+                .read_expanded_value(self.project, &place.environment, &place.folder, &place.name)
+                .await
+                .map_err(|e| -> SourceError { Box::new(e) })
+        }
+    }
+}
+
+fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Result<(), Exit> {
+    let (product, plan) = load(env, args)?;
+    refuse_if_capped(&plan)?;
+    let (client, project) = infisical(&product, &plan)?;
+    let mut requests = Vec::new();
+    let mut places = HashMap::new();
+    let mut skipped = Vec::new();
+    for p in &plan.secrets.ssm_parameters {
+        match (p.source, &p.infisical) {
+            (ParameterSource::Resource, Some(place)) => {
+                places.insert((p.owner.as_str(), p.variable.as_str()), place);
+                requests.push(ParameterRequest {
+                    name: p.name.clone(),
+                    resource: p.owner.clone(),
+                    variable: p.variable.clone(),
+                    tags: Vec::new(),
+                });
+            }
+            // Workload secrets are set by people; nothing to copy them from.
+            _ => skipped.push(p.name.as_str()),
+        }
+    }
+    let source = InfisicalValues { client: &client, project: &project, places };
+    let rt = runtime()?;
+    let report = rt
+        .block_on(async {
+            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+            aws.ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run).await
+        })
+        .map_err(remote)?;
+    match format {
+        Format::Text => {
+            print!("{report}");
+            for name in &skipped {
+                println!("skipped   {name} (workload secret, set by people)");
+            }
+        }
+        Format::Json => print_json(&serde_json::json!({ "ssm": report, "skipped": skipped })),
+    }
+    Ok(())
+}
+
+// ---- ssm verify ---------------------------------------------------------------------------
+
+fn ssm_verify(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
+    let (_, plan) = load(env, args)?;
+    let expected: Vec<ParameterExpectation> = plan
+        .secrets
+        .ssm_parameters
+        .iter()
+        .map(|p| ParameterExpectation { name: p.name.clone(), kms_key: p.kms_key.clone() })
+        .collect();
+    let rt = runtime()?;
+    let report = rt
+        .block_on(async {
+            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+            aws.ssm_verify(&expected).await
+        })
+        .map_err(remote)?;
+    match format {
+        Format::Text => println!("{report}"),
+        Format::Json => print_json(&report),
+    }
+    if report.is_ok() { Ok(()) } else { Err(Exit(EXIT_INVALID)) }
+}
