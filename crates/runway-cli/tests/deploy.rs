@@ -1,0 +1,536 @@
+//! The deploy-job commands end to end: the real `runway` binary against the Infisical contract
+//! server (`tools/infisical_contract_server.py`) and moto (`python -m moto.server`), with the
+//! example product `examples/acme-shop` (its `dev` environment).
+//!
+//! Needs the workspace venv: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use aws_adapter::aws::{
+    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy, Scope,
+};
+use secrets_adapter::SecretString;
+use serde_json::{Value, json};
+
+/// The example's Infisical project id.
+const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
+const CLIENT_ID: &str = "contract-client-id";
+const CLIENT_SECRET: &str = "contract-client-secret";
+const REGION: &str = "us-east-1";
+/// A stack output value that must never be printed.
+const CANARY: &str = "canary-7f3a9c1e5b2d.cluster-x.us-east-1.rds.amazonaws.com";
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example() -> PathBuf {
+    workspace().join("examples/acme-shop/runway.yaml")
+}
+
+/// `RUNWAY_PYTHON`, else `<workspace>/.venv/bin/python`; the test fails when neither exists.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("RUNWAY_PYTHON") {
+        let p = PathBuf::from(p);
+        assert!(p.exists(), "RUNWAY_PYTHON={} does not exist; run `cargo xtask venv`", p.display());
+        return p;
+    }
+    let p = workspace().join(".venv/bin/python");
+    assert!(
+        p.exists(),
+        "no Python for the contract server and moto: set RUNWAY_PYTHON or run `cargo xtask venv` (creates {})",
+        p.display()
+    );
+    p
+}
+
+/// A bare HTTP request with `Connection: close`; `(status line, body)`.
+fn http(port: u16, method: &str, path: &str, body: &str) -> Option<(String, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let (head, body) = out.split_once("\r\n\r\n")?;
+    Some((head.lines().next()?.to_owned(), body.to_owned()))
+}
+
+/// The Infisical contract server, knowing the example's project; killed on drop.
+struct Infisical {
+    child: Child,
+    port: u16,
+}
+
+impl Infisical {
+    fn start() -> Infisical {
+        let mut child = Command::new(python())
+            .arg(workspace().join("tools/infisical_contract_server.py"))
+            .args(["--port", "0", "--project", PROJECT])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the contract server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().parse().unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("contract server printed `{line}` instead of a port")
+        });
+        Infisical { child, port }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn faults(&self, body: Value) {
+        let (status, _) = http(self.port, "POST", "/__contract/faults", &body.to_string()).unwrap();
+        assert!(status.contains(" 200 "), "{status}");
+    }
+
+    fn state(&self, values: bool) -> Value {
+        let path = if values { "/__contract/state?values=1" } else { "/__contract/state" };
+        let (_, body) = http(self.port, "GET", path, "").unwrap();
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// `env:/path/NAME -> version`.
+    fn versions(&self) -> BTreeMap<String, u64> {
+        self.state(false)["secrets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    format!(
+                        "{}:{}/{}",
+                        s["environment"].as_str().unwrap(),
+                        s["path"].as_str().unwrap(),
+                        s["name"].as_str().unwrap()
+                    ),
+                    s["version"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    /// Every stored value (the tests use them only as canaries and to check the proxy copy).
+    fn values(&self) -> BTreeMap<String, String> {
+        self.state(true)["secrets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["name"].as_str().unwrap().to_owned(), s["value"].as_str().unwrap().to_owned()))
+            .collect()
+    }
+
+    /// Methods of the API requests made (contract endpoints excluded).
+    fn api_writes(&self) -> Vec<String> {
+        self.state(false)["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                let path = r["path"].as_str().unwrap_or("");
+                r["method"] != "GET" && !path.contains("/auth/")
+            })
+            .map(|r| format!("{} {}", r["method"].as_str().unwrap_or(""), r["path"].as_str().unwrap_or("")))
+            .collect()
+    }
+}
+
+impl Drop for Infisical {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A moto server on a free loopback port; killed on drop.
+struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Moto {
+    fn start() -> Moto {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut cmd = Command::new(python());
+        cmd.args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("AWS_") {
+                cmd.env_remove(k);
+            }
+        }
+        let mut moto = Moto { child: cmd.spawn().expect("start moto"), port };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = moto.child.try_wait().unwrap() {
+                panic!("moto exited early with {status}; run `cargo xtask venv`");
+            }
+            if http(port, "GET", "/moto-api/", "").is_some() {
+                return moto;
+            }
+            assert!(Instant::now() < deadline, "moto did not answer on port {port}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The AWS adapter talking to this moto only, for the tests' own checks.
+    fn check<T>(&self, f: impl AsyncFnOnce(AwsClients) -> T) -> T {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let mut settings = ClientSettings::new(REGION);
+            settings.isolated = Some(IsolatedEndpoint {
+                endpoint_url: self.url(),
+                access_key_id: "testing".into(),
+                secret_access_key: SecretString::from("testing"),
+            });
+            f(AwsClients::connect(&settings).await).await
+        })
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn scope() -> Scope {
+    Scope { product: "acme-shop".into(), environment: "dev".into() }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `runway` with only the test's Infisical and AWS settings (the host's never leak in).
+fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_runway"));
+    for (k, _) in std::env::vars_os() {
+        let k2 = k.to_string_lossy();
+        if k2.starts_with("AWS_") || k2.starts_with("INFISICAL_") {
+            cmd.env_remove(k);
+        }
+    }
+    let home = std::env::temp_dir().join("runway-deploy-test-home");
+    let Output { status, stdout, stderr } = cmd
+        .args(args)
+        .env("INFISICAL_URL", infisical_url)
+        .env("INFISICAL_CLIENT_ID", CLIENT_ID)
+        .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
+        .env("AWS_ENDPOINT_URL", aws_url)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", REGION)
+        .env("AWS_CONFIG_FILE", home.join("config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run runway");
+    let run = Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    };
+    println!("$ runway {}\nexit {}\n{}{}", args.join(" "), run.code, run.stdout, run.stderr);
+    run
+}
+
+fn assert_no_secret(runs: &[&Run], secrets: &[&str]) {
+    for run in runs {
+        for s in secrets {
+            assert!(!run.stdout.contains(s) && !run.stderr.contains(s), "a value was printed");
+        }
+    }
+}
+
+/// A hand-written `pulumi stack output --json --show-secrets` for the example's dev plan.
+fn outputs_file(dir: &std::path::Path) -> PathBuf {
+    let file = example();
+    let plan = Command::new(env!("CARGO_BIN_EXE_runway"))
+        .args(["plan", "--env", "dev", "--format", "json", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let mut outputs = serde_json::Map::new();
+    for o in plan["outputs"].as_array().unwrap() {
+        let name = o["name"].as_str().unwrap();
+        let value = if name == "MAIN_DB_HOST" { CANARY.to_owned() } else { format!("value-of-{name}") };
+        outputs.insert(name.to_owned(), Value::String(value));
+    }
+    let path = dir.join("outputs.json");
+    std::fs::write(&path, Value::Object(outputs).to_string()).unwrap();
+    path
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("runway-deploy-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const CREDENTIALS: [&str; 3] = [
+    "dev:/runtime/main-db/MAIN_DB_PASSWORD",
+    "dev:/runtime/sessions/SESSIONS_PASSWORD",
+    "dev:/runtime/shared-cache/SHARED_CACHE_PASSWORD",
+];
+const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
+
+/// Whether moto's proxy secret holds exactly `{"username":"runway","password":<password>}`
+/// (`Unchanged`) or is absent (`Created`), asked with a dry-run copy (read calls only).
+fn proxy_state(moto: &Moto, password: &str) -> Action {
+    moto.check(async |aws| {
+        let copy = ProxyAdminCopy {
+            secret_name: PROXY_SECRET.into(),
+            resource: "main-db".into(),
+            username: "runway".into(),
+            password: SecretString::from(password),
+            tags: Vec::new(),
+        };
+        aws.copy_proxy_admin(&scope(), &copy, true).await.unwrap().action
+    })
+}
+
+#[test]
+fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
+    let (infisical, moto) = (Infisical::start(), Moto::start());
+    let file = example();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+
+    let dry = run(&["secrets", "prepare", "--env", "dev", "--dry-run", file]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(dry.stdout.contains("dry run: nothing written"));
+    for c in CREDENTIALS {
+        assert!(dry.stdout.contains(&format!("would-create {c}\n")), "{c}");
+    }
+    assert!(dry.stdout.contains(&format!("would write {PROXY_SECRET}")));
+    assert!(infisical.versions().is_empty(), "the dry run wrote to Infisical");
+    assert_eq!(infisical.api_writes(), Vec::<String>::new(), "the dry run called a writing API");
+    assert_eq!(proxy_state(&moto, "x"), Action::Created, "the dry run wrote the proxy secret");
+
+    let first = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    for c in CREDENTIALS {
+        assert!(first.stdout.contains(&format!("created  {c}\n")), "{c}");
+    }
+    assert!(first.stdout.contains(&format!("created   {PROXY_SECRET} (proxy copy)")));
+    let versions = infisical.versions();
+    assert_eq!(versions.keys().map(String::as_str).collect::<Vec<_>>(), CREDENTIALS);
+    assert!(versions.values().all(|v| *v == 1));
+    let values = infisical.values();
+    // The proxy copy holds exactly the credential Infisical holds, under the plan's admin user.
+    assert_eq!(proxy_state(&moto, &values["MAIN_DB_PASSWORD"]), Action::Unchanged);
+
+    let second = run(&["secrets", "prepare", "--env", "dev", "--format", "json", file]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let report: Value = serde_json::from_str(&second.stdout).unwrap();
+    let actions: Vec<&str> = report["infisical"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["exists", "exists", "exists"]);
+    assert_eq!(report["proxyCopies"][0]["action"], "unchanged");
+    assert_eq!(infisical.versions(), versions, "the second run changed a credential");
+
+    let secrets: Vec<&str> = values.values().map(String::as_str).collect();
+    assert_no_secret(&[&dry, &first, &second], &secrets);
+}
+
+#[test]
+fn secrets_publish_then_ssm_publish_and_verify() {
+    let (infisical, moto) = (Infisical::start(), Moto::start());
+    let dir = temp_dir("publish");
+    let outputs = outputs_file(&dir);
+    let outputs = outputs.to_str().unwrap();
+    let file = example();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+
+    // Nothing there yet: verify fails with exit 1.
+    let empty = run(&["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(empty.code, 1, "{}", empty.stderr);
+    assert!(empty.stdout.contains("missing    /acme-shop/dev/main-db/MAIN_DB_URL"));
+    assert!(empty.stdout.contains("15 parameter(s) checked, 15 problem(s)"));
+
+    assert_eq!(run(&["secrets", "prepare", "--env", "dev", file]).code, 0);
+
+    // A missing output is a usage error naming it, before any call.
+    let partial = dir.join("partial.json");
+    std::fs::write(&partial, json!({"JOBS_URL": "x"}).to_string()).unwrap();
+    let missing = run(&["secrets", "publish", "--env", "dev", "--outputs", partial.to_str().unwrap(), file]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("no output `MAIN_DB_HOST`"), "{}", missing.stderr);
+
+    let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs, file]);
+    assert_eq!(publish.code, 0, "{}", publish.stderr);
+    for v in ["main-db/MAIN_DB_URL", "main-db/MAIN_DB_HOST", "main-db/MAIN_DB_PORT", "jobs/JOBS_DLQ_URL"] {
+        assert!(publish.stdout.contains(&format!("created  dev:/runtime/{v}\n")), "{v}");
+    }
+    let values = infisical.values();
+    assert_eq!(values["MAIN_DB_HOST"], CANARY);
+    assert_eq!(values["MAIN_DB_PORT"], "5432");
+    assert!(values["MAIN_DB_URL"].starts_with("postgresql://${MAIN_DB_USER}:${MAIN_DB_PASSWORD}@"));
+    let versions = infisical.versions();
+
+    let again = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs, file]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.lines().all(|l| l.starts_with("unchanged ")), "{}", again.stdout);
+    assert_eq!(again.stdout.lines().count(), 20);
+    assert_eq!(infisical.versions(), versions);
+
+    // The workload's own secret is set by people.
+    moto.check(async |aws| {
+        let write = ParameterWrite {
+            name: "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY".into(),
+            value: SecretString::from("set-by-a-person"),
+            resource: "metabase".into(),
+            tags: Vec::new(),
+        };
+        aws.ssm_publish_values(&scope(), "alias/aws/ssm", &[write], false).await.unwrap();
+    });
+
+    let dry = run(&["ssm", "publish", "--env", "dev", "--dry-run", file]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(dry.stdout.contains("would create /acme-shop/dev/main-db/MAIN_DB_URL"));
+    let still_missing = run(&["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(still_missing.code, 1, "the dry run wrote to SSM");
+
+    let ssm = run(&["ssm", "publish", "--env", "dev", file]);
+    assert_eq!(ssm.code, 0, "{}", ssm.stderr);
+    assert!(ssm.stdout.contains("created   /acme-shop/dev/main-db/MAIN_DB_URL"));
+    assert!(ssm.stdout.contains("skipped   /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"));
+    let verify = run(&["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(verify.code, 0, "{}", verify.stdout);
+    assert!(verify.stdout.contains("15 parameter(s) checked, 0 problem(s)"));
+    let ssm_again = run(&["ssm", "publish", "--env", "dev", file]);
+    assert_eq!(ssm_again.code, 0);
+    assert!(!ssm_again.stdout.contains("created") && !ssm_again.stdout.contains("updated"));
+
+    // SSM got the values workloads need: the output as is, the URL with references expanded.
+    let url =
+        format!("postgresql://runway:{}@{CANARY}:5432/main_db?sslmode=require", values["MAIN_DB_PASSWORD"]);
+    let expected = [("main-db/MAIN_DB_HOST", CANARY.to_owned()), ("main-db/MAIN_DB_URL", url)];
+    for (name, value) in expected {
+        let action = moto.check(async |aws| {
+            let write = ParameterWrite {
+                name: format!("/acme-shop/dev/{name}"),
+                value: SecretString::from(value),
+                resource: "main-db".into(),
+                tags: Vec::new(),
+            };
+            aws.ssm_publish_values(&scope(), "alias/aws/ssm", &[write], true).await.unwrap().parameters[0]
+                .action
+        });
+        assert_eq!(action, Action::Unchanged, "{name}");
+    }
+
+    let secrets: Vec<&str> =
+        values.values().map(String::as_str).filter(|v| v.len() > 12 && !v.contains("${")).collect();
+    assert!(secrets.contains(&CANARY));
+    assert_no_secret(&[&publish, &again, &missing, &dry, &ssm, &ssm_again, &verify], &secrets);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn remote_failure_exits_4_and_a_rerun_finishes() {
+    let (infisical, moto) = (Infisical::start(), Moto::start());
+    let file = example();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+
+    // Every request after the login and the first credential's calls fails with 500.
+    infisical.faults(json!({"fail_next_500": 1000, "after": 4}));
+    let failed = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(failed.code, 4, "{}", failed.stderr);
+    assert!(failed.stderr.contains("not done"), "{}", failed.stderr);
+    assert!(failed.stderr.contains("dev:/runtime/shared-cache/SHARED_CACHE_PASSWORD"));
+    assert!(failed.stderr.contains("run the same command again"));
+    assert!(failed.stdout.is_empty());
+
+    // Connections dropped on every call of a publish.
+    infisical.faults(json!({"fail_next_500": 0, "drop_next_connection": 1000}));
+    let dir = temp_dir("fault");
+    let outputs = outputs_file(&dir);
+    let dropped = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
+    assert_eq!(dropped.code, 4, "{}", dropped.stderr);
+    assert!(dropped.stderr.contains("not done"), "{}", dropped.stderr);
+
+    infisical.faults(json!({"drop_next_connection": 0}));
+    let rerun = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(rerun.code, 0, "{}", rerun.stderr);
+    assert_eq!(infisical.versions().keys().map(String::as_str).collect::<Vec<_>>(), CREDENTIALS);
+    assert!(infisical.versions().values().all(|v| *v == 1), "a credential was generated twice");
+
+    let secrets: Vec<String> = infisical.values().into_values().collect();
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    assert_no_secret(&[&failed, &dropped, &rerun], &secrets);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn aws_failure_exits_4_and_verify_unreachable_exits_4() {
+    let infisical = Infisical::start();
+    // Nothing listens there: every AWS call fails.
+    let dead = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
+    };
+    let file = example();
+    let file = file.to_str().unwrap();
+    let prepare = runway(&infisical.url(), &dead, &["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(prepare.code, 4, "{}", prepare.stderr);
+    assert!(prepare.stderr.contains(PROXY_SECRET), "{}", prepare.stderr);
+    let verify = runway(&infisical.url(), &dead, &["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(verify.code, 4, "{}", verify.stderr);
+    let secrets: Vec<String> = infisical.values().into_values().collect();
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    assert_no_secret(&[&prepare, &verify], &secrets);
+}
+
+#[test]
+fn a_runway_without_infisical_is_a_usage_error() {
+    let dir = temp_dir("no-infisical");
+    let text = std::fs::read_to_string(example()).unwrap();
+    let start = text.find("secrets:\n").unwrap();
+    let end = text.find("environments:\n").unwrap();
+    let stripped =
+        format!("{}{}", &text[..start], &text[end..]).replace("members: [\"services/*\", \"tools/*\"]\n", "");
+    let file = dir.join("runway.yaml");
+    std::fs::write(&file, stripped).unwrap();
+    let run = runway(
+        "http://127.0.0.1:9",
+        "http://127.0.0.1:9",
+        &["secrets", "prepare", "--env", "dev", file.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("no `secrets.infisical` block"), "{}", run.stderr);
+    let _ = std::fs::remove_dir_all(dir);
+}
