@@ -4,6 +4,8 @@
 //!   official Infisical client) into `.venv`, then fmt, clippy and every test.
 //! - `venv`: only the Python set-up.
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
+//! - `fuzz --seconds S [TARGET...]`: runs each cargo-fuzz target of `fuzz/` (or those named) for
+//!   S seconds; needs `cargo install cargo-fuzz`. Not part of `ci`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -15,6 +17,7 @@ fn main() -> ExitCode {
         "ci" => ci(),
         "venv" => venv().map(|_| ()),
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
+        "fuzz" => fuzz(&args[1..]),
         _ => {
             eprintln!("usage: cargo xtask <ci|venv|codegen [--check]>");
             return ExitCode::from(2);
@@ -112,4 +115,43 @@ fn codegen(check: bool) -> Result<(), String> {
     } else {
         Err(format!("stale: {} — run `cargo xtask codegen`", stale.join(", ")))
     }
+}
+
+/// The fuzz targets of `fuzz/` and the seed folders each reads beside its own corpus.
+const FUZZ_TARGETS: [(&str, &[&str]); 2] = [("check", &["tests/fixtures", "examples"]), ("plan", &[])];
+
+/// `fuzz --seconds S [TARGET...]`: each target (all by default) for S seconds, one after the
+/// other. libFuzzer flags need nightly; `RUSTC_BOOTSTRAP=1` lets the stable toolchain build
+/// them. No sanitizer (`-s none`): the workspace forbids `unsafe`, and without one a run does
+/// about twice the executions. Corpora stay under `fuzz/corpus/<target>`, crashes under
+/// `fuzz/artifacts/<target>` (both ignored by git).
+fn fuzz(args: &[String]) -> Result<(), String> {
+    let mut seconds = None;
+    let mut targets = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seconds" => seconds = it.next().and_then(|s| s.parse::<u64>().ok()),
+            t if FUZZ_TARGETS.iter().any(|(n, _)| *n == t) => targets.push(t.to_owned()),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    let seconds = seconds.ok_or("usage: cargo xtask fuzz --seconds S [check|plan ...]")?;
+    for (target, seeds) in FUZZ_TARGETS {
+        if !targets.is_empty() && !targets.iter().any(|t| t == target) {
+            continue;
+        }
+        // Absolute paths: the fuzzer does not run in the workspace root.
+        let corpus = root().join("fuzz/corpus").join(target);
+        std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+        let mut cmd = Command::new("cargo");
+        cmd.env("RUSTC_BOOTSTRAP", "1").args(["fuzz", "run", "-s", "none", target]).arg(&corpus);
+        cmd.args(seeds.iter().map(|s| root().join(s)));
+        cmd.args(["--", &format!("-max_total_time={seconds}"), "-rss_limit_mb=2048", "-timeout=10"]);
+        if target == "check" {
+            cmd.arg("-max_len=65536").arg(format!("-dict={}", root().join("fuzz/check.dict").display()));
+        }
+        run(&mut cmd)?;
+    }
+    Ok(())
 }
