@@ -223,8 +223,8 @@ pub struct GeneratedSecret {
     /// Secrets Manager secret name of the proxy copy (`<product>/<env>/<resource>/proxy-admin`),
     /// postgres only.
     pub secrets_manager: Option<String>,
-    /// The key of the JSON document in the Secrets Manager secret that holds the user name
-    /// (`username`) and password (`password`), as RDS Proxy reads it; postgres only.
+    /// The admin user name written with the password into the Secrets Manager copy
+    /// (`{"username", "password"}`, as RDS Proxy reads it); postgres only.
     pub secrets_manager_username: Option<String>,
 }
 
