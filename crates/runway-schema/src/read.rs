@@ -159,6 +159,8 @@ impl Cx<'_> {
             return Vec::new();
         };
         let mut out: Vec<(&'n str, &'n Node, &'n Node)> = Vec::with_capacity(entries.len());
+        // Names seen so far: a set, as a user's map may hold thousands of names.
+        let mut seen: std::collections::BTreeSet<&'n str> = std::collections::BTreeSet::new();
         for (k, v) in entries {
             let Value::Str(key) = &k.value else {
                 self.invalid(
@@ -169,7 +171,7 @@ impl Cx<'_> {
                 );
                 continue;
             };
-            if out.iter().any(|(seen, _, _)| *seen == key.as_str()) {
+            if !seen.insert(key.as_str()) {
                 self.error(
                     Code::DuplicateKey,
                     k,

@@ -1,5 +1,7 @@
 //! Validation: the spanned tree -> the typed model, with every diagnostic of the file.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use indexmap::IndexMap;
 
 use crate::diagnostic::{Code, did_you_mean};
@@ -279,7 +281,9 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         f.get("resources").map(|n| cx.named_map(n, "resources", "`resources`")).unwrap_or_default();
     let wl_entries =
         f.get("workloads").map(|n| cx.named_map(n, "workloads", "`workloads`")).unwrap_or_default();
-    let resource_names: Vec<&str> = res_entries.iter().map(|(n, _, _)| *n).collect();
+    let resource_names: BTreeSet<&str> = res_entries.iter().map(|(n, _, _)| *n).collect();
+    // Resource nodes by name (the first of a name), for the workloads' `uses`.
+    let resource_nodes: BTreeMap<&str, &Node> = res_entries.iter().rev().map(|(n, _, v)| (*n, *v)).collect();
 
     let mut resources = IndexMap::new();
     for (name, k, v) in &res_entries {
@@ -306,7 +310,8 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             );
             ok = false;
         }
-        if let Some(w) = workload(cx, name, v, &path, &envs, &environments, &res_entries, known)
+        if let Some(w) =
+            workload(cx, name, v, &path, &envs, &environments, &res_entries, &resource_nodes, known)
             && ok
         {
             workloads.insert((*name).to_owned(), w);
@@ -743,6 +748,7 @@ fn workload(
     envs: &[String],
     environments: &IndexMap<String, Environment>,
     resources: &[(&str, &Node, &Node)],
+    resource_nodes: &BTreeMap<&str, &Node>,
     known: &Known<'_>,
 ) -> Option<Workload> {
     let what = format!("workload `{name}`");
@@ -833,7 +839,7 @@ fn workload(
         for (i, item) in cx.list(n, &up, "`uses`").unwrap_or_default().iter().enumerate() {
             let p = index(&up, i);
             let Some(r) = cx.string(item, &p, "a resource name") else { continue };
-            if resources.iter().any(|(n, _, _)| *n == r) {
+            if resource_nodes.contains_key(r.as_str()) {
                 if uses.contains(&r) {
                     cx.error(
                         Code::DuplicateName,
@@ -947,7 +953,7 @@ fn workload(
         seen.push((vname.clone(), p.clone()));
     }
     for (r, item, p) in &used_specs {
-        let Some((_, _, rnode)) = resources.iter().find(|(n, _, _)| n == r) else { continue };
+        let Some(rnode) = resource_nodes.get(r.as_str()) else { continue };
         let spec = resource_spec_quiet(rnode);
         for v in variables(r, &spec) {
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == v) {
