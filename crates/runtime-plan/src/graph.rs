@@ -18,8 +18,9 @@ fn edge(from: String, to: String, label: &str) -> GraphEdge {
 pub fn build_graph(plan: &Plan) -> Graph {
     let mut g = Graph::default();
     let mut consumers: Vec<String> = plan.workloads.iter().map(|w| w.name.clone()).collect();
+    let mut seen: std::collections::BTreeSet<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
     for b in &plan.bindings {
-        if !consumers.contains(&b.consumer) {
+        if seen.insert(b.consumer.as_str()) {
             consumers.push(b.consumer.clone());
         }
     }

@@ -277,9 +277,23 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             uses,
         });
     }
+    // Resource positions by name (the first of a name), so lookups stay O(log n).
+    let res_index: BTreeMap<&str, usize> =
+        resources.iter().enumerate().rev().map(|(i, r)| (r.name.as_str(), i)).collect();
     // Only resources that exist are bound (the loader reports unknown ones).
     for c in &mut consumers {
-        c.uses.retain(|(u, _)| resources.iter().any(|r| r.name == *u));
+        c.uses.retain(|(u, _)| res_index.contains_key(u.as_str()));
+    }
+    // The consumers of each resource, in consumer order, each once.
+    let mut consumers_of: Vec<Vec<String>> = vec![Vec::new(); resources.len()];
+    for c in &consumers {
+        for (u, _) in &c.uses {
+            if let Some(&i) = res_index.get(u.as_str())
+                && consumers_of[i].last() != Some(&c.name)
+            {
+                consumers_of[i].push(c.name.clone());
+            }
+        }
     }
 
     // ---- secrets places ----
@@ -844,26 +858,26 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             version,
             summary,
             items,
-            consumers: consumers
-                .iter()
-                .filter(|c| c.uses.iter().any(|(u, _)| *u == r.name))
-                .map(|c| c.name.clone())
-                .collect(),
+            consumers: res_index
+                .get(r.name.as_str())
+                .map(|&i| std::mem::take(&mut consumers_of[i]))
+                .unwrap_or_default(),
         });
     }
     // Connection variables in resource order, then the spec's variable order.
     let order_of = |c: &ConnectionVariable| {
-        let r = resources.iter().position(|r| r.name == c.resource).unwrap_or(usize::MAX);
+        let r = res_index.get(c.resource.as_str()).copied().unwrap_or(usize::MAX);
         let vars = resources.get(r).map(|r| variables(&r.name, &r.spec)).unwrap_or_default();
         (r, vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX))
     };
-    connection.sort_by_key(order_of);
+    // Stable, and each key computed once.
+    connection.sort_by_cached_key(order_of);
 
     // ---- bindings ----
     let mut bindings = Vec::new();
     for c in &consumers {
         for (u, implicit) in &c.uses {
-            let Some(r) = resources.iter().find(|r| r.name == *u) else { continue };
+            let Some(r) = res_index.get(u.as_str()).map(|&i| &resources[i]) else { continue };
             let vars = variables(&r.name, &r.spec);
             let is_workload = c.kind == ConsumerKind::Workload;
             let params: Vec<String> =
@@ -1116,12 +1130,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let Builder { items, prices, mut diagnostics, region, .. } = b;
     let mut items = items;
     let cost = summarize(catalogue, region, &mut items, &prices, env, e, &mut diagnostics);
+    // Items by id (the first of an id), built once: the sums below look every item up.
+    let by_id: BTreeMap<&str, &PlannedItem> = items.iter().rev().map(|i| (i.id.as_str(), i)).collect();
     for r in &mut planned_resources {
-        r.monthly = sum_items(&items, &r.items, |i| i.monthly);
+        r.monthly = sum_items(&by_id, &r.items, |i| i.monthly);
     }
     for w in &mut planned_workloads {
-        w.monthly = sum_items(&items, &w.items, |i| i.monthly);
-        w.ceiling = sum_items(&items, &w.items, |i| i.ceiling);
+        w.monthly = sum_items(&by_id, &w.items, |i| i.monthly);
+        w.ceiling = sum_items(&by_id, &w.items, |i| i.ceiling);
     }
 
     let secrets = SecretsLayout {
@@ -1152,13 +1168,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
 
 /// Exact sum of the figures of the items with these ids; `None` when any is unknown.
 fn sum_items(
-    items: &[PlannedItem],
+    by_id: &BTreeMap<&str, &PlannedItem>,
     ids: &[String],
     f: impl Fn(&PlannedItem) -> Option<Money>,
 ) -> Option<Money> {
     let mut total = Money::ZERO;
     for id in ids {
-        total = total + items.iter().find(|i| i.id == *id).and_then(&f)?;
+        total = total + by_id.get(id.as_str()).and_then(|i| f(i))?;
     }
     Some(total)
 }

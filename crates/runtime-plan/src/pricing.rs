@@ -63,8 +63,11 @@ pub(crate) fn summarize(
     let mut unpriced = Vec::new();
     let mut monthly = Money::ZERO;
     let mut ceiling = Money::ZERO;
+    // Prices by item id (the first of an id), built once: O(n log n) over the items.
+    let by_id: std::collections::BTreeMap<&str, &Option<Priceable>> =
+        prices.iter().rev().map(|(id, p)| (id.as_str(), p)).collect();
     for item in items.iter_mut() {
-        let Some((_, Some(p))) = prices.iter().find(|(id, _)| *id == item.id) else { continue };
+        let Some(Some(p)) = by_id.get(item.id.as_str()) else { continue };
         match catalogue.price(region, &p.item(false)) {
             Priced::Lines { lines: item_lines } => {
                 let m: Money = item_lines.iter().map(|l| l.monthly).sum();
