@@ -168,12 +168,17 @@ pub(crate) fn summarize(
 /// `name $amount` joined with commas; ties keep plan order.
 fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     let mut totals: Vec<(String, Money)> = Vec::new();
+    // Position of each owner in `totals` (first-seen order is kept for the stable sort).
+    let mut at: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for item in items {
         let Some(m) = item.monthly else { continue };
-        let key = item.owner.clone().unwrap_or_else(|| item.id.clone());
-        match totals.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, t)) => *t = *t + m,
-            None => totals.push((key, m)),
+        let key = item.owner.as_deref().unwrap_or(&item.id);
+        match at.get(key) {
+            Some(&i) => totals[i].1 = totals[i].1 + m,
+            None => {
+                at.insert(key, totals.len());
+                totals.push((key.to_owned(), m));
+            }
         }
     }
     // Stable sort: equal amounts keep plan order.

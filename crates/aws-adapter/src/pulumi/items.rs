@@ -1,7 +1,7 @@
 //! One planned item -> its Pulumi resource(s). Every property comes from the plan; references
 //! between items are `${<logical id>.<output>}`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use runtime_plan::{
     CredentialKind, HealthSpec, ItemKind, ItemSpec, ManagedBy, Plan, PlannedItem, TaskSecret,
@@ -51,6 +51,10 @@ pub(super) struct Ctx<'p> {
     /// The item being rendered and the ids its properties reference.
     current: String,
     referenced: BTreeSet<String>,
+    /// Items by id (the first of an id): references are looked up once per property.
+    by_id: BTreeMap<&'p str, &'p PlannedItem>,
+    /// Ids of the services an autoscaling target drives.
+    scaled: BTreeSet<&'p str>,
 }
 
 /// Resources an item renders to (see [`super::expected_resources`]).
@@ -80,6 +84,15 @@ impl<'p> Ctx<'p> {
             variables: Vec::new(),
             current: String::new(),
             referenced: BTreeSet::new(),
+            by_id: plan.items.iter().rev().map(|i| (i.id.as_str(), i)).collect(),
+            scaled: plan
+                .items
+                .iter()
+                .filter_map(|i| match &i.spec {
+                    ItemSpec::ScalingTarget { service, .. } => Some(service.as_str()),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -99,8 +112,9 @@ impl<'p> Ctx<'p> {
     }
 
     fn item(&self, id: &str) -> Result<&'p PlannedItem, RenderError> {
-        self.plan
-            .item(id)
+        self.by_id
+            .get(id)
+            .copied()
             .ok_or_else(|| RenderError::UnknownItem { item: self.current.clone(), missing: id.to_owned() })
     }
 
@@ -836,10 +850,7 @@ impl<'p> Ctx<'p> {
         if !depends.is_empty() {
             options.push(("dependsOn".to_owned(), Y::List(depends)));
         }
-        let scaled = self.plan.items.iter().any(
-            |other| matches!(&other.spec, ItemSpec::ScalingTarget { service, .. } if *service == item.id),
-        );
-        if scaled {
+        if self.scaled.contains(item.id.as_str()) {
             options.push(("ignoreChanges".to_owned(), list([s("desiredCount")])));
         }
         Ok(options)
