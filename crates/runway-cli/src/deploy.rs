@@ -167,7 +167,7 @@ fn remote(message: impl std::fmt::Display) -> Exit {
 
 fn print_json(value: &impl Serialize) {
     // Invariant: the reports are plain strings, numbers and lists; serialising cannot fail.
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+    outln!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
 }
 
 // ---- secrets prepare ----------------------------------------------------------------------
@@ -243,9 +243,9 @@ fn secrets_prepare(
             .map_err(|e| remote(format!("secrets prepare stopped: {e}\nproxy copies: not done")))?;
         if format == Format::Text {
             if dry_run {
-                println!("dry run: nothing written");
+                outln!("dry run: nothing written");
             }
-            print!("{report}");
+            out!("{report}");
         }
 
         let copies: Vec<_> =
@@ -267,7 +267,7 @@ fn secrets_prepare(
                     let pending =
                         ProxyCopyJson::Pending { secret_name: (*secret_name).clone(), action: "would-write" };
                     if format == Format::Text {
-                        println!("would write {secret_name} (proxy copy of the new credential)");
+                        outln!("would write {secret_name} (proxy copy of the new credential)");
                     }
                     done.push(pending);
                     continue;
@@ -296,7 +296,7 @@ fn secrets_prepare(
                     .map_err(|e| remote(format!("{e}\nnot done: {}", not_done())))?;
                 if format == Format::Text {
                     // The adapter's dry-run banner is already printed above.
-                    println!("{:<9} {} (proxy copy)", copied.action.word(dry_run), copied.secret_name);
+                    outln!("{:<9} {} (proxy copy)", copied.action.word(dry_run), copied.secret_name);
                 }
                 done.push(ProxyCopyJson::Done(copied));
             }
@@ -355,9 +355,9 @@ fn secrets_publish(
     match format {
         Format::Text => {
             if dry_run {
-                println!("dry run: nothing written");
+                outln!("dry run: nothing written");
             }
-            print!("{report}");
+            out!("{report}");
         }
         Format::Json => print_json(&serde_json::json!({ "dryRun": dry_run, "infisical": report })),
     }
@@ -425,9 +425,9 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Res
         .map_err(remote)?;
     match format {
         Format::Text => {
-            print!("{report}");
+            out!("{report}");
             for name in &skipped {
-                println!("skipped   {name} (workload secret, set by people)");
+                outln!("skipped   {name} (workload secret, set by people)");
             }
         }
         Format::Json => print_json(&serde_json::json!({ "ssm": report, "skipped": skipped })),
@@ -453,7 +453,7 @@ fn ssm_verify(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
         })
         .map_err(remote)?;
     match format {
-        Format::Text => println!("{report}"),
+        Format::Text => outln!("{report}"),
         Format::Json => print_json(&report),
     }
     if report.is_ok() { Ok(()) } else { Err(Exit(EXIT_INVALID)) }

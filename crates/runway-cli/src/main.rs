@@ -3,6 +3,18 @@
 //! Exit codes: 0 success (warnings allowed), 1 the runway is invalid, 2 usage error,
 //! 3 refused by a cost cap, 4 a remote call failed.
 
+/// `print!` that never panics: a closed stdout (`runway plan | head`) ends the process quietly
+/// instead of panicking with a broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::write_stdout(&format!($($arg)*)) };
+}
+
+/// `println!` that never panics (see `out!`).
+macro_rules! outln {
+    () => { $crate::write_stdout("\n") };
+    ($($arg:tt)*) => { $crate::write_stdout(&format!("{}\n", format!($($arg)*))) };
+}
+
 mod deploy;
 mod files;
 
@@ -173,7 +185,7 @@ fn main() -> ExitCode {
         Command::Secrets { command } => deploy::secrets(&command),
         Command::Ssm { command } => deploy::ssm(&command),
         Command::Schema { which } => {
-            print!(
+            out!(
                 "{}",
                 match which {
                     SchemaWhich::Root => runway_schema::format::root_schema(),
@@ -225,7 +237,7 @@ fn options(cat: &Catalogue) -> Options {
 }
 
 fn print_diagnostics_json(diags: &[Diagnostic]) {
-    println!("{}", serde_json::json!({ "diagnostics": diags }));
+    outln!("{}", serde_json::json!({ "diagnostics": diags }));
 }
 
 /// Loads and validates; prints diagnostics to stderr (text) and returns the product, or exit 1.
@@ -249,11 +261,11 @@ fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(
     match format {
         Format::Json => print_diagnostics_json(&loaded.diagnostics),
         Format::Text => {
-            print!("{}", files::render_text(&loaded.diagnostics, files::colour(files::stdout_is_terminal())));
+            out!("{}", files::render_text(&loaded.diagnostics, files::colour(files::stdout_is_terminal())));
             if loaded.diagnostics.is_empty() {
-                println!("{}: ok", file.display());
+                outln!("{}: ok", file.display());
             } else {
-                println!("{}: {}", file.display(), files::summary(&loaded.diagnostics));
+                outln!("{}: {}", file.display(), files::summary(&loaded.diagnostics));
             }
         }
     }
@@ -271,9 +283,9 @@ fn show_catalogue(region: Option<&str>, format: Format, catalogue_file: Option<&
         )));
     }
     match format {
-        Format::Text => print!("{}", cat.render_text(region)),
+        Format::Text => out!("{}", cat.render_text(region)),
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&cat.to_json_value(region)).unwrap_or_default())
+            outln!("{}", serde_json::to_string_pretty(&cat.to_json_value(region)).unwrap_or_default())
         }
     }
     Ok(())
@@ -305,8 +317,8 @@ fn plan_cmd(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
     let cat = catalogue(args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     match format {
-        Format::Text => print!("{}", runtime_plan::render_plan_text(&plan)),
-        Format::Json => println!("{}", runtime_plan::to_json(&plan)),
+        Format::Text => out!("{}", runtime_plan::render_plan_text(&plan)),
+        Format::Json => outln!("{}", runtime_plan::to_json(&plan)),
     }
     refuse_if_capped(&plan)
 }
@@ -320,8 +332,8 @@ fn cost_cmd(format: Format, args: &PlanArgs) -> Result<(), Exit> {
         plans.push(runtime_plan::plan(&product, env, &cat).map_err(usage)?);
     }
     match format {
-        Format::Text => print!("{}", runtime_plan::render_cost_text(&plans)),
-        Format::Json => println!("{}", runtime_plan::to_json(&runtime_plan::cost_report(&plans))),
+        Format::Text => out!("{}", runtime_plan::render_cost_text(&plans)),
+        Format::Json => outln!("{}", runtime_plan::to_json(&runtime_plan::cost_report(&plans))),
     }
     if plans.iter().any(runtime_plan::Plan::has_errors) { Err(Exit(EXIT_CAP)) } else { Ok(()) }
 }
@@ -330,8 +342,8 @@ fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit
     let cat = catalogue(args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     match format {
-        GraphFormat::Mermaid => print!("{}", plan.graph.to_mermaid()),
-        GraphFormat::Dot => print!("{}", plan.graph.to_dot()),
+        GraphFormat::Mermaid => out!("{}", plan.graph.to_mermaid()),
+        GraphFormat::Dot => out!("{}", plan.graph.to_dot()),
     }
     Ok(())
 }
@@ -342,8 +354,8 @@ fn diff_cmd(env: &str, base: &Path, format: Format, args: &PlanArgs) -> Result<(
     let new = plan_env(&args.file, env, &cat)?;
     let d = runtime_plan::diff(&old, &new);
     match format {
-        Format::Text => print!("{}", runtime_plan::render_diff_text(&d)),
-        Format::Json => println!("{}", runtime_plan::to_json(&d)),
+        Format::Text => out!("{}", runtime_plan::render_diff_text(&d)),
+        Format::Json => outln!("{}", runtime_plan::to_json(&d)),
     }
     Ok(())
 }
@@ -372,11 +384,25 @@ fn emit_pulumi(env: &str, out: &Path, args: &PlanArgs) -> Result<(), Exit> {
     let written = aws_adapter::pulumi::write_program(out, &program)
         .map_err(|e| usage(format!("cannot write into {}: {e}", out.display())))?;
     for path in written {
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
     }
-    println!(
+    outln!(
         "next: set the config inputs listed in its `config:` block, then `pulumi preview --cwd {}`",
         out.display()
     );
     Ok(())
+}
+
+/// Writes to stdout; when the reader has gone away (broken pipe), exits with success, as
+/// `head` closing the pipe is not a failure of runway's.
+fn write_stdout(text: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(i32::from(EXIT_USAGE));
+    }
 }

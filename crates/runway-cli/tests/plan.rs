@@ -149,3 +149,24 @@ fn emit_refuses_to_overwrite_a_program_it_did_not_write() {
     assert_eq!(std::fs::read_to_string(dir.join("Pulumi.dev.yaml")).unwrap(), "config: {}\n");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::Stdio;
+    let root = example().join("runway.yaml");
+    let root = root.to_str().unwrap();
+    for args in [vec!["plan", "--env", "dev", root], vec!["check", root], vec!["catalogue"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_runway"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before runway writes: every write meets a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}
