@@ -902,9 +902,15 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // ---- workloads ----
     let mut planned_workloads = Vec::new();
     let mut public_index = 0u32;
+    // Bindings by consumer name, in binding order, grouped once (not filtered per workload).
+    let mut bindings_of: BTreeMap<&str, Vec<&Binding>> = BTreeMap::new();
+    for bnd in &bindings {
+        bindings_of.entry(bnd.consumer.as_str()).or_default().push(bnd);
+    }
     for (wname, w) in &root.workloads {
         let first_item = b.items.len();
         let base = b.base(wname);
+        let own_bindings: &[&Binding] = bindings_of.get(wname.as_str()).map_or(&[], Vec::as_slice);
         let size = w.size_in(e);
         let scale = w.scale_in(e);
         let task = catalogue.task(size);
@@ -915,7 +921,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let exec_role = exec_role_id.clone().unwrap_or_default();
         let cluster = cluster_id.clone().unwrap_or_default();
         let mut secrets = Vec::new();
-        for bnd in bindings.iter().filter(|x| x.consumer == *wname) {
+        for bnd in own_bindings {
             for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
                 secrets.push(TaskSecret { name: v.clone(), parameter: param.clone() });
             }
@@ -924,7 +930,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             secrets.push(TaskSecret { name: s.clone(), parameter: ssm_name(wname, s) });
         }
         let td_id = format!("{wname}_task");
-        for bnd in bindings.iter().filter(|x| x.consumer == *wname) {
+        for bnd in own_bindings {
             for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
                 ssm.entry(param.clone())
                     .or_insert_with(|| SsmParameter {
