@@ -444,8 +444,8 @@ fn check(loaded: &Loaded) {
         }
 
         let _ = runtime_plan::render_plan_text(&plan);
-        let _ = plan.graph.to_mermaid();
-        let _ = plan.graph.to_dot();
+        let _ = plan.graph().to_mermaid();
+        let _ = plan.graph().to_dot();
         match aws_adapter::pulumi::render(&plan) {
             Ok(program) => {
                 let again = aws_adapter::pulumi::render(&again).expect("rendered once, renders twice");

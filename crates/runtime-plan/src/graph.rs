@@ -72,7 +72,10 @@ impl Graph {
     /// Mermaid flowchart (left to right), one subgraph per layer; node ids are `n<index>`.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart LR\n");
-        let idx = |id: &str| self.nodes.iter().position(|n| n.id == id);
+        // Node positions by id, built once (a search per edge end would be O(n^2)).
+        let at: std::collections::BTreeMap<&str, usize> =
+            self.nodes.iter().enumerate().rev().map(|(i, n)| (n.id.as_str(), i)).collect();
+        let idx = |id: &str| at.get(id).copied();
         for (layer, title) in
             [(Layer::Consumer, "consumers"), (Layer::Resource, "resources"), (Layer::Item, "aws")]
         {

@@ -9,7 +9,6 @@ use runway_schema::{
     ResourceSpec, Runtime, Workload, did_you_mean, values::variable_prefix,
 };
 
-use crate::graph::build_graph;
 use crate::naming::{fit, fit_with_suffix, hash6, limit};
 use crate::plan::*;
 use crate::pricing::{Priceable, summarize};
@@ -47,6 +46,8 @@ struct Res {
     spec: ResourceSpec,
     size: String,
     origin: Origin,
+    /// Its variable names in the spec's order, computed once.
+    vars: Vec<String>,
 }
 
 /// A consumer and the resources it binds, in order.
@@ -69,8 +70,8 @@ struct Builder<'a> {
     env: &'a str,
     region: &'a str,
     items: Vec<PlannedItem>,
-    /// Logical id -> what to price (estimate, ceiling).
-    prices: Vec<(String, Option<Priceable>)>,
+    /// What to price for each item of `items`, at the same position.
+    prices: Vec<Option<Priceable>>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -117,7 +118,7 @@ impl Builder<'_> {
             depends_on,
             spec,
         });
-        self.prices.push((id.clone(), price));
+        self.prices.push(price);
         id
     }
 
@@ -235,13 +236,17 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             spec: r.spec.clone(),
             size: r.size_in(e).to_owned(),
             origin: Origin::Declared,
+            vars: variables(name, &r.spec),
         })
         .collect();
     for engine in Engine::ALL {
         if product.members.iter().any(|m| m.requires.contains(&engine)) {
+            let name = format!("shared-{}", engine.as_str());
+            let spec = ResourceSpec::default_for(engine);
             resources.push(Res {
-                name: format!("shared-{}", engine.as_str()),
-                spec: ResourceSpec::default_for(engine),
+                vars: variables(&name, &spec),
+                name,
+                spec,
                 size: env.shared_size(engine).to_owned(),
                 origin: Origin::Implicit,
             });
@@ -445,6 +450,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let mut planned_resources = Vec::new();
     for r in &resources {
         let first_item = b.items.len();
+        let first_connection = connection.len();
         let base = b.base(&r.name);
         let size = r.size.as_str();
         let rp = variable_prefix(&r.name);
@@ -534,9 +540,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     db_spec,
                     Some(Priceable::Postgres { engine: *pg_engine, size: size.into() }),
                 );
-                let main = b.items.pop();
-                if let Some(main) = main {
+                if let (Some(main), Some(price)) = (b.items.pop(), b.prices.pop()) {
                     b.items.insert(first_item, main);
+                    b.prices.insert(first_item, price);
                 }
                 if *pg_engine == PostgresEngine::Aurora {
                     for i in 1..=sizing.instances {
@@ -675,19 +681,16 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     },
                     Some(Priceable::Cache { size: size.into() }),
                 );
-                ssm.entry(token_param.clone())
-                    .or_insert_with(|| SsmParameter {
-                        name: token_param.clone(),
-                        variable: var("PASSWORD"),
-                        source: ParameterSource::Resource,
-                        owner: r.name.clone(),
-                        infisical: Some(place(&r.name, var("PASSWORD"))),
-                        referenced_by: vec![],
-                        r#type: "SecureString".into(),
-                        kms_key: kms_key.clone(),
-                    })
-                    .referenced_by
-                    .push(id.clone());
+                reference(&mut ssm, &token_param, &id, || SsmParameter {
+                    name: token_param.clone(),
+                    variable: var("PASSWORD"),
+                    source: ParameterSource::Resource,
+                    owner: r.name.clone(),
+                    infisical: Some(place(&r.name, var("PASSWORD"))),
+                    referenced_by: vec![],
+                    r#type: "SecureString".into(),
+                    kms_key: kms_key.clone(),
+                });
                 generated.push(GeneratedSecret {
                     resource: r.name.clone(),
                     kind: CredentialKind::CacheAuthToken,
@@ -845,6 +848,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 summary = "kind not planned by this version".into();
             }
         }
+        // This resource's connection variables in the spec's variable order (resources are
+        // already in order: each sorts only its own, with a key computed once per variable).
+        connection[first_connection..]
+            .sort_by_cached_key(|c| r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX));
         let items: Vec<String> = b.items[first_item..].iter().map(|i| i.id.clone()).collect();
         let physical_name = b.items.get(first_item).map(|i| i.physical_name.clone()).unwrap_or_default();
         planned_resources.push(PlannedResource {
@@ -864,21 +871,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 .unwrap_or_default(),
         });
     }
-    // Connection variables in resource order, then the spec's variable order.
-    let order_of = |c: &ConnectionVariable| {
-        let r = res_index.get(c.resource.as_str()).copied().unwrap_or(usize::MAX);
-        let vars = resources.get(r).map(|r| variables(&r.name, &r.spec)).unwrap_or_default();
-        (r, vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX))
-    };
-    // Stable, and each key computed once.
-    connection.sort_by_cached_key(order_of);
 
     // ---- bindings ----
     let mut bindings = Vec::new();
     for c in &consumers {
         for (u, implicit) in &c.uses {
             let Some(r) = res_index.get(u.as_str()).map(|&i| &resources[i]) else { continue };
-            let vars = variables(&r.name, &r.spec);
+            let vars = r.vars.clone();
             let is_workload = c.kind == ConsumerKind::Workload;
             let params: Vec<String> =
                 if is_workload { vars.iter().map(|v| ssm_name(&r.name, v)).collect() } else { vec![] };
@@ -932,36 +931,30 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let td_id = format!("{wname}_task");
         for bnd in own_bindings {
             for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
-                ssm.entry(param.clone())
-                    .or_insert_with(|| SsmParameter {
-                        name: param.clone(),
-                        variable: v.clone(),
-                        source: ParameterSource::Resource,
-                        owner: bnd.resource.clone(),
-                        infisical: Some(place(&bnd.resource, v.clone())),
-                        referenced_by: vec![],
-                        r#type: "SecureString".into(),
-                        kms_key: kms_key.clone(),
-                    })
-                    .referenced_by
-                    .push(td_id.clone());
+                reference(&mut ssm, param, &td_id, || SsmParameter {
+                    name: param.clone(),
+                    variable: v.clone(),
+                    source: ParameterSource::Resource,
+                    owner: bnd.resource.clone(),
+                    infisical: Some(place(&bnd.resource, v.clone())),
+                    referenced_by: vec![],
+                    r#type: "SecureString".into(),
+                    kms_key: kms_key.clone(),
+                });
             }
         }
         for s in &w.secrets {
             let name = ssm_name(wname, s);
-            ssm.entry(name.clone())
-                .or_insert_with(|| SsmParameter {
-                    name,
-                    variable: s.clone(),
-                    source: ParameterSource::WorkloadSecret,
-                    owner: wname.clone(),
-                    infisical: None,
-                    referenced_by: vec![],
-                    r#type: "SecureString".into(),
-                    kms_key: kms_key.clone(),
-                })
-                .referenced_by
-                .push(td_id.clone());
+            reference(&mut ssm, &name, &td_id, || SsmParameter {
+                name: name.clone(),
+                variable: s.clone(),
+                source: ParameterSource::WorkloadSecret,
+                owner: wname.clone(),
+                infisical: None,
+                referenced_by: vec![],
+                r#type: "SecureString".into(),
+                kms_key: kms_key.clone(),
+            });
         }
         let health = health_spec(w);
         b.push(
@@ -1154,7 +1147,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         connection,
         ssm_parameters: ssm.into_values().collect(),
     };
-    let mut plan = Plan {
+    Ok(Plan {
         product: p.to_owned(),
         environment: e.to_owned(),
         region: env.region.clone(),
@@ -1166,10 +1159,25 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         items,
         outputs,
         secrets,
-        graph: Graph::default(),
-    };
-    plan.graph = build_graph(&plan);
-    Ok(plan)
+    })
+}
+
+/// Records that item `by` references the SSM parameter `name`, making the parameter on first use
+/// (looked up by `&str`: no key is copied for a parameter already known).
+fn reference(
+    ssm: &mut BTreeMap<String, SsmParameter>,
+    name: &str,
+    by: &str,
+    make: impl FnOnce() -> SsmParameter,
+) {
+    match ssm.get_mut(name) {
+        Some(p) => p.referenced_by.push(by.to_owned()),
+        None => {
+            let mut p = make();
+            p.referenced_by.push(by.to_owned());
+            ssm.insert(name.to_owned(), p);
+        }
+    }
 }
 
 /// Exact sum of the figures of the items with these ids; `None` when any is unknown.
@@ -1189,6 +1197,11 @@ fn sum_items(
 /// when a name of the file spells another's derived name, such as a queue `x-proxy` beside a
 /// postgres `x`) gets a hash of its logical id appended, cut to its kind's limit.
 fn dedupe_physical_names(items: &mut [PlannedItem]) {
+    // The common case, no repeat at all, is found with borrowed names (no copy of every name).
+    let mut names = BTreeSet::new();
+    if items.iter().all(|i| names.insert(i.physical_name.as_str())) {
+        return;
+    }
     let mut seen = BTreeSet::new();
     for item in items.iter_mut() {
         if !seen.insert(item.physical_name.clone()) {

@@ -17,6 +17,7 @@ use serde::Serialize;
 ///
 /// The JSON shape holds the `plan` shape of the spec (section 9): `product`, `environment`,
 /// `region`, `resources`, `workloads`, `bindings`, `cost`, `diagnostics`, and more keys.
+/// The graph is a view of the plan, built on demand by [`Plan::graph`], not stored in it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
@@ -43,8 +44,6 @@ pub struct Plan {
     pub outputs: Vec<PlannedOutput>,
     /// Generated credentials, connection variables and SSM parameters: names and places only.
     pub secrets: SecretsLayout,
-    /// Consumers -> resources -> items, as data.
-    pub graph: Graph,
 }
 
 /// Where a resource comes from.
@@ -938,6 +937,11 @@ pub struct Graph {
 }
 
 impl Plan {
+    /// Consumers -> resources -> items, as data (see [`crate::graph::build_graph`]).
+    pub fn graph(&self) -> Graph {
+        crate::graph::build_graph(self)
+    }
+
     /// The item with this logical id.
     pub fn item(&self, id: &str) -> Option<&PlannedItem> {
         self.items.iter().find(|i| i.id == id)

@@ -6,7 +6,7 @@ use runway_schema::{Code, Diagnostic, Environment, Money, PostgresEngine};
 use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Verdict};
 
 /// An owned description of what to ask the catalogue for an item.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priceable {
     Postgres { engine: PostgresEngine, size: String },
     RdsProxy { engine: PostgresEngine, size: String },
@@ -54,7 +54,7 @@ pub(crate) fn summarize(
     catalogue: &Catalogue,
     region: &str,
     items: &mut [PlannedItem],
-    prices: &[(String, Option<Priceable>)],
+    prices: &[Option<Priceable>],
     env: &Environment,
     env_name: &str,
     diagnostics: &mut Vec<Diagnostic>,
@@ -63,29 +63,36 @@ pub(crate) fn summarize(
     let mut unpriced = Vec::new();
     let mut monthly = Money::ZERO;
     let mut ceiling = Money::ZERO;
-    // Prices by item id (the first of an id), built once: O(n log n) over the items.
-    let by_id: std::collections::BTreeMap<&str, &Option<Priceable>> =
-        prices.iter().rev().map(|(id, p)| (id.as_str(), p)).collect();
-    for item in items.iter_mut() {
-        let Some(Some(p)) = by_id.get(item.id.as_str()) else { continue };
-        match catalogue.price(region, &p.item(false)) {
+    // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
+    // many items of each): its lines at rest and its figure at most.
+    let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money)> =
+        std::collections::BTreeMap::new();
+    for (item, p) in items.iter_mut().zip(prices) {
+        let Some(p) = p else { continue };
+        let (priced, c) = asked.entry(p).or_insert_with(|| {
+            let priced = catalogue.price(region, &p.item(false));
+            let m = priced.monthly().unwrap_or(Money::ZERO);
+            let c = if p.scales() {
+                // The same catalogue priced the item at rest; at most it is priced the same way.
+                catalogue.price(region, &p.item(true)).monthly().unwrap_or(m)
+            } else {
+                m
+            };
+            (priced, c)
+        });
+        let c = *c;
+        match priced {
             Priced::Lines { lines: item_lines } => {
                 let m: Money = item_lines.iter().map(|l| l.monthly).sum();
-                let c = if p.scales() {
-                    // The same catalogue priced the item at rest; at most it is priced the same way.
-                    catalogue.price(region, &p.item(true)).monthly().unwrap_or(m)
-                } else {
-                    m
-                };
                 item.monthly = Some(m);
                 item.ceiling = Some(c);
                 item.pricing = Pricing::Priced;
                 monthly = monthly + m;
                 ceiling = ceiling + c;
-                lines.extend(item_lines.into_iter().map(|line| CostLine {
+                lines.extend(item_lines.iter().map(|line| CostLine {
                     item: item.id.clone(),
                     owner: item.owner.clone(),
-                    line,
+                    line: line.clone(),
                 }));
             }
             Priced::Unpriced { reason } => {
@@ -95,7 +102,7 @@ pub(crate) fn summarize(
                 unpriced.push(UnpricedItem {
                     item: item.id.clone(),
                     physical_name: item.physical_name.clone(),
-                    reason,
+                    reason: reason.clone(),
                 });
             }
         }

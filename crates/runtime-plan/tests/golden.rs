@@ -41,8 +41,8 @@ fn golden_plans_of_every_environment() {
     }
     insta::assert_snapshot!("acme-shop-cost.txt", render_cost_text(&plans));
     insta::assert_snapshot!("acme-shop-cost.json", to_json(&cost_report(&plans)));
-    insta::assert_snapshot!("acme-shop-dev-graph.mmd", plans[0].graph.to_mermaid());
-    insta::assert_snapshot!("acme-shop-dev-graph.dot", plans[0].graph.to_dot());
+    insta::assert_snapshot!("acme-shop-dev-graph.mmd", plans[0].graph().to_mermaid());
+    insta::assert_snapshot!("acme-shop-dev-graph.dot", plans[0].graph().to_dot());
 }
 
 #[test]

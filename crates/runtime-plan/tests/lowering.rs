@@ -425,7 +425,7 @@ fn json_has_the_spec_shape() {
 #[test]
 fn graph_links_consumers_resources_and_items() {
     let p = plan(&common::example(), "dev", &cat()).unwrap();
-    let g = &p.graph;
+    let g = &p.graph();
     assert!(
         g.edges
             .iter()

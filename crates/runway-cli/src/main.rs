@@ -342,8 +342,8 @@ fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit
     let cat = catalogue(args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     match format {
-        GraphFormat::Mermaid => out!("{}", plan.graph.to_mermaid()),
-        GraphFormat::Dot => out!("{}", plan.graph.to_dot()),
+        GraphFormat::Mermaid => out!("{}", plan.graph().to_mermaid()),
+        GraphFormat::Dot => out!("{}", plan.graph().to_dot()),
     }
     Ok(())
 }

@@ -315,7 +315,7 @@ impl ResourceSpec {
 }
 
 /// Postgres engines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PostgresEngine {
     /// RDS for PostgreSQL (the default).
