@@ -36,7 +36,9 @@ pub mod strategy;
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
 pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
-pub use render::{CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json};
+pub use render::{
+    CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_plan_text,
+};
 
 /// The README's code examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -77,13 +77,13 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn base(&self, name: &str) -> String {
-        format!("{}-{}-{}", self.product, self.env, name)
+        cat(&[&self.product, "-", &self.env, "-", &name])
     }
 
-    fn named(&self, kind: ItemKind, full: &str) -> String {
+    fn named(&self, kind: ItemKind, full: String) -> String {
         match limit(kind) {
-            Some(l) => fit(full, l),
-            None => full.to_owned(),
+            Some(l) if full.len() > l => fit(&full, l),
+            _ => full,
         }
     }
 
@@ -133,6 +133,16 @@ impl Builder<'_> {
             .with_help("use a size the catalogue lists (`runway catalogue`), or extend the catalogue"),
         );
     }
+}
+
+/// The parts joined, in one allocation of the exact size (`format!` costs several times more
+/// for the short names a plan is made of, and a plan makes tens of thousands).
+fn cat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
 }
 
 /// Why an item has no price of its own.
@@ -218,12 +228,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     };
     let p = root.product.as_str();
     let e = env_name;
+    // Room for every item at once: a large plan's item list is never copied while it grows.
+    let expected = expected_items(product);
     let mut b = Builder {
         product: p,
         env: e,
         region: &env.region,
-        items: Vec::new(),
-        prices: Vec::new(),
+        items: Vec::with_capacity(expected),
+        prices: Vec::with_capacity(expected),
         diagnostics: Vec::new(),
     };
 
@@ -241,7 +253,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .collect();
     for engine in Engine::ALL {
         if product.members.iter().any(|m| m.requires.contains(&engine)) {
-            let name = format!("shared-{}", engine.as_str());
+            let name = cat(&["shared-", engine.as_str()]);
             let spec = ResourceSpec::default_for(engine);
             resources.push(Res {
                 vars: variables(&name, &spec),
@@ -267,7 +279,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let mut uses: Vec<(String, bool)> = m.uses.iter().map(|u| (u.clone(), false)).collect();
         for engine in Engine::ALL {
             if m.requires.contains(&engine) {
-                let name = format!("shared-{}", engine.as_str());
+                let name = cat(&["shared-", engine.as_str()]);
                 if !uses.iter().any(|(u, _)| *u == name) {
                     uses.push((name, true));
                 }
@@ -308,14 +320,16 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         Some(i) => i.folder(resource),
         None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource),
     };
+    // Each resource's folder, made once (places are made for every variable of every consumer).
+    let folders: BTreeMap<&str, String> = resources.iter().map(|r| (r.name.as_str(), folder_of(&r.name))).collect();
     let place = |resource: &str, name: String| InfisicalPlace {
         environment: infisical_env.clone(),
-        folder: folder_of(resource),
+        folder: folders.get(resource).cloned().unwrap_or_else(|| folder_of(resource)),
         name,
     };
     let ssm_prefix = root.secrets.ssm.prefix_for(p, e);
     let kms_key = root.secrets.ssm.kms_key.clone();
-    let ssm_name = |owner: &str, var: &str| format!("{ssm_prefix}/{owner}/{var}");
+    let ssm_name = |owner: &str, var: &str| cat(&[&ssm_prefix, "/", &owner, "/", &var]);
     let mut ssm: BTreeMap<String, SsmParameter> = BTreeMap::new();
 
     // ---- platform ----
@@ -324,7 +338,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let has_public = root.workloads.values().any(|w| w.expose == Expose::Public);
     let has_postgres = resources.iter().any(|r| r.spec.kind() == Kind::Postgres);
     let has_cache = resources.iter().any(|r| r.spec.kind() == Kind::Cache);
-    let env_base = format!("{p}-{e}");
+    let env_base = cat(&[&p, "-", &e]);
     let mut cluster_id = None;
     let mut exec_role_id = None;
     let mut namespace = None;
@@ -332,7 +346,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let mut db_subnets = None;
     let mut cache_subnets = None;
     if has_workloads {
-        let name = b.named(ItemKind::EcsCluster, &env_base);
+        let name = b.named(ItemKind::EcsCluster, env_base.clone());
         cluster_id = Some(b.push(
             "env_ecs-cluster".into(),
             name,
@@ -343,7 +357,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ItemSpec::EcsCluster {},
             None,
         ));
-        let name = b.named(ItemKind::TaskExecutionRole, &format!("{env_base}-task-execution"));
+        let name = b.named(ItemKind::TaskExecutionRole, cat(&[&env_base, "-task-execution"]));
         exec_role_id = Some(b.push(
             "env_task-execution-role".into(),
             name,
@@ -356,7 +370,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         ));
     }
     if has_internal {
-        let dns = format!("{e}.{p}.internal");
+        let dns = cat(&[&e, ".", &p, ".internal"]);
         let id = b.push(
             "env_namespace".into(),
             dns.clone(),
@@ -372,7 +386,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     if has_public {
         match &env.domain {
             Some(domain) => {
-                let alb_name = b.named(ItemKind::Alb, &format!("{env_base}-alb"));
+                let alb_name = b.named(ItemKind::Alb, cat(&[&env_base, "-alb"]));
                 let alb = b.push(
                     "env_alb".into(),
                     alb_name.clone(),
@@ -385,7 +399,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 );
                 listener_id = Some(b.push(
                     "env_alb-listener".into(),
-                    format!("{alb_name}/https-443"),
+                    cat(&[&alb_name, "/https-443"]),
                     None,
                     None,
                     ManagedBy::Pulumi,
@@ -417,7 +431,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         }
     }
     if has_postgres {
-        let name = b.named(ItemKind::DbSubnetGroup, &format!("{env_base}-db-subnets"));
+        let name = b.named(ItemKind::DbSubnetGroup, cat(&[&env_base, "-db-subnets"]));
         db_subnets = Some(b.push(
             "env_db-subnets".into(),
             name,
@@ -430,7 +444,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         ));
     }
     if has_cache {
-        let name = b.named(ItemKind::CacheSubnetGroup, &format!("{env_base}-cache-subnets"));
+        let name = b.named(ItemKind::CacheSubnetGroup, cat(&[&env_base, "-cache-subnets"]));
         cache_subnets = Some(b.push(
             "env_cache-subnets".into(),
             name,
@@ -454,8 +468,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let base = b.base(&r.name);
         let size = r.size.as_str();
         let rp = variable_prefix(&r.name);
-        let var = |s: &str| format!("{rp}_{s}");
-        let path = match r.origin {
+        let var = |s: &str| cat(&[&rp, "_", &s]);
+        // Made only when a diagnostic needs it.
+        let path = || match r.origin {
             Origin::Declared => format!("resources.{}.size", r.name),
             _ => format!("environments.{e}.shared"),
         };
@@ -482,16 +497,16 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 if sizing.is_none() {
                     b.unknown_size(
                         env,
-                        path.clone(),
+                        path(),
                         &format!("postgres {}", postgres_engine_str(*pg_engine)),
                         size,
                     );
                 }
                 let sizing = sizing.unwrap_or_else(empty_postgres);
                 let subnet_group = db_subnets.clone().unwrap_or_default();
-                let secret_name = format!("{p}/{e}/{}/proxy-admin", r.name);
+                let secret_name = cat(&[&p, "/", &e, "/", &r.name, "/proxy-admin"]);
                 let secret = b.push(
-                    format!("{}_proxy-secret", r.name),
+                    cat(&[&r.name, "_proxy-secret"]),
                     secret_name.clone(),
                     Some(&r.name),
                     None,
@@ -500,7 +515,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() },
                     Some(Priceable::Secret),
                 );
-                let db_id = format!("{}_db", r.name);
+                let db_id = cat(&[&r.name, "_db"]);
                 let (db_item, db_spec) = match pg_engine {
                     PostgresEngine::Rds => (
                         ItemKind::RdsInstance,
@@ -528,7 +543,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         },
                     ),
                 };
-                let db_name = b.named(db_item, &base);
+                let db_name = b.named(db_item, base.clone());
                 // The database goes first in the resource's item list (its main item).
                 let db = b.push(
                     db_id,
@@ -568,9 +583,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         );
                     }
                 }
-                let role_name = b.named(ItemKind::ProxyRole, &format!("{base}-proxy-role"));
+                let role_name = b.named(ItemKind::ProxyRole, cat(&[&base, "-proxy-role"]));
                 let role = b.push(
-                    format!("{}_proxy-role", r.name),
+                    cat(&[&r.name, "_proxy-role"]),
                     role_name,
                     Some(&r.name),
                     None,
@@ -579,9 +594,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ItemSpec::ProxyRole { secret: secret.clone() },
                     None,
                 );
-                let proxy_name = b.named(ItemKind::RdsProxy, &format!("{base}-proxy"));
+                let proxy_name = b.named(ItemKind::RdsProxy, cat(&[&base, "-proxy"]));
                 let proxy = b.push(
-                    format!("{}_proxy", r.name),
+                    cat(&[&r.name, "_proxy"]),
                     proxy_name.clone(),
                     Some(&r.name),
                     Some(size),
@@ -597,8 +612,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     Some(Priceable::RdsProxy { engine: *pg_engine, size: size.into() }),
                 );
                 let tg = b.push(
-                    format!("{}_proxy-target-group", r.name),
-                    format!("{proxy_name}/default"),
+                    cat(&[&r.name, "_proxy-target-group"]),
+                    cat(&[&proxy_name, "/default"]),
                     Some(&r.name),
                     None,
                     ManagedBy::Pulumi,
@@ -607,8 +622,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     None,
                 );
                 b.push(
-                    format!("{}_proxy-target", r.name),
-                    format!("{proxy_name}/default/{db_name}"),
+                    cat(&[&r.name, "_proxy-target"]),
+                    cat(&[&proxy_name, "/default/", &db_name]),
                     Some(&r.name),
                     None,
                     ManagedBy::Pulumi,
@@ -656,14 +671,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ResourceSpec::Cache { version: v } => {
                 let sizing = catalogue.cache(size);
                 if sizing.is_none() {
-                    b.unknown_size(env, path.clone(), "cache", size);
+                    b.unknown_size(env, path(), "cache", size);
                 }
                 let sizing = sizing.unwrap_or(CacheSize { node_type: String::new(), nodes: 0 });
                 let token_param = ssm_name(&r.name, &var("PASSWORD"));
-                let name = b.named(ItemKind::CacheReplicationGroup, &base);
+                let name = b.named(ItemKind::CacheReplicationGroup, base.clone());
                 let subnet_group = cache_subnets.clone().unwrap_or_default();
                 let id = b.push(
-                    format!("{}_cache", r.name),
+                    cat(&[&r.name, "_cache"]),
                     name,
                     Some(&r.name),
                     Some(size),
@@ -723,12 +738,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ResourceSpec::Queue { fifo, visibility_timeout, dead_letter } => {
                 let requests = catalogue.requests(size);
                 if requests.is_none() {
-                    b.unknown_size(env, path.clone(), "queue", size);
+                    b.unknown_size(env, path(), "queue", size);
                 }
                 let sfx = if *fifo { ".fifo" } else { "" };
-                let queue_id = format!("{}_queue", r.name);
+                let queue_id = cat(&[&r.name, "_queue"]);
                 let dlq = dead_letter.map(|_| {
-                    let name = fit_with_suffix(&format!("{base}-dlq"), sfx, 80);
+                    let name = fit_with_suffix(&cat(&[&base, "-dlq"]), sfx, 80);
                     (format!("{}_dlq", r.name), name)
                 });
                 let name = fit_with_suffix(&base, sfx, 80);
@@ -784,11 +799,11 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ResourceSpec::Topic { fifo } => {
                 let requests = catalogue.requests(size);
                 if requests.is_none() {
-                    b.unknown_size(env, path.clone(), "topic", size);
+                    b.unknown_size(env, path(), "topic", size);
                 }
                 let sfx = if *fifo { ".fifo" } else { "" };
                 let id = b.push(
-                    format!("{}_topic", r.name),
+                    cat(&[&r.name, "_topic"]),
                     fit_with_suffix(&base, sfx, 256),
                     Some(&r.name),
                     Some(size),
@@ -809,11 +824,11 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ResourceSpec::Bucket { versioning } => {
                 let gb = catalogue.bucket_gb(size);
                 if gb.is_none() {
-                    b.unknown_size(env, path.clone(), "bucket", size);
+                    b.unknown_size(env, path(), "bucket", size);
                 }
                 let id = b.push(
-                    format!("{}_bucket", r.name),
-                    b.named(ItemKind::S3Bucket, &base.to_ascii_lowercase()),
+                    cat(&[&r.name, "_bucket"]),
+                    b.named(ItemKind::S3Bucket, base.to_ascii_lowercase()),
                     Some(&r.name),
                     Some(size),
                     ManagedBy::Pulumi,
@@ -874,18 +889,26 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
 
     // ---- bindings ----
     let mut bindings = Vec::new();
+    // Per resource, made on its first binding: its SSM parameter names and Infisical display.
+    let mut params_of: Vec<Option<Vec<String>>> = vec![None; resources.len()];
+    let mut display_of: Vec<Option<String>> = vec![None; resources.len()];
     for c in &consumers {
         for (u, implicit) in &c.uses {
-            let Some(r) = res_index.get(u.as_str()).map(|&i| &resources[i]) else { continue };
-            let vars = r.vars.clone();
+            let Some(&ri) = res_index.get(u.as_str()) else { continue };
+            let r = &resources[ri];
             let is_workload = c.kind == ConsumerKind::Workload;
-            let params: Vec<String> =
-                if is_workload { vars.iter().map(|v| ssm_name(&r.name, v)).collect() } else { vec![] };
+            let params: Vec<String> = if is_workload {
+                params_of[ri].get_or_insert_with(|| r.vars.iter().map(|v| ssm_name(&r.name, v)).collect()).clone()
+            } else {
+                vec![]
+            };
             bindings.push(Binding {
                 consumer: c.name.clone(),
                 resource: r.name.clone(),
-                variables: vars,
-                infisical: place(&r.name, String::new()).display(),
+                variables: r.vars.clone(),
+                infisical: display_of[ri]
+                    .get_or_insert_with(|| place(&r.name, String::new()).display())
+                    .clone(),
                 ssm: params,
                 consumer_kind: c.kind,
                 delivery: match c.kind {
@@ -928,7 +951,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         for s in &w.secrets {
             secrets.push(TaskSecret { name: s.clone(), parameter: ssm_name(wname, s) });
         }
-        let td_id = format!("{wname}_task");
+        let td_id = cat(&[&wname, "_task"]);
         for bnd in own_bindings {
             for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
                 reference(&mut ssm, param, &td_id, || SsmParameter {
@@ -959,7 +982,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let health = health_spec(w);
         b.push(
             td_id.clone(),
-            b.named(ItemKind::TaskDefinition, &base),
+            b.named(ItemKind::TaskDefinition, base.clone()),
             Some(wname),
             Some(size),
             ManagedBy::Pulumi,
@@ -984,10 +1007,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         match w.expose {
             Expose::Internal => {
                 if let Some((ns, dns)) = &namespace {
-                    let d = format!("{wname}.{dns}");
+                    let d = cat(&[&wname, ".", &dns]);
                     discovery = Some(b.push(
-                        format!("{wname}_discovery"),
-                        b.named(ItemKind::CloudMapService, wname),
+                        cat(&[&wname, "_discovery"]),
+                        b.named(ItemKind::CloudMapService, wname.clone()),
                         Some(wname),
                         None,
                         ManagedBy::Pulumi,
@@ -1007,8 +1030,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     public_index += 1;
                     let h = health.as_ref();
                     let tg = b.push(
-                        format!("{wname}_target-group"),
-                        b.named(ItemKind::AlbTargetGroup, &format!("{base}-tg")),
+                        cat(&[&wname, "_target-group"]),
+                        b.named(ItemKind::AlbTargetGroup, cat(&[&base, "-tg"])),
                         Some(wname),
                         None,
                         ManagedBy::Pulumi,
@@ -1025,12 +1048,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         },
                         None,
                     );
-                    let hostname = format!("{wname}.{domain}");
+                    let hostname = cat(&[&wname, ".", &domain]);
                     let listener_name =
                         b.items.iter().find(|i| i.id == *listener).map(|i| i.physical_name.clone());
                     b.push(
-                        format!("{wname}_listener-rule"),
-                        format!("{}/{hostname}", listener_name.unwrap_or_default()),
+                        cat(&[&wname, "_listener-rule"]),
+                        cat(&[&listener_name.unwrap_or_default(), "/", &hostname]),
                         Some(wname),
                         None,
                         ManagedBy::Pulumi,
@@ -1049,12 +1072,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 }
             }
         }
-        let svc_name = b.named(ItemKind::EcsService, &format!("{base}-service"));
+        let svc_name = b.named(ItemKind::EcsService, cat(&[&base, "-service"]));
         let mut deps = vec![cluster.clone(), td_id.clone()];
         deps.extend(discovery.iter().cloned());
         deps.extend(target_group.iter().cloned());
         let svc = b.push(
-            format!("{wname}_service"),
+            cat(&[&wname, "_service"]),
             svc_name.clone(),
             Some(wname),
             Some(size),
@@ -1075,8 +1098,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         if scale.max > scale.min {
             let cluster_name = b.items.iter().find(|i| i.id == cluster).map(|i| i.physical_name.clone());
             let target = b.push(
-                format!("{wname}_scaling-target"),
-                format!("service/{}/{svc_name}", cluster_name.unwrap_or_default()),
+                cat(&[&wname, "_scaling-target"]),
+                cat(&["service/", &cluster_name.unwrap_or_default(), "/", &svc_name]),
                 Some(wname),
                 None,
                 ManagedBy::Pulumi,
@@ -1090,8 +1113,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 None,
             );
             b.push(
-                format!("{wname}_scaling-policy"),
-                b.named(ItemKind::ScalingPolicy, &format!("{base}-cpu")),
+                cat(&[&wname, "_scaling-policy"]),
+                b.named(ItemKind::ScalingPolicy, cat(&[&base, "-cpu"])),
                 Some(wname),
                 None,
                 ManagedBy::Pulumi,
@@ -1162,6 +1185,23 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     })
 }
 
+/// About how many items a plan of the product declares (at most a few more): the platform, each
+/// resource's items by kind, each workload's.
+fn expected_items(product: &Product) -> usize {
+    let resources: usize = product
+        .root
+        .resources
+        .values()
+        .map(|r| match &r.spec {
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 6,
+            ResourceSpec::Postgres { .. } => 8,
+            ResourceSpec::Queue { dead_letter: Some(_), .. } => 2,
+            _ => 1,
+        })
+        .sum();
+    8 + 4 * 8 + resources + 6 * product.root.workloads.len()
+}
+
 /// Records that item `by` references the SSM parameter `name`, making the parameter on first use
 /// (looked up by `&str`: no key is copied for a parameter already known).
 fn reference(
@@ -1211,7 +1251,7 @@ fn dedupe_physical_names(items: &mut [PlannedItem]) {
             let sfx = if fifo { ".fifo" } else { "" };
             item.physical_name = match limit(item.kind) {
                 Some(l) => fit_with_suffix(&full, sfx, l),
-                None => format!("{full}{sfx}"),
+                None => cat(&[&full, &sfx]),
             };
             seen.insert(item.physical_name.clone());
         }

@@ -1,6 +1,6 @@
 //! Text and JSON renderings of plans for the CLI.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use runway_schema::Money;
 use serde::Serialize;
@@ -13,24 +13,32 @@ fn money(m: Option<Money>) -> String {
 
 /// Pads rows of cells into aligned columns (two spaces apart), each line indented by two.
 fn table(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    let _ = write_table(rows, &mut out);
+    out
+}
+
+/// [`table`], written to `out`.
+fn write_table(rows: &[Vec<String>], out: &mut impl fmt::Write) -> fmt::Result {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
         .collect();
-    let mut out = String::new();
+    let mut line = String::new();
     for r in rows {
-        let mut line = String::from("  ");
+        line.clear();
+        line.push_str("  ");
         for (c, cell) in r.iter().enumerate() {
             if c + 1 == r.len() {
                 line.push_str(cell);
             } else {
-                let _ = write!(line, "{cell:<w$}  ", w = widths[c]);
+                write!(line, "{cell:<w$}  ", w = widths[c])?;
             }
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        out.write_str(line.trim_end())?;
+        out.write_char('\n')?;
     }
-    out
+    Ok(())
 }
 
 fn cap_text(p: &Plan) -> String {
@@ -45,11 +53,18 @@ fn cap_text(p: &Plan) -> String {
 /// total against the cap, then diagnostics.
 pub fn render_plan_text(p: &Plan) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region);
+    let _ = write_plan_text(p, &mut out);
+    out
+}
 
-    out.push_str("\nresources\n");
+/// [`render_plan_text`], written to `out` as it is made (a large plan's text is never held
+/// whole in memory; only one section's rows at a time).
+pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region)?;
+
+    out.write_str("\nresources\n")?;
     if p.resources.is_empty() {
-        out.push_str("  (none)\n");
+        out.write_str("  (none)\n")?;
     } else {
         let rows: Vec<Vec<String>> = p
             .resources
@@ -66,12 +81,12 @@ pub fn render_plan_text(p: &Plan) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(&rows));
+        write_table(&rows, out)?;
     }
 
-    out.push_str("\nworkloads\n");
+    out.write_str("\nworkloads\n")?;
     if p.workloads.is_empty() {
-        out.push_str("  (none)\n");
+        out.write_str("  (none)\n")?;
     } else {
         let rows: Vec<Vec<String>> = p
             .workloads
@@ -89,12 +104,12 @@ pub fn render_plan_text(p: &Plan) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(&rows));
+        write_table(&rows, out)?;
     }
 
-    out.push_str("\nbindings\n");
+    out.write_str("\nbindings\n")?;
     if p.bindings.is_empty() {
-        out.push_str("  (none)\n");
+        out.write_str("  (none)\n")?;
     } else {
         let rows: Vec<Vec<String>> = p
             .bindings
@@ -113,18 +128,18 @@ pub fn render_plan_text(p: &Plan) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(&rows));
+        write_table(&rows, out)?;
     }
 
-    out.push_str("\nsecrets\n");
+    out.write_str("\nsecrets\n")?;
     if p.secrets.generated.is_empty()
         && p.secrets.connection.is_empty()
         && p.secrets.ssm_parameters.is_empty()
     {
-        out.push_str("  (none)\n");
+        out.write_str("  (none)\n")?;
     }
     if !p.secrets.generated.is_empty() {
-        out.push_str("  generated (secrets prepare, never shown):\n");
+        out.write_str("  generated (secrets prepare, never shown):\n")?;
         let rows: Vec<Vec<String>> = p
             .secrets
             .generated
@@ -137,10 +152,10 @@ pub fn render_plan_text(p: &Plan) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(&rows));
+        write_table(&rows, out)?;
     }
     if !p.secrets.connection.is_empty() {
-        out.push_str("  connection (secrets publish):\n");
+        out.write_str("  connection (secrets publish):\n")?;
         let rows: Vec<Vec<String>> = p
             .secrets
             .connection
@@ -157,20 +172,20 @@ pub fn render_plan_text(p: &Plan) -> String {
                 ]
             })
             .collect();
-        out.push_str(&table(&rows));
+        write_table(&rows, out)?;
     }
     if !p.secrets.ssm_parameters.is_empty() {
-        let _ = writeln!(out, "  ssm parameters (SecureString, {}):", p.secrets.kms_key);
+        writeln!(out, "  ssm parameters (SecureString, {}):", p.secrets.kms_key)?;
         let rows: Vec<Vec<String>> = p
             .secrets
             .ssm_parameters
             .iter()
             .map(|s| vec![format!("  {}", s.name), format!("read by {}", s.referenced_by.join(", "))])
             .collect();
-        out.push_str(&table(&rows));
+        write_table(&rows, out)?;
     }
 
-    out.push_str("\ncost (a month, 730 hours)\n");
+    out.write_str("\ncost (a month, 730 hours)\n")?;
     let mut rows: Vec<Vec<String>> = p
         .cost
         .lines
@@ -204,29 +219,29 @@ pub fn render_plan_text(p: &Plan) -> String {
         String::new(),
         format!("${}", p.cost.ceiling),
     ]);
-    out.push_str(&table(&rows));
-    let _ = writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p));
+    write_table(&rows, out)?;
+    writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p))?;
     if !p.cost.unpriced.is_empty() {
-        out.push_str(
+        out.write_str(
             "  unpriced (never counted as $0):
 ",
-        );
+        )?;
         for u in &p.cost.unpriced {
-            let _ = writeln!(out, "    {}: {}", u.item, u.reason);
+            writeln!(out, "    {}: {}", u.item, u.reason)?;
         }
     }
 
     if !p.diagnostics.is_empty() {
-        out.push_str("\ndiagnostics\n");
+        out.write_str("\ndiagnostics\n")?;
         for d in &p.diagnostics {
             let sev = if d.is_error() { "error" } else { "warning" };
-            let _ = writeln!(out, "  {sev}[{}]: {}", d.code, d.message);
+            writeln!(out, "  {sev}[{}]: {}", d.code, d.message)?;
             if let Some(h) = &d.help {
-                let _ = writeln!(out, "    help: {h}");
+                writeln!(out, "    help: {h}")?;
             }
         }
     }
-    out
+    Ok(())
 }
 
 /// Every environment side by side: estimate, ceiling, cap, verdict.

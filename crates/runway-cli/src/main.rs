@@ -317,7 +317,8 @@ fn plan_cmd(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
     let cat = catalogue(args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     match format {
-        Format::Text => out!("{}", runtime_plan::render_plan_text(&plan)),
+        // Streamed: a large plan's text is written as it is made, never held whole.
+        Format::Text => stream_stdout(|out| runtime_plan::write_plan_text(&plan, out)),
         Format::Json => outln!("{}", runtime_plan::to_json(&plan)),
     }
     refuse_if_capped(&plan)
@@ -395,14 +396,51 @@ fn emit_pulumi(env: &str, out: &Path, args: &PlanArgs) -> Result<(), Exit> {
 
 /// Writes to stdout; when the reader has gone away (broken pipe), exits with success, as
 /// `head` closing the pipe is not a failure of runway's.
+/// Buffered stdout as a `fmt::Write`, keeping the I/O error a `fmt::Error` cannot carry.
+struct StdoutText {
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    error: Option<std::io::Error>,
+}
+
+impl std::fmt::Write for StdoutText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        use std::io::Write as _;
+        self.out.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
+/// Runs `write` with stdout as its sink, then flushes; a closed stdout ends the process
+/// quietly, as `out!` does.
+fn stream_stdout(write: impl FnOnce(&mut StdoutText) -> std::fmt::Result) {
+    use std::io::Write as _;
+    let mut sink = StdoutText { out: std::io::BufWriter::new(std::io::stdout().lock()), error: None };
+    let written = write(&mut sink);
+    let result = match (written, sink.error.take()) {
+        (_, Some(e)) => Err(e),
+        (Err(_), None) => Err(std::io::Error::other("formatting the output failed")),
+        (Ok(()), None) => sink.out.flush(),
+    };
+    if let Err(e) = result {
+        exit_on_write_error(&e);
+    }
+}
+
+/// A closed stdout (`runway … | head`) ends quietly with 0; any other write error is reported.
+fn exit_on_write_error(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write the output: {e}");
+    std::process::exit(i32::from(EXIT_USAGE));
+}
+
 fn write_stdout(text: &str) {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("error: cannot write the output: {e}");
-        std::process::exit(i32::from(EXIT_USAGE));
+        exit_on_write_error(&e);
     }
 }
