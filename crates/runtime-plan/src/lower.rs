@@ -77,7 +77,7 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn base(&self, name: &str) -> String {
-        cat(&[&self.product, "-", &self.env, "-", &name])
+        cat(&[self.product, "-", self.env, "-", name])
     }
 
     fn named(&self, kind: ItemKind, full: String) -> String {
@@ -321,7 +321,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource),
     };
     // Each resource's folder, made once (places are made for every variable of every consumer).
-    let folders: BTreeMap<&str, String> = resources.iter().map(|r| (r.name.as_str(), folder_of(&r.name))).collect();
+    let folders: BTreeMap<&str, String> =
+        resources.iter().map(|r| (r.name.as_str(), folder_of(&r.name))).collect();
     let place = |resource: &str, name: String| InfisicalPlace {
         environment: infisical_env.clone(),
         folder: folders.get(resource).cloned().unwrap_or_else(|| folder_of(resource)),
@@ -329,7 +330,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     };
     let ssm_prefix = root.secrets.ssm.prefix_for(p, e);
     let kms_key = root.secrets.ssm.kms_key.clone();
-    let ssm_name = |owner: &str, var: &str| cat(&[&ssm_prefix, "/", &owner, "/", &var]);
+    let ssm_name = |owner: &str, var: &str| cat(&[&ssm_prefix, "/", owner, "/", var]);
     let mut ssm: BTreeMap<String, SsmParameter> = BTreeMap::new();
 
     // ---- platform ----
@@ -338,7 +339,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let has_public = root.workloads.values().any(|w| w.expose == Expose::Public);
     let has_postgres = resources.iter().any(|r| r.spec.kind() == Kind::Postgres);
     let has_cache = resources.iter().any(|r| r.spec.kind() == Kind::Cache);
-    let env_base = cat(&[&p, "-", &e]);
+    let env_base = cat(&[p, "-", e]);
     let mut cluster_id = None;
     let mut exec_role_id = None;
     let mut namespace = None;
@@ -370,7 +371,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         ));
     }
     if has_internal {
-        let dns = cat(&[&e, ".", &p, ".internal"]);
+        let dns = cat(&[e, ".", p, ".internal"]);
         let id = b.push(
             "env_namespace".into(),
             dns.clone(),
@@ -468,7 +469,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let base = b.base(&r.name);
         let size = r.size.as_str();
         let rp = variable_prefix(&r.name);
-        let var = |s: &str| cat(&[&rp, "_", &s]);
+        let var = |s: &str| cat(&[&rp, "_", s]);
         // Made only when a diagnostic needs it.
         let path = || match r.origin {
             Origin::Declared => format!("resources.{}.size", r.name),
@@ -504,7 +505,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 }
                 let sizing = sizing.unwrap_or_else(empty_postgres);
                 let subnet_group = db_subnets.clone().unwrap_or_default();
-                let secret_name = cat(&[&p, "/", &e, "/", &r.name, "/proxy-admin"]);
+                let secret_name = cat(&[p, "/", e, "/", &r.name, "/proxy-admin"]);
                 let secret = b.push(
                     cat(&[&r.name, "_proxy-secret"]),
                     secret_name.clone(),
@@ -898,7 +899,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             let r = &resources[ri];
             let is_workload = c.kind == ConsumerKind::Workload;
             let params: Vec<String> = if is_workload {
-                params_of[ri].get_or_insert_with(|| r.vars.iter().map(|v| ssm_name(&r.name, v)).collect()).clone()
+                params_of[ri]
+                    .get_or_insert_with(|| r.vars.iter().map(|v| ssm_name(&r.name, v)).collect())
+                    .clone()
             } else {
                 vec![]
             };
@@ -951,7 +954,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         for s in &w.secrets {
             secrets.push(TaskSecret { name: s.clone(), parameter: ssm_name(wname, s) });
         }
-        let td_id = cat(&[&wname, "_task"]);
+        let td_id = cat(&[wname, "_task"]);
         for bnd in own_bindings {
             for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
                 reference(&mut ssm, param, &td_id, || SsmParameter {
@@ -1007,9 +1010,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         match w.expose {
             Expose::Internal => {
                 if let Some((ns, dns)) = &namespace {
-                    let d = cat(&[&wname, ".", &dns]);
+                    let d = cat(&[wname, ".", dns]);
                     discovery = Some(b.push(
-                        cat(&[&wname, "_discovery"]),
+                        cat(&[wname, "_discovery"]),
                         b.named(ItemKind::CloudMapService, wname.clone()),
                         Some(wname),
                         None,
@@ -1030,7 +1033,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     public_index += 1;
                     let h = health.as_ref();
                     let tg = b.push(
-                        cat(&[&wname, "_target-group"]),
+                        cat(&[wname, "_target-group"]),
                         b.named(ItemKind::AlbTargetGroup, cat(&[&base, "-tg"])),
                         Some(wname),
                         None,
@@ -1048,11 +1051,11 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         },
                         None,
                     );
-                    let hostname = cat(&[&wname, ".", &domain]);
+                    let hostname = cat(&[wname, ".", domain]);
                     let listener_name =
                         b.items.iter().find(|i| i.id == *listener).map(|i| i.physical_name.clone());
                     b.push(
-                        cat(&[&wname, "_listener-rule"]),
+                        cat(&[wname, "_listener-rule"]),
                         cat(&[&listener_name.unwrap_or_default(), "/", &hostname]),
                         Some(wname),
                         None,
@@ -1077,7 +1080,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         deps.extend(discovery.iter().cloned());
         deps.extend(target_group.iter().cloned());
         let svc = b.push(
-            cat(&[&wname, "_service"]),
+            cat(&[wname, "_service"]),
             svc_name.clone(),
             Some(wname),
             Some(size),
@@ -1098,7 +1101,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         if scale.max > scale.min {
             let cluster_name = b.items.iter().find(|i| i.id == cluster).map(|i| i.physical_name.clone());
             let target = b.push(
-                cat(&[&wname, "_scaling-target"]),
+                cat(&[wname, "_scaling-target"]),
                 cat(&["service/", &cluster_name.unwrap_or_default(), "/", &svc_name]),
                 Some(wname),
                 None,
@@ -1113,7 +1116,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 None,
             );
             b.push(
-                cat(&[&wname, "_scaling-policy"]),
+                cat(&[wname, "_scaling-policy"]),
                 b.named(ItemKind::ScalingPolicy, cat(&[&base, "-cpu"])),
                 Some(wname),
                 None,
@@ -1251,7 +1254,7 @@ fn dedupe_physical_names(items: &mut [PlannedItem]) {
             let sfx = if fifo { ".fifo" } else { "" };
             item.physical_name = match limit(item.kind) {
                 Some(l) => fit_with_suffix(&full, sfx, l),
-                None => cat(&[&full, &sfx]),
+                None => cat(&[&full, sfx]),
             };
             seen.insert(item.physical_name.clone());
         }
