@@ -463,6 +463,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let mut connection = Vec::new();
     let mut outputs = Vec::new();
     let mut planned_resources = Vec::new();
+    // Where each resource's and workload's items are in the item list (their sums read them).
+    let mut resource_ranges = Vec::new();
+    let mut workload_ranges = Vec::new();
     for r in &resources {
         let first_item = b.items.len();
         let first_connection = connection.len();
@@ -870,6 +873,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             .sort_by_cached_key(|c| r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX));
         let items: Vec<String> = b.items[first_item..].iter().map(|i| i.id.clone()).collect();
         let physical_name = b.items.get(first_item).map(|i| i.physical_name.clone()).unwrap_or_default();
+        resource_ranges.push(first_item..b.items.len());
         planned_resources.push(PlannedResource {
             name: r.name.clone(),
             kind: r.spec.kind(),
@@ -1131,6 +1135,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 None,
             );
         }
+        workload_ranges.push(first_item..b.items.len());
         planned_workloads.push(PlannedWorkload {
             name: wname.clone(),
             size: size.to_owned(),
@@ -1155,14 +1160,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let Builder { items, prices, mut diagnostics, region, .. } = b;
     let mut items = items;
     let cost = summarize(catalogue, region, &mut items, &prices, env, e, &mut diagnostics);
-    // Items by id (the first of an id), built once: the sums below look every item up.
-    let by_id: BTreeMap<&str, &PlannedItem> = items.iter().rev().map(|i| (i.id.as_str(), i)).collect();
-    for r in &mut planned_resources {
-        r.monthly = sum_items(&by_id, &r.items, |i| i.monthly);
+    for (r, range) in planned_resources.iter_mut().zip(resource_ranges) {
+        r.monthly = sum_items(&items[range], |i| i.monthly);
     }
-    for w in &mut planned_workloads {
-        w.monthly = sum_items(&by_id, &w.items, |i| i.monthly);
-        w.ceiling = sum_items(&by_id, &w.items, |i| i.ceiling);
+    for (w, range) in planned_workloads.iter_mut().zip(workload_ranges) {
+        w.monthly = sum_items(&items[range.clone()], |i| i.monthly);
+        w.ceiling = sum_items(&items[range], |i| i.ceiling);
     }
 
     let secrets = SecretsLayout {
@@ -1223,15 +1226,11 @@ fn reference(
     }
 }
 
-/// Exact sum of the figures of the items with these ids; `None` when any is unknown.
-fn sum_items(
-    by_id: &BTreeMap<&str, &PlannedItem>,
-    ids: &[String],
-    f: impl Fn(&PlannedItem) -> Option<Money>,
-) -> Option<Money> {
+/// Exact sum of the figures of these items; `None` when any is unknown.
+fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -> Option<Money> {
     let mut total = Money::ZERO;
-    for id in ids {
-        total = total + by_id.get(id.as_str()).and_then(|i| f(i))?;
+    for i in items {
+        total = total + f(i)?;
     }
     Some(total)
 }
@@ -1240,8 +1239,9 @@ fn sum_items(
 /// when a name of the file spells another's derived name, such as a queue `x-proxy` beside a
 /// postgres `x`) gets a hash of its logical id appended, cut to its kind's limit.
 fn dedupe_physical_names(items: &mut [PlannedItem]) {
-    // The common case, no repeat at all, is found with borrowed names (no copy of every name).
-    let mut names = BTreeSet::new();
+    // The common case, no repeat at all, is found with borrowed names (no copy of every name),
+    // hashed: membership only, nothing is iterated in hash order.
+    let mut names = std::collections::HashSet::with_capacity(items.len());
     if items.iter().all(|i| names.insert(i.physical_name.as_str())) {
         return;
     }
