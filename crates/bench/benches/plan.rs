@@ -10,6 +10,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+/// The allocator of the `runway` binary: every step, the floor included, runs on it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use runway_bench::{Input, check, floor, plan_all, plan_env, product, pulumi};
 
 /// The sizes measured.

@@ -5,6 +5,10 @@
 
 use std::hint::black_box;
 
+/// The allocator of the `runway` binary, so profiles show what it does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use runway_bench::{Input, check, floor, plan_all, plan_env, product, pulumi};
 
 fn main() {
