@@ -43,9 +43,32 @@ fn root() -> PathBuf {
 }
 
 fn run(cmd: &mut Command) -> Result<(), String> {
+    clean_env(cmd);
     eprintln!("$ {cmd:?}");
     let status = cmd.current_dir(root()).status().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
     if status.success() { Ok(()) } else { Err(format!("{cmd:?} failed with {status}")) }
+}
+
+/// Removes what `cargo run` sets for xtask itself from a child's environment. Passed on to a
+/// nested cargo, they reach build scripts' `rerun-if-env-changed` checks (ring's build script
+/// is rerun when `CARGO_MANIFEST_DIR` changes), so each switch between `cargo xtask …` and plain
+/// `cargo …` rebuilt the AWS SDK's TLS stack and everything above it.
+fn clean_env(cmd: &mut Command) {
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        if key.starts_with("CARGO_PKG_")
+            || matches!(
+                key,
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+            )
+        {
+            cmd.env_remove(key);
+        }
+    }
 }
 
 /// Creates `.venv` and installs `tools/requirements.txt` when it changed since the last install.
