@@ -399,8 +399,6 @@ fn emit_pulumi(env: &str, out: &Path, args: &PlanArgs) -> Result<(), Exit> {
     Ok(())
 }
 
-/// Writes to stdout; when the reader has gone away (broken pipe), exits with success, as
-/// `head` closing the pipe is not a failure of runway's.
 /// Buffered stdout as a `fmt::Write`, keeping the I/O error a `fmt::Error` cannot carry.
 struct StdoutText {
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
@@ -442,6 +440,8 @@ fn exit_on_write_error(e: &std::io::Error) -> ! {
     std::process::exit(i32::from(EXIT_USAGE));
 }
 
+/// Writes to stdout; when the reader has gone away (broken pipe), exits with success, as
+/// `head` closing the pipe is not a failure of runway's.
 fn write_stdout(text: &str) {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
