@@ -49,6 +49,9 @@ impl Priceable {
     }
 }
 
+/// How many unpriced items the `unpriced` diagnostic names before `and N more`.
+pub(crate) const UNPRICED_NAMED: usize = 10;
+
 /// Prices every item, sets each item's figures, and checks the cap.
 pub(crate) fn summarize(
     catalogue: &Catalogue,
@@ -149,7 +152,13 @@ pub(crate) fn summarize(
         _ => {}
     }
     if !unpriced.is_empty() {
-        let names: Vec<String> = unpriced.iter().map(|u| format!("`{}`", u.item)).collect();
+        // A large product may have thousands: the message names the first few, the plan's cost
+        // lists them all.
+        let mut names: Vec<String> =
+            unpriced.iter().take(UNPRICED_NAMED).map(|u| format!("`{}`", u.item)).collect();
+        if unpriced.len() > UNPRICED_NAMED {
+            names.push(format!("and {} more", unpriced.len() - UNPRICED_NAMED));
+        }
         let message = format!(
             "{} item(s) of `{env_name}` cannot be priced: {} (reasons in the plan's cost)",
             unpriced.len(),

@@ -281,6 +281,25 @@ fn unpriced_under_a_cap_is_refused_and_never_zero() {
 }
 
 #[test]
+fn the_unpriced_message_names_the_first_ten_and_counts_the_rest() {
+    let mut product = common::example();
+    product.root.environments["dev"].region = "xx-nowhere-1".into();
+    let p = plan(&product, "dev", &cat()).unwrap();
+    let n = p.cost.unpriced.len();
+    assert!(n > 10, "the example should have more than ten priced items, has {n}");
+    let d = p.diagnostics.iter().find(|d| d.code == Code::Unpriced).unwrap();
+    assert!(d.message.starts_with(&format!("{n} item(s) of `dev` cannot be priced: ")), "{}", d.message);
+    for (i, u) in p.cost.unpriced.iter().enumerate() {
+        assert_eq!(d.message.contains(&format!("`{}`", u.item)), i < 10, "{} in {}", u.item, d.message);
+    }
+    assert!(
+        d.message.contains(&format!(", and {} more (reasons in the plan's cost)", n - 10)),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
 fn estimate_is_the_exact_sum_of_lines_and_items() {
     let c = cat();
     for env in ["dev", "staging", "production"] {
