@@ -2,8 +2,12 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, NamedSource,
+    SourceCode, SourceSpan, SpanContents,
+};
 use runway_schema::{Diagnostic, Files, Loaded, Options, Severity};
 
 /// Member folders and files under the root's folder.
@@ -51,13 +55,18 @@ pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
     let theme = if colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
     let mut out = String::new();
-    let mut sources: Vec<(String, Option<String>)> = Vec::new();
+    // Each file is read once and shared by its diagnostics (a copy per diagnostic made a file
+    // with thousands of problems cost its size times their number).
+    let mut sources: Vec<(String, Option<Arc<Indexed>>)> = Vec::new();
     for d in diags {
         let file = &d.location.file;
         let text = match sources.iter().find(|(f, _)| f == file) {
             Some((_, t)) => t.clone(),
             None => {
-                let t = std::fs::read(file).ok().and_then(|b| String::from_utf8(b).ok());
+                let t = std::fs::read(file)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .map(|text| Arc::new(Indexed::new(text)));
                 sources.push((file.clone(), t.clone()));
                 t
             }
@@ -83,9 +92,62 @@ pub fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
+/// A file's text and where each of its lines starts. miette's own `str` source finds a
+/// snippet's lines by scanning from the start of the file, so thousands of diagnostics in a
+/// large file took minutes; this one hands miette a window that starts a few lines before the
+/// span and shifts the result back, so each snippet costs its own lines.
+struct Indexed {
+    text: String,
+    /// Offsets where lines start, the first 0; line breaks as miette counts them (`\n`, `\r\n`,
+    /// a lone `\r`).
+    line_starts: Vec<usize>,
+}
+
+impl Indexed {
+    fn new(text: String) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        for (i, b) in bytes.iter().enumerate() {
+            let ends_line = match b {
+                b'\n' => true,
+                b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+                _ => false,
+            };
+            if ends_line {
+                line_starts.push(i + 1);
+            }
+        }
+        Self { text, line_starts }
+    }
+}
+
+impl SourceCode for Indexed {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        // The span's line, and a window from one line more than the context before it.
+        let line = self.line_starts.partition_point(|&s| s <= span.offset()).saturating_sub(1);
+        let first = line.saturating_sub(context_lines_before + 1);
+        let base = self.line_starts.get(first).copied().unwrap_or(0);
+        let window = self.text.as_bytes().get(base..).ok_or(MietteError::OutOfBounds)?;
+        let shifted = SourceSpan::new((span.offset() - base).into(), span.len());
+        let c = window.read_span(&shifted, context_lines_before, context_lines_after)?;
+        Ok(Box::new(MietteSpanContents::new(
+            c.data(),
+            (c.span().offset() + base, c.span().len()).into(),
+            c.line() + first,
+            c.column(),
+            c.line_count() + first,
+        )))
+    }
+}
+
 struct Report<'a> {
     d: &'a Diagnostic,
-    source: Option<NamedSource<String>>,
+    source: Option<NamedSource<Arc<Indexed>>>,
 }
 
 impl std::fmt::Debug for Report<'_> {
@@ -133,5 +195,44 @@ impl miette::Diagnostic for Report<'_> {
         }
         let l = &self.d.location;
         Some(Box::new(std::iter::once(LabeledSpan::new(Some("here".to_owned()), l.offset, l.len.max(1)))))
+    }
+}
+
+#[cfg(test)]
+mod indexed_tests {
+    use super::*;
+
+    /// The window gives miette exactly what its own `str` source gives, for every span of a text
+    /// with every kind of line break, and any context.
+    #[test]
+    fn same_contents_as_miettes_own_source() {
+        let text = "a: 1\nb:\r\n  c: x\r\n\n  d: [\ry, z]\ne: last";
+        let indexed = Indexed::new(text.to_owned());
+        for offset in 0..text.len() {
+            for len in [0, 1, 3] {
+                if offset + len > text.len() {
+                    continue;
+                }
+                for (before, after) in [(0, 0), (1, 1), (2, 3), (5, 5)] {
+                    let span = SourceSpan::new(offset.into(), len);
+                    let want = text.read_span(&span, before, after);
+                    let got = indexed.read_span(&span, before, after);
+                    match (want, got) {
+                        (Ok(w), Ok(g)) => {
+                            let at = format!("offset {offset} len {len} context {before}/{after}");
+                            assert_eq!(w.data(), g.data(), "{at}");
+                            assert_eq!(w.span(), g.span(), "{at}");
+                            assert_eq!(
+                                (w.line(), w.column(), w.line_count()),
+                                (g.line(), g.column(), g.line_count()),
+                                "{at}"
+                            );
+                        }
+                        (Err(_), Err(_)) => {}
+                        (w, g) => panic!("offset {offset}: miette {:?}, indexed {:?}", w.is_ok(), g.is_ok()),
+                    }
+                }
+            }
+        }
     }
 }
