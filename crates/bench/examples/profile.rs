@@ -5,11 +5,11 @@
 
 use std::hint::black_box;
 
+use runway_bench::{Input, check, floor, plan_all, plan_env, product, pulumi};
+
 /// The allocator of the `runway` binary, so profiles show what it does.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-use runway_bench::{Input, check, floor, plan_all, plan_env, product, pulumi};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

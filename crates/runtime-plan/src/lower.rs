@@ -1191,8 +1191,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     })
 }
 
-/// About how many items a plan of the product declares (at most a few more): the platform, each
-/// resource's items by kind, each workload's.
+/// About how many items a plan of the product declares: at most 8 platform items, up to 8 for each
+/// implicit `shared-<engine>` resource, each declared resource's items by kind (an Aurora cluster
+/// with its instances counted as 8), and at most 6 per workload.
 fn expected_items(product: &Product) -> usize {
     let resources: usize = product
         .root
@@ -1205,7 +1206,7 @@ fn expected_items(product: &Product) -> usize {
             _ => 1,
         })
         .sum();
-    8 + 4 * 8 + resources + 6 * product.root.workloads.len()
+    8 + 8 * Engine::ALL.len() + resources + 6 * product.root.workloads.len()
 }
 
 /// Records that item `by` references the SSM parameter `name`, making the parameter on first use

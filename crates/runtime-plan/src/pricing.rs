@@ -50,7 +50,7 @@ impl Priceable {
 }
 
 /// How many unpriced items the `unpriced` diagnostic names before `and N more`.
-pub(crate) const UNPRICED_NAMED: usize = 10;
+const UNPRICED_NAMED: usize = 10;
 
 /// Prices every item, sets each item's figures, and checks the cap.
 pub(crate) fn summarize(
