@@ -93,10 +93,10 @@ impl PlanDiff {
 
 fn item_ref(i: &PlannedItem) -> ItemRef {
     ItemRef {
-        id: i.id.clone(),
+        id: i.id.to_string(),
         kind: i.kind,
-        physical_name: i.physical_name.clone(),
-        owner: i.owner.clone(),
+        physical_name: i.physical_name.to_string(),
+        owner: i.owner.as_ref().map(ToString::to_string),
         monthly: i.monthly,
     }
 }
@@ -145,16 +145,16 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
         }
         if !changes.is_empty() {
             changed.push(ItemChange {
-                id: n.id.clone(),
+                id: n.id.to_string(),
                 kind: n.kind,
-                physical_name: n.physical_name.clone(),
+                physical_name: n.physical_name.to_string(),
                 changes,
             });
         }
     }
     PlanDiff {
-        product: new.product.clone(),
-        environment: new.environment.clone(),
+        product: new.product.to_string(),
+        environment: new.environment.to_string(),
         added,
         removed,
         changed,

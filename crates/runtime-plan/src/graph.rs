@@ -17,11 +17,11 @@ fn edge(from: String, to: String, label: &str) -> GraphEdge {
 /// its items), `runs` (workload -> its items) and `on` (item -> an item it references).
 pub fn build_graph(plan: &Plan) -> Graph {
     let mut g = Graph::default();
-    let mut consumers: Vec<String> = plan.workloads.iter().map(|w| w.name.clone()).collect();
+    let mut consumers: Vec<String> = plan.workloads.iter().map(|w| w.name.to_string()).collect();
     let mut seen: std::collections::BTreeSet<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
     for b in &plan.bindings {
         if seen.insert(b.consumer.as_str()) {
-            consumers.push(b.consumer.clone());
+            consumers.push(b.consumer.to_string());
         }
     }
     for c in &consumers {

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use compact_str::{CompactString, ToCompactString, format_compact};
 use cost::{CacheSize, Catalogue, PostgresSize, TaskSize};
 use indexmap::IndexMap;
 use runway_schema::{
@@ -42,20 +43,20 @@ pub const SCALING_CPU_TARGET: u32 = 70;
 
 /// A resource as the planner sees it: declared or implicit.
 struct Res {
-    name: String,
+    name: CompactString,
     spec: ResourceSpec,
-    size: String,
+    size: CompactString,
     origin: Origin,
     /// Its variable names in the spec's order, computed once.
-    vars: Vec<String>,
+    vars: Vec<CompactString>,
 }
 
 /// A consumer and the resources it binds, in order.
 struct Consumer {
-    name: String,
+    name: CompactString,
     kind: ConsumerKind,
     /// (resource, implicit)
-    uses: Vec<(String, bool)>,
+    uses: Vec<(CompactString, bool)>,
 }
 
 pub use runway_schema::{variable_suffixes, variables};
@@ -76,11 +77,11 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn base(&self, name: &str) -> String {
+    fn base(&self, name: &str) -> CompactString {
         cat(&[self.product, "-", self.env, "-", name])
     }
 
-    fn named(&self, kind: ItemKind, full: String) -> String {
+    fn named(&self, kind: ItemKind, full: CompactString) -> CompactString {
         match limit(kind) {
             Some(l) if full.len() > l => fit(&full, l),
             _ => full,
@@ -90,28 +91,28 @@ impl Builder<'_> {
     #[allow(clippy::too_many_arguments)] // reason: one call per item kind; a struct would only rename them
     fn push(
         &mut self,
-        id: String,
-        physical_name: String,
+        id: CompactString,
+        physical_name: CompactString,
         owner: Option<&str>,
         size: Option<&str>,
         managed_by: ManagedBy,
-        depends_on: Vec<String>,
+        depends_on: Vec<CompactString>,
         spec: ItemSpec,
         price: Option<Priceable>,
-    ) -> String {
+    ) -> CompactString {
         let kind = spec_kind(&spec);
         let included = price.is_none();
         self.items.push(PlannedItem {
             id: id.clone(),
             kind,
             physical_name,
-            owner: owner.map(str::to_owned),
-            size: size.map(str::to_owned),
+            owner: owner.map(CompactString::from),
+            size: size.map(CompactString::from),
             managed_by,
             monthly: included.then_some(Money::ZERO),
             ceiling: included.then_some(Money::ZERO),
             pricing: if included {
-                Pricing::Included { note: included_note(kind).to_owned() }
+                Pricing::Included { note: CompactString::const_new(included_note(kind)) }
             } else {
                 Pricing::Priced
             },
@@ -137,8 +138,8 @@ impl Builder<'_> {
 
 /// The parts joined, in one allocation of the exact size (`format!` costs several times more
 /// for the short names a plan is made of, and a plan makes tens of thousands).
-fn cat(parts: &[&str]) -> String {
-    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+fn cat(parts: &[&str]) -> CompactString {
+    let mut out = CompactString::with_capacity(parts.iter().map(|p| p.len()).sum());
     for p in parts {
         out.push_str(p);
     }
@@ -193,11 +194,16 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
     }
 }
 
+/// The same texts, as plan text.
+fn compact(texts: Vec<String>) -> Vec<CompactString> {
+    texts.into_iter().map(CompactString::from).collect()
+}
+
 fn health_spec(w: &Workload) -> Option<HealthSpec> {
     w.health.as_ref().map(|h| {
         let (path, command) = match &h.check {
-            HealthCheck::Http(p) => (Some(p.clone()), None),
-            HealthCheck::Command(c) => (None, Some(c.clone())),
+            HealthCheck::Http(p) => (Some(p.as_str().into()), None),
+            HealthCheck::Command(c) => (None, Some(c.iter().map(|a| a.as_str().into()).collect())),
         };
         HealthSpec {
             path,
@@ -244,11 +250,11 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .resources
         .iter()
         .map(|(name, r)| Res {
-            name: name.clone(),
+            name: name.as_str().into(),
             spec: r.spec.clone(),
-            size: r.size_in(e).to_owned(),
+            size: r.size_in(e).into(),
             origin: Origin::Declared,
-            vars: variables(name, &r.spec),
+            vars: compact(variables(name, &r.spec)),
         })
         .collect();
     for engine in Engine::ALL {
@@ -256,10 +262,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             let name = cat(&["shared-", engine.as_str()]);
             let spec = ResourceSpec::default_for(engine);
             resources.push(Res {
-                vars: variables(&name, &spec),
+                vars: compact(variables(&name, &spec)),
                 name,
                 spec,
-                size: env.shared_size(engine).to_owned(),
+                size: env.shared_size(engine).into(),
                 origin: Origin::Implicit,
             });
         }
@@ -270,13 +276,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .workloads
         .iter()
         .map(|(name, w)| Consumer {
-            name: name.clone(),
+            name: name.as_str().into(),
             kind: ConsumerKind::Workload,
-            uses: w.uses.iter().map(|u| (u.clone(), false)).collect(),
+            uses: w.uses.iter().map(|u| (u.as_str().into(), false)).collect(),
         })
         .collect();
     for m in &product.members {
-        let mut uses: Vec<(String, bool)> = m.uses.iter().map(|u| (u.clone(), false)).collect();
+        let mut uses: Vec<(CompactString, bool)> =
+            m.uses.iter().map(|u| (u.as_str().into(), false)).collect();
         for engine in Engine::ALL {
             if m.requires.contains(&engine) {
                 let name = cat(&["shared-", engine.as_str()]);
@@ -286,7 +293,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             }
         }
         consumers.push(Consumer {
-            name: m.name.clone(),
+            name: m.name.as_str().into(),
             kind: match m.runtime {
                 Runtime::Encore => ConsumerKind::EncoreMember,
                 Runtime::Other => ConsumerKind::OtherMember,
@@ -302,13 +309,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         c.uses.retain(|(u, _)| res_index.contains_key(u.as_str()));
     }
     // The consumers of each resource, in consumer order, each once.
-    let mut consumers_of: Vec<Vec<String>> = vec![Vec::new(); resources.len()];
+    let mut consumers_of: Vec<Vec<CompactString>> = vec![Vec::new(); resources.len()];
     for c in &consumers {
         for (u, _) in &c.uses {
             if let Some(&i) = res_index.get(u.as_str())
                 && consumers_of[i].last() != Some(&c.name)
             {
-                consumers_of[i].push(c.name.clone());
+                consumers_of[i].push(c.name.as_str().into());
             }
         }
     }
@@ -317,14 +324,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let infisical_env =
         root.secrets.infisical.as_ref().map_or_else(|| e.to_owned(), |i| i.environment_slug(e).to_owned());
     let folder_of = |resource: &str| match &root.secrets.infisical {
-        Some(i) => i.folder(resource),
-        None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource),
+        Some(i) => CompactString::from(i.folder(resource)),
+        None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource).into(),
     };
     // Each resource's folder, made once (places are made for every variable of every consumer).
-    let folders: BTreeMap<&str, String> =
+    let folders: BTreeMap<&str, CompactString> =
         resources.iter().map(|r| (r.name.as_str(), folder_of(&r.name))).collect();
-    let place = |resource: &str, name: String| InfisicalPlace {
-        environment: infisical_env.clone(),
+    let place = |resource: &str, name: CompactString| InfisicalPlace {
+        environment: infisical_env.as_str().into(),
         folder: folders.get(resource).cloned().unwrap_or_else(|| folder_of(resource)),
         name,
     };
@@ -366,7 +373,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             None,
             ManagedBy::Pulumi,
             vec![],
-            ItemSpec::TaskExecutionRole { ssm_prefix: ssm_prefix.clone(), kms_key: kms_key.clone() },
+            ItemSpec::TaskExecutionRole {
+                ssm_prefix: ssm_prefix.as_str().into(),
+                kms_key: kms_key.as_str().into(),
+            },
             None,
         ));
     }
@@ -395,7 +405,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     None,
                     ManagedBy::Pulumi,
                     vec![],
-                    ItemSpec::Alb { domain: domain.clone() },
+                    ItemSpec::Alb { domain: domain.as_str().into() },
                     Some(Priceable::Alb),
                 );
                 listener_id = Some(b.push(
@@ -482,10 +492,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                       connection: &mut Vec<ConnectionVariable>,
                       item: &str,
                       attribute: &str,
-                      v: String| {
+                      v: CompactString| {
             outputs.push(PlannedOutput {
-                name: v.clone(),
-                item: item.to_owned(),
+                name: v.as_str().into(),
+                item: item.into(),
                 attribute: attribute.into(),
             });
             connection.push(ConnectionVariable {
@@ -525,10 +535,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         ItemKind::RdsInstance,
                         ItemSpec::RdsInstance {
                             resource: r.name.clone(),
-                            engine_version: pg_version.clone(),
+                            engine_version: pg_version.as_str().into(),
                             size: sizing.clone(),
                             storage_type: "gp3".into(),
-                            database: database_name(&r.name),
+                            database: database_name(&r.name).into(),
                             username: POSTGRES_USER.into(),
                             admin_secret: secret.clone(),
                             subnet_group: subnet_group.clone(),
@@ -538,9 +548,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         ItemKind::AuroraCluster,
                         ItemSpec::AuroraCluster {
                             resource: r.name.clone(),
-                            engine_version: pg_version.clone(),
+                            engine_version: pg_version.as_str().into(),
                             size: sizing.clone(),
-                            database: database_name(&r.name),
+                            database: database_name(&r.name).into(),
                             username: POSTGRES_USER.into(),
                             admin_secret: secret.clone(),
                             subnet_group: subnet_group.clone(),
@@ -565,14 +575,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 }
                 if *pg_engine == PostgresEngine::Aurora {
                     for i in 1..=sizing.instances {
-                        let full = format!("{base}-{i}");
+                        let full = format_compact!("{base}-{i}");
                         let name = if full.len() > 63 {
-                            format!("{}-{i}", fit(&base, 63 - 1 - i.to_string().len()))
+                            format_compact!("{}-{i}", fit(&base, 63 - 1 - i.to_string().len()))
                         } else {
                             full
                         };
                         b.push(
-                            format!("{}_instance-{i}", r.name),
+                            format_compact!("{}_instance-{i}", r.name),
                             name,
                             Some(&r.name),
                             Some(size),
@@ -580,7 +590,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                             vec![db.clone()],
                             ItemSpec::AuroraInstance {
                                 cluster: db.clone(),
-                                instance_class: sizing.instance_class.clone(),
+                                instance_class: sizing.instance_class.as_str().into(),
                                 index: i,
                             },
                             None,
@@ -643,7 +653,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     secrets_manager: Some(secret_name),
                     secrets_manager_username: Some(POSTGRES_USER.into()),
                 });
-                let url = format!(
+                let url = format_compact!(
                     "postgresql://${{{u}}}:${{{pw}}}@${{{h}}}:${{{po}}}/${{{d}}}?sslmode=require",
                     u = var("USER"),
                     pw = var("PASSWORD"),
@@ -658,9 +668,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 });
                 output(&mut outputs, &mut connection, &proxy, "endpoint", var("HOST"));
                 for (s, v) in [
-                    ("PORT", POSTGRES_PORT.to_string()),
-                    ("DATABASE", database_name(&r.name)),
-                    ("USER", POSTGRES_USER.to_owned()),
+                    ("PORT", POSTGRES_PORT.to_compact_string()),
+                    ("DATABASE", database_name(&r.name).into()),
+                    ("USER", POSTGRES_USER.into()),
                 ] {
                     connection.push(ConnectionVariable {
                         resource: r.name.clone(),
@@ -668,8 +678,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         source: ConnectionSource::Literal { value: v },
                     });
                 }
-                engine = postgres_engine_str(*pg_engine).to_owned();
-                version = Some(pg_version.clone());
+                engine = postgres_engine_str(*pg_engine).into();
+                version = Some(pg_version.as_str().into());
                 summary = postgres_summary(*pg_engine, &sizing);
             }
             ResourceSpec::Cache { version: v } => {
@@ -691,7 +701,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     ItemSpec::CacheReplicationGroup {
                         resource: r.name.clone(),
                         engine: "valkey".into(),
-                        engine_version: v.clone(),
+                        engine_version: v.as_str().into(),
                         automatic_failover: sizing.nodes > 1,
                         transit_encryption: true,
                         auth_token_parameter: token_param.clone(),
@@ -708,7 +718,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     infisical: Some(place(&r.name, var("PASSWORD"))),
                     referenced_by: vec![],
                     r#type: "SecureString".into(),
-                    kms_key: kms_key.clone(),
+                    kms_key: kms_key.as_str().into(),
                 });
                 generated.push(GeneratedSecret {
                     resource: r.name.clone(),
@@ -718,8 +728,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     secrets_manager: None,
                     secrets_manager_username: None,
                 });
-                let url =
-                    format!("rediss://:${{{}}}@${{{}}}:${{{}}}", var("PASSWORD"), var("HOST"), var("PORT"));
+                let url = format_compact!(
+                    "rediss://:${{{}}}@${{{}}}:${{{}}}",
+                    var("PASSWORD"),
+                    var("HOST"),
+                    var("PORT")
+                );
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
                     infisical: place(&r.name, var("URL")),
@@ -729,10 +743,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
                     infisical: place(&r.name, var("PORT")),
-                    source: ConnectionSource::Literal { value: CACHE_PORT.to_string() },
+                    source: ConnectionSource::Literal { value: CACHE_PORT.to_compact_string() },
                 });
                 engine = "valkey".into();
-                version = Some(v.clone());
+                version = Some(v.as_str().into());
                 summary = if sizing.nodes == 0 {
                     "unknown size".into()
                 } else {
@@ -748,7 +762,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 let queue_id = cat(&[&r.name, "_queue"]);
                 let dlq = dead_letter.map(|_| {
                     let name = fit_with_suffix(&cat(&[&base, "-dlq"]), sfx, 80);
-                    (format!("{}_dlq", r.name), name)
+                    (cat(&[&r.name, "_dlq"]), name)
                 });
                 let name = fit_with_suffix(&base, sfx, 80);
                 b.push(
@@ -757,12 +771,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     Some(&r.name),
                     Some(size),
                     ManagedBy::Pulumi,
-                    dlq.iter().map(|(id, _)| id.clone()).collect(),
+                    dlq.iter().map(|(id, _)| id.as_str().into()).collect(),
                     ItemSpec::SqsQueue {
                         resource: r.name.clone(),
                         fifo: *fifo,
                         visibility_timeout_seconds: visibility_timeout.as_secs(),
-                        dead_letter_queue: dlq.as_ref().map(|(id, _)| id.clone()),
+                        dead_letter_queue: dlq.as_ref().map(|(id, _)| id.as_str().into()),
                         max_receives: dead_letter.map(|d| d.max_receives),
                         monthly_requests: requests,
                     },
@@ -850,7 +864,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
                     infisical: place(&r.name, var("REGION")),
-                    source: ConnectionSource::Literal { value: env.region.clone() },
+                    source: ConnectionSource::Literal { value: env.region.as_str().into() },
                 });
                 engine = "s3".into();
                 version = None;
@@ -862,7 +876,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             }
             #[allow(unreachable_patterns)] // reason: ResourceSpec is non_exhaustive
             _ => {
-                engine = String::new();
+                engine = CompactString::default();
                 version = None;
                 summary = "kind not planned by this version".into();
             }
@@ -871,7 +885,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         // already in order: each sorts only its own, with a key computed once per variable).
         connection[first_connection..]
             .sort_by_cached_key(|c| r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX));
-        let items: Vec<String> = b.items[first_item..].iter().map(|i| i.id.clone()).collect();
+        let items: Vec<CompactString> = b.items[first_item..].iter().map(|i| i.id.as_str().into()).collect();
         let physical_name = b.items.get(first_item).map(|i| i.physical_name.clone()).unwrap_or_default();
         resource_ranges.push(first_item..b.items.len());
         planned_resources.push(PlannedResource {
@@ -883,7 +897,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             monthly: None,
             engine,
             version,
-            summary,
+            summary: summary.into(),
             items,
             consumers: res_index
                 .get(r.name.as_str())
@@ -895,14 +909,14 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // ---- bindings ----
     let mut bindings = Vec::new();
     // Per resource, made on its first binding: its SSM parameter names and Infisical display.
-    let mut params_of: Vec<Option<Vec<String>>> = vec![None; resources.len()];
-    let mut display_of: Vec<Option<String>> = vec![None; resources.len()];
+    let mut params_of: Vec<Option<Vec<CompactString>>> = vec![None; resources.len()];
+    let mut display_of: Vec<Option<CompactString>> = vec![None; resources.len()];
     for c in &consumers {
         for (u, implicit) in &c.uses {
             let Some(&ri) = res_index.get(u.as_str()) else { continue };
             let r = &resources[ri];
             let is_workload = c.kind == ConsumerKind::Workload;
-            let params: Vec<String> = if is_workload {
+            let params: Vec<CompactString> = if is_workload {
                 params_of[ri]
                     .get_or_insert_with(|| r.vars.iter().map(|v| ssm_name(&r.name, v)).collect())
                     .clone()
@@ -914,7 +928,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 resource: r.name.clone(),
                 variables: r.vars.clone(),
                 infisical: display_of[ri]
-                    .get_or_insert_with(|| place(&r.name, String::new()).display())
+                    .get_or_insert_with(|| place(&r.name, CompactString::default()).display().into())
                     .clone(),
                 ssm: params,
                 consumer_kind: c.kind,
@@ -956,7 +970,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             }
         }
         for s in &w.secrets {
-            secrets.push(TaskSecret { name: s.clone(), parameter: ssm_name(wname, s) });
+            secrets.push(TaskSecret { name: s.as_str().into(), parameter: ssm_name(wname, s) });
         }
         let td_id = cat(&[wname, "_task"]);
         for bnd in own_bindings {
@@ -966,10 +980,10 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     variable: v.clone(),
                     source: ParameterSource::Resource,
                     owner: bnd.resource.clone(),
-                    infisical: Some(place(&bnd.resource, v.clone())),
+                    infisical: Some(place(&bnd.resource, v.as_str().into())),
                     referenced_by: vec![],
                     r#type: "SecureString".into(),
-                    kms_key: kms_key.clone(),
+                    kms_key: kms_key.as_str().into(),
                 });
             }
         }
@@ -977,13 +991,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             let name = ssm_name(wname, s);
             reference(&mut ssm, &name, &td_id, || SsmParameter {
                 name: name.clone(),
-                variable: s.clone(),
+                variable: s.as_str().into(),
                 source: ParameterSource::WorkloadSecret,
-                owner: wname.clone(),
+                owner: wname.as_str().into(),
                 infisical: None,
                 referenced_by: vec![],
                 r#type: "SecureString".into(),
-                kms_key: kms_key.clone(),
+                kms_key: kms_key.as_str().into(),
             });
         }
         let health = health_spec(w);
@@ -995,13 +1009,17 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ManagedBy::Pulumi,
             vec![exec_role.clone()],
             ItemSpec::TaskDefinition {
-                workload: wname.clone(),
-                image: w.image.as_str().to_owned(),
+                workload: wname.as_str().into(),
+                image: w.image.as_str().into(),
                 task: task.clone(),
                 cpu_architecture: "ARM64".into(),
                 port: w.port,
                 health: health.clone(),
-                environment: w.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<IndexMap<_, _>>(),
+                environment: w
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.as_str().into(), v.as_str().into()))
+                    .collect::<IndexMap<_, _>>(),
                 secrets,
                 execution_role: exec_role,
             },
@@ -1017,13 +1035,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     let d = cat(&[wname, ".", dns]);
                     discovery = Some(b.push(
                         cat(&[wname, "_discovery"]),
-                        b.named(ItemKind::CloudMapService, wname.clone()),
+                        b.named(ItemKind::CloudMapService, wname.as_str().into()),
                         Some(wname),
                         None,
                         ManagedBy::Pulumi,
                         vec![ns.clone()],
                         ItemSpec::CloudMapService {
-                            workload: wname.clone(),
+                            workload: wname.as_str().into(),
                             namespace: ns.clone(),
                             dns_name: d.clone(),
                         },
@@ -1044,7 +1062,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         ManagedBy::Pulumi,
                         vec![],
                         ItemSpec::AlbTargetGroup {
-                            workload: wname.clone(),
+                            workload: wname.as_str().into(),
                             port: w.port,
                             protocol: "HTTP".into(),
                             health_path: h.and_then(|h| h.path.clone()).unwrap_or_else(|| "/".into()),
@@ -1066,7 +1084,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                         ManagedBy::Pulumi,
                         vec![listener.clone(), tg.clone()],
                         ItemSpec::AlbListenerRule {
-                            workload: wname.clone(),
+                            workload: wname.as_str().into(),
                             listener: listener.clone(),
                             target_group: tg.clone(),
                             host: hostname.clone(),
@@ -1091,7 +1109,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             ManagedBy::Pulumi,
             deps,
             ItemSpec::EcsService {
-                workload: wname.clone(),
+                workload: wname.as_str().into(),
                 cluster: cluster.clone(),
                 task_definition: td_id.clone(),
                 desired_count: scale.min,
@@ -1112,7 +1130,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 ManagedBy::Pulumi,
                 vec![svc.clone()],
                 ItemSpec::ScalingTarget {
-                    workload: wname.clone(),
+                    workload: wname.as_str().into(),
                     service: svc.clone(),
                     min_capacity: scale.min,
                     max_capacity: scale.max,
@@ -1127,7 +1145,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 ManagedBy::Pulumi,
                 vec![target.clone()],
                 ItemSpec::ScalingPolicy {
-                    workload: wname.clone(),
+                    workload: wname.as_str().into(),
                     target,
                     metric: "ECSServiceAverageCPUUtilization".into(),
                     target_value: SCALING_CPU_TARGET,
@@ -1137,19 +1155,19 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         }
         workload_ranges.push(first_item..b.items.len());
         planned_workloads.push(PlannedWorkload {
-            name: wname.clone(),
-            size: size.to_owned(),
+            name: wname.as_str().into(),
+            size: size.into(),
             min: scale.min,
             max: scale.max,
             expose: w.expose,
             monthly: None,
             ceiling: None,
             task,
-            image: w.image.as_str().to_owned(),
+            image: w.image.as_str().into(),
             port: w.port,
             host,
             dns_name,
-            uses: w.uses.clone(),
+            uses: compact(w.uses.clone()),
             items: b.items[first_item..].iter().map(|i| i.id.clone()).collect(),
         });
     }
@@ -1169,17 +1187,17 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     }
 
     let secrets = SecretsLayout {
-        infisical_project: root.secrets.infisical.as_ref().map(|i| i.project.clone()),
-        ssm_prefix: ssm_prefix.clone(),
-        kms_key: kms_key.clone(),
+        infisical_project: root.secrets.infisical.as_ref().map(|i| i.project.as_str().into()),
+        ssm_prefix: ssm_prefix.as_str().into(),
+        kms_key: kms_key.as_str().into(),
         generated,
         connection,
         ssm_parameters: ssm.into_values().collect(),
     };
     Ok(Plan {
-        product: p.to_owned(),
-        environment: e.to_owned(),
-        region: env.region.clone(),
+        product: p.into(),
+        environment: e.into(),
+        region: env.region.as_str().into(),
         resources: planned_resources,
         workloads: planned_workloads,
         bindings,
@@ -1218,10 +1236,10 @@ fn reference(
     make: impl FnOnce() -> SsmParameter,
 ) {
     match ssm.get_mut(name) {
-        Some(p) => p.referenced_by.push(by.to_owned()),
+        Some(p) => p.referenced_by.push(by.into()),
         None => {
             let mut p = make();
-            p.referenced_by.push(by.to_owned());
+            p.referenced_by.push(by.into());
             ssm.insert(name.to_owned(), p);
         }
     }

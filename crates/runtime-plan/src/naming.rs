@@ -4,6 +4,8 @@
 //! The hash is 32-bit FNV-1a of the full (uncut) name, masked to 24 bits: stable across runs,
 //! platforms and Rust versions (never std's `DefaultHasher`).
 
+use compact_str::{CompactString, format_compact};
+
 use crate::plan::ItemKind;
 
 /// 32-bit FNV-1a of `bytes`.
@@ -49,18 +51,20 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
 
 /// `name` cut to `limit` characters: unchanged when it fits; otherwise its head (trailing
 /// hyphens trimmed) followed by `-` and the hash of the whole name.
-pub fn fit(name: &str, limit: usize) -> String {
+pub fn fit(name: &str, limit: usize) -> CompactString {
     if name.len() <= limit {
-        return name.to_owned();
+        return name.into();
     }
     let keep = limit.saturating_sub(7);
-    let head: String = name.chars().take(keep).collect();
-    format!("{}-{}", head.trim_end_matches('-'), hash6(name))
+    let head: CompactString = name.chars().take(keep).collect();
+    format_compact!("{}-{}", head.trim_end_matches('-'), hash6(name))
 }
 
 /// `name` + `suffix` (such as `.fifo`) within `limit`: the name is cut to leave room for it.
-pub fn fit_with_suffix(name: &str, suffix: &str, limit: usize) -> String {
-    format!("{}{suffix}", fit(name, limit.saturating_sub(suffix.len())))
+pub fn fit_with_suffix(name: &str, suffix: &str, limit: usize) -> CompactString {
+    let mut out = fit(name, limit.saturating_sub(suffix.len()));
+    out.push_str(suffix);
+    out
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! Field names are stable: fields are added, never renamed. JSON keys are camelCase; money is
 //! a decimal string rounded to cents (`"35.88"`).
 
+pub use compact_str::CompactString;
 use cost::{CacheSize, Line, PostgresSize, TaskSize};
 use indexmap::IndexMap;
 use runway_schema::{Diagnostic, Expose, Kind, Money, PostgresEngine};
@@ -22,11 +23,11 @@ use serde::Serialize;
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
     /// The product name.
-    pub product: String,
+    pub product: CompactString,
     /// The environment planned.
-    pub environment: String,
+    pub environment: CompactString,
     /// Its AWS region.
-    pub region: String,
+    pub region: CompactString,
     /// Resources, declared first (file order) then implicit (`shared-<engine>`, engine order).
     pub resources: Vec<PlannedResource>,
     /// Workloads, in file order.
@@ -72,27 +73,27 @@ impl Origin {
 #[serde(rename_all = "camelCase")]
 pub struct PlannedResource {
     /// The resource name (`main-db`, `shared-queue`).
-    pub name: String,
+    pub name: CompactString,
     /// Its kind.
     pub kind: Kind,
     /// Declared or implicit.
     pub origin: Origin,
     /// The size in this environment.
-    pub size: String,
+    pub size: CompactString,
     /// Physical name of its main item (the RDS instance, the queue, ...).
-    pub physical_name: String,
+    pub physical_name: CompactString,
     /// Exact sum of its items' estimates; `None` when any of them is unpriced.
     pub monthly: Option<Money>,
     /// Engine: `rds` / `aurora` (postgres), `valkey`, `sqs`, `sns`, `s3`.
-    pub engine: String,
+    pub engine: CompactString,
     /// Engine version, where one applies (postgres, cache).
-    pub version: Option<String>,
+    pub version: Option<CompactString>,
     /// What the size declares, in words (`db.t4g.micro, 20 GB gp3, single-AZ`).
-    pub summary: String,
+    pub summary: CompactString,
     /// Logical ids of its items, main item first.
-    pub items: Vec<String>,
+    pub items: Vec<CompactString>,
     /// Consumers (workloads then members) that use it.
-    pub consumers: Vec<String>,
+    pub consumers: Vec<CompactString>,
 }
 
 /// A workload as planned in one environment.
@@ -100,9 +101,9 @@ pub struct PlannedResource {
 #[serde(rename_all = "camelCase")]
 pub struct PlannedWorkload {
     /// The workload name.
-    pub name: String,
+    pub name: CompactString,
     /// The size in this environment.
-    pub size: String,
+    pub size: CompactString,
     /// Tasks at rest (the service's desired count).
     pub min: u32,
     /// Tasks at most.
@@ -116,17 +117,17 @@ pub struct PlannedWorkload {
     /// CPU units and memory of one task.
     pub task: TaskSize,
     /// The pinned image.
-    pub image: String,
+    pub image: CompactString,
     /// Container port.
     pub port: u16,
     /// `<workload>.<domain>` when public.
-    pub host: Option<String>,
+    pub host: Option<CompactString>,
     /// `<workload>.<env>.<product>.internal` when internal.
-    pub dns_name: Option<String>,
+    pub dns_name: Option<CompactString>,
     /// Resources it uses, in order.
-    pub uses: Vec<String>,
+    pub uses: Vec<CompactString>,
     /// Logical ids of its items.
-    pub items: Vec<String>,
+    pub items: Vec<CompactString>,
 }
 
 /// What kind of consumer a binding is for.
@@ -160,15 +161,15 @@ pub enum Delivery {
 #[serde(rename_all = "camelCase")]
 pub struct Binding {
     /// The workload or member name.
-    pub consumer: String,
+    pub consumer: CompactString,
     /// The resource name.
-    pub resource: String,
+    pub resource: CompactString,
     /// Variable names the consumer gets (spec section 6), in the spec's order.
-    pub variables: Vec<String>,
+    pub variables: Vec<CompactString>,
     /// Infisical display form, `<infisical-env>:<folder>`.
-    pub infisical: String,
+    pub infisical: CompactString,
     /// SSM parameter names (workloads only; empty for members), one per variable.
-    pub ssm: Vec<String>,
+    pub ssm: Vec<CompactString>,
     /// Workload, Encore member or other member.
     pub consumer_kind: ConsumerKind,
     /// How the variables reach the consumer.
@@ -182,11 +183,11 @@ pub struct Binding {
 #[serde(rename_all = "camelCase")]
 pub struct InfisicalPlace {
     /// Infisical environment slug.
-    pub environment: String,
+    pub environment: CompactString,
     /// Folder (`/runtime/main-db`).
-    pub folder: String,
+    pub folder: CompactString,
     /// Secret name (`MAIN_DB_PASSWORD`).
-    pub name: String,
+    pub name: CompactString,
 }
 
 impl InfisicalPlace {
@@ -212,19 +213,19 @@ pub enum CredentialKind {
 #[serde(rename_all = "camelCase")]
 pub struct GeneratedSecret {
     /// The resource it belongs to.
-    pub resource: String,
+    pub resource: CompactString,
     /// What it is.
     pub kind: CredentialKind,
     /// The variable name (`MAIN_DB_PASSWORD`).
-    pub variable: String,
+    pub variable: CompactString,
     /// Where it is written in Infisical.
     pub infisical: InfisicalPlace,
     /// Secrets Manager secret name of the proxy copy (`<product>/<env>/<resource>/proxy-admin`),
     /// postgres only.
-    pub secrets_manager: Option<String>,
+    pub secrets_manager: Option<CompactString>,
     /// The admin user name written with the password into the Secrets Manager copy
     /// (`{"username", "password"}`, as RDS Proxy reads it); postgres only.
-    pub secrets_manager_username: Option<String>,
+    pub secrets_manager_username: Option<CompactString>,
 }
 
 /// Where a non-generated connection variable's value comes from.
@@ -235,18 +236,18 @@ pub enum ConnectionSource {
     /// A stack output of the emitted program (see [`PlannedOutput`]).
     Output {
         /// Output name (equal to the variable name).
-        output: String,
+        output: CompactString,
     },
     /// A value the plan knows (a port, a database name, a region).
     Literal {
         /// The value (never a secret).
-        value: String,
+        value: CompactString,
     },
     /// A string built from other variables of the same Infisical folder with Infisical
     /// references (`postgresql://${MAIN_DB_USER}:${MAIN_DB_PASSWORD}@...`).
     Template {
         /// The template, written as is; Infisical expands the references.
-        template: String,
+        template: CompactString,
     },
 }
 
@@ -255,7 +256,7 @@ pub enum ConnectionSource {
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionVariable {
     /// The resource.
-    pub resource: String,
+    pub resource: CompactString,
     /// Where it is written.
     pub infisical: InfisicalPlace,
     /// Where the value comes from.
@@ -278,21 +279,21 @@ pub enum ParameterSource {
 #[serde(rename_all = "camelCase")]
 pub struct SsmParameter {
     /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
-    pub name: String,
+    pub name: CompactString,
     /// The variable name (`MAIN_DB_URL`) or the workload secret's name.
-    pub variable: String,
+    pub variable: CompactString,
     /// Resource variable or workload secret.
     pub source: ParameterSource,
     /// The resource (for resource variables) or the workload (for its own secrets).
-    pub owner: String,
+    pub owner: CompactString,
     /// Infisical place the value is copied from (resource variables only).
     pub infisical: Option<InfisicalPlace>,
     /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
-    pub referenced_by: Vec<String>,
+    pub referenced_by: Vec<CompactString>,
     /// Always `SecureString`.
-    pub r#type: String,
+    pub r#type: CompactString,
     /// The KMS key (`ssm.kmsKey`).
-    pub kms_key: String,
+    pub kms_key: CompactString,
 }
 
 /// The secrets layout of a plan: names and places, never values.
@@ -300,11 +301,11 @@ pub struct SsmParameter {
 #[serde(rename_all = "camelCase")]
 pub struct SecretsLayout {
     /// The Infisical project id, when `secrets.infisical` is configured.
-    pub infisical_project: Option<String>,
+    pub infisical_project: Option<CompactString>,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
-    pub ssm_prefix: String,
+    pub ssm_prefix: CompactString,
     /// SSM KMS key.
-    pub kms_key: String,
+    pub kms_key: CompactString,
     /// Credentials `secrets prepare` generates, in resource order.
     pub generated: Vec<GeneratedSecret>,
     /// Connection variables `secrets publish` writes, in resource then spec order.
@@ -318,11 +319,11 @@ pub struct SecretsLayout {
 #[serde(rename_all = "camelCase")]
 pub struct PlannedOutput {
     /// Output name: the connection variable it fills (`MAIN_DB_HOST`).
-    pub name: String,
+    pub name: CompactString,
     /// Logical id of the item.
-    pub item: String,
+    pub item: CompactString,
     /// The Pulumi AWS property of the item (`endpoint`, `primaryEndpointAddress`, `url`, `arn`, `bucket`).
-    pub attribute: String,
+    pub attribute: CompactString,
 }
 
 /// Who creates an item.
@@ -443,12 +444,12 @@ pub enum Pricing {
     /// No charge of its own: free, or counted in another item's price.
     Included {
         /// Why (`included in the ALB's hourly price`).
-        note: String,
+        note: CompactString,
     },
     /// The catalogue cannot price it; never counted as $0.
     Unpriced {
         /// Why.
-        reason: String,
+        reason: CompactString,
     },
 }
 
@@ -457,16 +458,16 @@ pub enum Pricing {
 #[serde(rename_all = "camelCase")]
 pub struct PlannedItem {
     /// Stable logical id, `<owner>_<role>` (`main-db_proxy`, `env_ecs-cluster`); unique in a plan.
-    pub id: String,
+    pub id: CompactString,
     /// Its type.
     pub kind: ItemKind,
     /// The AWS name (within the AWS limit of its kind), or for items AWS names itself the
     /// qualified address of the item (`<proxy>/default`); unique in a plan.
-    pub physical_name: String,
+    pub physical_name: CompactString,
     /// The resource or workload it belongs to; `None` for environment platform items.
-    pub owner: Option<String>,
+    pub owner: Option<CompactString>,
     /// The size it is planned from, when it has one.
-    pub size: Option<String>,
+    pub size: Option<CompactString>,
     /// Who creates it.
     pub managed_by: ManagedBy,
     /// Monthly estimate (workloads at `scale.min`); `Some(0)` for included items; `None` when unpriced.
@@ -476,7 +477,7 @@ pub struct PlannedItem {
     /// How the figure was found.
     pub pricing: Pricing,
     /// Logical ids of the items it references, in order.
-    pub depends_on: Vec<String>,
+    pub depends_on: Vec<CompactString>,
     /// Every property a renderer needs.
     pub spec: ItemSpec,
 }
@@ -486,9 +487,9 @@ pub struct PlannedItem {
 #[serde(rename_all = "camelCase")]
 pub struct HealthSpec {
     /// HTTP path, when an HTTP check.
-    pub path: Option<String>,
+    pub path: Option<CompactString>,
     /// Command, when a command check.
-    pub command: Option<Vec<String>>,
+    pub command: Option<Vec<CompactString>>,
     /// Seconds between checks.
     pub interval_seconds: u64,
     /// Seconds a check may take.
@@ -504,9 +505,9 @@ pub struct HealthSpec {
 #[serde(rename_all = "camelCase")]
 pub struct TaskSecret {
     /// The variable name in the container.
-    pub name: String,
+    pub name: CompactString,
     /// The SSM parameter name (`valueFrom`).
-    pub parameter: String,
+    pub parameter: CompactString,
 }
 
 /// Every property of an item, by type. Item references are logical ids.
@@ -520,28 +521,28 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     TaskExecutionRole {
         /// SSM prefix the role may read (`/acme-shop/dev`).
-        ssm_prefix: String,
+        ssm_prefix: CompactString,
         /// KMS key of the parameters.
-        kms_key: String,
+        kms_key: CompactString,
     },
     /// Cloud Map private DNS namespace, in the program's VPC input.
     CloudMapNamespace {
         /// DNS name `<env>.<product>.internal`.
-        name: String,
+        name: CompactString,
     },
     /// Internet-facing ALB in the program's public subnets input.
     Alb {
         /// The environment's domain.
-        domain: String,
+        domain: CompactString,
     },
     /// HTTPS listener with the program's certificate input; default action 404.
     AlbListener {
         /// The ALB.
-        alb: String,
+        alb: CompactString,
         /// 443.
         port: u16,
         /// `HTTPS`.
-        protocol: String,
+        protocol: CompactString,
     },
     /// DB subnet group over the program's private subnets input.
     DbSubnetGroup {},
@@ -551,102 +552,102 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     RdsInstance {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// Engine version (`16`).
-        engine_version: String,
+        engine_version: CompactString,
         /// Instance class, storage, Multi-AZ from the catalogue.
         #[serde(flatten)]
         size: PostgresSize,
         /// `gp3`.
-        storage_type: String,
+        storage_type: CompactString,
         /// Initial database name.
-        database: String,
+        database: CompactString,
         /// Master user name.
-        username: String,
+        username: CompactString,
         /// Logical id of the secret holding the master password.
-        admin_secret: String,
+        admin_secret: CompactString,
         /// Logical id of the DB subnet group.
-        subnet_group: String,
+        subnet_group: CompactString,
     },
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
     #[serde(rename_all = "camelCase")]
     AuroraCluster {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// Engine version (`16`).
-        engine_version: String,
+        engine_version: CompactString,
         /// Instance class and count from the catalogue.
         #[serde(flatten)]
         size: PostgresSize,
         /// Initial database name.
-        database: String,
+        database: CompactString,
         /// Master user name.
-        username: String,
+        username: CompactString,
         /// Logical id of the secret holding the master password.
-        admin_secret: String,
+        admin_secret: CompactString,
         /// Logical id of the DB subnet group.
-        subnet_group: String,
+        subnet_group: CompactString,
     },
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]
     AuroraInstance {
         /// Logical id of the cluster.
-        cluster: String,
+        cluster: CompactString,
         /// Instance class.
-        instance_class: String,
+        instance_class: CompactString,
         /// 1-based index (1 is the first writer).
         index: u32,
     },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// The secret name `<product>/<env>/<resource>/proxy-admin`.
-        name: String,
+        name: CompactString,
     },
     /// IAM role RDS Proxy assumes; may read the one secret.
     ProxyRole {
         /// Logical id of the secret.
-        secret: String,
+        secret: CompactString,
     },
     /// RDS Proxy, TLS required, auth from the secret.
     #[serde(rename_all = "camelCase")]
     RdsProxy {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// `POSTGRESQL`.
-        engine_family: String,
+        engine_family: CompactString,
         /// Logical id of the secret.
-        secret: String,
+        secret: CompactString,
         /// Logical id of the role.
-        role: String,
+        role: CompactString,
         /// TLS required.
         require_tls: bool,
     },
     /// The proxy's `default` target group.
     RdsProxyTargetGroup {
         /// Logical id of the proxy.
-        proxy: String,
+        proxy: CompactString,
     },
     /// The proxy's target.
     #[serde(rename_all = "camelCase")]
     RdsProxyTarget {
         /// Logical id of the proxy.
-        proxy: String,
+        proxy: CompactString,
         /// Logical id of the target group.
-        target_group: String,
+        target_group: CompactString,
         /// Logical id of the RDS instance or Aurora cluster.
-        target: String,
+        target: CompactString,
     },
     /// ElastiCache replication group, engine Valkey, TLS and AUTH on.
     #[serde(rename_all = "camelCase")]
     CacheReplicationGroup {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// `valkey`.
-        engine: String,
+        engine: CompactString,
         /// Engine version (`8.0`).
-        engine_version: String,
+        engine_version: CompactString,
         /// Node type and count from the catalogue.
         #[serde(flatten)]
         size: CacheSize,
@@ -655,21 +656,21 @@ pub enum ItemSpec {
         /// Transit encryption (required for AUTH).
         transit_encryption: bool,
         /// SSM parameter holding the AUTH token the program reads.
-        auth_token_parameter: String,
+        auth_token_parameter: CompactString,
         /// Logical id of the cache subnet group.
-        subnet_group: String,
+        subnet_group: CompactString,
     },
     /// SQS queue.
     #[serde(rename_all = "camelCase")]
     SqsQueue {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// FIFO queue.
         fifo: bool,
         /// Visibility timeout in seconds.
         visibility_timeout_seconds: u64,
         /// Logical id of the dead-letter queue, when one.
-        dead_letter_queue: Option<String>,
+        dead_letter_queue: Option<CompactString>,
         /// Receives before moving to the dead-letter queue, when one.
         max_receives: Option<u32>,
         /// Monthly requests the size assumes.
@@ -679,7 +680,7 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     SqsDeadLetterQueue {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// FIFO (as its queue).
         fifo: bool,
         /// Message retention in seconds.
@@ -689,7 +690,7 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     SnsTopic {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// FIFO topic.
         fifo: bool,
         /// Monthly requests the size assumes.
@@ -699,7 +700,7 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     S3Bucket {
         /// The resource.
-        resource: String,
+        resource: CompactString,
         /// Versioning enabled.
         versioning: bool,
         /// Public access blocked (always true).
@@ -711,42 +712,42 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     TaskDefinition {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// The pinned image.
-        image: String,
+        image: CompactString,
         /// CPU units and memory from the catalogue.
         #[serde(flatten)]
         task: TaskSize,
         /// `ARM64`.
-        cpu_architecture: String,
+        cpu_architecture: CompactString,
         /// Container port.
         port: u16,
         /// Health check, when declared.
         health: Option<HealthSpec>,
         /// Plain environment values, in file order.
-        environment: IndexMap<String, String>,
+        environment: IndexMap<CompactString, CompactString>,
         /// Secrets read from SSM, by variable name, in binding order then the workload's own.
         secrets: Vec<TaskSecret>,
         /// Logical id of the execution role.
-        execution_role: String,
+        execution_role: CompactString,
     },
     /// ECS service on Fargate in the program's private subnets input.
     #[serde(rename_all = "camelCase")]
     EcsService {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// Logical id of the cluster.
-        cluster: String,
+        cluster: CompactString,
         /// Logical id of the task definition.
-        task_definition: String,
+        task_definition: CompactString,
         /// `scale.min`.
         desired_count: u32,
         /// Internal or public.
         expose: Expose,
         /// Logical id of the Cloud Map service (internal).
-        discovery_service: Option<String>,
+        discovery_service: Option<CompactString>,
         /// Logical id of the target group (public).
-        target_group: Option<String>,
+        target_group: Option<CompactString>,
         /// Container port registered with discovery or the target group.
         port: u16,
     },
@@ -754,23 +755,23 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     CloudMapService {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// Logical id of the namespace.
-        namespace: String,
+        namespace: CompactString,
         /// `<workload>.<env>.<product>.internal`.
-        dns_name: String,
+        dns_name: CompactString,
     },
     /// ALB target group, target type `ip`.
     #[serde(rename_all = "camelCase")]
     AlbTargetGroup {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// Container port.
         port: u16,
         /// `HTTP`.
-        protocol: String,
+        protocol: CompactString,
         /// Health check (an HTTP path; `/` when the workload declares none or a command).
-        health_path: String,
+        health_path: CompactString,
         /// Health check interval in seconds.
         health_interval_seconds: u64,
         /// Health check timeout in seconds.
@@ -784,13 +785,13 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     AlbListenerRule {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// Logical id of the listener.
-        listener: String,
+        listener: CompactString,
         /// Logical id of the target group.
-        target_group: String,
+        target_group: CompactString,
         /// `<workload>.<domain>`.
-        host: String,
+        host: CompactString,
         /// Rule priority (1-based order of the public workloads).
         priority: u32,
     },
@@ -798,9 +799,9 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     ScalingTarget {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// Logical id of the service.
-        service: String,
+        service: CompactString,
         /// `scale.min`.
         min_capacity: u32,
         /// `scale.max`.
@@ -810,11 +811,11 @@ pub enum ItemSpec {
     #[serde(rename_all = "camelCase")]
     ScalingPolicy {
         /// The workload.
-        workload: String,
+        workload: CompactString,
         /// Logical id of the scaling target.
-        target: String,
+        target: CompactString,
         /// `ECSServiceAverageCPUUtilization`.
-        metric: String,
+        metric: CompactString,
         /// Target value in percent.
         target_value: u32,
     },
@@ -849,9 +850,9 @@ impl Verdict {
 #[serde(rename_all = "camelCase")]
 pub struct CostLine {
     /// Logical id of the item.
-    pub item: String,
+    pub item: CompactString,
     /// The resource or workload it belongs to.
-    pub owner: Option<String>,
+    pub owner: Option<CompactString>,
     /// The catalogue's line.
     #[serde(flatten)]
     pub line: Line,
@@ -862,11 +863,11 @@ pub struct CostLine {
 #[serde(rename_all = "camelCase")]
 pub struct UnpricedItem {
     /// Logical id.
-    pub item: String,
+    pub item: CompactString,
     /// Physical name.
-    pub physical_name: String,
+    pub physical_name: CompactString,
     /// Why.
-    pub reason: String,
+    pub reason: CompactString,
 }
 
 /// The cost of a plan.

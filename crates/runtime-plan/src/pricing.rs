@@ -101,11 +101,11 @@ pub(crate) fn summarize(
             Priced::Unpriced { reason } => {
                 item.monthly = None;
                 item.ceiling = None;
-                item.pricing = Pricing::Unpriced { reason: reason.clone() };
+                item.pricing = Pricing::Unpriced { reason: reason.as_str().into() };
                 unpriced.push(UnpricedItem {
                     item: item.id.clone(),
                     physical_name: item.physical_name.clone(),
-                    reason: reason.clone(),
+                    reason: reason.as_str().into(),
                 });
             }
         }

@@ -71,12 +71,12 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             .iter()
             .map(|r| {
                 vec![
-                    r.name.clone(),
+                    r.name.to_string(),
                     r.kind.as_str().to_owned(),
                     r.origin.as_str().to_owned(),
-                    r.size.clone(),
-                    r.physical_name.clone(),
-                    r.summary.clone(),
+                    r.size.to_string(),
+                    r.physical_name.to_string(),
+                    r.summary.to_string(),
                     money(r.monthly),
                 ]
             })
@@ -93,12 +93,12 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             .iter()
             .map(|w| {
                 vec![
-                    w.name.clone(),
-                    w.size.clone(),
+                    w.name.to_string(),
+                    w.size.to_string(),
                     format!("{} vCPU-units/{} MiB", w.task.cpu, w.task.memory_mib),
                     format!("{}..{}", w.min, w.max),
                     w.expose.as_str().to_owned(),
-                    w.host.clone().or_else(|| w.dns_name.clone()).unwrap_or_default(),
+                    w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
                     money(w.monthly),
                     format!("ceiling {}", money(w.ceiling)),
                 ]
@@ -116,9 +116,9 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             .iter()
             .map(|b| {
                 vec![
-                    b.consumer.clone(),
+                    b.consumer.to_string(),
                     format!("-> {}", b.resource),
-                    b.infisical.clone(),
+                    b.infisical.to_string(),
                     match b.delivery {
                         crate::plan::Delivery::Ssm => "ssm".to_owned(),
                         crate::plan::Delivery::EncoreSync => "encore sync".to_owned(),
@@ -192,8 +192,8 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         .iter()
         .map(|l| {
             vec![
-                l.item.clone(),
-                l.line.what.clone(),
+                l.item.to_string(),
+                l.line.what.to_string(),
                 format!(
                     "{} {} x ${}",
                     l.line.quantity.normalize(),
@@ -205,7 +205,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         })
         .collect();
     for u in &p.cost.unpriced {
-        rows.push(vec![u.item.clone(), u.physical_name.clone(), String::new(), "unpriced".into()]);
+        rows.push(vec![u.item.to_string(), u.physical_name.to_string(), String::new(), "unpriced".into()]);
     }
     rows.push(vec![
         "estimate".into(),
@@ -256,8 +256,8 @@ pub fn render_cost_text(plans: &[Plan]) -> String {
     ]];
     for p in plans {
         rows.push(vec![
-            p.environment.clone(),
-            p.region.clone(),
+            p.environment.to_string(),
+            p.region.to_string(),
             format!("${}", p.cost.monthly),
             format!("${}", p.cost.ceiling),
             p.cost.cap.map_or_else(|| "none".to_owned(), |c| format!("${c}")),
@@ -309,13 +309,13 @@ pub fn cost_report(plans: &[Plan]) -> CostReport {
         environments: plans
             .iter()
             .map(|p| CostEnvironment {
-                name: p.environment.clone(),
+                name: p.environment.to_string(),
                 monthly: p.cost.monthly,
                 ceiling: p.cost.ceiling,
                 cap: p.cost.cap,
                 verdict: p.cost.verdict,
-                region: p.region.clone(),
-                unpriced: p.cost.unpriced.iter().map(|u| u.item.clone()).collect(),
+                region: p.region.to_string(),
+                unpriced: p.cost.unpriced.iter().map(|u| u.item.to_string()).collect(),
             })
             .collect(),
     }

@@ -129,7 +129,7 @@ fn platform_only_when_needed() {
 #[test]
 fn implicit_resources_come_from_requires() {
     let p = plan(&common::example(), "dev", &cat()).unwrap();
-    let shared: Vec<(&str, Origin, Kind, &[String])> = p
+    let shared: Vec<(&str, Origin, Kind, &[runtime_plan::CompactString])> = p
         .resources
         .iter()
         .filter(|r| r.origin == Origin::Implicit)

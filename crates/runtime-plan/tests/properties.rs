@@ -121,7 +121,7 @@ proptest! {
             prop_assert!(new.is_subset(&old), "removing a resource added items");
             let gone: BTreeSet<&str> = old.difference(&new).copied().collect();
             let r = before.resources.iter().find(|r| r.name == name).unwrap();
-            let mut expected: BTreeSet<&str> = r.items.iter().map(String::as_str).collect();
+            let mut expected: BTreeSet<&str> = r.items.iter().map(runtime_plan::CompactString::as_str).collect();
             // The environment's subnet group goes with the last resource that needs it.
             if !after.resources.iter().any(|r| r.kind == Kind::Postgres) && old.contains("env_db-subnets") {
                 expected.insert("env_db-subnets");

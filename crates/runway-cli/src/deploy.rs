@@ -144,7 +144,7 @@ fn infisical(product: &Product, plan: &Plan) -> Result<(Client, String), Exit> {
         )));
     };
     let client = Client::from_env_or(&config.url).map_err(|e| usage(format!("Infisical: {e}")))?;
-    Ok((client, project.clone()))
+    Ok((client, project.to_string()))
 }
 
 /// A current-thread runtime for one command's remote calls.
@@ -156,7 +156,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
 }
 
 fn scope(plan: &Plan) -> Scope {
-    Scope { product: plan.product.clone(), environment: plan.environment.clone() }
+    Scope { product: plan.product.to_string(), environment: plan.environment.to_string() }
 }
 
 /// Prints a remote failure (never holding a value) and gives exit 4.
@@ -206,10 +206,10 @@ fn credential_specs(plan: &Plan) -> Result<Vec<(CredentialSpec, &runtime_plan::G
                 }
             };
             let spec = CredentialSpec {
-                resource: g.resource.clone(),
-                environment: g.infisical.environment.clone(),
-                folder: g.infisical.folder.clone(),
-                name: g.infisical.name.clone(),
+                resource: g.resource.to_string(),
+                environment: g.infisical.environment.to_string(),
+                folder: g.infisical.folder.to_string(),
+                name: g.infisical.name.to_string(),
                 rule,
             };
             Ok((spec, g))
@@ -264,8 +264,10 @@ fn secrets_prepare(
                 if dry_run && fresh {
                     // The credential does not exist yet (or is to be replaced): the copy is
                     // written once it does.
-                    let pending =
-                        ProxyCopyJson::Pending { secret_name: (*secret_name).clone(), action: "would-write" };
+                    let pending = ProxyCopyJson::Pending {
+                        secret_name: (*secret_name).to_string(),
+                        action: "would-write",
+                    };
                     if format == Format::Text {
                         outln!("would write {secret_name} (proxy copy of the new credential)");
                     }
@@ -284,9 +286,9 @@ fn secrets_prepare(
                         ))
                     })?;
                 let copy = ProxyAdminCopy {
-                    secret_name: (*secret_name).clone(),
-                    resource: generated.resource.clone(),
-                    username,
+                    secret_name: (*secret_name).to_string(),
+                    resource: generated.resource.to_string(),
+                    username: username.to_string(),
                     password,
                     tags: Vec::new(),
                 };
@@ -334,16 +336,16 @@ fn secrets_publish(
                     variable.infisical.display()
                 ))
             })?,
-            ConnectionSource::Literal { value } => SecretString::from(value.clone()),
+            ConnectionSource::Literal { value } => SecretString::from(value.to_string()),
             // Written as is: Infisical expands the references when read or synced.
-            ConnectionSource::Template { template } => SecretString::from(template.clone()),
+            ConnectionSource::Template { template } => SecretString::from(template.to_string()),
             other => return Err(usage(format!("unknown source {other:?} for `{}`", variable.infisical.name))),
         };
         let place = &variable.infisical;
         writes.push(VariableWrite {
-            environment: place.environment.clone(),
-            folder: place.folder.clone(),
-            name: place.name.clone(),
+            environment: place.environment.to_string(),
+            folder: place.folder.to_string(),
+            name: place.name.to_string(),
             value,
         });
     }
@@ -405,9 +407,9 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Res
             (ParameterSource::Resource, Some(place)) => {
                 places.insert((p.owner.as_str(), p.variable.as_str()), place);
                 requests.push(ParameterRequest {
-                    name: p.name.clone(),
-                    resource: p.owner.clone(),
-                    variable: p.variable.clone(),
+                    name: p.name.to_string(),
+                    resource: p.owner.to_string(),
+                    variable: p.variable.to_string(),
                     tags: Vec::new(),
                 });
             }
@@ -443,7 +445,7 @@ fn ssm_verify(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
         .secrets
         .ssm_parameters
         .iter()
-        .map(|p| ParameterExpectation { name: p.name.clone(), kms_key: p.kms_key.clone() })
+        .map(|p| ParameterExpectation { name: p.name.to_string(), kms_key: p.kms_key.to_string() })
         .collect();
     let rt = runtime()?;
     let report = rt

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use runtime_plan::{
-    CredentialKind, HealthSpec, ItemKind, ItemSpec, ManagedBy, Plan, PlannedItem, TaskSecret,
+    CompactString, CredentialKind, HealthSpec, ItemKind, ItemSpec, ManagedBy, Plan, PlannedItem, TaskSecret,
 };
 use runway_schema::Expose;
 
@@ -140,7 +140,7 @@ impl<'p> Ctx<'p> {
         m([
             ("product", s(self.plan.product.clone())),
             ("environment", s(self.plan.environment.clone())),
-            ("runway-resource", s(item.owner.clone().unwrap_or_else(|| "platform".to_owned()))),
+            ("runway-resource", s(item.owner.as_deref().unwrap_or("platform"))),
             ("runway-item", s(item.id.clone())),
         ])
     }
@@ -151,18 +151,18 @@ impl<'p> Ctx<'p> {
 
     /// An item another component creates: looked up by name into a variable of its id.
     pub(super) fn lookup(&mut self, item: &PlannedItem) -> Result<(), RenderError> {
-        self.current = item.id.clone();
+        self.current = item.id.to_string();
         match &item.spec {
             ItemSpec::ProxySecret { name, .. } => {
                 let invoke = m([
                     ("function", s("aws:secretsmanager:getSecret")),
                     ("arguments", m([("name", s(name.clone())), ("region", self.region())])),
                 ]);
-                self.variables.push((item.id.clone(), m([("fn::invoke", invoke)])));
+                self.variables.push((item.id.to_string(), m([("fn::invoke", invoke)])));
                 Ok(())
             }
             _ => Err(RenderError::Unsupported {
-                item: item.id.clone(),
+                item: item.id.to_string(),
                 kind: item.kind.as_str().to_owned(),
                 why: "only a proxy secret can be created outside the program".to_owned(),
             }),
@@ -181,15 +181,15 @@ impl<'p> Ctx<'p> {
                 item: self.current.clone(),
                 what: format!("a generated admin password for `{resource}`"),
             })?;
-        if !self.secrets.contains(&generated.variable) {
-            self.secrets.push(generated.variable.clone());
+        if !self.secrets.iter().any(|v| *v == generated.variable) {
+            self.secrets.push(generated.variable.to_string());
         }
         Ok(s(format!("${{{}}}", generated.variable)))
     }
 
     /// The resource(s) of an item managed by Pulumi: `(logical id, resource)`.
     pub(super) fn resource(&mut self, item: &PlannedItem) -> Result<Vec<(String, Y)>, RenderError> {
-        self.current = item.id.clone();
+        self.current = item.id.to_string();
         self.referenced.clear();
         let name = s(item.physical_name.clone());
         let (token, mut props, extra) = match &item.spec {
@@ -817,7 +817,7 @@ impl<'p> Ctx<'p> {
             ),
             _ => {
                 return Err(RenderError::Unsupported {
-                    item: item.id.clone(),
+                    item: item.id.to_string(),
                     kind: item.kind.as_str().to_owned(),
                     why: "this renderer does not know the item kind".to_owned(),
                 });
@@ -831,7 +831,7 @@ impl<'p> Ctx<'p> {
         if !options.is_empty() {
             resource.push("options", Y::Map(options));
         }
-        let mut out = vec![(item.id.clone(), resource)];
+        let mut out = vec![(item.id.to_string(), resource)];
         out.extend(extra);
         Ok(out)
     }
@@ -842,7 +842,7 @@ impl<'p> Ctx<'p> {
         let mut depends = Vec::new();
         for dep in &item.depends_on {
             let target = self.item(dep)?;
-            if target.managed_by == ManagedBy::Pulumi && !self.referenced.contains(dep) {
+            if target.managed_by == ManagedBy::Pulumi && !self.referenced.contains(dep.as_str()) {
                 depends.push(s(format!("${{{dep}}}")));
             }
         }
@@ -894,7 +894,7 @@ fn task_secret(secret: &TaskSecret) -> Y {
 fn container_health(health: &HealthSpec) -> Option<Y> {
     let command = health.command.as_ref()?;
     let mut words: Vec<Y> = Vec::with_capacity(command.len() + 1);
-    if !matches!(command.first().map(String::as_str), Some("CMD" | "CMD-SHELL")) {
+    if !matches!(command.first().map(CompactString::as_str), Some("CMD" | "CMD-SHELL")) {
         words.push(s("CMD"));
     }
     words.extend(command.iter().cloned().map(s));

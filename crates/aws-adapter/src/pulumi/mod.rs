@@ -84,7 +84,7 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
             ManagedBy::SecretsAdapter => ctx.lookup(item)?,
             _ => {
                 return Err(RenderError::Unsupported {
-                    item: item.id.clone(),
+                    item: item.id.to_string(),
                     kind: item.kind.as_str().to_owned(),
                     why: "unknown manager".to_owned(),
                 });
@@ -94,7 +94,7 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
     let mut outputs = Vec::new();
     for output in &plan.outputs {
         let value = ctx.output_reference(&output.name, &output.item, &output.attribute)?;
-        outputs.push((output.name.clone(), value));
+        outputs.push((output.name.to_string(), value));
     }
 
     let mut root = m([
