@@ -235,7 +235,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let p = root.product.as_str();
     let e = env_name;
     // Room for every item at once: a large plan's item list is never copied while it grows.
-    let expected = expected_items(product);
+    let expected = expected_items(product, e);
     let mut b = Builder {
         product: p,
         env: e,
@@ -328,17 +328,17 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource).into(),
     };
     // Each resource's folder, made once (places are made for every variable of every consumer).
-    let folders: BTreeMap<&str, CompactString> =
-        resources.iter().map(|r| (r.name.as_str(), folder_of(&r.name))).collect();
-    let place = |resource: &str, name: CompactString| InfisicalPlace {
+    // By resource position: a place is found without looking its resource's name up.
+    let folders: Vec<CompactString> = resources.iter().map(|r| folder_of(&r.name)).collect();
+    let place = |resource: usize, name: CompactString| InfisicalPlace {
         environment: infisical_env.as_str().into(),
-        folder: folders.get(resource).cloned().unwrap_or_else(|| folder_of(resource)),
+        folder: folders[resource].clone(),
         name,
     };
     let ssm_prefix = root.secrets.ssm.prefix_for(p, e);
     let kms_key = root.secrets.ssm.kms_key.clone();
     let ssm_name = |owner: &str, var: &str| cat(&[&ssm_prefix, "/", owner, "/", var]);
-    let mut ssm: BTreeMap<String, SsmParameter> = BTreeMap::new();
+    let mut ssm = SsmParams::default();
 
     // ---- platform ----
     let has_workloads = !root.workloads.is_empty();
@@ -469,14 +469,17 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     }
 
     // ---- resources ----
+    // Sized up front (a resource has a connection variable and an output per variable at
+    // most): the large lists are never copied while they grow.
+    let var_count: usize = resources.iter().map(|r| r.vars.len()).sum();
     let mut generated = Vec::new();
-    let mut connection = Vec::new();
-    let mut outputs = Vec::new();
-    let mut planned_resources = Vec::new();
+    let mut connection = Vec::with_capacity(var_count);
+    let mut outputs = Vec::with_capacity(var_count);
+    let mut planned_resources = Vec::with_capacity(resources.len());
     // Where each resource's and workload's items are in the item list (their sums read them).
-    let mut resource_ranges = Vec::new();
-    let mut workload_ranges = Vec::new();
-    for r in &resources {
+    let mut resource_ranges = Vec::with_capacity(resources.len());
+    let mut workload_ranges = Vec::with_capacity(root.workloads.len());
+    for (ri, r) in resources.iter().enumerate() {
         let first_item = b.items.len();
         let first_connection = connection.len();
         let base = b.base(&r.name);
@@ -500,7 +503,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             });
             connection.push(ConnectionVariable {
                 resource: r.name.clone(),
-                infisical: place(&r.name, v.clone()),
+                infisical: place(ri, v.clone()),
                 source: ConnectionSource::Output { output: v },
             });
         };
@@ -649,7 +652,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     resource: r.name.clone(),
                     kind: CredentialKind::PostgresAdminPassword,
                     variable: var("PASSWORD"),
-                    infisical: place(&r.name, var("PASSWORD")),
+                    infisical: place(ri, var("PASSWORD")),
                     secrets_manager: Some(secret_name),
                     secrets_manager_username: Some(POSTGRES_USER.into()),
                 });
@@ -663,7 +666,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 );
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
-                    infisical: place(&r.name, var("URL")),
+                    infisical: place(ri, var("URL")),
                     source: ConnectionSource::Template { template: url },
                 });
                 output(&mut outputs, &mut connection, &proxy, "endpoint", var("HOST"));
@@ -674,7 +677,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 ] {
                     connection.push(ConnectionVariable {
                         resource: r.name.clone(),
-                        infisical: place(&r.name, var(s)),
+                        infisical: place(ri, var(s)),
                         source: ConnectionSource::Literal { value: v },
                     });
                 }
@@ -710,12 +713,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     },
                     Some(Priceable::Cache { size: size.into() }),
                 );
-                reference(&mut ssm, &token_param, &id, || SsmParameter {
+                ssm.reference(&token_param, &id, || SsmParameter {
                     name: token_param.clone(),
                     variable: var("PASSWORD"),
                     source: ParameterSource::Resource,
                     owner: r.name.clone(),
-                    infisical: Some(place(&r.name, var("PASSWORD"))),
+                    infisical: Some(place(ri, var("PASSWORD"))),
                     referenced_by: vec![],
                     r#type: "SecureString".into(),
                     kms_key: kms_key.as_str().into(),
@@ -724,7 +727,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     resource: r.name.clone(),
                     kind: CredentialKind::CacheAuthToken,
                     variable: var("PASSWORD"),
-                    infisical: place(&r.name, var("PASSWORD")),
+                    infisical: place(ri, var("PASSWORD")),
                     secrets_manager: None,
                     secrets_manager_username: None,
                 });
@@ -736,13 +739,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 );
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
-                    infisical: place(&r.name, var("URL")),
+                    infisical: place(ri, var("URL")),
                     source: ConnectionSource::Template { template: url },
                 });
                 output(&mut outputs, &mut connection, &id, "primaryEndpointAddress", var("HOST"));
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
-                    infisical: place(&r.name, var("PORT")),
+                    infisical: place(ri, var("PORT")),
                     source: ConnectionSource::Literal { value: CACHE_PORT.to_compact_string() },
                 });
                 engine = "valkey".into();
@@ -863,7 +866,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 output(&mut outputs, &mut connection, &id, "arn", var("ARN"));
                 connection.push(ConnectionVariable {
                     resource: r.name.clone(),
-                    infisical: place(&r.name, var("REGION")),
+                    infisical: place(ri, var("REGION")),
                     source: ConnectionSource::Literal { value: env.region.as_str().into() },
                 });
                 engine = "s3".into();
@@ -907,7 +910,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     }
 
     // ---- bindings ----
-    let mut bindings = Vec::new();
+    let mut bindings = Vec::with_capacity(consumers.iter().map(|c| c.uses.len()).sum());
     // Per resource, made on its first binding: its SSM parameter names and Infisical display.
     let mut params_of: Vec<Option<Vec<CompactString>>> = vec![None; resources.len()];
     let mut display_of: Vec<Option<CompactString>> = vec![None; resources.len()];
@@ -928,7 +931,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 resource: r.name.clone(),
                 variables: r.vars.clone(),
                 infisical: display_of[ri]
-                    .get_or_insert_with(|| place(&r.name, CompactString::default()).display().into())
+                    .get_or_insert_with(|| place(ri, CompactString::default()).display().into())
                     .clone(),
                 ssm: params,
                 consumer_kind: c.kind,
@@ -943,7 +946,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     }
 
     // ---- workloads ----
-    let mut planned_workloads = Vec::new();
+    let mut planned_workloads = Vec::with_capacity(root.workloads.len());
     let mut public_index = 0u32;
     // Bindings by consumer name, in binding order, grouped once (not filtered per workload).
     let mut bindings_of: BTreeMap<&str, Vec<&Binding>> = BTreeMap::new();
@@ -974,13 +977,15 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         }
         let td_id = cat(&[wname, "_task"]);
         for bnd in own_bindings {
+            // Bindings name existing resources only (consumers' uses were filtered above).
+            let Some(&ri) = res_index.get(bnd.resource.as_str()) else { continue };
             for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
-                reference(&mut ssm, param, &td_id, || SsmParameter {
+                ssm.reference(param, &td_id, || SsmParameter {
                     name: param.clone(),
                     variable: v.clone(),
                     source: ParameterSource::Resource,
                     owner: bnd.resource.clone(),
-                    infisical: Some(place(&bnd.resource, v.as_str().into())),
+                    infisical: Some(place(ri, v.clone())),
                     referenced_by: vec![],
                     r#type: "SecureString".into(),
                     kms_key: kms_key.as_str().into(),
@@ -989,7 +994,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         }
         for s in &w.secrets {
             let name = ssm_name(wname, s);
-            reference(&mut ssm, &name, &td_id, || SsmParameter {
+            ssm.reference(&name, &td_id, || SsmParameter {
                 name: name.clone(),
                 variable: s.as_str().into(),
                 source: ParameterSource::WorkloadSecret,
@@ -1192,7 +1197,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         kms_key: kms_key.as_str().into(),
         generated,
         connection,
-        ssm_parameters: ssm.into_values().collect(),
+        ssm_parameters: ssm.into_sorted(),
     };
     Ok(Plan {
         product: p.into(),
@@ -1211,8 +1216,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
 
 /// About how many items a plan of the product declares: at most 8 platform items, up to 8 for each
 /// implicit `shared-<engine>` resource, each declared resource's items by kind (an Aurora cluster
-/// with its instances counted as 8), and at most 6 per workload.
-fn expected_items(product: &Product) -> usize {
+/// with its instances counted as 8), and each workload's items in this environment.
+fn expected_items(product: &Product, env: &str) -> usize {
     let resources: usize = product
         .root
         .resources
@@ -1224,24 +1229,61 @@ fn expected_items(product: &Product) -> usize {
             _ => 1,
         })
         .sum();
-    8 + 8 * Engine::ALL.len() + resources + 6 * product.root.workloads.len()
+    // A service and its task definition, its discovery service (internal) or target group and
+    // listener rule (public), and a scaling target and policy when it scales in this environment.
+    let workloads: usize = product
+        .root
+        .workloads
+        .values()
+        .map(|w| {
+            let scale = w.scale_in(env);
+            2 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
+        })
+        .sum();
+    8 + 8 * Engine::ALL.len() + resources + workloads
 }
 
-/// Records that item `by` references the SSM parameter `name`, making the parameter on first use
-/// (looked up by `&str`: no key is copied for a parameter already known).
-fn reference(
-    ssm: &mut BTreeMap<String, SsmParameter>,
-    name: &str,
-    by: &str,
-    make: impl FnOnce() -> SsmParameter,
-) {
-    match ssm.get_mut(name) {
-        Some(p) => p.referenced_by.push(by.into()),
-        None => {
-            let mut p = make();
-            p.referenced_by.push(by.into());
-            ssm.insert(name.to_owned(), p);
+/// The SSM parameters of a plan, each made once, in the order first referenced; the plan lists
+/// them by name. The parameters stay in one list (a map of them and the sorted copy would be
+/// held at once, the largest transient of a large plan); the map holds positions only.
+#[derive(Default)]
+struct SsmParams {
+    list: Vec<SsmParameter>,
+    at: BTreeMap<CompactString, usize>,
+}
+
+impl SsmParams {
+    /// Records that item `by` references the parameter `name`, making it on first use (looked
+    /// up by `&str`: no key is copied for a parameter already known).
+    fn reference(&mut self, name: &str, by: &str, make: impl FnOnce() -> SsmParameter) {
+        match self.at.get(name) {
+            Some(&i) => self.list[i].referenced_by.push(by.into()),
+            None => {
+                let mut p = make();
+                p.referenced_by.push(by.into());
+                self.at.insert(name.into(), self.list.len());
+                self.list.push(p);
+            }
         }
+    }
+
+    /// The parameters by name: the map's order applied to the list in place (each parameter
+    /// is moved at most once into its place; no name is compared again).
+    fn into_sorted(self) -> Vec<SsmParameter> {
+        let SsmParams { mut list, at } = self;
+        // rank[i]: where the parameter now at position i belongs.
+        let mut rank = vec![0; list.len()];
+        for (k, &i) in at.values().enumerate() {
+            rank[i] = k;
+        }
+        for i in 0..list.len() {
+            while rank[i] != i {
+                let r = rank[i];
+                list.swap(i, r);
+                rank.swap(i, r);
+            }
+        }
+        list
     }
 }
 
@@ -1306,4 +1348,40 @@ pub(crate) fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(name: &str) -> SsmParameter {
+        SsmParameter {
+            name: name.into(),
+            variable: "V".into(),
+            source: ParameterSource::Resource,
+            owner: "o".into(),
+            infisical: None,
+            referenced_by: vec![],
+            r#type: "SecureString".into(),
+            kms_key: "alias/aws/ssm".into(),
+        }
+    }
+
+    #[test]
+    fn ssm_parameters_come_out_by_name_each_once_with_every_reference() {
+        // Names first referenced out of order, some again, in cycles of several lengths.
+        let names = ["/p/e/f", "/p/e/b", "/p/e/a", "/p/e/e", "/p/e/c", "/p/e/d", "/p/e/b-1", "/p/e/a/X"];
+        let mut ssm = SsmParams::default();
+        for (i, n) in names.iter().enumerate() {
+            ssm.reference(n, &format!("item{i}"), || param(n));
+        }
+        ssm.reference("/p/e/a", "again", || panic!("made twice"));
+        let list = ssm.into_sorted();
+        let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+        let mut want = names.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        let a = list.iter().find(|p| p.name == "/p/e/a").unwrap();
+        assert_eq!(a.referenced_by, ["item2", "again"]);
+    }
 }

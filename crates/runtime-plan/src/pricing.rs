@@ -189,6 +189,11 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     for item in items {
         let Some(m) = item.monthly else { continue };
         let key = item.owner.as_deref().unwrap_or(&item.id);
+        // An owner's items are next to each other: most items add to the last owner seen.
+        if let Some(last) = totals.last_mut().filter(|t| t.0 == key) {
+            last.1 = last.1 + m;
+            continue;
+        }
         match at.get(key) {
             Some(&i) => totals[i].1 = totals[i].1 + m,
             None => {

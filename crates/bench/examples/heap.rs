@@ -1,0 +1,57 @@
+//! Heap bytes of each phase of `runway plan --env dev`, counted by dhat's allocator:
+//! `cargo run --release -p runway-bench --example heap -- N`. Peak RSS (`/usr/bin/time -v`)
+//! says how much the process held; this says which phase held it: the live bytes after each
+//! phase and the highest total while it ran, over what the generated input already held. It
+//! also writes `dhat-heap.json` (open it with valgrind's `dh_view.html`): the bytes of every
+//! allocation site at the peak.
+
+use runway_bench::{Input, check, plan_env};
+
+#[global_allocator]
+static ALLOCATOR: dhat::Alloc = dhat::Alloc;
+
+fn mb(bytes: usize) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
+fn main() {
+    let Some(n) = std::env::args().nth(1).and_then(|n| n.parse::<usize>().ok()) else {
+        eprintln!("usage: heap N");
+        std::process::exit(2);
+    };
+    let _profiler = dhat::Profiler::new_heap();
+    let input = Input::new(n);
+    let base = dhat::HeapStats::get().curr_bytes;
+    println!(
+        "input: {} in {} files (held by the generator: {})",
+        mb(input.bytes()),
+        input.texts.len(),
+        mb(base)
+    );
+    let at = |what: &str, start_peak: usize| {
+        let s = dhat::HeapStats::get();
+        println!(
+            "{what:<8} live after {:>9}   peak over the input {:>9}",
+            mb(s.curr_bytes.saturating_sub(base)),
+            mb(s.max_bytes.max(start_peak).saturating_sub(base))
+        );
+    };
+    let loaded = check(&input);
+    at("load", 0);
+    let Some(product) = loaded.product else {
+        eprintln!("the generated product is invalid");
+        std::process::exit(1);
+    };
+    drop(loaded.diagnostics);
+    let plan = plan_env(&input, &product, "dev");
+    at("plan", 0);
+    println!(
+        "plan: {} items, {} SSM parameters, {} cost lines",
+        plan.items.len(),
+        plan.secrets.ssm_parameters.len(),
+        plan.cost.lines.len()
+    );
+    drop(product);
+    at("product dropped", 0);
+    drop(plan);
+}
