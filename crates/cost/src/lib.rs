@@ -9,6 +9,8 @@
 //! What this crate does not do: it performs no I/O (no file, network, environment or clock),
 //! it fetches no live prices, and it never rounds a sum; [`Money`] rounds only for display.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 pub use runway_schema::Money;
 use runway_schema::{Diagnostic, PostgresEngine};
@@ -185,18 +187,21 @@ pub enum Item<'a> {
 #[serde(rename_all = "camelCase")]
 pub struct Line {
     /// What is priced (`db.t4g.micro instance-hours`).
-    pub what: String,
+    ///
+    /// The texts of a line are shared (`Arc<str>`): a plan repeats the same few lines on
+    /// thousands of items, and copies them by reference.
+    pub what: Arc<str>,
     /// How many units a month (exact).
     pub quantity: Decimal,
     /// The unit (`hour`, `GB-month`, `million requests`).
-    pub unit: String,
+    pub unit: Arc<str>,
     /// Price of one unit, exact (serialized with every digit, not rounded to cents).
     #[serde(serialize_with = "exact_money")]
     pub unit_price: Money,
     /// quantity x unit price, exact.
     pub monthly: Money,
     /// Where the price comes from (URL or document) and when it was seen.
-    pub source: String,
+    pub source: Arc<str>,
 }
 
 /// The price of an item: its lines, or why it cannot be priced.
@@ -363,12 +368,12 @@ impl Catalogue {
             };
             match &entry.status {
                 PriceStatus::Priced { price, source, seen } => lines.push(Line {
-                    what: u.what,
+                    what: u.what.into(),
                     quantity: u.quantity,
-                    unit: entry.unit.clone(),
+                    unit: entry.unit.as_str().into(),
                     unit_price: *price,
                     monthly: price.times(u.quantity),
-                    source: format!("{source} (seen {seen})"),
+                    source: format!("{source} (seen {seen})").into(),
                 }),
                 PriceStatus::Unpriced { unpriced } => {
                     return Priced::Unpriced {

@@ -55,7 +55,7 @@ fn a_user_file_adds_a_size_and_overrides_a_price_and_nothing_else() {
     let bucket = merged.price("us-east-1", &Item::Bucket { size: "large" });
     assert_eq!(bucket.monthly().map(|m| m.0.normalize().to_string()), Some("21.504".to_owned()));
     let Priced::Lines { lines } = &bucket else { panic!("priced") };
-    assert_eq!(lines[0].source, "negotiated rate, contract 2026-11 (seen 2026-11-30)");
+    assert_eq!(&*lines[0].source, "negotiated rate, contract 2026-11 (seen 2026-11-30)");
 
     // Every other figure, in every region, is unchanged.
     for region in base.regions() {

@@ -199,6 +199,12 @@ fn compact(texts: Vec<String>) -> Vec<CompactString> {
     texts.into_iter().map(CompactString::from).collect()
 }
 
+/// [`variables`] as plan text, each name made once in place (the same prefix and suffixes).
+fn resource_variables(name: &str, spec: &ResourceSpec) -> Vec<CompactString> {
+    let prefix = variable_prefix(name);
+    variable_suffixes(spec).into_iter().map(|s| cat(&[&prefix, "_", s])).collect()
+}
+
 fn health_spec(w: &Workload) -> Option<HealthSpec> {
     w.health.as_ref().map(|h| {
         let (path, command) = match &h.check {
@@ -254,7 +260,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             spec: r.spec.clone(),
             size: r.size_in(e).into(),
             origin: Origin::Declared,
-            vars: compact(variables(name, &r.spec)),
+            vars: resource_variables(name, &r.spec),
         })
         .collect();
     for engine in Engine::ALL {
@@ -262,7 +268,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             let name = cat(&["shared-", engine.as_str()]);
             let spec = ResourceSpec::default_for(engine);
             resources.push(Res {
-                vars: compact(variables(&name, &spec)),
+                vars: resource_variables(&name, &spec),
                 name,
                 spec,
                 size: env.shared_size(engine).into(),
