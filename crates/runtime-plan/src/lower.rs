@@ -139,12 +139,30 @@ impl Builder<'_> {
 /// The parts joined, in one allocation of the exact size (`format!` costs several times more
 /// for the short names a plan is made of, and a plan makes tens of thousands).
 fn cat(parts: &[&str]) -> CompactString {
-    let mut out = CompactString::with_capacity(parts.iter().map(|p| p.len()).sum());
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    // Most names fit inline: joined on the stack and copied in once (pushing onto a
+    // CompactString re-reads its layout per part).
+    if len <= INLINE {
+        let mut buf = [0u8; INLINE];
+        let mut at = 0;
+        for p in parts {
+            buf[at..at + p.len()].copy_from_slice(p.as_bytes());
+            at += p.len();
+        }
+        // Always UTF-8 (whole `&str`s joined); checking it costs a pass over at most 24 bytes.
+        if let Ok(text) = std::str::from_utf8(&buf[..len]) {
+            return CompactString::new(text);
+        }
+    }
+    let mut out = String::with_capacity(len);
     for p in parts {
         out.push_str(p);
     }
-    out
+    CompactString::from(out)
 }
+
+/// The longest text a [`CompactString`] holds without a heap allocation.
+const INLINE: usize = std::mem::size_of::<CompactString>();
 
 /// Why an item has no price of its own.
 fn included_note(kind: ItemKind) -> &'static str {
@@ -719,7 +737,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     },
                     Some(Priceable::Cache { size: size.into() }),
                 );
-                ssm.reference(&token_param, &id, || SsmParameter {
+                let pw = r.vars.iter().position(|v| *v == var("PASSWORD")).unwrap_or(usize::MAX);
+                ssm.reference((ri, pw), &id, || SsmParameter {
                     name: token_param.clone(),
                     variable: var("PASSWORD"),
                     source: ParameterSource::Resource,
@@ -959,7 +978,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     for bnd in &bindings {
         bindings_of.entry(bnd.consumer.as_str()).or_default().push(bnd);
     }
-    for (wname, w) in &root.workloads {
+    for (wi, (wname, w)) in root.workloads.iter().enumerate() {
         let first_item = b.items.len();
         let base = b.base(wname);
         let own_bindings: &[&Binding] = bindings_of.get(wname.as_str()).map_or(&[], Vec::as_slice);
@@ -985,8 +1004,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         for bnd in own_bindings {
             // Bindings name existing resources only (consumers' uses were filtered above).
             let Some(&ri) = res_index.get(bnd.resource.as_str()) else { continue };
-            for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
-                ssm.reference(param, &td_id, || SsmParameter {
+            for (vi, (v, param)) in bnd.variables.iter().zip(&bnd.ssm).enumerate() {
+                ssm.reference((ri, vi), &td_id, || SsmParameter {
                     name: param.clone(),
                     variable: v.clone(),
                     source: ParameterSource::Resource,
@@ -998,9 +1017,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 });
             }
         }
-        for s in &w.secrets {
+        for (si, s) in w.secrets.iter().enumerate() {
             let name = ssm_name(wname, s);
-            ssm.reference(&name, &td_id, || SsmParameter {
+            ssm.reference((resources.len() + wi, si), &td_id, || SsmParameter {
                 name: name.clone(),
                 variable: s.as_str().into(),
                 source: ParameterSource::WorkloadSecret,
@@ -1250,36 +1269,39 @@ fn expected_items(product: &Product, env: &str) -> usize {
 }
 
 /// The SSM parameters of a plan, each made once, in the order first referenced; the plan lists
-/// them by name. The parameters stay in one list (a map of them and the sorted copy would be
-/// held at once, the largest transient of a large plan); the map holds positions only.
+/// them by name. A parameter is known by its owner and variable positions, (resource, variable)
+/// or (resources + workload, secret): its name is `<prefix>/<owner>/<variable>`, and owner
+/// names are unique and never hold a `/`, so the pair names it exactly as its name does, and
+/// is found without comparing names. The parameters stay in one list (a map of them and its
+/// sorted copy would be held at once, the largest transient of a large plan).
 #[derive(Default)]
 struct SsmParams {
     list: Vec<SsmParameter>,
-    at: BTreeMap<CompactString, usize>,
+    at: BTreeMap<(usize, usize), usize>,
 }
 
 impl SsmParams {
-    /// Records that item `by` references the parameter `name`, making it on first use (looked
-    /// up by `&str`: no key is copied for a parameter already known).
-    fn reference(&mut self, name: &str, by: &str, make: impl FnOnce() -> SsmParameter) {
-        match self.at.get(name) {
+    /// Records that item `by` references the parameter `key`, making it on first use.
+    fn reference(&mut self, key: (usize, usize), by: &str, make: impl FnOnce() -> SsmParameter) {
+        match self.at.get(&key) {
             Some(&i) => self.list[i].referenced_by.push(by.into()),
             None => {
                 let mut p = make();
                 p.referenced_by.push(by.into());
-                self.at.insert(name.into(), self.list.len());
+                self.at.insert(key, self.list.len());
                 self.list.push(p);
             }
         }
     }
 
-    /// The parameters by name: the map's order applied to the list in place (each parameter
-    /// is moved at most once into its place; no name is compared again).
+    /// The parameters by name, ordered in place (each is moved at most once into its place).
     fn into_sorted(self) -> Vec<SsmParameter> {
-        let SsmParams { mut list, at } = self;
+        let mut list = self.list;
+        let mut order: Vec<usize> = (0..list.len()).collect();
+        order.sort_unstable_by(|&a, &b| list[a].name.cmp(&list[b].name));
         // rank[i]: where the parameter now at position i belongs.
         let mut rank = vec![0; list.len()];
-        for (k, &i) in at.values().enumerate() {
+        for (k, &i) in order.iter().enumerate() {
             rank[i] = k;
         }
         for i in 0..list.len() {
@@ -1374,14 +1396,25 @@ mod tests {
     }
 
     #[test]
+    fn cat_joins_inline_and_long_names_alike() {
+        assert_eq!(cat(&[]), "");
+        assert_eq!(cat(&["main-db", "_", "proxy"]), "main-db_proxy");
+        let exact = "a".repeat(INLINE);
+        assert_eq!(cat(&[&exact[..10], &exact[10..]]), exact.as_str());
+        let long = "/acme-shop/production/main-db/MAIN_DB_URL";
+        assert_eq!(cat(&["/acme-shop/production", "/", "main-db", "/", "MAIN_DB_URL"]), long);
+        assert_eq!(cat(&["é", "ü"]), "éü");
+    }
+
+    #[test]
     fn ssm_parameters_come_out_by_name_each_once_with_every_reference() {
         // Names first referenced out of order, some again, in cycles of several lengths.
         let names = ["/p/e/f", "/p/e/b", "/p/e/a", "/p/e/e", "/p/e/c", "/p/e/d", "/p/e/b-1", "/p/e/a/X"];
         let mut ssm = SsmParams::default();
         for (i, n) in names.iter().enumerate() {
-            ssm.reference(n, &format!("item{i}"), || param(n));
+            ssm.reference((i, 0), &format!("item{i}"), || param(n));
         }
-        ssm.reference("/p/e/a", "again", || panic!("made twice"));
+        ssm.reference((2, 0), "again", || panic!("made twice"));
         let list = ssm.into_sorted();
         let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
         let mut want = names.to_vec();
