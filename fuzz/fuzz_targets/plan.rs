@@ -443,6 +443,14 @@ fn check(loaded: &Loaded) {
             }
         }
 
+        // SSM parameters: listed by name, each name once, each referenced by something.
+        for pair in plan.secrets.ssm_parameters.windows(2) {
+            assert!(pair[0].name < pair[1].name, "SSM parameters out of order or twice in `{env}`: `{}`", pair[1].name);
+        }
+        for p in &plan.secrets.ssm_parameters {
+            assert!(!p.referenced_by.is_empty(), "SSM parameter `{}` referenced by nothing", p.name);
+        }
+
         let _ = runtime_plan::render_plan_text(&plan);
         let _ = plan.graph().to_mermaid();
         let _ = plan.graph().to_dot();

@@ -136,8 +136,9 @@ impl Builder<'_> {
     }
 }
 
-/// The parts joined, in one allocation of the exact size (`format!` costs several times more
-/// for the short names a plan is made of, and a plan makes tens of thousands).
+/// The parts joined: inline when they fit in 24 bytes (most ids and names), else in one
+/// allocation of the exact size (`format!` costs several times more for the short names a plan
+/// is made of, and a plan makes tens of thousands).
 fn cat(parts: &[&str]) -> CompactString {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     // Most names fit inline: joined on the stack and copied in once (pushing onto a
@@ -210,11 +211,6 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::ScalingTarget { .. } => ItemKind::ScalingTarget,
         ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
     }
-}
-
-/// The same texts, as plan text.
-fn compact(texts: Vec<String>) -> Vec<CompactString> {
-    texts.into_iter().map(CompactString::from).collect()
 }
 
 /// [`variables`] as plan text, each name made once in place (the same prefix and suffixes).
@@ -339,7 +335,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             if let Some(&i) = res_index.get(u.as_str())
                 && consumers_of[i].last() != Some(&c.name)
             {
-                consumers_of[i].push(c.name.as_str().into());
+                consumers_of[i].push(c.name.clone());
             }
         }
     }
@@ -520,11 +516,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                       item: &str,
                       attribute: &str,
                       v: CompactString| {
-            outputs.push(PlannedOutput {
-                name: v.as_str().into(),
-                item: item.into(),
-                attribute: attribute.into(),
-            });
+            outputs.push(PlannedOutput { name: v.clone(), item: item.into(), attribute: attribute.into() });
             connection.push(ConnectionVariable {
                 resource: r.name.clone(),
                 infisical: place(ri, v.clone()),
@@ -799,12 +791,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     Some(&r.name),
                     Some(size),
                     ManagedBy::Pulumi,
-                    dlq.iter().map(|(id, _)| id.as_str().into()).collect(),
+                    dlq.iter().map(|(id, _)| id.clone()).collect(),
                     ItemSpec::SqsQueue {
                         resource: r.name.clone(),
                         fifo: *fifo,
                         visibility_timeout_seconds: visibility_timeout.as_secs(),
-                        dead_letter_queue: dlq.as_ref().map(|(id, _)| id.as_str().into()),
+                        dead_letter_queue: dlq.as_ref().map(|(id, _)| id.clone()),
                         max_receives: dead_letter.map(|d| d.max_receives),
                         monthly_requests: requests,
                     },
@@ -1197,7 +1189,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             port: w.port,
             host,
             dns_name,
-            uses: compact(w.uses.clone()),
+            uses: w.uses.iter().map(|u| u.as_str().into()).collect(),
             items: b.items[first_item..].iter().map(|i| i.id.clone()).collect(),
         });
     }
