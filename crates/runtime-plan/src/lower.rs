@@ -1,6 +1,7 @@
 //! Lowering: a validated product and one environment -> a [`Plan`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use compact_str::{CompactString, ToCompactString, format_compact};
 use cost::{CacheSize, Catalogue, PostgresSize, TaskSize};
@@ -47,8 +48,8 @@ struct Res {
     spec: ResourceSpec,
     size: CompactString,
     origin: Origin,
-    /// Its variable names in the spec's order, computed once.
-    vars: Vec<CompactString>,
+    /// Its variable names in the spec's order, computed once and shared by its bindings.
+    vars: Arc<[CompactString]>,
 }
 
 /// A consumer and the resources it binds, in order.
@@ -214,7 +215,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
 }
 
 /// [`variables`] as plan text, each name made once in place (the same prefix and suffixes).
-fn resource_variables(name: &str, spec: &ResourceSpec) -> Vec<CompactString> {
+fn resource_variables(name: &str, spec: &ResourceSpec) -> Arc<[CompactString]> {
     let prefix = variable_prefix(name);
     variable_suffixes(spec).into_iter().map(|s| cat(&[&prefix, "_", s])).collect()
 }
@@ -929,19 +930,21 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // ---- bindings ----
     let mut bindings = Vec::with_capacity(consumers.iter().map(|c| c.uses.len()).sum());
     // Per resource, made on its first binding: its SSM parameter names and Infisical display.
-    let mut params_of: Vec<Option<Vec<CompactString>>> = vec![None; resources.len()];
+    let mut params_of: Vec<Option<Arc<[CompactString]>>> = vec![None; resources.len()];
+    // Members get no SSM parameters: one empty list shared by all of them.
+    let no_params: Arc<[CompactString]> = Arc::from(Vec::new());
     let mut display_of: Vec<Option<CompactString>> = vec![None; resources.len()];
     for c in &consumers {
         for (u, implicit) in &c.uses {
             let Some(&ri) = res_index.get(u.as_str()) else { continue };
             let r = &resources[ri];
             let is_workload = c.kind == ConsumerKind::Workload;
-            let params: Vec<CompactString> = if is_workload {
+            let params = if is_workload {
                 params_of[ri]
                     .get_or_insert_with(|| r.vars.iter().map(|v| ssm_name(&r.name, v)).collect())
                     .clone()
             } else {
-                vec![]
+                no_params.clone()
             };
             bindings.push(Binding {
                 consumer: c.name.clone(),
@@ -985,7 +988,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         let cluster = cluster_id.clone().unwrap_or_default();
         let mut secrets = Vec::new();
         for bnd in own_bindings {
-            for (v, param) in bnd.variables.iter().zip(&bnd.ssm) {
+            for (v, param) in bnd.variables.iter().zip(bnd.ssm.iter()) {
                 secrets.push(TaskSecret { name: v.clone(), parameter: param.clone() });
             }
         }
@@ -996,7 +999,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         for bnd in own_bindings {
             // Bindings name existing resources only (consumers' uses were filtered above).
             let Some(&ri) = res_index.get(bnd.resource.as_str()) else { continue };
-            for (vi, (v, param)) in bnd.variables.iter().zip(&bnd.ssm).enumerate() {
+            for (vi, (v, param)) in bnd.variables.iter().zip(bnd.ssm.iter()).enumerate() {
                 ssm.reference((ri, vi), &td_id, || SsmParameter {
                     name: param.clone(),
                     variable: v.clone(),

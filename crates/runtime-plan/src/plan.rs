@@ -8,6 +8,8 @@
 //! Field names are stable: fields are added, never renamed. JSON keys are camelCase; money is
 //! a decimal string rounded to cents (`"35.88"`).
 
+use std::sync::Arc;
+
 pub use compact_str::CompactString;
 use cost::{CacheSize, Line, PostgresSize, TaskSize};
 use indexmap::IndexMap;
@@ -165,11 +167,14 @@ pub struct Binding {
     /// The resource name.
     pub resource: CompactString,
     /// Variable names the consumer gets (spec section 6), in the spec's order.
-    pub variables: Vec<CompactString>,
+    ///
+    /// Shared with every other binding of the same resource (`Arc`): a resource bound by many
+    /// consumers holds its names once.
+    pub variables: Arc<[CompactString]>,
     /// Infisical display form, `<infisical-env>:<folder>`.
     pub infisical: CompactString,
     /// SSM parameter names (workloads only; empty for members), one per variable.
-    pub ssm: Vec<CompactString>,
+    pub ssm: Arc<[CompactString]>,
     /// Workload, Encore member or other member.
     pub consumer_kind: ConsumerKind,
     /// How the variables reach the consumer.

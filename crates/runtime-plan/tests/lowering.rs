@@ -153,7 +153,7 @@ fn bindings_and_secrets_layout() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
     let b = p.bindings.iter().find(|b| b.consumer == "metabase" && b.resource == "main-db").unwrap();
     assert_eq!(
-        b.variables,
+        *b.variables,
         [
             "MAIN_DB_URL",
             "MAIN_DB_HOST",
