@@ -6,7 +6,9 @@
 //! logical id, a physical name and every property the renderer needs.
 //!
 //! Field names are stable: fields are added, never renamed. JSON keys are camelCase; money is
-//! a decimal string rounded to cents (`"35.88"`).
+//! a decimal string rounded to cents (`"35.88"`). Text is [`CompactString`]: it reads as a
+//! `&str` and serializes as a string, and up to 24 bytes it lives inline, so a plan of tens of
+//! thousands of records does not make a heap allocation per field.
 
 use std::sync::Arc;
 
