@@ -1,7 +1,7 @@
 //! Heap bytes of each phase of `runway plan --env dev`, counted by dhat's allocator:
 //! `cargo run --release -p runway-bench --example heap -- N`. Peak RSS (`/usr/bin/time -v`)
 //! says how much the process held; this says which phase held it: the live bytes after each
-//! phase and the highest total while it ran, over what the generated input already held. It
+//! phase and the highest total so far, over what the generated input already held. It
 //! also writes `dhat-heap.json` (open it with valgrind's `dh_view.html`): the bytes of every
 //! allocation site at the peak.
 
@@ -28,23 +28,23 @@ fn main() {
         input.texts.len(),
         mb(base)
     );
-    let at = |what: &str, start_peak: usize| {
+    let at = |what: &str| {
         let s = dhat::HeapStats::get();
         println!(
             "{what:<8} live after {:>9}   peak over the input {:>9}",
             mb(s.curr_bytes.saturating_sub(base)),
-            mb(s.max_bytes.max(start_peak).saturating_sub(base))
+            mb(s.max_bytes.saturating_sub(base))
         );
     };
     let loaded = check(&input);
-    at("load", 0);
+    at("load");
     let Some(product) = loaded.product else {
         eprintln!("the generated product is invalid");
         std::process::exit(1);
     };
     drop(loaded.diagnostics);
     let plan = plan_env(&input, &product, "dev");
-    at("plan", 0);
+    at("plan");
     println!(
         "plan: {} items, {} SSM parameters, {} cost lines",
         plan.items.len(),
@@ -52,6 +52,6 @@ fn main() {
         plan.cost.lines.len()
     );
     drop(product);
-    at("product dropped", 0);
+    at("product dropped");
     drop(plan);
 }

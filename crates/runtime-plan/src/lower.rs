@@ -357,7 +357,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         name,
     };
     let ssm_prefix = root.secrets.ssm.prefix_for(p, e);
-    let kms_key = root.secrets.ssm.kms_key.clone();
+    let kms_key = CompactString::from(root.secrets.ssm.kms_key.as_str());
     let ssm_name = |owner: &str, var: &str| cat(&[&ssm_prefix, "/", owner, "/", var]);
     let mut ssm = SsmParams::default();
 
@@ -394,10 +394,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             None,
             ManagedBy::Pulumi,
             vec![],
-            ItemSpec::TaskExecutionRole {
-                ssm_prefix: ssm_prefix.as_str().into(),
-                kms_key: kms_key.as_str().into(),
-            },
+            ItemSpec::TaskExecutionRole { ssm_prefix: ssm_prefix.as_str().into(), kms_key: kms_key.clone() },
             None,
         ));
     }
@@ -739,7 +736,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     infisical: Some(place(ri, var("PASSWORD"))),
                     referenced_by: vec![],
                     r#type: "SecureString".into(),
-                    kms_key: kms_key.as_str().into(),
+                    kms_key: kms_key.clone(),
                 });
                 generated.push(GeneratedSecret {
                     resource: r.name.clone(),
@@ -906,7 +903,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         // already in order: each sorts only its own, with a key computed once per variable).
         connection[first_connection..]
             .sort_by_cached_key(|c| r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX));
-        let items: Vec<CompactString> = b.items[first_item..].iter().map(|i| i.id.as_str().into()).collect();
+        let items: Vec<CompactString> = b.items[first_item..].iter().map(|i| i.id.clone()).collect();
         let physical_name = b.items.get(first_item).map(|i| i.physical_name.clone()).unwrap_or_default();
         resource_ranges.push(first_item..b.items.len());
         planned_resources.push(PlannedResource {
@@ -1008,7 +1005,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                     infisical: Some(place(ri, v.clone())),
                     referenced_by: vec![],
                     r#type: "SecureString".into(),
-                    kms_key: kms_key.as_str().into(),
+                    kms_key: kms_key.clone(),
                 });
             }
         }
@@ -1022,7 +1019,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
                 infisical: None,
                 referenced_by: vec![],
                 r#type: "SecureString".into(),
-                kms_key: kms_key.as_str().into(),
+                kms_key: kms_key.clone(),
             });
         }
         let health = health_spec(w);
@@ -1214,7 +1211,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let secrets = SecretsLayout {
         infisical_project: root.secrets.infisical.as_ref().map(|i| i.project.as_str().into()),
         ssm_prefix: ssm_prefix.as_str().into(),
-        kms_key: kms_key.as_str().into(),
+        kms_key: kms_key.clone(),
         generated,
         connection,
         ssm_parameters: ssm.into_sorted(),
