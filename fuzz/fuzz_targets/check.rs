@@ -3,6 +3,8 @@
 //! The loader must return diagnostics for any input: never panic, hang or blow memory. The
 //! same bytes are also read as the only member of a fixed root that declares one resource of
 //! each kind, and as a root whose `members` glob (if the bytes have one) can match itself.
+//! Text is also read by both YAML readers, which must build the same tree where the fast one
+//! answers.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -53,6 +55,9 @@ fn check_invariants(loaded: &Loaded, files: &[(&str, &[u8])]) {
 }
 
 fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        runway_schema::compare_readers(text);
+    }
     let options = options();
     // As a root on its own.
     let loaded = load("runway.yaml", data, &MemFiles::default(), options);

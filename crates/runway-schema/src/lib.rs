@@ -5,6 +5,7 @@
 //! [`Diagnostic`] found. It has no clock, no randomness and no network.
 
 pub mod diagnostic;
+mod direct;
 pub mod format;
 mod mem;
 pub mod model;
@@ -172,4 +173,13 @@ fn resource_nodes(tree: &tree::Node) -> Vec<(&str, &tree::Node, &tree::Node)> {
             _ => None,
         })
         .collect()
+}
+
+/// For the fuzz target `check`: reads `text` with the fast YAML reader and, where it answers,
+/// with serde-saphyr too, and panics if the trees differ. Returns whether the fast reader
+/// answered. Not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub fn compare_readers(text: &str) -> bool {
+    direct::compare(text)
 }

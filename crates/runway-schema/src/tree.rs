@@ -164,7 +164,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
-fn options() -> serde_saphyr::Options {
+pub(crate) fn options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = MAX_DEPTH;
     budget.flow_nesting_limit = MAX_DEPTH;
@@ -218,7 +218,11 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
     {
         return Ok(Node { value: Value::Null, line: 1, column: 1, offset: 0, len: 0 });
     }
-    match serde_saphyr::from_str_with_options::<Node>(text, options()) {
+    let options = options();
+    if let Some(node) = crate::direct::read(text, &options) {
+        return Ok(node);
+    }
+    match serde_saphyr::from_str_with_options::<Node>(text, options) {
         Ok(node) => Ok(node),
         Err(e) => {
             let (line, column, offset) = e
@@ -245,6 +249,12 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
             Err(Diagnostic::error(Code::YamlSyntax, at(line, column, offset), "", message).with_help(help))
         }
     }
+}
+
+/// The slow path alone: serde-saphyr's reading, which the fast one is checked against.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn slow(text: &str) -> Result<Node, serde_saphyr::Error> {
+    serde_saphyr::from_str_with_options::<Node>(text, options())
 }
 
 fn to_u32(n: usize) -> u32 {
