@@ -212,6 +212,13 @@ fn number(text: &str, negative: bool, unsigned: &str) -> Option<Value> {
             Some(Value::Int(magnitude.into()))
         };
     }
+    // A character no integer radix or float spelling uses makes it text (`31s`, `2Gi`).
+    // (Not after a leading dot: `.inf` and `.nan` are floats serde-saphyr refuses untyped.)
+    if unsigned.starts_with(|c: char| c.is_ascii_digit())
+        && unsigned.bytes().any(|b| !(b.is_ascii_hexdigit() || b"xXoO_.+-".contains(&b)))
+    {
+        return Some(Value::Str(text.to_owned()));
+    }
     let (whole, fraction) = unsigned.split_once('.')?;
     if digits(whole) && no_leading_zero(whole) && digits(fraction) {
         let v: f64 = text.parse().ok()?;
@@ -250,6 +257,7 @@ mod tests {
             "k: |\n  line one\n  line two\nf: >\n  folded\n  text\n",
             "? q\n: v\n",
             "é: ünï\n'quoted key': 1\n",
+            "t: 31s\nm: 512Mi\nv: 1.2.3-beta\nw: 2y\n",
             "- 18446744073709551615\n- -9223372036854775808\n",
             "---\na: 1\n...\n",
             "a: 1 # comment\n# end\n",
