@@ -32,10 +32,12 @@ fn parser_options(options: &serde_saphyr::Options) -> serde_saphyr::granit_parse
     out
 }
 
-/// A collection being read.
-enum Open {
-    Seq(Node, Vec<Node>),
-    Map(Node, Vec<(Node, Node)>, Option<Node>),
+/// A collection being read: its own node (value not yet set), whether it is a mapping, and
+/// where its children start in the shared list of children.
+struct Open {
+    node: Node,
+    map: bool,
+    start: usize,
 }
 
 /// Reads `text` into the tree, or `None` when the file needs serde-saphyr (see the module
@@ -52,6 +54,10 @@ pub(crate) fn read(text: &str, options: &serde_saphyr::Options) -> Option<Node> 
     let mut scalar_bytes = 0usize;
 
     let mut stack: Vec<Open> = Vec::new();
+    // The children of every open collection, in order (a mapping's keys and values alternate).
+    // Each collection's list is made at its end, at its exact size: a file's tree is held
+    // whole while it is validated, and vectors grown by doubling would be up to half slack.
+    let mut children: Vec<Node> = Vec::new();
     let mut root: Option<Node> = None;
     let mut documents = 0usize;
 
@@ -89,47 +95,49 @@ pub(crate) fn read(text: &str, options: &serde_saphyr::Options) -> Option<Node> 
                 if nodes > max_nodes {
                     return None;
                 }
-                let node = at(&span);
                 // A collection as a key is a complex key: the slow path's business.
-                if let Some(Open::Map(_, _, None)) = stack.last() {
+                if stack
+                    .last()
+                    .is_some_and(|open| open.map && (children.len() - open.start).is_multiple_of(2))
+                {
                     return None;
                 }
-                stack.push(if matches!(event, Event::SequenceStart(..)) {
-                    Open::Seq(node, Vec::new())
-                } else {
-                    Open::Map(node, Vec::new(), None)
-                });
+                let map = matches!(event, Event::MappingStart(..));
+                stack.push(Open { node: at(&span), map, start: children.len() });
                 None
             }
-            Event::SequenceEnd => match stack.pop()? {
-                Open::Seq(node, items) => Some(Node { value: Value::Seq(items), ..node }),
-                Open::Map(..) => return None,
-            },
-            Event::MappingEnd => match stack.pop()? {
-                Open::Map(node, entries, None) => Some(Node { value: Value::Map(entries), ..node }),
-                Open::Map(_, _, Some(_)) | Open::Seq(..) => return None,
-            },
+            Event::SequenceEnd => {
+                let open = stack.pop()?;
+                if open.map {
+                    return None;
+                }
+                let items: Vec<Node> = children.drain(open.start..).collect();
+                Some(Node { value: Value::Seq(items), ..open.node })
+            }
+            Event::MappingEnd => {
+                let open = stack.pop()?;
+                let count = children.len() - open.start;
+                if !open.map || !count.is_multiple_of(2) {
+                    return None;
+                }
+                let mut entries = Vec::with_capacity(count / 2);
+                let mut drained = children.drain(open.start..);
+                while let (Some(key), Some(value)) = (drained.next(), drained.next()) {
+                    entries.push((key, value));
+                }
+                Some(Node { value: Value::Map(entries), ..open.node })
+            }
             // Aliases, anchors and anything newer.
             _ => return None,
         };
         let Some(node) = done else { continue };
-        match stack.last_mut() {
-            None => {
-                if root.is_some() {
-                    return None;
-                }
-                root = Some(node);
+        if stack.is_empty() {
+            if root.is_some() {
+                return None;
             }
-            Some(Open::Seq(_, items)) => items.push(node),
-            Some(Open::Map(_, entries, pending)) => match pending.take() {
-                Some(key) => entries.push((key, node)),
-                None => {
-                    if matches!(node.value, Value::Seq(_) | Value::Map(_)) {
-                        return None;
-                    }
-                    *pending = Some(node);
-                }
-            },
+            root = Some(node);
+        } else {
+            children.push(node);
         }
     }
     if !stack.is_empty() {
