@@ -9,14 +9,39 @@ pub(crate) struct Cx<'a> {
     pub diags: &'a mut Vec<Diagnostic>,
 }
 
-/// `a.b`, or `b` at the top.
+/// `a.b`, or `b` at the top. Built by hand: every field of a valid file gets a path, and
+/// `format!` cost a sixth of `check` at N = 1,000.
 pub(crate) fn join(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        return key.to_owned();
+    }
+    let mut out = String::with_capacity(path.len() + 1 + key.len());
+    out.push_str(path);
+    out.push('.');
+    out.push_str(key);
+    out
 }
 
 /// `a.b[3]`.
 pub(crate) fn index(path: &str, i: usize) -> String {
-    format!("{path}[{i}]")
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(path.len() + 2 + digits.len() - at);
+    out.push_str(path);
+    out.push('[');
+    // The digits are ASCII.
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    out.push(']');
+    out
 }
 
 /// Quotes a value for a message, cut so an error never shows more than a short value.
@@ -273,5 +298,20 @@ impl Cx<'_> {
         };
         self.invalid(node, path, format!("{} is not a valid {what}", quote(&text)), Some(help));
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{index, join};
+
+    #[test]
+    fn paths_read_as_format_would_write_them() {
+        assert_eq!(join("", "resources"), "resources");
+        assert_eq!(join("resources", "main-db"), "resources.main-db");
+        for i in [0, 7, 10, 99, 1_000, 123_456_789, usize::MAX] {
+            assert_eq!(index("workloads.api.uses", i), format!("workloads.api.uses[{i}]"));
+        }
+        assert_eq!(index("", 3), "[3]");
     }
 }

@@ -622,15 +622,14 @@ fn resource(
         }
         return None;
     };
-    let what = format!("a {} resource", kind.as_str());
-    let allowed = match kind {
-        Kind::Postgres => keys::POSTGRES,
-        Kind::Queue => keys::QUEUE,
-        Kind::Topic => keys::TOPIC,
-        Kind::Cache => keys::CACHE,
-        Kind::Bucket => keys::BUCKET,
+    let (what, allowed) = match kind {
+        Kind::Postgres => ("a postgres resource", keys::POSTGRES),
+        Kind::Queue => ("a queue resource", keys::QUEUE),
+        Kind::Topic => ("a topic resource", keys::TOPIC),
+        Kind::Cache => ("a cache resource", keys::CACHE),
+        Kind::Bucket => ("a bucket resource", keys::BUCKET),
     };
-    let f = cx.fields(node, path, &what, allowed)?;
+    let f = cx.fields(node, path, what, allowed)?;
     let size = sizes(cx, &f, path, envs, known);
     let version = |cx: &mut Cx<'_>, default: &str| -> Option<String> {
         match f.get("version") {
@@ -736,7 +735,7 @@ pub fn variable_suffixes(spec: &ResourceSpec) -> Vec<&'static str> {
 /// The variable names a consumer of resource `name` gets (`MAIN_DB_URL`, ...).
 pub fn variables(name: &str, spec: &ResourceSpec) -> Vec<String> {
     let prefix = variable_prefix(name);
-    variable_suffixes(spec).into_iter().map(|s| format!("{prefix}_{s}")).collect()
+    variable_suffixes(spec).into_iter().map(|s| [prefix.as_str(), "_", s].concat()).collect()
 }
 
 #[allow(clippy::too_many_arguments)] // reason: one call site; the pieces are the file's parts
@@ -751,7 +750,7 @@ fn workload(
     resource_nodes: &BTreeMap<&str, &Node>,
     known: &Known<'_>,
 ) -> Option<Workload> {
-    let what = format!("workload `{name}`");
+    let what = ["workload `", name, "`"].concat();
     let f = cx.fields(node, path, &what, keys::WORKLOAD)?;
     let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
 
