@@ -24,23 +24,11 @@ pub(crate) fn join(path: &str, key: &str) -> String {
 
 /// `a.b[3]`.
 pub(crate) fn index(path: &str, i: usize) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = i;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut out = String::with_capacity(path.len() + 2 + digits.len() - at);
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(path.len() + 8);
     out.push_str(path);
-    out.push('[');
-    // The digits are ASCII.
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
-    out.push(']');
+    // Writing to a String cannot fail.
+    let _ = write!(out, "[{i}]");
     out
 }
 
