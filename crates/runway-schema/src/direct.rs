@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput};
 
-use crate::tree::{Node, Value};
+use crate::tree::{Int, Node, Value};
 
 /// Parser options equal to the ones serde-saphyr derives from `options`, so that both readers
 /// see the same events and the same syntax errors.
@@ -111,7 +111,7 @@ pub(crate) fn read(text: &str, options: &serde_saphyr::Options) -> Option<Node> 
                 if open.map {
                     return None;
                 }
-                let items: Vec<Node> = children.drain(open.start..).collect();
+                let items: Box<[Node]> = children.drain(open.start..).collect();
                 Some(Node { value: Value::Seq(items), ..open.node })
             }
             Event::MappingEnd => {
@@ -125,7 +125,7 @@ pub(crate) fn read(text: &str, options: &serde_saphyr::Options) -> Option<Node> 
                 while let (Some(key), Some(value)) = (drained.next(), drained.next()) {
                     entries.push((key, value));
                 }
-                Some(Node { value: Value::Map(entries), ..open.node })
+                Some(Node { value: Value::Map(entries.into_boxed_slice()), ..open.node })
             }
             // Aliases, anchors and anything newer.
             _ => return None,
@@ -149,10 +149,10 @@ pub(crate) fn read(text: &str, options: &serde_saphyr::Options) -> Option<Node> 
 /// Where an event is, as serde-saphyr reports it: line, column from 1, byte offset and length.
 fn at(span: &Span) -> Node {
     let (offset, len) = match (span.start.byte_offset(), span.end.byte_offset()) {
-        (Some(start), Some(end)) if u32::try_from(start).is_ok() => {
-            let len = end.saturating_sub(start);
-            if u32::try_from(len).is_ok() { (start, len) } else { (0, 0) }
-        }
+        (Some(start), Some(end)) => match (u32::try_from(start), u32::try_from(end.saturating_sub(start))) {
+            (Ok(start), Ok(len)) => (start, len),
+            _ => (0, 0),
+        },
         _ => (0, 0),
     };
     Node {
@@ -168,7 +168,7 @@ fn at(span: &Span) -> Node {
 /// `None` for a spelling left to it.
 fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<Value> {
     if style != ScalarStyle::Plain {
-        return Some(Value::Str(value.into_owned()));
+        return Some(Value::Str(value.into()));
     }
     let text: &str = &value;
     // Plain scalars carry no padding; one that does is not worth reasoning about here.
@@ -190,7 +190,7 @@ fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<Value> {
         Some(b'0'..=b'9' | b'.') => number(text, negative, unsigned),
         // Nothing else reads as a number: radix prefixes start with a digit and the float
         // spellings serde-saphyr accepts start with a digit or a dot.
-        _ => Some(Value::Str(value.into_owned())),
+        _ => Some(Value::Str(value.into())),
     }
 }
 
@@ -215,9 +215,9 @@ fn number(text: &str, negative: bool, unsigned: &str) -> Option<Value> {
         let magnitude: u64 = unsigned.parse().ok()?;
         return if negative {
             let m = i128::from(magnitude);
-            i64::try_from(-m).ok().map(|v| Value::Int(v.into()))
+            i64::try_from(-m).ok().map(|v| Value::Int(Int::new(v.into())))
         } else {
-            Some(Value::Int(magnitude.into()))
+            Some(Value::Int(Int::new(magnitude.into())))
         };
     }
     // A character no integer radix or float spelling uses makes it text (`31s`, `2Gi`).
@@ -225,7 +225,7 @@ fn number(text: &str, negative: bool, unsigned: &str) -> Option<Value> {
     if unsigned.starts_with(|c: char| c.is_ascii_digit())
         && unsigned.bytes().any(|b| !(b.is_ascii_hexdigit() || b"xXoO_.+-".contains(&b)))
     {
-        return Some(Value::Str(text.to_owned()));
+        return Some(Value::Str(text.into()));
     }
     let (whole, fraction) = unsigned.split_once('.')?;
     if digits(whole) && no_leading_zero(whole) && digits(fraction) {

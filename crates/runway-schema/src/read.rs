@@ -202,8 +202,8 @@ impl Cx<'_> {
     /// Any scalar as text (numbers and booleans as written).
     pub fn text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         let t = match &node.value {
-            Value::Str(s) => Some(s.clone()),
-            Value::Int(i) => Some(i.to_string()),
+            Value::Str(s) => Some(s.to_string()),
+            Value::Int(i) => Some(i.get().to_string()),
             Value::Float(f) => Some(f.to_string()),
             Value::Bool(b) => Some(b.to_string()),
             _ => None,
@@ -217,7 +217,7 @@ impl Cx<'_> {
     /// A string (not a number or boolean).
     pub fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         if let Value::Str(s) = &node.value {
-            Some(s.clone())
+            Some(s.to_string())
         } else {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
             None
@@ -227,8 +227,11 @@ impl Cx<'_> {
     /// A whole number within `min..=max`.
     pub fn uint(&mut self, node: &Node, path: &str, what: &str, min: u64, max: u64) -> Option<u64> {
         match &node.value {
-            Value::Int(i) if *i >= i128::from(min) && *i <= i128::from(max) => u64::try_from(*i).ok(),
+            Value::Int(i) if (i128::from(min)..=i128::from(max)).contains(&i.get()) => {
+                u64::try_from(i.get()).ok()
+            }
             Value::Int(i) => {
+                let i = i.get();
                 self.invalid(node, path, format!("{what} is {i}, outside {min}..={max}"), None);
                 None
             }

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use compact_str::CompactString;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
@@ -24,25 +25,53 @@ pub const MAX_ALIASES: usize = 1_000;
 pub const MAX_REPLAYED_EVENTS: usize = 100_000;
 
 /// A scalar or collection, as read.
+///
+/// A file's tree is held whole while it is validated (reading the 3.5 MB of a product of
+/// 10,000 resources peaks at 27 MB), so the layout is kept small: text up to 24 bytes lives
+/// inline, collections are exact-size boxed slices, and an integer is stored so as not to
+/// raise the alignment to 16. A [`Node`] is 40 bytes (a test pins it).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Value {
     Null,
     Bool(bool),
-    Int(i128),
+    Int(Int),
     Float(f64),
-    Str(String),
-    Seq(Vec<Node>),
-    Map(Vec<(Node, Node)>),
+    Str(CompactString),
+    Seq(Box<[Node]>),
+    Map(Box<[(Node, Node)]>),
 }
 
-/// A value and where it is.
+/// An integer of the tree (any YAML integer that fits `i128`), kept in two halves: an `i128`
+/// field would make every [`Value`] and [`Node`] 16-byte aligned, and a node 48 bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Int([u64; 2]);
+
+impl Int {
+    pub fn new(v: i128) -> Int {
+        let bits = v.cast_unsigned();
+        // Truncation is the point: the low and the high half.
+        Int([bits as u64, (bits >> 64) as u64])
+    }
+
+    pub fn get(self) -> i128 {
+        ((u128::from(self.0[1]) << 64) | u128::from(self.0[0])).cast_signed()
+    }
+}
+
+impl fmt::Debug for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// A value and where it is. Offsets fit `u32`: files are at most [`MAX_FILE_BYTES`].
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Node {
     pub value: Value,
     pub line: u32,
     pub column: u32,
-    pub offset: usize,
-    pub len: usize,
+    pub offset: u32,
+    pub len: u32,
 }
 
 impl Node {
@@ -51,16 +80,16 @@ impl Node {
             file: file.to_owned(),
             line: self.line,
             column: self.column,
-            offset: self.offset,
-            len: self.len,
+            offset: self.offset as usize,
+            len: self.len as usize,
         }
     }
 
     /// The scalar as text (keys, names, plain values); `None` for collections and null.
     pub fn scalar_text(&self) -> Option<String> {
         match &self.value {
-            Value::Str(s) => Some(s.clone()),
-            Value::Int(i) => Some(i.to_string()),
+            Value::Str(s) => Some(s.to_string()),
+            Value::Int(i) => Some(i.get().to_string()),
             Value::Float(f) => Some(f.to_string()),
             Value::Bool(b) => Some(b.to_string()),
             Value::Null | Value::Seq(_) | Value::Map(_) => None,
@@ -99,8 +128,8 @@ impl<'de> Deserialize<'de> for Node {
             value: s.value,
             line: u32::try_from(loc.line()).unwrap_or(u32::MAX),
             column: u32::try_from(loc.column()).unwrap_or(u32::MAX),
-            offset: span.byte_offset().and_then(|o| usize::try_from(o).ok()).unwrap_or(0),
-            len: span.byte_len().and_then(|o| usize::try_from(o).ok()).unwrap_or(0),
+            offset: span.byte_offset().and_then(|o| u32::try_from(o).ok()).unwrap_or(0),
+            len: span.byte_len().and_then(|o| u32::try_from(o).ok()).unwrap_or(0),
         })
     }
 }
@@ -115,28 +144,28 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Bool(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Int(v.into()))
+        Ok(Value::Int(Int::new(v.into())))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Int(v.into()))
+        Ok(Value::Int(Int::new(v.into())))
     }
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
-        Ok(Value::Int(v))
+        Ok(Value::Int(Int::new(v)))
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
-        Ok(i128::try_from(v).map_or_else(|_| Value::Str(v.to_string()), Value::Int))
+        Ok(i128::try_from(v).map_or_else(|_| Value::Str(v.to_string().into()), |v| Value::Int(Int::new(v))))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
         Ok(Value::Float(v))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::Str(v.to_owned()))
+        Ok(Value::Str(v.into()))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
-        Ok(Value::Str(v))
+        Ok(Value::Str(v.into()))
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Value, E> {
-        Ok(Value::Str(String::from_utf8_lossy(v).into_owned()))
+        Ok(Value::Str(String::from_utf8_lossy(v).into()))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         Ok(Value::Null)
@@ -152,7 +181,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         while let Some(item) = seq.next_element::<Node>()? {
             items.push(item);
         }
-        Ok(Value::Seq(items))
+        Ok(Value::Seq(items.into_boxed_slice()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut entries = Vec::new();
@@ -160,7 +189,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
             let value = map.next_value::<Node>()?;
             entries.push((key, value));
         }
-        Ok(Value::Map(entries))
+        Ok(Value::Map(entries.into_boxed_slice()))
     }
 }
 
@@ -292,6 +321,26 @@ mod tests {
         assert_eq!((m[2].0.line, m[2].0.column), (4, 1));
         let Value::Map(inner) = &m[1].1.value else { panic!() };
         assert_eq!((inner[0].1.line, inner[0].1.column, inner[0].1.offset), (3, 6, 13));
+    }
+
+    /// The tree of a large product is held whole while it is validated; its layout is part of
+    /// the memory budget (docs/benchmarks.md).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn nodes_stay_small() {
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+        assert_eq!(std::mem::size_of::<Node>(), 40);
+    }
+
+    #[test]
+    fn integers_keep_every_value() {
+        for v in [0, 1, -1, 3, i128::from(i64::MIN), i128::from(u64::MAX), i128::MIN, i128::MAX] {
+            assert_eq!(Int::new(v).get(), v);
+        }
+        let n = parse("f", b"big: 18446744073709551615\nneg: -9223372036854775808\n").unwrap();
+        let Value::Map(m) = &n.value else { panic!("not a map: {n:?}") };
+        assert_eq!(m[0].1.value, Value::Int(Int::new(i128::from(u64::MAX))));
+        assert_eq!(m[1].1.value, Value::Int(Int::new(i128::from(i64::MIN))));
     }
 
     #[test]

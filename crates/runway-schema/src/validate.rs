@@ -58,12 +58,12 @@ fn engine_of(word: &str) -> Option<Engine> {
 fn version(cx: &mut Cx<'_>, f: &Fields<'_>, what: &str) {
     let Some(v) = cx.require(f, "", what, "runway", "add `runway: 3` as the first line") else { return };
     match &v.value {
-        Value::Int(3) => {}
+        Value::Int(n) if n.get() == 3 => {}
         Value::Int(n) => cx.error(
             Code::UnsupportedVersion,
             v,
             "runway",
-            format!("runway format version {n} is not supported"),
+            format!("runway format version {} is not supported", n.get()),
             Some("this tool reads version 3: write `runway: 3`".to_owned()),
         ),
         _ => cx.error(
@@ -375,9 +375,9 @@ fn environment(
             let mp = join(&lp, "monthly");
             limit_at = Some(cx.loc(m));
             let text = match &m.value {
-                Value::Int(i) => Some(i.to_string()),
+                Value::Int(i) => Some(i.get().to_string()),
                 Value::Float(x) if x.is_finite() => Some(x.to_string()),
-                Value::Str(s) => Some(s.clone()),
+                Value::Str(s) => Some(s.to_string()),
                 _ => None,
             };
             match text.map(|t| Money::parse(&t)) {
@@ -890,7 +890,8 @@ fn workload(
                 let node = sf.get(key)?;
                 match &node.value {
                     Value::Int(i) => {
-                        Some((u32::try_from(*i).unwrap_or(if *i < 0 { 0 } else { u32::MAX }), node))
+                        let i = i.get();
+                        Some((u32::try_from(i).unwrap_or(if i < 0 { 0 } else { u32::MAX }), node))
                     }
                     _ => {
                         cx.invalid(
@@ -1152,7 +1153,7 @@ fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason> {
                     .to_owned(),
             ),
         );
-        return Some(Reason { ground: None, detail: s.clone() });
+        return Some(Reason { ground: None, detail: s.to_string() });
     }
     let f = cx.fields(node, path, "`reason`", keys::REASON)?;
     let ground = cx
