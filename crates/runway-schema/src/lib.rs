@@ -4,6 +4,8 @@
 //! hands it member folders and texts, and returns the typed [`Product`] with every
 //! [`Diagnostic`] found. It has no clock, no randomness and no network.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 pub mod diagnostic;
 mod direct;
 pub mod format;
@@ -72,18 +74,27 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
         validate::root(&mut cx, &tree, &known)
     };
     let resources = resource_nodes(&tree);
+    // Members look resources up by name; with thousands of members and resources a scan per
+    // use was quadratic. The first entry of a repeated name wins, as a scan would find it.
+    let mut resources_by_name: BTreeMap<&str, &tree::Node> = BTreeMap::new();
+    for (name, _, value) in &resources {
+        resources_by_name.entry(*name).or_insert(*value);
+    }
     let base = match root_file.rfind('/') {
         Some(i) => &root_file[..=i],
         None => "",
     };
 
-    let mut members: Vec<validate::LoadedMember> = Vec::new();
+    let mut members: Vec<Member> = Vec::new();
+    // The files and names of the members loaded so far, for the repeat checks below.
+    let mut member_files: BTreeSet<String> = BTreeSet::new();
+    let mut member_names: BTreeMap<String, usize> = BTreeMap::new();
     if let Some(tree::Value::Seq(globs)) = parts.members_node.as_ref().map(|n| &n.value) {
         for (i, glob) in globs.iter().enumerate() {
             let tree::Value::Str(pattern) = &glob.value else { continue };
             for folder in files.member_folders(pattern) {
                 let rel = format!("{}/runway.yaml", folder.trim_end_matches('/'));
-                if members.iter().any(|m| m.rel == rel) {
+                if member_files.contains(&rel) {
                     continue;
                 }
                 let display = format!("{base}{rel}");
@@ -106,21 +117,23 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
                     Ok(node) => {
                         let mut cx = read::Cx { file: &display, diags: &mut member_diags };
                         if let Some((member, name_node)) =
-                            validate::member(&mut cx, &node, &folder_name, &resources)
+                            validate::member(&mut cx, &node, &folder_name, &resources, &resources_by_name)
                         {
-                            if let Some(first) = members.iter().find(|m| m.member.name == member.name) {
+                            if let Some(first) = member_names.get(&member.name).map(|&i| &members[i]) {
                                 cx.error(
                                     Code::DuplicateName,
                                     &name_node,
                                     "member",
                                     format!(
                                         "member name `{}` is declared twice (also in `{}`)",
-                                        member.name, first.member.file
+                                        member.name, first.file
                                     ),
                                     Some("give each member its own name with `member:`".to_owned()),
                                 );
                             } else {
-                                members.push(validate::LoadedMember { rel, member });
+                                member_files.insert(rel);
+                                member_names.insert(member.name.clone(), members.len());
+                                members.push(member);
                             }
                         }
                     }
@@ -129,7 +142,6 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
             }
         }
     }
-    let members: Vec<Member> = members.into_iter().map(|m| m.member).collect();
     {
         let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
         validate::unused_shared(&mut cx, &parts.shared_nodes, &members);

@@ -1,6 +1,6 @@
 //! An in-memory [`Files`]: a map from path (relative to the root's folder) to bytes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Files;
 
@@ -28,18 +28,18 @@ impl MemFiles {
 
 impl Files for MemFiles {
     fn member_folders(&self, pattern: &str) -> Vec<String> {
-        let mut dirs: Vec<String> = Vec::new();
+        // A set, not a scan of the list so far: a product may have thousands of members.
+        let mut dirs: BTreeSet<&str> = BTreeSet::new();
         for path in self.files.keys() {
             let mut dir = path.as_str();
             while let Some(i) = dir.rfind('/') {
                 dir = &dir[..i];
-                if glob_match(pattern.trim_end_matches('/'), dir) && !dirs.iter().any(|d| d == dir) {
-                    dirs.push(dir.to_owned());
+                if glob_match(pattern.trim_end_matches('/'), dir) {
+                    dirs.insert(dir);
                 }
             }
         }
-        dirs.sort();
-        dirs
+        dirs.into_iter().map(str::to_owned).collect()
     }
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {

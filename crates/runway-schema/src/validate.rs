@@ -1196,6 +1196,7 @@ pub(crate) fn member(
     node: &Node,
     folder_name: &str,
     resources: &[(&str, &Node, &Node)],
+    by_name: &BTreeMap<&str, &Node>,
 ) -> Option<(Member, Node)> {
     if node.value == Value::Null {
         cx.invalid(
@@ -1246,7 +1247,7 @@ pub(crate) fn member(
         for (i, item) in cx.list(n, "uses", "`uses`").unwrap_or_default().iter().enumerate() {
             let p = index("uses", i);
             let Some(r) = cx.string(item, &p, "a resource name") else { continue };
-            let Some((_, _, rnode)) = resources.iter().find(|(n, _, _)| *n == r) else {
+            let Some(rnode) = by_name.get(r.as_str()) else {
                 unknown_resource(cx, item, &p, &r, resources);
                 continue;
             };
@@ -1273,12 +1274,7 @@ pub(crate) fn member(
         requires.iter().map(|e| (format!("shared-{}", e.as_str()), ResourceSpec::default_for(*e))).collect();
     let declared: Vec<(String, ResourceSpec)> = uses
         .iter()
-        .filter_map(|r| {
-            resources
-                .iter()
-                .find(|(n, _, _)| n == r)
-                .map(|(n, _, v)| ((*n).to_owned(), resource_spec_quiet(v)))
-        })
+        .filter_map(|r| by_name.get(r.as_str()).map(|v| (r.clone(), resource_spec_quiet(v))))
         .collect();
     for (r, spec) in declared.iter().chain(implicit.iter()) {
         for v in variables(r, spec) {
@@ -1315,10 +1311,4 @@ pub(crate) fn unused_shared(cx: &mut Cx<'_>, shared: &[(String, Engine, Node)], 
             );
         }
     }
-}
-
-/// A member with the path it was read from (relative to the root's folder).
-pub(crate) struct LoadedMember {
-    pub rel: String,
-    pub member: Member,
 }
