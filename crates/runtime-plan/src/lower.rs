@@ -1,6 +1,6 @@
 //! Lowering: a validated product and one environment -> a [`Plan`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use compact_str::{CompactString, ToCompactString, format_compact};
@@ -322,8 +322,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
             uses,
         });
     }
-    // Resource positions by name (the first of a name), so lookups stay O(log n).
-    let res_index: BTreeMap<&str, usize> =
+    // Resource positions by name (the first of a name: collected in reverse, a later insert
+    // of a name keeps its place and takes the earlier position). Hashed, for lookups only.
+    let res_index: IndexMap<&str, usize> =
         resources.iter().enumerate().rev().map(|(i, r)| (r.name.as_str(), i)).collect();
     // Only resources that exist are bound (the loader reports unknown ones).
     for c in &mut consumers {
@@ -966,7 +967,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let mut planned_workloads = Vec::with_capacity(root.workloads.len());
     let mut public_index = 0u32;
     // Bindings by consumer name, in binding order, grouped once (not filtered per workload).
-    let mut bindings_of: BTreeMap<&str, Vec<&Binding>> = BTreeMap::new();
+    let mut bindings_of: IndexMap<&str, Vec<&Binding>> = IndexMap::new();
     for bnd in &bindings {
         bindings_of.entry(bnd.consumer.as_str()).or_default().push(bnd);
     }
@@ -1269,7 +1270,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
 #[derive(Default)]
 struct SsmParams {
     list: Vec<SsmParameter>,
-    at: BTreeMap<(usize, usize), usize>,
+    at: IndexMap<(usize, usize), usize>,
 }
 
 impl SsmParams {
