@@ -86,7 +86,8 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
     };
 
     let mut members: Vec<Member> = Vec::new();
-    // The files and names of the members loaded so far, for the repeat checks below.
+    // The member files read so far (a folder two globs match is read and reported once) and
+    // the names of the members loaded, for the repeat checks below.
     let mut member_files: BTreeSet<String> = BTreeSet::new();
     let mut member_names: BTreeMap<String, usize> = BTreeMap::new();
     if let Some(tree::Value::Seq(globs)) = parts.members_node.as_ref().map(|n| &n.value) {
@@ -109,6 +110,7 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
                     );
                     continue;
                 };
+                member_files.insert(rel);
                 let folder_name =
                     folder.trim_end_matches('/').rsplit('/').next().unwrap_or(&folder).to_owned();
                 let mut member_diags = Vec::new();
@@ -131,7 +133,6 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
                                     Some("give each member its own name with `member:`".to_owned()),
                                 );
                             } else {
-                                member_files.insert(rel);
                                 member_names.insert(member.name.clone(), members.len());
                                 members.push(member);
                             }
@@ -146,16 +147,17 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
         let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
         validate::unused_shared(&mut cx, &parts.shared_nodes, &members);
     }
-    // Stable order: by file as first met, then position.
-    let mut files_seen: Vec<String> = Vec::new();
+    // Stable order: by file as first met, then position. Each file's rank is looked up once
+    // per diagnostic (`sort_by_cached_key` keeps equal ones in order), not searched for in
+    // every comparison: a large product may have thousands of files with diagnostics.
+    let mut rank: BTreeMap<String, usize> = BTreeMap::new();
     for d in &diagnostics {
-        if !files_seen.contains(&d.location.file) {
-            files_seen.push(d.location.file.clone());
+        if !rank.contains_key(&d.location.file) {
+            rank.insert(d.location.file.clone(), rank.len());
         }
     }
-    diagnostics.sort_by_key(|d| {
-        (files_seen.iter().position(|f| *f == d.location.file), d.location.line, d.location.column)
-    });
+    diagnostics
+        .sort_by_cached_key(|d| (rank.get(&d.location.file).copied(), d.location.line, d.location.column));
     let has_error = diagnostics.iter().any(Diagnostic::is_error);
     let product = match parts.runway {
         Some(root) if !has_error => Some(Product { root, members }),

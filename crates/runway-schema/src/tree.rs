@@ -26,10 +26,10 @@ pub const MAX_REPLAYED_EVENTS: usize = 100_000;
 
 /// A scalar or collection, as read.
 ///
-/// A file's tree is held whole while it is validated (reading the 3.5 MB of a product of
-/// 10,000 resources peaks at 27 MB), so the layout is kept small: text up to 24 bytes lives
-/// inline, collections are exact-size boxed slices, and an integer is stored so as not to
-/// raise the alignment to 16. A [`Node`] is 40 bytes (a test pins it).
+/// A file's tree is held whole while it is validated (docs/benchmarks.md measures it), so the
+/// layout is kept small: text up to 24 bytes lives inline, collections are exact-size boxed
+/// slices, and an integer is stored so as not to raise the alignment to 16. A [`Node`] is 40
+/// bytes (a test pins it).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Value {
     Null,

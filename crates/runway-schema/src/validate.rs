@@ -1012,6 +1012,9 @@ fn resource_spec_quiet(node: &Node) -> ResourceSpec {
     }
 }
 
+/// How many resource names the help of an unknown resource lists.
+const LISTED: usize = 10;
+
 fn unknown_resource(
     cx: &mut Cx<'_>,
     item: &Node,
@@ -1022,10 +1025,14 @@ fn unknown_resource(
     let help = match did_you_mean(name, resources.iter().map(|(n, _, _)| *n)) {
         Some(s) => format!("did you mean `{s}`?"),
         None if resources.is_empty() => "declare it under `resources` in the root runway".to_owned(),
-        None => format!(
-            "declared resources: {}",
-            resources.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
-        ),
+        // A product may declare thousands: the help names the first few.
+        None => {
+            let mut names = resources.iter().map(|(n, _, _)| *n).take(LISTED).collect::<Vec<_>>().join(", ");
+            if resources.len() > LISTED {
+                names.push_str(&format!(" and {} more", resources.len() - LISTED));
+            }
+            format!("declared resources: {names}")
+        }
     };
     cx.error(
         Code::UnknownResource,
@@ -1190,7 +1197,8 @@ fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason> {
     Some(Reason { ground: Some(ground?), detail: detail? })
 }
 
-/// A member file.
+/// A member file. `resources` are the root's resource entries as written (for suggestions);
+/// `by_name` is the same entries by name, the first of a repeated name (for lookups).
 pub(crate) fn member(
     cx: &mut Cx<'_>,
     node: &Node,
