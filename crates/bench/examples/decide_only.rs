@@ -13,42 +13,10 @@ use std::hint::black_box;
 
 use cost::{Catalogue, Item};
 use runway_bench::{Input, product};
-use runway_schema::{Expose, Money, PostgresEngine, Product, ResourceSpec};
+use runway_schema::{Expose, Money, Product, ResourceSpec};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// What the catalogue is asked about, with the size borrowed from the product.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Ask<'a> {
-    Postgres(PostgresEngine, &'a str),
-    Proxy(PostgresEngine, &'a str),
-    Cache(&'a str),
-    Queue(bool, &'a str),
-    Topic(bool, &'a str),
-    Bucket(&'a str),
-    Tasks(&'a str, u32),
-    Alb,
-    PrivateZone,
-    Secret,
-}
-
-impl<'a> Ask<'a> {
-    fn item(self) -> Item<'a> {
-        match self {
-            Ask::Postgres(engine, size) => Item::Postgres { engine, size },
-            Ask::Proxy(engine, size) => Item::RdsProxy { engine, size },
-            Ask::Cache(size) => Item::Cache { size },
-            Ask::Queue(fifo, size) => Item::Queue { fifo, size },
-            Ask::Topic(fifo, size) => Item::Topic { fifo, size },
-            Ask::Bucket(size) => Item::Bucket { size },
-            Ask::Tasks(size, tasks) => Item::Tasks { size, tasks },
-            Ask::Alb => Item::Alb,
-            Ask::PrivateZone => Item::PrivateZone,
-            Ask::Secret => Item::Secret,
-        }
-    }
-}
 
 /// One owner's figures: at rest and at most; `None` when unpriced.
 struct Figures {
@@ -60,22 +28,22 @@ struct Figures {
 fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Figures>, Money) {
     let root = &product.root;
     let region = root.environments.get(env).map_or("", |e| e.region.as_str());
-    let mut asked: Vec<(Ask<'p>, Option<Money>)> = Vec::new();
-    let mut price = |ask: Ask<'p>| -> Option<Money> {
-        if let Some((_, m)) = asked.iter().find(|(a, _)| *a == ask) {
+    let mut asked: Vec<(Item<'p>, Option<Money>)> = Vec::new();
+    let mut price = |item: &Item<'p>| -> Option<Money> {
+        if let Some((_, m)) = asked.iter().find(|(a, _)| a == item) {
             return *m;
         }
-        let m = catalogue.price(region, &ask.item()).monthly();
-        asked.push((ask, m));
+        let m = catalogue.price(region, item).monthly();
+        asked.push((item.clone(), m));
         m
     };
     // The environment's total counts every priced item, as the plan's cost does; an owner's own
     // figure is `None` when any of its items is unpriced.
     let mut total = Money::ZERO;
-    let mut figure = |asks: &[Ask<'p>], total: &mut Money| -> Option<Money> {
+    let mut figure = |items: &[Item<'p>], total: &mut Money| -> Option<Money> {
         let mut all = Some(Money::ZERO);
-        for ask in asks {
-            let m = price(*ask);
+        for item in items {
+            let m = price(item);
             *total = *total + m.unwrap_or(Money::ZERO);
             all = all.zip(m).map(|(a, b)| a + b);
         }
@@ -85,13 +53,18 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
     for r in root.resources.values() {
         let size = r.size_in(env);
         let m = match &r.spec {
-            ResourceSpec::Postgres { engine, .. } => {
-                figure(&[Ask::Postgres(*engine, size), Ask::Proxy(*engine, size), Ask::Secret], &mut total)
-            }
-            ResourceSpec::Cache { .. } => figure(&[Ask::Cache(size)], &mut total),
-            ResourceSpec::Queue { fifo, .. } => figure(&[Ask::Queue(*fifo, size)], &mut total),
-            ResourceSpec::Topic { fifo } => figure(&[Ask::Topic(*fifo, size)], &mut total),
-            ResourceSpec::Bucket { .. } => figure(&[Ask::Bucket(size)], &mut total),
+            ResourceSpec::Postgres { engine, .. } => figure(
+                &[
+                    Item::Postgres { engine: *engine, size },
+                    Item::RdsProxy { engine: *engine, size },
+                    Item::Secret,
+                ],
+                &mut total,
+            ),
+            ResourceSpec::Cache { .. } => figure(&[Item::Cache { size }], &mut total),
+            ResourceSpec::Queue { fifo, .. } => figure(&[Item::Queue { fifo: *fifo, size }], &mut total),
+            ResourceSpec::Topic { fifo } => figure(&[Item::Topic { fifo: *fifo, size }], &mut total),
+            ResourceSpec::Bucket { .. } => figure(&[Item::Bucket { size }], &mut total),
             _ => None,
         };
         owners.push(Figures { monthly: m, ceiling: m });
@@ -99,22 +72,22 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
     let (mut public, mut internal) = (false, false);
     for w in root.workloads.values() {
         let (size, scale) = (w.size_in(env), w.scale_in(env));
-        let monthly = figure(&[Ask::Tasks(size, scale.min)], &mut total);
+        let monthly = figure(&[Item::Tasks { size, tasks: scale.min }], &mut total);
         // The ceiling is not part of the total at rest.
         let mut at_most = Money::ZERO;
         let ceiling = if scale.max == scale.min {
             monthly
         } else {
-            figure(&[Ask::Tasks(size, scale.max)], &mut at_most)
+            figure(&[Item::Tasks { size, tasks: scale.max }], &mut at_most)
         };
         public |= w.expose == Expose::Public;
         internal |= w.expose != Expose::Public;
         owners.push(Figures { monthly, ceiling });
     }
-    let platform = [(public, Ask::Alb), (internal, Ask::PrivateZone)];
-    for (needed, ask) in platform {
+    let platform = [(public, Item::Alb), (internal, Item::PrivateZone)];
+    for (needed, item) in platform {
         if needed {
-            figure(&[ask], &mut total);
+            figure(&[item], &mut total);
         }
     }
     (owners, total)
