@@ -74,12 +74,8 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
         validate::root(&mut cx, &tree, &known)
     };
     let resources = resource_nodes(&tree);
-    // Members look resources up by name; with thousands of members and resources a scan per
-    // use was quadratic. The first entry of a repeated name wins, as a scan would find it.
-    let mut resources_by_name: BTreeMap<&str, &tree::Node> = BTreeMap::new();
-    for (name, _, value) in &resources {
-        resources_by_name.entry(*name).or_insert(*value);
-    }
+    // Members look resources up by name: a scan per use was quadratic in a large product.
+    let resources_by_name = validate::first_by_name(&resources);
     let base = match root_file.rfind('/') {
         Some(i) => &root_file[..=i],
         None => "",

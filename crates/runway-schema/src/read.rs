@@ -201,13 +201,7 @@ impl Cx<'_> {
 
     /// Any scalar as text (numbers and booleans as written).
     pub fn text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
-        let t = match &node.value {
-            Value::Str(s) => Some(s.to_string()),
-            Value::Int(i) => Some(i.get().to_string()),
-            Value::Float(f) => Some(f.to_string()),
-            Value::Bool(b) => Some(b.to_string()),
-            _ => None,
-        };
+        let t = node.scalar_text();
         if t.is_none() {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
         }

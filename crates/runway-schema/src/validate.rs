@@ -282,8 +282,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     let wl_entries =
         f.get("workloads").map(|n| cx.named_map(n, "workloads", "`workloads`")).unwrap_or_default();
     let resource_names: BTreeSet<&str> = res_entries.iter().map(|(n, _, _)| *n).collect();
-    // Resource nodes by name (the first of a name), for the workloads' `uses`.
-    let resource_nodes: BTreeMap<&str, &Node> = res_entries.iter().rev().map(|(n, _, v)| (*n, *v)).collect();
+    let resource_nodes = first_by_name(&res_entries);
 
     let mut resources = IndexMap::new();
     for (name, k, v) in &res_entries {
@@ -1195,6 +1194,12 @@ fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason> {
             }
         });
     Some(Reason { ground: Some(ground?), detail: detail? })
+}
+
+/// Entries' values by name, the first of a repeated name (as a scan in file order finds it),
+/// for the `uses` of workloads and members.
+pub(crate) fn first_by_name<'n>(entries: &[(&'n str, &'n Node, &'n Node)]) -> BTreeMap<&'n str, &'n Node> {
+    entries.iter().rev().map(|(n, _, v)| (*n, *v)).collect()
 }
 
 /// A member file. `resources` are the root's resource entries as written (for suggestions);
