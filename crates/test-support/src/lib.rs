@@ -1,0 +1,19 @@
+//! Helpers shared by the workspace's integration tests: where the workspace, its examples and
+//! the venv Python are; scratch directories and fixture copies; a free loopback port and a bare
+//! HTTP call; moto and the Infisical contract server on loopback, stopped on drop.
+//!
+//! Dev-only, and std plus serde_json only (no async runtime, no HTTP or AWS client), so that any
+//! test can use it whatever runtime it runs on. Helpers panic instead of returning errors: a
+//! broken fixture or a missing venv fails the test loudly, it never skips.
+
+pub mod contract;
+mod dirs;
+mod moto;
+mod net;
+mod paths;
+
+pub use contract::ContractServer;
+pub use dirs::{Scratch, acme_shop_with_dev_cap, copy_dir, scratch};
+pub use moto::Moto;
+pub use net::{Reply, free_port, http};
+pub use paths::{example, python, workspace};
