@@ -6,8 +6,9 @@ mod aws_support;
 use std::sync::Arc;
 
 use aws_adapter::aws::{ParameterRequest, ParameterWrite, ProxyAdminCopy};
-use aws_support::{Gate, MapSource, Moto, clients, scope};
+use aws_support::{Gate, MapSource, clients, scope};
 use secrecy::SecretString;
+use test_support::Moto;
 
 const CANARY: &str = "CANARY-7f3a9c-s3cr3t";
 const KEY: &str = "alias/acme-shop-dev";

@@ -3,8 +3,9 @@
 mod aws_support;
 
 use aws_adapter::aws::{Action, ProxyAdminCopy};
-use aws_support::{Moto, clients, scope, sdk_config};
+use aws_support::{clients, scope, sdk_config};
 use secrecy::SecretString;
+use test_support::Moto;
 
 const NAME: &str = "acme-shop/dev/main-db/proxy-admin";
 

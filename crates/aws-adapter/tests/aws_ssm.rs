@@ -8,7 +8,8 @@ use aws_adapter::aws::{
     Action, ParameterExpectation, ParameterRequest, PublishFailure, UpdateReason, VerifyProblemKind,
 };
 use aws_sdk_ssm::types::ParameterType;
-use aws_support::{Gate, MapSource, Moto, clients, scope, sdk_config};
+use aws_support::{Gate, MapSource, clients, scope, sdk_config};
+use test_support::Moto;
 
 const KEY: &str = "alias/acme-shop-dev";
 

@@ -6,15 +6,17 @@ mod support;
 
 use std::path::PathBuf;
 
+use test_support::{Scratch, scratch, workspace};
+
 fn reference() -> PathBuf {
-    support::workspace().join("tools/pulumi-reference")
+    workspace().join("tools/pulumi-reference")
 }
 
 /// A copy of the reference program with `from` replaced by `to` (which must occur).
-fn broken(name: &str, from: &str, to: &str) -> PathBuf {
+fn broken(name: &str, from: &str, to: &str) -> Scratch {
     let text = std::fs::read_to_string(reference().join("Pulumi.yaml")).expect("reference program");
     assert!(text.contains(from), "`{from}` is not in the reference program");
-    let dir = support::scratch(name);
+    let dir = scratch(&format!("pulumi-{name}"));
     std::fs::write(dir.join("Pulumi.yaml"), text.replacen(from, to, 1)).expect("write the copy");
     dir
 }

@@ -4,17 +4,16 @@
 #[path = "pulumi_support.rs"]
 mod support;
 
-use std::path::PathBuf;
-
 use aws_adapter::pulumi::{PROGRAM_FILE, Program, expected_resources, render, write_program};
 use runtime_plan::Plan;
 use runway_schema::{MemFiles, Options};
+use test_support::{Scratch, scratch, workspace};
 
 const EXAMPLE: &str = "examples/acme-shop";
 const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/reporting"];
 
 fn example_plans() -> Vec<Plan> {
-    let root = support::workspace().join(EXAMPLE);
+    let root = workspace().join(EXAMPLE);
     let mut files = MemFiles::default();
     for member in MEMBERS {
         let path = format!("{member}/runway.yaml");
@@ -71,13 +70,13 @@ fn one_resource_per_planned_item() {
 
 #[test]
 fn every_program_of_the_example_passes_the_sdk_check() {
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut dirs: Vec<Scratch> = Vec::new();
     for plan in example_plans() {
-        let dir = support::scratch(&format!("emit-{}", plan.environment));
+        let dir = scratch(&format!("pulumi-emit-{}", plan.environment));
         write_program(&dir, &render(&plan).expect("render")).expect("write");
         dirs.push(dir);
     }
-    let refs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
     let outcome = support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
     assert_eq!(
@@ -111,7 +110,7 @@ fn no_secret_value_and_inputs_are_config() {
 
 #[test]
 fn write_program_overwrites_only_its_own_files() {
-    let dir = support::scratch("write");
+    let dir = scratch("pulumi-write");
     std::fs::write(dir.join("Pulumi.production.yaml"), "config: {}\n").expect("stack file");
     std::fs::write(dir.join(PROGRAM_FILE), "old").expect("old program");
     let plan = example_plans().pop().expect("a plan");

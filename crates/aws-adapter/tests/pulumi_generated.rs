@@ -5,11 +5,12 @@
 #[path = "pulumi_support.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use aws_adapter::pulumi::{PROGRAM_FILE, expected_resources, render, write_program};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
+use test_support::{Scratch, scratch};
 
 const RUNWAYS: usize = 20;
 
@@ -18,7 +19,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let mut runner = TestRunner::deterministic();
     let strategy = runtime_plan::strategy::product();
     let catalogue = cost::Catalogue::builtin();
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut dirs: Vec<Scratch> = Vec::new();
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
         for env in product.root.environments.keys() {
@@ -33,13 +34,13 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
                 .count();
             assert_eq!(declared, expected_resources(&plan), "runway {n} env {env}");
-            let dir = support::scratch(&format!("generated-{n}-{env}"));
+            let dir = scratch(&format!("pulumi-generated-{n}-{env}"));
             write_program(&dir, &program).expect("write");
             dirs.push(dir);
         }
     }
     assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
-    let refs: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
     let outcome = support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }

@@ -1,101 +1,19 @@
-//! Shared test fixtures: a moto server per test, a TCP gate in front of it that can refuse
-//! traffic (to cut the network part way through a publish while moto keeps its state), and an
-//! in-memory value source.
+//! Shared test fixtures of the AWS tests (moto itself is `test_support::Moto`): a TCP gate in
+//! front of moto that can refuse traffic (to cut the network part way through a publish while
+//! moto keeps its state), the adapter's settings for it, and an in-memory value source.
 #![allow(dead_code, missing_docs)]
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aws_adapter::aws::{AwsClients, ClientSettings, IsolatedEndpoint, Scope, SourceError, ValueSource};
 use secrecy::SecretString;
 
 pub const REGION: &str = "eu-west-1";
-
-/// The Python with moto: `RUNWAY_PYTHON`, else `<workspace>/.venv/bin/python`. Panics (never
-/// skips) when neither exists.
-pub fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("RUNWAY_PYTHON") {
-        let p = PathBuf::from(p);
-        assert!(p.exists(), "RUNWAY_PYTHON={} does not exist; run `cargo xtask venv`", p.display());
-        return p;
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    assert!(
-        p.exists(),
-        "no Python with moto: set RUNWAY_PYTHON or run `cargo xtask venv` to create {}",
-        p.display()
-    );
-    p
-}
-
-fn free_port() -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    l.local_addr().expect("local addr").port()
-}
-
-/// A moto server on a free loopback port, killed on drop.
-pub struct Moto {
-    child: Child,
-    pub port: u16,
-}
-
-impl Moto {
-    pub fn start() -> Moto {
-        let port = free_port();
-        let mut cmd = Command::new(python());
-        cmd.args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        for (k, _) in std::env::vars_os() {
-            if k.to_string_lossy().starts_with("AWS_") {
-                cmd.env_remove(k);
-            }
-        }
-        let child = cmd.spawn().expect("start moto server");
-        let mut moto = Moto { child, port };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = moto.child.try_wait().expect("poll moto") {
-                panic!(
-                    "moto server exited early with {status}; is moto[server] installed? run `cargo xtask venv`"
-                );
-            }
-            if http(port, "GET", "/moto-api/").is_some_and(|s| s.starts_with("HTTP/1.")) {
-                return moto;
-            }
-            assert!(Instant::now() < deadline, "moto server did not answer on port {port}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A bare HTTP/1.0 request; the response's text, `None` when nothing answers.
-fn http(port: u16, method: &str, path: &str) -> Option<String> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(s, "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n").ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    Some(out)
-}
 
 /// A TCP forwarder to `target` that can be closed: while closed, new connections are dropped
 /// at once and open ones are cut at their next request. Moto behind it keeps its state.
