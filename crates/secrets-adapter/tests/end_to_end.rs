@@ -57,11 +57,11 @@ async fn prepare_creates_every_credential_and_folder_then_nothing() {
     assert_eq!(second.count(Action::Exists), specs.len(), "{second}");
 
     if let Some(server) = t.contract() {
-        let versions = server.versions().await;
+        let versions = server.versions();
         assert_eq!(versions.len(), specs.len());
         assert!(versions.values().all(|v| *v == 1), "{versions:?}");
         for s in &specs {
-            let value = server.value(&s.environment, &s.folder, &s.name).await.unwrap();
+            let value = server.value(&s.environment, &s.folder, &s.name).unwrap();
             s.rule.check(&value).unwrap();
         }
     }
@@ -69,7 +69,7 @@ async fn prepare_creates_every_credential_and_folder_then_nothing() {
     let copy = read_for_proxy_copy(&t.client, &t.project, &specs[0]).await.unwrap();
     assert_eq!(copy.expose_secret().len(), CredentialRule::PostgresPassword.length());
     if let Some(server) = t.contract() {
-        let stored = server.value("dev", &specs[0].folder, "MAIN_DB_PASSWORD").await.unwrap();
+        let stored = server.value("dev", &specs[0].folder, "MAIN_DB_PASSWORD").unwrap();
         assert_eq!(copy.expose_secret(), stored);
     }
 }
@@ -81,10 +81,9 @@ async fn dry_run_only_reads_and_reports_what_would_change() {
     let report = prepare(&t.client, &t.project, &specs, &[], true).await.unwrap();
     assert_eq!(report.count(Action::WouldCreate), specs.len() * 2, "{report}");
     if let Some(server) = t.contract() {
-        assert!(server.versions().await.is_empty());
+        assert!(server.versions().is_empty());
         let writes: Vec<_> = server
             .requests()
-            .await
             .into_iter()
             .filter(|(m, p)| m != "GET" && p != "/api/v1/auth/universal-auth/login")
             .collect();
@@ -106,7 +105,7 @@ async fn rotate_replaces_exactly_one_resource() {
         Some(s) => {
             let mut v = Vec::new();
             for spec in &specs {
-                v.push(s.value(&spec.environment, &spec.folder, &spec.name).await.unwrap());
+                v.push(s.value(&spec.environment, &spec.folder, &spec.name).unwrap());
             }
             v
         }
@@ -119,11 +118,11 @@ async fn rotate_replaces_exactly_one_resource() {
     assert_eq!(report.count(Action::Exists), 2, "{report}");
     if let Some(server) = t.contract() {
         for (spec, old) in specs.iter().zip(&before) {
-            let now = server.value(&spec.environment, &spec.folder, &spec.name).await.unwrap();
+            let now = server.value(&spec.environment, &spec.folder, &spec.name).unwrap();
             assert_eq!(&now != old, spec.resource == "cache", "{}", spec.location());
             spec.rule.check(&now).unwrap();
         }
-        let versions = server.versions().await;
+        let versions = server.versions();
         assert_eq!(versions[&specs[1].location()], 2);
         assert_eq!(versions[&specs[0].location()], 1);
     }
@@ -155,11 +154,11 @@ async fn publish_writes_then_changes_nothing_then_only_what_differs() {
     assert_eq!(third.count(Action::Updated), 1, "{third}");
     assert_eq!(third.count(Action::Unchanged), vars.len() - 1, "{third}");
     if let Some(server) = t.contract() {
-        let versions = server.versions().await;
+        let versions = server.versions();
         assert_eq!(versions[&changed[0].location()], 2);
         assert_eq!(versions[&changed[1].location()], 1);
         // The reference is stored as written, not expanded.
-        let url = server.value("dev", &folder, "MAIN_DB_URL").await.unwrap();
+        let url = server.value("dev", &folder, "MAIN_DB_URL").unwrap();
         assert!(url.contains("${MAIN_DB_PASSWORD}"));
     }
 }

@@ -2,18 +2,17 @@
 //! pinned in tools/requirements.txt) must be able to use it.
 #![allow(clippy::unwrap_used, missing_docs)]
 
-mod common;
-
 use std::process::Command;
 
-use common::{CLIENT_ID, CLIENT_SECRET, ContractServer, PROJECT, python, workspace};
+use test_support::contract::{CLIENT_ID, CLIENT_SECRET, PROJECT};
+use test_support::{ContractServer, python, workspace};
 
 #[test]
 fn official_client_can_use_the_contract_server() {
     let server = ContractServer::start();
     let out = Command::new(python())
         .arg(workspace().join("tools/infisical_official_client_check.py"))
-        .args([server.url.as_str(), CLIENT_ID, CLIENT_SECRET, PROJECT, "dev"])
+        .args([server.url().as_str(), CLIENT_ID, CLIENT_SECRET, PROJECT, "dev"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -6,12 +6,14 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::{CLIENT_ID, CLIENT_SECRET, ContractServer, PROJECT, client_for};
+use common::client_for;
 use secrets_adapter::{
     Auth, ClientConfig, CredentialRule, Error, SecretString, StackOutputs, VariableWrite, publish,
     read_for_proxy_copy,
 };
 use serde_json::json;
+use test_support::ContractServer;
+use test_support::contract::{CLIENT_ID, CLIENT_SECRET, PROJECT};
 
 const CANARY: &str = "canary-7f3a9c-do-not-print";
 
@@ -22,7 +24,7 @@ fn assert_clean(what: &str, text: &str) {
 #[tokio::test(flavor = "current_thread")]
 async fn canary_never_appears_in_debug_display_errors_or_reports() {
     let server = ContractServer::start();
-    let client = client_for(&server.url, CLIENT_ID, CLIENT_SECRET);
+    let client = client_for(&server.url(), CLIENT_ID, CLIENT_SECRET);
     let write = VariableWrite {
         environment: "dev".into(),
         folder: "/runtime/canary".into(),
@@ -34,7 +36,7 @@ async fn canary_never_appears_in_debug_display_errors_or_reports() {
     assert_clean("Report Display", &report.to_string());
     assert_clean("Report Debug", &format!("{report:?}"));
     assert_clean("Report JSON", &serde_json::to_string(&report).unwrap());
-    assert_eq!(server.value("dev", "/runtime/canary", "CANARY_VALUE").await.unwrap(), CANARY);
+    assert_eq!(server.value("dev", "/runtime/canary", "CANARY_VALUE").unwrap(), CANARY);
 
     // Read back (as for the proxy copy): the holder is redacted.
     let spec = secrets_adapter::CredentialSpec {
@@ -50,7 +52,7 @@ async fn canary_never_appears_in_debug_display_errors_or_reports() {
     // A failure while the canary is being written: the error, its Debug and its sources.
     let mut changed = write.clone();
     changed.value = SecretString::from(format!("{CANARY}-2"));
-    server.faults(json!({"fail_next_500": 50, "after": 1})).await;
+    server.faults(json!({"fail_next_500": 50, "after": 1}));
     let err = publish(&client, PROJECT, &[changed], false).await.unwrap_err();
     assert!(matches!(err.cause, Error::RetriesExhausted { .. }), "{err}");
     assert_clean("RunError Display", &err.to_string());
@@ -62,7 +64,7 @@ async fn canary_never_appears_in_debug_display_errors_or_reports() {
     }
     // Client and config Debug with a canary secret.
     let config = ClientConfig::new(
-        server.url.as_str(),
+        server.url().as_str(),
         Auth::UniversalAuth { client_id: "id".into(), client_secret: SecretString::from(CANARY) },
     );
     assert_clean("ClientConfig Debug", &format!("{config:?}"));
@@ -70,7 +72,7 @@ async fn canary_never_appears_in_debug_display_errors_or_reports() {
     assert_clean("Client Debug", &format!("{c:?}"));
     let login = c.login().await.unwrap_err();
     assert_clean("login error", &format!("{login} {login:?}"));
-    let token = ClientConfig::new(server.url.as_str(), Auth::Token(SecretString::from(CANARY)));
+    let token = ClientConfig::new(server.url().as_str(), Auth::Token(SecretString::from(CANARY)));
     assert_clean("token Debug", &format!("{token:?}"));
 }
 
