@@ -5,216 +5,54 @@
 //! Needs the workspace venv: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use aws_adapter::aws::{
     Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy, Scope,
 };
 use secrets_adapter::SecretString;
 use serde_json::{Value, json};
+use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
+use test_support::{ContractServer, Moto, free_port, scratch};
 
 /// The example's Infisical project id.
 const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
-const CLIENT_ID: &str = "contract-client-id";
-const CLIENT_SECRET: &str = "contract-client-secret";
 const REGION: &str = "us-east-1";
 /// A stack output value that must never be printed.
 const CANARY: &str = "canary-7f3a9c1e5b2d.cluster-x.us-east-1.rds.amazonaws.com";
 
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn example() -> PathBuf {
-    workspace().join("examples/acme-shop/runway.yaml")
+    test_support::example("acme-shop").join("runway.yaml")
 }
 
-/// `RUNWAY_PYTHON`, else `<workspace>/.venv/bin/python`; the test fails when neither exists.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("RUNWAY_PYTHON") {
-        let p = PathBuf::from(p);
-        assert!(p.exists(), "RUNWAY_PYTHON={} does not exist; run `cargo xtask venv`", p.display());
-        return p;
-    }
-    let p = workspace().join(".venv/bin/python");
-    assert!(
-        p.exists(),
-        "no Python for the contract server and moto: set RUNWAY_PYTHON or run `cargo xtask venv` (creates {})",
-        p.display()
-    );
-    p
+/// The Infisical contract server, knowing the example's project.
+fn start_infisical() -> ContractServer {
+    ContractServer::start_with(&["--project", PROJECT])
 }
 
-/// A bare HTTP request with `Connection: close`; `(status line, body)`.
-fn http(port: u16, method: &str, path: &str, body: &str) -> Option<(String, String)> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .ok()?;
-    let mut out = String::new();
-    s.read_to_string(&mut out).ok()?;
-    let (head, body) = out.split_once("\r\n\r\n")?;
-    Some((head.lines().next()?.to_owned(), body.to_owned()))
+/// `METHOD path` of the API requests that write (logins and reads excluded).
+fn api_writes(infisical: &ContractServer) -> Vec<String> {
+    infisical
+        .requests()
+        .into_iter()
+        .filter(|(method, path)| method != "GET" && !path.contains("/auth/"))
+        .map(|(method, path)| format!("{method} {path}"))
+        .collect()
 }
 
-/// The Infisical contract server, knowing the example's project; killed on drop.
-struct Infisical {
-    child: Child,
-    port: u16,
-}
-
-impl Infisical {
-    fn start() -> Infisical {
-        let mut child = Command::new(python())
-            .arg(workspace().join("tools/infisical_contract_server.py"))
-            .args(["--port", "0", "--project", PROJECT])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the contract server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line.trim().parse().unwrap_or_else(|_| {
-            let _ = child.kill();
-            panic!("contract server printed `{line}` instead of a port")
+/// The AWS adapter talking to this moto only, for the tests' own checks.
+fn with_aws<T>(moto: &Moto, f: impl AsyncFnOnce(AwsClients) -> T) -> T {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let mut settings = ClientSettings::new(REGION);
+        settings.isolated = Some(IsolatedEndpoint {
+            endpoint_url: moto.url(),
+            access_key_id: "testing".into(),
+            secret_access_key: SecretString::from("testing"),
         });
-        Infisical { child, port }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn faults(&self, body: Value) {
-        let (status, _) = http(self.port, "POST", "/__contract/faults", &body.to_string()).unwrap();
-        assert!(status.contains(" 200 "), "{status}");
-    }
-
-    fn state(&self, values: bool) -> Value {
-        let path = if values { "/__contract/state?values=1" } else { "/__contract/state" };
-        let (_, body) = http(self.port, "GET", path, "").unwrap();
-        serde_json::from_str(&body).unwrap()
-    }
-
-    /// `env:/path/NAME -> version`.
-    fn versions(&self) -> BTreeMap<String, u64> {
-        self.state(false)["secrets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| {
-                (
-                    format!(
-                        "{}:{}/{}",
-                        s["environment"].as_str().unwrap(),
-                        s["path"].as_str().unwrap(),
-                        s["name"].as_str().unwrap()
-                    ),
-                    s["version"].as_u64().unwrap(),
-                )
-            })
-            .collect()
-    }
-
-    /// Every stored value (the tests use them only as canaries and to check the proxy copy).
-    fn values(&self) -> BTreeMap<String, String> {
-        self.state(true)["secrets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| (s["name"].as_str().unwrap().to_owned(), s["value"].as_str().unwrap().to_owned()))
-            .collect()
-    }
-
-    /// Methods of the API requests made (contract endpoints excluded).
-    fn api_writes(&self) -> Vec<String> {
-        self.state(false)["requests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| {
-                let path = r["path"].as_str().unwrap_or("");
-                r["method"] != "GET" && !path.contains("/auth/")
-            })
-            .map(|r| format!("{} {}", r["method"].as_str().unwrap_or(""), r["path"].as_str().unwrap_or("")))
-            .collect()
-    }
-}
-
-impl Drop for Infisical {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A moto server on a free loopback port; killed on drop.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Moto {
-    fn start() -> Moto {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut cmd = Command::new(python());
-        cmd.args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        for (k, _) in std::env::vars_os() {
-            if k.to_string_lossy().starts_with("AWS_") {
-                cmd.env_remove(k);
-            }
-        }
-        let mut moto = Moto { child: cmd.spawn().expect("start moto"), port };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = moto.child.try_wait().unwrap() {
-                panic!("moto exited early with {status}; run `cargo xtask venv`");
-            }
-            if http(port, "GET", "/moto-api/", "").is_some() {
-                return moto;
-            }
-            assert!(Instant::now() < deadline, "moto did not answer on port {port}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// The AWS adapter talking to this moto only, for the tests' own checks.
-    fn check<T>(&self, f: impl AsyncFnOnce(AwsClients) -> T) -> T {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async {
-            let mut settings = ClientSettings::new(REGION);
-            settings.isolated = Some(IsolatedEndpoint {
-                endpoint_url: self.url(),
-                access_key_id: "testing".into(),
-                secret_access_key: SecretString::from("testing"),
-            });
-            f(AwsClients::connect(&settings).await).await
-        })
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+        f(AwsClients::connect(&settings).await).await
+    })
 }
 
 fn scope() -> Scope {
@@ -270,7 +108,7 @@ fn assert_no_secret(runs: &[&Run], secrets: &[&str]) {
 }
 
 /// A hand-written `pulumi stack output --json --show-secrets` for the example's dev plan.
-fn outputs_file(dir: &std::path::Path) -> PathBuf {
+fn outputs_file(dir: &Path) -> PathBuf {
     let file = example();
     let plan = Command::new(env!("CARGO_BIN_EXE_runway"))
         .args(["plan", "--env", "dev", "--format", "json", file.to_str().unwrap()])
@@ -288,12 +126,6 @@ fn outputs_file(dir: &std::path::Path) -> PathBuf {
     path
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("runway-deploy-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 const CREDENTIALS: [&str; 3] = [
     "dev:/runtime/main-db/MAIN_DB_PASSWORD",
     "dev:/runtime/sessions/SESSIONS_PASSWORD",
@@ -304,7 +136,7 @@ const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
 /// Whether moto's proxy secret holds exactly `{"username":"runway","password":<password>}`
 /// (`Unchanged`) or is absent (`Created`), asked with a dry-run copy (read calls only).
 fn proxy_state(moto: &Moto, password: &str) -> Action {
-    moto.check(async |aws| {
+    with_aws(moto, async |aws| {
         let copy = ProxyAdminCopy {
             secret_name: PROXY_SECRET.into(),
             resource: "main-db".into(),
@@ -318,7 +150,7 @@ fn proxy_state(moto: &Moto, password: &str) -> Action {
 
 #[test]
 fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
-    let (infisical, moto) = (Infisical::start(), Moto::start());
+    let (infisical, moto) = (start_infisical(), Moto::start());
     let file = example();
     let file = file.to_str().unwrap();
     let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
@@ -331,7 +163,7 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
     }
     assert!(dry.stdout.contains(&format!("would write {PROXY_SECRET}")));
     assert!(infisical.versions().is_empty(), "the dry run wrote to Infisical");
-    assert_eq!(infisical.api_writes(), Vec::<String>::new(), "the dry run called a writing API");
+    assert_eq!(api_writes(&infisical), Vec::<String>::new(), "the dry run called a writing API");
     assert_eq!(proxy_state(&moto, "x"), Action::Created, "the dry run wrote the proxy secret");
 
     let first = run(&["secrets", "prepare", "--env", "dev", file]);
@@ -366,8 +198,8 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
 
 #[test]
 fn secrets_publish_then_ssm_publish_and_verify() {
-    let (infisical, moto) = (Infisical::start(), Moto::start());
-    let dir = temp_dir("publish");
+    let (infisical, moto) = (start_infisical(), Moto::start());
+    let dir = scratch("deploy-publish");
     let outputs = outputs_file(&dir);
     let outputs = outputs.to_str().unwrap();
     let file = example();
@@ -407,7 +239,7 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     assert_eq!(infisical.versions(), versions);
 
     // The workload's own secret is set by people.
-    moto.check(async |aws| {
+    with_aws(&moto, async |aws| {
         let write = ParameterWrite {
             name: "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY".into(),
             value: SecretString::from("set-by-a-person"),
@@ -439,7 +271,7 @@ fn secrets_publish_then_ssm_publish_and_verify() {
         format!("postgresql://runway:{}@{CANARY}:5432/main_db?sslmode=require", values["MAIN_DB_PASSWORD"]);
     let expected = [("main-db/MAIN_DB_HOST", CANARY.to_owned()), ("main-db/MAIN_DB_URL", url)];
     for (name, value) in expected {
-        let action = moto.check(async |aws| {
+        let action = with_aws(&moto, async |aws| {
             let write = ParameterWrite {
                 name: format!("/acme-shop/dev/{name}"),
                 value: SecretString::from(value),
@@ -456,12 +288,11 @@ fn secrets_publish_then_ssm_publish_and_verify() {
         values.values().map(String::as_str).filter(|v| v.len() > 12 && !v.contains("${")).collect();
     assert!(secrets.contains(&CANARY));
     assert_no_secret(&[&publish, &again, &missing, &dry, &ssm, &ssm_again, &verify], &secrets);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn remote_failure_exits_4_and_a_rerun_finishes() {
-    let (infisical, moto) = (Infisical::start(), Moto::start());
+    let (infisical, moto) = (start_infisical(), Moto::start());
     let file = example();
     let file = file.to_str().unwrap();
     let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
@@ -477,7 +308,7 @@ fn remote_failure_exits_4_and_a_rerun_finishes() {
 
     // Connections dropped on every call of a publish.
     infisical.faults(json!({"fail_next_500": 0, "drop_next_connection": 1000}));
-    let dir = temp_dir("fault");
+    let dir = scratch("deploy-fault");
     let outputs = outputs_file(&dir);
     let dropped = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
     assert_eq!(dropped.code, 4, "{}", dropped.stderr);
@@ -492,17 +323,13 @@ fn remote_failure_exits_4_and_a_rerun_finishes() {
     let secrets: Vec<String> = infisical.values().into_values().collect();
     let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     assert_no_secret(&[&failed, &dropped, &rerun], &secrets);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn aws_failure_exits_4_and_verify_unreachable_exits_4() {
-    let infisical = Infisical::start();
+    let infisical = start_infisical();
     // Nothing listens there: every AWS call fails.
-    let dead = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
-    };
+    let dead = format!("http://127.0.0.1:{}", free_port());
     let file = example();
     let file = file.to_str().unwrap();
     let prepare = runway(&infisical.url(), &dead, &["secrets", "prepare", "--env", "dev", file]);
@@ -517,7 +344,7 @@ fn aws_failure_exits_4_and_verify_unreachable_exits_4() {
 
 #[test]
 fn a_runway_without_infisical_is_a_usage_error() {
-    let dir = temp_dir("no-infisical");
+    let dir = scratch("deploy-no-infisical");
     let text = std::fs::read_to_string(example()).unwrap();
     let start = text.find("secrets:\n").unwrap();
     let end = text.find("environments:\n").unwrap();
@@ -532,5 +359,4 @@ fn a_runway_without_infisical_is_a_usage_error() {
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("no `secrets.infisical` block"), "{}", run.stderr);
-    let _ = std::fs::remove_dir_all(dir);
 }

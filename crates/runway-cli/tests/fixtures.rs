@@ -3,12 +3,9 @@
 //! diagnostic, every one under `warnings` only warnings, every one under `invalid` exits 1 with
 //! the code its name starts with; the rendered text and JSON of each are snapshotted.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+use test_support::workspace;
 
 /// `(name, path of the root file relative to the workspace)` of each fixture in a folder.
 fn fixtures(category: &str) -> Vec<(String, String)> {

@@ -1,11 +1,13 @@
 #![allow(clippy::unwrap_used)] // reason: test helpers fail loudly
 //! `runway plan|cost|graph|diff|emit` on the shipped example, through the binary.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
+use test_support::{acme_shop_with_dev_cap, scratch};
+
 fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/acme-shop")
+    test_support::example("acme-shop")
 }
 
 fn runway(args: &[&str]) -> (i32, String, String) {
@@ -15,30 +17,6 @@ fn runway(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// A copy of the example with `monthly: 150` (dev's cap) replaced.
-fn example_with_dev_cap(cap: &str, tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("runway-cap-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&example(), &dir);
-    let root = dir.join("runway.yaml");
-    let text = std::fs::read_to_string(&root).unwrap();
-    assert!(text.contains("monthly: 150"));
-    std::fs::write(&root, text.replace("monthly: 150", &format!("monthly: {cap}"))).unwrap();
-    dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 fn dev_estimate() -> String {
@@ -82,13 +60,13 @@ fn plan_json_has_the_spec_shape() {
 #[test]
 fn a_cap_equal_to_the_estimate_is_within_and_one_cent_less_is_refused() {
     let estimate = dev_estimate();
-    let equal = example_with_dev_cap(&estimate, "equal");
+    let equal = acme_shop_with_dev_cap(&estimate, "cap-equal");
     let (code, _, err) = runway(&["plan", "--env", "dev", equal.join("runway.yaml").to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
 
     let cents: i64 = estimate.replace('.', "").parse().unwrap();
     let below = format!("{}.{:02}", (cents - 1) / 100, (cents - 1) % 100);
-    let under = example_with_dev_cap(&below, "below");
+    let under = acme_shop_with_dev_cap(&below, "cap-below");
     let root = under.join("runway.yaml");
     let (code, _, err) = runway(&["plan", "--env", "dev", root.to_str().unwrap()]);
     assert_eq!(code, 3, "{err}");
@@ -104,9 +82,6 @@ fn a_cap_equal_to_the_estimate_is_within_and_one_cent_less_is_refused() {
     assert!(!out.exists());
     let (code, _, _) = runway(&["cost", root.to_str().unwrap()]);
     assert_eq!(code, 3);
-    for d in [equal, under] {
-        std::fs::remove_dir_all(d).unwrap();
-    }
 }
 
 #[test]
@@ -134,9 +109,7 @@ fn cost_graph_diff_and_unknown_environment() {
 
 #[test]
 fn emit_refuses_to_overwrite_a_program_it_did_not_write() {
-    let dir = std::env::temp_dir().join(format!("runway-emit-own-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("emit-own");
     std::fs::write(dir.join("Pulumi.yaml"), "name: hand-written\n").unwrap();
     std::fs::write(dir.join("Pulumi.dev.yaml"), "config: {}\n").unwrap();
     let root = example().join("runway.yaml");
@@ -147,7 +120,6 @@ fn emit_refuses_to_overwrite_a_program_it_did_not_write() {
     assert_eq!(runway(&args).0, 0);
     assert_eq!(runway(&args).0, 0, "its own program is rewritten");
     assert_eq!(std::fs::read_to_string(dir.join("Pulumi.dev.yaml")).unwrap(), "config: {}\n");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
