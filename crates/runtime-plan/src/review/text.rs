@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use runway_schema::Money;
 
-use super::{Breaking, EnvironmentReview, ItemChangeKind, Review, SideCost};
+use super::{Breaking, Cause, EnvironmentReview, ItemChangeKind, Review, SideCost};
 
 /// The review as text.
 pub fn render_review_text(r: &Review) -> String {
@@ -68,10 +68,11 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
 
 /// `  ! orders uses sessions: resource removed; loses SESSIONS_URL, SESSIONS_HOST`
 fn breaking_line(out: &mut String, b: &Breaking) {
-    let mut what = b.cause.as_str().to_owned();
-    if let Some(r) = &b.replaced_by {
-        let _ = write!(what, "; {r} instead");
-    }
+    let mut what = match (&b.replaced_by, b.cause) {
+        (Some(r), Cause::ResourceRenamed) => format!("resource renamed to {r}"),
+        (Some(r), cause) => format!("{}; {r} instead", cause.as_str()),
+        (None, cause) => cause.as_str().to_owned(),
+    };
     if !b.lost.is_empty() {
         let _ = write!(what, "; loses {}", b.lost.join(", "));
     }
