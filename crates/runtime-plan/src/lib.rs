@@ -18,6 +18,7 @@
 //! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
 //! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
+//! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans, then [`render_review_markdown`], [`render_review_text`] or [`to_json`] |
 //!
 //! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
 //! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
@@ -30,6 +31,7 @@ pub mod naming;
 pub mod plan;
 mod pricing;
 pub mod render;
+pub mod review;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
 
@@ -38,6 +40,10 @@ pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
 pub use render::{
     CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_plan_text,
+};
+pub use review::{
+    Breaking, Cause, EnvironmentReview, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename, Review, Side,
+    SideCost, breaking, render_review_markdown, render_review_text, review, review_environment,
 };
 
 /// The README's code examples, compiled and run as doctests.

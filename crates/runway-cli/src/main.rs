@@ -17,6 +17,8 @@ macro_rules! outln {
 
 mod deploy;
 mod files;
+mod git;
+mod review;
 
 /// Planning makes many short strings; glibc malloc spends a third of a large plan consolidating
 /// free chunks, mimalloc does not (docs/benchmarks.md).
@@ -90,16 +92,20 @@ enum Command {
         #[command(flatten)]
         args: PlanArgs,
     },
-    /// What changes between two runway versions: added, removed, resized items, cost delta.
+    /// What changes between two runway versions: added, removed, resized items, cost delta,
+    /// and (as a review) what breaks for consumers.
     Diff {
-        /// The environment.
+        /// The environment; without it, every environment either side declares.
         #[arg(long)]
-        env: String,
+        env: Option<String>,
         /// The older root runway file to compare against.
-        #[arg(long)]
-        base: PathBuf,
+        #[arg(long, conflicts_with = "base_ref", required_unless_present = "base_ref")]
+        base: Option<PathBuf>,
+        /// A git revision: the base is FILE and its members as of that revision.
+        #[arg(long, value_name = "REV")]
+        base_ref: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: review::DiffFormat,
         #[command(flatten)]
         args: PlanArgs,
     },
@@ -185,7 +191,9 @@ fn main() -> ExitCode {
         Command::Plan { env, format, args } => plan_cmd(&env, format, &args),
         Command::Cost { format, args } => cost_cmd(format, &args),
         Command::Graph { env, format, args } => graph_cmd(&env, format, &args),
-        Command::Diff { env, base, format, args } => diff_cmd(&env, &base, format, &args),
+        Command::Diff { env, base, base_ref, format, args } => {
+            diff_cmd(env.as_deref(), base.as_deref(), base_ref.as_deref(), format, &args)
+        }
         Command::Emit { target: EmitTarget::Pulumi { env, out, args } } => emit_pulumi(&env, &out, &args),
         Command::Secrets { command } => deploy::secrets(&command),
         Command::Ssm { command } => deploy::ssm(&command),
@@ -354,16 +362,34 @@ fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit
     Ok(())
 }
 
-fn diff_cmd(env: &str, base: &Path, format: Format, args: &PlanArgs) -> Result<(), Exit> {
+fn diff_cmd(
+    env: Option<&str>,
+    base: Option<&Path>,
+    base_ref: Option<&str>,
+    format: review::DiffFormat,
+    args: &PlanArgs,
+) -> Result<(), Exit> {
+    use review::{Base, DiffFormat};
     let cat = catalogue(args.catalogue.as_deref())?;
-    let old = plan_env(base, env, &cat)?;
-    let new = plan_env(&args.file, env, &cat)?;
-    let d = runtime_plan::diff(&old, &new);
-    match format {
-        Format::Text => out!("{}", runtime_plan::render_diff_text(&d)),
-        Format::Json => outln!("{}", runtime_plan::to_json(&d)),
+    let base = match (base, base_ref) {
+        (Some(file), None) => Base::File(file),
+        (None, Some(rev)) => Base::Rev(rev),
+        // clap refuses both and neither; kept for a caller that bypasses it.
+        _ => return Err(usage("give either --base FILE or --base-ref REV")),
+    };
+    // `--base FILE --env ENV` as text or JSON prints the plan diff it always printed, and
+    // exits as it always did; every other form is a review (docs/review.md).
+    if let (Base::File(file), Some(env), DiffFormat::Text | DiffFormat::Json) = (base, env, format) {
+        let old = plan_env(file, env, &cat)?;
+        let new = plan_env(&args.file, env, &cat)?;
+        let d = runtime_plan::diff(&old, &new);
+        match format {
+            DiffFormat::Json => outln!("{}", runtime_plan::to_json(&d)),
+            _ => out!("{}", runtime_plan::render_diff_text(&d)),
+        }
+        return Ok(());
     }
-    Ok(())
+    review::run(env, base, format, &args.file, &cat)
 }
 
 /// The first line of every program runway writes; a `Pulumi.yaml` without it is not ours.
