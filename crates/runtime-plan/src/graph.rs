@@ -1,8 +1,67 @@
 //! The plan's dependency graph (consumers -> resources -> items) and its renderers.
+//!
+//! The graph is a view of a [`Plan`], built on demand and never stored in it: this module reads
+//! the plan, and the plan knows nothing of it.
 
 use std::fmt::Write as _;
 
-use crate::plan::{Graph, GraphEdge, GraphNode, Layer, Plan};
+use serde::Serialize;
+
+use crate::plan::Plan;
+
+/// A layer of the graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Layer {
+    /// A workload or member.
+    Consumer,
+    /// A resource.
+    Resource,
+    /// An AWS item.
+    Item,
+}
+
+/// A node of the graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphNode {
+    /// Unique node id (`consumer:metabase`, `resource:main-db`, `item:main-db_proxy`).
+    pub id: String,
+    /// What is shown.
+    pub label: String,
+    /// Its layer.
+    pub layer: Layer,
+}
+
+/// An edge of the graph.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphEdge {
+    /// From node id.
+    pub from: String,
+    /// To node id.
+    pub to: String,
+    /// `uses`, `declares`, `runs`, `on`.
+    pub label: String,
+}
+
+/// Consumers -> resources -> items, in stable order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Graph {
+    /// Nodes: consumers, then resources, then items, in plan order.
+    pub nodes: Vec<GraphNode>,
+    /// Edges in plan order.
+    pub edges: Vec<GraphEdge>,
+}
+
+impl Plan {
+    /// Consumers -> resources -> items, as data (see [`build_graph`]).
+    pub fn graph(&self) -> Graph {
+        build_graph(self)
+    }
+}
 
 fn node(id: String, label: String, layer: Layer) -> GraphNode {
     GraphNode { id, label, layer }

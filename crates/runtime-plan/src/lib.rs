@@ -36,6 +36,7 @@ pub mod review;
 pub mod strategy;
 
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
+pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
 pub use render::{

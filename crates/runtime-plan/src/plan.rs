@@ -897,59 +897,7 @@ pub struct CostSummary {
     pub refused: bool,
 }
 
-/// A layer of the graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Layer {
-    /// A workload or member.
-    Consumer,
-    /// A resource.
-    Resource,
-    /// An AWS item.
-    Item,
-}
-
-/// A node of the graph.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GraphNode {
-    /// Unique node id (`consumer:metabase`, `resource:main-db`, `item:main-db_proxy`).
-    pub id: String,
-    /// What is shown.
-    pub label: String,
-    /// Its layer.
-    pub layer: Layer,
-}
-
-/// An edge of the graph.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GraphEdge {
-    /// From node id.
-    pub from: String,
-    /// To node id.
-    pub to: String,
-    /// `uses`, `declares`, `runs`, `on`.
-    pub label: String,
-}
-
-/// Consumers -> resources -> items, in stable order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Graph {
-    /// Nodes: consumers, then resources, then items, in plan order.
-    pub nodes: Vec<GraphNode>,
-    /// Edges in plan order.
-    pub edges: Vec<GraphEdge>,
-}
-
 impl Plan {
-    /// Consumers -> resources -> items, as data (see [`crate::graph::build_graph`]).
-    pub fn graph(&self) -> Graph {
-        crate::graph::build_graph(self)
-    }
-
     /// The item with this logical id.
     pub fn item(&self, id: &str) -> Option<&PlannedItem> {
         self.items.iter().find(|i| i.id == id)

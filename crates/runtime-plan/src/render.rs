@@ -5,7 +5,10 @@ use std::fmt::{self, Write as _};
 use runway_schema::Money;
 use serde::Serialize;
 
-use crate::plan::{ConnectionSource, Plan, Verdict};
+use crate::plan::{
+    Binding, ConnectionSource, ConnectionVariable, Delivery, GeneratedSecret, Plan, PlannedResource,
+    PlannedWorkload, Verdict,
+};
 
 fn money(m: Option<Money>) -> String {
     m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"))
@@ -61,130 +64,119 @@ pub fn render_plan_text(p: &Plan) -> String {
 /// whole in memory; only one section's rows at a time).
 pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region)?;
+    write_section(out, "resources", &p.resources, resource_row)?;
+    write_section(out, "workloads", &p.workloads, workload_row)?;
+    write_section(out, "bindings", &p.bindings, binding_row)?;
+    write_secrets(p, out)?;
+    write_cost(p, out)?;
+    write_diagnostics(p, out)
+}
 
-    out.write_str("\nresources\n")?;
-    if p.resources.is_empty() {
-        out.write_str("  (none)\n")?;
-    } else {
-        let rows: Vec<Vec<String>> = p
-            .resources
-            .iter()
-            .map(|r| {
-                vec![
-                    r.name.to_string(),
-                    r.kind.as_str().to_owned(),
-                    r.origin.as_str().to_owned(),
-                    r.size.to_string(),
-                    r.physical_name.to_string(),
-                    r.summary.to_string(),
-                    money(r.monthly),
-                ]
-            })
-            .collect();
-        write_table(&rows, out)?;
+/// A titled section: one table row per record, or `(none)`.
+fn write_section<T>(
+    out: &mut impl fmt::Write,
+    title: &str,
+    records: &[T],
+    row: impl Fn(&T) -> Vec<String>,
+) -> fmt::Result {
+    write!(out, "\n{title}\n")?;
+    if records.is_empty() {
+        return out.write_str("  (none)\n");
     }
+    let rows: Vec<Vec<String>> = records.iter().map(row).collect();
+    write_table(&rows, out)
+}
 
-    out.write_str("\nworkloads\n")?;
-    if p.workloads.is_empty() {
-        out.write_str("  (none)\n")?;
-    } else {
-        let rows: Vec<Vec<String>> = p
-            .workloads
-            .iter()
-            .map(|w| {
-                vec![
-                    w.name.to_string(),
-                    w.size.to_string(),
-                    format!("{} vCPU-units/{} MiB", w.task.cpu, w.task.memory_mib),
-                    format!("{}..{}", w.min, w.max),
-                    w.expose.as_str().to_owned(),
-                    w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
-                    money(w.monthly),
-                    format!("ceiling {}", money(w.ceiling)),
-                ]
-            })
-            .collect();
-        write_table(&rows, out)?;
-    }
+fn resource_row(r: &PlannedResource) -> Vec<String> {
+    vec![
+        r.name.to_string(),
+        r.kind.as_str().to_owned(),
+        r.origin.as_str().to_owned(),
+        r.size.to_string(),
+        r.physical_name.to_string(),
+        r.summary.to_string(),
+        money(r.monthly),
+    ]
+}
 
-    out.write_str("\nbindings\n")?;
-    if p.bindings.is_empty() {
-        out.write_str("  (none)\n")?;
-    } else {
-        let rows: Vec<Vec<String>> = p
-            .bindings
-            .iter()
-            .map(|b| {
-                vec![
-                    b.consumer.to_string(),
-                    format!("-> {}", b.resource),
-                    b.infisical.to_string(),
-                    match b.delivery {
-                        crate::plan::Delivery::Ssm => "ssm".to_owned(),
-                        crate::plan::Delivery::EncoreSync => "encore sync".to_owned(),
-                        _ => "infisical".to_owned(),
-                    },
-                    b.variables.join(" "),
-                ]
-            })
-            .collect();
-        write_table(&rows, out)?;
-    }
+fn workload_row(w: &PlannedWorkload) -> Vec<String> {
+    vec![
+        w.name.to_string(),
+        w.size.to_string(),
+        format!("{} vCPU-units/{} MiB", w.task.cpu, w.task.memory_mib),
+        format!("{}..{}", w.min, w.max),
+        w.expose.as_str().to_owned(),
+        w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
+        money(w.monthly),
+        format!("ceiling {}", money(w.ceiling)),
+    ]
+}
 
+fn binding_row(b: &Binding) -> Vec<String> {
+    vec![
+        b.consumer.to_string(),
+        format!("-> {}", b.resource),
+        b.infisical.to_string(),
+        match b.delivery {
+            Delivery::Ssm => "ssm".to_owned(),
+            Delivery::EncoreSync => "encore sync".to_owned(),
+            _ => "infisical".to_owned(),
+        },
+        b.variables.join(" "),
+    ]
+}
+
+/// The secrets layout: generated values, connection variables, SSM parameters.
+fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    let s = &p.secrets;
     out.write_str("\nsecrets\n")?;
-    if p.secrets.generated.is_empty()
-        && p.secrets.connection.is_empty()
-        && p.secrets.ssm_parameters.is_empty()
-    {
+    if s.generated.is_empty() && s.connection.is_empty() && s.ssm_parameters.is_empty() {
         out.write_str("  (none)\n")?;
     }
-    if !p.secrets.generated.is_empty() {
+    if !s.generated.is_empty() {
         out.write_str("  generated (secrets prepare, never shown):\n")?;
-        let rows: Vec<Vec<String>> = p
-            .secrets
-            .generated
-            .iter()
-            .map(|g| {
-                vec![
-                    format!("  {}", g.variable),
-                    g.infisical.display(),
-                    g.secrets_manager.clone().map(|s| format!("+ Secrets Manager {s}")).unwrap_or_default(),
-                ]
-            })
-            .collect();
+        let rows: Vec<Vec<String>> = s.generated.iter().map(generated_row).collect();
         write_table(&rows, out)?;
     }
-    if !p.secrets.connection.is_empty() {
+    if !s.connection.is_empty() {
         out.write_str("  connection (secrets publish):\n")?;
-        let rows: Vec<Vec<String>> = p
-            .secrets
-            .connection
-            .iter()
-            .map(|c| {
-                vec![
-                    format!("  {}", c.infisical.name),
-                    c.infisical.display(),
-                    match &c.source {
-                        ConnectionSource::Output { output } => format!("output {output}"),
-                        ConnectionSource::Literal { value } => format!("= {value}"),
-                        ConnectionSource::Template { template } => format!("= {template}"),
-                    },
-                ]
-            })
-            .collect();
+        let rows: Vec<Vec<String>> = s.connection.iter().map(connection_row).collect();
         write_table(&rows, out)?;
     }
-    if !p.secrets.ssm_parameters.is_empty() {
-        writeln!(out, "  ssm parameters (SecureString, {}):", p.secrets.kms_key)?;
-        let rows: Vec<Vec<String>> = p
-            .secrets
+    if !s.ssm_parameters.is_empty() {
+        writeln!(out, "  ssm parameters (SecureString, {}):", s.kms_key)?;
+        let rows: Vec<Vec<String>> = s
             .ssm_parameters
             .iter()
             .map(|s| vec![format!("  {}", s.name), format!("read by {}", s.referenced_by.join(", "))])
             .collect();
         write_table(&rows, out)?;
     }
+    Ok(())
+}
 
+fn generated_row(g: &GeneratedSecret) -> Vec<String> {
+    vec![
+        format!("  {}", g.variable),
+        g.infisical.display(),
+        g.secrets_manager.clone().map(|s| format!("+ Secrets Manager {s}")).unwrap_or_default(),
+    ]
+}
+
+fn connection_row(c: &ConnectionVariable) -> Vec<String> {
+    vec![
+        format!("  {}", c.infisical.name),
+        c.infisical.display(),
+        match &c.source {
+            ConnectionSource::Output { output } => format!("output {output}"),
+            ConnectionSource::Literal { value } => format!("= {value}"),
+            ConnectionSource::Template { template } => format!("= {template}"),
+        },
+    ]
+}
+
+/// Cost lines, unpriced items, the estimate and the ceiling, then the total against the cap.
+fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     out.write_str("\ncost (a month, 730 hours)\n")?;
     let mut rows: Vec<Vec<String>> = p
         .cost
@@ -222,23 +214,25 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     write_table(&rows, out)?;
     writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p))?;
     if !p.cost.unpriced.is_empty() {
-        out.write_str(
-            "  unpriced (never counted as $0):
-",
-        )?;
+        out.write_str("  unpriced (never counted as $0):\n")?;
         for u in &p.cost.unpriced {
             writeln!(out, "    {}: {}", u.item, u.reason)?;
         }
     }
+    Ok(())
+}
 
-    if !p.diagnostics.is_empty() {
-        out.write_str("\ndiagnostics\n")?;
-        for d in &p.diagnostics {
-            let sev = if d.is_error() { "error" } else { "warning" };
-            writeln!(out, "  {sev}[{}]: {}", d.code, d.message)?;
-            if let Some(h) = &d.help {
-                writeln!(out, "    help: {h}")?;
-            }
+/// Errors and warnings with their help, when there are any.
+fn write_diagnostics(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    if p.diagnostics.is_empty() {
+        return Ok(());
+    }
+    out.write_str("\ndiagnostics\n")?;
+    for d in &p.diagnostics {
+        let sev = if d.is_error() { "error" } else { "warning" };
+        writeln!(out, "  {sev}[{}]: {}", d.code, d.message)?;
+        if let Some(h) = &d.help {
+            writeln!(out, "    help: {h}")?;
         }
     }
     Ok(())

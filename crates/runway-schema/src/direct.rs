@@ -7,10 +7,10 @@
 //! granit-parser's events (the parser under serde-saphyr, with the same options) for exactly
 //! that part, and gives up — returns `None` — on anything else: a syntax error, an anchor, an
 //! alias, a tag, a merge key, a complex key, a second document, a number in an unusual
-//! spelling, or a bound coming near. The caller then reads the file the slow way, so every
-//! error message and every rare meaning stays serde-saphyr's. Where this reader does answer,
-//! its tree is the one serde-saphyr would build; a test and the fuzz target `check` compare
-//! the two.
+//! spelling, or a bound coming near. The caller (`parse.rs`) then reads the file the slow way,
+//! so every error message and every rare meaning stays serde-saphyr's. Where this reader does
+//! answer, its tree is the one serde-saphyr would build; a test and the fuzz target `check`
+//! compare the two.
 
 use std::borrow::Cow;
 

@@ -11,6 +11,7 @@ mod direct;
 pub mod format;
 mod mem;
 pub mod model;
+mod parse;
 mod read;
 mod tree;
 mod validate;
@@ -64,7 +65,7 @@ impl Default for Options {
 /// folder in diagnostics, and asked of `files` relative to that folder.
 pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Options) -> Loaded {
     let mut diagnostics = Vec::new();
-    let tree = match tree::parse(root_file, root_text) {
+    let tree = match parse::parse(root_file, root_text) {
         Ok(t) => t,
         Err(d) => return Loaded { product: None, diagnostics: vec![d] },
     };
@@ -110,7 +111,7 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
                 let folder_name =
                     folder.trim_end_matches('/').rsplit('/').next().unwrap_or(&folder).to_owned();
                 let mut member_diags = Vec::new();
-                match tree::parse(&display, &bytes) {
+                match parse::parse(&display, &bytes) {
                     Err(d) => member_diags.push(d),
                     Ok(node) => {
                         let mut cx = read::Cx { file: &display, diags: &mut member_diags };

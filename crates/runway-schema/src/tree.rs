@@ -1,8 +1,11 @@
-//! YAML text -> a small spanned tree, bounded.
+//! The small spanned tree YAML text is read into, and the bounds of reading.
 //!
 //! serde derive stops at the first error; a person fixing a file wants every problem at once.
 //! So the text is first read into this tree (every key and value with its location, duplicate
 //! keys kept so they can be reported), and validation walks the tree by hand.
+//!
+//! This module holds the tree, its serde reading (serde-saphyr's, the slow path) and the
+//! bounds; `direct.rs` builds the same tree fast, and `parse.rs` chooses between the two.
 
 use std::fmt;
 
@@ -10,7 +13,7 @@ use compact_str::CompactString;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use crate::diagnostic::{Code, Diagnostic, Location};
+use crate::diagnostic::Location;
 
 /// Largest file read: past it, nothing is parsed.
 pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
@@ -193,6 +196,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
+/// The bounds above as serde-saphyr options: both readers read under them.
 pub(crate) fn options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = MAX_DEPTH;
@@ -209,119 +213,15 @@ pub(crate) fn options() -> serde_saphyr::Options {
     options
 }
 
-/// Parses one file into a tree, or the one diagnostic that stops reading it.
-pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
-    let at = |line: u32, column: u32, offset: usize| Location {
-        file: file.to_owned(),
-        line,
-        column,
-        offset,
-        len: 0,
-    };
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(Diagnostic::error(
-            Code::YamlSyntax,
-            at(1, 1, 0),
-            "",
-            format!("the file is {} bytes, over the limit of {} bytes", bytes.len(), MAX_FILE_BYTES),
-        )
-        .with_help("a runway file describes one product; split very large products or generated content"));
-    }
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let good = &bytes[..e.valid_up_to()];
-            let line = good.iter().filter(|b| **b == b'\n').count() + 1;
-            let line_start = good.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
-            return Err(Diagnostic::error(
-                Code::YamlSyntax,
-                at(to_u32(line), to_u32(column), e.valid_up_to()),
-                "",
-                format!("the file is not UTF-8: invalid byte at offset {}", e.valid_up_to()),
-            )
-            .with_help("save the file as UTF-8"));
-        }
-    };
-    if text.trim().is_empty() || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-    {
-        return Ok(Node { value: Value::Null, line: 1, column: 1, offset: 0, len: 0 });
-    }
-    let options = options();
-    if let Some(node) = crate::direct::read(text, &options) {
-        return Ok(node);
-    }
-    match serde_saphyr::from_str_with_options::<Node>(text, options) {
-        Ok(node) => Ok(node),
-        Err(e) => {
-            let (line, column, offset) = e
-                .location()
-                .map(|l| {
-                    let off = l.span().byte_offset().and_then(|o| usize::try_from(o).ok()).unwrap_or(0);
-                    (
-                        to_u32(usize::try_from(l.line()).unwrap_or(0)),
-                        to_u32(usize::try_from(l.column()).unwrap_or(0)),
-                        off,
-                    )
-                })
-                .unwrap_or((1, 1, 0));
-            let message = syntax_message(&e);
-            let help = if message.contains("alias") || message.contains("anchor") {
-                format!(
-                    "aliases are bounded ({MAX_ALIASES} uses, {MAX_REPLAYED_EVENTS} replayed nodes): write the values out"
-                )
-            } else if message.contains("depth") || message.contains("nesting") {
-                format!("nesting is bounded at {MAX_DEPTH} levels")
-            } else {
-                "fix the YAML at this position: indentation, brackets, quotes or a missing `:`".to_owned()
-            };
-            Err(Diagnostic::error(Code::YamlSyntax, at(line, column, offset), "", message).with_help(help))
-        }
-    }
-}
-
 /// The slow path alone: serde-saphyr's reading, which the fast one is checked against.
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn slow(text: &str) -> Result<Node, serde_saphyr::Error> {
     serde_saphyr::from_str_with_options::<Node>(text, options())
 }
 
-fn to_u32(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// The parser's message without any source snippet: errors never echo more than the offending
-/// value.
-fn syntax_message(e: &serde_saphyr::Error) -> String {
-    let mut msg = e.without_snippet().to_string();
-    // The message may end with the position again; keep the first line only.
-    if let Some(i) = msg.find('\n') {
-        msg.truncate(i);
-    }
-    if msg.len() > 300 {
-        let mut cut = 300;
-        while !msg.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        msg.truncate(cut);
-        msg.push('…');
-    }
-    format!("invalid YAML: {msg}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keeps_locations_and_duplicates() {
-        let n = parse("f", b"a: 1\nb:\n  c: x\na: 2\n").unwrap();
-        let Value::Map(m) = &n.value else { panic!("not a map: {n:?}") };
-        assert_eq!(m.len(), 3);
-        assert_eq!((m[2].0.line, m[2].0.column), (4, 1));
-        let Value::Map(inner) = &m[1].1.value else { panic!() };
-        assert_eq!((inner[0].1.line, inner[0].1.column, inner[0].1.offset), (3, 6, 13));
-    }
 
     /// The tree of a large product is held whole while it is validated; its layout is part of
     /// the memory budget (docs/benchmarks.md).
@@ -337,24 +237,5 @@ mod tests {
         for v in [0, 1, -1, 3, i128::from(i64::MIN), i128::from(u64::MAX), i128::MIN, i128::MAX] {
             assert_eq!(Int::new(v).get(), v);
         }
-        let n = parse("f", b"big: 18446744073709551615\nneg: -9223372036854775808\n").unwrap();
-        let Value::Map(m) = &n.value else { panic!("not a map: {n:?}") };
-        assert_eq!(m[0].1.value, Value::Int(Int::new(i128::from(u64::MAX))));
-        assert_eq!(m[1].1.value, Value::Int(Int::new(i128::from(i64::MIN))));
-    }
-
-    #[test]
-    fn refuses_bombs_and_depth() {
-        let mut bomb = String::from("a: &a [x,x,x,x,x,x,x,x,x,x]\n");
-        for i in 0..9 {
-            let prev = if i == 0 { "a".to_owned() } else { format!("b{}", i - 1) };
-            bomb.push_str(&format!("b{i}: &b{i} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
-        }
-        let e = parse("f", bomb.as_bytes()).unwrap_err();
-        assert_eq!(e.code, Code::YamlSyntax, "{e:?}");
-        let deep = "[".repeat(100_000);
-        let e = parse("f", deep.as_bytes()).unwrap_err();
-        assert_eq!(e.code, Code::YamlSyntax, "{e:?}");
-        println!("{e:?}");
     }
 }

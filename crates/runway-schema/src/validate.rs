@@ -737,6 +737,8 @@ pub fn variables(name: &str, spec: &ResourceSpec) -> Vec<String> {
     variable_suffixes(spec).into_iter().map(|s| [prefix.as_str(), "_", s].concat()).collect()
 }
 
+/// One workload: each concern read in file-format order (the order of its diagnostics), then
+/// the check that every variable it sees has one source. `None` when any of it is an error.
 #[allow(clippy::too_many_arguments)] // reason: one call site; the pieces are the file's parts
 fn workload(
     cx: &mut Cx<'_>,
@@ -753,117 +755,194 @@ fn workload(
     let f = cx.fields(node, path, &what, keys::WORKLOAD)?;
     let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
 
-    let image = cx.require(&f, path, &what, "image", "add `image: <name>:<tag>@sha256:<digest>`").and_then(|n| {
-        let p = join(path, "image");
-        let text = cx.string(n, &p, "`image`")?;
-        match ImageRef::parse(&text) {
-            Ok(i) => Some(i),
-            Err(ImageError::Unpinned(_)) => {
-                cx.error(
-                    Code::UnpinnedImage,
-                    n,
-                    &p,
-                    format!("image {} is not pinned by digest", quote(&text)),
-                    Some("append the digest: `<name>:<tag>@sha256:<64 hex>` (see `docker buildx imagetools inspect`)".to_owned()),
-                );
-                None
-            }
-            Err(e @ ImageError::Invalid(..)) => {
-                cx.invalid(n, &p, e.to_string(), Some("write `[registry/]name[:tag]@sha256:<64 lowercase hex>`".to_owned()));
-                None
-            }
-        }
-    });
+    let image = image(cx, &f, path, &what);
     let port = cx
         .require(&f, path, &what, "port", "add `port:` the container port")
         .and_then(|n| cx.uint(n, &join(path, "port"), "`port`", 1, 65535))
         .and_then(|p| u16::try_from(p).ok());
-
     let health = f.get("health").and_then(|n| health(cx, n, &join(path, "health")));
-
-    let mut env = IndexMap::new();
-    let mut own_names: Vec<(String, Node, String)> = Vec::new();
-    if let Some(n) = f.get("env") {
-        let ep = join(path, "env");
-        for (k_text, k, v) in cx.named_map(n, &ep, "`env`") {
-            let p = join(&ep, k_text);
-            if !is_variable_name(k_text) {
-                cx.invalid(
-                    k,
-                    &p,
-                    format!("{} is not an environment variable name", quote(k_text)),
-                    Some("use letters, digits and `_`, not starting with a digit".to_owned()),
-                );
-                continue;
-            }
-            if let Some(val) = cx.text(v, &p, "an environment value") {
-                env.insert(k_text.to_owned(), val);
-                own_names.push((k_text.to_owned(), k.clone(), p));
-            }
+    // The workload's own variable names (env, then secrets) and where each is declared.
+    let mut own_names: Vec<(String, String)> = Vec::new();
+    let env = env_values(cx, &f, path, &mut own_names);
+    let secrets = secret_names(cx, &f, path, &mut own_names);
+    let (uses, used) = used_resources(cx, &f, path, resources, resource_nodes);
+    let expose = expose(cx, &f, path, name, environments);
+    let size = sizes(cx, &f, path, envs, known);
+    let scale = scales(cx, &f, path, envs);
+    let reason = match f.get("reason") {
+        None => {
+            cx.error(
+                Code::MissingReason,
+                f.map,
+                &join(path, "reason"),
+                format!("workload `{name}` has no `reason`"),
+                Some("add `reason: { ground: no-managed-fit | residency | on-prem-parity, detail: <why no managed service fits> }`".to_owned()),
+            );
+            None
         }
-    }
-    let mut secrets = Vec::new();
-    if let Some(n) = f.get("secrets") {
-        let sp = join(path, "secrets");
-        for (i, item) in cx.list(n, &sp, "`secrets`").unwrap_or_default().iter().enumerate() {
-            let p = index(&sp, i);
-            if let Some(s) = cx.string(item, &p, "a secret name") {
-                if !is_variable_name(&s) {
-                    cx.invalid(
-                        item,
-                        &p,
-                        format!("{} is not a secret name", quote(&s)),
-                        Some("use letters, digits and `_`, not starting with a digit".to_owned()),
-                    );
-                } else if secrets.contains(&s) {
-                    cx.error(
-                        Code::DuplicateName,
-                        item,
-                        &p,
-                        format!("secret {} is listed twice", quote(&s)),
-                        Some("remove one of the two".to_owned()),
-                    );
-                } else {
-                    own_names.push((s.clone(), item.clone(), p));
-                    secrets.push(s);
-                }
-            }
-        }
-    }
-    let mut uses = Vec::new();
-    let mut used_specs: Vec<(String, Node, String)> = Vec::new();
-    if let Some(n) = f.get("uses") {
-        let up = join(path, "uses");
-        for (i, item) in cx.list(n, &up, "`uses`").unwrap_or_default().iter().enumerate() {
-            let p = index(&up, i);
-            let Some(r) = cx.string(item, &p, "a resource name") else { continue };
-            if resource_nodes.contains_key(r.as_str()) {
-                if uses.contains(&r) {
-                    cx.error(
-                        Code::DuplicateName,
-                        item,
-                        &p,
-                        format!("{} is used twice", quote(&r)),
-                        Some("remove one of the two".to_owned()),
-                    );
-                } else {
-                    uses.push(r.clone());
-                    used_specs.push((r, item.clone(), p));
-                }
-            } else {
-                unknown_resource(cx, item, &p, &r, resources);
-            }
-        }
-    }
-    let expose = match f.get("expose") {
-        None => Some(Expose::Internal),
-        Some(n) => cx
-            .one_of(n, &join(path, "expose"), "`expose`", &["internal", "public"])
-            .map(|w| if w == "public" { Expose::Public } else { Expose::Internal }),
+        Some(n) => reason(cx, n, &join(path, "reason")),
     };
-    if expose == Some(Expose::Public)
-        && let Some(n) = f.get("expose")
-    {
+    variable_collisions(cx, name, own_names, &used, resource_nodes);
+
+    let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
+    if errors_after != errors_before {
+        return None;
+    }
+    Some(Workload {
+        image: image?,
+        port: port?,
+        health,
+        env,
+        secrets,
+        uses,
+        expose: expose?,
+        size,
+        scale,
+        reason: reason?,
+    })
+}
+
+/// `image`: required, and pinned by digest.
+fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<ImageRef> {
+    let n = cx.require(f, path, what, "image", "add `image: <name>:<tag>@sha256:<digest>`")?;
+    let p = join(path, "image");
+    let text = cx.string(n, &p, "`image`")?;
+    match ImageRef::parse(&text) {
+        Ok(i) => Some(i),
+        Err(ImageError::Unpinned(_)) => {
+            cx.error(
+                Code::UnpinnedImage,
+                n,
+                &p,
+                format!("image {} is not pinned by digest", quote(&text)),
+                Some("append the digest: `<name>:<tag>@sha256:<64 hex>` (see `docker buildx imagetools inspect`)".to_owned()),
+            );
+            None
+        }
+        Err(e @ ImageError::Invalid(..)) => {
+            cx.invalid(
+                n,
+                &p,
+                e.to_string(),
+                Some("write `[registry/]name[:tag]@sha256:<64 lowercase hex>`".to_owned()),
+            );
+            None
+        }
+    }
+}
+
+/// `env`: variable names and their values; each good name is added to `own_names`.
+fn env_values(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    own_names: &mut Vec<(String, String)>,
+) -> IndexMap<String, String> {
+    let mut env = IndexMap::new();
+    let Some(n) = f.get("env") else { return env };
+    let ep = join(path, "env");
+    for (k_text, k, v) in cx.named_map(n, &ep, "`env`") {
+        let p = join(&ep, k_text);
+        if !is_variable_name(k_text) {
+            cx.invalid(
+                k,
+                &p,
+                format!("{} is not an environment variable name", quote(k_text)),
+                Some("use letters, digits and `_`, not starting with a digit".to_owned()),
+            );
+            continue;
+        }
+        if let Some(val) = cx.text(v, &p, "an environment value") {
+            env.insert(k_text.to_owned(), val);
+            own_names.push((k_text.to_owned(), p));
+        }
+    }
+    env
+}
+
+/// `secrets`: variable names, each once; each good name is added to `own_names`.
+fn secret_names(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    own_names: &mut Vec<(String, String)>,
+) -> Vec<String> {
+    let mut secrets = Vec::new();
+    let Some(n) = f.get("secrets") else { return secrets };
+    let sp = join(path, "secrets");
+    for (i, item) in cx.list(n, &sp, "`secrets`").unwrap_or_default().iter().enumerate() {
+        let p = index(&sp, i);
+        let Some(s) = cx.string(item, &p, "a secret name") else { continue };
+        if !is_variable_name(&s) {
+            cx.invalid(
+                item,
+                &p,
+                format!("{} is not a secret name", quote(&s)),
+                Some("use letters, digits and `_`, not starting with a digit".to_owned()),
+            );
+        } else if secrets.contains(&s) {
+            cx.error(
+                Code::DuplicateName,
+                item,
+                &p,
+                format!("secret {} is listed twice", quote(&s)),
+                Some("remove one of the two".to_owned()),
+            );
+        } else {
+            own_names.push((s.clone(), p));
+            secrets.push(s);
+        }
+    }
+    secrets
+}
+
+/// `uses`: declared resources, each once. Returns the names, and each with its node and path
+/// for the variable check.
+fn used_resources<'n>(
+    cx: &mut Cx<'_>,
+    f: &Fields<'n>,
+    path: &str,
+    resources: &[(&str, &Node, &Node)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+) -> (Vec<String>, Vec<(String, &'n Node, String)>) {
+    let mut uses = Vec::new();
+    let mut used = Vec::new();
+    let Some(n) = f.get("uses") else { return (uses, used) };
+    let up = join(path, "uses");
+    for (i, item) in cx.list(n, &up, "`uses`").unwrap_or_default().iter().enumerate() {
+        let p = index(&up, i);
+        let Some(r) = cx.string(item, &p, "a resource name") else { continue };
+        if !resource_nodes.contains_key(r.as_str()) {
+            unknown_resource(cx, item, &p, &r, resources);
+        } else if uses.contains(&r) {
+            cx.error(
+                Code::DuplicateName,
+                item,
+                &p,
+                format!("{} is used twice", quote(&r)),
+                Some("remove one of the two".to_owned()),
+            );
+        } else {
+            uses.push(r.clone());
+            used.push((r, item, p));
+        }
+    }
+    (uses, used)
+}
+
+/// `expose` (internal by default); a public workload needs a domain in every environment.
+fn expose(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    name: &str,
+    environments: &IndexMap<String, Environment>,
+) -> Option<Expose> {
+    let Some(n) = f.get("expose") else { return Some(Expose::Internal) };
+    let expose = cx
+        .one_of(n, &join(path, "expose"), "`expose`", &["internal", "public"])
+        .map(|w| if w == "public" { Expose::Public } else { Expose::Internal });
+    if expose == Some(Expose::Public) {
         for (env_name, env) in environments {
             if env.domain.is_none() {
                 cx.error(
@@ -878,80 +957,84 @@ fn workload(
             }
         }
     }
-    let size = sizes(cx, &f, path, envs, known);
-    let mut scale = IndexMap::new();
-    if let Some(n) = f.get("scale") {
-        let sp = join(path, "scale");
-        for (env_name, _, v) in env_keys(cx, n, &sp, "`scale`", envs) {
-            let p = join(&sp, &env_name);
-            let Some(sf) = cx.fields(v, &p, "a scale", keys::SCALE) else { continue };
-            let read = |cx: &mut Cx<'_>, key: &str| -> Option<(u32, &Node)> {
-                let node = sf.get(key)?;
-                match &node.value {
-                    Value::Int(i) => {
-                        let i = i.get();
-                        Some((u32::try_from(i).unwrap_or(if i < 0 { 0 } else { u32::MAX }), node))
-                    }
-                    _ => {
-                        cx.invalid(
-                            node,
-                            &join(&p, key),
-                            format!("`{key}` must be a whole number, found {}", node.describe()),
-                            None,
-                        );
-                        None
-                    }
-                }
-            };
-            let min = read(cx, "min");
-            let max = read(cx, "max");
-            let (min_v, max_v) = (min.map_or(1, |m| m.0), max.map_or(1, |m| m.0));
-            if sf.get("min").is_some() && min.is_none() || sf.get("max").is_some() && max.is_none() {
-                continue;
-            }
-            if min_v < 1 {
-                let at = min.map_or(v, |m| m.1);
-                cx.error(
-                    Code::InvalidScale,
-                    at,
-                    &join(&p, "min"),
-                    format!("scale min is {min_v}; it must be at least 1"),
-                    Some("write `min: 1` or more".to_owned()),
-                );
-            } else if min_v > max_v {
-                let at = max.map_or(v, |m| m.1);
-                cx.error(
-                    Code::InvalidScale,
-                    at,
-                    &p,
-                    format!("scale min {min_v} is greater than max {max_v}"),
-                    Some(format!("raise `max` to at least {min_v} or lower `min`")),
-                );
-            } else {
-                scale.insert(env_name, Scale { min: min_v, max: max_v });
-            }
-        }
-    }
-    let reason = match f.get("reason") {
-        None => {
-            cx.error(
-                Code::MissingReason,
-                f.map,
-                &join(path, "reason"),
-                format!("workload `{name}` has no `reason`"),
-                Some("add `reason: { ground: no-managed-fit | residency | on-prem-parity, detail: <why no managed service fits> }`".to_owned()),
-            );
-            None
-        }
-        Some(n) => reason(cx, n, &join(path, "reason")),
-    };
+    expose
+}
 
-    // Every variable the workload sees must have one source.
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for (vname, _, p) in &own_names {
-        seen.push((vname.clone(), p.clone()));
+/// `scale`: per declared environment, a valid `min`..`max`.
+fn scales(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, envs: &[String]) -> IndexMap<String, Scale> {
+    let mut out = IndexMap::new();
+    let Some(n) = f.get("scale") else { return out };
+    let sp = join(path, "scale");
+    for (env_name, _, v) in env_keys(cx, n, &sp, "`scale`", envs) {
+        if let Some(s) = scale(cx, v, &join(&sp, &env_name)) {
+            out.insert(env_name, s);
+        }
     }
-    for (r, item, p) in &used_specs {
+    out
+}
+
+/// One environment's scale: whole numbers (1 when left out), `min` at least 1 and at most `max`.
+fn scale(cx: &mut Cx<'_>, v: &Node, p: &str) -> Option<Scale> {
+    let sf = cx.fields(v, p, "a scale", keys::SCALE)?;
+    let read = |cx: &mut Cx<'_>, key: &str| -> Option<(u32, &Node)> {
+        let node = sf.get(key)?;
+        match &node.value {
+            Value::Int(i) => {
+                let i = i.get();
+                Some((u32::try_from(i).unwrap_or(if i < 0 { 0 } else { u32::MAX }), node))
+            }
+            _ => {
+                cx.invalid(
+                    node,
+                    &join(p, key),
+                    format!("`{key}` must be a whole number, found {}", node.describe()),
+                    None,
+                );
+                None
+            }
+        }
+    };
+    let min = read(cx, "min");
+    let max = read(cx, "max");
+    let (min_v, max_v) = (min.map_or(1, |m| m.0), max.map_or(1, |m| m.0));
+    if sf.get("min").is_some() && min.is_none() || sf.get("max").is_some() && max.is_none() {
+        return None;
+    }
+    if min_v < 1 {
+        let at = min.map_or(v, |m| m.1);
+        cx.error(
+            Code::InvalidScale,
+            at,
+            &join(p, "min"),
+            format!("scale min is {min_v}; it must be at least 1"),
+            Some("write `min: 1` or more".to_owned()),
+        );
+        None
+    } else if min_v > max_v {
+        let at = max.map_or(v, |m| m.1);
+        cx.error(
+            Code::InvalidScale,
+            at,
+            p,
+            format!("scale min {min_v} is greater than max {max_v}"),
+            Some(format!("raise `max` to at least {min_v} or lower `min`")),
+        );
+        None
+    } else {
+        Some(Scale { min: min_v, max: max_v })
+    }
+}
+
+/// Every variable the workload sees must have one source: its own names (`seen`, env then
+/// secrets) first, then each used resource's variables in order.
+fn variable_collisions(
+    cx: &mut Cx<'_>,
+    name: &str,
+    mut seen: Vec<(String, String)>,
+    used: &[(String, &Node, String)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+) {
+    for (r, item, p) in used {
         let Some(rnode) = resource_nodes.get(r.as_str()) else { continue };
         let spec = resource_spec_quiet(rnode);
         for v in variables(r, &spec) {
@@ -971,23 +1054,6 @@ fn workload(
             }
         }
     }
-
-    let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
-    if errors_after != errors_before {
-        return None;
-    }
-    Some(Workload {
-        image: image?,
-        port: port?,
-        health,
-        env,
-        secrets,
-        uses,
-        expose: expose?,
-        size,
-        scale,
-        reason: reason?,
-    })
 }
 
 /// The variable-relevant part of a resource's spec (kind and dead letter), read without
