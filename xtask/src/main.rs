@@ -7,11 +7,24 @@
 //! - `fuzz --seconds S [TARGET...]`: runs each cargo-fuzz target of `fuzz/` (or those named) for
 //!   S seconds; needs `cargo install cargo-fuzz`. Not part of `ci`.
 //! - `gen --resources N --out DIR`: writes a synthetic product of N resources (crate `synthetic`).
-//! - `bench [CRITERION ARGS]`: the criterion benches of `crates/bench` and the ratio table
-//!   (see docs/benchmarks.md).
+//! - `bench`: measures and judges the four performance targets (instructions under callgrind,
+//!   process time and peak RSS of the release `runway`); fails when one is not met.
+//!   `bench --criterion [CRITERION ARGS]`: the criterion benches of `crates/bench` and their
+//!   times. See `bench.rs` and docs/benchmarks.md.
+
+mod bench;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+/// Every task and its arguments, for the usage message.
+const USAGE: &str = "usage: cargo xtask <task>, one of:
+  ci
+  venv
+  codegen [--check]
+  fuzz --seconds S [check|plan ...]
+  gen --resources N --out DIR
+  bench [--criterion [CRITERION ARGS]]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,9 +35,9 @@ fn main() -> ExitCode {
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
         "fuzz" => fuzz(&args[1..]),
         "gen" => gen_product(&args[1..]),
-        "bench" => bench(&args[1..]),
+        "bench" => bench::bench(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask <ci|venv|codegen [--check]>");
+            eprintln!("{USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -192,6 +205,11 @@ fn gen_product(args: &[String]) -> Result<(), String> {
         .parse()
         .map_err(|e| format!("--resources: {e}"))?;
     let out = PathBuf::from(flag("--out").ok_or("usage: cargo xtask gen --resources N --out DIR")?);
+    write_product(n, &out)
+}
+
+/// Writes the synthetic product of `n` resources into `out` (what `gen` and `bench` read).
+fn write_product(n: usize, out: &Path) -> Result<(), String> {
     let mut bytes = 0;
     let files = synthetic::product(n);
     for (path, text) in &files {
@@ -206,63 +224,6 @@ fn gen_product(args: &[String]) -> Result<(), String> {
         "wrote {} files ({bytes} bytes) of a product of {n} resources under {}",
         files.len(),
         out.display()
-    );
-    Ok(())
-}
-
-/// The sizes and benches of `crates/bench/benches/plan.rs`.
-const BENCH_SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
-const BENCHES: [&str; 5] = ["floor", "check", "plan_dev", "plan_all", "pulumi_dev"];
-
-/// `bench [ARGS...]`: runs the criterion benches (`cargo bench -p runway-bench`, extra
-/// arguments passed to criterion) and prints the figures and the target ratios of this run.
-fn bench(args: &[String]) -> Result<(), String> {
-    run(Command::new("cargo").args(["bench", "-p", "runway-bench", "--bench", "plan", "--"]).args(args))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from);
-    // Mean time per iteration in nanoseconds, as criterion wrote it for this run.
-    let mean = |n: usize, bench: &str| -> Option<f64> {
-        let path = target.join(format!("criterion/n{n}/{bench}/new/estimates.json"));
-        let text = std::fs::read_to_string(path).ok()?;
-        let json: serde_json::Value = serde_json::from_str(&text).ok()?;
-        json["mean"]["point_estimate"].as_f64()
-    };
-    let show = |ns: Option<f64>| match ns {
-        None => "-".to_owned(),
-        Some(ns) if ns >= 1e9 => format!("{:.2} s", ns / 1e9),
-        Some(ns) if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
-        Some(ns) => format!("{:.1} µs", ns / 1e3),
-    };
-    println!("\nmean time per iteration");
-    print!("| bench |");
-    for n in BENCH_SIZES {
-        print!(" N = {n} |");
-    }
-    println!("\n|---|{}", "---:|".repeat(BENCH_SIZES.len()));
-    for b in BENCHES {
-        print!("| {b} |");
-        for n in BENCH_SIZES {
-            print!(" {} |", show(mean(n, b)));
-        }
-        println!();
-    }
-    let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
-    let sum = |n: usize| mean(n, "check").zip(mean(n, "plan_all")).map(|(a, b)| a + b);
-    let targets = [
-        ("N = 1000: (check + plan_all) / floor", ratio(sum(1_000), mean(1_000, "floor")), 1.5),
-        ("N = 1000: plan_all / floor", ratio(mean(1_000, "plan_all"), mean(1_000, "floor")), 0.10),
-        ("(check + plan_all): N = 10000 / N = 1000", ratio(sum(10_000), sum(1_000)), 12.0),
-    ];
-    println!("\nratios of this run\n| ratio | measured | target | |\n|---|---:|---:|---|");
-    for (what, r, limit) in targets {
-        let (r, verdict) = match r {
-            Some(r) => (format!("{r:.3}"), if r <= limit { "met" } else { "MISSED" }),
-            None => ("-".to_owned(), "not measured"),
-        };
-        println!("| {what} | {r} | <= {limit} | {verdict} |");
-    }
-    println!(
-        "\nfor reference: floor N = 10000 / N = 1000 = {}",
-        ratio(mean(10_000, "floor"), mean(1_000, "floor")).map_or("-".to_owned(), |r| format!("{r:.3}"))
     );
     Ok(())
 }
