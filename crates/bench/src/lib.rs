@@ -5,7 +5,7 @@
 //! - [`floor`]: every file read by serde-saphyr into a generic value (`serde_json::Value`),
 //!   with no spans and no validation: the cost of reading the YAML at all;
 //! - [`check`]: parse + validate with [`runway_schema::load`] (what `runway check` does);
-//! - [`plan_env`] / [`plan_all`]: [`runtime_plan::plan`] of one or every environment of a
+//! - [`plan_env`] / [`plan_all`]: [`runtime_plan::plan()`] of one or every environment of a
 //!   loaded product;
 //! - [`pulumi`]: [`aws_adapter::pulumi::render`] of one plan.
 
