@@ -105,7 +105,7 @@ impl<'a> Cx<'a> {
             item: item.into(),
             attribute: attribute.into(),
         });
-        self.secrets.from_output(r, var);
+        self.secrets.output(r, var);
     }
 
     /// Reports that the catalogue has no `what` size `size`, at `path` of the file.

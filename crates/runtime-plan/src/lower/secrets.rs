@@ -88,7 +88,7 @@ impl Layout {
     }
 
     /// A connection variable filled from the stack output of the same name.
-    pub(super) fn from_output(&mut self, r: &Res, var: CompactString) {
+    pub(super) fn output(&mut self, r: &Res, var: CompactString) {
         self.connection(r, var.clone(), ConnectionSource::Output { output: var });
     }
 
