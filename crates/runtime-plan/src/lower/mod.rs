@@ -250,11 +250,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
 /// and names of a plan).
 fn cat(parts: &[&str]) -> CompactString {
-    let mut out = CompactString::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        out.push_str(p);
-    }
-    out
+    parts.iter().copied().collect()
 }
 
 /// Exact sum of the figures of these items; `None` when any is unknown.
