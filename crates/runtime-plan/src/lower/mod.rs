@@ -3,7 +3,7 @@
 //! [`plan()`] reads top to bottom: it picks the environment, collects the resources and their
 //! consumers, lays down the environment's platform, lowers each resource by its kind (one
 //! module per kind, one `match` line each), binds consumers, lowers the workloads, and prices
-//! the result. Every step appends to one lowering context ([`context::Cx`]), so the plan's
+//! the result. Every step appends to one lowering context (`context::Cx`), so the plan's
 //! item order is the order of these steps.
 
 use std::collections::BTreeSet;
@@ -77,28 +77,34 @@ pub fn database_name(resource: &str) -> String {
 pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
     let root = &product.root;
     let env = environment(product, env_name)?;
+    // What is planned: the resources, and who consumes which.
     let resources = resources::collect(product, env_name, env);
     let consumers = bindings::consumers(product, &resources);
     let secrets = secrets::Layout::new(root, env_name, resources.variable_count());
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected_items(product, env_name), secrets);
 
+    // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
-    let (mut planned_resources, resource_items): (Vec<_>, Vec<_>) =
-        resources.iter().map(|r| lower_resource(&mut cx, r, &platform)).unzip();
-    for (r, consumers) in planned_resources.iter_mut().zip(bindings::consumers_of(&resources, &consumers)) {
-        r.consumers = consumers;
-    }
+    let consumers_of = bindings::consumers_of(&resources, &consumers);
+    let planned_resources = (resources.iter().zip(consumers_of))
+        .map(|(r, consumers)| lower_resource(&mut cx, r, consumers, &platform))
+        .unzip();
     let bindings = bindings::bind(&consumers, &resources, &cx.secrets);
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &resources, &platform);
-    Ok(finish(cx, bindings, (planned_resources, resource_items), workloads))
+    Ok(finish(cx, bindings, planned_resources, workloads))
 }
 
 /// Where the records' items are in the plan's item list, one range per record.
 type Lowered<T> = (Vec<T>, Vec<Range<usize>>);
 
 /// Lowers one resource by its kind into its items, outputs and variables; returns its record
-/// and where its items are in the plan's item list.
-fn lower_resource(cx: &mut Cx, r: &Res, platform: &Platform) -> (PlannedResource, Range<usize>) {
+/// (used by `consumers`) and where its items are in the plan's item list.
+fn lower_resource(
+    cx: &mut Cx,
+    r: &Res,
+    consumers: Vec<CompactString>,
+    platform: &Platform,
+) -> (PlannedResource, Range<usize>) {
     let first_item = cx.items.len();
     let first_variable = cx.secrets.variable_count();
     let described = match &r.spec {
@@ -129,7 +135,7 @@ fn lower_resource(cx: &mut Cx, r: &Res, platform: &Platform) -> (PlannedResource
         version: described.version,
         summary: described.summary.into(),
         items: items.iter().map(|i| i.id.clone()).collect(),
-        consumers: Vec::new(),
+        consumers,
     };
     (record, first_item..cx.items.len())
 }
