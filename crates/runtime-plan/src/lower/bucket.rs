@@ -1,0 +1,40 @@
+//! `kind: bucket`: an S3 bucket, public access blocked.
+
+use super::context::{Cx, NewItem};
+use super::resources::Res;
+use super::{Described, cat};
+use crate::plan::{ItemKind, ItemSpec};
+use crate::pricing::Priceable;
+
+/// Lowers a bucket resource: the bucket, its name, ARN and region.
+pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
+    let gb = cx.catalogue.bucket_gb(&r.size);
+    if gb.is_none() {
+        cx.unknown_resource_size(r, "bucket");
+    }
+    // Bucket names are lower case.
+    let name = cx.named(ItemKind::S3Bucket, cx.base(&r.name).to_ascii_lowercase());
+    let spec = ItemSpec::S3Bucket {
+        resource: r.name.clone(),
+        versioning,
+        block_public_access: true,
+        storage_gb: gb,
+    };
+    let id = cx.push(
+        NewItem::new(cat(&[&r.name, "_bucket"]), name, Some(&r.name), spec)
+            .size(&r.size)
+            .priced(Priceable::Bucket { size: r.size.as_str().into() }),
+    );
+    cx.output(r, &id, "bucket", r.var("NAME"));
+    cx.output(r, &id, "arn", r.var("ARN"));
+    cx.secrets.literal(r, r.var("REGION"), cx.env.region.as_str().into());
+    Described {
+        engine: "s3".into(),
+        version: None,
+        summary: format!(
+            "{}{}",
+            gb.map(|g| format!("{g} GB")).unwrap_or_else(|| "unknown size".into()),
+            if versioning { ", versioned" } else { "" }
+        ),
+    }
+}

@@ -1,0 +1,208 @@
+//! The lowering context of one environment: what every kind's lowering reads (product,
+//! environment, catalogue, naming) and the lists it appends to (items, outputs, diagnostics,
+//! secrets layout).
+
+use compact_str::CompactString;
+use cost::Catalogue;
+use runway_schema::{Code, Diagnostic, Environment, Money};
+
+use super::resources::Res;
+use super::secrets::Layout;
+use super::{cat, spec_kind};
+use crate::naming::{fit, limit};
+use crate::plan::{ItemKind, ItemSpec, ManagedBy, PlannedItem, PlannedOutput, Pricing};
+use crate::pricing::Priceable;
+
+/// Everything the lowering of one environment reads and appends to.
+pub(super) struct Cx<'a> {
+    /// The product name.
+    pub(super) product: &'a str,
+    /// The environment's name.
+    pub(super) env_name: &'a str,
+    /// The environment.
+    pub(super) env: &'a Environment,
+    /// Sizes and prices.
+    pub(super) catalogue: &'a Catalogue,
+    /// Every item so far, in plan order.
+    pub(super) items: Vec<PlannedItem>,
+    /// What to price for each item of `items`, at the same position.
+    pub(super) prices: Vec<Option<Priceable>>,
+    /// Planning diagnostics so far (cost diagnostics follow them).
+    pub(super) diagnostics: Vec<Diagnostic>,
+    /// The stack outputs so far.
+    pub(super) outputs: Vec<PlannedOutput>,
+    /// Generated credentials, connection variables and SSM parameters so far.
+    pub(super) secrets: Layout,
+}
+
+impl<'a> Cx<'a> {
+    /// A context with room for `expected_items` items and an output per connection variable.
+    pub(super) fn new(
+        product: &'a str,
+        env_name: &'a str,
+        env: &'a Environment,
+        catalogue: &'a Catalogue,
+        expected_items: usize,
+        secrets: Layout,
+    ) -> Self {
+        Cx {
+            product,
+            env_name,
+            env,
+            catalogue,
+            items: Vec::with_capacity(expected_items),
+            prices: Vec::with_capacity(expected_items),
+            diagnostics: Vec::new(),
+            outputs: Vec::with_capacity(secrets.variable_capacity()),
+            secrets,
+        }
+    }
+
+    /// `<product>-<env>-<name>`: the stem of the physical names of what `name` owns.
+    pub(super) fn base(&self, name: &str) -> CompactString {
+        cat(&[self.product, "-", self.env_name, "-", name])
+    }
+
+    /// `full`, cut to the name limit of `kind` (see [`crate::naming`]).
+    pub(super) fn named(&self, kind: ItemKind, full: CompactString) -> CompactString {
+        match limit(kind) {
+            Some(l) if full.len() > l => fit(&full, l),
+            _ => full,
+        }
+    }
+
+    /// Appends an item; returns its logical id. An item with no price of its own is
+    /// included in another's, at zero, with the reason as its note.
+    pub(super) fn push(&mut self, item: NewItem) -> CompactString {
+        let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price } = item;
+        let kind = spec_kind(&spec);
+        let included = price.is_none();
+        self.items.push(PlannedItem {
+            id: id.clone(),
+            kind,
+            physical_name,
+            owner,
+            size,
+            managed_by,
+            monthly: included.then_some(Money::ZERO),
+            ceiling: included.then_some(Money::ZERO),
+            pricing: if included {
+                Pricing::Included { note: CompactString::const_new(included_note(kind)) }
+            } else {
+                Pricing::Priced
+            },
+            depends_on,
+            spec,
+        });
+        self.prices.push(price);
+        id
+    }
+
+    /// Records a stack output of `item` and the connection variable `var` it fills.
+    pub(super) fn output(&mut self, r: &Res, item: &str, attribute: &str, var: CompactString) {
+        self.outputs.push(PlannedOutput {
+            name: var.clone(),
+            item: item.into(),
+            attribute: attribute.into(),
+        });
+        self.secrets.output(r, var);
+    }
+
+    /// Reports that the catalogue has no `what` size `size`, at `path` of the file.
+    pub(super) fn unknown_size(&mut self, path: String, what: &str, size: &str) {
+        self.diagnostics.push(
+            Diagnostic::error(
+                Code::UnknownSize,
+                self.env.at.clone(),
+                path,
+                format!("the catalogue has no {what} size `{size}`"),
+            )
+            .with_help("use a size the catalogue lists (`runway catalogue`), or extend the catalogue"),
+        );
+    }
+
+    /// Reports that the catalogue has no `what` size of the resource's size, where the size is
+    /// set: the resource's `size` (declared) or the environment's `shared` (implicit).
+    pub(super) fn unknown_resource_size(&mut self, r: &Res, what: &str) {
+        let path = r.size_path(self.env_name);
+        self.unknown_size(path, what, &r.size);
+    }
+}
+
+/// An item as other items refer to it: its logical id and its physical name.
+pub(super) struct Named {
+    pub(super) id: CompactString,
+    pub(super) name: CompactString,
+}
+
+/// An item to append: [`NewItem::new`] with what every item has, then what only some have.
+pub(super) struct NewItem {
+    id: CompactString,
+    physical_name: CompactString,
+    owner: Option<CompactString>,
+    size: Option<CompactString>,
+    managed_by: ManagedBy,
+    depends_on: Vec<CompactString>,
+    spec: ItemSpec,
+    price: Option<Priceable>,
+}
+
+impl NewItem {
+    /// An item managed by Pulumi, of no size, depending on nothing, priced in another's price.
+    pub(super) fn new(
+        id: CompactString,
+        physical_name: CompactString,
+        owner: Option<&str>,
+        spec: ItemSpec,
+    ) -> Self {
+        NewItem {
+            id,
+            physical_name,
+            owner: owner.map(CompactString::from),
+            size: None,
+            managed_by: ManagedBy::Pulumi,
+            depends_on: Vec::new(),
+            spec,
+            price: None,
+        }
+    }
+
+    /// Of this size of the catalogue.
+    pub(super) fn size(mut self, size: &str) -> Self {
+        self.size = Some(size.into());
+        self
+    }
+
+    /// Depending on these items (logical ids).
+    pub(super) fn depends_on(mut self, ids: Vec<CompactString>) -> Self {
+        self.depends_on = ids;
+        self
+    }
+
+    /// Priced on its own.
+    pub(super) fn priced(mut self, price: Priceable) -> Self {
+        self.price = Some(price);
+        self
+    }
+
+    /// Created by another tool than Pulumi.
+    pub(super) fn managed_by(mut self, managed_by: ManagedBy) -> Self {
+        self.managed_by = managed_by;
+        self
+    }
+}
+
+/// Why an item has no price of its own.
+fn included_note(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::AlbListener | ItemKind::AlbListenerRule | ItemKind::AlbTargetGroup => {
+            "included in the ALB's hourly and LCU price"
+        }
+        ItemKind::AuroraInstance => "included in the Aurora cluster's price",
+        ItemKind::RdsProxyTargetGroup | ItemKind::RdsProxyTarget => "included in the RDS Proxy's price",
+        ItemKind::SqsDeadLetterQueue => "requests counted in its queue's size",
+        ItemKind::CloudMapService => "DNS queries from inside the VPC are free",
+        ItemKind::TaskDefinition => "tasks are priced on the ECS service",
+        _ => "no charge of its own",
+    }
+}

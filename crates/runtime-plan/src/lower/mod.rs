@@ -1,0 +1,324 @@
+//! Lowering: a validated product and one environment -> a [`Plan`].
+//!
+//! [`plan()`] reads top to bottom: it picks the environment, collects the resources and their
+//! consumers, lays down the environment's platform, lowers each resource by its kind (one
+//! module per kind, one `match` line each), binds consumers, lowers the workloads, and prices
+//! the result. Every step appends to one lowering context (`context::Cx`), so the plan's
+//! item order is the order of these steps.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use compact_str::CompactString;
+use cost::Catalogue;
+use runway_schema::{
+    Engine, Environment, Expose, Money, PostgresEngine, Product, ResourceSpec, did_you_mean,
+};
+
+use crate::naming::{fit_with_suffix, hash6, limit};
+use crate::plan::*;
+use crate::pricing::summarize;
+
+mod bindings;
+mod bucket;
+mod cache;
+mod context;
+mod platform;
+mod postgres;
+mod queue;
+mod resources;
+mod secrets;
+mod topic;
+mod workload;
+
+use context::Cx;
+use platform::Platform;
+use resources::Res;
+
+pub use runway_schema::{variable_suffixes, variables};
+
+/// Why a plan cannot be made at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The environment is not declared in the root runway.
+    #[error("environment `{env}` is not declared (declared: {}){}", known.join(", "), suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownEnvironment {
+        /// The environment asked for.
+        env: String,
+        /// The declared environments, in file order.
+        known: Vec<String>,
+        /// The closest declared name, when one is close.
+        suggestion: Option<String>,
+    },
+}
+
+/// Master user name of every postgres resource.
+pub const POSTGRES_USER: &str = "runway";
+/// Port consumers reach postgres on (through the proxy).
+pub const POSTGRES_PORT: u16 = 5432;
+/// Port of Valkey.
+pub const CACHE_PORT: u16 = 6379;
+/// Retention of dead-letter queues: 14 days, the SQS maximum.
+pub const DLQ_RETENTION_SECONDS: u64 = 14 * 24 * 3600;
+/// Target value of the CPU target-tracking policy, percent.
+pub const SCALING_CPU_TARGET: u32 = 70;
+
+/// The postgres database name of a resource (`main-db` -> `main_db`).
+pub fn database_name(resource: &str) -> String {
+    resource.replace('-', "_")
+}
+
+/// Plans one environment of a product.
+///
+/// Pure: the same product, environment and catalogue always give the same plan, byte for byte.
+/// Cost and planning problems are diagnostics of the plan; only an environment the product
+/// does not declare is an error.
+pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
+    let root = &product.root;
+    let env = environment(product, env_name)?;
+    // What is planned: the resources, and who consumes which.
+    let resources = resources::collect(product, env_name, env);
+    let consumers = bindings::consumers(product, &resources);
+    let secrets = secrets::Layout::new(root, env_name, resources.variable_count());
+    let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected_items(product, env_name), secrets);
+
+    // The items, in plan order: platform, resources, workloads.
+    let platform = platform::lower(&mut cx, &root.workloads, &resources);
+    let consumers_of = bindings::consumers_of(&resources, &consumers);
+    let planned_resources = (resources.iter().zip(consumers_of))
+        .map(|(r, consumers)| lower_resource(&mut cx, r, consumers, &platform))
+        .unzip();
+    let bindings = bindings::bind(&consumers, &resources, &cx.secrets);
+    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &resources, &platform);
+    Ok(finish(cx, bindings, planned_resources, workloads))
+}
+
+/// Where the records' items are in the plan's item list, one range per record.
+type Lowered<T> = (Vec<T>, Vec<Range<usize>>);
+
+/// Lowers one resource by its kind into its items, outputs and variables; returns its record
+/// (used by `consumers`) and where its items are in the plan's item list.
+fn lower_resource(
+    cx: &mut Cx,
+    r: &Res,
+    consumers: Vec<CompactString>,
+    platform: &Platform,
+) -> (PlannedResource, Range<usize>) {
+    let first_item = cx.items.len();
+    let first_variable = cx.secrets.variable_count();
+    let described = match &r.spec {
+        ResourceSpec::Postgres { engine, version } => postgres::lower(cx, r, *engine, version, platform),
+        ResourceSpec::Cache { version } => cache::lower(cx, r, version, platform),
+        ResourceSpec::Queue { fifo, visibility_timeout, dead_letter } => {
+            queue::lower(cx, r, *fifo, *visibility_timeout, *dead_letter)
+        }
+        ResourceSpec::Topic { fifo } => topic::lower(cx, r, *fifo),
+        ResourceSpec::Bucket { versioning } => bucket::lower(cx, r, *versioning),
+        #[allow(unreachable_patterns)] // reason: ResourceSpec is non_exhaustive
+        _ => Described {
+            engine: CompactString::default(),
+            version: None,
+            summary: "kind not planned by this version".into(),
+        },
+    };
+    cx.secrets.order_variables(r, first_variable);
+    let items = &cx.items[first_item..];
+    let record = PlannedResource {
+        name: r.name.clone(),
+        kind: r.spec.kind(),
+        origin: r.origin,
+        size: r.size.clone(),
+        physical_name: items.first().map(|i| i.physical_name.clone()).unwrap_or_default(),
+        monthly: None,
+        engine: described.engine,
+        version: described.version,
+        summary: described.summary.into(),
+        items: items.iter().map(|i| i.id.clone()).collect(),
+        consumers,
+    };
+    (record, first_item..cx.items.len())
+}
+
+/// What a resource's kind says about it in its record: engine, version and size in words.
+struct Described {
+    engine: CompactString,
+    version: Option<CompactString>,
+    summary: String,
+}
+
+/// The environment asked for, or the error naming the declared ones.
+fn environment<'p>(product: &'p Product, env_name: &str) -> Result<&'p Environment, PlanError> {
+    let environments = &product.root.environments;
+    environments.get(env_name).ok_or_else(|| {
+        let known: Vec<String> = environments.keys().cloned().collect();
+        let suggestion = did_you_mean(env_name, known.iter().map(String::as_str)).map(str::to_owned);
+        PlanError::UnknownEnvironment { env: env_name.to_owned(), known, suggestion }
+    })
+}
+
+/// Makes physical names unique, prices the items and sums each resource's and workload's, and
+/// assembles the plan.
+fn finish(
+    cx: Cx,
+    bindings: Vec<Binding>,
+    (mut resources, resource_items): Lowered<PlannedResource>,
+    (mut workloads, workload_items): Lowered<PlannedWorkload>,
+) -> Plan {
+    let Cx { product, env_name, env, catalogue, mut items, prices, mut diagnostics, outputs, secrets } = cx;
+    dedupe_physical_names(&mut items);
+    let cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
+    for (r, range) in resources.iter_mut().zip(resource_items) {
+        r.monthly = sum_items(&items[range], |i| i.monthly);
+    }
+    for (w, range) in workloads.iter_mut().zip(workload_items) {
+        w.monthly = sum_items(&items[range.clone()], |i| i.monthly);
+        w.ceiling = sum_items(&items[range], |i| i.ceiling);
+    }
+    Plan {
+        product: product.into(),
+        environment: env_name.into(),
+        region: env.region.as_str().into(),
+        resources,
+        workloads,
+        bindings,
+        cost,
+        diagnostics,
+        items,
+        outputs,
+        secrets: secrets.into_layout(),
+    }
+}
+
+/// The kind of a spec.
+pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
+    match spec {
+        ItemSpec::EcsCluster {} => ItemKind::EcsCluster,
+        ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
+        ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
+        ItemSpec::Alb { .. } => ItemKind::Alb,
+        ItemSpec::AlbListener { .. } => ItemKind::AlbListener,
+        ItemSpec::DbSubnetGroup {} => ItemKind::DbSubnetGroup,
+        ItemSpec::CacheSubnetGroup {} => ItemKind::CacheSubnetGroup,
+        ItemSpec::RdsInstance { .. } => ItemKind::RdsInstance,
+        ItemSpec::AuroraCluster { .. } => ItemKind::AuroraCluster,
+        ItemSpec::AuroraInstance { .. } => ItemKind::AuroraInstance,
+        ItemSpec::ProxySecret { .. } => ItemKind::ProxySecret,
+        ItemSpec::ProxyRole { .. } => ItemKind::ProxyRole,
+        ItemSpec::RdsProxy { .. } => ItemKind::RdsProxy,
+        ItemSpec::RdsProxyTargetGroup { .. } => ItemKind::RdsProxyTargetGroup,
+        ItemSpec::RdsProxyTarget { .. } => ItemKind::RdsProxyTarget,
+        ItemSpec::CacheReplicationGroup { .. } => ItemKind::CacheReplicationGroup,
+        ItemSpec::SqsQueue { .. } => ItemKind::SqsQueue,
+        ItemSpec::SqsDeadLetterQueue { .. } => ItemKind::SqsDeadLetterQueue,
+        ItemSpec::SnsTopic { .. } => ItemKind::SnsTopic,
+        ItemSpec::S3Bucket { .. } => ItemKind::S3Bucket,
+        ItemSpec::TaskDefinition { .. } => ItemKind::TaskDefinition,
+        ItemSpec::EcsService { .. } => ItemKind::EcsService,
+        ItemSpec::CloudMapService { .. } => ItemKind::CloudMapService,
+        ItemSpec::AlbTargetGroup { .. } => ItemKind::AlbTargetGroup,
+        ItemSpec::AlbListenerRule { .. } => ItemKind::AlbListenerRule,
+        ItemSpec::ScalingTarget { .. } => ItemKind::ScalingTarget,
+        ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
+    }
+}
+
+/// About how many items a plan of the product declares (room for all of them at once: a large
+/// plan's item list is never copied while it grows): at most 8 platform items, up to 8 for each
+/// implicit `shared-<engine>` resource, each declared resource's items by kind (an Aurora cluster
+/// with its instances counted as 8), and each workload's items in this environment.
+fn expected_items(product: &Product, env: &str) -> usize {
+    let resources: usize = product
+        .root
+        .resources
+        .values()
+        .map(|r| match &r.spec {
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 6,
+            ResourceSpec::Postgres { .. } => 8,
+            ResourceSpec::Queue { dead_letter: Some(_), .. } => 2,
+            _ => 1,
+        })
+        .sum();
+    // A service and its task definition, its discovery service (internal) or target group and
+    // listener rule (public), and a scaling target and policy when it scales in this environment.
+    let workloads: usize = product
+        .root
+        .workloads
+        .values()
+        .map(|w| {
+            let scale = w.scale_in(env);
+            2 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
+        })
+        .sum();
+    8 + 8 * Engine::ALL.len() + resources + workloads
+}
+
+/// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
+/// and names of a plan).
+fn cat(parts: &[&str]) -> CompactString {
+    parts.iter().copied().collect()
+}
+
+/// Exact sum of the figures of these items; `None` when any is unknown.
+fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -> Option<Money> {
+    let mut total = Money::ZERO;
+    for i in items {
+        total = total + f(i)?;
+    }
+    Some(total)
+}
+
+/// Makes physical names unique: an item whose name an earlier item already has (possible only
+/// when a name of the file spells another's derived name, such as a queue `x-proxy` beside a
+/// postgres `x`) gets a hash of its logical id appended, cut to its kind's limit.
+fn dedupe_physical_names(items: &mut [PlannedItem]) {
+    // The common case, no repeat at all, is found with borrowed names (no copy of every name),
+    // hashed: membership only, nothing is iterated in hash order.
+    let mut names = std::collections::HashSet::with_capacity(items.len());
+    if items.iter().all(|i| names.insert(i.physical_name.as_str())) {
+        return;
+    }
+    let mut seen = BTreeSet::new();
+    for item in items.iter_mut() {
+        if !seen.insert(item.physical_name.clone()) {
+            let fifo = item.physical_name.ends_with(".fifo");
+            let stem = item.physical_name.trim_end_matches(".fifo");
+            let full = format!("{stem}-{}", hash6(&item.id));
+            let sfx = if fifo { ".fifo" } else { "" };
+            item.physical_name = match limit(item.kind) {
+                Some(l) => fit_with_suffix(&full, sfx, l),
+                None => cat(&[&full, sfx]),
+            };
+            seen.insert(item.physical_name.clone());
+        }
+    }
+}
+
+/// `10000000` -> `10,000,000`.
+pub(crate) fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cat_joins_inline_and_long_names_alike() {
+        assert_eq!(cat(&[]), "");
+        assert_eq!(cat(&["main-db", "_", "proxy"]), "main-db_proxy");
+        let exact = "a".repeat(std::mem::size_of::<CompactString>());
+        assert_eq!(cat(&[&exact[..10], &exact[10..]]), exact.as_str());
+        let long = "/acme-shop/production/main-db/MAIN_DB_URL";
+        assert_eq!(cat(&["/acme-shop/production", "/", "main-db", "/", "MAIN_DB_URL"]), long);
+        assert_eq!(cat(&["é", "ü"]), "éü");
+    }
+}

@@ -1,0 +1,111 @@
+//! The environment's platform, each part made only when something needs it: the ECS cluster
+//! and task execution role (any workload), the Cloud Map namespace (internal workloads), the
+//! ALB and its HTTPS listener (public workloads), and the subnet groups of databases and caches.
+
+use compact_str::CompactString;
+use indexmap::IndexMap;
+use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
+
+use super::context::{Cx, Named, NewItem};
+use super::resources::Resources;
+use super::{cat, spec_kind};
+use crate::plan::{ItemKind, ItemSpec};
+use crate::pricing::Priceable;
+
+/// The platform items of an environment; `None` where nothing needs one.
+#[derive(Default)]
+pub(super) struct Platform {
+    pub(super) cluster: Option<Named>,
+    pub(super) execution_role: Option<CompactString>,
+    /// The namespace; its name is its DNS name (`<env>.<product>.internal`).
+    pub(super) namespace: Option<Named>,
+    /// The ALB's HTTPS listener, when public workloads have a domain.
+    pub(super) listener: Option<Named>,
+    pub(super) db_subnets: Option<CompactString>,
+    pub(super) cache_subnets: Option<CompactString>,
+}
+
+/// Lays down the platform the workloads and resources need.
+pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resources: &Resources) -> Platform {
+    let env_base = cat(&[cx.product, "-", cx.env_name]);
+    let has = |expose: Expose| workloads.values().any(|w| w.expose == expose);
+    let has_kind = |kind: Kind| resources.iter().any(|r| r.spec.kind() == kind);
+    let mut platform = Platform::default();
+    if !workloads.is_empty() {
+        platform.cluster = Some(cluster(cx, &env_base));
+        platform.execution_role = Some(execution_role(cx, &env_base));
+    }
+    if has(Expose::Internal) {
+        platform.namespace = Some(namespace(cx));
+    }
+    if has(Expose::Public) {
+        platform.listener = alb(cx, &env_base, workloads);
+    }
+    if has_kind(Kind::Postgres) {
+        let name = cat(&[&env_base, "-db-subnets"]);
+        platform.db_subnets = Some(subnet_group(cx, "env_db-subnets", name, ItemSpec::DbSubnetGroup {}));
+    }
+    if has_kind(Kind::Cache) {
+        let name = cat(&[&env_base, "-cache-subnets"]);
+        platform.cache_subnets =
+            Some(subnet_group(cx, "env_cache-subnets", name, ItemSpec::CacheSubnetGroup {}));
+    }
+    platform
+}
+
+fn cluster(cx: &mut Cx, env_base: &CompactString) -> Named {
+    let name = cx.named(ItemKind::EcsCluster, env_base.clone());
+    let id = cx.push(NewItem::new("env_ecs-cluster".into(), name.clone(), None, ItemSpec::EcsCluster {}));
+    Named { id, name }
+}
+
+/// The role ECS pulls images and reads the environment's SSM parameters with.
+fn execution_role(cx: &mut Cx, env_base: &str) -> CompactString {
+    let name = cx.named(ItemKind::TaskExecutionRole, cat(&[env_base, "-task-execution"]));
+    let spec = ItemSpec::TaskExecutionRole {
+        ssm_prefix: cx.secrets.ssm_prefix.clone(),
+        kms_key: cx.secrets.kms_key.clone(),
+    };
+    cx.push(NewItem::new("env_task-execution-role".into(), name, None, spec))
+}
+
+fn namespace(cx: &mut Cx) -> Named {
+    let dns = cat(&[cx.env_name, ".", cx.product, ".internal"]);
+    let spec = ItemSpec::CloudMapNamespace { name: dns.clone() };
+    let id =
+        cx.push(NewItem::new("env_namespace".into(), dns.clone(), None, spec).priced(Priceable::PrivateZone));
+    Named { id, name: dns }
+}
+
+/// The ALB and its HTTPS listener; without a domain, none, and an error naming the public
+/// workloads.
+fn alb(cx: &mut Cx, env_base: &str, workloads: &IndexMap<String, Workload>) -> Option<Named> {
+    let Some(domain) = &cx.env.domain else {
+        let public: Vec<&str> =
+            workloads.iter().filter(|(_, w)| w.expose == Expose::Public).map(|(n, _)| n.as_str()).collect();
+        let e = cx.env_name;
+        cx.diagnostics.push(
+            Diagnostic::error(
+                Code::MissingDomain,
+                cx.env.at.clone(),
+                format!("environments.{e}.domain"),
+                format!("environment `{e}` has public workloads ({}) but no `domain`", public.join(", ")),
+            )
+            .with_help(format!("set `environments.{e}.domain`")),
+        );
+        return None;
+    };
+    let alb_name = cx.named(ItemKind::Alb, cat(&[env_base, "-alb"]));
+    let spec = ItemSpec::Alb { domain: domain.as_str().into() };
+    let alb = cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb));
+    let name = cat(&[&alb_name, "/https-443"]);
+    let spec = ItemSpec::AlbListener { alb: alb.clone(), port: 443, protocol: "HTTPS".into() };
+    let id = cx.push(NewItem::new("env_alb-listener".into(), name.clone(), None, spec).depends_on(vec![alb]));
+    Some(Named { id, name })
+}
+
+/// A subnet group of the environment's databases or caches.
+fn subnet_group(cx: &mut Cx, id: &str, full_name: CompactString, spec: ItemSpec) -> CompactString {
+    let name = cx.named(spec_kind(&spec), full_name);
+    cx.push(NewItem::new(id.into(), name, None, spec))
+}

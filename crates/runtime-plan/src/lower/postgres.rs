@@ -1,0 +1,213 @@
+//! `kind: postgres`: an RDS instance or an Aurora cluster with its instances, always behind an
+//! RDS Proxy (its admin secret, role, target group and target); consumers reach it through the
+//! proxy with TLS.
+
+use compact_str::{CompactString, ToCompactString, format_compact};
+use cost::PostgresSize;
+use runway_schema::PostgresEngine;
+
+use super::context::{Cx, Named, NewItem};
+use super::platform::Platform;
+use super::resources::Res;
+use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name};
+use crate::naming::fit;
+use crate::plan::{CredentialKind, ItemKind, ItemSpec, ManagedBy, postgres_engine_str};
+use crate::pricing::Priceable;
+
+/// Lowers a postgres resource: database first (its main item), then the proxy's admin secret,
+/// Aurora's instances, and the proxy.
+pub(super) fn lower(
+    cx: &mut Cx,
+    r: &Res,
+    engine: PostgresEngine,
+    version: &str,
+    platform: &Platform,
+) -> Described {
+    let sizing = cx.catalogue.postgres(engine, &r.size);
+    if sizing.is_none() {
+        cx.unknown_resource_size(r, &format!("postgres {}", postgres_engine_str(engine)));
+    }
+    let sizing = sizing.unwrap_or_else(empty_postgres);
+    let base = cx.base(&r.name);
+    let secret = cat(&[&r.name, "_proxy-secret"]);
+    let secret_name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-admin"]);
+    let db = database(cx, r, (engine, version), &sizing, &secret, platform);
+    let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() };
+    cx.push(
+        NewItem::new(secret.clone(), secret_name.clone(), Some(&r.name), spec)
+            .managed_by(ManagedBy::SecretsAdapter)
+            .priced(Priceable::Secret),
+    );
+    if engine == PostgresEngine::Aurora {
+        aurora_instances(cx, r, &base, &db.id, &sizing);
+    }
+    let proxy = proxy(cx, r, engine, &base, &secret, &db);
+    variables(cx, r, secret_name, &proxy);
+    Described {
+        engine: postgres_engine_str(engine).into(),
+        version: Some(version.into()),
+        summary: summary(engine, &sizing),
+    }
+}
+
+/// The RDS instance or Aurora cluster.
+fn database(
+    cx: &mut Cx,
+    r: &Res,
+    (engine, version): (PostgresEngine, &str),
+    sizing: &PostgresSize,
+    secret: &CompactString,
+    platform: &Platform,
+) -> Named {
+    let subnet_group = platform.db_subnets.clone().unwrap_or_default();
+    let (kind, spec) = match engine {
+        PostgresEngine::Rds => (
+            ItemKind::RdsInstance,
+            ItemSpec::RdsInstance {
+                resource: r.name.clone(),
+                engine_version: version.into(),
+                size: sizing.clone(),
+                storage_type: "gp3".into(),
+                database: database_name(&r.name).into(),
+                username: POSTGRES_USER.into(),
+                admin_secret: secret.clone(),
+                subnet_group: subnet_group.clone(),
+            },
+        ),
+        PostgresEngine::Aurora => (
+            ItemKind::AuroraCluster,
+            ItemSpec::AuroraCluster {
+                resource: r.name.clone(),
+                engine_version: version.into(),
+                size: sizing.clone(),
+                database: database_name(&r.name).into(),
+                username: POSTGRES_USER.into(),
+                admin_secret: secret.clone(),
+                subnet_group: subnet_group.clone(),
+            },
+        ),
+    };
+    let name = cx.named(kind, cx.base(&r.name));
+    let id = cx.push(
+        NewItem::new(cat(&[&r.name, "_db"]), name.clone(), Some(&r.name), spec)
+            .size(&r.size)
+            .depends_on(vec![subnet_group, secret.clone()])
+            .priced(Priceable::Postgres { engine, size: r.size.as_str().into() }),
+    );
+    Named { id, name }
+}
+
+/// An Aurora cluster's instances, `<base>-1` on, each name cut to 63 bytes before its number.
+fn aurora_instances(cx: &mut Cx, r: &Res, base: &str, cluster: &CompactString, sizing: &PostgresSize) {
+    for i in 1..=sizing.instances {
+        let full = format_compact!("{base}-{i}");
+        let name = if full.len() > 63 {
+            format_compact!("{}-{i}", fit(base, 63 - 1 - i.to_string().len()))
+        } else {
+            full
+        };
+        let spec = ItemSpec::AuroraInstance {
+            cluster: cluster.clone(),
+            instance_class: sizing.instance_class.as_str().into(),
+            index: i,
+        };
+        cx.push(
+            NewItem::new(format_compact!("{}_instance-{i}", r.name), name, Some(&r.name), spec)
+                .size(&r.size)
+                .depends_on(vec![cluster.clone()]),
+        );
+    }
+}
+
+/// The RDS Proxy with its role, target group and target; returns the proxy's id.
+fn proxy(
+    cx: &mut Cx,
+    r: &Res,
+    engine: PostgresEngine,
+    base: &str,
+    secret: &CompactString,
+    db: &Named,
+) -> CompactString {
+    let role_name = cx.named(ItemKind::ProxyRole, cat(&[base, "-proxy-role"]));
+    let spec = ItemSpec::ProxyRole { secret: secret.clone() };
+    let role = cx.push(
+        NewItem::new(cat(&[&r.name, "_proxy-role"]), role_name, Some(&r.name), spec)
+            .depends_on(vec![secret.clone()]),
+    );
+    let proxy_name = cx.named(ItemKind::RdsProxy, cat(&[base, "-proxy"]));
+    let spec = ItemSpec::RdsProxy {
+        resource: r.name.clone(),
+        engine_family: "POSTGRESQL".into(),
+        secret: secret.clone(),
+        role: role.clone(),
+        require_tls: true,
+    };
+    let proxy = cx.push(
+        NewItem::new(cat(&[&r.name, "_proxy"]), proxy_name.clone(), Some(&r.name), spec)
+            .size(&r.size)
+            .depends_on(vec![secret.clone(), role])
+            .priced(Priceable::RdsProxy { engine, size: r.size.as_str().into() }),
+    );
+    let spec = ItemSpec::RdsProxyTargetGroup { proxy: proxy.clone() };
+    let tg = cx.push(
+        NewItem::new(
+            cat(&[&r.name, "_proxy-target-group"]),
+            cat(&[&proxy_name, "/default"]),
+            Some(&r.name),
+            spec,
+        )
+        .depends_on(vec![proxy.clone()]),
+    );
+    let spec =
+        ItemSpec::RdsProxyTarget { proxy: proxy.clone(), target_group: tg.clone(), target: db.id.clone() };
+    cx.push(
+        NewItem::new(
+            cat(&[&r.name, "_proxy-target"]),
+            cat(&[&proxy_name, "/default/", &db.name]),
+            Some(&r.name),
+            spec,
+        )
+        .depends_on(vec![proxy.clone(), tg, db.id.clone()]),
+    );
+    proxy
+}
+
+/// The admin password to generate (copied to the proxy's secret) and the connection
+/// variables: the URL template, the proxy's endpoint, and what the plan knows.
+fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str) {
+    cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, Some((secret_name, POSTGRES_USER.into())));
+    let url = format_compact!(
+        "postgresql://${{{u}}}:${{{pw}}}@${{{h}}}:${{{po}}}/${{{d}}}?sslmode=require",
+        u = r.var("USER"),
+        pw = r.var("PASSWORD"),
+        h = r.var("HOST"),
+        po = r.var("PORT"),
+        d = r.var("DATABASE"),
+    );
+    cx.secrets.template(r, r.var("URL"), url);
+    cx.output(r, proxy, "endpoint", r.var("HOST"));
+    cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
+    cx.secrets.literal(r, r.var("DATABASE"), database_name(&r.name).into());
+    cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
+}
+
+/// What the size declares, in words.
+fn summary(engine: PostgresEngine, s: &PostgresSize) -> String {
+    if s.instances == 0 {
+        return "unknown size".into();
+    }
+    match engine {
+        PostgresEngine::Rds => format!(
+            "{}, {} GB gp3, {}",
+            s.instance_class,
+            s.storage_gb,
+            if s.multi_az { "Multi-AZ" } else { "single-AZ" }
+        ),
+        PostgresEngine::Aurora => format!("{} x {}", s.instances, s.instance_class),
+    }
+}
+
+/// The sizing of a size the catalogue does not list (its diagnostic is reported).
+fn empty_postgres() -> PostgresSize {
+    PostgresSize { instance_class: String::new(), instances: 0, storage_gb: 0, multi_az: false, vcpu: 0 }
+}

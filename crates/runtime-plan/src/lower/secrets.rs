@@ -1,0 +1,282 @@
+//! The secrets layout as lowering makes it: where each variable is placed in Infisical, the
+//! credentials to generate, the connection variables (stack outputs, literals, templates) and
+//! the SSM parameters items reference (resource variables and workload secrets).
+
+use compact_str::CompactString;
+use indexmap::IndexMap;
+use runway_schema::Runway;
+
+use super::cat;
+use super::resources::Res;
+use crate::plan::{
+    ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
+    SecretsLayout, SsmParameter,
+};
+
+/// The secrets layout of one environment, filled while it is lowered.
+pub(super) struct Layout {
+    infisical_project: Option<CompactString>,
+    /// The Infisical environment slug of this environment.
+    infisical_env: CompactString,
+    /// SSM parameter prefix of this environment (`/acme-shop/dev`).
+    pub(super) ssm_prefix: CompactString,
+    /// SSM KMS key.
+    pub(super) kms_key: CompactString,
+    generated: Vec<GeneratedSecret>,
+    connection: Vec<ConnectionVariable>,
+    ssm: SsmParams,
+}
+
+impl Layout {
+    /// The empty layout of environment `env_name`, with room for `variables` connection
+    /// variables.
+    pub(super) fn new(root: &Runway, env_name: &str, variables: usize) -> Self {
+        let infisical = root.secrets.infisical.as_ref();
+        Layout {
+            infisical_project: infisical.map(|i| i.project.as_str().into()),
+            infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
+            ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
+            kms_key: root.secrets.ssm.kms_key.as_str().into(),
+            generated: Vec::new(),
+            connection: Vec::with_capacity(variables),
+            ssm: SsmParams::default(),
+        }
+    }
+
+    /// How many connection variables it has room for before it grows.
+    pub(super) fn variable_capacity(&self) -> usize {
+        self.connection.capacity()
+    }
+
+    /// How many connection variables it has.
+    pub(super) fn variable_count(&self) -> usize {
+        self.connection.len()
+    }
+
+    /// Where variable `name` of resource `r` is written in Infisical.
+    pub(super) fn place(&self, r: &Res, name: CompactString) -> InfisicalPlace {
+        InfisicalPlace { environment: self.infisical_env.clone(), folder: r.folder.clone(), name }
+    }
+
+    /// The display form of the resource's Infisical folder, `<infisical-env>:<folder>`.
+    pub(super) fn folder_display(&self, r: &Res) -> CompactString {
+        self.place(r, CompactString::default()).display().into()
+    }
+
+    /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
+    pub(super) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
+        cat(&[&self.ssm_prefix, "/", owner, "/", var])
+    }
+
+    /// A credential of the resource to generate, its `PASSWORD` variable; `proxy_copy` names
+    /// the Secrets Manager secret it is also copied to (postgres) and the user written with it.
+    pub(super) fn generated(
+        &mut self,
+        r: &Res,
+        kind: CredentialKind,
+        proxy_copy: Option<(CompactString, CompactString)>,
+    ) {
+        let (secrets_manager, secrets_manager_username) = proxy_copy.unzip();
+        self.generated.push(GeneratedSecret {
+            resource: r.name.clone(),
+            kind,
+            variable: r.var("PASSWORD"),
+            infisical: self.place(r, r.var("PASSWORD")),
+            secrets_manager,
+            secrets_manager_username,
+        });
+    }
+
+    /// A connection variable filled from the stack output of the same name.
+    pub(super) fn output(&mut self, r: &Res, var: CompactString) {
+        self.connection(r, var.clone(), ConnectionSource::Output { output: var });
+    }
+
+    /// A connection variable of a value the plan knows.
+    pub(super) fn literal(&mut self, r: &Res, var: CompactString, value: CompactString) {
+        self.connection(r, var, ConnectionSource::Literal { value });
+    }
+
+    /// A connection variable built by Infisical from the resource's other variables.
+    pub(super) fn template(&mut self, r: &Res, var: CompactString, template: CompactString) {
+        self.connection(r, var, ConnectionSource::Template { template });
+    }
+
+    fn connection(&mut self, r: &Res, var: CompactString, source: ConnectionSource) {
+        let infisical = self.place(r, var);
+        self.connection.push(ConnectionVariable { resource: r.name.clone(), infisical, source });
+    }
+
+    /// Puts the resource's connection variables, those from `first` on, in the spec's
+    /// variable order (stable: resources stay in resource order).
+    pub(super) fn order_variables(&mut self, r: &Res, first: usize) {
+        self.connection[first..]
+            .sort_by_cached_key(|c| r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX));
+    }
+
+    /// Records that item `by` references the SSM parameter `name` of the resource's variable at
+    /// position `var`, copied from its Infisical place.
+    pub(super) fn resource_parameter(&mut self, r: &Res, var: usize, name: &CompactString, by: &str) {
+        let variable = &r.vars[var];
+        let (environment, kms_key) = (&self.infisical_env, &self.kms_key);
+        self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
+            name: name.clone(),
+            variable: variable.clone(),
+            source: ParameterSource::Resource,
+            owner: r.name.clone(),
+            infisical: Some(InfisicalPlace {
+                environment: environment.clone(),
+                folder: r.folder.clone(),
+                name: variable.clone(),
+            }),
+            referenced_by: vec![],
+            r#type: "SecureString".into(),
+            kms_key: kms_key.clone(),
+        });
+    }
+
+    /// Records that item `by` references the SSM parameter of secret `secret` (at position
+    /// `index` of its list) of the workload at position `workload`, set by people.
+    pub(super) fn workload_parameter(
+        &mut self,
+        (workload, name): (usize, &str),
+        (index, secret): (usize, &str),
+        by: &str,
+    ) {
+        let param = self.ssm_name(name, secret);
+        let kms_key = &self.kms_key;
+        self.ssm.reference(Key::Workload(workload, index), by, || SsmParameter {
+            name: param,
+            variable: secret.into(),
+            source: ParameterSource::WorkloadSecret,
+            owner: name.into(),
+            infisical: None,
+            referenced_by: vec![],
+            r#type: "SecureString".into(),
+            kms_key: kms_key.clone(),
+        });
+    }
+
+    /// The finished layout.
+    pub(super) fn into_layout(self) -> SecretsLayout {
+        SecretsLayout {
+            infisical_project: self.infisical_project,
+            ssm_prefix: self.ssm_prefix,
+            kms_key: self.kms_key,
+            generated: self.generated,
+            connection: self.connection,
+            ssm_parameters: self.ssm.into_sorted(),
+        }
+    }
+}
+
+/// An SSM parameter by its owner's and its variable's positions: a resource's variable, or a
+/// workload's own secret.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Key {
+    Resource(usize, usize),
+    Workload(usize, usize),
+}
+
+/// The SSM parameters of a plan, each made once, in the order first referenced; the plan lists
+/// them by name. A parameter is found by its [`Key`] rather than by its name
+/// `<prefix>/<owner>/<variable>`: owner names are unique and never hold a `/`, so the key names
+/// it exactly as its name does, and no name is compared.
+#[derive(Default)]
+struct SsmParams {
+    list: Vec<SsmParameter>,
+    at: IndexMap<Key, usize>,
+}
+
+impl SsmParams {
+    /// Records that item `by` references the parameter `key`, making it on first use.
+    fn reference(&mut self, key: Key, by: &str, make: impl FnOnce() -> SsmParameter) {
+        match self.at.get(&key) {
+            Some(&i) => self.list[i].referenced_by.push(by.into()),
+            None => {
+                let mut p = make();
+                p.referenced_by.push(by.into());
+                self.at.insert(key, self.list.len());
+                self.list.push(p);
+            }
+        }
+    }
+
+    /// The parameters by name. Their names and positions are sorted, then each parameter is
+    /// moved once into its place (a parameter is large: sorting the parameters themselves moves
+    /// each of them many times).
+    fn into_sorted(self) -> Vec<SsmParameter> {
+        let mut by_name: Vec<(&str, usize)> =
+            self.list.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect();
+        by_name.sort_unstable();
+        let order: Vec<usize> = by_name.into_iter().map(|(_, i)| i).collect();
+        let mut slots: Vec<Option<SsmParameter>> = self.list.into_iter().map(Some).collect();
+        let mut sorted = Vec::with_capacity(slots.len());
+        sorted.extend(order.into_iter().filter_map(|i| slots[i].take()));
+        sorted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn param(name: &str) -> SsmParameter {
+        SsmParameter {
+            name: name.into(),
+            variable: "V".into(),
+            source: ParameterSource::Resource,
+            owner: "o".into(),
+            infisical: None,
+            referenced_by: vec![],
+            r#type: "SecureString".into(),
+            kms_key: "alias/aws/ssm".into(),
+        }
+    }
+
+    #[test]
+    fn ssm_parameters_come_out_by_name_each_once_with_every_reference() {
+        // Names first referenced out of order, some again, in cycles of several lengths.
+        let names = ["/p/e/f", "/p/e/b", "/p/e/a", "/p/e/e", "/p/e/c", "/p/e/d", "/p/e/b-1", "/p/e/a/X"];
+        let mut ssm = SsmParams::default();
+        for (i, n) in names.iter().enumerate() {
+            ssm.reference(Key::Resource(i, 0), &format!("item{i}"), || param(n));
+        }
+        ssm.reference(Key::Resource(2, 0), "again", || panic!("made twice"));
+        let list = ssm.into_sorted();
+        let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+        let mut want = names.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        let a = list.iter().find(|p| p.name == "/p/e/a").unwrap();
+        assert_eq!(a.referenced_by, ["item2", "again"]);
+    }
+
+    #[test]
+    fn ssm_order_is_by_whole_name() {
+        // Ties on the 16 bytes after the shared prefix, a name that is a prefix of another,
+        // a byte below `/`, names that share no prefix at all, and multi-byte text.
+        for names in [
+            &["/p/e/queue-1234567890123/B", "/p/e/queue-1234567890123/A", "/p/e/queue-1234567890123"][..],
+            &[
+                "/p/e/aaaaaaaaaaaaaaaaZ",
+                "/p/e/aaaaaaaaaaaaaaaa",
+                "/p/e/aaaaaaaaaaaaaaaa-",
+                "/p/e/aaaaaaaaaaaaaaa",
+            ],
+            &["/x/db/URL", "/a/db/URL", "/x/db", "/x/d\u{e9}/URL", "/x/d\u{e8}/URL"],
+            &["/p/e/a", "/p/e/a"],
+            &["/p/e/only"],
+        ] {
+            let mut ssm = SsmParams::default();
+            for (i, n) in names.iter().enumerate() {
+                ssm.reference(Key::Resource(i, 0), "item", || param(n));
+            }
+            let list = ssm.into_sorted();
+            let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+            let mut want = names.to_vec();
+            want.sort_unstable();
+            assert_eq!(got, want);
+        }
+    }
+}

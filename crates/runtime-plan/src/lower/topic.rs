@@ -1,0 +1,33 @@
+//! `kind: topic`: an SNS topic.
+
+use super::context::{Cx, NewItem};
+use super::resources::Res;
+use super::{Described, cat, group};
+use crate::naming::fit_with_suffix;
+use crate::plan::ItemSpec;
+use crate::pricing::Priceable;
+
+/// Lowers a topic resource: the topic and its ARN.
+pub(super) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
+    let requests = cx.catalogue.requests(&r.size);
+    if requests.is_none() {
+        cx.unknown_resource_size(r, "topic");
+    }
+    let name = fit_with_suffix(&cx.base(&r.name), if fifo { ".fifo" } else { "" }, 256);
+    let spec = ItemSpec::SnsTopic { resource: r.name.clone(), fifo, monthly_requests: requests };
+    let id = cx.push(
+        NewItem::new(cat(&[&r.name, "_topic"]), name, Some(&r.name), spec)
+            .size(&r.size)
+            .priced(Priceable::Topic { fifo, size: r.size.as_str().into() }),
+    );
+    cx.output(r, &id, "arn", r.var("ARN"));
+    Described {
+        engine: "sns".into(),
+        version: None,
+        summary: format!(
+            "{}{}",
+            if fifo { "FIFO" } else { "standard" },
+            requests.map(|n| format!(", {} requests/month", group(n))).unwrap_or_default()
+        ),
+    }
+}

@@ -1,0 +1,312 @@
+//! Workloads: each a task definition (its bindings' variables and its own secrets read from
+//! SSM) and an ECS service, reached through Cloud Map (internal) or an ALB host rule (public),
+//! and scaled on CPU when it may grow in this environment.
+
+use compact_str::CompactString;
+use cost::TaskSize;
+use indexmap::IndexMap;
+use runway_schema::{Expose, HealthCheck, Scale, Workload};
+
+use super::bindings::by_consumer;
+use super::context::{Cx, Named, NewItem};
+use super::platform::Platform;
+use super::resources::Resources;
+use super::{Lowered, SCALING_CPU_TARGET, cat};
+use crate::plan::{Binding, HealthSpec, ItemKind, ItemSpec, PlannedWorkload, TaskSecret};
+use crate::pricing::Priceable;
+
+/// A workload being lowered, as its items are named and sized.
+struct Lowering<'w> {
+    /// Its position in the file.
+    index: usize,
+    name: &'w str,
+    spec: &'w Workload,
+    /// `<product>-<env>-<name>`.
+    base: CompactString,
+    /// Its size and scale in this environment.
+    size: &'w str,
+    scale: Scale,
+    /// Its bindings, in order.
+    bindings: &'w [&'w Binding],
+}
+
+/// Lowers every workload, in file order; returns their records and where their items are.
+pub(super) fn lower_all(
+    cx: &mut Cx,
+    workloads: &IndexMap<String, Workload>,
+    bindings: &[Binding],
+    resources: &Resources,
+    platform: &Platform,
+) -> Lowered<PlannedWorkload> {
+    let bindings_of = by_consumer(bindings);
+    let mut records = Vec::with_capacity(workloads.len());
+    let mut ranges = Vec::with_capacity(workloads.len());
+    // The host rules' priorities: 1 on, in file order.
+    let mut public_index = 0;
+    for (index, (name, spec)) in workloads.iter().enumerate() {
+        let first_item = cx.items.len();
+        let w = Lowering {
+            index,
+            name,
+            spec,
+            base: cx.base(name),
+            size: spec.size_in(cx.env_name),
+            scale: spec.scale_in(cx.env_name),
+            bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
+        };
+        records.push(lower(cx, &w, resources, platform, &mut public_index));
+        ranges.push(first_item..cx.items.len());
+    }
+    (records, ranges)
+}
+
+/// Lowers one workload into its items; returns its record.
+fn lower(
+    cx: &mut Cx,
+    w: &Lowering,
+    resources: &Resources,
+    platform: &Platform,
+    public_index: &mut u32,
+) -> PlannedWorkload {
+    let first_item = cx.items.len();
+    let task = cx.catalogue.task(w.size);
+    if task.is_none() {
+        cx.unknown_size(format!("workloads.{}.size", w.name), "workload", w.size);
+    }
+    let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
+    let health = health_spec(w.spec);
+    let task_definition = task_definition(cx, w, task.clone(), health.clone(), platform);
+    reference_parameters(cx, w, resources, &task_definition);
+    let (mut discovery, mut dns_name, mut target_group, mut host) = (None, None, None, None);
+    let env = cx.env;
+    match w.spec.expose {
+        Expose::Internal => {
+            if let Some(namespace) = &platform.namespace {
+                let (id, dns) = discovery_service(cx, w, namespace);
+                (discovery, dns_name) = (Some(id), Some(dns));
+            }
+        }
+        Expose::Public => {
+            if let (Some(listener), Some(domain)) = (&platform.listener, &env.domain) {
+                *public_index += 1;
+                let (tg, hostname) = public_entry(cx, w, health.as_ref(), listener, domain, *public_index);
+                (target_group, host) = (Some(tg), Some(hostname));
+            }
+        }
+    }
+    let service = service(cx, w, task_definition, discovery, target_group, platform);
+    if w.scale.max > w.scale.min {
+        scaling(cx, w, &service, platform);
+    }
+    PlannedWorkload {
+        name: w.name.into(),
+        size: w.size.into(),
+        min: w.scale.min,
+        max: w.scale.max,
+        expose: w.spec.expose,
+        monthly: None,
+        ceiling: None,
+        task,
+        image: w.spec.image.as_str().into(),
+        port: w.spec.port,
+        host,
+        dns_name,
+        uses: w.spec.uses.iter().map(|u| u.as_str().into()).collect(),
+        items: cx.items[first_item..].iter().map(|i| i.id.clone()).collect(),
+    }
+}
+
+/// The task definition; returns its id.
+fn task_definition(
+    cx: &mut Cx,
+    w: &Lowering,
+    task: TaskSize,
+    health: Option<HealthSpec>,
+    platform: &Platform,
+) -> CompactString {
+    let execution_role = platform.execution_role.clone().unwrap_or_default();
+    let spec = ItemSpec::TaskDefinition {
+        workload: w.name.into(),
+        image: w.spec.image.as_str().into(),
+        task,
+        cpu_architecture: "ARM64".into(),
+        port: w.spec.port,
+        health,
+        environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+        secrets: task_secrets(cx, w),
+        execution_role: execution_role.clone(),
+    };
+    let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
+    cx.push(
+        NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
+            .size(w.size)
+            .depends_on(vec![execution_role]),
+    )
+}
+
+/// The SSM parameters the task reads: its bindings' variables, then its own secrets.
+fn task_secrets(cx: &Cx, w: &Lowering) -> Vec<TaskSecret> {
+    let mut secrets = Vec::new();
+    for b in w.bindings {
+        for (v, param) in b.variables.iter().zip(b.ssm.iter()) {
+            secrets.push(TaskSecret { name: v.clone(), parameter: param.clone() });
+        }
+    }
+    for s in &w.spec.secrets {
+        secrets.push(TaskSecret { name: s.as_str().into(), parameter: cx.secrets.ssm_name(w.name, s) });
+    }
+    secrets
+}
+
+/// Records the task definition's references to its SSM parameters.
+fn reference_parameters(cx: &mut Cx, w: &Lowering, resources: &Resources, task_definition: &str) {
+    for b in w.bindings {
+        // Bindings name existing resources only (consumers' uses are filtered).
+        let Some(r) = resources.get(&b.resource) else { continue };
+        for (vi, param) in b.ssm.iter().enumerate() {
+            cx.secrets.resource_parameter(r, vi, param, task_definition);
+        }
+    }
+    for (si, s) in w.spec.secrets.iter().enumerate() {
+        cx.secrets.workload_parameter((w.index, w.name), (si, s), task_definition);
+    }
+}
+
+/// An internal workload's Cloud Map service; returns its id and DNS name.
+fn discovery_service(cx: &mut Cx, w: &Lowering, namespace: &Named) -> (CompactString, CompactString) {
+    let dns_name = cat(&[w.name, ".", &namespace.name]);
+    let spec = ItemSpec::CloudMapService {
+        workload: w.name.into(),
+        namespace: namespace.id.clone(),
+        dns_name: dns_name.clone(),
+    };
+    let name = cx.named(ItemKind::CloudMapService, w.name.into());
+    let id = cx.push(
+        NewItem::new(cat(&[w.name, "_discovery"]), name, Some(w.name), spec)
+            .depends_on(vec![namespace.id.clone()]),
+    );
+    (id, dns_name)
+}
+
+/// A public workload's ALB target group (health checked like the task) and host rule
+/// `<workload>.<domain>` at `priority`; returns the target group's id and the host.
+fn public_entry(
+    cx: &mut Cx,
+    w: &Lowering,
+    health: Option<&HealthSpec>,
+    listener: &Named,
+    domain: &str,
+    priority: u32,
+) -> (CompactString, CompactString) {
+    let spec = ItemSpec::AlbTargetGroup {
+        workload: w.name.into(),
+        port: w.spec.port,
+        protocol: "HTTP".into(),
+        health_path: health.and_then(|h| h.path.clone()).unwrap_or_else(|| "/".into()),
+        health_interval_seconds: health.map_or(30, |h| h.interval_seconds),
+        health_timeout_seconds: health.map_or(5, |h| h.timeout_seconds),
+        healthy_threshold: health.map_or(2, |h| h.healthy_threshold),
+        unhealthy_threshold: health.map_or(3, |h| h.unhealthy_threshold),
+    };
+    let name = cx.named(ItemKind::AlbTargetGroup, cat(&[&w.base, "-tg"]));
+    let tg = cx.push(NewItem::new(cat(&[w.name, "_target-group"]), name, Some(w.name), spec));
+    let host = cat(&[w.name, ".", domain]);
+    let spec = ItemSpec::AlbListenerRule {
+        workload: w.name.into(),
+        listener: listener.id.clone(),
+        target_group: tg.clone(),
+        host: host.clone(),
+        priority,
+    };
+    cx.push(
+        NewItem::new(
+            cat(&[w.name, "_listener-rule"]),
+            cat(&[&listener.name, "/", &host]),
+            Some(w.name),
+            spec,
+        )
+        .depends_on(vec![listener.id.clone(), tg.clone()]),
+    );
+    (tg, host)
+}
+
+/// The ECS service, priced at its tasks; returns it.
+fn service(
+    cx: &mut Cx,
+    w: &Lowering,
+    task_definition: CompactString,
+    discovery: Option<CompactString>,
+    target_group: Option<CompactString>,
+    platform: &Platform,
+) -> Named {
+    let cluster = platform.cluster.as_ref().map(|c| c.id.clone()).unwrap_or_default();
+    let name = cx.named(ItemKind::EcsService, cat(&[&w.base, "-service"]));
+    let mut depends_on = vec![cluster.clone(), task_definition.clone()];
+    depends_on.extend(discovery.iter().cloned());
+    depends_on.extend(target_group.iter().cloned());
+    let spec = ItemSpec::EcsService {
+        workload: w.name.into(),
+        cluster,
+        task_definition,
+        desired_count: w.scale.min,
+        expose: w.spec.expose,
+        discovery_service: discovery,
+        target_group,
+        port: w.spec.port,
+    };
+    let id = cx.push(
+        NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
+            .size(w.size)
+            .depends_on(depends_on)
+            .priced(Priceable::tasks(w.size, w.scale.min, w.scale.max)),
+    );
+    Named { id, name }
+}
+
+/// The service's scaling target (`service/<cluster>/<service>`) and CPU target-tracking policy.
+fn scaling(cx: &mut Cx, w: &Lowering, service: &Named, platform: &Platform) {
+    let cluster = platform.cluster.as_ref().map(|c| c.name.as_str()).unwrap_or_default();
+    let spec = ItemSpec::ScalingTarget {
+        workload: w.name.into(),
+        service: service.id.clone(),
+        min_capacity: w.scale.min,
+        max_capacity: w.scale.max,
+    };
+    let target = cx.push(
+        NewItem::new(
+            cat(&[w.name, "_scaling-target"]),
+            cat(&["service/", cluster, "/", &service.name]),
+            Some(w.name),
+            spec,
+        )
+        .depends_on(vec![service.id.clone()]),
+    );
+    let spec = ItemSpec::ScalingPolicy {
+        workload: w.name.into(),
+        target: target.clone(),
+        metric: "ECSServiceAverageCPUUtilization".into(),
+        target_value: SCALING_CPU_TARGET,
+    };
+    let name = cx.named(ItemKind::ScalingPolicy, cat(&[&w.base, "-cpu"]));
+    cx.push(
+        NewItem::new(cat(&[w.name, "_scaling-policy"]), name, Some(w.name), spec).depends_on(vec![target]),
+    );
+}
+
+/// The workload's health check as the task and target group declare it.
+fn health_spec(w: &Workload) -> Option<HealthSpec> {
+    w.health.as_ref().map(|h| {
+        let (path, command) = match &h.check {
+            HealthCheck::Http(p) => (Some(p.as_str().into()), None),
+            HealthCheck::Command(c) => (None, Some(c.iter().map(|a| a.as_str().into()).collect())),
+        };
+        HealthSpec {
+            path,
+            command,
+            interval_seconds: h.interval.as_secs(),
+            timeout_seconds: h.timeout.as_secs(),
+            healthy_threshold: h.healthy_threshold,
+            unhealthy_threshold: h.unhealthy_threshold,
+        }
+    })
+}
