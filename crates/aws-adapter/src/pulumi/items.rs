@@ -5,7 +5,7 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
-use super::{RenderError, bucket, legacy, platform};
+use super::{RenderError, alb, bucket, legacy, platform, queue, topic};
 
 /// Declares the resource(s) of an item managed by Pulumi.
 pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
@@ -16,7 +16,14 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::CloudMapNamespace { .. } => platform::namespace(cx, item),
         ItemSpec::DbSubnetGroup {} => platform::db_subnet_group(cx, item),
         ItemSpec::CacheSubnetGroup {} => platform::cache_subnet_group(cx, item),
+        ItemSpec::Alb { .. } => alb::load_balancer(cx, item),
+        ItemSpec::AlbListener { .. } => alb::listener(cx, item),
+        ItemSpec::SqsQueue { .. } => queue::queue(cx, item),
+        ItemSpec::SqsDeadLetterQueue { .. } => queue::dead_letter_queue(cx, item),
+        ItemSpec::SnsTopic { .. } => topic::topic(cx, item),
         ItemSpec::S3Bucket { .. } => bucket::bucket(cx, item),
+        ItemSpec::AlbTargetGroup { .. } => alb::target_group(cx, item),
+        ItemSpec::AlbListenerRule { .. } => alb::listener_rule(cx, item),
         _ => legacy::legacy(cx, item),
     }
 }

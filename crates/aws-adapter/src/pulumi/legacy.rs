@@ -19,41 +19,6 @@ fn list(items: impl IntoIterator<Item = Y>) -> Y {
 pub(super) fn legacy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let name = s(item.physical_name.clone());
     let (token, mut props) = match &item.spec {
-        ItemSpec::Alb { .. } => (
-            "aws:lb/loadBalancer:LoadBalancer",
-            m([
-                ("name", name),
-                ("loadBalancerType", s("application")),
-                ("internal", Y::Bool(false)),
-                ("subnets", s(cx.input(Input::PublicSubnetIds))),
-                ("region", s(cx.region())),
-            ]),
-        ),
-        ItemSpec::AlbListener { alb, port, protocol } => (
-            "aws:lb/listener:Listener",
-            m([
-                ("loadBalancerArn", s(cx.reference(alb, "arn")?)),
-                ("port", i(*port)),
-                ("protocol", s(protocol.clone())),
-                ("sslPolicy", s("ELBSecurityPolicy-TLS13-1-2-2021-06")),
-                ("certificateArn", s(cx.input(Input::CertificateArn))),
-                (
-                    "defaultActions",
-                    list([m([
-                        ("type", s("fixed-response")),
-                        (
-                            "fixedResponse",
-                            m([
-                                ("contentType", s("text/plain")),
-                                ("statusCode", s("404")),
-                                ("messageBody", s("not found")),
-                            ]),
-                        ),
-                    ])]),
-                ),
-                ("region", s(cx.region())),
-            ]),
-        ),
         ItemSpec::RdsInstance {
             resource,
             engine_version,
@@ -251,43 +216,6 @@ pub(super) fn legacy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
                 ]),
             )
         }
-        ItemSpec::SqsQueue { fifo, visibility_timeout_seconds, dead_letter_queue, max_receives, .. } => {
-            let mut props = m([("name", name)]);
-            if *fifo {
-                props.push("fifoQueue", Y::Bool(true));
-            }
-            props.push("visibilityTimeoutSeconds", i(to_i64(*visibility_timeout_seconds)));
-            if let Some(dlq) = dead_letter_queue {
-                let receives =
-                    max_receives.ok_or_else(|| cx.missing("`maxReceives` with its dead-letter queue"))?;
-                props.push(
-                    "redrivePolicy",
-                    json(m([
-                        ("deadLetterTargetArn", s(cx.reference(dlq, "arn")?)),
-                        ("maxReceiveCount", i(receives)),
-                    ])),
-                );
-            }
-            props.push("region", s(cx.region()));
-            ("aws:sqs/queue:Queue", props)
-        }
-        ItemSpec::SqsDeadLetterQueue { fifo, retention_seconds, .. } => {
-            let mut props = m([("name", name)]);
-            if *fifo {
-                props.push("fifoQueue", Y::Bool(true));
-            }
-            props.push("messageRetentionSeconds", i(to_i64(*retention_seconds)));
-            props.push("region", s(cx.region()));
-            ("aws:sqs/queue:Queue", props)
-        }
-        ItemSpec::SnsTopic { fifo, .. } => {
-            let mut props = m([("name", name)]);
-            if *fifo {
-                props.push("fifoTopic", Y::Bool(true));
-            }
-            props.push("region", s(cx.region()));
-            ("aws:sns/topic:Topic", props)
-        }
         ItemSpec::TaskDefinition {
             workload,
             image,
@@ -405,52 +333,6 @@ pub(super) fn legacy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
                 ]),
             )
         }
-        ItemSpec::AlbTargetGroup {
-            port,
-            protocol,
-            health_path,
-            health_interval_seconds,
-            health_timeout_seconds,
-            healthy_threshold,
-            unhealthy_threshold,
-            ..
-        } => (
-            "aws:lb/targetGroup:TargetGroup",
-            m([
-                ("name", name),
-                ("port", i(*port)),
-                ("protocol", s(protocol.clone())),
-                ("targetType", s("ip")),
-                ("vpcId", s(cx.input(Input::VpcId))),
-                (
-                    "healthCheck",
-                    m([
-                        ("path", s(health_path.clone())),
-                        ("interval", i(to_i64(*health_interval_seconds))),
-                        ("timeout", i(to_i64(*health_timeout_seconds))),
-                        ("healthyThreshold", i(*healthy_threshold)),
-                        ("unhealthyThreshold", i(*unhealthy_threshold)),
-                    ]),
-                ),
-                ("region", s(cx.region())),
-            ]),
-        ),
-        ItemSpec::AlbListenerRule { listener, target_group, host, priority, .. } => (
-            "aws:lb/listenerRule:ListenerRule",
-            m([
-                ("listenerArn", s(cx.reference(listener, "arn")?)),
-                ("priority", i(*priority)),
-                (
-                    "actions",
-                    list([m([
-                        ("type", s("forward")),
-                        ("targetGroupArn", s(cx.reference(target_group, "arn")?)),
-                    ])]),
-                ),
-                ("conditions", list([m([("hostHeader", m([("values", list([s(host.clone())]))]))])])),
-                ("region", s(cx.region())),
-            ]),
-        ),
         ItemSpec::ScalingTarget { service, min_capacity, max_capacity, .. } => {
             let cluster = match &cx.item(service)?.spec {
                 ItemSpec::EcsService { cluster, .. } => cluster.clone(),

@@ -11,6 +11,7 @@
 //! with `fn::invoke`; the cache AUTH token is read from its SSM SecureString the same way. No
 //! secret value is ever part of the program. See `docs/pulumi.md`.
 
+mod alb;
 mod bucket;
 mod context;
 mod expr;
@@ -18,7 +19,9 @@ mod iam;
 mod items;
 mod legacy;
 mod platform;
+mod queue;
 mod ser;
+mod topic;
 mod write;
 pub mod yaml;
 
