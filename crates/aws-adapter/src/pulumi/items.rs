@@ -5,7 +5,7 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
-use super::{RenderError, alb, bucket, legacy, platform, queue, topic};
+use super::{RenderError, alb, bucket, cache, legacy, platform, postgres, queue, topic};
 
 /// Declares the resource(s) of an item managed by Pulumi.
 pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
@@ -18,6 +18,15 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::CacheSubnetGroup {} => platform::cache_subnet_group(cx, item),
         ItemSpec::Alb { .. } => alb::load_balancer(cx, item),
         ItemSpec::AlbListener { .. } => alb::listener(cx, item),
+        ItemSpec::RdsInstance { .. } => postgres::instance(cx, item),
+        ItemSpec::AuroraCluster { .. } => postgres::aurora_cluster(cx, item),
+        ItemSpec::AuroraInstance { .. } => postgres::aurora_instance(cx, item),
+        ItemSpec::ProxySecret { .. } => postgres::proxy_secret(cx, item),
+        ItemSpec::ProxyRole { .. } => postgres::proxy_role(cx, item),
+        ItemSpec::RdsProxy { .. } => postgres::proxy(cx, item),
+        ItemSpec::RdsProxyTargetGroup { .. } => postgres::proxy_target_group(cx, item),
+        ItemSpec::RdsProxyTarget { .. } => postgres::proxy_target(cx, item),
+        ItemSpec::CacheReplicationGroup { .. } => cache::replication_group(cx, item),
         ItemSpec::SqsQueue { .. } => queue::queue(cx, item),
         ItemSpec::SqsDeadLetterQueue { .. } => queue::dead_letter_queue(cx, item),
         ItemSpec::SnsTopic { .. } => topic::topic(cx, item),
@@ -32,7 +41,7 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
 pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     cx.begin(item);
     match &item.spec {
-        ItemSpec::ProxySecret { .. } => legacy::lookup(cx, item),
+        ItemSpec::ProxySecret { .. } => postgres::look_up_proxy_secret(cx, item),
         _ => Err(unsupported(item, "only a proxy secret can be created outside the program")),
     }
 }

@@ -13,12 +13,14 @@
 
 mod alb;
 mod bucket;
+mod cache;
 mod context;
 mod expr;
 mod iam;
 mod items;
 mod legacy;
 mod platform;
+mod postgres;
 mod queue;
 mod ser;
 mod topic;
