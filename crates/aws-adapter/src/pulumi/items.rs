@@ -5,7 +5,7 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
-use super::{RenderError, alb, bucket, cache, legacy, platform, postgres, queue, topic};
+use super::{RenderError, alb, bucket, cache, platform, postgres, queue, topic, workload};
 
 /// Declares the resource(s) of an item managed by Pulumi.
 pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
@@ -31,9 +31,14 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::SqsDeadLetterQueue { .. } => queue::dead_letter_queue(cx, item),
         ItemSpec::SnsTopic { .. } => topic::topic(cx, item),
         ItemSpec::S3Bucket { .. } => bucket::bucket(cx, item),
+        ItemSpec::TaskDefinition { .. } => workload::task_definition(cx, item),
+        ItemSpec::EcsService { .. } => workload::service(cx, item),
+        ItemSpec::CloudMapService { .. } => workload::discovery_service(cx, item),
         ItemSpec::AlbTargetGroup { .. } => alb::target_group(cx, item),
         ItemSpec::AlbListenerRule { .. } => alb::listener_rule(cx, item),
-        _ => legacy::legacy(cx, item),
+        ItemSpec::ScalingTarget { .. } => workload::scaling_target(cx, item),
+        ItemSpec::ScalingPolicy { .. } => workload::scaling_policy(cx, item),
+        _ => Err(unsupported(item, "this renderer does not know the item kind")),
     }
 }
 

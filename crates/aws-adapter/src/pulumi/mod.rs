@@ -18,12 +18,12 @@ mod context;
 mod expr;
 mod iam;
 mod items;
-mod legacy;
 mod platform;
 mod postgres;
 mod queue;
 mod ser;
 mod topic;
+mod workload;
 mod write;
 pub mod yaml;
 

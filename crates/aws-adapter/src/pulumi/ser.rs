@@ -30,32 +30,6 @@ impl ser::Error for Error {
     }
 }
 
-// Temporary: lets the kinds not yet typed pass their hand-built trees.
-impl Serialize for Y {
-    fn serialize<S: ser::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use ser::{SerializeMap, SerializeSeq};
-        match self {
-            Y::Str(v) => serializer.serialize_str(v),
-            Y::Int(v) => serializer.serialize_i64(*v),
-            Y::Bool(v) => serializer.serialize_bool(*v),
-            Y::List(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            Y::Map(entries) => {
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
-                    map.serialize_entry(k, v)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
 /// The YAML tree of a value.
 pub(super) fn to_yaml<T: Serialize + ?Sized>(value: &T) -> Result<Y, Error> {
     value.serialize(Serializer)?.ok_or(Error::Unsupported("a missing value (`None`)"))
