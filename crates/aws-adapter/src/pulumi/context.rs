@@ -230,11 +230,11 @@ impl<'p> Context<'p> {
                 depends.push(var(dep));
             }
         }
-        let ignore = self.scaled.contains(item.id.as_str()).then(|| vec!["desiredCount"]);
-        let options = (!depends.is_empty() || ignore.is_some()).then(|| Options {
-            depends_on: (!depends.is_empty()).then_some(depends),
-            ignore_changes: ignore,
-        });
+        let depends_on = (!depends.is_empty()).then_some(depends);
+        let ignore_changes = self.scaled.contains(item.id.as_str()).then(|| vec!["desiredCount"]);
+        // No `options: {}` for a resource that needs none.
+        let options = (depends_on.is_some() || ignore_changes.is_some())
+            .then_some(Options { depends_on, ignore_changes });
         let resource = Resource { token, properties, options };
         let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
         self.resources.push((item.id.to_string(), value));

@@ -10,6 +10,13 @@
 //! config value). Items the secrets adapter creates (`ManagedBy::SecretsAdapter`) are looked up
 //! with `fn::invoke`; the cache AUTH token is read from its SSM SecureString the same way. No
 //! secret value is ever part of the program. See `docs/pulumi.md`.
+//!
+//! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
+//! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`).
+//! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
+//! declares it in the shared context (`context.rs`: inputs, checked references, tags,
+//! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
+//! and `fn::*` calls are in `expr.rs`, IAM policy documents and roles in `iam.rs`.
 
 mod alb;
 mod bucket;
