@@ -10,8 +10,27 @@
 //! config value). Items the secrets adapter creates (`ManagedBy::SecretsAdapter`) are looked up
 //! with `fn::invoke`; the cache AUTH token is read from its SSM SecureString the same way. No
 //! secret value is ever part of the program. See `docs/pulumi.md`.
+//!
+//! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
+//! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`).
+//! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
+//! declares it in the shared context (`context.rs`: inputs, checked references, tags,
+//! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
+//! and `fn::*` calls are in `expr.rs`, IAM policy documents and roles in `iam.rs`.
 
+mod alb;
+mod bucket;
+mod cache;
+mod context;
+mod expr;
+mod iam;
 mod items;
+mod platform;
+mod postgres;
+mod queue;
+mod ser;
+mod topic;
+mod workload;
 mod write;
 pub mod yaml;
 
@@ -76,12 +95,11 @@ pub enum RenderError {
 
 /// Renders the Pulumi YAML program of a plan.
 pub fn render(plan: &Plan) -> Result<Program, RenderError> {
-    let mut ctx = items::Ctx::new(plan);
-    let mut resources = Vec::new();
+    let mut ctx = context::Context::new(plan);
     for item in &plan.items {
         match item.managed_by {
-            ManagedBy::Pulumi => resources.extend(ctx.resource(item)?),
-            ManagedBy::SecretsAdapter => ctx.lookup(item)?,
+            ManagedBy::Pulumi => items::declare(&mut ctx, item)?,
+            ManagedBy::SecretsAdapter => items::look_up(&mut ctx, item)?,
             _ => {
                 return Err(RenderError::Unsupported {
                     item: item.id.to_string(),
@@ -112,10 +130,11 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
     if !config.is_empty() {
         root.push("config", Y::Map(config));
     }
-    if !ctx.variables.is_empty() {
-        root.push("variables", Y::Map(std::mem::take(&mut ctx.variables)));
+    let variables = ctx.take_variables();
+    if !variables.is_empty() {
+        root.push("variables", Y::Map(variables));
     }
-    root.push("resources", Y::Map(resources));
+    root.push("resources", Y::Map(ctx.take_resources()));
     if !outputs.is_empty() {
         root.push("outputs", Y::Map(outputs));
     }
@@ -131,5 +150,5 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 /// the companions of each S3 bucket item (its public access block, and its versioning when
 /// enabled), which the plan does not list as items of their own.
 pub fn expected_resources(plan: &Plan) -> usize {
-    plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::companions).sum()
+    plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum()
 }

@@ -1,0 +1,76 @@
+//! A cache resource: the ElastiCache replication group, whose AUTH token the program reads from
+//! its SSM SecureString into a secret variable (never a literal).
+
+use runtime_plan::{ItemSpec, PlannedItem};
+use serde::Serialize;
+
+use super::RenderError;
+use super::context::{Context, Tags, wrong_spec};
+use super::expr::{invoke_field, secret, var};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplicationGroup<'p> {
+    replication_group_id: &'p str,
+    description: String,
+    engine: &'p str,
+    engine_version: &'p str,
+    node_type: &'p str,
+    num_cache_clusters: u32,
+    automatic_failover_enabled: bool,
+    multi_az_enabled: bool,
+    transit_encryption_enabled: bool,
+    at_rest_encryption_enabled: bool,
+    auth_token: String,
+    subnet_group_name: String,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DecryptedParameter<'p> {
+    name: &'p str,
+    with_decryption: bool,
+    region: &'p str,
+}
+
+/// The replication group, encrypted at rest and (for AUTH) in transit; Multi-AZ with
+/// automatic failover when it has more than one node.
+pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::CacheReplicationGroup {
+        resource,
+        engine,
+        engine_version,
+        size,
+        automatic_failover,
+        transit_encryption,
+        auth_token_parameter,
+        subnet_group,
+    } = &item.spec
+    else {
+        return Err(wrong_spec(item));
+    };
+    let token = format!("{}--auth-token", item.id);
+    let parameter =
+        DecryptedParameter { name: auth_token_parameter, with_decryption: true, region: cx.region() };
+    let read = secret(invoke_field("aws:ssm:getParameter", parameter, "value"));
+    cx.variable(item, token.clone(), &read)?;
+    let props = ReplicationGroup {
+        replication_group_id: &item.physical_name,
+        description: format!("runway {} {} {resource}", cx.plan.product, cx.plan.environment),
+        engine,
+        engine_version,
+        node_type: &size.node_type,
+        num_cache_clusters: size.nodes,
+        automatic_failover_enabled: *automatic_failover,
+        multi_az_enabled: *automatic_failover,
+        transit_encryption_enabled: *transit_encryption,
+        at_rest_encryption_enabled: true,
+        auth_token: var(&token),
+        subnet_group_name: cx.reference(subnet_group, "name")?,
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:elasticache/replicationGroup:ReplicationGroup", props)
+}

@@ -1,0 +1,281 @@
+//! The rendering state of one program, shared by the renderers of every item family: the plan,
+//! the config inputs and variables used so far, the resources declared so far, and the checked
+//! references between items.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use runtime_plan::{CredentialKind, ItemSpec, ManagedBy, Plan, PlannedItem};
+use serde::Serialize;
+
+use super::RenderError;
+use super::expr::var;
+use super::ser::to_yaml;
+use super::yaml::{Y, m, s};
+
+/// Config inputs of the program, in the order they are declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Input {
+    VpcId,
+    PrivateSubnetIds,
+    PublicSubnetIds,
+    CertificateArn,
+}
+
+impl Input {
+    fn name(self) -> &'static str {
+        match self {
+            Input::VpcId => "vpcId",
+            Input::PrivateSubnetIds => "privateSubnetIds",
+            Input::PublicSubnetIds => "publicSubnetIds",
+            Input::CertificateArn => "certificateArn",
+        }
+    }
+
+    fn declaration(self) -> Y {
+        match self {
+            Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
+            Input::PrivateSubnetIds | Input::PublicSubnetIds => {
+                m([("type", s("array")), ("items", m([("type", s("string"))]))])
+            }
+        }
+    }
+}
+
+/// The `tags` property of every tagged resource (see [`super::TAG_KEYS`]).
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) struct Tags<'p> {
+    product: &'p str,
+    environment: &'p str,
+    /// The runway resource or workload; `platform` for environment items.
+    runway_resource: &'p str,
+    runway_item: &'p str,
+}
+
+/// One resource of the program.
+#[derive(Serialize)]
+struct Resource<P> {
+    #[serde(rename = "type")]
+    token: &'static str,
+    properties: P,
+    options: Option<Options>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Options {
+    /// Dependencies the properties do not reference.
+    depends_on: Option<Vec<String>>,
+    /// `desiredCount` of a service an autoscaling target drives.
+    ignore_changes: Option<Vec<&'static str>>,
+}
+
+/// Rendering state of one program.
+pub(super) struct Context<'p> {
+    pub(super) plan: &'p Plan,
+    inputs: BTreeSet<Input>,
+    /// Secret config keys (postgres admin passwords), in item order.
+    secrets: Vec<String>,
+    /// `variables` of the program, in item order.
+    variables: Vec<(String, Y)>,
+    /// `resources` of the program, in item order.
+    resources: Vec<(String, Y)>,
+    /// The item being rendered and the ids its properties reference.
+    current: String,
+    referenced: BTreeSet<String>,
+    /// Items by id (the first of an id): references are looked up once per property.
+    by_id: BTreeMap<&'p str, &'p PlannedItem>,
+    /// Ids of the services an autoscaling target drives.
+    scaled: BTreeSet<&'p str>,
+}
+
+impl<'p> Context<'p> {
+    pub(super) fn new(plan: &'p Plan) -> Self {
+        Self {
+            plan,
+            inputs: BTreeSet::new(),
+            secrets: Vec::new(),
+            variables: Vec::new(),
+            resources: Vec::new(),
+            current: String::new(),
+            referenced: BTreeSet::new(),
+            by_id: plan.items.iter().rev().map(|i| (i.id.as_str(), i)).collect(),
+            scaled: plan
+                .items
+                .iter()
+                .filter_map(|i| match &i.spec {
+                    ItemSpec::ScalingTarget { service, .. } => Some(service.as_str()),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Starts rendering an item: errors name it, and its references are recorded afresh.
+    pub(super) fn begin(&mut self, item: &PlannedItem) {
+        self.current = item.id.to_string();
+        self.referenced.clear();
+    }
+
+    /// The `config` section: the inputs used, then the secret passwords.
+    pub(super) fn config(&self) -> Vec<(String, Y)> {
+        let mut out: Vec<(String, Y)> =
+            self.inputs.iter().map(|i| (i.name().to_owned(), i.declaration())).collect();
+        for name in &self.secrets {
+            out.push((name.clone(), m([("type", s("string")), ("secret", Y::Bool(true))])));
+        }
+        out
+    }
+
+    /// The `variables` section, taken out of the context.
+    pub(super) fn take_variables(&mut self) -> Vec<(String, Y)> {
+        std::mem::take(&mut self.variables)
+    }
+
+    /// The `resources` section, taken out of the context.
+    pub(super) fn take_resources(&mut self) -> Vec<(String, Y)> {
+        std::mem::take(&mut self.resources)
+    }
+
+    /// `${input}`, the input recorded as used.
+    pub(super) fn input(&mut self, input: Input) -> String {
+        self.inputs.insert(input);
+        var(input.name())
+    }
+
+    /// The region every regional resource names.
+    pub(super) fn region(&self) -> &'p str {
+        &self.plan.region
+    }
+
+    /// The tags of an item's resource.
+    pub(super) fn tags(&self, item: &'p PlannedItem) -> Tags<'p> {
+        Tags {
+            product: &self.plan.product,
+            environment: &self.plan.environment,
+            runway_resource: item.owner.as_deref().unwrap_or("platform"),
+            runway_item: &item.id,
+        }
+    }
+
+    /// The item of a logical id.
+    pub(super) fn item(&self, id: &str) -> Result<&'p PlannedItem, RenderError> {
+        self.by_id
+            .get(id)
+            .copied()
+            .ok_or_else(|| RenderError::UnknownItem { item: self.current.clone(), missing: id.to_owned() })
+    }
+
+    /// `${id.attribute}`, the item checked to exist and recorded as referenced.
+    pub(super) fn reference(&mut self, id: &str, attribute: &str) -> Result<String, RenderError> {
+        self.item(id)?;
+        self.referenced.insert(id.to_owned());
+        Ok(super::expr::attr(id, attribute))
+    }
+
+    /// The value of a stack output: an attribute of an item the program declares.
+    pub(super) fn output_reference(
+        &mut self,
+        output: &str,
+        id: &str,
+        attribute: &str,
+    ) -> Result<Y, RenderError> {
+        self.current = format!("output {output}");
+        Ok(s(self.reference(id, attribute)?))
+    }
+
+    /// `${KEY}` of the secret config key holding the admin password of a postgres resource.
+    pub(super) fn admin_password(&mut self, resource: &str) -> Result<String, RenderError> {
+        let generated = self
+            .plan
+            .secrets
+            .generated
+            .iter()
+            .find(|g| g.resource == resource && g.kind == CredentialKind::PostgresAdminPassword)
+            .ok_or_else(|| RenderError::Missing {
+                item: self.current.clone(),
+                what: format!("a generated admin password for `{resource}`"),
+            })?;
+        if !self.secrets.iter().any(|v| *v == generated.variable) {
+            self.secrets.push(generated.variable.to_string());
+        }
+        Ok(var(&generated.variable))
+    }
+
+    /// Adds a variable of the program.
+    pub(super) fn variable(
+        &mut self,
+        item: &PlannedItem,
+        name: String,
+        value: &impl Serialize,
+    ) -> Result<(), RenderError> {
+        let value = to_yaml(value).map_err(|e| unwritable(item, &e))?;
+        self.variables.push((name, value));
+        Ok(())
+    }
+
+    /// Declares the item's resource, with the `options` its properties call for: `dependsOn`
+    /// for the dependencies they do not reference, `ignoreChanges: [desiredCount]` for a
+    /// service an autoscaling target drives.
+    pub(super) fn declare(
+        &mut self,
+        item: &PlannedItem,
+        token: &'static str,
+        properties: impl Serialize,
+    ) -> Result<(), RenderError> {
+        let mut depends = Vec::new();
+        for dep in &item.depends_on {
+            let target = self.item(dep)?;
+            if target.managed_by == ManagedBy::Pulumi && !self.referenced.contains(dep.as_str()) {
+                depends.push(var(dep));
+            }
+        }
+        let depends_on = (!depends.is_empty()).then_some(depends);
+        let ignore_changes = self.scaled.contains(item.id.as_str()).then(|| vec!["desiredCount"]);
+        // No `options: {}` for a resource that needs none.
+        let options = (depends_on.is_some() || ignore_changes.is_some())
+            .then_some(Options { depends_on, ignore_changes });
+        let resource = Resource { token, properties, options };
+        let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
+        self.resources.push((item.id.to_string(), value));
+        Ok(())
+    }
+
+    /// Declares a resource that comes with the item without being an item of the plan (see
+    /// [`super::expected_resources`]): `<id>--<suffix>`, no options.
+    pub(super) fn declare_companion(
+        &mut self,
+        item: &PlannedItem,
+        suffix: &str,
+        token: &'static str,
+        properties: impl Serialize,
+    ) -> Result<(), RenderError> {
+        let resource = Resource { token, properties, options: None::<Options> };
+        let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
+        self.resources.push((format!("{}--{suffix}", item.id), value));
+        Ok(())
+    }
+
+    /// The item lacks `what`.
+    pub(super) fn missing(&self, what: &str) -> RenderError {
+        RenderError::Missing { item: self.current.clone(), what: what.to_owned() }
+    }
+}
+
+/// An item this renderer cannot declare.
+pub(super) fn unsupported(item: &PlannedItem, why: &str) -> RenderError {
+    RenderError::Unsupported {
+        item: item.id.to_string(),
+        kind: item.kind.as_str().to_owned(),
+        why: why.to_owned(),
+    }
+}
+
+/// An item whose spec is not the one its renderer was chosen for.
+pub(super) fn wrong_spec(item: &PlannedItem) -> RenderError {
+    unsupported(item, "its spec does not match the renderer it was dispatched to")
+}
+
+fn unwritable(item: &PlannedItem, error: &super::ser::Error) -> RenderError {
+    unsupported(item, &format!("its properties cannot be written: {error}"))
+}

@@ -1,0 +1,66 @@
+//! Pulumi YAML expressions: `${...}` interpolations and the built-in functions the program
+//! uses (`fn::toJSON`, `fn::secret`, `fn::invoke`), as values that serialize to their YAML form.
+
+use serde::Serialize;
+
+/// `${name}`: a config input, a variable, or a whole resource (in `dependsOn`).
+pub(super) fn var(name: &str) -> String {
+    format!("${{{name}}}")
+}
+
+/// `${id.attribute}`: an output of a resource. Use [`super::context::Context::reference`] for
+/// another item, so the reference is checked and recorded.
+pub(super) fn attr(id: &str, attribute: &str) -> String {
+    format!("${{{id}.{attribute}}}")
+}
+
+/// `fn::toJSON`: the value written as a JSON string (policy documents, container definitions,
+/// redrive policies).
+#[derive(Serialize)]
+pub(super) struct ToJson<T> {
+    #[serde(rename = "fn::toJSON")]
+    value: T,
+}
+
+/// The value as a JSON string.
+pub(super) fn to_json<T>(value: T) -> ToJson<T> {
+    ToJson { value }
+}
+
+/// `fn::secret`: the value is kept encrypted in the state and masked in outputs.
+#[derive(Serialize)]
+pub(super) struct Secret<T> {
+    #[serde(rename = "fn::secret")]
+    value: T,
+}
+
+/// The value marked secret.
+pub(super) fn secret<T>(value: T) -> Secret<T> {
+    Secret { value }
+}
+
+/// `fn::invoke`: a call of a provider function, such as a lookup by name.
+#[derive(Serialize)]
+pub(super) struct Invoke<A> {
+    #[serde(rename = "fn::invoke")]
+    call: Call<A>,
+}
+
+#[derive(Serialize)]
+struct Call<A> {
+    function: &'static str,
+    arguments: A,
+    /// One field of the result instead of the whole result.
+    #[serde(rename = "return")]
+    returns: Option<&'static str>,
+}
+
+/// A call of `function` with `arguments`, its whole result.
+pub(super) fn invoke<A>(function: &'static str, arguments: A) -> Invoke<A> {
+    Invoke { call: Call { function, arguments, returns: None } }
+}
+
+/// A call of `function` with `arguments`, the `field` of its result.
+pub(super) fn invoke_field<A>(function: &'static str, arguments: A, field: &'static str) -> Invoke<A> {
+    Invoke { call: Call { function, arguments, returns: Some(field) } }
+}

@@ -1,0 +1,302 @@
+//! A postgres resource: an RDS instance, or an Aurora cluster and its instances; and, when it
+//! has one, its RDS Proxy with the proxy's secret, role, target group and target.
+
+use runtime_plan::{ItemKind, ItemSpec, PlannedItem};
+use serde::Serialize;
+
+use super::RenderError;
+use super::context::{Context, Input, Tags, wrong_spec};
+use super::expr::{invoke, to_json};
+use super::iam::{self, Action, InlinePolicy, PolicyDocument, Role, Statement};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Instance<'p> {
+    identifier: &'p str,
+    engine: &'static str,
+    engine_version: &'p str,
+    instance_class: &'p str,
+    allocated_storage: u32,
+    storage_type: &'p str,
+    multi_az: bool,
+    storage_encrypted: bool,
+    db_name: &'p str,
+    username: &'p str,
+    password: String,
+    db_subnet_group_name: String,
+    publicly_accessible: bool,
+    final_snapshot_identifier: String,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+/// An RDS PostgreSQL instance, encrypted, private; its admin password is a secret config value.
+pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::RdsInstance {
+        resource,
+        engine_version,
+        size,
+        storage_type,
+        database,
+        username,
+        admin_secret,
+        subnet_group,
+    } = &item.spec
+    else {
+        return Err(wrong_spec(item));
+    };
+    cx.item(admin_secret)?;
+    let props = Instance {
+        identifier: &item.physical_name,
+        engine: "postgres",
+        engine_version,
+        instance_class: &size.instance_class,
+        allocated_storage: size.storage_gb,
+        storage_type,
+        multi_az: size.multi_az,
+        storage_encrypted: true,
+        db_name: database,
+        username,
+        password: cx.admin_password(resource)?,
+        db_subnet_group_name: cx.reference(subnet_group, "name")?,
+        publicly_accessible: false,
+        final_snapshot_identifier: format!("{}-final", item.physical_name),
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:rds/instance:Instance", props)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AuroraCluster<'p> {
+    cluster_identifier: &'p str,
+    engine: &'static str,
+    engine_version: &'p str,
+    database_name: &'p str,
+    master_username: &'p str,
+    master_password: String,
+    db_subnet_group_name: String,
+    storage_encrypted: bool,
+    final_snapshot_identifier: String,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+/// An Aurora PostgreSQL cluster, encrypted; its admin password is a secret config value.
+pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::AuroraCluster {
+        resource,
+        engine_version,
+        database,
+        username,
+        admin_secret,
+        subnet_group,
+        ..
+    } = &item.spec
+    else {
+        return Err(wrong_spec(item));
+    };
+    cx.item(admin_secret)?;
+    let props = AuroraCluster {
+        cluster_identifier: &item.physical_name,
+        engine: "aurora-postgresql",
+        engine_version,
+        database_name: database,
+        master_username: username,
+        master_password: cx.admin_password(resource)?,
+        db_subnet_group_name: cx.reference(subnet_group, "name")?,
+        storage_encrypted: true,
+        final_snapshot_identifier: format!("{}-final", item.physical_name),
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:rds/cluster:Cluster", props)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AuroraInstance<'p> {
+    identifier: &'p str,
+    cluster_identifier: String,
+    engine: &'static str,
+    instance_class: &'p str,
+    db_subnet_group_name: String,
+    publicly_accessible: bool,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+/// One instance of an Aurora cluster, in its cluster's subnet group.
+pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::AuroraInstance { cluster, instance_class, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let ItemSpec::AuroraCluster { subnet_group, .. } = &cx.item(cluster)?.spec else {
+        return Err(cx.missing("an Aurora cluster as its `cluster`"));
+    };
+    let props = AuroraInstance {
+        identifier: &item.physical_name,
+        cluster_identifier: cx.reference(cluster, "id")?,
+        engine: "aurora-postgresql",
+        instance_class,
+        db_subnet_group_name: cx.reference(subnet_group, "name")?,
+        publicly_accessible: false,
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:rds/clusterInstance:ClusterInstance", props)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProxySecret<'p> {
+    name: &'p str,
+    description: String,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+/// The secret RDS Proxy authenticates with; `runway secrets prepare` writes its value.
+pub(super) fn proxy_secret<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::ProxySecret { resource, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let props = ProxySecret {
+        name: &item.physical_name,
+        description: format!(
+            "RDS Proxy admin credential of {resource}; the value is written by `runway secrets prepare`"
+        ),
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:secretsmanager/secret:Secret", props)
+}
+
+#[derive(Serialize)]
+struct SecretByName<'p> {
+    name: &'p str,
+    region: &'p str,
+}
+
+/// The proxy secret when the secrets adapter creates it: looked up by name.
+pub(super) fn look_up_proxy_secret<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+) -> Result<(), RenderError> {
+    let ItemSpec::ProxySecret { name, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let lookup = invoke("aws:secretsmanager:getSecret", SecretByName { name, region: cx.region() });
+    cx.variable(item, item.id.to_string(), &lookup)
+}
+
+/// The role RDS Proxy assumes: it may read the one secret.
+pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::ProxyRole { secret } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let read = Statement::allow(Action::One("secretsmanager:GetSecretValue"), cx.reference(secret, "arn")?);
+    let props = Role {
+        name: &item.physical_name,
+        assume_role_policy: to_json(iam::assumed_by("rds.amazonaws.com")),
+        managed_policy_arns: None,
+        inline_policies: vec![InlinePolicy {
+            name: "read-proxy-secret",
+            policy: to_json(PolicyDocument::new(vec![read])),
+        }],
+        tags: cx.tags(item),
+    };
+    cx.declare(item, iam::ROLE, props)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Proxy<'p> {
+    name: &'p str,
+    engine_family: &'p str,
+    role_arn: String,
+    require_tls: bool,
+    vpc_subnet_ids: String,
+    auths: Vec<Auth>,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Auth {
+    auth_scheme: &'static str,
+    iam_auth: &'static str,
+    secret_arn: String,
+}
+
+/// The proxy, in the private subnets, authenticating with the secret.
+pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::RdsProxy { engine_family, secret, role, require_tls, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let props = Proxy {
+        name: &item.physical_name,
+        engine_family,
+        role_arn: cx.reference(role, "arn")?,
+        require_tls: *require_tls,
+        vpc_subnet_ids: cx.input(Input::PrivateSubnetIds),
+        auths: vec![Auth {
+            auth_scheme: "SECRETS",
+            iam_auth: "DISABLED",
+            secret_arn: cx.reference(secret, "arn")?,
+        }],
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:rds/proxy:Proxy", props)
+}
+
+/// Has no `tags` input.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProxyTargetGroup<'p> {
+    db_proxy_name: String,
+    region: &'p str,
+}
+
+/// The proxy's `default` target group.
+pub(super) fn proxy_target_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::RdsProxyTargetGroup { proxy } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let props = ProxyTargetGroup { db_proxy_name: cx.reference(proxy, "name")?, region: cx.region() };
+    cx.declare(item, "aws:rds/proxyDefaultTargetGroup:ProxyDefaultTargetGroup", props)
+}
+
+/// Has no `tags` input; names either an instance or a cluster.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProxyTarget<'p> {
+    db_proxy_name: String,
+    target_group_name: String,
+    db_instance_identifier: Option<String>,
+    db_cluster_identifier: Option<String>,
+    region: &'p str,
+}
+
+/// The proxy's target: the RDS instance or the Aurora cluster.
+pub(super) fn proxy_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::RdsProxyTarget { proxy, target_group, target } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let (instance, cluster) = match cx.item(target)?.kind {
+        ItemKind::RdsInstance => (Some(cx.reference(target, "identifier")?), None),
+        ItemKind::AuroraCluster => (None, Some(cx.reference(target, "clusterIdentifier")?)),
+        _ => return Err(cx.missing("an RDS instance or Aurora cluster as its target")),
+    };
+    let props = ProxyTarget {
+        db_proxy_name: cx.reference(proxy, "name")?,
+        target_group_name: cx.reference(target_group, "name")?,
+        db_instance_identifier: instance,
+        db_cluster_identifier: cluster,
+        region: cx.region(),
+    };
+    cx.declare(item, "aws:rds/proxyTarget:ProxyTarget", props)
+}

@@ -1,0 +1,348 @@
+//! A workload: its Fargate task definition and ECS service, its Cloud Map service when
+//! internal, and its autoscaling target and policy when it scales. (A public workload's target
+//! group and listener rule are in `alb.rs`.)
+
+use runtime_plan::{HealthSpec, ItemSpec, PlannedItem};
+use runway_schema::Expose;
+use serde::Serialize;
+
+use super::RenderError;
+use super::context::{Context, Input, Tags, wrong_spec};
+use super::expr::{ToJson, to_json};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskDefinition<'p> {
+    family: &'p str,
+    cpu: String,
+    memory: String,
+    network_mode: &'static str,
+    requires_compatibilities: [&'static str; 1],
+    runtime_platform: RuntimePlatform<'p>,
+    execution_role_arn: String,
+    container_definitions: ToJson<[Container<'p>; 1]>,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RuntimePlatform<'p> {
+    cpu_architecture: &'p str,
+    operating_system_family: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Container<'p> {
+    name: &'p str,
+    image: &'p str,
+    essential: bool,
+    port_mappings: [PortMapping; 1],
+    environment: Vec<Variable<'p>>,
+    secrets: Vec<Secret<'p>>,
+    health_check: Option<ContainerHealth<'p>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PortMapping {
+    container_port: u16,
+    protocol: &'static str,
+}
+
+/// A plain environment value.
+#[derive(Serialize)]
+struct Variable<'p> {
+    name: &'p str,
+    value: &'p str,
+}
+
+/// A variable ECS reads from an SSM parameter when the task starts.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Secret<'p> {
+    name: &'p str,
+    value_from: &'p str,
+}
+
+#[derive(Serialize)]
+struct ContainerHealth<'p> {
+    command: Vec<&'p str>,
+    interval: u64,
+    timeout: u64,
+    retries: u32,
+}
+
+/// The task definition: Fargate, awsvpc, one container with the workload's image, port,
+/// environment, SSM secrets and (for a command check) health check.
+pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::TaskDefinition {
+        workload,
+        image,
+        task,
+        cpu_architecture,
+        port,
+        health,
+        environment,
+        secrets,
+        execution_role,
+    } = &item.spec
+    else {
+        return Err(wrong_spec(item));
+    };
+    let container = Container {
+        name: workload,
+        image,
+        essential: true,
+        port_mappings: [PortMapping { container_port: *port, protocol: "tcp" }],
+        environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
+        secrets: secrets.iter().map(|s| Secret { name: &s.name, value_from: &s.parameter }).collect(),
+        health_check: health.as_ref().and_then(container_health),
+    };
+    let props = TaskDefinition {
+        family: &item.physical_name,
+        cpu: task.cpu.to_string(),
+        memory: task.memory_mib.to_string(),
+        network_mode: "awsvpc",
+        requires_compatibilities: ["FARGATE"],
+        runtime_platform: RuntimePlatform { cpu_architecture, operating_system_family: "LINUX" },
+        execution_role_arn: cx.reference(execution_role, "arn")?,
+        container_definitions: to_json([container]),
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:ecs/taskDefinition:TaskDefinition", props)
+}
+
+/// The container health check of a command check; an HTTP path is checked by the target
+/// group (public workloads) and has no container form without assuming a tool in the image.
+fn container_health(health: &HealthSpec) -> Option<ContainerHealth<'_>> {
+    let words = health.command.as_ref()?;
+    let mut command = Vec::with_capacity(words.len() + 1);
+    if !matches!(words.first().map(|w| w.as_str()), Some("CMD" | "CMD-SHELL")) {
+        command.push("CMD");
+    }
+    command.extend(words.iter().map(|w| w.as_str()));
+    Some(ContainerHealth {
+        command,
+        interval: health.interval_seconds,
+        timeout: health.timeout_seconds,
+        retries: health.unhealthy_threshold,
+    })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Service<'p> {
+    name: &'p str,
+    cluster: String,
+    task_definition: String,
+    desired_count: u32,
+    launch_type: &'static str,
+    network_configuration: NetworkConfiguration,
+    /// Internal workloads: found through Cloud Map.
+    service_registries: Option<ServiceRegistry>,
+    /// Public workloads: registered with their target group.
+    load_balancers: Option<[LoadBalancer<'p>; 1]>,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NetworkConfiguration {
+    subnets: String,
+    assign_public_ip: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ServiceRegistry {
+    registry_arn: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LoadBalancer<'p> {
+    target_group_arn: String,
+    container_name: &'p str,
+    container_port: u16,
+}
+
+/// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
+/// registered with the workload's target group (public).
+pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::EcsService {
+        workload,
+        cluster,
+        task_definition,
+        desired_count,
+        expose,
+        discovery_service,
+        target_group,
+        port,
+    } = &item.spec
+    else {
+        return Err(wrong_spec(item));
+    };
+    let cluster = cx.reference(cluster, "arn")?;
+    let task_definition = cx.reference(task_definition, "arn")?;
+    let network_configuration =
+        NetworkConfiguration { subnets: cx.input(Input::PrivateSubnetIds), assign_public_ip: false };
+    let (service_registries, load_balancers) = match expose {
+        Expose::Internal => {
+            let id = discovery_service.as_deref().ok_or_else(|| cx.missing("a Cloud Map service"))?;
+            (Some(ServiceRegistry { registry_arn: cx.reference(id, "arn")? }), None)
+        }
+        Expose::Public => {
+            let id = target_group.as_deref().ok_or_else(|| cx.missing("a target group"))?;
+            let target_group_arn = cx.reference(id, "arn")?;
+            (None, Some([LoadBalancer { target_group_arn, container_name: workload, container_port: *port }]))
+        }
+    };
+    let props = Service {
+        name: &item.physical_name,
+        cluster,
+        task_definition,
+        desired_count: *desired_count,
+        launch_type: "FARGATE",
+        network_configuration,
+        service_registries,
+        load_balancers,
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:ecs/service:Service", props)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DiscoveryService<'p> {
+    name: &'p str,
+    dns_config: DnsConfig,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DnsConfig {
+    namespace_id: String,
+    routing_policy: &'static str,
+    dns_records: [DnsRecord; 1],
+}
+
+#[derive(Serialize)]
+struct DnsRecord {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    ttl: u32,
+}
+
+/// An internal workload's Cloud Map service: A records of its tasks, named by the label of its
+/// DNS name inside the namespace.
+pub(super) fn discovery_service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::CloudMapService { namespace, dns_name, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let ItemSpec::CloudMapNamespace { name: zone } = &cx.item(namespace)?.spec else {
+        return Err(cx.missing("a Cloud Map namespace as its `namespace`"));
+    };
+    let label = dns_name
+        .strip_suffix(&format!(".{zone}"))
+        .filter(|l| !l.is_empty() && !l.contains('.'))
+        .ok_or_else(|| cx.missing(&format!("a DNS name inside `{zone}`")))?;
+    let props = DiscoveryService {
+        name: label,
+        dns_config: DnsConfig {
+            namespace_id: cx.reference(namespace, "id")?,
+            routing_policy: "MULTIVALUE",
+            dns_records: [DnsRecord { kind: "A", ttl: 10 }],
+        },
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:servicediscovery/service:Service", props)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ScalingTarget<'p> {
+    service_namespace: &'static str,
+    scalable_dimension: &'static str,
+    resource_id: String,
+    min_capacity: u32,
+    max_capacity: u32,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+/// The autoscaling target: the desired count of the service, between `scale.min` and `.max`.
+pub(super) fn scaling_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::ScalingTarget { service, min_capacity, max_capacity, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let ItemSpec::EcsService { cluster, .. } = &cx.item(service)?.spec else {
+        return Err(cx.missing("an ECS service as its `service`"));
+    };
+    // `service/<cluster name>/<service name>`: two references in one string.
+    let resource_id =
+        format!("service/{}/{}", cx.reference(cluster, "name")?, cx.reference(service, "name")?);
+    let props = ScalingTarget {
+        service_namespace: "ecs",
+        scalable_dimension: "ecs:service:DesiredCount",
+        resource_id,
+        min_capacity: *min_capacity,
+        max_capacity: *max_capacity,
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, "aws:appautoscaling/target:Target", props)
+}
+
+/// Has no `tags` input.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ScalingPolicy<'p> {
+    name: &'p str,
+    policy_type: &'static str,
+    service_namespace: String,
+    scalable_dimension: String,
+    resource_id: String,
+    target_tracking_scaling_policy_configuration: TargetTracking<'p>,
+    region: &'p str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TargetTracking<'p> {
+    target_value: u32,
+    predefined_metric_specification: PredefinedMetric<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PredefinedMetric<'p> {
+    predefined_metric_type: &'p str,
+}
+
+/// Target tracking of the metric (average CPU) at the target value.
+pub(super) fn scaling_policy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::ScalingPolicy { target, metric, target_value, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let props = ScalingPolicy {
+        name: &item.physical_name,
+        policy_type: "TargetTrackingScaling",
+        service_namespace: cx.reference(target, "serviceNamespace")?,
+        scalable_dimension: cx.reference(target, "scalableDimension")?,
+        resource_id: cx.reference(target, "resourceId")?,
+        target_tracking_scaling_policy_configuration: TargetTracking {
+            target_value: *target_value,
+            predefined_metric_specification: PredefinedMetric { predefined_metric_type: metric },
+        },
+        region: cx.region(),
+    };
+    cx.declare(item, "aws:appautoscaling/policy:Policy", props)
+}
