@@ -54,7 +54,8 @@ enum Format {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate the root runway and its members; print every diagnostic.
+    /// Validate the root runway and its members, and plan every environment; print every
+    /// diagnostic, those `plan` would refuse an environment for among them.
     Check {
         /// The root runway file.
         #[arg(default_value = "runway.yaml")]
@@ -267,22 +268,66 @@ fn load_valid(file: &Path, cat: &Catalogue) -> Result<(Product, Vec<Diagnostic>)
     }
 }
 
+/// Validates, then plans every environment of a valid runway: `check` reports what `plan`
+/// would refuse (over a cap, unpriced under a cap, any other plan error) with the same
+/// diagnostics and exit code, so passing `check` means no environment is refused.
 fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
     let cat = catalogue(catalogue_file)?;
     let loaded = files::load(file, &options(&cat)).map_err(usage)?;
-    let invalid = loaded.diagnostics.iter().any(Diagnostic::is_error);
-    match format {
-        Format::Json => print_diagnostics_json(&loaded.diagnostics),
-        Format::Text => {
-            out!("{}", files::render_text(&loaded.diagnostics, files::colour(files::stdout_is_terminal())));
-            if loaded.diagnostics.is_empty() {
-                outln!("{}: ok", file.display());
-            } else {
-                outln!("{}: {}", file.display(), files::summary(&loaded.diagnostics));
+    let mut diagnostics = loaded.diagnostics;
+    let invalid = diagnostics.iter().any(Diagnostic::is_error);
+    let mut refused = Vec::new();
+    if let (false, Some(product)) = (invalid, &loaded.product) {
+        for env in product.root.environments.keys() {
+            let plan = runtime_plan::plan(product, env, &cat).map_err(usage)?;
+            if plan.has_errors() {
+                refused.push(refused_message(&plan));
+                // The loader already reported what it checks itself; the plan's errors it
+                // re-checks defensively are not repeated.
+                let new: Vec<Diagnostic> = plan
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.is_error() && !diagnostics.contains(d))
+                    .collect();
+                diagnostics.extend(new);
             }
         }
     }
-    if invalid { Err(Exit(EXIT_INVALID)) } else { Ok(()) }
+    match format {
+        Format::Json => print_diagnostics_json(&diagnostics),
+        Format::Text => {
+            out!("{}", files::render_text(&diagnostics, files::colour(files::stdout_is_terminal())));
+            for line in &refused {
+                outln!("{line}");
+            }
+            if diagnostics.is_empty() {
+                outln!("{}: ok", file.display());
+            } else {
+                outln!("{}: {}", file.display(), files::summary(&diagnostics));
+            }
+        }
+    }
+    match (invalid, refused.is_empty()) {
+        (true, _) => Err(Exit(EXIT_INVALID)),
+        (false, false) => Err(Exit(EXIT_CAP)),
+        (false, true) => Ok(()),
+    }
+}
+
+/// The line `plan` and `check` print when an environment's plan is refused, saying why as
+/// its verdict does.
+fn refused_message(plan: &runtime_plan::Plan) -> String {
+    let why = match plan.cost.verdict {
+        runtime_plan::Verdict::Over => "is over its cap",
+        runtime_plan::Verdict::RefusedUnpriced => "has unpriced items under its cap",
+        _ => "has errors",
+    };
+    format!(
+        "refused: the {} plan of {} {why} (verdict {})",
+        plan.environment,
+        plan.product,
+        plan.cost.verdict.text(true)
+    )
 }
 
 fn show_catalogue(region: Option<&str>, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
@@ -320,7 +365,7 @@ fn refuse_if_capped(plan: &runtime_plan::Plan) -> Result<(), Exit> {
     if plan.has_errors() {
         let refused: Vec<Diagnostic> = plan.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
         eprint!("{}", files::render_text(&refused, stderr_colour()));
-        eprintln!("refused: the {} plan of {} is not within its cap", plan.environment, plan.product);
+        eprintln!("{}", refused_message(plan));
         return Err(Exit(EXIT_CAP));
     }
     Ok(())

@@ -1,0 +1,110 @@
+#![allow(clippy::unwrap_used)] // reason: test helpers fail loudly
+//! Machine output tells the truth: the verdict every command states agrees with its exit code,
+//! and `check` reports what `plan` would refuse.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use test_support::{Scratch, acme_shop_with_dev_cap};
+
+/// Exit code of a plan refused by its cap (or unpriced under a cap).
+const EXIT_CAP: i32 = 3;
+
+fn runway(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_runway")).args(args).env("NO_COLOR", "1").output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of the example with its root file edited by `edit` (which must change it).
+fn example_with(name: &str, edit: impl Fn(&str) -> String) -> (Scratch, PathBuf) {
+    let dir = acme_shop_with_dev_cap("150", name);
+    let root = dir.join("runway.yaml");
+    let text = std::fs::read_to_string(&root).unwrap();
+    let edited = edit(&text);
+    assert_ne!(text, edited, "the edit of {name} changed nothing");
+    std::fs::write(&root, edited).unwrap();
+    (dir, root)
+}
+
+/// One product of the table: its root file, the environment looked at, and that
+/// environment's expected verdict.
+struct Case {
+    _dir: Scratch,
+    root: PathBuf,
+    env: &'static str,
+    verdict: &'static str,
+}
+
+fn within() -> Case {
+    let (dir, root) = example_with("verdict-within", |t| t.replace("monthly: 150", "monthly: 151"));
+    Case { _dir: dir, root, env: "dev", verdict: "within" }
+}
+
+fn over() -> Case {
+    let (dir, root) = example_with("verdict-over", |t| t.replace("monthly: 150", "monthly: 10"));
+    Case { _dir: dir, root, env: "dev", verdict: "over" }
+}
+
+/// Dev's shared cache is a size the built-in catalogue cannot price; the rest is within.
+fn unpriced() -> Case {
+    let (dir, root) = example_with("verdict-unpriced", |t| t.replacen("cache: small", "cache: medium", 1));
+    Case { _dir: dir, root, env: "dev", verdict: "refused-unpriced" }
+}
+
+/// Production without its cap.
+fn uncapped() -> Case {
+    let (dir, root) =
+        example_with("verdict-uncapped", |t| t.replace("    limits:\n      monthly: 2500\n", ""));
+    Case { _dir: dir, root, env: "production", verdict: "uncapped" }
+}
+
+fn refuses(verdict: &str) -> bool {
+    matches!(verdict, "over" | "refused-unpriced")
+}
+
+fn codes(stdout: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap();
+    v["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn check_reports_what_plan_would_refuse() {
+    for case in [within(), over(), unpriced(), uncapped()] {
+        let root = case.root.to_str().unwrap();
+        let (plan_code, _, plan_err) = runway(&["plan", "--env", case.env, root]);
+        let (code, out, _) = runway(&["check", root]);
+        assert_eq!(code, plan_code, "{}: check and plan disagree\n{out}\n{plan_err}", case.verdict);
+        let (json_code, json, _) = runway(&["check", "--format", "json", root]);
+        assert_eq!(json_code, plan_code, "{}: {json}", case.verdict);
+        let codes = codes(&json);
+        match case.verdict {
+            "over" => assert!(codes.contains(&"cap-exceeded".to_owned()), "{codes:?}"),
+            "refused-unpriced" => assert!(codes.contains(&"unpriced".to_owned()), "{codes:?}"),
+            _ => assert!(codes.is_empty(), "{}: {codes:?}", case.verdict),
+        }
+        if refuses(case.verdict) {
+            assert_eq!(code, EXIT_CAP);
+            // The same diagnostics as `plan`'s, and the same refusal line.
+            for c in &codes {
+                assert!(plan_err.contains(c.as_str()), "plan does not report {c}: {plan_err}");
+            }
+            let line = format!(
+                "refused: the dev plan of acme-shop {}",
+                match case.verdict {
+                    "over" => "is over its cap (verdict over, refused)",
+                    _ => "has unpriced items under its cap (verdict refused-unpriced)",
+                }
+            );
+            assert!(out.contains(&line), "{out}");
+            assert!(plan_err.contains(&line), "{plan_err}");
+            assert!(!out.contains(": ok"), "{out}");
+        } else {
+            assert_eq!(code, 0, "{out}");
+            assert!(out.trim_end().ends_with(": ok"), "{out}");
+        }
+    }
+}
