@@ -185,8 +185,41 @@ enum SchemaWhich {
 /// A command's failure: its exit code, with what was already printed.
 struct Exit(u8);
 
+/// Set once by `main` when the command prints JSON: an invalid runway or catalogue then also
+/// prints its diagnostics as JSON on stdout (the `check` shape), so a script reading stdout
+/// never gets nothing. A flag rather than a parameter, as every command's loading (plan, cost,
+/// diff, review, deploy) reports through the same two functions.
+static JSON_DIAGNOSTICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Does the command print JSON (`--format json`)?
+fn prints_json(command: &Command) -> bool {
+    use deploy::{SecretsCommand as S, SsmCommand as M};
+    match command {
+        Command::Check { format, .. }
+        | Command::Plan { format, .. }
+        | Command::Cost { format, .. }
+        | Command::Catalogue { format, .. }
+        | Command::Secrets { command: S::Prepare { format, .. } | S::Publish { format, .. } }
+        | Command::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } } => {
+            *format == Format::Json
+        }
+        Command::Diff { format, .. } => *format == review::DiffFormat::Json,
+        Command::Graph { .. } | Command::Emit { .. } | Command::Schema { .. } => false,
+    }
+}
+
+/// The diagnostics of an invalid input: as text on stderr, and as JSON on stdout when the
+/// command prints JSON.
+fn report_invalid(diags: &[Diagnostic]) {
+    eprint!("{}", files::render_text(diags, stderr_colour()));
+    if JSON_DIAGNOSTICS.load(std::sync::atomic::Ordering::Relaxed) {
+        print_diagnostics_json(diags);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    JSON_DIAGNOSTICS.store(prints_json(&cli.command), std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Check { file, format, catalogue } => check(&file, format, catalogue.as_deref()),
         Command::Plan { env, format, args } => plan_cmd(&env, format, &args),
@@ -234,13 +267,7 @@ fn catalogue(file: Option<&Path>) -> Result<Catalogue, Exit> {
     match Catalogue::parse(&name, &text) {
         Ok(user) => Ok(builtin.extended_with(&user)),
         Err(diags) => {
-            eprint!(
-                "{}",
-                files::render_text(
-                    &diags,
-                    files::colour(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-                )
-            );
+            report_invalid(&diags);
             Err(Exit(EXIT_INVALID))
         }
     }
@@ -254,14 +281,14 @@ fn print_diagnostics_json(diags: &[Diagnostic]) {
     outln!("{}", serde_json::json!({ "diagnostics": diags }));
 }
 
-/// Loads and validates; prints diagnostics to stderr (text) and returns the product, or exit 1.
+/// Loads and validates; returns the product, or exit 1 with the diagnostics reported
+/// (`report_invalid`: text on stderr, and JSON on stdout for a JSON command).
 fn load_valid(file: &Path, cat: &Catalogue) -> Result<(Product, Vec<Diagnostic>), Exit> {
     let loaded = files::load(file, &options(cat)).map_err(usage)?;
     match loaded.product {
         Some(p) => Ok((p, loaded.diagnostics)),
         None => {
-            let colour = files::colour(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-            eprint!("{}", files::render_text(&loaded.diagnostics, colour));
+            report_invalid(&loaded.diagnostics);
             eprintln!("{}: the runway is invalid ({})", file.display(), files::summary(&loaded.diagnostics));
             Err(Exit(EXIT_INVALID))
         }

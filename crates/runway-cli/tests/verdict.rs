@@ -108,3 +108,53 @@ fn check_reports_what_plan_would_refuse() {
         }
     }
 }
+
+/// Every command that takes `--format json`, on `root` (its JSON form).
+fn json_commands(root: &str, base: &str) -> Vec<Vec<String>> {
+    let cmds: [&[&str]; 8] = [
+        &["check", root],
+        &["plan", "--env", "dev", root],
+        &["cost", root],
+        &["diff", "--env", "dev", "--base", base, root],
+        &["diff", "--base", base, root],
+        &["secrets", "prepare", "--env", "dev", "--dry-run", root],
+        &["ssm", "publish", "--env", "dev", "--dry-run", root],
+        &["ssm", "verify", "--env", "dev", root],
+    ];
+    cmds.iter()
+        .map(|c| {
+            c.iter().map(|s| (*s).to_owned()).chain(["--format".to_owned(), "json".to_owned()]).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn invalid_input_prints_the_check_shape_on_stdout_for_every_json_command() {
+    let invalid = test_support::workspace().join("tests/fixtures/invalid/missing-field.yaml");
+    let invalid = invalid.to_str().unwrap();
+    let (code, expected, _) = runway(&["check", "--format", "json", invalid]);
+    assert_eq!(code, 1);
+    assert!(!codes(&expected).is_empty(), "{expected}");
+    let valid = within();
+    let valid = valid.root.to_str().unwrap();
+    // The runway invalid, and (for `diff`) the base invalid.
+    let mut runs = json_commands(invalid, valid);
+    runs.extend(json_commands(invalid, invalid).into_iter().filter(|c| c[0] == "diff"));
+    for args in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = runway(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(out, expected, "{args:?} does not print the check shape on stdout\n{err}");
+    }
+    // An invalid catalogue file, likewise.
+    let dir = test_support::scratch("verdict-bad-catalogue");
+    let bad = dir.join("catalogue.yaml");
+    std::fs::write(&bad, "sizes: [not, a, mapping]\n").unwrap();
+    for cmd in [&["catalogue"][..], &["check", valid], &["plan", "--env", "dev", valid], &["cost", valid]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--format", "json", "--catalogue", bad.to_str().unwrap()]);
+        let (code, out, err) = runway(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(!codes(&out).is_empty(), "{args:?}: {out}\n{err}");
+    }
+}
