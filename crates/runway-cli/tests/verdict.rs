@@ -21,7 +21,10 @@ fn runway(args: &[&str]) -> (i32, String, String) {
 
 /// A copy of the example with its root file edited by `edit` (which must change it).
 fn example_with(name: &str, edit: impl Fn(&str) -> String) -> (Scratch, PathBuf) {
-    let dir = acme_shop_with_dev_cap("150", name);
+    // Tests run in parallel in one process: each copy gets its own folder.
+    static COPIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = acme_shop_with_dev_cap("150", &format!("{name}-{n}"));
     let root = dir.join("runway.yaml");
     let text = std::fs::read_to_string(&root).unwrap();
     let edited = edit(&text);
@@ -156,5 +159,66 @@ fn invalid_input_prints_the_check_shape_on_stdout_for_every_json_command() {
         let (code, out, err) = runway(&args);
         assert_eq!(code, 1, "{args:?}: {err}");
         assert!(!codes(&out).is_empty(), "{args:?}: {out}\n{err}");
+    }
+}
+
+/// The exit code a verdict gives.
+fn exit_of(verdict: &str) -> i32 {
+    if refuses(verdict) { EXIT_CAP } else { 0 }
+}
+
+/// The environment's entry of a JSON list of `{"name", ...}`.
+fn named<'a>(list: &'a serde_json::Value, env: &str) -> &'a serde_json::Value {
+    list.as_array().unwrap().iter().find(|e| e["name"] == env).unwrap()
+}
+
+#[test]
+fn every_command_and_format_states_the_verdict_its_exit_code_reflects() {
+    for case in [within(), over(), unpriced(), uncapped()] {
+        let (root, env, verdict) = (case.root.to_str().unwrap(), case.env, case.verdict);
+        let expect = exit_of(verdict);
+        let run = |args: &[&str]| {
+            let (code, out, err) = runway(args);
+            assert_eq!(code, expect, "{verdict}: {args:?}\n{out}\n{err}");
+            out
+        };
+
+        let plan: serde_json::Value =
+            serde_json::from_str(&run(&["plan", "--env", env, "--format", "json", root])).unwrap();
+        assert_eq!(plan["cost"]["verdict"], verdict);
+        assert_eq!(plan["cost"]["refused"], refuses(verdict));
+        let text = run(&["plan", "--env", env, root]);
+        assert_eq!(text.contains(": REFUSED"), refuses(verdict), "{verdict}: {text}");
+
+        let cost: serde_json::Value =
+            serde_json::from_str(&run(&["cost", "--format", "json", root])).unwrap();
+        let entry = named(&cost["environments"], env);
+        assert_eq!(entry["verdict"], verdict);
+        assert_eq!(entry["refused"], refuses(verdict));
+        let text = run(&["cost", root]);
+        let row = text.lines().find(|l| l.split_whitespace().next() == Some(env)).unwrap();
+        let column = row.split_whitespace().nth(5).unwrap().trim_end_matches(',');
+        assert_eq!(column, verdict, "{row}");
+
+        run(&["check", root]);
+        run(&["check", "--format", "json", root]);
+
+        // The review of the runway against itself.
+        let review: serde_json::Value =
+            serde_json::from_str(&run(&["diff", "--base", root, "--format", "json", root])).unwrap();
+        let after = &named(&review["environments"], env)["after"];
+        assert_eq!(after["verdict"], verdict);
+        assert_eq!(after["refused"], refuses(verdict));
+        let text = run(&["diff", "--base", root, root]);
+        let line = text.lines().find(|l| l.starts_with(&format!("{env}: "))).unwrap();
+        assert!(line.contains(&format!(": {verdict}")), "{line}");
+        let markdown = run(&["diff", "--base", root, "--format", "markdown", root]);
+        let row = markdown.lines().find(|l| l.starts_with(&format!("| {env} |"))).unwrap();
+        assert!(row.contains(&format!("| {verdict}")), "{row}");
+
+        // Emit writes only what is not refused.
+        let out = case._dir.join("pulumi");
+        run(&["emit", "pulumi", "--env", env, "--out", out.to_str().unwrap(), root]);
+        assert_eq!(out.join("Pulumi.yaml").exists(), !refuses(verdict));
     }
 }
