@@ -148,6 +148,8 @@ enum Command {
 enum GraphFormat {
     Mermaid,
     Dot,
+    /// The graph as data: `{"nodes":[{"id","label","layer"}],"edges":[{"from","to","label"}]}`.
+    Json,
 }
 
 /// What every planning command takes.
@@ -204,7 +206,8 @@ fn prints_json(command: &Command) -> bool {
             *format == Format::Json
         }
         Command::Diff { format, .. } => *format == review::DiffFormat::Json,
-        Command::Graph { .. } | Command::Emit { .. } | Command::Schema { .. } => false,
+        Command::Graph { format, .. } => *format == GraphFormat::Json,
+        Command::Emit { .. } | Command::Schema { .. } => false,
     }
 }
 
@@ -430,6 +433,7 @@ fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit
     match format {
         GraphFormat::Mermaid => out!("{}", plan.graph().to_mermaid()),
         GraphFormat::Dot => out!("{}", plan.graph().to_dot()),
+        GraphFormat::Json => out!("{}", runtime_plan::to_json(&plan.graph())),
     }
     Ok(())
 }

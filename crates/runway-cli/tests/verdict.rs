@@ -222,3 +222,30 @@ fn every_command_and_format_states_the_verdict_its_exit_code_reflects() {
         assert_eq!(out.join("Pulumi.yaml").exists(), !refuses(verdict));
     }
 }
+
+#[test]
+fn graph_json_is_the_graphs_nodes_and_edges() {
+    let case = within();
+    let root = case.root.to_str().unwrap();
+    let (code, out, err) = runway(&["graph", "--env", "dev", "--format", "json", root]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let nodes = v["nodes"].as_array().unwrap();
+    let edges = v["edges"].as_array().unwrap();
+    assert!(!nodes.is_empty() && !edges.is_empty());
+    let ids: Vec<&str> = nodes.iter().map(|n| n["id"].as_str().unwrap()).collect();
+    for e in edges {
+        assert!(
+            ids.contains(&e["from"].as_str().unwrap()) && ids.contains(&e["to"].as_str().unwrap()),
+            "{e}"
+        );
+    }
+    // As many edges as the dot output draws.
+    let (_, dot, _) = runway(&["graph", "--env", "dev", "--format", "dot", root]);
+    assert_eq!(dot.matches(" -> ").count(), edges.len());
+    // Invalid input: the check shape on stdout.
+    let invalid = test_support::workspace().join("tests/fixtures/invalid/missing-field.yaml");
+    let (code, out, _) = runway(&["graph", "--env", "dev", "--format", "json", invalid.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(!codes(&out).is_empty(), "{out}");
+}
