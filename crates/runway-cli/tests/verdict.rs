@@ -114,8 +114,10 @@ fn check_reports_what_plan_would_refuse() {
 
 /// Every command that takes `--format json`, on `root` (its JSON form).
 fn json_commands(root: &str, base: &str) -> Vec<Vec<String>> {
-    let cmds: [&[&str]; 8] = [
+    let cmds: [&[&str]; 10] = [
         &["check", root],
+        &["graph", "--env", "dev", root],
+        &["emit", "pulumi", "--env", "dev", "--out", "never-written", root],
         &["plan", "--env", "dev", root],
         &["cost", root],
         &["diff", "--env", "dev", "--base", base, root],
@@ -216,10 +218,30 @@ fn every_command_and_format_states_the_verdict_its_exit_code_reflects() {
         let row = markdown.lines().find(|l| l.starts_with(&format!("| {env} |"))).unwrap();
         assert!(row.contains(&format!("| {verdict}")), "{row}");
 
-        // Emit writes only what is not refused.
+        // Emit writes only what is not refused, and says what it wrote.
         let out = case._dir.join("pulumi");
         run(&["emit", "pulumi", "--env", env, "--out", out.to_str().unwrap(), root]);
         assert_eq!(out.join("Pulumi.yaml").exists(), !refuses(verdict));
+        let json_out = case._dir.join("pulumi-json");
+        let emitted: serde_json::Value = serde_json::from_str(&run(&[
+            "emit",
+            "pulumi",
+            "--env",
+            env,
+            "--out",
+            json_out.to_str().unwrap(),
+            "--format",
+            "json",
+            root,
+        ]))
+        .unwrap();
+        assert_eq!(emitted["verdict"], verdict);
+        assert_eq!(emitted["refused"], refuses(verdict));
+        let wrote = emitted["wrote"].as_array().unwrap();
+        assert_eq!(wrote.is_empty(), refuses(verdict), "{emitted}");
+        for path in wrote {
+            assert!(std::path::Path::new(path.as_str().unwrap()).exists(), "{path}");
+        }
     }
 }
 
