@@ -130,6 +130,9 @@ enum Command {
         /// Which format.
         #[arg(long, value_enum, default_value = "root")]
         which: SchemaWhich,
+        /// The schema is JSON already; `--format json` is accepted like on every command.
+        #[arg(long, value_enum, default_value = "json")]
+        format: SchemaFormat,
     },
     /// The sizes and prices in use, with their sources.
     Catalogue {
@@ -180,6 +183,11 @@ enum EmitTarget {
         #[command(flatten)]
         args: PlanArgs,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SchemaFormat {
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -241,7 +249,7 @@ fn main() -> ExitCode {
         }
         Command::Secrets { command } => deploy::secrets(&command),
         Command::Ssm { command } => deploy::ssm(&command),
-        Command::Schema { which } => {
+        Command::Schema { which, format: SchemaFormat::Json } => {
             out!(
                 "{}",
                 match which {

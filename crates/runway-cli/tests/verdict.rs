@@ -271,3 +271,12 @@ fn graph_json_is_the_graphs_nodes_and_edges() {
     assert_eq!(code, 1);
     assert!(!codes(&out).is_empty(), "{out}");
 }
+
+#[test]
+fn schema_accepts_format_json() {
+    let (code, out, err) = runway(&["schema", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, plain, _) = runway(&["schema"]);
+    assert_eq!(out, plain);
+    let _: serde_json::Value = serde_json::from_str(&out).unwrap();
+}
