@@ -242,6 +242,17 @@ fn every_command_and_format_states_the_verdict_its_exit_code_reflects() {
         for path in wrote {
             assert!(std::path::Path::new(path.as_str().unwrap()).exists(), "{path}");
         }
+
+        // The deploy-job commands refuse before any remote call; as JSON they say why.
+        if refuses(verdict) {
+            for cmd in [&["secrets", "prepare"][..], &["ssm", "publish"]] {
+                let mut args = cmd.to_vec();
+                args.extend(["--env", env, "--dry-run", "--format", "json", root]);
+                let refusal: serde_json::Value = serde_json::from_str(&run(&args)).unwrap();
+                assert_eq!(refusal["verdict"], verdict, "{args:?}");
+                assert_eq!(refusal["refused"], true, "{args:?}");
+            }
+        }
     }
 }
 
