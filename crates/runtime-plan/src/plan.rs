@@ -837,17 +837,37 @@ pub enum Verdict {
     Within,
     /// The shown estimate is over the cap.
     Over,
+    /// The shown estimate is at or under the cap, but some items cannot be priced: a plan
+    /// under a cap must be fully priced, so it is refused.
+    #[serde(rename = "refused-unpriced")]
+    RefusedUnpriced,
     /// No cap.
     Uncapped,
 }
 
 impl Verdict {
-    /// As shown (`within`, `over`, `uncapped`).
+    /// As shown (`within`, `over`, `refused-unpriced`, `uncapped`), in text and JSON alike.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Within => "within",
             Verdict::Over => "over",
+            Verdict::RefusedUnpriced => "refused-unpriced",
             Verdict::Uncapped => "uncapped",
+        }
+    }
+
+    /// Does the cost check itself refuse the plan (over, or unpriced under a cap)?
+    pub fn refuses(self) -> bool {
+        matches!(self, Verdict::Over | Verdict::RefusedUnpriced)
+    }
+
+    /// The verdict as a person reads it: its word, then `, refused` when the plan is refused
+    /// (exit 3) and the word does not already say so.
+    pub fn text(self, refused: bool) -> String {
+        if refused && self != Verdict::RefusedUnpriced {
+            format!("{}, refused", self.as_str())
+        } else {
+            self.as_str().to_owned()
         }
     }
 }
@@ -887,7 +907,7 @@ pub struct CostSummary {
     pub ceiling: Money,
     /// The cap (explicit or default), when there is one.
     pub cap: Option<Money>,
-    /// Within, over or uncapped.
+    /// Within, over, refused-unpriced or uncapped: the cost check's verdict.
     pub verdict: Verdict,
     /// Items the catalogue cannot price.
     pub unpriced: Vec<UnpricedItem>,

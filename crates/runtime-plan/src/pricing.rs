@@ -115,8 +115,10 @@ pub(crate) fn summarize(
     let shown = monthly.cents();
     let verdict = match cap {
         None => Verdict::Uncapped,
-        Some(cap) if shown <= cap => Verdict::Within,
-        Some(_) => Verdict::Over,
+        Some(cap) if shown > cap => Verdict::Over,
+        // Under a cap the estimate must be whole: an unpriced item refuses the plan.
+        Some(_) if !unpriced.is_empty() => Verdict::RefusedUnpriced,
+        Some(_) => Verdict::Within,
     };
     let (at, path) = match &env.limit_at {
         Some(l) => (l.clone(), format!("environments.{env_name}.limits.monthly")),

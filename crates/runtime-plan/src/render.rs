@@ -47,6 +47,7 @@ fn write_table(rows: &[Vec<String>], out: &mut impl fmt::Write) -> fmt::Result {
 fn cap_text(p: &Plan) -> String {
     match (p.cost.cap, p.cost.verdict) {
         (Some(cap), Verdict::Over) => format!("over the cap ${cap}: REFUSED"),
+        (Some(cap), Verdict::RefusedUnpriced) => format!("unpriced items under the cap ${cap}: REFUSED"),
         (Some(cap), _) => format!("within the cap ${cap}"),
         (None, _) => "no cap".to_owned(),
     }
@@ -255,16 +256,10 @@ pub fn render_cost_text(plans: &[Plan]) -> String {
             format!("${}", p.cost.monthly),
             format!("${}", p.cost.ceiling),
             p.cost.cap.map_or_else(|| "none".to_owned(), |c| format!("${c}")),
-            format!(
-                "{}{}",
-                p.cost.verdict.as_str(),
-                match (p.cost.unpriced.len(), p.cost.refused) {
-                    (0, false) => String::new(),
-                    (0, true) => ", refused".to_owned(),
-                    (n, false) => format!(" ({n} unpriced)"),
-                    (n, true) => format!(", refused ({n} unpriced)"),
-                }
-            ),
+            match p.cost.unpriced.len() {
+                0 => p.cost.verdict.text(p.cost.refused),
+                n => format!("{} ({n} unpriced)", p.cost.verdict.text(p.cost.refused)),
+            },
         ]);
     }
     table(&rows)
@@ -282,15 +277,18 @@ pub struct CostEnvironment {
     pub ceiling: Money,
     /// Cap, when there is one.
     pub cap: Option<Money>,
-    /// Verdict.
+    /// Verdict of the cost check (the word the text's verdict column starts with).
     pub verdict: Verdict,
+    /// The plan is refused (exit 3): by its verdict, or by another error of the plan.
+    pub refused: bool,
     /// Region.
     pub region: String,
     /// Logical ids of unpriced items.
     pub unpriced: Vec<String>,
 }
 
-/// The `cost` command's JSON shape: `{"environments":[{"name","monthly","ceiling","cap","verdict"}]}`.
+/// The `cost` command's JSON shape:
+/// `{"environments":[{"name","monthly","ceiling","cap","verdict","refused"}]}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CostReport {
     /// One entry per plan, in the order given.
@@ -308,6 +306,7 @@ pub fn cost_report(plans: &[Plan]) -> CostReport {
                 ceiling: p.cost.ceiling,
                 cap: p.cost.cap,
                 verdict: p.cost.verdict,
+                refused: p.cost.refused,
                 region: p.region.to_string(),
                 unpriced: p.cost.unpriced.iter().map(|u| u.item.to_string()).collect(),
             })

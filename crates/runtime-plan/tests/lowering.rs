@@ -272,6 +272,13 @@ fn unpriced_under_a_cap_is_refused_and_never_zero() {
     let d = p.diagnostics.iter().find(|d| d.code == Code::Unpriced).unwrap();
     assert_eq!(d.severity, Severity::Error);
     assert!(p.cost.refused);
+    // The verdict says what refuses it, in JSON as in text.
+    assert_eq!(p.cost.verdict, Verdict::RefusedUnpriced);
+    assert_eq!(serde_json::to_value(p.cost.verdict).unwrap(), "refused-unpriced");
+    let cost = runtime_plan::cost_report(std::slice::from_ref(&p));
+    assert_eq!(cost.environments[0].verdict, Verdict::RefusedUnpriced);
+    assert!(cost.environments[0].refused);
+    assert!(runtime_plan::render_cost_text(std::slice::from_ref(&p)).contains(" refused-unpriced ("));
     for u in &p.cost.unpriced {
         let i = p.item(&u.item).unwrap();
         assert_eq!(i.monthly, None);

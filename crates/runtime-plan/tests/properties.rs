@@ -56,9 +56,17 @@ proptest! {
                     prop_assert!(i.physical_name.ends_with(".fifo"));
                 }
             }
-            // Verdict follows the shown estimate.
+            // Verdict follows the shown estimate; under a cap, unpriced items refuse the plan.
             match plan.cost.cap {
-                Some(cap) => prop_assert_eq!(plan.cost.verdict == Verdict::Within, plan.cost.monthly.cents() <= cap),
+                Some(cap) => {
+                    prop_assert_eq!(plan.cost.verdict != Verdict::Over, plan.cost.monthly.cents() <= cap);
+                    if plan.cost.verdict != Verdict::Over {
+                        prop_assert_eq!(
+                            plan.cost.verdict == Verdict::RefusedUnpriced,
+                            !plan.cost.unpriced.is_empty()
+                        );
+                    }
+                }
                 None => prop_assert_eq!(plan.cost.verdict, Verdict::Uncapped),
             }
         }

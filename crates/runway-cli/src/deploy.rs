@@ -27,7 +27,7 @@ use runway_schema::Product;
 use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, StackOutputs, VariableWrite};
 use serde::Serialize;
 
-use crate::{EXIT_INVALID, Exit, Format, PlanArgs, catalogue, load_valid, refuse_if_capped, usage};
+use crate::{EXIT_INVALID, Exit, Format, PlanArgs, catalogue, load_valid, refuse_before_acting, usage};
 
 /// Exit code: a remote call failed.
 const EXIT_REMOTE: u8 = 4;
@@ -225,7 +225,7 @@ fn secrets_prepare(
     args: &PlanArgs,
 ) -> Result<(), Exit> {
     let (product, plan) = load(env, args)?;
-    refuse_if_capped(&plan)?;
+    refuse_before_acting(&plan, format)?;
     let specs = credential_specs(&plan)?;
     if let Some(unknown) = rotate.iter().find(|r| !specs.iter().any(|(s, _)| &s.resource == *r)) {
         let known: Vec<&str> = specs.iter().map(|(s, _)| s.resource.as_str()).collect();
@@ -320,7 +320,7 @@ fn secrets_publish(
     args: &PlanArgs,
 ) -> Result<(), Exit> {
     let (product, plan) = load(env, args)?;
-    refuse_if_capped(&plan)?;
+    refuse_before_acting(&plan, format)?;
     let text = std::fs::read_to_string(outputs_file)
         .map_err(|e| usage(format!("cannot read {}: {e}", outputs_file.display())))?;
     let outputs =
@@ -397,7 +397,7 @@ impl ValueSource for InfisicalValues<'_> {
 
 fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Result<(), Exit> {
     let (product, plan) = load(env, args)?;
-    refuse_if_capped(&plan)?;
+    refuse_before_acting(&plan, format)?;
     let (client, project) = infisical(&product, &plan)?;
     let mut requests = Vec::new();
     let mut places = HashMap::new();

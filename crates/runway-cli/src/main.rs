@@ -54,7 +54,8 @@ enum Format {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate the root runway and its members; print every diagnostic.
+    /// Validate the root runway and its members, and plan every environment; print every
+    /// diagnostic, those `plan` would refuse an environment for among them.
     Check {
         /// The root runway file.
         #[arg(default_value = "runway.yaml")]
@@ -129,6 +130,9 @@ enum Command {
         /// Which format.
         #[arg(long, value_enum, default_value = "root")]
         which: SchemaWhich,
+        /// The schema is JSON already; `--format json` is accepted like on every command.
+        #[arg(long, value_enum, default_value = "json")]
+        format: SchemaFormat,
     },
     /// The sizes and prices in use, with their sources.
     Catalogue {
@@ -147,6 +151,8 @@ enum Command {
 enum GraphFormat {
     Mermaid,
     Dot,
+    /// The graph as data: `{"nodes":[{"id","label","layer"}],"edges":[{"from","to","label"}]}`.
+    Json,
 }
 
 /// What every planning command takes.
@@ -170,9 +176,18 @@ enum EmitTarget {
         /// The program's folder (created when missing).
         #[arg(long)]
         out: PathBuf,
+        /// `json`: what was written, with the plan's verdict (`{"environment","verdict",
+        /// "refused","wrote":[..],"diagnostics":[..]}`).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
         #[command(flatten)]
         args: PlanArgs,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SchemaFormat {
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -184,8 +199,43 @@ enum SchemaWhich {
 /// A command's failure: its exit code, with what was already printed.
 struct Exit(u8);
 
+/// Set once by `main` when the command prints JSON: an invalid runway or catalogue then also
+/// prints its diagnostics as JSON on stdout (the `check` shape), so a script reading stdout
+/// never gets nothing. A flag rather than a parameter, as every command's loading (plan, cost,
+/// diff, review, deploy) reports through the same two functions.
+static JSON_DIAGNOSTICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Does the command print JSON (`--format json`)?
+fn prints_json(command: &Command) -> bool {
+    use deploy::{SecretsCommand as S, SsmCommand as M};
+    match command {
+        Command::Check { format, .. }
+        | Command::Plan { format, .. }
+        | Command::Cost { format, .. }
+        | Command::Catalogue { format, .. }
+        | Command::Secrets { command: S::Prepare { format, .. } | S::Publish { format, .. } }
+        | Command::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } } => {
+            *format == Format::Json
+        }
+        Command::Diff { format, .. } => *format == review::DiffFormat::Json,
+        Command::Graph { format, .. } => *format == GraphFormat::Json,
+        Command::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,
+        Command::Schema { .. } => false,
+    }
+}
+
+/// The diagnostics of an invalid input: as text on stderr, and as JSON on stdout when the
+/// command prints JSON.
+fn report_invalid(diags: &[Diagnostic]) {
+    eprint!("{}", files::render_text(diags, stderr_colour()));
+    if JSON_DIAGNOSTICS.load(std::sync::atomic::Ordering::Relaxed) {
+        print_diagnostics_json(diags);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    JSON_DIAGNOSTICS.store(prints_json(&cli.command), std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Check { file, format, catalogue } => check(&file, format, catalogue.as_deref()),
         Command::Plan { env, format, args } => plan_cmd(&env, format, &args),
@@ -194,10 +244,12 @@ fn main() -> ExitCode {
         Command::Diff { env, base, base_ref, format, args } => {
             diff_cmd(env.as_deref(), base.as_deref(), base_ref.as_deref(), format, &args)
         }
-        Command::Emit { target: EmitTarget::Pulumi { env, out, args } } => emit_pulumi(&env, &out, &args),
+        Command::Emit { target: EmitTarget::Pulumi { env, out, format, args } } => {
+            emit_pulumi(&env, &out, format, &args)
+        }
         Command::Secrets { command } => deploy::secrets(&command),
         Command::Ssm { command } => deploy::ssm(&command),
-        Command::Schema { which } => {
+        Command::Schema { which, format: SchemaFormat::Json } => {
             out!(
                 "{}",
                 match which {
@@ -233,13 +285,7 @@ fn catalogue(file: Option<&Path>) -> Result<Catalogue, Exit> {
     match Catalogue::parse(&name, &text) {
         Ok(user) => Ok(builtin.extended_with(&user)),
         Err(diags) => {
-            eprint!(
-                "{}",
-                files::render_text(
-                    &diags,
-                    files::colour(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-                )
-            );
+            report_invalid(&diags);
             Err(Exit(EXIT_INVALID))
         }
     }
@@ -253,36 +299,80 @@ fn print_diagnostics_json(diags: &[Diagnostic]) {
     outln!("{}", serde_json::json!({ "diagnostics": diags }));
 }
 
-/// Loads and validates; prints diagnostics to stderr (text) and returns the product, or exit 1.
+/// Loads and validates; returns the product, or exit 1 with the diagnostics reported
+/// (`report_invalid`: text on stderr, and JSON on stdout for a JSON command).
 fn load_valid(file: &Path, cat: &Catalogue) -> Result<(Product, Vec<Diagnostic>), Exit> {
     let loaded = files::load(file, &options(cat)).map_err(usage)?;
     match loaded.product {
         Some(p) => Ok((p, loaded.diagnostics)),
         None => {
-            let colour = files::colour(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-            eprint!("{}", files::render_text(&loaded.diagnostics, colour));
+            report_invalid(&loaded.diagnostics);
             eprintln!("{}: the runway is invalid ({})", file.display(), files::summary(&loaded.diagnostics));
             Err(Exit(EXIT_INVALID))
         }
     }
 }
 
+/// Validates, then plans every environment of a valid runway: `check` reports what `plan`
+/// would refuse (over a cap, unpriced under a cap, any other plan error) with the same
+/// diagnostics and exit code, so passing `check` means no environment is refused.
 fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
     let cat = catalogue(catalogue_file)?;
     let loaded = files::load(file, &options(&cat)).map_err(usage)?;
-    let invalid = loaded.diagnostics.iter().any(Diagnostic::is_error);
-    match format {
-        Format::Json => print_diagnostics_json(&loaded.diagnostics),
-        Format::Text => {
-            out!("{}", files::render_text(&loaded.diagnostics, files::colour(files::stdout_is_terminal())));
-            if loaded.diagnostics.is_empty() {
-                outln!("{}: ok", file.display());
-            } else {
-                outln!("{}: {}", file.display(), files::summary(&loaded.diagnostics));
+    let mut diagnostics = loaded.diagnostics;
+    let invalid = diagnostics.iter().any(Diagnostic::is_error);
+    let mut refused = Vec::new();
+    if let (false, Some(product)) = (invalid, &loaded.product) {
+        for env in product.root.environments.keys() {
+            let plan = runtime_plan::plan(product, env, &cat).map_err(usage)?;
+            if plan.has_errors() {
+                refused.push(refused_message(&plan));
+                // The loader already reported what it checks itself; the plan's errors it
+                // re-checks defensively are not repeated.
+                let new: Vec<Diagnostic> = plan
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.is_error() && !diagnostics.contains(d))
+                    .collect();
+                diagnostics.extend(new);
             }
         }
     }
-    if invalid { Err(Exit(EXIT_INVALID)) } else { Ok(()) }
+    match format {
+        Format::Json => print_diagnostics_json(&diagnostics),
+        Format::Text => {
+            out!("{}", files::render_text(&diagnostics, files::colour(files::stdout_is_terminal())));
+            for line in &refused {
+                outln!("{line}");
+            }
+            if diagnostics.is_empty() {
+                outln!("{}: ok", file.display());
+            } else {
+                outln!("{}: {}", file.display(), files::summary(&diagnostics));
+            }
+        }
+    }
+    match (invalid, refused.is_empty()) {
+        (true, _) => Err(Exit(EXIT_INVALID)),
+        (false, false) => Err(Exit(EXIT_CAP)),
+        (false, true) => Ok(()),
+    }
+}
+
+/// The line `plan` and `check` print when an environment's plan is refused, saying why as
+/// its verdict does.
+fn refused_message(plan: &runtime_plan::Plan) -> String {
+    let why = match plan.cost.verdict {
+        runtime_plan::Verdict::Over => "is over its cap",
+        runtime_plan::Verdict::RefusedUnpriced => "has unpriced items under its cap",
+        _ => "has errors",
+    };
+    format!(
+        "refused: the {} plan of {} {why} (verdict {})",
+        plan.environment,
+        plan.product,
+        plan.cost.verdict.text(true)
+    )
 }
 
 fn show_catalogue(region: Option<&str>, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
@@ -320,7 +410,7 @@ fn refuse_if_capped(plan: &runtime_plan::Plan) -> Result<(), Exit> {
     if plan.has_errors() {
         let refused: Vec<Diagnostic> = plan.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
         eprint!("{}", files::render_text(&refused, stderr_colour()));
-        eprintln!("refused: the {} plan of {} is not within its cap", plan.environment, plan.product);
+        eprintln!("{}", refused_message(plan));
         return Err(Exit(EXIT_CAP));
     }
     Ok(())
@@ -358,6 +448,7 @@ fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit
     match format {
         GraphFormat::Mermaid => out!("{}", plan.graph().to_mermaid()),
         GraphFormat::Dot => out!("{}", plan.graph().to_dot()),
+        GraphFormat::Json => out!("{}", runtime_plan::to_json(&plan.graph())),
     }
     Ok(())
 }
@@ -395,9 +486,46 @@ fn diff_cmd(
 /// The first line of every program runway writes; a `Pulumi.yaml` without it is not ours.
 const GENERATED_MARKER: &str = "# Generated by `runway emit pulumi";
 
-fn emit_pulumi(env: &str, out: &Path, args: &PlanArgs) -> Result<(), Exit> {
+/// The JSON a command that acts on a plan (`emit`, `secrets`, `ssm publish`) prints when the
+/// plan is refused, and `emit` when it wrote: the plan's verdict, and what was written.
+#[derive(serde::Serialize)]
+struct ActionReport<'a> {
+    environment: &'a str,
+    verdict: runtime_plan::Verdict,
+    refused: bool,
+    /// `emit`: the paths written (none when refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wrote: Option<Vec<String>>,
+    /// The plan's diagnostics.
+    diagnostics: &'a [Diagnostic],
+}
+
+fn action_report(plan: &runtime_plan::Plan, wrote: Option<&[PathBuf]>) {
+    let report = ActionReport {
+        environment: &plan.environment,
+        verdict: plan.cost.verdict,
+        refused: plan.cost.refused,
+        wrote: wrote.map(|w| w.iter().map(|p| p.display().to_string()).collect()),
+        diagnostics: &plan.diagnostics,
+    };
+    out!("{}", runtime_plan::to_json(&report));
+}
+
+/// [`refuse_if_capped`] for a command that acts on the plan: as JSON, a refused plan also
+/// prints its verdict and diagnostics on stdout, so the output says why the exit code is 3.
+fn refuse_before_acting(plan: &runtime_plan::Plan, format: Format) -> Result<(), Exit> {
+    if format == Format::Json && plan.has_errors() {
+        action_report(plan, None);
+    }
+    refuse_if_capped(plan)
+}
+
+fn emit_pulumi(env: &str, out: &Path, format: Format, args: &PlanArgs) -> Result<(), Exit> {
     let cat = catalogue(args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
+    if format == Format::Json && plan.has_errors() {
+        action_report(&plan, Some(&[]));
+    }
     // Refused before anything is written.
     refuse_if_capped(&plan)?;
     let program =
@@ -415,6 +543,10 @@ fn emit_pulumi(env: &str, out: &Path, args: &PlanArgs) -> Result<(), Exit> {
     }
     let written = aws_adapter::pulumi::write_program(out, &program)
         .map_err(|e| usage(format!("cannot write into {}: {e}", out.display())))?;
+    if format == Format::Json {
+        action_report(&plan, Some(&written));
+        return Ok(());
+    }
     for path in written {
         outln!("wrote {}", path.display());
     }

@@ -81,7 +81,7 @@ fn load_at(file: &Path, rev: &str, cat: &Catalogue) -> Result<Option<Product>, E
         None => {
             let errors: Vec<Diagnostic> =
                 loaded.diagnostics.into_iter().filter(Diagnostic::is_error).collect();
-            eprint!("{}", files::render_text(&errors, stderr_colour()));
+            crate::report_invalid(&errors);
             eprintln!("{name}: the base runway at {rev} is invalid ({})", files::summary(&errors));
             Err(Exit(EXIT_INVALID))
         }

@@ -223,7 +223,7 @@ fn consumer_kind(k: ConsumerKind) -> &'static str {
 }
 
 fn verdict(c: &SideCost) -> String {
-    if c.refused { format!("{}, refused", c.verdict.as_str()) } else { c.verdict.as_str().to_owned() }
+    c.verdict.text(c.refused)
 }
 
 fn cap_text(cap: Option<Money>) -> String {

@@ -26,8 +26,7 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
     let state = match &e.after {
         Some(a) => {
             let cap = a.cap.map_or_else(|| "no cap".to_owned(), |c| format!("cap ${c}"));
-            let refused = if a.refused { ", refused" } else { "" };
-            format!("{cap}: {}{refused}", a.verdict.as_str())
+            format!("{cap}: {}", a.verdict.text(a.refused))
         }
         None => "environment removed".to_owned(),
     };
