@@ -90,3 +90,56 @@ fn every_excerpt_shows_the_line_and_column_its_header_names() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The same over every invalid fixture, any code: the diagnostics' lines and columns come from
+/// the JSON output (its order is the text's), the excerpts from the text output.
+#[test]
+fn every_invalid_fixture_excerpt_shows_its_position() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/invalid");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".yaml"))
+        .collect();
+    names.sort();
+    assert!(names.len() > 20, "fixtures not found in {}", dir.display());
+    for name in names {
+        let text = std::fs::read(dir.join(&name)).unwrap();
+        // A file that is not UTF-8, or empty, has no line to show.
+        let Ok(text) = String::from_utf8(text) else { continue };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let run = |format: &str| {
+            let out = Command::new(env!("CARGO_BIN_EXE_runway"))
+                .current_dir(&dir)
+                .args(["check", "--format", format, &name])
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap();
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+        };
+        let json: serde_json::Value = serde_json::from_str(run("json").trim()).unwrap();
+        let heads: Vec<(u32, u32)> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["line"].as_u64().unwrap_or(0) > 0)
+            .map(|d| {
+                let n = |k: &str| u32::try_from(d[k].as_u64().unwrap()).unwrap();
+                (n("line"), n("column"))
+            })
+            .collect();
+        let all = run("text");
+        let shown = excerpts(&all);
+        assert_eq!(heads.len(), shown.len(), "{name}: one excerpt per diagnostic\n{all}");
+        for ((l, c), (shown_line, shown_column)) in heads.iter().zip(&shown) {
+            assert_eq!(l, shown_line, "{name}: diagnostic line {l}, excerpt line {shown_line}\n{all}");
+            let has_tab = text.lines().nth(*l as usize - 1).is_some_and(|t| t.contains('\t'));
+            if let (Some(sc), false) = (shown_column, has_tab) {
+                assert_eq!(c, sc, "{name}: diagnostic column {c}, excerpt column {sc}\n{all}");
+            }
+        }
+    }
+}
