@@ -519,6 +519,21 @@ mod tests {
         }
     }
 
+    /// Every price names where a reader can check it: a URL (a repository file is cited by its
+    /// GitHub URL), never an id only a search index understands.
+    #[test]
+    fn builtin_sources_are_urls() {
+        let cat = Catalogue::parse(BUILTIN_FILE, BUILTIN_TEXT).expect("builtin parses");
+        for region in cat.regions() {
+            for (key, entry) in cat.price_table(&region).expect("table") {
+                if let PriceStatus::Priced { source, .. } = &entry.status {
+                    assert!(source.starts_with("https://"), "{region} {key}: source is not a URL: {source}");
+                    assert!(!source.contains("index file id"), "{region} {key}: {source}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn default_sizes_follow_the_spec() {
         let cat = Catalogue::builtin();

@@ -124,27 +124,29 @@ impl Catalogue {
         };
         for name in regions {
             let Some(table) = self.regions.get(name) else { continue };
+            // The key column is as wide as the longest key, so unpriced rows line up too.
+            let kw = table.keys().map(String::len).chain([5]).max().unwrap_or(5);
             let _ = writeln!(o, "\nPrices in {name} (USD, on-demand)");
-            let _ = writeln!(o, "  {:<28} {:>10}  {:<18} source (seen)", "price", "USD", "per");
+            let _ = writeln!(o, "  {:<kw$} {:>10}  {:<18} source (seen)", "price", "USD", "per");
             for (key, e) in table {
                 match &e.status {
                     PriceStatus::Priced { price, source, seen } => {
-                        let _ = writeln!(
-                            o,
-                            "  {key:<28} {:>10}  {:<18} {source} ({seen})",
-                            price.0.normalize(),
-                            e.unit
-                        );
+                        let usd = price.0.normalize().to_string();
+                        let _ = writeln!(o, "  {key:<kw$} {usd:>10}  {:<18} {source} ({seen})", e.unit);
                     }
                     PriceStatus::Unpriced { unpriced } => {
-                        let _ = writeln!(o, "  {key:<28} {:>10}  {:<18} {unpriced}", "unpriced", e.unit);
+                        let _ = writeln!(o, "  {key:<kw$} {:>10}  {:<18} {unpriced}", "unpriced", e.unit);
                     }
                 }
             }
             let _ = writeln!(o, "\nMonthly estimate per size in {name} (postgres includes proxy and secret)");
+            let _ = writeln!(o, "  {:<16} {:<8} {:>10}", "kind", "size", "USD/month");
             for r in &rows {
+                // Money's Display ignores width, so it is padded as a string.
                 let shown = match self.estimate(name, &r.items) {
-                    p @ Priced::Lines { .. } => p.monthly().map(|m| format!("{m:>10}")).unwrap_or_default(),
+                    p @ Priced::Lines { .. } => {
+                        format!("{:>10}", p.monthly().map(|m| m.to_string()).unwrap_or_default())
+                    }
                     Priced::Unpriced { reason } => format!("{:>10}  ({reason})", "unpriced"),
                 };
                 let _ = writeln!(o, "  {:<16} {:<8} {shown}", r.kind, r.size);

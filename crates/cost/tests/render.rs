@@ -58,3 +58,35 @@ fn json_without_a_region_shows_every_region() {
         v["regions"].as_array().expect("regions").iter().filter_map(|r| r["name"].as_str()).collect();
     assert_eq!(names, ["us-east-1", "eu-central-1", "eu-west-1"]);
 }
+
+/// Priced and unpriced rows share their columns: in every region's price table the USD cell
+/// ends at one position, and in every estimate table the amount (or `unpriced`) ends at one.
+#[test]
+fn text_columns_line_up_for_unpriced_rows() {
+    let text = Catalogue::builtin().render_text(None);
+    for section in text.split("\nPrices in ").skip(1) {
+        let (prices, estimates) = section.split_once("\nMonthly estimate").expect("estimate table");
+        // Price rows: `  key  USD  unit ...`; keys and USD cells hold no spaces.
+        let cell_ends: Vec<usize> = prices
+            .lines()
+            .filter(|l| l.starts_with("  "))
+            .map(|l| {
+                let after_key = l[2..].find(' ').expect("key") + 2;
+                let cell_start = after_key + l[after_key..].find(|c: char| c != ' ').expect("cell");
+                cell_start + l[cell_start..].find(' ').expect("cell end")
+            })
+            .collect();
+        assert!(
+            cell_ends.windows(2).all(|w| w[0] == w[1]),
+            "price column misaligned: {cell_ends:?}\n{prices}"
+        );
+        // Estimate rows: `  kind size amount`, the amount right-aligned in columns 28..38.
+        for l in estimates.lines().filter(|l| l.starts_with("  ")) {
+            let cell = l.get(28..38).unwrap_or_else(|| panic!("estimate misaligned: {l}"));
+            assert!(
+                !cell.ends_with(' ') && !l[38..].starts_with(|c: char| c != ' '),
+                "estimate misaligned: {l}"
+            );
+        }
+    }
+}

@@ -20,7 +20,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
     if let Some(node) = direct::read(text, &options) {
         return Ok(node);
     }
-    serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| syntax_error(file, &e))
+    serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| syntax_error(file, text, &e))
 }
 
 /// A zero-length location in `file`.
@@ -55,18 +55,18 @@ fn bounded_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, Diagnostic> 
 }
 
 /// serde-saphyr's error as the file's one diagnostic, with help for the bounds it hit.
-fn syntax_error(file: &str, e: &serde_saphyr::Error) -> Diagnostic {
-    let (line, column, offset) = e
+fn syntax_error(file: &str, text: &str, e: &serde_saphyr::Error) -> Diagnostic {
+    // The excerpt is drawn at `offset` and the header names line and column, so the offset is
+    // derived from them: the parser's span has no byte offset for syntax errors, and an offset of
+    // 0 drew the excerpt at the file's first line.
+    let (line, column) = e
         .location()
         .map(|l| {
-            let off = l.span().byte_offset().and_then(|o| usize::try_from(o).ok()).unwrap_or(0);
-            (
-                to_u32(usize::try_from(l.line()).unwrap_or(0)),
-                to_u32(usize::try_from(l.column()).unwrap_or(0)),
-                off,
-            )
+            (to_u32(usize::try_from(l.line()).unwrap_or(0)), to_u32(usize::try_from(l.column()).unwrap_or(0)))
         })
-        .unwrap_or((1, 1, 0));
+        .filter(|&(line, _)| line > 0)
+        .unwrap_or((1, 1));
+    let offset = offset_of(text, line, column);
     let message = syntax_message(e);
     let help = if message.contains("alias") || message.contains("anchor") {
         format!(
@@ -78,6 +78,29 @@ fn syntax_error(file: &str, e: &serde_saphyr::Error) -> Diagnostic {
         "fix the YAML at this position: indentation, brackets, quotes or a missing `:`".to_owned()
     };
     Diagnostic::error(Code::YamlSyntax, at(file, line, column, offset), "", message).with_help(help)
+}
+
+/// The byte offset of 1-based `line` and `column` (in characters) in `text`, clamped to the end
+/// of that line, or of the text when the line is past its end.
+fn offset_of(text: &str, line: u32, column: u32) -> usize {
+    let skip = usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX);
+    let Some(start) = line_start(text, skip) else { return text.len() };
+    let rest = &text[start..];
+    let line_len = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    let chars = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+    start + rest[..line_len].char_indices().nth(chars).map_or(line_len, |(i, _)| i)
+}
+
+/// Where the line after `skip` line breaks starts (`\n`, `\r\n` or a lone `\r`, as the parser
+/// and the excerpt count them), if the text has that many.
+fn line_start(text: &str, skip: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    for _ in 0..skip {
+        let i = start + bytes[start..].iter().position(|b| *b == b'\n' || *b == b'\r')?;
+        start = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+    }
+    Some(start)
 }
 
 fn to_u32(n: usize) -> u32 {
