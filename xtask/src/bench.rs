@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::{clean_env, root, run, write_product};
+use crate::{clean_env, root, run, shown, write_product};
 
 /// The sizes of the instruction targets (and N of the memory target).
 const SMALL: usize = 1_000;
@@ -126,12 +126,20 @@ fn targets() -> Result<(), String> {
 /// Runs a command with its output captured (valgrind's is long), failing with its stderr.
 fn quiet(cmd: &mut Command) -> Result<(), String> {
     clean_env(cmd);
-    eprintln!("$ {cmd:?}");
-    let output = cmd.current_dir(root()).output().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    eprintln!("$ {shown}", shown = shown(cmd));
+    let output = cmd
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cannot start {shown}: {e}", shown = shown(cmd)))?;
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("{cmd:?} failed with {}:\n{}", output.status, String::from_utf8_lossy(&output.stderr)))
+        Err(format!(
+            "{shown} failed with {}:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+            shown = shown(cmd)
+        ))
     }
 }
 
@@ -177,7 +185,7 @@ fn timed(cmd: &mut Command) -> Result<(f64, Option<i32>), String> {
     clean_env(cmd);
     cmd.current_dir(root()).stdout(Stdio::null()).stderr(Stdio::null());
     let start = Instant::now();
-    let status = cmd.status().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    let status = cmd.status().map_err(|e| format!("cannot start {shown}: {e}", shown = shown(cmd)))?;
     Ok((start.elapsed().as_secs_f64() * 1e3, status.code()))
 }
 
@@ -186,12 +194,12 @@ fn timed(cmd: &mut Command) -> Result<(f64, Option<i32>), String> {
 fn process_time(runway: &Path) -> Result<Times, String> {
     let mut cmd = Command::new(runway);
     cmd.args(["plan", "--env", "dev", "examples/acme-shop/runway.yaml"]);
-    eprintln!("$ {cmd:?} ({WARM_UP} warm-up runs, {RUNS} timed)");
+    eprintln!("$ {shown} ({WARM_UP} warm-up runs, {RUNS} timed)", shown = shown(&cmd));
     let mut times = Vec::with_capacity(RUNS);
     for i in 0..WARM_UP + RUNS {
         let (ms, code) = timed(&mut cmd)?;
         if code != Some(0) {
-            return Err(format!("{cmd:?} exited with {code:?}"));
+            return Err(format!("{shown} exited with {code:?}", shown = shown(&cmd)));
         }
         if i >= WARM_UP {
             times.push(ms);
@@ -212,13 +220,13 @@ fn peak_rss(runway: &Path, root_file: &Path, out: &Path) -> Result<f64, String> 
     let report = out.join("time.txt");
     let mut cmd = Command::new(GNU_TIME);
     cmd.args(["-f", "%M", "-o"]).arg(&report).arg(runway).args(["plan", "--env", "dev"]).arg(root_file);
-    eprintln!("$ {cmd:?} ({RSS_RUNS} runs)");
+    eprintln!("$ {shown} ({RSS_RUNS} runs)", shown = shown(&cmd));
     let mut peak_kib: u64 = 0;
     for _ in 0..RSS_RUNS {
         let (_, code) = timed(&mut cmd)?;
         // The synthetic dev environment is planned in full, then refused by its cost cap (3).
         if !matches!(code, Some(0 | 3)) {
-            return Err(format!("{cmd:?} exited with {code:?}"));
+            return Err(format!("{shown} exited with {code:?}", shown = shown(&cmd)));
         }
         let text = std::fs::read_to_string(&report).map_err(|e| format!("{}: {e}", report.display()))?;
         // On a nonzero exit GNU time writes "Command exited with non-zero status 3" first.

@@ -57,9 +57,23 @@ fn root() -> PathBuf {
 
 fn run(cmd: &mut Command) -> Result<(), String> {
     clean_env(cmd);
-    eprintln!("$ {cmd:?}");
-    let status = cmd.current_dir(root()).status().map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("{cmd:?} failed with {status}")) }
+    eprintln!("$ {}", shown(cmd));
+    let status = cmd
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}", shown = shown(cmd)))?;
+    if status.success() { Ok(()) } else { Err(format!("{shown} failed with {status}", shown = shown(cmd))) }
+}
+
+/// The command as a person would type it: program and arguments, without the environment
+/// `clean_env` clears (`Command`'s `Debug` spells every removed variable as `env -u …`).
+fn shown(cmd: &Command) -> String {
+    let mut line = cmd.get_program().to_string_lossy().into_owned();
+    for arg in cmd.get_args() {
+        line.push(' ');
+        line.push_str(&arg.to_string_lossy());
+    }
+    line
 }
 
 /// Removes what `cargo run` sets for xtask itself from a child's environment. Passed on to a
@@ -111,9 +125,13 @@ fn venv() -> Result<PathBuf, String> {
 }
 
 fn ci() -> Result<(), String> {
+    stage(1, "Python real parts (.venv)");
     let python = venv()?;
+    stage(2, "committed JSON Schemas are current");
     codegen(true)?;
+    stage(3, "fmt");
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    stage(4, "clippy");
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -123,9 +141,15 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    stage(5, "tests");
     // Tests find the Python real parts through RUNWAY_PYTHON.
     run(Command::new("cargo").args(["test", "--workspace", "--all-features"]).env("RUNWAY_PYTHON", &python))?;
     Ok(())
+}
+
+/// Says which of `ci`'s five stages runs now, so a failure is placed at a glance.
+fn stage(n: u8, what: &str) {
+    eprintln!("\n== xtask ci {n}/5: {what}");
 }
 
 /// The generated files and their generators.
