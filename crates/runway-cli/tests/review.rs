@@ -5,10 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/acme-shop")
-}
-
 fn runway_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_runway"))
         .args(args)
@@ -44,18 +40,6 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.contains(from), "{from:?} is not in {}", path.display());
@@ -70,7 +54,7 @@ fn repo(tag: &str) -> PathBuf {
     let top = std::env::temp_dir().join(format!("runway-review-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&top);
     let dir = top.join("repo");
-    copy_dir(&example(), &dir.join("app"));
+    test_support::copy_dir(&test_support::example("acme-shop"), &dir.join("app"));
     git(&dir, &["init", "-q", "-b", "main"]);
     git(&dir, &["add", "."]);
     git(&dir, &["commit", "-q", "-m", "as shipped"]);
@@ -184,7 +168,7 @@ fn exit_2_for_an_unknown_revision_a_file_outside_git_and_bad_flags() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown revision `--all`"), "an option-like revision is a revision: {err}");
     let outside = dir.parent().unwrap().join("outside");
-    copy_dir(&example(), &outside);
+    test_support::copy_dir(&test_support::example("acme-shop"), &outside);
     let (code, _, err) = runway_in(&outside, &["diff", "--base-ref", "HEAD"]);
     assert_eq!(code, 2);
     assert!(err.contains("is not inside a git repository"), "{err}");
@@ -216,7 +200,7 @@ fn a_file_new_in_the_work_tree_makes_every_environment_new() {
 fn base_file_keeps_its_plan_diff_and_reviews_without_env() {
     let dir = repo("base-file");
     let old = dir.parent().unwrap().join("old");
-    copy_dir(&example(), &old);
+    test_support::copy_dir(&test_support::example("acme-shop"), &old);
     let old_root = old.join("runway.yaml");
     let old_root = old_root.to_str().unwrap();
     // With --env and text or JSON: the plan diff, as before.
