@@ -161,8 +161,7 @@ fn scope(plan: &Plan) -> Scope {
 
 /// Prints a remote failure (never holding a value) and gives exit 4.
 fn remote(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
-    Exit(EXIT_REMOTE)
+    crate::fail(EXIT_REMOTE, message)
 }
 
 fn print_json(value: &impl Serialize) {

@@ -350,6 +350,12 @@ fn aws_failure_exits_4_and_verify_unreachable_exits_4() {
     for run in [&prepare, &verify] {
         assert_first_step(run, "AWS did not answer: check the network", "Connection refused");
     }
+    // With --format json, stdout still carries JSON: the error and its exit code.
+    let json = runway(&infisical.url(), &dead, &["ssm", "verify", "--env", "dev", "--format", "json", file]);
+    assert_eq!(json.code, 4, "{}", json.stderr);
+    let error: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(error["error"]["exit"], 4);
+    assert!(error["error"]["message"].as_str().unwrap().contains("AWS did not answer"));
     let secrets: Vec<String> = infisical.values().into_values().collect();
     let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     assert_no_secret(&[&prepare, &verify], &secrets);
