@@ -3,7 +3,7 @@
 use cost::{Catalogue, Item, Priced};
 use runway_schema::{Code, Diagnostic, Environment, Money, PostgresEngine};
 
-use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Verdict};
+use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, UsageLine, Verdict};
 
 /// An owned description of what to ask the catalogue for an item.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -18,6 +18,8 @@ pub enum Priceable {
     Alb,
     PrivateZone,
     Secret,
+    LogGroup,
+    Budget,
 }
 
 impl Priceable {
@@ -41,6 +43,8 @@ impl Priceable {
             Priceable::Alb => Item::Alb,
             Priceable::PrivateZone => Item::PrivateZone,
             Priceable::Secret => Item::Secret,
+            Priceable::LogGroup => Item::LogGroup,
+            Priceable::Budget => Item::Budget,
         }
     }
 
@@ -64,6 +68,7 @@ pub(crate) fn summarize(
 ) -> CostSummary {
     let mut lines = Vec::new();
     let mut unpriced = Vec::new();
+    let mut usage_based = Vec::new();
     let mut monthly = Money::ZERO;
     let mut ceiling = Money::ZERO;
     // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
@@ -96,6 +101,16 @@ pub(crate) fn summarize(
                     item: item.id.clone(),
                     owner: item.owner.clone(),
                     line: line.clone(),
+                }));
+            }
+            Priced::UsageBased { rates } => {
+                item.monthly = None;
+                item.ceiling = None;
+                item.pricing = Pricing::UsageBased;
+                usage_based.extend(rates.iter().map(|rate| UsageLine {
+                    item: item.id.clone(),
+                    owner: item.owner.clone(),
+                    rate: rate.clone(),
                 }));
             }
             Priced::Unpriced { reason } => {
@@ -145,11 +160,11 @@ pub(crate) fn summarize(
                 at.clone(),
                 path.clone(),
                 format!(
-                    "`{env_name}` has no cap; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
+                    "`{env_name}` has no cap, so no AWS Budgets backstop; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
                     ceiling.cents()
                 ),
             )
-            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it")),
+            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it (and get a budget)")),
         ),
         _ => {}
     }
@@ -179,7 +194,7 @@ pub(crate) fn summarize(
         });
     }
     let refused = diagnostics.iter().any(Diagnostic::is_error);
-    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, refused }
+    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, refused }
 }
 
 /// The `n` largest owners (resource, workload, or platform item) by estimate, as

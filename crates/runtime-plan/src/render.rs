@@ -6,8 +6,8 @@ use runway_schema::Money;
 use serde::Serialize;
 
 use crate::plan::{
-    Binding, ConnectionSource, ConnectionVariable, Delivery, GeneratedSecret, Plan, PlannedResource,
-    PlannedWorkload, Verdict,
+    Binding, BudgetBasis, ConnectionSource, ConnectionVariable, Delivery, GeneratedSecret, ItemSpec, Plan,
+    PlannedResource, PlannedWorkload, Verdict,
 };
 
 fn money(m: Option<Money>) -> String {
@@ -220,7 +220,58 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             writeln!(out, "    {}: {}", u.item, u.reason)?;
         }
     }
-    Ok(())
+    write_usage_based(p, out)?;
+    write_budget(p, out)
+}
+
+/// The rates of what is billed by use: shown, never added to the estimate.
+fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    if p.cost.usage_based.is_empty() {
+        return Ok(());
+    }
+    out.write_str("  billed by use, not in the estimate:\n")?;
+    let rows: Vec<Vec<String>> = p
+        .cost
+        .usage_based
+        .iter()
+        .map(|u| {
+            let rate = match u.rate.unit_price {
+                Some(price) => format!("${} per {}", price.0.normalize(), u.rate.unit),
+                None => "no price in the catalogue".to_owned(),
+            };
+            vec![format!("  {}", u.item), u.rate.what.to_string(), rate]
+        })
+        .collect();
+    write_table(&rows, out)
+}
+
+/// The budget backstop of the environment, or that it has none.
+fn write_budget(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    let budget = p.items.iter().find_map(|i| match &i.spec {
+        ItemSpec::Budget { limit, alerts, .. } => Some((limit, alerts)),
+        _ => None,
+    });
+    match budget {
+        Some((limit, alerts)) => {
+            let when: Vec<String> = alerts
+                .iter()
+                .map(|a| {
+                    let basis = match a.basis {
+                        BudgetBasis::Forecasted => "forecast",
+                        BudgetBasis::Actual => "actual",
+                    };
+                    format!("{}% {basis}", a.percent)
+                })
+                .collect();
+            writeln!(
+                out,
+                "  budget: AWS Budgets ${} a month, alerts at {}",
+                limit.cents(),
+                when.join(" and ")
+            )
+        }
+        None => out.write_str("  budget: none (no cap, so no AWS Budgets backstop)\n"),
+    }
 }
 
 /// Errors and warnings with their help, when there are any.

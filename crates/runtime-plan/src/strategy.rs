@@ -149,6 +149,7 @@ fn build(
                 domain: Some(format!("{name}.{product}.example")),
                 at: loc(),
                 limit_at: cap.map(|_| loc()),
+                log_retention_days: None,
             };
             (name.clone(), env)
         })

@@ -35,9 +35,12 @@ fn production_declares_every_item_of_the_example() {
     assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup]);
     assert_eq!(
         kinds_of(&p, Some("metabase")),
-        [TaskDefinition, CloudMapService, EcsService, ScalingTarget, ScalingPolicy]
+        [LogGroup, TaskDefinition, CloudMapService, EcsService, ScalingTarget, ScalingPolicy]
     );
-    assert_eq!(kinds_of(&p, Some("shop")), [TaskDefinition, AlbTargetGroup, AlbListenerRule, EcsService]);
+    assert_eq!(
+        kinds_of(&p, Some("shop")),
+        [LogGroup, TaskDefinition, AlbTargetGroup, AlbListenerRule, EcsService]
+    );
     // Every item belongs to a planned resource or workload, or to the environment.
     let owned: usize = p.resources.iter().map(|r| r.items.len()).sum::<usize>()
         + p.workloads.iter().map(|w| w.items.len()).sum::<usize>();
@@ -116,7 +119,8 @@ fn platform_only_when_needed() {
     product.root.resources.retain(|n, _| n == "uploads");
     product.members.clear();
     let p = plan(&product, "dev", &cat()).unwrap();
-    assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket]);
+    // dev is capped: its budget backstop comes last.
+    assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket, ItemKind::Budget]);
     assert!(p.secrets.generated.is_empty());
     // Only public workloads: an ALB and no Cloud Map namespace.
     let mut product = common::example();

@@ -20,8 +20,9 @@ pub(crate) mod keys {
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain"];
+    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs"];
     pub const LIMITS: &[&str] = &["monthly"];
+    pub const LOGS: &[&str] = &["retentionDays"];
     pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
     pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
@@ -433,7 +434,40 @@ fn environment(
             None
         }
     });
-    Some(Environment { region: region?, monthly_limit, shared, domain, at: cx.loc(key), limit_at })
+    let log_retention_days = f.get("logs").and_then(|l| log_retention(cx, l, &join(path, "logs")));
+    Some(Environment {
+        region: region?,
+        monthly_limit,
+        shared,
+        domain,
+        at: cx.loc(key),
+        limit_at,
+        log_retention_days,
+    })
+}
+
+/// `logs.retentionDays`: one of the values CloudWatch Logs accepts.
+fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
+    let f = cx.fields(node, path, "`logs`", keys::LOGS)?;
+    let days = f.get("retentionDays")?;
+    let dp = join(path, "retentionDays");
+    let accepted = match &days.value {
+        Value::Int(i) => u32::try_from(i.get()).ok().filter(|d| LOG_RETENTION_DAYS.contains(d)),
+        _ => None,
+    };
+    if accepted.is_none() {
+        let list: Vec<String> = LOG_RETENTION_DAYS.iter().map(u32::to_string).collect();
+        cx.invalid(
+            days,
+            &dp,
+            format!(
+                "`retentionDays` must be a number of days CloudWatch Logs accepts, found {}",
+                days.describe()
+            ),
+            Some(format!("use one of {}", list.join(", "))),
+        );
+    }
+    accepted
 }
 
 fn secrets(cx: &mut Cx<'_>, node: &Node, envs: &[String]) -> Option<Secrets> {

@@ -19,6 +19,7 @@ pub(super) enum Input {
     PrivateSubnetIds,
     PublicSubnetIds,
     CertificateArn,
+    BudgetAlertEmails,
 }
 
 impl Input {
@@ -28,13 +29,14 @@ impl Input {
             Input::PrivateSubnetIds => "privateSubnetIds",
             Input::PublicSubnetIds => "publicSubnetIds",
             Input::CertificateArn => "certificateArn",
+            Input::BudgetAlertEmails => "budgetAlertEmails",
         }
     }
 
     fn declaration(self) -> Y {
         match self {
             Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
-            Input::PrivateSubnetIds | Input::PublicSubnetIds => {
+            Input::PrivateSubnetIds | Input::PublicSubnetIds | Input::BudgetAlertEmails => {
                 m([("type", s("array")), ("items", m([("type", s("string"))]))])
             }
         }

@@ -12,7 +12,8 @@
 //! secret value is ever part of the program. See `docs/pulumi.md`.
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
-//! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`).
+//! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
+//! `logs`, `budget`).
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
@@ -20,11 +21,13 @@
 
 mod alb;
 mod bucket;
+mod budget;
 mod cache;
 mod context;
 mod expr;
 mod iam;
 mod items;
+mod logs;
 mod platform;
 mod postgres;
 mod queue;

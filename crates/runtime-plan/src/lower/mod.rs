@@ -21,6 +21,7 @@ use crate::pricing::summarize;
 
 mod bindings;
 mod bucket;
+mod budget;
 mod cache;
 mod context;
 mod platform;
@@ -91,6 +92,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .unzip();
     let bindings = bindings::bind(&consumers, &resources, &cx.secrets);
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &resources, &platform);
+    budget::lower(&mut cx);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
 
@@ -220,6 +222,8 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::AlbListenerRule { .. } => ItemKind::AlbListenerRule,
         ItemSpec::ScalingTarget { .. } => ItemKind::ScalingTarget,
         ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
+        ItemSpec::Budget { .. } => ItemKind::Budget,
+        ItemSpec::LogGroup { .. } => ItemKind::LogGroup,
     }
 }
 
@@ -262,7 +266,8 @@ fn cat(parts: &[&str]) -> CompactString {
 /// Exact sum of the figures of these items; `None` when any is unknown.
 fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -> Option<Money> {
     let mut total = Money::ZERO;
-    for i in items {
+    // Usage-based items have no amount; they leave the sum whole (their rates are shown).
+    for i in items.iter().filter(|i| i.pricing != Pricing::UsageBased) {
         total = total + f(i)?;
     }
     Some(total)

@@ -75,7 +75,8 @@ fn lower(
     }
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
-    let task_definition = task_definition(cx, w, task.clone(), health.clone(), platform);
+    let log_group = log_group(cx, w);
+    let task_definition = task_definition(cx, w, task.clone(), health.clone(), &log_group, platform);
     reference_parameters(cx, w, resources, &task_definition);
     let (mut discovery, mut dns_name, mut target_group, mut host) = (None, None, None, None);
     let env = cx.env;
@@ -116,12 +117,24 @@ fn lower(
     }
 }
 
+/// The workload's log group, `/runway/<product>/<env>/<workload>`, kept for the environment's
+/// retention; returns its id. Priced by use: ingestion and storage rates, never an amount.
+fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
+    let name = cx.named(ItemKind::LogGroup, cat(&["/runway/", cx.product, "/", cx.env_name, "/", w.name]));
+    let spec = ItemSpec::LogGroup {
+        workload: w.name.into(),
+        retention_days: cx.env.log_retention_days(cx.env_name),
+    };
+    cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
+}
+
 /// The task definition; returns its id.
 fn task_definition(
     cx: &mut Cx,
     w: &Lowering,
     task: TaskSize,
     health: Option<HealthSpec>,
+    log_group: &CompactString,
     platform: &Platform,
 ) -> CompactString {
     let execution_role = platform.execution_role.clone().unwrap_or_default();
@@ -135,12 +148,13 @@ fn task_definition(
         environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
         secrets: task_secrets(cx, w),
         execution_role: execution_role.clone(),
+        log_group: log_group.clone(),
     };
     let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
     cx.push(
         NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
             .size(w.size)
-            .depends_on(vec![execution_role]),
+            .depends_on(vec![execution_role, log_group.clone()]),
     )
 }
 
