@@ -561,7 +561,7 @@ fn usage_charges(item: &Item<'_>) -> Option<&'static [(&'static str, &'static st
             ("CloudWatch Logs ingestion", "logs-ingestion"),
             ("CloudWatch Logs storage", "logs-storage"),
         ]),
-        Item::Budget => Some(&[("AWS Budgets budget beyond the account's first two", "budget")]),
+        Item::Budget => Some(&[("AWS Budgets, past an account's first two", "budget")]),
         _ => None,
     }
 }

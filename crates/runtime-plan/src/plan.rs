@@ -462,6 +462,44 @@ impl ItemKind {
     }
 }
 
+impl ItemKind {
+    /// What the item is, in the words a person reads in the plan's text (`RDS instance`,
+    /// `ALB`, `task definition`).
+    pub fn words(self) -> &'static str {
+        match self {
+            ItemKind::EcsCluster => "ECS cluster",
+            ItemKind::TaskExecutionRole => "task execution role",
+            ItemKind::CloudMapNamespace => "Cloud Map namespace",
+            ItemKind::Alb => "ALB",
+            ItemKind::AlbListener => "ALB listener",
+            ItemKind::DbSubnetGroup => "DB subnet group",
+            ItemKind::CacheSubnetGroup => "cache subnet group",
+            ItemKind::RdsInstance => "RDS instance",
+            ItemKind::AuroraCluster => "Aurora cluster",
+            ItemKind::AuroraInstance => "Aurora instance",
+            ItemKind::ProxySecret => "proxy secret",
+            ItemKind::ProxyRole => "proxy role",
+            ItemKind::RdsProxy => "RDS Proxy",
+            ItemKind::RdsProxyTargetGroup => "proxy target group",
+            ItemKind::RdsProxyTarget => "proxy target",
+            ItemKind::CacheReplicationGroup => "ElastiCache",
+            ItemKind::SqsQueue => "SQS queue",
+            ItemKind::SqsDeadLetterQueue => "dead-letter queue",
+            ItemKind::SnsTopic => "SNS topic",
+            ItemKind::S3Bucket => "S3 bucket",
+            ItemKind::TaskDefinition => "task definition",
+            ItemKind::EcsService => "ECS service",
+            ItemKind::CloudMapService => "Cloud Map service",
+            ItemKind::AlbTargetGroup => "target group",
+            ItemKind::AlbListenerRule => "listener rule",
+            ItemKind::ScalingTarget => "scaling target",
+            ItemKind::ScalingPolicy => "scaling policy",
+            ItemKind::Budget => "budget",
+            ItemKind::LogGroup => "log group",
+        }
+    }
+}
+
 /// How an item's monthly figure was found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "status")]
@@ -999,6 +1037,29 @@ pub struct CostSummary {
     pub usage_based: Vec<UsageLine>,
     /// The plan may not be applied: over the cap, or unpriced under a cap.
     pub refused: bool,
+}
+
+impl PlannedItem {
+    /// What the item is within its owner, as a person reads it (`RDS instance`,
+    /// `Aurora instance 2`).
+    pub fn what(&self) -> String {
+        match &self.spec {
+            ItemSpec::AuroraInstance { index, .. } => format!("Aurora instance {index}"),
+            _ => self.kind.words().to_owned(),
+        }
+    }
+
+    /// The owner a person reads: the resource or workload name, or `environment` for the
+    /// environment's platform items.
+    pub fn owner_name(&self) -> &str {
+        self.owner.as_deref().unwrap_or("environment")
+    }
+
+    /// The item as the plan's text names it: its owner and what it is (`main-db RDS
+    /// instance`, `environment ALB`, `pdf-render task definition`). JSON keeps the logical id.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.owner_name(), self.what())
+    }
 }
 
 impl Plan {

@@ -69,6 +69,8 @@ pub(crate) fn summarize(
     let mut lines = Vec::new();
     let mut unpriced = Vec::new();
     let mut usage_based = Vec::new();
+    // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
+    let mut unpriced_labels: Vec<String> = Vec::new();
     let mut monthly = Money::ZERO;
     let mut ceiling = Money::ZERO;
     // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
@@ -117,6 +119,9 @@ pub(crate) fn summarize(
                 item.monthly = None;
                 item.ceiling = None;
                 item.pricing = Pricing::Unpriced { reason: reason.as_str().into() };
+                if unpriced_labels.len() < UNPRICED_NAMED {
+                    unpriced_labels.push(format!("`{}`", item.label()));
+                }
                 unpriced.push(UnpricedItem {
                     item: item.id.clone(),
                     physical_name: item.physical_name.clone(),
@@ -171,8 +176,7 @@ pub(crate) fn summarize(
     if !unpriced.is_empty() {
         // A large product may have thousands: the message names the first few, the plan's cost
         // lists them all.
-        let mut names: Vec<String> =
-            unpriced.iter().take(UNPRICED_NAMED).map(|u| format!("`{}`", u.item)).collect();
+        let mut names = unpriced_labels;
         if unpriced.len() > UNPRICED_NAMED {
             names.push(format!("and {} more", unpriced.len() - UNPRICED_NAMED));
         }
@@ -202,10 +206,18 @@ pub(crate) fn summarize(
 fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     let mut totals: Vec<(String, Money)> = Vec::new();
     // Position of each owner in `totals` (first-seen order is kept for the stable sort).
-    let mut at: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut at: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for item in items {
         let Some(m) = item.monthly else { continue };
-        let key = item.owner.as_deref().unwrap_or(&item.id);
+        // A platform item is named as people read it (`environment ALB`), not by its id.
+        let label;
+        let key: &str = match item.owner.as_deref() {
+            Some(owner) => owner,
+            None => {
+                label = item.label();
+                &label
+            }
+        };
         // An owner's items are next to each other: most items add to the last owner seen.
         if let Some(last) = totals.last_mut().filter(|t| t.0 == key) {
             last.1 = last.1 + m;
@@ -214,7 +226,7 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
         match at.get(key) {
             Some(&i) => totals[i].1 = totals[i].1 + m,
             None => {
-                at.insert(key, totals.len());
+                at.insert(key.to_owned(), totals.len());
                 totals.push((key.to_owned(), m));
             }
         }
