@@ -34,7 +34,7 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::S3Bucket => 63,
         ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => 80,
         ItemKind::SnsTopic => 256,
-        ItemKind::TaskExecutionRole | ItemKind::ProxyRole => 64,
+        ItemKind::TaskExecutionRole | ItemKind::TaskRole | ItemKind::ProxyRole => 64,
         ItemKind::ProxySecret => 512,
         ItemKind::EcsCluster | ItemKind::EcsService | ItemKind::TaskDefinition => 255,
         ItemKind::DbSubnetGroup | ItemKind::CacheSubnetGroup => 255,

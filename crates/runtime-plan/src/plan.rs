@@ -352,8 +352,10 @@ pub enum ManagedBy {
 pub enum ItemKind {
     /// ECS cluster (one per environment with a workload).
     EcsCluster,
-    /// IAM role the ECS agent uses to pull images and read SSM parameters.
+    /// IAM role the ECS agent uses for one workload: pull its image, read its SSM parameters.
     TaskExecutionRole,
+    /// IAM role one workload's containers run as: what its `uses` need, nothing more.
+    TaskRole,
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
     CloudMapNamespace,
     /// Application Load Balancer.
@@ -412,6 +414,7 @@ impl ItemKind {
         match self {
             ItemKind::EcsCluster => "ecs-cluster",
             ItemKind::TaskExecutionRole => "task-execution-role",
+            ItemKind::TaskRole => "task-role",
             ItemKind::CloudMapNamespace => "cloud-map-namespace",
             ItemKind::Alb => "alb",
             ItemKind::AlbListener => "alb-listener",
@@ -517,6 +520,56 @@ pub struct TaskSecret {
     pub parameter: CompactString,
 }
 
+/// One permission statement of a role: these actions allowed on these resources.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Grant {
+    /// IAM actions (`sqs:SendMessage`), sorted; never a wildcard.
+    pub actions: Vec<&'static str>,
+    /// What they apply to.
+    pub resources: Vec<PolicyResource>,
+}
+
+/// A resource of a [`Grant`], as the plan knows it; the renderer writes its ARN.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum PolicyResource {
+    /// The ARN of an item of the plan.
+    Item {
+        /// Its logical id.
+        item: CompactString,
+    },
+    /// Every object of a bucket item: its ARN followed by `/*`.
+    ItemObjects {
+        /// Logical id of the bucket.
+        item: CompactString,
+    },
+    /// An SSM parameter of the deploying account, in the plan's region.
+    SsmParameter {
+        /// Its full name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
+        name: CompactString,
+    },
+    /// The KMS key an alias names, looked up when the program runs.
+    KmsAlias {
+        /// `alias/...`.
+        alias: CompactString,
+    },
+    /// A KMS key of the deploying account, in the plan's region, by key id.
+    KmsKeyId {
+        /// The key id.
+        id: CompactString,
+    },
+    /// An ARN the plan knows in full (a key ARN, an ECR repository).
+    Arn {
+        /// The ARN.
+        arn: CompactString,
+    },
+    /// Every resource: only for an action AWS authorizes on no resource
+    /// (`ecr:GetAuthorizationToken`).
+    Any,
+}
+
 /// Every property of an item, by type. Item references are logical ids.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -524,13 +577,21 @@ pub struct TaskSecret {
 pub enum ItemSpec {
     /// ECS cluster.
     EcsCluster {},
-    /// Task execution role: may read parameters under the SSM prefix, decrypt with the KMS key.
-    #[serde(rename_all = "camelCase")]
+    /// A workload's task execution role (assumed by `ecs-tasks.amazonaws.com`): pulls its image
+    /// and reads exactly the SSM parameters its task definition references.
     TaskExecutionRole {
-        /// SSM prefix the role may read (`/acme-shop/dev`).
-        ssm_prefix: CompactString,
-        /// KMS key of the parameters.
-        kms_key: CompactString,
+        /// The workload.
+        workload: CompactString,
+        /// What the role may do, on what; empty when it needs nothing.
+        grants: Vec<Grant>,
+    },
+    /// A workload's task role (assumed by `ecs-tasks.amazonaws.com`): what its containers may
+    /// do with the queues, topics and buckets it uses.
+    TaskRole {
+        /// The workload.
+        workload: CompactString,
+        /// What the role may do, on what; empty when it uses nothing IAM guards.
+        grants: Vec<Grant>,
     },
     /// Cloud Map private DNS namespace, in the program's VPC input.
     CloudMapNamespace {
@@ -737,6 +798,8 @@ pub enum ItemSpec {
         secrets: Vec<TaskSecret>,
         /// Logical id of the execution role.
         execution_role: CompactString,
+        /// Logical id of the task role.
+        task_role: CompactString,
     },
     /// ECS service on Fargate in the program's private subnets input.
     #[serde(rename_all = "camelCase")]

@@ -21,7 +21,7 @@ fn production_declares_every_item_of_the_example() {
     use ItemKind::*;
     assert_eq!(
         kinds_of(&p, None),
-        [EcsCluster, TaskExecutionRole, CloudMapNamespace, Alb, AlbListener, DbSubnetGroup, CacheSubnetGroup]
+        [EcsCluster, CloudMapNamespace, Alb, AlbListener, DbSubnetGroup, CacheSubnetGroup]
     );
     assert_eq!(
         kinds_of(&p, Some("main-db")),
@@ -35,9 +35,20 @@ fn production_declares_every_item_of_the_example() {
     assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup]);
     assert_eq!(
         kinds_of(&p, Some("metabase")),
-        [TaskDefinition, CloudMapService, EcsService, ScalingTarget, ScalingPolicy]
+        [
+            TaskExecutionRole,
+            TaskRole,
+            TaskDefinition,
+            CloudMapService,
+            EcsService,
+            ScalingTarget,
+            ScalingPolicy
+        ]
     );
-    assert_eq!(kinds_of(&p, Some("shop")), [TaskDefinition, AlbTargetGroup, AlbListenerRule, EcsService]);
+    assert_eq!(
+        kinds_of(&p, Some("shop")),
+        [TaskExecutionRole, TaskRole, TaskDefinition, AlbTargetGroup, AlbListenerRule, EcsService]
+    );
     // Every item belongs to a planned resource or workload, or to the environment.
     let owned: usize = p.resources.iter().map(|r| r.items.len()).sum::<usize>()
         + p.workloads.iter().map(|w| w.items.len()).sum::<usize>();

@@ -145,3 +145,133 @@ proptest! {
         }
     }
 }
+
+/// One permission of a role: an action on a resource.
+type Permission = (&'static str, PolicyResource);
+
+/// Every (action, resource) pair of a role's grants.
+fn permissions(grants: &[Grant]) -> BTreeSet<Permission> {
+    grants
+        .iter()
+        .flat_map(|g| g.actions.iter().flat_map(|a| g.resources.iter().map(|r| (*a, r.clone()))))
+        .collect()
+}
+
+fn all(actions: &[&'static str], resource: &PolicyResource) -> Vec<Permission> {
+    actions.iter().map(|a| (*a, resource.clone())).collect()
+}
+
+/// What a workload's task role must grant: derived from its `uses` and the used resources'
+/// items, independently of the lowering.
+fn task_permissions(plan: &Plan, w: &PlannedWorkload) -> BTreeSet<Permission> {
+    let mut want = BTreeSet::new();
+    for u in &w.uses {
+        let r = plan.resources.iter().find(|r| r.name == *u).unwrap();
+        for id in &r.items {
+            let item = PolicyResource::Item { item: id.clone() };
+            let objects = PolicyResource::ItemObjects { item: id.clone() };
+            match plan.item(id).unwrap().kind {
+                ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => want.extend(all(
+                    &[
+                        "sqs:SendMessage",
+                        "sqs:ReceiveMessage",
+                        "sqs:DeleteMessage",
+                        "sqs:ChangeMessageVisibility",
+                        "sqs:GetQueueAttributes",
+                    ],
+                    &item,
+                )),
+                ItemKind::SnsTopic => want.extend(all(&["sns:Publish"], &item)),
+                ItemKind::S3Bucket => {
+                    want.extend(all(&["s3:ListBucket"], &item));
+                    want.extend(all(&["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], &objects));
+                }
+                _ => {}
+            }
+        }
+    }
+    want
+}
+
+/// What a workload's execution role must grant: reading exactly the SSM parameters the plan
+/// records its task definition referencing, decrypting with the plan's key, and pulling its
+/// image when it is on ECR.
+fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeSet<Permission> {
+    let mut want = BTreeSet::new();
+    let parameters: Vec<&SsmParameter> =
+        plan.secrets.ssm_parameters.iter().filter(|s| s.referenced_by.iter().any(|r| r == task)).collect();
+    for s in &parameters {
+        want.insert(("ssm:GetParameters", PolicyResource::SsmParameter { name: s.name.clone() }));
+    }
+    if !parameters.is_empty() {
+        let key = plan.secrets.kms_key.as_str();
+        let key = if let Some(alias) = key.strip_prefix("arn:").and_then(|k| k.split_once(":alias/")) {
+            PolicyResource::KmsAlias { alias: format!("alias/{}", alias.1).into() }
+        } else if key.starts_with("alias/") {
+            PolicyResource::KmsAlias { alias: key.into() }
+        } else if key.starts_with("arn:") {
+            PolicyResource::Arn { arn: key.into() }
+        } else {
+            PolicyResource::KmsKeyId { id: key.into() }
+        };
+        want.insert(("kms:Decrypt", key));
+    }
+    let (host, path) = w.image.split_once('/').unwrap();
+    if let Some((account, region)) =
+        host.strip_suffix(".amazonaws.com").and_then(|h| h.split_once(".dkr.ecr."))
+    {
+        let repository = path.split('@').next().unwrap().rsplit_once(':').map_or(path, |(r, _)| r);
+        let arn = format!("arn:aws:ecr:{region}:{account}:repository/{repository}");
+        want.insert(("ecr:GetAuthorizationToken", PolicyResource::Any));
+        want.extend(all(
+            &["ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage"],
+            &PolicyResource::Arn { arn: arn.into() },
+        ));
+    }
+    want
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn each_role_grants_exactly_what_its_workload_uses(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            for w in &plan.workloads {
+                let of_kind = |kind: ItemKind| {
+                    let mut found = w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind == kind);
+                    let first = found.next().unwrap();
+                    assert!(found.next().is_none(), "{} has two {}", w.name, kind.as_str());
+                    first
+                };
+                let (execution, task_role, task) =
+                    (of_kind(ItemKind::TaskExecutionRole), of_kind(ItemKind::TaskRole), of_kind(ItemKind::TaskDefinition));
+                let ItemSpec::TaskExecutionRole { grants: execution_grants, .. } = &execution.spec else { panic!() };
+                let ItemSpec::TaskRole { grants: task_grants, .. } = &task_role.spec else { panic!() };
+                let ItemSpec::TaskDefinition { execution_role, task_role: role, .. } = &task.spec else { panic!() };
+                // The task definition runs with its own workload's roles.
+                prop_assert_eq!(execution_role, &execution.id);
+                prop_assert_eq!(role, &task_role.id);
+                prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w), "task role of {}", w.name);
+                prop_assert_eq!(
+                    permissions(execution_grants),
+                    execution_permissions(&plan, w, &task.id),
+                    "execution role of {}", w.name
+                );
+                // No wildcard: no action has one, and `*` is the resource of the ECR token only.
+                for g in execution_grants.iter().chain(task_grants) {
+                    prop_assert!(g.actions.iter().all(|a| !a.contains('*')), "{:?}", g.actions);
+                    if g.resources.contains(&PolicyResource::Any) {
+                        prop_assert_eq!(&g.actions, &vec!["ecr:GetAuthorizationToken"]);
+                        prop_assert_eq!(g.resources.len(), 1);
+                    }
+                }
+            }
+            // No role is left over from the environment: every role belongs to a workload.
+            prop_assert!(plan.items.iter()
+                .filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::TaskRole))
+                .all(|i| i.owner.as_ref().is_some_and(|o| plan.workloads.iter().any(|w| w.name == *o))));
+        }
+    }
+}

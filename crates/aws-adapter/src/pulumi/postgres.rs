@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::RenderError;
 use super::context::{Context, Input, Tags, wrong_spec};
-use super::expr::{invoke, to_json};
-use super::iam::{self, Action, InlinePolicy, PolicyDocument, Role, Statement};
+use super::expr::invoke;
+use super::iam::{self, Action, Statement};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -196,18 +196,9 @@ pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Res
     let ItemSpec::ProxyRole { secret } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let read = Statement::allow(Action::One("secretsmanager:GetSecretValue"), cx.reference(secret, "arn")?);
-    let props = Role {
-        name: &item.physical_name,
-        assume_role_policy: to_json(iam::assumed_by("rds.amazonaws.com")),
-        managed_policy_arns: None,
-        inline_policies: vec![InlinePolicy {
-            name: "read-proxy-secret",
-            policy: to_json(PolicyDocument::new(vec![read])),
-        }],
-        tags: cx.tags(item),
-    };
-    cx.declare(item, iam::ROLE, props)
+    let read =
+        Statement::allow(Action::One("secretsmanager:GetSecretValue"), vec![cx.reference(secret, "arn")?]);
+    iam::role_with_policy(cx, item, "rds.amazonaws.com", "read-proxy-secret", vec![read])
 }
 
 #[derive(Serialize)]

@@ -20,6 +20,7 @@ struct TaskDefinition<'p> {
     requires_compatibilities: [&'static str; 1],
     runtime_platform: RuntimePlatform<'p>,
     execution_role_arn: String,
+    task_role_arn: String,
     container_definitions: ToJson<[Container<'p>; 1]>,
     region: &'p str,
     tags: Tags<'p>,
@@ -87,6 +88,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         environment,
         secrets,
         execution_role,
+        task_role,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
@@ -108,6 +110,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         requires_compatibilities: ["FARGATE"],
         runtime_platform: RuntimePlatform { cpu_architecture, operating_system_family: "LINUX" },
         execution_role_arn: cx.reference(execution_role, "arn")?,
+        task_role_arn: cx.reference(task_role, "arn")?,
         container_definitions: to_json([container]),
         region: cx.region(),
         tags: cx.tags(item),

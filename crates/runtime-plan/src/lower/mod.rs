@@ -23,6 +23,7 @@ mod bindings;
 mod bucket;
 mod cache;
 mod context;
+mod identity;
 mod platform;
 mod postgres;
 mod queue;
@@ -86,11 +87,12 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
     let consumers_of = bindings::consumers_of(&resources, &consumers);
-    let planned_resources = (resources.iter().zip(consumers_of))
+    let planned_resources: Lowered<PlannedResource> = (resources.iter().zip(consumers_of))
         .map(|(r, consumers)| lower_resource(&mut cx, r, consumers, &platform))
         .unzip();
     let bindings = bindings::bind(&consumers, &resources, &cx.secrets);
-    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &resources, &platform);
+    let used = workload::Used { resources: &resources, items: &planned_resources.1 };
+    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
 
@@ -195,6 +197,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
     match spec {
         ItemSpec::EcsCluster {} => ItemKind::EcsCluster,
         ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
+        ItemSpec::TaskRole { .. } => ItemKind::TaskRole,
         ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
         ItemSpec::Alb { .. } => ItemKind::Alb,
         ItemSpec::AlbListener { .. } => ItemKind::AlbListener,
@@ -239,7 +242,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
             _ => 1,
         })
         .sum();
-    // A service and its task definition, its discovery service (internal) or target group and
+    // Two roles, a service and its task definition, its discovery service (internal) or target group and
     // listener rule (public), and a scaling target and policy when it scales in this environment.
     let workloads: usize = product
         .root
@@ -247,7 +250,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
         .values()
         .map(|w| {
             let scale = w.scale_in(env);
-            2 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
+            4 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
         })
         .sum();
     8 + 8 * Engine::ALL.len() + resources + workloads
