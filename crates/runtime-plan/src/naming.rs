@@ -37,7 +37,7 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::TaskExecutionRole | ItemKind::TaskRole | ItemKind::ProxyRole => 64,
         ItemKind::ProxySecret => 512,
         ItemKind::EcsCluster | ItemKind::EcsService | ItemKind::TaskDefinition => 255,
-        ItemKind::DbSubnetGroup | ItemKind::CacheSubnetGroup => 255,
+        ItemKind::DbSubnetGroup | ItemKind::CacheSubnetGroup | ItemKind::SecurityGroup => 255,
         ItemKind::CloudMapNamespace => 253,
         ItemKind::CloudMapService => 63,
         ItemKind::ScalingPolicy => 256,

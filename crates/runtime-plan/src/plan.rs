@@ -356,6 +356,8 @@ pub enum ItemKind {
     TaskExecutionRole,
     /// IAM role one workload's containers run as: what its `uses` need, nothing more.
     TaskRole,
+    /// VPC security group: who may reach what it guards, on which port, and where that may go.
+    SecurityGroup,
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
     CloudMapNamespace,
     /// Application Load Balancer.
@@ -415,6 +417,7 @@ impl ItemKind {
             ItemKind::EcsCluster => "ecs-cluster",
             ItemKind::TaskExecutionRole => "task-execution-role",
             ItemKind::TaskRole => "task-role",
+            ItemKind::SecurityGroup => "security-group",
             ItemKind::CloudMapNamespace => "cloud-map-namespace",
             ItemKind::Alb => "alb",
             ItemKind::AlbListener => "alb-listener",
@@ -570,6 +573,32 @@ pub enum PolicyResource {
     Any,
 }
 
+/// One rule of a security group: TCP on one port, from (ingress) or to (egress) a peer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRule {
+    /// Who is on the other side.
+    pub peer: Peer,
+    /// The TCP port.
+    pub port: u16,
+}
+
+/// The other side of a [`SecurityRule`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum Peer {
+    /// Whatever another security group of the plan is attached to.
+    Group {
+        /// Logical id of the group.
+        item: CompactString,
+    },
+    /// Any IPv4 address (`0.0.0.0/0`).
+    Internet,
+    /// The members' security groups: the program's `memberSecurityGroupIds` input.
+    Members,
+}
+
 /// Every property of an item, by type. Item references are logical ids.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -593,15 +622,28 @@ pub enum ItemSpec {
         /// What the role may do, on what; empty when it uses nothing IAM guards.
         grants: Vec<Grant>,
     },
+    /// Security group in the program's VPC input; what it may not do is denied (no default
+    /// egress).
+    SecurityGroup {
+        /// What it guards, in words (`alb`, `workload metabase`, `main-db proxy`).
+        guards: CompactString,
+        /// Who may connect, on which port.
+        ingress: Vec<SecurityRule>,
+        /// Where what it guards may connect, on which port.
+        egress: Vec<SecurityRule>,
+    },
     /// Cloud Map private DNS namespace, in the program's VPC input.
     CloudMapNamespace {
         /// DNS name `<env>.<product>.internal`.
         name: CompactString,
     },
     /// Internet-facing ALB in the program's public subnets input.
+    #[serde(rename_all = "camelCase")]
     Alb {
         /// The environment's domain.
         domain: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// HTTPS listener with the program's certificate input; default action 404.
     AlbListener {
@@ -636,6 +678,8 @@ pub enum ItemSpec {
         admin_secret: CompactString,
         /// Logical id of the DB subnet group.
         subnet_group: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
     #[serde(rename_all = "camelCase")]
@@ -655,6 +699,8 @@ pub enum ItemSpec {
         admin_secret: CompactString,
         /// Logical id of the DB subnet group.
         subnet_group: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]
@@ -691,6 +737,8 @@ pub enum ItemSpec {
         role: CompactString,
         /// TLS required.
         require_tls: bool,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// The proxy's `default` target group.
     RdsProxyTargetGroup {
@@ -727,6 +775,8 @@ pub enum ItemSpec {
         auth_token_parameter: CompactString,
         /// Logical id of the cache subnet group.
         subnet_group: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// SQS queue.
     #[serde(rename_all = "camelCase")]
@@ -820,6 +870,8 @@ pub enum ItemSpec {
         target_group: Option<CompactString>,
         /// Container port registered with discovery or the target group.
         port: u16,
+        /// Logical ids of its tasks' security groups.
+        security_groups: Vec<CompactString>,
     },
     /// Cloud Map service: A records of the tasks.
     #[serde(rename_all = "camelCase")]

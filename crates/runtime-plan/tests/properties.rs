@@ -275,3 +275,169 @@ proptest! {
         }
     }
 }
+
+/// What a security group is attached to, or the outside.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Node {
+    Internet,
+    Members,
+    Alb,
+    Workload(String),
+    Proxy(String),
+    Database(String),
+    Cache(String),
+}
+
+type Reach = BTreeSet<(Node, Node, u16)>;
+
+/// Who reaches what on which port, computed from the plan's security groups and what they are
+/// attached to: a group's ingress from another group counts when that group's egress allows
+/// it too (the groups have no default egress). Also checks that every rule between two groups
+/// has its counterpart.
+fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
+    use std::collections::BTreeMap;
+    let mut attached: BTreeMap<&str, Vec<Node>> = BTreeMap::new();
+    let mut groups: BTreeMap<&str, (&[SecurityRule], &[SecurityRule])> = BTreeMap::new();
+    for i in &plan.items {
+        let (node, ids) = match &i.spec {
+            ItemSpec::SecurityGroup { ingress, egress, .. } => {
+                groups.insert(i.id.as_str(), (ingress, egress));
+                continue;
+            }
+            ItemSpec::Alb { security_groups, .. } => (Node::Alb, security_groups),
+            ItemSpec::EcsService { workload, security_groups, .. } => {
+                (Node::Workload(workload.to_string()), security_groups)
+            }
+            ItemSpec::RdsProxy { resource, security_groups, .. } => {
+                (Node::Proxy(resource.to_string()), security_groups)
+            }
+            ItemSpec::RdsInstance { resource, security_groups, .. }
+            | ItemSpec::AuroraCluster { resource, security_groups, .. } => {
+                (Node::Database(resource.to_string()), security_groups)
+            }
+            ItemSpec::CacheReplicationGroup { resource, security_groups, .. } => {
+                (Node::Cache(resource.to_string()), security_groups)
+            }
+            _ => continue,
+        };
+        for g in ids {
+            attached.entry(g.as_str()).or_default().push(node.clone());
+        }
+    }
+    let on = |g: &str| attached.get(g).cloned().unwrap_or_default();
+    let mut reach = Reach::new();
+    for (b, (ingress, egress)) in &groups {
+        prop_assert!(attached.contains_key(b), "group {} is attached to nothing", b);
+        for r in ingress.iter() {
+            let sources = match &r.peer {
+                Peer::Internet => vec![Node::Internet],
+                Peer::Members => vec![Node::Members],
+                Peer::Group { item: a } => {
+                    let allowed = groups[a.as_str()]
+                        .1
+                        .iter()
+                        .any(|e| e.peer == Peer::Group { item: (*b).into() } && e.port == r.port);
+                    prop_assert!(allowed, "{} admits {} on {} but {} may not go there", b, a, r.port, a);
+                    on(a)
+                }
+                _ => vec![],
+            };
+            for s in sources {
+                for t in on(b) {
+                    reach.insert((s.clone(), t, r.port));
+                }
+            }
+        }
+        for e in egress.iter() {
+            match &e.peer {
+                Peer::Internet => {
+                    for s in on(b) {
+                        reach.insert((s, Node::Internet, e.port));
+                    }
+                }
+                Peer::Group { item: t } => {
+                    let admitted = groups[t.as_str()]
+                        .0
+                        .iter()
+                        .any(|i| i.peer == Peer::Group { item: (*b).into() } && i.port == e.port);
+                    prop_assert!(admitted, "{} may go to {} on {} but is not admitted", b, t, e.port);
+                }
+                _ => prop_assert!(false, "egress to {:?}", e.peer),
+            }
+        }
+    }
+    Ok(reach)
+}
+
+/// Who may reach what, from `uses` and `expose` alone.
+fn allowed(p: &Product, plan: &Plan) -> Reach {
+    let mut want = Reach::new();
+    let kind = |r: &str| plan.resources.iter().find(|x| x.name == r).map(|x| x.kind);
+    let port = |w: &PlannedWorkload| w.port;
+    let has_domain = p.root.environments[plan.environment.as_str()].domain.is_some();
+    let public: Vec<&PlannedWorkload> =
+        plan.workloads.iter().filter(|w| w.expose == runway_schema::Expose::Public).collect();
+    if !public.is_empty() && has_domain {
+        want.insert((Node::Internet, Node::Alb, 443));
+        want.insert((Node::Internet, Node::Alb, 80));
+        for w in &public {
+            want.insert((Node::Alb, Node::Workload(w.name.to_string()), port(w)));
+        }
+    }
+    for w in &plan.workloads {
+        want.insert((Node::Workload(w.name.to_string()), Node::Internet, 443));
+        for u in &w.uses {
+            match kind(u) {
+                Some(Kind::Postgres) => {
+                    want.insert((Node::Workload(w.name.to_string()), Node::Proxy(u.to_string()), 5432));
+                }
+                Some(Kind::Cache) => {
+                    want.insert((Node::Workload(w.name.to_string()), Node::Cache(u.to_string()), 6379));
+                }
+                _ => {}
+            }
+        }
+        if w.expose == runway_schema::Expose::Internal {
+            for other in &plan.workloads {
+                want.insert((
+                    Node::Workload(other.name.to_string()),
+                    Node::Workload(w.name.to_string()),
+                    port(w),
+                ));
+            }
+            if !p.members.is_empty() {
+                want.insert((Node::Members, Node::Workload(w.name.to_string()), port(w)));
+            }
+        }
+    }
+    for r in &plan.resources {
+        let by_members =
+            plan.bindings.iter().any(|b| b.resource == r.name && b.consumer_kind != ConsumerKind::Workload);
+        match r.kind {
+            Kind::Postgres => {
+                want.insert((Node::Proxy(r.name.to_string()), Node::Database(r.name.to_string()), 5432));
+                want.insert((Node::Proxy(r.name.to_string()), Node::Internet, 443));
+                if by_members {
+                    want.insert((Node::Members, Node::Proxy(r.name.to_string()), 5432));
+                }
+            }
+            Kind::Cache if by_members => {
+                want.insert((Node::Members, Node::Cache(r.name.to_string()), 6379));
+            }
+            _ => {}
+        }
+    }
+    want
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn security_groups_allow_exactly_what_uses_and_expose_allow(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            prop_assert_eq!(reachability(&plan)?, allowed(&p, &plan), "{}", plan.environment);
+        }
+    }
+}

@@ -19,6 +19,7 @@ pub(super) enum Input {
     PrivateSubnetIds,
     PublicSubnetIds,
     CertificateArn,
+    MemberSecurityGroupIds,
 }
 
 impl Input {
@@ -28,13 +29,14 @@ impl Input {
             Input::PrivateSubnetIds => "privateSubnetIds",
             Input::PublicSubnetIds => "publicSubnetIds",
             Input::CertificateArn => "certificateArn",
+            Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
         }
     }
 
     fn declaration(self) -> Y {
         match self {
             Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
-            Input::PrivateSubnetIds | Input::PublicSubnetIds => {
+            Input::PrivateSubnetIds | Input::PublicSubnetIds | Input::MemberSecurityGroupIds => {
                 m([("type", s("array")), ("items", m([("type", s("string"))]))])
             }
         }

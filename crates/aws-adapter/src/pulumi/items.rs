@@ -5,7 +5,7 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
-use super::{RenderError, alb, bucket, cache, identity, platform, postgres, queue, topic, workload};
+use super::{RenderError, alb, bucket, cache, identity, network, platform, postgres, queue, topic, workload};
 
 /// Declares the resource(s) of an item managed by Pulumi.
 pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
@@ -13,6 +13,7 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
     match &item.spec {
         ItemSpec::EcsCluster {} => platform::cluster(cx, item),
         ItemSpec::TaskExecutionRole { .. } | ItemSpec::TaskRole { .. } => identity::role(cx, item),
+        ItemSpec::SecurityGroup { .. } => network::security_group(cx, item),
         ItemSpec::CloudMapNamespace { .. } => platform::namespace(cx, item),
         ItemSpec::DbSubnetGroup {} => platform::db_subnet_group(cx, item),
         ItemSpec::CacheSubnetGroup {} => platform::cache_subnet_group(cx, item),
@@ -60,6 +61,7 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
             1 + usize::from(!grants.is_empty())
         }
+        ItemSpec::SecurityGroup { ingress, egress, .. } => network::resources(ingress, egress),
         // The role and its policy.
         ItemSpec::ProxyRole { .. } => 2,
         _ => 1,

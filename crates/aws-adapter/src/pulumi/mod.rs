@@ -13,7 +13,7 @@
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
-//! `identity`).
+//! `identity`, `network`).
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
@@ -27,6 +27,7 @@ mod expr;
 mod iam;
 mod identity;
 mod items;
+mod network;
 mod platform;
 mod postgres;
 mod queue;
@@ -150,7 +151,8 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 
 /// The number of resources a plan's program declares: one per item managed by Pulumi, plus
 /// the companions the plan does not list as items of their own: each S3 bucket's public access
-/// block (and its versioning when enabled), and each role's policy when it grants anything.
+/// block (and its versioning when enabled), each role's policy when it grants anything, and
+/// each security group's rules (but the members' rule, written on its group).
 pub fn expected_resources(plan: &Plan) -> usize {
     plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum()
 }

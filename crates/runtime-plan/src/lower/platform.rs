@@ -1,5 +1,6 @@
 //! The environment's platform, each part made only when something needs it: the ECS cluster
-//! (any workload; each workload has its own roles, see `identity.rs`), the Cloud Map namespace (internal workloads), the
+//! (any workload; each workload has its own roles, see `identity.rs`), the workloads' security
+//! group (internal workloads; see `network.rs`), the Cloud Map namespace (internal workloads), the
 //! ALB and its HTTPS listener (public workloads), and the subnet groups of databases and caches.
 
 use compact_str::CompactString;
@@ -7,6 +8,7 @@ use indexmap::IndexMap;
 use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
 
 use super::context::{Cx, Named, NewItem};
+use super::network;
 use super::resources::Resources;
 use super::{cat, spec_kind};
 use crate::plan::{ItemKind, ItemSpec};
@@ -35,6 +37,7 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
     }
     if has(Expose::Internal) {
         platform.namespace = Some(namespace(cx));
+        network::workloads(cx, &env_base);
     }
     if has(Expose::Public) {
         platform.listener = alb(cx, &env_base, workloads);
@@ -83,8 +86,9 @@ fn alb(cx: &mut Cx, env_base: &str, workloads: &IndexMap<String, Workload>) -> O
         );
         return None;
     };
+    let security_group = network::alb(cx, env_base);
     let alb_name = cx.named(ItemKind::Alb, cat(&[env_base, "-alb"]));
-    let spec = ItemSpec::Alb { domain: domain.as_str().into() };
+    let spec = ItemSpec::Alb { domain: domain.as_str().into(), security_groups: vec![security_group] };
     let alb = cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb));
     let name = cat(&[&alb_name, "/https-443"]);
     let spec = ItemSpec::AlbListener { alb: alb.clone(), port: 443, protocol: "HTTPS".into() };

@@ -12,6 +12,7 @@ use runway_schema::{Expose, HealthCheck, Scale, Workload};
 use super::bindings::by_consumer;
 use super::context::{Cx, Named, NewItem};
 use super::identity::{self, Identity, Roles};
+use super::network;
 use super::platform::Platform;
 use super::resources::Resources;
 use super::{Lowered, SCALING_CPU_TARGET, cat};
@@ -105,7 +106,8 @@ fn lower(
             }
         }
     }
-    let service = service(cx, w, task_definition, discovery, target_group, platform);
+    let security_groups = network::workload(cx, used.resources, (w.name, &w.base, w.spec));
+    let service = service(cx, w, (task_definition, security_groups), discovery, target_group, platform);
     if w.scale.max > w.scale.min {
         scaling(cx, w, &service, platform);
     }
@@ -264,7 +266,7 @@ fn public_entry(
 fn service(
     cx: &mut Cx,
     w: &Lowering,
-    task_definition: CompactString,
+    (task_definition, security_groups): (CompactString, Vec<CompactString>),
     discovery: Option<CompactString>,
     target_group: Option<CompactString>,
     platform: &Platform,
@@ -274,6 +276,7 @@ fn service(
     let mut depends_on = vec![cluster.clone(), task_definition.clone()];
     depends_on.extend(discovery.iter().cloned());
     depends_on.extend(target_group.iter().cloned());
+    depends_on.extend(security_groups.iter().cloned());
     let spec = ItemSpec::EcsService {
         workload: w.name.into(),
         cluster,
@@ -283,6 +286,7 @@ fn service(
         discovery_service: discovery,
         target_group,
         port: w.spec.port,
+        security_groups,
     };
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
