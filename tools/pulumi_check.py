@@ -66,6 +66,13 @@ ACCESSOR = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"([^\"]*)\"\]")
 ANY = ("any",)
 
 
+def sdk_module(module_part):
+    """The SDK module of a token's module part: `index` (`aws:index:getCallerIdentity`) is the
+    package itself."""
+    name = module_part.split("/")[0]
+    return "pulumi_aws" if name == "index" else f"pulumi_aws.{name}"
+
+
 def did_you_mean(word, candidates):
     close = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean `{close[0]}`?)" if close else ""
@@ -470,7 +477,7 @@ class Program:
             return None
         fn_name = re.sub(r"(?<!^)([A-Z])", r"_\1", parts[2]).lower()
         try:
-            fn = getattr(importlib.import_module(f"pulumi_aws.{parts[1].split('/')[0]}"), fn_name)
+            fn = getattr(importlib.import_module(sdk_module(parts[1])), fn_name)
             return getattr(importlib.import_module(fn.__module__), parts[2][:1].upper() + parts[2][1:] + "Result")
         except (ImportError, AttributeError):
             return None
@@ -490,7 +497,7 @@ class Program:
         module_name = parts[1].split("/")[0]
         fn_name = re.sub(r"(?<!^)([A-Z])", r"_\1", parts[2]).lower()
         try:
-            module = importlib.import_module(f"pulumi_aws.{module_name}")
+            module = importlib.import_module(sdk_module(parts[1]))
         except ImportError:
             self.error(f"{path}.function", f"`{token}`: pulumi_aws has no module `{module_name}`")
             raise CheckError()

@@ -352,8 +352,12 @@ pub enum ManagedBy {
 pub enum ItemKind {
     /// ECS cluster (one per environment with a workload).
     EcsCluster,
-    /// IAM role the ECS agent uses to pull images and read SSM parameters.
+    /// IAM role the ECS agent uses for one workload: pull its image, read its SSM parameters.
     TaskExecutionRole,
+    /// IAM role one workload's containers run as: what its `uses` need, nothing more.
+    TaskRole,
+    /// VPC security group: who may reach what it guards, on which port, and where that may go.
+    SecurityGroup,
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
     CloudMapNamespace,
     /// Application Load Balancer.
@@ -431,6 +435,8 @@ impl ItemKind {
         match self {
             ItemKind::EcsCluster => "ecs-cluster",
             ItemKind::TaskExecutionRole => "task-execution-role",
+            ItemKind::TaskRole => "task-role",
+            ItemKind::SecurityGroup => "security-group",
             ItemKind::CloudMapNamespace => "cloud-map-namespace",
             ItemKind::Alb => "alb",
             ItemKind::AlbListener => "alb-listener",
@@ -496,6 +502,8 @@ impl ItemKind {
             ItemKind::ScalingPolicy => "scaling policy",
             ItemKind::Budget => "budget",
             ItemKind::LogGroup => "log group",
+            ItemKind::TaskRole => "task role",
+            ItemKind::SecurityGroup => "security group",
         }
     }
 }
@@ -580,6 +588,87 @@ pub struct TaskSecret {
     pub parameter: CompactString,
 }
 
+/// One permission statement of a role: these actions allowed on these resources.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Grant {
+    /// IAM actions (`sqs:SendMessage`), sorted; never a wildcard.
+    pub actions: Vec<&'static str>,
+    /// What they apply to.
+    pub resources: Vec<PolicyResource>,
+}
+
+/// A resource of a [`Grant`], as the plan knows it; the renderer writes its ARN.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum PolicyResource {
+    /// The ARN of an item of the plan.
+    Item {
+        /// Its logical id.
+        item: CompactString,
+    },
+    /// Every object of a bucket item: its ARN followed by `/*`.
+    ItemObjects {
+        /// Logical id of the bucket.
+        item: CompactString,
+    },
+    /// Every log stream of a log group item: its ARN followed by `:*`.
+    ItemLogStreams {
+        /// Logical id of the log group.
+        item: CompactString,
+    },
+    /// An SSM parameter of the deploying account, in the plan's region.
+    SsmParameter {
+        /// Its full name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
+        name: CompactString,
+    },
+    /// The KMS key an alias names, looked up when the program runs.
+    KmsAlias {
+        /// `alias/...`.
+        alias: CompactString,
+    },
+    /// A KMS key of the deploying account, in the plan's region, by key id.
+    KmsKeyId {
+        /// The key id.
+        id: CompactString,
+    },
+    /// An ARN the plan knows in full (a key ARN, an ECR repository).
+    Arn {
+        /// The ARN.
+        arn: CompactString,
+    },
+    /// Every resource: only for an action AWS authorizes on no resource
+    /// (`ecr:GetAuthorizationToken`).
+    Any,
+}
+
+/// One rule of a security group: TCP on one port, from (ingress) or to (egress) a peer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRule {
+    /// Who is on the other side.
+    pub peer: Peer,
+    /// The TCP port.
+    pub port: u16,
+}
+
+/// The other side of a [`SecurityRule`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum Peer {
+    /// Whatever another security group of the plan is attached to.
+    Group {
+        /// Logical id of the group.
+        item: CompactString,
+    },
+    /// Any IPv4 address (`0.0.0.0/0`).
+    Internet,
+    /// The members' security groups: the program's `memberSecurityGroupIds` input.
+    Members,
+}
+
 /// Every property of an item, by type. Item references are logical ids.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -587,13 +676,31 @@ pub struct TaskSecret {
 pub enum ItemSpec {
     /// ECS cluster.
     EcsCluster {},
-    /// Task execution role: may read parameters under the SSM prefix, decrypt with the KMS key.
-    #[serde(rename_all = "camelCase")]
+    /// A workload's task execution role (assumed by `ecs-tasks.amazonaws.com`): pulls its image
+    /// and reads exactly the SSM parameters its task definition references.
     TaskExecutionRole {
-        /// SSM prefix the role may read (`/acme-shop/dev`).
-        ssm_prefix: CompactString,
-        /// KMS key of the parameters.
-        kms_key: CompactString,
+        /// The workload.
+        workload: CompactString,
+        /// What the role may do, on what; empty when it needs nothing.
+        grants: Vec<Grant>,
+    },
+    /// A workload's task role (assumed by `ecs-tasks.amazonaws.com`): what its containers may
+    /// do with the queues, topics and buckets it uses.
+    TaskRole {
+        /// The workload.
+        workload: CompactString,
+        /// What the role may do, on what; empty when it uses nothing IAM guards.
+        grants: Vec<Grant>,
+    },
+    /// Security group in the program's VPC input; what it may not do is denied (no default
+    /// egress).
+    SecurityGroup {
+        /// What it guards, in words (`alb`, `workload metabase`, `main-db proxy`).
+        guards: CompactString,
+        /// Who may connect, on which port.
+        ingress: Vec<SecurityRule>,
+        /// Where what it guards may connect, on which port.
+        egress: Vec<SecurityRule>,
     },
     /// Cloud Map private DNS namespace, in the program's VPC input.
     CloudMapNamespace {
@@ -601,9 +708,12 @@ pub enum ItemSpec {
         name: CompactString,
     },
     /// Internet-facing ALB in the program's public subnets input.
+    #[serde(rename_all = "camelCase")]
     Alb {
         /// The environment's domain.
         domain: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// HTTPS listener with the program's certificate input; default action 404.
     AlbListener {
@@ -638,6 +748,8 @@ pub enum ItemSpec {
         admin_secret: CompactString,
         /// Logical id of the DB subnet group.
         subnet_group: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
     #[serde(rename_all = "camelCase")]
@@ -657,6 +769,8 @@ pub enum ItemSpec {
         admin_secret: CompactString,
         /// Logical id of the DB subnet group.
         subnet_group: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]
@@ -693,6 +807,8 @@ pub enum ItemSpec {
         role: CompactString,
         /// TLS required.
         require_tls: bool,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// The proxy's `default` target group.
     RdsProxyTargetGroup {
@@ -729,6 +845,8 @@ pub enum ItemSpec {
         auth_token_parameter: CompactString,
         /// Logical id of the cache subnet group.
         subnet_group: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
     },
     /// SQS queue.
     #[serde(rename_all = "camelCase")]
@@ -800,6 +918,8 @@ pub enum ItemSpec {
         secrets: Vec<TaskSecret>,
         /// Logical id of the execution role.
         execution_role: CompactString,
+        /// Logical id of the task role.
+        task_role: CompactString,
         /// Logical id of the log group its container writes to (the `awslogs` driver).
         log_group: CompactString,
     },
@@ -822,6 +942,8 @@ pub enum ItemSpec {
         target_group: Option<CompactString>,
         /// Container port registered with discovery or the target group.
         port: u16,
+        /// Logical ids of its tasks' security groups.
+        security_groups: Vec<CompactString>,
     },
     /// Cloud Map service: A records of the tasks.
     #[serde(rename_all = "camelCase")]

@@ -122,6 +122,25 @@ type WorkloadGen = (
 );
 type MemberGen = (String, bool, Vec<Engine>, Vec<prop::sample::Index>);
 
+/// The registry of a generated workload's image: ECR for some words, another registry else.
+fn registry(word: &str) -> &'static str {
+    if word.len().is_multiple_of(2) {
+        "123456789012.dkr.ecr.us-east-1.amazonaws.com"
+    } else {
+        "registry.example"
+    }
+}
+
+/// The SSM key of a generated product: the default alias, another alias, a key ARN or a key id.
+fn kms_key(product: &str) -> String {
+    match product.len() % 4 {
+        0 => "alias/runway".to_owned(),
+        1 => "arn:aws:kms:us-east-1:123456789012:key/0b6c5b9e-3f1a-4c2d-9e8f-7a6b5c4d3e2f".to_owned(),
+        2 => "0b6c5b9e-3f1a-4c2d-9e8f-7a6b5c4d3e2f".to_owned(),
+        _ => runway_schema::DEFAULT_SSM_KMS_KEY.to_owned(),
+    }
+}
+
 fn build(
     product: String,
     envs: &[String],
@@ -180,8 +199,9 @@ fn build(
                 }
             }
             let workload = Workload {
-                // A valid reference: the digest is 64 lowercase hex digits.
-                image: ImageRef::parse(&format!("registry.example/app/{w}:1.0@sha256:{digest}"))
+                // A valid reference: the digest is 64 lowercase hex digits. Some on ECR (their
+                // execution role may pull from the repository), the others elsewhere.
+                image: ImageRef::parse(&format!("{}/app/{w}:1.0@sha256:{digest}", registry(&w)))
                     .unwrap_or_else(|_| unreachable!("a generated image reference is valid")),
                 port: 8080,
                 health: health.map(|http| Health {
@@ -231,6 +251,7 @@ fn build(
             Member { file: format!("services/{name}/runway.yaml"), name, runtime, requires, uses: used }
         })
         .collect();
+    let ssm = Ssm { kms_key: kms_key(&product), ..Ssm::default() };
     Product {
         root: Runway {
             file: "runway.yaml".into(),
@@ -243,7 +264,7 @@ fn build(
                     environments: IndexMap::new(),
                     path: DEFAULT_INFISICAL_PATH.into(),
                 }),
-                ssm: Ssm::default(),
+                ssm,
             },
             environments,
             resources,

@@ -21,25 +21,64 @@ fn production_declares_every_item_of_the_example() {
     use ItemKind::*;
     assert_eq!(
         kinds_of(&p, None),
-        [EcsCluster, TaskExecutionRole, CloudMapNamespace, Alb, AlbListener, DbSubnetGroup, CacheSubnetGroup]
+        [
+            EcsCluster,
+            CloudMapNamespace,
+            SecurityGroup,
+            SecurityGroup,
+            Alb,
+            AlbListener,
+            DbSubnetGroup,
+            CacheSubnetGroup
+        ]
     );
     assert_eq!(
         kinds_of(&p, Some("main-db")),
-        [RdsInstance, ProxySecret, ProxyRole, RdsProxy, RdsProxyTargetGroup, RdsProxyTarget]
+        [
+            RdsInstance,
+            ProxySecret,
+            ProxyRole,
+            RdsProxy,
+            RdsProxyTargetGroup,
+            RdsProxyTarget,
+            SecurityGroup,
+            SecurityGroup
+        ]
     );
     assert_eq!(kinds_of(&p, Some("jobs")), [SqsQueue, SqsDeadLetterQueue]);
     assert_eq!(kinds_of(&p, Some("events")), [SnsTopic]);
-    assert_eq!(kinds_of(&p, Some("sessions")), [CacheReplicationGroup]);
+    assert_eq!(kinds_of(&p, Some("sessions")), [CacheReplicationGroup, SecurityGroup]);
     assert_eq!(kinds_of(&p, Some("uploads")), [S3Bucket]);
     assert_eq!(kinds_of(&p, Some("shared-queue")), [SqsQueue]);
-    assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup]);
+    // A member requires it: a second group admits the members.
+    assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup, SecurityGroup, SecurityGroup]);
     assert_eq!(
         kinds_of(&p, Some("metabase")),
-        [LogGroup, TaskDefinition, CloudMapService, EcsService, ScalingTarget, ScalingPolicy]
+        [
+            LogGroup,
+            TaskExecutionRole,
+            TaskRole,
+            TaskDefinition,
+            CloudMapService,
+            SecurityGroup,
+            SecurityGroup,
+            EcsService,
+            ScalingTarget,
+            ScalingPolicy
+        ]
     );
     assert_eq!(
         kinds_of(&p, Some("shop")),
-        [LogGroup, TaskDefinition, AlbTargetGroup, AlbListenerRule, EcsService]
+        [
+            LogGroup,
+            TaskExecutionRole,
+            TaskRole,
+            TaskDefinition,
+            AlbTargetGroup,
+            AlbListenerRule,
+            SecurityGroup,
+            EcsService
+        ]
     );
     // Every item belongs to a planned resource or workload, or to the environment.
     let owned: usize = p.resources.iter().map(|r| r.items.len()).sum::<usize>()

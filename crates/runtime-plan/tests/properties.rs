@@ -145,3 +145,305 @@ proptest! {
         }
     }
 }
+
+/// One permission of a role: an action on a resource.
+type Permission = (&'static str, PolicyResource);
+
+/// Every (action, resource) pair of a role's grants.
+fn permissions(grants: &[Grant]) -> BTreeSet<Permission> {
+    grants
+        .iter()
+        .flat_map(|g| g.actions.iter().flat_map(|a| g.resources.iter().map(|r| (*a, r.clone()))))
+        .collect()
+}
+
+fn all(actions: &[&'static str], resource: &PolicyResource) -> Vec<Permission> {
+    actions.iter().map(|a| (*a, resource.clone())).collect()
+}
+
+/// What a workload's task role must grant: derived from its `uses` and the used resources'
+/// items, independently of the lowering.
+fn task_permissions(plan: &Plan, w: &PlannedWorkload) -> BTreeSet<Permission> {
+    let mut want = BTreeSet::new();
+    for u in &w.uses {
+        let r = plan.resources.iter().find(|r| r.name == *u).unwrap();
+        for id in &r.items {
+            let item = PolicyResource::Item { item: id.clone() };
+            let objects = PolicyResource::ItemObjects { item: id.clone() };
+            match plan.item(id).unwrap().kind {
+                ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => want.extend(all(
+                    &[
+                        "sqs:SendMessage",
+                        "sqs:ReceiveMessage",
+                        "sqs:DeleteMessage",
+                        "sqs:ChangeMessageVisibility",
+                        "sqs:GetQueueAttributes",
+                    ],
+                    &item,
+                )),
+                ItemKind::SnsTopic => want.extend(all(&["sns:Publish"], &item)),
+                ItemKind::S3Bucket => {
+                    want.extend(all(&["s3:ListBucket"], &item));
+                    want.extend(all(&["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], &objects));
+                }
+                _ => {}
+            }
+        }
+    }
+    want
+}
+
+/// What a workload's execution role must grant: reading exactly the SSM parameters the plan
+/// records its task definition referencing, decrypting with the plan's key, and pulling its
+/// image when it is on ECR.
+fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeSet<Permission> {
+    let mut want = BTreeSet::new();
+    // The `awslogs` driver writes to the workload's own log group.
+    let logs = w.items.iter().find(|i| plan.item(i).unwrap().kind == ItemKind::LogGroup).unwrap();
+    want.extend(all(
+        &["logs:CreateLogStream", "logs:PutLogEvents"],
+        &PolicyResource::ItemLogStreams { item: logs.clone() },
+    ));
+    let parameters: Vec<&SsmParameter> =
+        plan.secrets.ssm_parameters.iter().filter(|s| s.referenced_by.iter().any(|r| r == task)).collect();
+    for s in &parameters {
+        want.insert(("ssm:GetParameters", PolicyResource::SsmParameter { name: s.name.clone() }));
+    }
+    if !parameters.is_empty() {
+        let key = plan.secrets.kms_key.as_str();
+        let key = if let Some(alias) = key.strip_prefix("arn:").and_then(|k| k.split_once(":alias/")) {
+            PolicyResource::KmsAlias { alias: format!("alias/{}", alias.1).into() }
+        } else if key.starts_with("alias/") {
+            PolicyResource::KmsAlias { alias: key.into() }
+        } else if key.starts_with("arn:") {
+            PolicyResource::Arn { arn: key.into() }
+        } else {
+            PolicyResource::KmsKeyId { id: key.into() }
+        };
+        want.insert(("kms:Decrypt", key));
+    }
+    let (host, path) = w.image.split_once('/').unwrap();
+    if let Some((account, region)) =
+        host.strip_suffix(".amazonaws.com").and_then(|h| h.split_once(".dkr.ecr."))
+    {
+        let repository = path.split('@').next().unwrap().rsplit_once(':').map_or(path, |(r, _)| r);
+        let arn = format!("arn:aws:ecr:{region}:{account}:repository/{repository}");
+        want.insert(("ecr:GetAuthorizationToken", PolicyResource::Any));
+        want.extend(all(
+            &["ecr:BatchCheckLayerAvailability", "ecr:GetDownloadUrlForLayer", "ecr:BatchGetImage"],
+            &PolicyResource::Arn { arn: arn.into() },
+        ));
+    }
+    want
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn each_role_grants_exactly_what_its_workload_uses(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            for w in &plan.workloads {
+                let of_kind = |kind: ItemKind| {
+                    let mut found = w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind == kind);
+                    let first = found.next().unwrap();
+                    assert!(found.next().is_none(), "{} has two {}", w.name, kind.as_str());
+                    first
+                };
+                let (execution, task_role, task) =
+                    (of_kind(ItemKind::TaskExecutionRole), of_kind(ItemKind::TaskRole), of_kind(ItemKind::TaskDefinition));
+                let ItemSpec::TaskExecutionRole { grants: execution_grants, .. } = &execution.spec else { panic!() };
+                let ItemSpec::TaskRole { grants: task_grants, .. } = &task_role.spec else { panic!() };
+                let ItemSpec::TaskDefinition { execution_role, task_role: role, .. } = &task.spec else { panic!() };
+                // The task definition runs with its own workload's roles.
+                prop_assert_eq!(execution_role, &execution.id);
+                prop_assert_eq!(role, &task_role.id);
+                prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w), "task role of {}", w.name);
+                prop_assert_eq!(
+                    permissions(execution_grants),
+                    execution_permissions(&plan, w, &task.id),
+                    "execution role of {}", w.name
+                );
+                // No wildcard: no action has one, and `*` is the resource of the ECR token only.
+                for g in execution_grants.iter().chain(task_grants) {
+                    prop_assert!(g.actions.iter().all(|a| !a.contains('*')), "{:?}", g.actions);
+                    if g.resources.contains(&PolicyResource::Any) {
+                        prop_assert_eq!(&g.actions, &vec!["ecr:GetAuthorizationToken"]);
+                        prop_assert_eq!(g.resources.len(), 1);
+                    }
+                }
+            }
+            // No role is left over from the environment: every role belongs to a workload.
+            prop_assert!(plan.items.iter()
+                .filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::TaskRole))
+                .all(|i| i.owner.as_ref().is_some_and(|o| plan.workloads.iter().any(|w| w.name == *o))));
+        }
+    }
+}
+
+/// What a security group is attached to, or the outside.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Node {
+    Internet,
+    Members,
+    Alb,
+    Workload(String),
+    Proxy(String),
+    Database(String),
+    Cache(String),
+}
+
+type Reach = BTreeSet<(Node, Node, u16)>;
+
+/// Who reaches what on which port, computed from the plan's security groups and what they are
+/// attached to: a group's ingress from another group counts when that group's egress allows
+/// it too (the groups have no default egress). Also checks that every rule between two groups
+/// has its counterpart.
+fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
+    use std::collections::BTreeMap;
+    let mut attached: BTreeMap<&str, Vec<Node>> = BTreeMap::new();
+    let mut groups: BTreeMap<&str, (&[SecurityRule], &[SecurityRule])> = BTreeMap::new();
+    for i in &plan.items {
+        let (node, ids) = match &i.spec {
+            ItemSpec::SecurityGroup { ingress, egress, .. } => {
+                groups.insert(i.id.as_str(), (ingress, egress));
+                continue;
+            }
+            ItemSpec::Alb { security_groups, .. } => (Node::Alb, security_groups),
+            ItemSpec::EcsService { workload, security_groups, .. } => {
+                (Node::Workload(workload.to_string()), security_groups)
+            }
+            ItemSpec::RdsProxy { resource, security_groups, .. } => {
+                (Node::Proxy(resource.to_string()), security_groups)
+            }
+            ItemSpec::RdsInstance { resource, security_groups, .. }
+            | ItemSpec::AuroraCluster { resource, security_groups, .. } => {
+                (Node::Database(resource.to_string()), security_groups)
+            }
+            ItemSpec::CacheReplicationGroup { resource, security_groups, .. } => {
+                (Node::Cache(resource.to_string()), security_groups)
+            }
+            _ => continue,
+        };
+        for g in ids {
+            attached.entry(g.as_str()).or_default().push(node.clone());
+        }
+    }
+    let on = |g: &str| attached.get(g).cloned().unwrap_or_default();
+    let mut reach = Reach::new();
+    for (b, (ingress, egress)) in &groups {
+        prop_assert!(attached.contains_key(b), "group {} is attached to nothing", b);
+        for r in ingress.iter() {
+            let sources = match &r.peer {
+                Peer::Internet => vec![Node::Internet],
+                Peer::Members => vec![Node::Members],
+                Peer::Group { item: a } => {
+                    let allowed = groups[a.as_str()]
+                        .1
+                        .iter()
+                        .any(|e| e.peer == Peer::Group { item: (*b).into() } && e.port == r.port);
+                    prop_assert!(allowed, "{} admits {} on {} but {} may not go there", b, a, r.port, a);
+                    on(a)
+                }
+                _ => vec![],
+            };
+            for s in sources {
+                for t in on(b) {
+                    reach.insert((s.clone(), t, r.port));
+                }
+            }
+        }
+        for e in egress.iter() {
+            match &e.peer {
+                Peer::Internet => {
+                    for s in on(b) {
+                        reach.insert((s, Node::Internet, e.port));
+                    }
+                }
+                Peer::Group { item: t } => {
+                    let admitted = groups[t.as_str()]
+                        .0
+                        .iter()
+                        .any(|i| i.peer == Peer::Group { item: (*b).into() } && i.port == e.port);
+                    prop_assert!(admitted, "{} may go to {} on {} but is not admitted", b, t, e.port);
+                }
+                _ => prop_assert!(false, "egress to {:?}", e.peer),
+            }
+        }
+    }
+    Ok(reach)
+}
+
+/// Who may reach what, from `uses` and `expose` alone.
+fn allowed(p: &Product, plan: &Plan) -> Reach {
+    let mut want = Reach::new();
+    let kind = |r: &str| plan.resources.iter().find(|x| x.name == r).map(|x| x.kind);
+    let port = |w: &PlannedWorkload| w.port;
+    let has_domain = p.root.environments[plan.environment.as_str()].domain.is_some();
+    let public: Vec<&PlannedWorkload> =
+        plan.workloads.iter().filter(|w| w.expose == runway_schema::Expose::Public).collect();
+    if !public.is_empty() && has_domain {
+        want.insert((Node::Internet, Node::Alb, 443));
+        want.insert((Node::Internet, Node::Alb, 80));
+        for w in &public {
+            want.insert((Node::Alb, Node::Workload(w.name.to_string()), port(w)));
+        }
+    }
+    for w in &plan.workloads {
+        want.insert((Node::Workload(w.name.to_string()), Node::Internet, 443));
+        for u in &w.uses {
+            match kind(u) {
+                Some(Kind::Postgres) => {
+                    want.insert((Node::Workload(w.name.to_string()), Node::Proxy(u.to_string()), 5432));
+                }
+                Some(Kind::Cache) => {
+                    want.insert((Node::Workload(w.name.to_string()), Node::Cache(u.to_string()), 6379));
+                }
+                _ => {}
+            }
+        }
+        if w.expose == runway_schema::Expose::Internal {
+            for other in &plan.workloads {
+                want.insert((
+                    Node::Workload(other.name.to_string()),
+                    Node::Workload(w.name.to_string()),
+                    port(w),
+                ));
+            }
+            if !p.members.is_empty() {
+                want.insert((Node::Members, Node::Workload(w.name.to_string()), port(w)));
+            }
+        }
+    }
+    for r in &plan.resources {
+        let by_members =
+            plan.bindings.iter().any(|b| b.resource == r.name && b.consumer_kind != ConsumerKind::Workload);
+        match r.kind {
+            Kind::Postgres => {
+                want.insert((Node::Proxy(r.name.to_string()), Node::Database(r.name.to_string()), 5432));
+                want.insert((Node::Proxy(r.name.to_string()), Node::Internet, 443));
+                if by_members {
+                    want.insert((Node::Members, Node::Proxy(r.name.to_string()), 5432));
+                }
+            }
+            Kind::Cache if by_members => {
+                want.insert((Node::Members, Node::Cache(r.name.to_string()), 6379));
+            }
+            _ => {}
+        }
+    }
+    want
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn security_groups_allow_exactly_what_uses_and_expose_allow(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            prop_assert_eq!(reachability(&plan)?, allowed(&p, &plan), "{}", plan.environment);
+        }
+    }
+}

@@ -4,8 +4,8 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 use serde::Serialize;
 
-use super::RenderError;
 use super::context::{Context, Input, Tags, wrong_spec};
+use super::{RenderError, network};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -14,17 +14,22 @@ struct LoadBalancer<'p> {
     load_balancer_type: &'static str,
     internal: bool,
     subnets: String,
+    security_groups: Vec<String>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
 /// The internet-facing application load balancer, in the public subnets.
 pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::Alb { security_groups, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
     let props = LoadBalancer {
         name: &item.physical_name,
         load_balancer_type: "application",
         internal: false,
         subnets: cx.input(Input::PublicSubnetIds),
+        security_groups: network::group_ids(cx, security_groups)?,
         region: cx.region(),
         tags: cx.tags(item),
     };

@@ -4,9 +4,9 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 use serde::Serialize;
 
-use super::RenderError;
 use super::context::{Context, Tags, wrong_spec};
 use super::expr::{invoke_field, secret, var};
+use super::{RenderError, network};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -23,6 +23,7 @@ struct ReplicationGroup<'p> {
     at_rest_encryption_enabled: bool,
     auth_token: String,
     subnet_group_name: String,
+    security_group_ids: Vec<String>,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -47,6 +48,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         transit_encryption,
         auth_token_parameter,
         subnet_group,
+        security_groups,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
@@ -69,6 +71,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         at_rest_encryption_enabled: true,
         auth_token: var(&token),
         subnet_group_name: cx.reference(subnet_group, "name")?,
+        security_group_ids: network::group_ids(cx, security_groups)?,
         region: cx.region(),
         tags: cx.tags(item),
     };

@@ -20,6 +20,7 @@ pub(super) enum Input {
     PublicSubnetIds,
     CertificateArn,
     BudgetAlertEmails,
+    MemberSecurityGroupIds,
 }
 
 impl Input {
@@ -30,13 +31,17 @@ impl Input {
             Input::PublicSubnetIds => "publicSubnetIds",
             Input::CertificateArn => "certificateArn",
             Input::BudgetAlertEmails => "budgetAlertEmails",
+            Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
         }
     }
 
     fn declaration(self) -> Y {
         match self {
             Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
-            Input::PrivateSubnetIds | Input::PublicSubnetIds | Input::BudgetAlertEmails => {
+            Input::PrivateSubnetIds
+            | Input::PublicSubnetIds
+            | Input::BudgetAlertEmails
+            | Input::MemberSecurityGroupIds => {
                 m([("type", s("array")), ("items", m([("type", s("string"))]))])
             }
         }
@@ -89,7 +94,15 @@ pub(super) struct Context<'p> {
     by_id: BTreeMap<&'p str, &'p PlannedItem>,
     /// Ids of the services an autoscaling target drives.
     scaled: BTreeSet<&'p str>,
+    /// The policies of roles declared so far, by the id of their role: what depends on a role
+    /// waits for its permissions too (a task definition for its roles' policies).
+    policies: BTreeMap<String, String>,
+    /// Look-up variables declared so far (the account, KMS aliases): each declared once.
+    looked_up: BTreeSet<String>,
 }
+
+/// The variable of the deploying identity's account id.
+const ACCOUNT: &str = "aws-account-id";
 
 impl<'p> Context<'p> {
     pub(super) fn new(plan: &'p Plan) -> Self {
@@ -110,6 +123,8 @@ impl<'p> Context<'p> {
                     _ => None,
                 })
                 .collect(),
+            policies: BTreeMap::new(),
+            looked_up: BTreeSet::new(),
         }
     }
 
@@ -148,6 +163,35 @@ impl<'p> Context<'p> {
     /// The region every regional resource names.
     pub(super) fn region(&self) -> &'p str {
         &self.plan.region
+    }
+
+    /// `${aws-account-id}`: the account of the identity that runs the program
+    /// (`aws:getCallerIdentity`), declared as a variable on first use.
+    pub(super) fn account(&mut self) -> String {
+        if self.looked_up.insert(ACCOUNT.to_owned()) {
+            let call = m([
+                ("function", s("aws:index:getCallerIdentity")),
+                ("arguments", Y::Map(Vec::new())),
+                ("return", s("accountId")),
+            ]);
+            self.variables.push((ACCOUNT.to_owned(), m([("fn::invoke", call)])));
+        }
+        var(ACCOUNT)
+    }
+
+    /// `${kms-<alias>}`: the ARN of the key a KMS alias names (`aws:kms:getAlias`), declared
+    /// as a variable on first use.
+    pub(super) fn kms_alias_target(&mut self, alias: &str) -> String {
+        let name = format!("kms-{}", alias.replace('/', "-"));
+        if self.looked_up.insert(name.clone()) {
+            let call = m([
+                ("function", s("aws:kms:getAlias")),
+                ("arguments", m([("name", s(alias)), ("region", s(self.plan.region.as_str()))])),
+                ("return", s("targetKeyArn")),
+            ]);
+            self.variables.push((name.clone(), m([("fn::invoke", call)])));
+        }
+        var(&name)
     }
 
     /// The tags of an item's resource.
@@ -217,8 +261,8 @@ impl<'p> Context<'p> {
     }
 
     /// Declares the item's resource, with the `options` its properties call for: `dependsOn`
-    /// for the dependencies they do not reference, `ignoreChanges: [desiredCount]` for a
-    /// service an autoscaling target drives.
+    /// for the dependencies they do not reference and the policy of every role among them,
+    /// `ignoreChanges: [desiredCount]` for a service an autoscaling target drives.
     pub(super) fn declare(
         &mut self,
         item: &PlannedItem,
@@ -230,6 +274,9 @@ impl<'p> Context<'p> {
             let target = self.item(dep)?;
             if target.managed_by == ManagedBy::Pulumi && !self.referenced.contains(dep.as_str()) {
                 depends.push(var(dep));
+            }
+            if let Some(policy) = self.policies.get(dep.as_str()) {
+                depends.push(var(policy));
             }
         }
         let depends_on = (!depends.is_empty()).then_some(depends);
@@ -254,7 +301,11 @@ impl<'p> Context<'p> {
     ) -> Result<(), RenderError> {
         let resource = Resource { token, properties, options: None::<Options> };
         let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
-        self.resources.push((format!("{}--{suffix}", item.id), value));
+        let name = format!("{}--{suffix}", item.id);
+        if token == super::iam::ROLE_POLICY {
+            self.policies.insert(item.id.to_string(), name.clone());
+        }
+        self.resources.push((name, value));
         Ok(())
     }
 

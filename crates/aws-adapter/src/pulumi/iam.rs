@@ -1,15 +1,19 @@
-//! IAM: the one policy document type every role and policy of the program uses, and the role
-//! resource both the platform (task execution) and postgres (RDS Proxy) declare.
+//! IAM: the one policy document type every role and policy of the program uses, the role
+//! resource workloads (`identity.rs`) and postgres (RDS Proxy) declare, and the role's
+//! permissions as a `RolePolicy` beside it (the role's `inlinePolicies` and
+//! `managedPolicyArns` are deprecated in pulumi-aws v7).
 
-use std::collections::BTreeMap;
+use runtime_plan::{Grant, PlannedItem, PolicyResource};
+use serde::Serialize;
 
-use serde::{Serialize, Serializer};
-
-use super::context::Tags;
-use super::expr::ToJson;
+use super::RenderError;
+use super::context::{Context, Tags, unsupported};
+use super::expr::{ToJson, to_json};
 
 /// The resource type of a role.
 pub(super) const ROLE: &str = "aws:iam/role:Role";
+/// The resource type of a role's inline policy.
+pub(super) const ROLE_POLICY: &str = "aws:iam/rolePolicy:RolePolicy";
 
 /// An IAM policy document, written with `fn::toJSON`.
 #[derive(Serialize)]
@@ -35,19 +39,13 @@ pub(super) struct Statement {
     principal: Option<Principal>,
     action: Action,
     /// What the actions apply to (permission policies only).
-    resource: Option<String>,
-    condition: Option<Condition>,
+    resource: Option<Vec<String>>,
 }
 
 impl Statement {
     /// Allows `action` on `resource`.
-    pub(super) fn allow(action: Action, resource: String) -> Self {
-        Self { effect: Effect::Allow, principal: None, action, resource: Some(resource), condition: None }
-    }
-
-    /// The statement, only when `condition` holds.
-    pub(super) fn when(self, condition: Condition) -> Self {
-        Self { condition: Some(condition), ..self }
+    pub(super) fn allow(action: Action, resource: Vec<String>) -> Self {
+        Self { effect: Effect::Allow, principal: None, action, resource: Some(resource) }
     }
 }
 
@@ -72,19 +70,6 @@ pub(super) enum Action {
     Many(Vec<&'static str>),
 }
 
-/// `{operator: {key: value}}`, such as `ForAnyValue:StringEquals` of `kms:ResourceAliases`.
-pub(super) struct Condition {
-    pub(super) operator: &'static str,
-    pub(super) key: &'static str,
-    pub(super) value: String,
-}
-
-impl Serialize for Condition {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        BTreeMap::from([(self.operator, BTreeMap::from([(self.key, &self.value)]))]).serialize(serializer)
-    }
-}
-
 /// The trust policy of a role an AWS service assumes.
 pub(super) fn assumed_by(service: &'static str) -> PolicyDocument {
     PolicyDocument::new(vec![Statement {
@@ -92,7 +77,6 @@ pub(super) fn assumed_by(service: &'static str) -> PolicyDocument {
         principal: Some(Principal { service }),
         action: Action::One("sts:AssumeRole"),
         resource: None,
-        condition: None,
     }])
 }
 
@@ -102,14 +86,73 @@ pub(super) fn assumed_by(service: &'static str) -> PolicyDocument {
 pub(super) struct Role<'p> {
     pub(super) name: &'p str,
     pub(super) assume_role_policy: ToJson<PolicyDocument>,
-    pub(super) managed_policy_arns: Option<Vec<&'static str>>,
-    pub(super) inline_policies: Vec<InlinePolicy>,
     pub(super) tags: Tags<'p>,
 }
 
-/// A policy embedded in its role.
+/// The properties of a role's inline policy. Has no `tags` input.
 #[derive(Serialize)]
-pub(super) struct InlinePolicy {
-    pub(super) name: &'static str,
-    pub(super) policy: ToJson<PolicyDocument>,
+struct RolePolicy {
+    name: &'static str,
+    role: String,
+    policy: ToJson<PolicyDocument>,
+}
+
+/// Declares the item's role, assumed by `service`, and its permissions `statements` (when
+/// there are any) as the companion `<id>--policy` named `policy_name`.
+pub(super) fn role_with_policy<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    service: &'static str,
+    policy_name: &'static str,
+    statements: Vec<Statement>,
+) -> Result<(), RenderError> {
+    let props = Role {
+        name: &item.physical_name,
+        assume_role_policy: to_json(assumed_by(service)),
+        tags: cx.tags(item),
+    };
+    cx.declare(item, ROLE, props)?;
+    if statements.is_empty() {
+        return Ok(());
+    }
+    let props = RolePolicy {
+        name: policy_name,
+        role: cx.reference(&item.id, "name")?,
+        policy: to_json(PolicyDocument::new(statements)),
+    };
+    cx.declare_companion(item, "policy", ROLE_POLICY, props)
+}
+
+/// The statements of the plan's grants: one each, its actions on its resources' ARNs.
+pub(super) fn statements(
+    cx: &mut Context<'_>,
+    item: &PlannedItem,
+    grants: &[Grant],
+) -> Result<Vec<Statement>, RenderError> {
+    let mut out = Vec::with_capacity(grants.len());
+    for g in grants {
+        let resources = g.resources.iter().map(|r| arn(cx, item, r)).collect::<Result<_, _>>()?;
+        out.push(Statement::allow(Action::Many(g.actions.clone()), resources));
+    }
+    Ok(out)
+}
+
+/// The ARN of a resource of a grant: an item's `arn` output, or built from the account of the
+/// deploying identity and the plan's region.
+fn arn(cx: &mut Context<'_>, item: &PlannedItem, resource: &PolicyResource) -> Result<String, RenderError> {
+    let region = cx.region();
+    Ok(match resource {
+        PolicyResource::Item { item } => cx.reference(item, "arn")?,
+        PolicyResource::ItemObjects { item } => format!("{}/*", cx.reference(item, "arn")?),
+        PolicyResource::ItemLogStreams { item } => format!("{}:*", cx.reference(item, "arn")?),
+        PolicyResource::SsmParameter { name } => {
+            let slash = if name.starts_with('/') { "" } else { "/" };
+            format!("arn:aws:ssm:{region}:{}:parameter{slash}{name}", cx.account())
+        }
+        PolicyResource::KmsAlias { alias } => cx.kms_alias_target(alias),
+        PolicyResource::KmsKeyId { id } => format!("arn:aws:kms:{region}:{}:key/{id}", cx.account()),
+        PolicyResource::Arn { arn } => arn.to_string(),
+        PolicyResource::Any => "*".to_owned(),
+        _ => return Err(unsupported(item, "a grant names a resource this renderer does not know")),
+    })
 }

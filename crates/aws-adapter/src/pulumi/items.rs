@@ -5,14 +5,18 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
-use super::{RenderError, alb, bucket, budget, cache, logs, platform, postgres, queue, topic, workload};
+use super::{
+    RenderError, alb, bucket, budget, cache, identity, logs, network, platform, postgres, queue, topic,
+    workload,
+};
 
 /// Declares the resource(s) of an item managed by Pulumi.
 pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     cx.begin(item);
     match &item.spec {
         ItemSpec::EcsCluster {} => platform::cluster(cx, item),
-        ItemSpec::TaskExecutionRole { .. } => platform::execution_role(cx, item),
+        ItemSpec::TaskExecutionRole { .. } | ItemSpec::TaskRole { .. } => identity::role(cx, item),
+        ItemSpec::SecurityGroup { .. } => network::security_group(cx, item),
         ItemSpec::CloudMapNamespace { .. } => platform::namespace(cx, item),
         ItemSpec::DbSubnetGroup {} => platform::db_subnet_group(cx, item),
         ItemSpec::CacheSubnetGroup {} => platform::cache_subnet_group(cx, item),
@@ -59,6 +63,12 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         ItemSpec::S3Bucket { versioning, block_public_access, .. } => {
             bucket::resources(*versioning, *block_public_access)
         }
+        ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
+            1 + usize::from(!grants.is_empty())
+        }
+        ItemSpec::SecurityGroup { ingress, egress, .. } => network::resources(ingress, egress),
+        // The role and its policy.
+        ItemSpec::ProxyRole { .. } => 2,
         _ => 1,
     }
 }

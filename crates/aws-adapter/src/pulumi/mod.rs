@@ -13,7 +13,7 @@
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
-//! `logs`, `budget`).
+//! `logs`, `budget`, `identity`, `network`).
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
@@ -26,8 +26,10 @@ mod cache;
 mod context;
 mod expr;
 mod iam;
+mod identity;
 mod items;
 mod logs;
+mod network;
 mod platform;
 mod postgres;
 mod queue;
@@ -150,8 +152,9 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 }
 
 /// The number of resources a plan's program declares: one per item managed by Pulumi, plus
-/// the companions of each S3 bucket item (its public access block, and its versioning when
-/// enabled), which the plan does not list as items of their own.
+/// the companions the plan does not list as items of their own: each S3 bucket's public access
+/// block (and its versioning when enabled), each role's policy when it grants anything, and
+/// each security group's rules (but the members' rule, written on its group).
 pub fn expected_resources(plan: &Plan) -> usize {
     plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum()
 }

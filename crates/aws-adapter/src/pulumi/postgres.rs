@@ -4,10 +4,10 @@
 use runtime_plan::{ItemKind, ItemSpec, PlannedItem};
 use serde::Serialize;
 
-use super::RenderError;
 use super::context::{Context, Input, Tags, wrong_spec};
-use super::expr::{invoke, to_json};
-use super::iam::{self, Action, InlinePolicy, PolicyDocument, Role, Statement};
+use super::expr::invoke;
+use super::iam::{self, Action, Statement};
+use super::{RenderError, network};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,6 +24,7 @@ struct Instance<'p> {
     username: &'p str,
     password: String,
     db_subnet_group_name: String,
+    vpc_security_group_ids: Vec<String>,
     publicly_accessible: bool,
     final_snapshot_identifier: String,
     region: &'p str,
@@ -41,6 +42,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         username,
         admin_secret,
         subnet_group,
+        security_groups,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
@@ -59,6 +61,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         username,
         password: cx.admin_password(resource)?,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
+        vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         publicly_accessible: false,
         final_snapshot_identifier: format!("{}-final", item.physical_name),
         region: cx.region(),
@@ -77,6 +80,7 @@ struct AuroraCluster<'p> {
     master_username: &'p str,
     master_password: String,
     db_subnet_group_name: String,
+    vpc_security_group_ids: Vec<String>,
     storage_encrypted: bool,
     final_snapshot_identifier: String,
     region: &'p str,
@@ -92,6 +96,7 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         username,
         admin_secret,
         subnet_group,
+        security_groups,
         ..
     } = &item.spec
     else {
@@ -106,6 +111,7 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         master_username: username,
         master_password: cx.admin_password(resource)?,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
+        vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         storage_encrypted: true,
         final_snapshot_identifier: format!("{}-final", item.physical_name),
         region: cx.region(),
@@ -196,18 +202,9 @@ pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Res
     let ItemSpec::ProxyRole { secret } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let read = Statement::allow(Action::One("secretsmanager:GetSecretValue"), cx.reference(secret, "arn")?);
-    let props = Role {
-        name: &item.physical_name,
-        assume_role_policy: to_json(iam::assumed_by("rds.amazonaws.com")),
-        managed_policy_arns: None,
-        inline_policies: vec![InlinePolicy {
-            name: "read-proxy-secret",
-            policy: to_json(PolicyDocument::new(vec![read])),
-        }],
-        tags: cx.tags(item),
-    };
-    cx.declare(item, iam::ROLE, props)
+    let read =
+        Statement::allow(Action::One("secretsmanager:GetSecretValue"), vec![cx.reference(secret, "arn")?]);
+    iam::role_with_policy(cx, item, "rds.amazonaws.com", "read-proxy-secret", vec![read])
 }
 
 #[derive(Serialize)]
@@ -218,6 +215,7 @@ struct Proxy<'p> {
     role_arn: String,
     require_tls: bool,
     vpc_subnet_ids: String,
+    vpc_security_group_ids: Vec<String>,
     auths: Vec<Auth>,
     region: &'p str,
     tags: Tags<'p>,
@@ -233,7 +231,8 @@ struct Auth {
 
 /// The proxy, in the private subnets, authenticating with the secret.
 pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsProxy { engine_family, secret, role, require_tls, .. } = &item.spec else {
+    let ItemSpec::RdsProxy { engine_family, secret, role, require_tls, security_groups, .. } = &item.spec
+    else {
         return Err(wrong_spec(item));
     };
     let props = Proxy {
@@ -242,6 +241,7 @@ pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(
         role_arn: cx.reference(role, "arn")?,
         require_tls: *require_tls,
         vpc_subnet_ids: cx.input(Input::PrivateSubnetIds),
+        vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         auths: vec![Auth {
             auth_scheme: "SECRETS",
             iam_auth: "DISABLED",

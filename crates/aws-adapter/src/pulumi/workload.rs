@@ -6,9 +6,9 @@ use runtime_plan::{HealthSpec, ItemSpec, PlannedItem};
 use runway_schema::Expose;
 use serde::Serialize;
 
-use super::RenderError;
 use super::context::{Context, Input, Tags, wrong_spec};
 use super::expr::{ToJson, to_json};
+use super::{RenderError, network};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -20,6 +20,7 @@ struct TaskDefinition<'p> {
     requires_compatibilities: [&'static str; 1],
     runtime_platform: RuntimePlatform<'p>,
     execution_role_arn: String,
+    task_role_arn: String,
     container_definitions: ToJson<[Container<'p>; 1]>,
     region: &'p str,
     tags: Tags<'p>,
@@ -106,6 +107,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         secrets,
         execution_role,
         log_group,
+        task_role,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
@@ -135,6 +137,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         requires_compatibilities: ["FARGATE"],
         runtime_platform: RuntimePlatform { cpu_architecture, operating_system_family: "LINUX" },
         execution_role_arn: cx.reference(execution_role, "arn")?,
+        task_role_arn: cx.reference(task_role, "arn")?,
         container_definitions: to_json([container]),
         region: cx.region(),
         tags: cx.tags(item),
@@ -180,6 +183,7 @@ struct Service<'p> {
 #[serde(rename_all = "camelCase")]
 struct NetworkConfiguration {
     subnets: String,
+    security_groups: Vec<String>,
     assign_public_ip: bool,
 }
 
@@ -209,14 +213,18 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         discovery_service,
         target_group,
         port,
+        security_groups,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
     };
     let cluster = cx.reference(cluster, "arn")?;
     let task_definition = cx.reference(task_definition, "arn")?;
-    let network_configuration =
-        NetworkConfiguration { subnets: cx.input(Input::PrivateSubnetIds), assign_public_ip: false };
+    let network_configuration = NetworkConfiguration {
+        subnets: cx.input(Input::PrivateSubnetIds),
+        security_groups: network::group_ids(cx, security_groups)?,
+        assign_public_ip: false,
+    };
     let (service_registries, load_balancers) = match expose {
         Expose::Internal => {
             let id = discovery_service.as_deref().ok_or_else(|| cx.missing("a Cloud Map service"))?;

@@ -5,6 +5,7 @@ use compact_str::{ToCompactString, format_compact};
 use cost::CacheSize;
 
 use super::context::{Cx, NewItem};
+use super::network;
 use super::platform::Platform;
 use super::resources::Res;
 use super::{CACHE_PORT, Described, cat};
@@ -30,13 +31,16 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) ->
         auth_token_parameter: token_param.clone(),
         subnet_group: subnet_group.clone(),
         size: sizing.clone(),
+        security_groups: network::cache_groups(cx, r.index, &r.name),
     };
+    let depends_on = [vec![subnet_group], network::cache_groups(cx, r.index, &r.name)].concat();
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_cache"]), name, Some(&r.name), spec)
             .size(&r.size)
-            .depends_on(vec![subnet_group])
+            .depends_on(depends_on)
             .priced(Priceable::Cache { size: r.size.as_str().into() }),
     );
+    network::declare_cache(cx, (r.index, &r.name, &cx.base(&r.name)));
     if let Some(password) = r.var_index("PASSWORD") {
         cx.secrets.resource_parameter(r, password, &token_param, &id);
     }

@@ -6,6 +6,7 @@ use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{Code, Diagnostic, Environment, Money};
 
+use super::network::Network;
 use super::resources::Res;
 use super::secrets::Layout;
 use super::{cat, spec_kind};
@@ -33,6 +34,8 @@ pub(super) struct Cx<'a> {
     pub(super) outputs: Vec<PlannedOutput>,
     /// Generated credentials, connection variables and SSM parameters so far.
     pub(super) secrets: Layout,
+    /// Who reaches what: the security groups' rules come from it.
+    pub(super) network: Network,
 }
 
 impl<'a> Cx<'a> {
@@ -43,7 +46,7 @@ impl<'a> Cx<'a> {
         env: &'a Environment,
         catalogue: &'a Catalogue,
         expected_items: usize,
-        secrets: Layout,
+        (secrets, network): (Layout, Network),
     ) -> Self {
         Cx {
             product,
@@ -55,6 +58,7 @@ impl<'a> Cx<'a> {
             diagnostics: Vec::new(),
             outputs: Vec::with_capacity(secrets.variable_capacity()),
             secrets,
+            network,
         }
     }
 

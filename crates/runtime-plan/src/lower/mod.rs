@@ -24,6 +24,8 @@ mod bucket;
 mod budget;
 mod cache;
 mod context;
+mod identity;
+mod network;
 mod platform;
 mod postgres;
 mod queue;
@@ -82,16 +84,19 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let resources = resources::collect(product, env_name, env);
     let consumers = bindings::consumers(product, &resources);
     let secrets = secrets::Layout::new(root, env_name, resources.variable_count());
-    let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected_items(product, env_name), secrets);
+    let bindings = bindings::bind(&consumers, &resources, &secrets);
+    let network = network::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
+    let expected = expected_items(product, env_name);
+    let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
     let consumers_of = bindings::consumers_of(&resources, &consumers);
-    let planned_resources = (resources.iter().zip(consumers_of))
+    let planned_resources: Lowered<PlannedResource> = (resources.iter().zip(consumers_of))
         .map(|(r, consumers)| lower_resource(&mut cx, r, consumers, &platform))
         .unzip();
-    let bindings = bindings::bind(&consumers, &resources, &cx.secrets);
-    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &resources, &platform);
+    let used = workload::Used { resources: &resources, items: &planned_resources.1 };
+    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
     budget::lower(&mut cx);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
@@ -167,7 +172,9 @@ fn finish(
     (mut resources, resource_items): Lowered<PlannedResource>,
     (mut workloads, workload_items): Lowered<PlannedWorkload>,
 ) -> Plan {
-    let Cx { product, env_name, env, catalogue, mut items, prices, mut diagnostics, outputs, secrets } = cx;
+    let Cx {
+        product, env_name, env, catalogue, mut items, prices, mut diagnostics, outputs, secrets, ..
+    } = cx;
     dedupe_physical_names(&mut items);
     let cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
     for (r, range) in resources.iter_mut().zip(resource_items) {
@@ -197,6 +204,8 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
     match spec {
         ItemSpec::EcsCluster {} => ItemKind::EcsCluster,
         ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
+        ItemSpec::TaskRole { .. } => ItemKind::TaskRole,
+        ItemSpec::SecurityGroup { .. } => ItemKind::SecurityGroup,
         ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
         ItemSpec::Alb { .. } => ItemKind::Alb,
         ItemSpec::AlbListener { .. } => ItemKind::AlbListener,
@@ -228,7 +237,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
 }
 
 /// About how many items a plan of the product declares (room for all of them at once: a large
-/// plan's item list is never copied while it grows): at most 8 platform items, up to 8 for each
+/// plan's item list is never copied while it grows): at most 10 platform items, up to 10 for each
 /// implicit `shared-<engine>` resource, each declared resource's items by kind (an Aurora cluster
 /// with its instances counted as 8), and each workload's items in this environment.
 fn expected_items(product: &Product, env: &str) -> usize {
@@ -237,13 +246,14 @@ fn expected_items(product: &Product, env: &str) -> usize {
         .resources
         .values()
         .map(|r| match &r.spec {
-            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 6,
-            ResourceSpec::Postgres { .. } => 8,
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 9,
+            ResourceSpec::Postgres { .. } => 11,
+            ResourceSpec::Cache { .. } => 3,
             ResourceSpec::Queue { dead_letter: Some(_), .. } => 2,
             _ => 1,
         })
         .sum();
-    // A service and its task definition, its discovery service (internal) or target group and
+    // Two roles, two security groups, a service and its task definition, its discovery service (internal) or target group and
     // listener rule (public), and a scaling target and policy when it scales in this environment.
     let workloads: usize = product
         .root
@@ -251,10 +261,10 @@ fn expected_items(product: &Product, env: &str) -> usize {
         .values()
         .map(|w| {
             let scale = w.scale_in(env);
-            2 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
+            6 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
         })
         .sum();
-    8 + 8 * Engine::ALL.len() + resources + workloads
+    10 + 10 * Engine::ALL.len() + resources + workloads
 }
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids

@@ -1,5 +1,6 @@
 //! The environment's platform, each part made only when something needs it: the ECS cluster
-//! and task execution role (any workload), the Cloud Map namespace (internal workloads), the
+//! (any workload; each workload has its own roles, see `identity.rs`), the workloads' security
+//! group (internal workloads; see `network.rs`), the Cloud Map namespace (internal workloads), the
 //! ALB and its HTTPS listener (public workloads), and the subnet groups of databases and caches.
 
 use compact_str::CompactString;
@@ -7,6 +8,7 @@ use indexmap::IndexMap;
 use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
 
 use super::context::{Cx, Named, NewItem};
+use super::network;
 use super::resources::Resources;
 use super::{cat, spec_kind};
 use crate::plan::{ItemKind, ItemSpec};
@@ -16,7 +18,6 @@ use crate::pricing::Priceable;
 #[derive(Default)]
 pub(super) struct Platform {
     pub(super) cluster: Option<Named>,
-    pub(super) execution_role: Option<CompactString>,
     /// The namespace; its name is its DNS name (`<env>.<product>.internal`).
     pub(super) namespace: Option<Named>,
     /// The ALB's HTTPS listener, when public workloads have a domain.
@@ -33,10 +34,10 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
     let mut platform = Platform::default();
     if !workloads.is_empty() {
         platform.cluster = Some(cluster(cx, &env_base));
-        platform.execution_role = Some(execution_role(cx, &env_base));
     }
     if has(Expose::Internal) {
         platform.namespace = Some(namespace(cx));
+        network::workloads(cx, &env_base);
     }
     if has(Expose::Public) {
         platform.listener = alb(cx, &env_base, workloads);
@@ -57,16 +58,6 @@ fn cluster(cx: &mut Cx, env_base: &CompactString) -> Named {
     let name = cx.named(ItemKind::EcsCluster, env_base.clone());
     let id = cx.push(NewItem::new("env_ecs-cluster".into(), name.clone(), None, ItemSpec::EcsCluster {}));
     Named { id, name }
-}
-
-/// The role ECS pulls images and reads the environment's SSM parameters with.
-fn execution_role(cx: &mut Cx, env_base: &str) -> CompactString {
-    let name = cx.named(ItemKind::TaskExecutionRole, cat(&[env_base, "-task-execution"]));
-    let spec = ItemSpec::TaskExecutionRole {
-        ssm_prefix: cx.secrets.ssm_prefix.clone(),
-        kms_key: cx.secrets.kms_key.clone(),
-    };
-    cx.push(NewItem::new("env_task-execution-role".into(), name, None, spec))
 }
 
 fn namespace(cx: &mut Cx) -> Named {
@@ -95,8 +86,9 @@ fn alb(cx: &mut Cx, env_base: &str, workloads: &IndexMap<String, Workload>) -> O
         );
         return None;
     };
+    let security_group = network::alb(cx, env_base);
     let alb_name = cx.named(ItemKind::Alb, cat(&[env_base, "-alb"]));
-    let spec = ItemSpec::Alb { domain: domain.as_str().into() };
+    let spec = ItemSpec::Alb { domain: domain.as_str().into(), security_groups: vec![security_group] };
     let alb = cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb));
     let name = cat(&[&alb_name, "/https-443"]);
     let spec = ItemSpec::AlbListener { alb: alb.clone(), port: 443, protocol: "HTTPS".into() };

@@ -7,6 +7,7 @@ use cost::PostgresSize;
 use runway_schema::PostgresEngine;
 
 use super::context::{Cx, Named, NewItem};
+use super::network;
 use super::platform::Platform;
 use super::resources::Res;
 use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name};
@@ -42,6 +43,7 @@ pub(super) fn lower(
         aurora_instances(cx, r, &base, &db.id, &sizing);
     }
     let proxy = proxy(cx, r, engine, &base, &secret, &db);
+    network::declare_postgres(cx, (r.index, &r.name, &base));
     variables(cx, r, secret_name, &proxy);
     Described {
         engine: postgres_engine_str(engine).into(),
@@ -72,6 +74,7 @@ fn database(
                 username: POSTGRES_USER.into(),
                 admin_secret: secret.clone(),
                 subnet_group: subnet_group.clone(),
+                security_groups: network::database_groups(&r.name),
             },
         ),
         PostgresEngine::Aurora => (
@@ -84,6 +87,7 @@ fn database(
                 username: POSTGRES_USER.into(),
                 admin_secret: secret.clone(),
                 subnet_group: subnet_group.clone(),
+                security_groups: network::database_groups(&r.name),
             },
         ),
     };
@@ -91,7 +95,7 @@ fn database(
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_db"]), name.clone(), Some(&r.name), spec)
             .size(&r.size)
-            .depends_on(vec![subnet_group, secret.clone()])
+            .depends_on([vec![subnet_group, secret.clone()], network::database_groups(&r.name)].concat())
             .priced(Priceable::Postgres { engine, size: r.size.as_str().into() }),
     );
     Named { id, name }
@@ -135,17 +139,20 @@ fn proxy(
             .depends_on(vec![secret.clone()]),
     );
     let proxy_name = cx.named(ItemKind::RdsProxy, cat(&[base, "-proxy"]));
+    let security_groups = network::proxy_groups(cx, r.index, &r.name);
+    let depends_on = [vec![secret.clone(), role.clone()], security_groups.clone()].concat();
     let spec = ItemSpec::RdsProxy {
         resource: r.name.clone(),
         engine_family: "POSTGRESQL".into(),
         secret: secret.clone(),
         role: role.clone(),
         require_tls: true,
+        security_groups,
     };
     let proxy = cx.push(
         NewItem::new(cat(&[&r.name, "_proxy"]), proxy_name.clone(), Some(&r.name), spec)
             .size(&r.size)
-            .depends_on(vec![secret.clone(), role])
+            .depends_on(depends_on)
             .priced(Priceable::RdsProxy { engine, size: r.size.as_str().into() }),
     );
     let spec = ItemSpec::RdsProxyTargetGroup { proxy: proxy.clone() };

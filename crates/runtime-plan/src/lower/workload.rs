@@ -1,6 +1,8 @@
-//! Workloads: each a task definition (its bindings' variables and its own secrets read from
-//! SSM) and an ECS service, reached through Cloud Map (internal) or an ALB host rule (public),
+//! Workloads: each its two IAM roles (`identity.rs`), a task definition (its bindings'
+//! variables and its own secrets read from SSM) and an ECS service, reached through Cloud Map (internal) or an ALB host rule (public),
 //! and scaled on CPU when it may grow in this environment.
+
+use std::ops::Range;
 
 use compact_str::CompactString;
 use cost::TaskSize;
@@ -9,6 +11,8 @@ use runway_schema::{Expose, HealthCheck, Scale, Workload};
 
 use super::bindings::by_consumer;
 use super::context::{Cx, Named, NewItem};
+use super::identity::{self, Identity, Roles};
+use super::network;
 use super::platform::Platform;
 use super::resources::Resources;
 use super::{Lowered, SCALING_CPU_TARGET, cat};
@@ -30,12 +34,19 @@ struct Lowering<'w> {
     bindings: &'w [&'w Binding],
 }
 
+/// The resources of a plan with where their items are, for the workloads' grants.
+pub(super) struct Used<'a> {
+    pub(super) resources: &'a Resources,
+    /// Where each resource's items are in the plan's item list, by resource position.
+    pub(super) items: &'a [Range<usize>],
+}
+
 /// Lowers every workload, in file order; returns their records and where their items are.
 pub(super) fn lower_all(
     cx: &mut Cx,
     workloads: &IndexMap<String, Workload>,
     bindings: &[Binding],
-    resources: &Resources,
+    used: &Used,
     platform: &Platform,
 ) -> Lowered<PlannedWorkload> {
     let bindings_of = by_consumer(bindings);
@@ -54,7 +65,7 @@ pub(super) fn lower_all(
             scale: spec.scale_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
         };
-        records.push(lower(cx, &w, resources, platform, &mut public_index));
+        records.push(lower(cx, &w, used, platform, &mut public_index));
         ranges.push(first_item..cx.items.len());
     }
     (records, ranges)
@@ -64,20 +75,21 @@ pub(super) fn lower_all(
 fn lower(
     cx: &mut Cx,
     w: &Lowering,
-    resources: &Resources,
+    used: &Used,
     platform: &Platform,
     public_index: &mut u32,
 ) -> PlannedWorkload {
     let first_item = cx.items.len();
+    let log_group = log_group(cx, w);
+    let roles = roles(cx, w, used, &log_group);
     let task = cx.catalogue.task(w.size);
     if task.is_none() {
         cx.unknown_size(format!("workloads.{}.size", w.name), "workload", w.size);
     }
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
-    let log_group = log_group(cx, w);
-    let task_definition = task_definition(cx, w, task.clone(), health.clone(), &log_group, platform);
-    reference_parameters(cx, w, resources, &task_definition);
+    let task_definition = task_definition(cx, w, task.clone(), health.clone(), roles, &log_group);
+    reference_parameters(cx, w, used.resources, &task_definition);
     let (mut discovery, mut dns_name, mut target_group, mut host) = (None, None, None, None);
     let env = cx.env;
     match w.spec.expose {
@@ -95,7 +107,8 @@ fn lower(
             }
         }
     }
-    let service = service(cx, w, task_definition, discovery, target_group, platform);
+    let security_groups = network::workload(cx, used.resources, (w.name, &w.base, w.spec));
+    let service = service(cx, w, (task_definition, security_groups), discovery, target_group, platform);
     if w.scale.max > w.scale.min {
         scaling(cx, w, &service, platform);
     }
@@ -128,16 +141,35 @@ fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
     cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
 }
 
+/// The workload's execution and task roles, granted from its log group, its parameters and
+/// the items of the resources it uses.
+fn roles(cx: &mut Cx, w: &Lowering, used: &Used, log_group: &str) -> Roles {
+    let secrets = task_secrets(cx, w);
+    let id = Identity {
+        image: w.spec.image.as_str(),
+        log_group,
+        parameters: secrets.iter().map(|s| s.parameter.as_str()).collect(),
+        uses: w
+            .bindings
+            .iter()
+            .filter_map(|b| used.resources.position(&b.resource))
+            .map(|i| &cx.items[used.items[i].clone()])
+            .collect(),
+    };
+    let (execution, task) = identity::grants(&id, &cx.secrets.kms_key);
+    identity::lower(cx, w.name, &w.base, execution, task)
+}
+
 /// The task definition; returns its id.
 fn task_definition(
     cx: &mut Cx,
     w: &Lowering,
     task: TaskSize,
     health: Option<HealthSpec>,
+    roles: Roles,
     log_group: &CompactString,
-    platform: &Platform,
 ) -> CompactString {
-    let execution_role = platform.execution_role.clone().unwrap_or_default();
+    let Roles { execution: execution_role, task: task_role } = roles;
     let spec = ItemSpec::TaskDefinition {
         workload: w.name.into(),
         image: w.spec.image.as_str().into(),
@@ -148,14 +180,15 @@ fn task_definition(
         environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
         secrets: task_secrets(cx, w),
         execution_role: execution_role.clone(),
+        task_role: task_role.clone(),
         log_group: log_group.clone(),
     };
     let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
-    cx.push(
-        NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
-            .size(w.size)
-            .depends_on(vec![execution_role, log_group.clone()]),
-    )
+    cx.push(NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec).size(w.size).depends_on(vec![
+        execution_role,
+        task_role,
+        log_group.clone(),
+    ]))
 }
 
 /// The SSM parameters the task reads: its bindings' variables, then its own secrets.
@@ -248,7 +281,7 @@ fn public_entry(
 fn service(
     cx: &mut Cx,
     w: &Lowering,
-    task_definition: CompactString,
+    (task_definition, security_groups): (CompactString, Vec<CompactString>),
     discovery: Option<CompactString>,
     target_group: Option<CompactString>,
     platform: &Platform,
@@ -258,6 +291,7 @@ fn service(
     let mut depends_on = vec![cluster.clone(), task_definition.clone()];
     depends_on.extend(discovery.iter().cloned());
     depends_on.extend(target_group.iter().cloned());
+    depends_on.extend(security_groups.iter().cloned());
     let spec = ItemSpec::EcsService {
         workload: w.name.into(),
         cluster,
@@ -267,6 +301,7 @@ fn service(
         discovery_service: discovery,
         target_group,
         port: w.spec.port,
+        security_groups,
     };
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)

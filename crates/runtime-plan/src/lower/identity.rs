@@ -1,0 +1,220 @@
+//! Identity: each workload's two IAM roles, each granted exactly what the plan derives for it
+//! and nothing else.
+//!
+//! - The task role (what the containers run as): per used queue, the five message actions on
+//!   the queue and its dead-letter queue; per used topic, `sns:Publish` on it; per used bucket,
+//!   `s3:ListBucket` on it and object get/put/delete under it. Postgres and caches authenticate
+//!   with passwords, so they grant nothing here.
+//! - The execution role (what the ECS agent uses to start the task): `logs:CreateLogStream`
+//!   and `logs:PutLogEvents` on the streams of its own log group (the `awslogs` driver);
+//!   `ssm:GetParameters` on exactly the parameters its task definition references and
+//!   `kms:Decrypt` on their key;
+//!   for an image on ECR, the pull actions on its repository and `ecr:GetAuthorizationToken`,
+//!   the one action AWS authorizes on no resource (`*`). Images from other registries are
+//!   pulled anonymously and need nothing.
+//!
+//! No action is a wildcard; the renderer turns each [`PolicyResource`] into an ARN.
+
+use compact_str::CompactString;
+
+use super::cat;
+use super::context::{Cx, NewItem};
+use crate::plan::{Grant, ItemKind, ItemSpec, PlannedItem, PolicyResource};
+
+/// What a workload's task uses on a queue (its dead-letter queue too).
+pub(super) const QUEUE_ACTIONS: [&str; 5] = [
+    "sqs:ChangeMessageVisibility",
+    "sqs:DeleteMessage",
+    "sqs:GetQueueAttributes",
+    "sqs:ReceiveMessage",
+    "sqs:SendMessage",
+];
+/// What a workload's task uses on a topic.
+pub(super) const TOPIC_ACTIONS: [&str; 1] = ["sns:Publish"];
+/// What a workload's task uses on a bucket itself.
+pub(super) const BUCKET_ACTIONS: [&str; 1] = ["s3:ListBucket"];
+/// What a workload's task uses on the objects of a bucket.
+pub(super) const OBJECT_ACTIONS: [&str; 3] = ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+/// What the `awslogs` driver uses, through the execution role, on the workload's log group.
+pub(super) const LOG_ACTIONS: [&str; 2] = ["logs:CreateLogStream", "logs:PutLogEvents"];
+/// What the execution role uses on the parameters of its task definition.
+pub(super) const PARAMETER_ACTIONS: [&str; 1] = ["ssm:GetParameters"];
+/// What the execution role uses on the parameters' key.
+pub(super) const KEY_ACTIONS: [&str; 1] = ["kms:Decrypt"];
+/// The ECR token: AWS authorizes it on no resource, so it is granted on `*`.
+pub(super) const ECR_TOKEN_ACTIONS: [&str; 1] = ["ecr:GetAuthorizationToken"];
+/// What pulling an image uses on its ECR repository.
+pub(super) const ECR_PULL_ACTIONS: [&str; 3] =
+    ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"];
+
+/// A workload's roles, by logical id.
+pub(super) struct Roles {
+    pub(super) execution: CompactString,
+    pub(super) task: CompactString,
+}
+
+/// What one workload's roles are granted from.
+pub(super) struct Identity<'a> {
+    /// Its pinned image.
+    pub(super) image: &'a str,
+    /// Logical id of its log group.
+    pub(super) log_group: &'a str,
+    /// The SSM parameters its task definition references, in order.
+    pub(super) parameters: Vec<&'a str>,
+    /// The items of each resource it uses, in order.
+    pub(super) uses: Vec<&'a [PlannedItem]>,
+}
+
+/// The grants of a workload's two roles: (execution, task).
+pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
+    let mut execution =
+        vec![grant(&LOG_ACTIONS, vec![PolicyResource::ItemLogStreams { item: id.log_group.into() }])];
+    if let Some(repository) = ecr_repository(id.image) {
+        execution.push(grant(&ECR_TOKEN_ACTIONS, vec![PolicyResource::Any]));
+        execution.push(grant(&ECR_PULL_ACTIONS, vec![PolicyResource::Arn { arn: repository }]));
+    }
+    let mut parameters: Vec<PolicyResource> = Vec::with_capacity(id.parameters.len());
+    for p in &id.parameters {
+        let r = PolicyResource::SsmParameter { name: (*p).into() };
+        if !parameters.contains(&r) {
+            parameters.push(r);
+        }
+    }
+    if !parameters.is_empty() {
+        execution.push(grant(&PARAMETER_ACTIONS, parameters));
+        execution.push(grant(&KEY_ACTIONS, vec![kms_key_resource(kms_key)]));
+    }
+    let task = id.uses.iter().flat_map(|items| use_grants(items)).collect();
+    (execution, task)
+}
+
+/// Declares workload `workload`'s execution role and task role with their grants (see
+/// [`grants`]); `base` is `<product>-<env>-<workload>`.
+pub(super) fn lower(
+    cx: &mut Cx,
+    workload: &str,
+    base: &str,
+    execution_grants: Vec<Grant>,
+    task_grants: Vec<Grant>,
+) -> Roles {
+    let name = cx.named(ItemKind::TaskExecutionRole, cat(&[base, "-execution"]));
+    let spec = ItemSpec::TaskExecutionRole { workload: workload.into(), grants: execution_grants };
+    let execution = cx.push(NewItem::new(cat(&[workload, "_execution-role"]), name, Some(workload), spec));
+    let name = cx.named(ItemKind::TaskRole, cat(&[base, "-task"]));
+    let mut on: Vec<CompactString> = Vec::new();
+    for r in task_grants.iter().flat_map(|g| &g.resources) {
+        if let PolicyResource::Item { item } | PolicyResource::ItemObjects { item } = r
+            && !on.contains(item)
+        {
+            on.push(item.clone());
+        }
+    }
+    let spec = ItemSpec::TaskRole { workload: workload.into(), grants: task_grants };
+    let task =
+        cx.push(NewItem::new(cat(&[workload, "_task-role"]), name, Some(workload), spec).depends_on(on));
+    Roles { execution, task }
+}
+
+fn grant(actions: &[&'static str], resources: Vec<PolicyResource>) -> Grant {
+    Grant { actions: actions.to_vec(), resources }
+}
+
+/// What using one resource grants, from its items: queues, topics and buckets only.
+fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
+    let item = |i: &PlannedItem| PolicyResource::Item { item: i.id.clone() };
+    let queues: Vec<PolicyResource> = items
+        .iter()
+        .filter(|i| matches!(i.kind, ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue))
+        .map(item)
+        .collect();
+    let mut out = Vec::new();
+    if !queues.is_empty() {
+        out.push(grant(&QUEUE_ACTIONS, queues));
+    }
+    for i in items {
+        match i.kind {
+            ItemKind::SnsTopic => out.push(grant(&TOPIC_ACTIONS, vec![item(i)])),
+            ItemKind::S3Bucket => {
+                out.push(grant(&BUCKET_ACTIONS, vec![item(i)]));
+                out.push(grant(&OBJECT_ACTIONS, vec![PolicyResource::ItemObjects { item: i.id.clone() }]));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The key of `secrets.ssm.kmsKey`: an alias (looked up by name), a key ARN, or a key id.
+pub(super) fn kms_key_resource(key: &str) -> PolicyResource {
+    if key.starts_with("alias/") {
+        PolicyResource::KmsAlias { alias: key.into() }
+    } else if let Some(i) = key.find(":alias/").filter(|_| key.starts_with("arn:")) {
+        PolicyResource::KmsAlias { alias: key[i + 1..].into() }
+    } else if key.starts_with("arn:") {
+        PolicyResource::Arn { arn: key.into() }
+    } else {
+        PolicyResource::KmsKeyId { id: key.into() }
+    }
+}
+
+/// The ARN of the ECR repository of an image (`<account>.dkr.ecr.<region>.amazonaws.com/<repo>`),
+/// when the image is on ECR.
+pub(super) fn ecr_repository(image: &str) -> Option<CompactString> {
+    let (host, path) = image.split_once('/')?;
+    let (account, rest) = host.split_once(".dkr.ecr.")?;
+    let region = rest.strip_suffix(".amazonaws.com")?;
+    let valid_account = account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit());
+    if !valid_account || region.is_empty() || region.contains('.') {
+        return None;
+    }
+    let name = path.split('@').next().unwrap_or(path);
+    // A tag follows the last `:` after the last `/`.
+    let last_slash = name.rfind('/').map_or(0, |i| i + 1);
+    let repository = match name[last_slash..].find(':') {
+        Some(i) => &name[..last_slash + i],
+        None => name,
+    };
+    Some(cat(&["arn:aws:ecr:", region, ":", account, ":repository/", repository]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecr_images_name_their_repository_and_others_none() {
+        let digest = "0".repeat(64);
+        let ecr = format!("123456789012.dkr.ecr.eu-west-1.amazonaws.com/team/app:1.2@sha256:{digest}");
+        assert_eq!(
+            ecr_repository(&ecr).as_deref(),
+            Some("arn:aws:ecr:eu-west-1:123456789012:repository/team/app")
+        );
+        let untagged = format!("123456789012.dkr.ecr.us-east-1.amazonaws.com/app@sha256:{digest}");
+        assert_eq!(
+            ecr_repository(&untagged).as_deref(),
+            Some("arn:aws:ecr:us-east-1:123456789012:repository/app")
+        );
+        for other in [
+            format!("metabase/metabase:v0.50.3@sha256:{digest}"),
+            format!("ghcr.io/acme/pdf:1@sha256:{digest}"),
+            format!("12345.dkr.ecr.eu-west-1.amazonaws.com/app@sha256:{digest}"),
+        ] {
+            assert_eq!(ecr_repository(&other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn kms_keys_are_aliases_arns_or_ids() {
+        assert_eq!(
+            kms_key_resource("alias/aws/ssm"),
+            PolicyResource::KmsAlias { alias: "alias/aws/ssm".into() }
+        );
+        assert_eq!(
+            kms_key_resource("arn:aws:kms:us-east-1:123456789012:alias/app"),
+            PolicyResource::KmsAlias { alias: "alias/app".into() }
+        );
+        let arn = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+        assert_eq!(kms_key_resource(arn), PolicyResource::Arn { arn: arn.into() });
+        assert_eq!(kms_key_resource("1234abcd"), PolicyResource::KmsKeyId { id: "1234abcd".into() });
+    }
+}

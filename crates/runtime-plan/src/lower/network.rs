@@ -1,0 +1,241 @@
+//! The network: a security group for the ALB, each workload, each postgres proxy and database
+//! and each cache, with rules derived from the graph alone. What a rule does not allow is
+//! denied (the groups have no default egress).
+//!
+//! | group | ingress | egress |
+//! |---|---|---|
+//! | ALB | the internet on 443 and 80 | each public workload on its port |
+//! | a workload | public: the ALB on its port; internal: the environment's workloads group on its port | 443 to the internet (AWS APIs, registries), each used postgres's proxy on 5432, each used cache on 6379 |
+//! | the environment's workloads group (on every service, when a workload is internal) | none | each internal workload on its port |
+//! | a proxy | each workload that uses its postgres, on 5432 | its database on 5432, 443 to the internet (Secrets Manager) |
+//! | a database | its proxy on 5432 | none |
+//! | a cache | each workload that uses it, on 6379 | none |
+//! | `<target>` members group | the members' groups (`memberSecurityGroupIds`) on the port | none |
+//!
+//! Members run outside the program: a target the members reach (the proxy of a postgres a
+//! member uses, a cache a member uses, an internal workload) gets a second group whose only
+//! rule admits the members' groups. It is a group of its own because the members' groups are a
+//! list input, which only a group's own rule list can take.
+
+use compact_str::CompactString;
+use indexmap::IndexMap;
+use runway_schema::{Expose, Kind, Workload};
+
+use super::context::{Cx, NewItem};
+use super::resources::Resources;
+use super::{CACHE_PORT, POSTGRES_PORT, cat};
+use crate::plan::{Binding, ConsumerKind, ItemKind, ItemSpec, Peer, SecurityRule};
+
+/// HTTPS: the ALB's listener, and what tasks and proxies reach AWS APIs and registries on.
+pub const HTTPS_PORT: u16 = 443;
+/// HTTP: the ALB's redirect to HTTPS.
+pub const HTTP_PORT: u16 = 80;
+
+/// Who reaches what, from the graph: read by every group's lowering.
+pub(super) struct Network {
+    /// The workloads that use each resource, by resource position.
+    users: Vec<Vec<CompactString>>,
+    /// Does a member use the resource, by resource position.
+    member_uses: Vec<bool>,
+    /// Internal and public workloads with their ports, in file order.
+    internal: Vec<(CompactString, u16)>,
+    public: Vec<(CompactString, u16)>,
+    /// Does the product have members.
+    members: bool,
+    /// The ALB's group, once declared (public workloads with a domain).
+    alb: Option<CompactString>,
+    /// The environment's workloads group, once declared (internal workloads).
+    workloads: Option<CompactString>,
+}
+
+impl Network {
+    /// The graph's reach: workloads and members from the bindings, exposure from the workloads.
+    pub(super) fn new(
+        bindings: &[Binding],
+        resources: &Resources,
+        workloads: &IndexMap<String, Workload>,
+        members: bool,
+    ) -> Self {
+        let mut users = vec![Vec::new(); resources.len()];
+        let mut member_uses = vec![false; resources.len()];
+        for b in bindings {
+            let Some(i) = resources.position(&b.resource) else { continue };
+            match b.consumer_kind {
+                ConsumerKind::Workload => users[i].push(b.consumer.clone()),
+                _ => member_uses[i] = true,
+            }
+        }
+        let with = |expose: Expose| {
+            workloads
+                .iter()
+                .filter(|(_, w)| w.expose == expose)
+                .map(|(n, w)| (CompactString::from(n.as_str()), w.port))
+                .collect()
+        };
+        Network {
+            users,
+            member_uses,
+            internal: with(Expose::Internal),
+            public: with(Expose::Public),
+            members,
+            alb: None,
+            workloads: None,
+        }
+    }
+}
+
+/// The logical id of the ALB's group.
+const ALB_GROUP: &str = "env_alb-security-group";
+/// The logical id of the environment's workloads group.
+const WORKLOADS_GROUP: &str = "env_workloads-security-group";
+
+fn workload_group(w: &str) -> CompactString {
+    cat(&[w, "_security-group"])
+}
+
+fn proxy_group(r: &str) -> CompactString {
+    cat(&[r, "_proxy-security-group"])
+}
+
+fn db_group(r: &str) -> CompactString {
+    cat(&[r, "_db-security-group"])
+}
+
+fn cache_group(r: &str) -> CompactString {
+    cat(&[r, "_cache-security-group"])
+}
+
+fn rule(peer: Peer, port: u16) -> SecurityRule {
+    SecurityRule { peer, port }
+}
+
+fn group_peer(id: CompactString) -> Peer {
+    Peer::Group { item: id }
+}
+
+/// Declares a group; returns its id.
+fn group(
+    cx: &mut Cx,
+    (id, name, owner): (CompactString, CompactString, Option<&str>),
+    guards: CompactString,
+    ingress: Vec<SecurityRule>,
+    egress: Vec<SecurityRule>,
+) -> CompactString {
+    let name = cx.named(ItemKind::SecurityGroup, name);
+    cx.push(NewItem::new(id, name, owner, ItemSpec::SecurityGroup { guards, ingress, egress }))
+}
+
+/// A target's members group, when the members reach it on `port`: its id.
+fn members_group(cx: &mut Cx, id: CompactString, stem: &str, owner: &str, port: u16) -> CompactString {
+    let guards = cat(&[owner, " from members"]);
+    let name = cat(&[stem, "-members-sg"]);
+    group(cx, (id, name, Some(owner)), guards, vec![rule(Peer::Members, port)], Vec::new())
+}
+
+/// The ALB's group: the internet on 443 and 80 in, each public workload on its port out.
+pub(super) fn alb(cx: &mut Cx, env_base: &str) -> CompactString {
+    let ingress = vec![rule(Peer::Internet, HTTPS_PORT), rule(Peer::Internet, HTTP_PORT)];
+    let egress =
+        cx.network.public.iter().map(|(w, port)| rule(group_peer(workload_group(w)), *port)).collect();
+    let name = cat(&[env_base, "-alb-sg"]);
+    let id = group(cx, (ALB_GROUP.into(), name, None), "alb".into(), ingress, egress);
+    cx.network.alb = Some(id.clone());
+    id
+}
+
+/// The environment's workloads group, when a workload is internal: on every service, it lets
+/// the tasks reach the internal workloads.
+pub(super) fn workloads(cx: &mut Cx, env_base: &str) {
+    if cx.network.internal.is_empty() {
+        return;
+    }
+    let egress =
+        cx.network.internal.iter().map(|(w, port)| rule(group_peer(workload_group(w)), *port)).collect();
+    let name = cat(&[env_base, "-workloads-sg"]);
+    let id = group(cx, (WORKLOADS_GROUP.into(), name, None), "workloads".into(), Vec::new(), egress);
+    cx.network.workloads = Some(id);
+}
+
+/// A workload's groups: its own, the environment's workloads group when there is one, and its
+/// members group when it is internal and the product has members.
+pub(super) fn workload(
+    cx: &mut Cx,
+    resources: &Resources,
+    (name, base, spec): (&str, &str, &Workload),
+) -> Vec<CompactString> {
+    let from = match spec.expose {
+        Expose::Public => cx.network.alb.clone(),
+        Expose::Internal => cx.network.workloads.clone(),
+    };
+    let ingress = from.into_iter().map(|g| rule(group_peer(g), spec.port)).collect();
+    let mut egress = vec![rule(Peer::Internet, HTTPS_PORT)];
+    for r in spec.uses.iter().filter_map(|u| resources.get(u)) {
+        match r.spec.kind() {
+            Kind::Postgres => egress.push(rule(group_peer(proxy_group(&r.name)), POSTGRES_PORT)),
+            Kind::Cache => egress.push(rule(group_peer(cache_group(&r.name)), CACHE_PORT)),
+            _ => {}
+        }
+    }
+    let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));
+    let mut groups = vec![group(cx, id, cat(&["workload ", name]), ingress, egress)];
+    groups.extend(cx.network.workloads.clone());
+    if spec.expose == Expose::Internal && cx.network.members {
+        groups.push(members_group(cx, cat(&[name, "_members-security-group"]), base, name, spec.port));
+    }
+    groups
+}
+
+/// A postgres resource's database groups (declared by [`declare_postgres`]).
+pub(super) fn database_groups(r: &str) -> Vec<CompactString> {
+    vec![db_group(r)]
+}
+
+/// A postgres resource's proxy groups (declared by [`declare_postgres`]): its own, and the
+/// members' group when a member uses it.
+pub(super) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
+    let mut groups = vec![proxy_group(r)];
+    if cx.network.member_uses[index] {
+        groups.push(cat(&[r, "_proxy-members-security-group"]));
+    }
+    groups
+}
+
+/// A cache's groups (declared by [`declare_cache`]): its own, and the members' group when a
+/// member uses it.
+pub(super) fn cache_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
+    let mut groups = vec![cache_group(r)];
+    if cx.network.member_uses[index] {
+        groups.push(cat(&[r, "_cache-members-security-group"]));
+    }
+    groups
+}
+
+/// Declares a postgres resource's groups, after its items (its database stays its main item):
+/// the database's (its proxy on 5432); the proxy's (the workloads that use it in, its database
+/// and Secrets Manager out); and the members' group when a member uses it.
+pub(super) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
+    let ingress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT)];
+    let id = (db_group(r), cat(&[base, "-db-sg"]), Some(r));
+    group(cx, id, cat(&[r, " database"]), ingress, Vec::new());
+    let ingress =
+        cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), POSTGRES_PORT)).collect();
+    let egress = vec![rule(group_peer(db_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
+    let id = (proxy_group(r), cat(&[base, "-proxy-sg"]), Some(r));
+    group(cx, id, cat(&[r, " proxy"]), ingress, egress);
+    if cx.network.member_uses[index] {
+        let stem = cat(&[base, "-proxy"]);
+        members_group(cx, cat(&[r, "_proxy-members-security-group"]), &stem, r, POSTGRES_PORT);
+    }
+}
+
+/// Declares a cache's groups, after its replication group: its own (the workloads that use it
+/// in), and the members' group when a member uses it.
+pub(super) fn declare_cache(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
+    let ingress =
+        cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), CACHE_PORT)).collect();
+    let id = (cache_group(r), cat(&[base, "-sg"]), Some(r));
+    group(cx, id, cat(&[r, " cache"]), ingress, Vec::new());
+    if cx.network.member_uses[index] {
+        members_group(cx, cat(&[r, "_cache-members-security-group"]), base, r, CACHE_PORT);
+    }
+}
