@@ -562,3 +562,22 @@ fn text_renders_every_section() {
     assert_eq!(ct.lines().count(), 4);
     assert!(ct.contains("uncapped"));
 }
+
+/// An `env` value `${VAR}` reaches the container under the image's own name, from the bound
+/// variable's SSM parameter: a secret, never a plain value.
+#[test]
+fn env_references_are_delivered_as_secrets_under_the_images_names() {
+    let p = plan(&common::shipped_example(), "production", &cat()).unwrap();
+    let ItemSpec::TaskDefinition { environment, secrets, .. } = &p.item("metabase_task").unwrap().spec else {
+        panic!("metabase_task is not a task definition")
+    };
+    let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| s.parameter.as_str());
+    for (name, variable) in [("MB_DB_HOST", "MAIN_DB_HOST"), ("MB_DB_PASS", "MAIN_DB_PASSWORD")] {
+        let parameter = format!("/acme-shop/production/main-db/{variable}");
+        assert_eq!(secret(name), Some(parameter.as_str()), "{name}");
+        assert_eq!(secret(name), secret(variable), "{name} and {variable} come from one parameter");
+        assert!(!environment.contains_key(name), "{name} must not be a plain value");
+    }
+    assert_eq!(environment.get("MB_DB_TYPE").map(|v| v.as_str()), Some("postgres"));
+    assert!(environment.values().all(|v| !v.contains("${")), "no reference is passed as text");
+}

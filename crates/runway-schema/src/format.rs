@@ -200,7 +200,8 @@ struct WorkloadFile {
     port: u16,
     /// HTTP (`path`) or command (`command`) health check.
     health: Option<HealthFile>,
-    /// Plain environment values.
+    /// Environment values: plain text, or exactly `${VAR}` for a variable of a used resource
+    /// (delivered from its SSM parameter, under this name).
     env: Option<IndexMap<String, String>>,
     /// Names of secrets the workload reads; values are set by people.
     secrets: Option<Vec<String>>,

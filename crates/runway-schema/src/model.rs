@@ -357,6 +357,10 @@ pub struct Workload {
     pub health: Option<Health>,
     /// Plain environment values.
     pub env: IndexMap<String, String>,
+    /// Environment variables whose value is a variable the workload is bound to (`env` values
+    /// written `${VAR}`): name -> bound variable. Delivered from that variable's SSM
+    /// parameter, never as plain text.
+    pub env_from: IndexMap<String, String>,
     /// Names of secrets the workload reads; values are set by people.
     pub secrets: Vec<String>,
     /// Resources it consumes, in file order.

@@ -191,7 +191,8 @@ fn task_definition(
     ]))
 }
 
-/// The SSM parameters the task reads: its bindings' variables, then its own secrets.
+/// The SSM parameters the task reads: its bindings' variables, its own secrets, then its `env`
+/// values that reference a bound variable (under the `env` name).
 fn task_secrets(cx: &Cx, w: &Lowering) -> Vec<TaskSecret> {
     let mut secrets = Vec::new();
     for b in w.bindings {
@@ -201,6 +202,13 @@ fn task_secrets(cx: &Cx, w: &Lowering) -> Vec<TaskSecret> {
     }
     for s in &w.spec.secrets {
         secrets.push(TaskSecret { name: s.as_str().into(), parameter: cx.secrets.ssm_name(w.name, s) });
+    }
+    // `env` values written `${VAR}`: the image's own name, from the bound variable's parameter.
+    for (name, var) in &w.spec.env_from {
+        let bound = w.bindings.iter().flat_map(|b| b.variables.iter().zip(b.ssm.iter()));
+        if let Some((_, param)) = bound.into_iter().find(|(v, _)| v.as_str() == var) {
+            secrets.push(TaskSecret { name: name.as_str().into(), parameter: param.clone() });
+        }
     }
     secrets
 }

@@ -36,6 +36,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
             unhealthy_threshold: 3,
         }),
         env: sizes(&[("MB_DB_TYPE", "postgres")]),
+        env_from: IndexMap::new(),
         secrets: vec!["MB_ENCRYPTION_SECRET_KEY".into()],
         uses: uses.iter().map(|s| s.to_string()).collect(),
         expose,
