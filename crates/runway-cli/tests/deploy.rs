@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use aws_adapter::aws::{
-    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy, Scope,
+    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterExpectation, ParameterWrite,
+    ProxyAdminCopy, Scope,
 };
 use secrets_adapter::SecretString;
 use serde_json::{Value, json};
@@ -509,4 +510,75 @@ impl Drop for Canned {
             let _ = thread.join();
         }
     }
+}
+
+/// The names an emitted program looks up with `fn::invoke` of `function`: the `name:` argument
+/// following each call.
+fn looked_up(program: &str, function: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut lines = program.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == format!("function: {function}") {
+            let name = lines.find_map(|l| l.trim().strip_prefix("name: ")).unwrap();
+            names.push(name.trim_matches('"').to_owned());
+        }
+    }
+    names
+}
+
+/// The first deploy by the documented order, from an empty account: after `secrets prepare`,
+/// everything `pulumi up` looks up exists (the proxy secret in Secrets Manager, each cache's
+/// AUTH token in SSM); then a simulated `up` (its outputs file), `secrets publish`,
+/// `ssm publish` and `ssm verify` finish with every parameter in place.
+#[test]
+fn the_documented_order_runs_from_an_empty_account() {
+    let (infisical, moto) = (start_infisical(), Moto::start());
+    let dir = scratch("deploy-first");
+    let file = example();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+    let out = dir.join("program");
+    let emit = run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]);
+    assert_eq!(emit.code, 0, "{}", emit.stderr);
+    let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
+    let parameters = looked_up(&program, "aws:ssm:getParameter");
+    assert_eq!(parameters.len(), 2, "the example's two caches: {parameters:?}");
+    assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET]);
+
+    let prepare = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(prepare.code, 0, "{}", prepare.stderr);
+    for name in &parameters {
+        assert!(prepare.stdout.contains(&format!("created   {name} (ssm)")), "{}", prepare.stdout);
+    }
+    let expected: Vec<ParameterExpectation> = parameters
+        .iter()
+        .map(|name| ParameterExpectation { name: name.clone(), kms_key: "alias/aws/ssm".into() })
+        .collect();
+    let report = with_aws(&moto, async |aws| aws.ssm_verify(&expected).await.unwrap());
+    assert!(report.is_ok(), "after prepare, pulumi up would not find: {report}");
+    let password = infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD").unwrap();
+    assert_eq!(proxy_state(&moto, &password), Action::Unchanged, "the proxy secret is in place");
+
+    // `pulumi up` (simulated by its outputs file), then the rest of the documented order.
+    let outputs = outputs_file(&dir);
+    let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
+    assert_eq!(publish.code, 0, "{}", publish.stderr);
+    let ssm = run(&["ssm", "publish", "--env", "dev", file]);
+    assert_eq!(ssm.code, 0, "{}", ssm.stderr);
+    for name in &parameters {
+        assert!(ssm.stdout.contains(&format!("unchanged {name}")), "{}", ssm.stdout);
+    }
+    let verify = run(&["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(verify.code, 1, "only the person-set secret is missing: {}", verify.stdout);
+    assert!(verify.stdout.contains("15 parameter(s) checked, 1 problem(s)"), "{}", verify.stdout);
+    assert!(
+        verify.stdout.contains("missing    /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"),
+        "{}",
+        verify.stdout
+    );
+
+    let secrets: Vec<String> =
+        infisical.values().into_values().filter(|v| v.len() > 12 && !v.contains("${")).collect();
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    assert_no_secret(&[&prepare, &publish, &ssm, &verify], &secrets);
 }
