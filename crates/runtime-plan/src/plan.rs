@@ -412,6 +412,8 @@ pub enum ItemKind {
     Budget,
     /// CloudWatch Logs log group of a workload's containers.
     LogGroup,
+    /// Route 53 alias record of a public workload's host to the ALB.
+    DnsRecord,
 }
 
 impl ItemKind {
@@ -464,6 +466,7 @@ impl ItemKind {
             ItemKind::ScalingPolicy => "scaling-policy",
             ItemKind::Budget => "budget",
             ItemKind::LogGroup => "log-group",
+            ItemKind::DnsRecord => "dns-record",
         }
     }
 }
@@ -504,6 +507,7 @@ impl ItemKind {
             ItemKind::LogGroup => "log group",
             ItemKind::TaskRole => "task role",
             ItemKind::SecurityGroup => "security group",
+            ItemKind::DnsRecord => "DNS record",
         }
     }
 }
@@ -669,6 +673,23 @@ pub enum Peer {
     Members,
 }
 
+/// What a listener does with a request no rule matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum ListenerAction {
+    /// A fixed `404 not found`.
+    NotFound,
+    /// A redirect to the same host and path over HTTPS.
+    #[serde(rename_all = "camelCase")]
+    RedirectToHttps {
+        /// The HTTPS port (443).
+        port: u16,
+        /// `HTTP_301` (permanent).
+        status_code: CompactString,
+    },
+}
+
 /// Every property of an item, by type. Item references are logical ids.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -714,15 +735,23 @@ pub enum ItemSpec {
         domain: CompactString,
         /// Logical ids of its security groups.
         security_groups: Vec<CompactString>,
+        /// Requests with header names that are not valid HTTP are dropped, never forwarded.
+        drop_invalid_header_fields: bool,
     },
-    /// HTTPS listener with the program's certificate input; default action 404.
+    /// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
+    /// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
+    #[serde(rename_all = "camelCase")]
     AlbListener {
         /// The ALB.
         alb: CompactString,
-        /// 443.
+        /// 443 or 80.
         port: u16,
-        /// `HTTPS`.
+        /// `HTTPS` or `HTTP`.
         protocol: CompactString,
+        /// The TLS policy (HTTPS only).
+        ssl_policy: Option<CompactString>,
+        /// What a request no rule matches gets.
+        default_action: ListenerAction,
     },
     /// DB subnet group over the program's private subnets input.
     DbSubnetGroup {},
@@ -944,6 +973,15 @@ pub enum ItemSpec {
         port: u16,
         /// Logical ids of its tasks' security groups.
         security_groups: Vec<CompactString>,
+        /// A deployment whose tasks do not become healthy stops and rolls back to the last
+        /// working one (the deployment circuit breaker with rollback).
+        rollback_failed_deployments: bool,
+        /// Seconds the target group's failing health checks are ignored after a task starts
+        /// (public workloads); `None` without a target group.
+        health_check_grace_period_seconds: Option<u32>,
+        /// The deploy waits until the service is steady (its tasks running and healthy), so a
+        /// crash-looping deployment fails the deploy.
+        wait_for_steady_state: bool,
     },
     /// Cloud Map service: A records of the tasks.
     #[serde(rename_all = "camelCase")]
@@ -1012,6 +1050,21 @@ pub enum ItemSpec {
         metric: CompactString,
         /// Target value in percent.
         target_value: u32,
+    },
+    /// Route 53 alias record: a public workload's host, in the program's hosted zone input,
+    /// resolving to the ALB.
+    #[serde(rename_all = "camelCase")]
+    DnsRecord {
+        /// The workload.
+        workload: CompactString,
+        /// `<workload>.<domain>`.
+        host: CompactString,
+        /// `A` (the ALB is IPv4).
+        record_type: CompactString,
+        /// Logical id of the ALB the alias points to.
+        alb: CompactString,
+        /// Route 53 answers only while the ALB has a healthy target for the host.
+        evaluate_target_health: bool,
     },
     /// A workload's log group: its containers' output, kept for the environment's retention.
     #[serde(rename_all = "camelCase")]

@@ -28,6 +28,7 @@ fn production_declares_every_item_of_the_example() {
             SecurityGroup,
             Alb,
             AlbListener,
+            AlbListener,
             DbSubnetGroup,
             CacheSubnetGroup
         ]
@@ -76,6 +77,7 @@ fn production_declares_every_item_of_the_example() {
             TaskDefinition,
             AlbTargetGroup,
             AlbListenerRule,
+            DnsRecord,
             SecurityGroup,
             EcsService
         ]
@@ -149,6 +151,78 @@ fn public_and_internal_names() {
     let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
     assert_eq!(w.dns_name.as_deref(), Some("metabase.production.acme-shop.internal"));
     assert_eq!(p.item("main-db_db").unwrap().physical_name, "acme-shop-production-main-db");
+}
+
+#[test]
+fn the_alb_redirects_http_to_https_and_drops_invalid_headers() {
+    let p = plan(&common::example(), "dev", &cat()).unwrap();
+    let ItemSpec::Alb { drop_invalid_header_fields, .. } = &p.item("env_alb").unwrap().spec else { panic!() };
+    assert!(*drop_invalid_header_fields);
+    let ItemSpec::AlbListener { alb, port, protocol, ssl_policy, default_action } =
+        &p.item("env_alb-http-listener").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!((alb.as_str(), *port, protocol.as_str(), ssl_policy), ("env_alb", 80, "HTTP", &None));
+    assert_eq!(
+        default_action,
+        &ListenerAction::RedirectToHttps { port: 443, status_code: "HTTP_301".into() }
+    );
+    let ItemSpec::AlbListener { port, protocol, ssl_policy, default_action, .. } =
+        &p.item("env_alb-listener").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!((*port, protocol.as_str(), default_action), (443, "HTTPS", &ListenerAction::NotFound));
+    assert!(ssl_policy.as_deref().unwrap().starts_with("ELBSecurityPolicy-TLS13"));
+    // Free: the ALB's price covers its listeners.
+    assert_eq!(p.item("env_alb-http-listener").unwrap().monthly, Some(Money::ZERO));
+}
+
+#[test]
+fn services_roll_back_wait_and_start_after_their_listener_rule() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let shop = p.item("shop_service").unwrap();
+    let ItemSpec::EcsService {
+        rollback_failed_deployments,
+        health_check_grace_period_seconds,
+        wait_for_steady_state,
+        target_group,
+        ..
+    } = &shop.spec
+    else {
+        panic!()
+    };
+    assert!(*rollback_failed_deployments && *wait_for_steady_state);
+    assert_eq!(*health_check_grace_period_seconds, Some(lower::HEALTH_CHECK_GRACE_SECONDS));
+    assert!(shop.depends_on.iter().any(|d| d == "shop_listener-rule"), "{:?}", shop.depends_on);
+    assert!(shop.depends_on.contains(target_group.as_ref().unwrap()));
+    // An internal service has no target group, hence no grace period; it still rolls back and waits.
+    let ItemSpec::EcsService {
+        rollback_failed_deployments,
+        health_check_grace_period_seconds,
+        wait_for_steady_state,
+        ..
+    } = &p.item("metabase_service").unwrap().spec
+    else {
+        panic!()
+    };
+    assert!(*rollback_failed_deployments && *wait_for_steady_state);
+    assert_eq!(*health_check_grace_period_seconds, None);
+}
+
+#[test]
+fn each_public_host_has_an_alias_record_to_the_alb() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let records: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::DnsRecord).collect();
+    let hosts: Vec<&str> = p.workloads.iter().filter_map(|w| w.host.as_deref()).collect();
+    assert_eq!(records.iter().map(|r| r.physical_name.as_str()).collect::<Vec<_>>(), hosts);
+    let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &records[0].spec else {
+        panic!()
+    };
+    assert_eq!((host.as_str(), record_type.as_str(), alb.as_str()), ("shop.acme.example", "A", "env_alb"));
+    assert!(*evaluate_target_health);
+    assert_eq!(records[0].monthly, Some(Money::ZERO));
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub(super) enum Input {
     PrivateSubnetIds,
     PublicSubnetIds,
     CertificateArn,
+    HostedZoneId,
     BudgetAlertEmails,
     MemberSecurityGroupIds,
 }
@@ -30,6 +31,7 @@ impl Input {
             Input::PrivateSubnetIds => "privateSubnetIds",
             Input::PublicSubnetIds => "publicSubnetIds",
             Input::CertificateArn => "certificateArn",
+            Input::HostedZoneId => "hostedZoneId",
             Input::BudgetAlertEmails => "budgetAlertEmails",
             Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
         }
@@ -37,7 +39,7 @@ impl Input {
 
     fn declaration(self) -> Y {
         match self {
-            Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
+            Input::VpcId | Input::CertificateArn | Input::HostedZoneId => m([("type", s("string"))]),
             Input::PrivateSubnetIds
             | Input::PublicSubnetIds
             | Input::BudgetAlertEmails

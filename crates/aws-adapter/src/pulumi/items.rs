@@ -40,6 +40,7 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::CloudMapService { .. } => workload::discovery_service(cx, item),
         ItemSpec::AlbTargetGroup { .. } => alb::target_group(cx, item),
         ItemSpec::AlbListenerRule { .. } => alb::listener_rule(cx, item),
+        ItemSpec::DnsRecord { .. } => alb::dns_record(cx, item),
         ItemSpec::ScalingTarget { .. } => workload::scaling_target(cx, item),
         ItemSpec::ScalingPolicy { .. } => workload::scaling_policy(cx, item),
         ItemSpec::Budget { .. } => budget::budget(cx, item),
