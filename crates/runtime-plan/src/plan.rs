@@ -779,6 +779,13 @@ pub enum ItemSpec {
         subnet_group: CompactString,
         /// Logical ids of its security groups.
         security_groups: Vec<CompactString>,
+        /// Storage encrypted at rest (always true).
+        storage_encrypted: bool,
+        /// Reachable from outside the VPC (always false).
+        publicly_accessible: bool,
+        /// Backups, deletion protection and final snapshot.
+        #[serde(flatten)]
+        protection: DatabaseProtection,
     },
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
     #[serde(rename_all = "camelCase")]
@@ -800,6 +807,11 @@ pub enum ItemSpec {
         subnet_group: CompactString,
         /// Logical ids of its security groups.
         security_groups: Vec<CompactString>,
+        /// Storage encrypted at rest (always true).
+        storage_encrypted: bool,
+        /// Backups, deletion protection and final snapshot.
+        #[serde(flatten)]
+        protection: DatabaseProtection,
     },
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]
@@ -810,6 +822,8 @@ pub enum ItemSpec {
         instance_class: CompactString,
         /// 1-based index (1 is the first writer).
         index: u32,
+        /// Reachable from outside the VPC (always false).
+        publicly_accessible: bool,
     },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {
@@ -870,6 +884,10 @@ pub enum ItemSpec {
         automatic_failover: bool,
         /// Transit encryption (required for AUTH).
         transit_encryption: bool,
+        /// Encrypted at rest (always true).
+        at_rest_encryption: bool,
+        /// Days a daily snapshot is kept; 0 takes none.
+        snapshot_retention_days: u32,
         /// SSM parameter holding the AUTH token the program reads.
         auth_token_parameter: CompactString,
         /// Logical id of the cache subnet group.
@@ -892,6 +910,8 @@ pub enum ItemSpec {
         max_receives: Option<u32>,
         /// Monthly requests the size assumes.
         monthly_requests: Option<u64>,
+        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+        managed_sse: bool,
     },
     /// SQS dead-letter queue (14 days retention).
     #[serde(rename_all = "camelCase")]
@@ -902,6 +922,8 @@ pub enum ItemSpec {
         fifo: bool,
         /// Message retention in seconds.
         retention_seconds: u64,
+        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+        managed_sse: bool,
     },
     /// SNS topic.
     #[serde(rename_all = "camelCase")]
@@ -912,8 +934,10 @@ pub enum ItemSpec {
         fifo: bool,
         /// Monthly requests the size assumes.
         monthly_requests: Option<u64>,
+        /// The KMS key messages are encrypted at rest with (`alias/aws/sns`, the AWS managed key).
+        kms_master_key: CompactString,
     },
-    /// S3 bucket, public access blocked, SSE-S3.
+    /// S3 bucket, public access blocked, encrypted, TLS only.
     #[serde(rename_all = "camelCase")]
     S3Bucket {
         /// The resource.
@@ -924,6 +948,12 @@ pub enum ItemSpec {
         block_public_access: bool,
         /// GB the size assumes.
         storage_gb: Option<u64>,
+        /// Default encryption of new objects: `AES256` (SSE-S3).
+        encryption: CompactString,
+        /// A bucket policy denies every request not made over TLS (always true).
+        tls_only: bool,
+        /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
+        protect: bool,
     },
     /// Fargate task definition, ARM64, awsvpc.
     #[serde(rename_all = "camelCase")]
@@ -1090,6 +1120,21 @@ pub enum ItemSpec {
     },
 }
 
+/// How a database is kept: its backups, what refuses its deletion, and the snapshot its
+/// deletion leaves. Decided per environment: `production` keeps more and refuses more.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseProtection {
+    /// Days of automated backups (the point-in-time recovery window).
+    pub backup_retention_days: u32,
+    /// AWS refuses to delete it until this is turned off (RDS deletion protection).
+    pub deletion_protection: bool,
+    /// The deploy refuses to delete or replace it (Pulumi `protect`).
+    pub protect: bool,
+    /// The snapshot its deletion takes; `None` when it is deleted without one.
+    pub final_snapshot: Option<CompactString>,
+}
+
 /// One notification of a budget: when `basis` spend passes `percent` of the limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -1228,6 +1273,18 @@ impl PlannedItem {
     /// environment's platform items.
     pub fn owner_name(&self) -> &str {
         self.owner.as_deref().unwrap_or("environment")
+    }
+
+    /// Must the deploy refuse to delete or replace it (Pulumi `protect`)? Production
+    /// databases and buckets.
+    pub fn protected(&self) -> bool {
+        match &self.spec {
+            ItemSpec::RdsInstance { protection, .. } | ItemSpec::AuroraCluster { protection, .. } => {
+                protection.protect
+            }
+            ItemSpec::S3Bucket { protect, .. } => *protect,
+            _ => false,
+        }
     }
 
     /// The item as the plan's text names it: its owner and what it is (`main-db RDS

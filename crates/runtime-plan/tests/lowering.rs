@@ -225,6 +225,91 @@ fn each_public_host_has_an_alias_record_to_the_alb() {
     assert_eq!(records[0].monthly, Some(Money::ZERO));
 }
 
+fn database_protection(p: &Plan) -> (&PlannedItem, &DatabaseProtection) {
+    let db = p.item("main-db_db").unwrap();
+    match &db.spec {
+        ItemSpec::RdsInstance { protection, storage_encrypted: true, publicly_accessible: false, .. }
+        | ItemSpec::AuroraCluster { protection, storage_encrypted: true, .. } => (db, protection),
+        other => panic!("main-db_db is not an encrypted private database: {other:?}"),
+    }
+}
+
+#[test]
+fn production_databases_are_protected_and_others_are_not() {
+    for engine in [PostgresEngine::Rds, PostgresEngine::Aurora] {
+        let mut product = common::example();
+        product.root.resources["main-db"].spec =
+            runway_schema::ResourceSpec::Postgres { engine, version: "16".into() };
+        let prod = plan(&product, "production", &cat()).unwrap();
+        let (db, protection) = database_protection(&prod);
+        assert!(protection.deletion_protection && protection.protect && db.protected(), "{engine:?}");
+        assert!(protection.backup_retention_days >= 7);
+        let snapshot = protection.final_snapshot.as_deref().unwrap();
+        assert!(snapshot.starts_with(&format!("{}-final-", db.physical_name)), "{snapshot}");
+        assert!(snapshot.len() <= 255 && !snapshot.contains("--"));
+        for env in ["dev", "staging"] {
+            let p = plan(&product, env, &cat()).unwrap();
+            let (db, protection) = database_protection(&p);
+            assert!(!protection.deletion_protection && !protection.protect && !db.protected(), "{env}");
+            assert_eq!((protection.backup_retention_days, &protection.final_snapshot), (1, &None));
+        }
+        let instances = prod.items.iter().filter_map(|i| match &i.spec {
+            ItemSpec::AuroraInstance { publicly_accessible, .. } => Some(*publicly_accessible),
+            _ => None,
+        });
+        assert!(instances.into_iter().all(|public| !public));
+    }
+}
+
+#[test]
+fn a_database_that_would_be_replaced_gets_a_new_final_snapshot_name() {
+    let before = plan(&common::example(), "production", &cat()).unwrap();
+    let mut product = common::example();
+    product.root.resources["main-db"].spec =
+        runway_schema::ResourceSpec::Postgres { engine: PostgresEngine::Aurora, version: "16".into() };
+    let after = plan(&product, "production", &cat()).unwrap();
+    let snapshot = |p: &Plan| database_protection(p).1.final_snapshot.clone().unwrap();
+    assert_ne!(snapshot(&before), snapshot(&after));
+    // A resize is made in place: same name.
+    let mut product = common::example();
+    product.root.resources["main-db"].size.insert("production".into(), "medium".into());
+    assert_eq!(snapshot(&before), snapshot(&plan(&product, "production", &cat()).unwrap()));
+}
+
+#[test]
+fn every_queue_topic_bucket_and_cache_is_encrypted() {
+    for env in ["dev", "staging", "production"] {
+        let p = plan(&common::example(), env, &cat()).unwrap();
+        let production = env == "production";
+        let mut seen = 0;
+        for i in &p.items {
+            match &i.spec {
+                ItemSpec::SqsQueue { managed_sse, .. } | ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => {
+                    assert!(*managed_sse, "{}", i.id)
+                }
+                ItemSpec::SnsTopic { kms_master_key, .. } => assert_eq!(kms_master_key, "alias/aws/sns"),
+                ItemSpec::S3Bucket { encryption, tls_only, block_public_access, protect, .. } => {
+                    assert!(*tls_only && *block_public_access && encryption == "AES256", "{}", i.id);
+                    assert_eq!((*protect, i.protected()), (production, production), "{}", i.id);
+                }
+                ItemSpec::CacheReplicationGroup {
+                    at_rest_encryption,
+                    transit_encryption,
+                    snapshot_retention_days,
+                    ..
+                } => {
+                    assert!(*at_rest_encryption && *transit_encryption, "{}", i.id);
+                    assert_eq!(*snapshot_retention_days, if production { 7 } else { 0 }, "{}", i.id);
+                }
+                _ => continue,
+            }
+            seen += 1;
+        }
+        // jobs (+ DLQ), shared-queue, events, uploads, sessions, shared-cache.
+        assert!(seen >= 7, "{env}: {seen}");
+    }
+}
+
 #[test]
 fn platform_only_when_needed() {
     let mut product = common::example();

@@ -61,8 +61,8 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
 /// Resources an item renders to (see [`super::expected_resources`]).
 pub(super) fn resources(item: &PlannedItem) -> usize {
     match &item.spec {
-        ItemSpec::S3Bucket { versioning, block_public_access, .. } => {
-            bucket::resources(*versioning, *block_public_access)
+        ItemSpec::S3Bucket { versioning, block_public_access, tls_only, .. } => {
+            bucket::resources(*versioning, *block_public_access, *tls_only)
         }
         ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
             1 + usize::from(!grants.is_empty())

@@ -28,6 +28,7 @@ mod identity;
 mod network;
 mod platform;
 mod postgres;
+mod protection;
 mod queue;
 mod resources;
 mod secrets;
@@ -38,6 +39,10 @@ use context::Cx;
 use platform::Platform;
 use resources::Res;
 
+pub use protection::{
+    BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS, PRODUCTION_CACHE_SNAPSHOT_DAYS,
+    SNS_KMS_KEY,
+};
 pub use runway_schema::{variable_suffixes, variables};
 
 /// Why a plan cannot be made at all.
