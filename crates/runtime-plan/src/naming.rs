@@ -47,7 +47,8 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         | ItemKind::AlbListenerRule
         | ItemKind::RdsProxyTargetGroup
         | ItemKind::RdsProxyTarget
-        | ItemKind::ScalingTarget => return None,
+        | ItemKind::ScalingTarget
+        | ItemKind::DnsRecord => return None,
     })
 }
 

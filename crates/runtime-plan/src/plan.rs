@@ -412,6 +412,8 @@ pub enum ItemKind {
     Budget,
     /// CloudWatch Logs log group of a workload's containers.
     LogGroup,
+    /// Route 53 alias record of a public workload's host to the ALB.
+    DnsRecord,
 }
 
 impl ItemKind {
@@ -464,6 +466,7 @@ impl ItemKind {
             ItemKind::ScalingPolicy => "scaling-policy",
             ItemKind::Budget => "budget",
             ItemKind::LogGroup => "log-group",
+            ItemKind::DnsRecord => "dns-record",
         }
     }
 }
@@ -504,6 +507,7 @@ impl ItemKind {
             ItemKind::LogGroup => "log group",
             ItemKind::TaskRole => "task role",
             ItemKind::SecurityGroup => "security group",
+            ItemKind::DnsRecord => "DNS record",
         }
     }
 }
@@ -669,6 +673,23 @@ pub enum Peer {
     Members,
 }
 
+/// What a listener does with a request no rule matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum ListenerAction {
+    /// A fixed `404 not found`.
+    NotFound,
+    /// A redirect to the same host and path over HTTPS.
+    #[serde(rename_all = "camelCase")]
+    RedirectToHttps {
+        /// The HTTPS port (443).
+        port: u16,
+        /// `HTTP_301` (permanent).
+        status_code: CompactString,
+    },
+}
+
 /// Every property of an item, by type. Item references are logical ids.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -714,15 +735,23 @@ pub enum ItemSpec {
         domain: CompactString,
         /// Logical ids of its security groups.
         security_groups: Vec<CompactString>,
+        /// Requests with header names that are not valid HTTP are dropped, never forwarded.
+        drop_invalid_header_fields: bool,
     },
-    /// HTTPS listener with the program's certificate input; default action 404.
+    /// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
+    /// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
+    #[serde(rename_all = "camelCase")]
     AlbListener {
         /// The ALB.
         alb: CompactString,
-        /// 443.
+        /// 443 or 80.
         port: u16,
-        /// `HTTPS`.
+        /// `HTTPS` or `HTTP`.
         protocol: CompactString,
+        /// The TLS policy (HTTPS only).
+        ssl_policy: Option<CompactString>,
+        /// What a request no rule matches gets.
+        default_action: ListenerAction,
     },
     /// DB subnet group over the program's private subnets input.
     DbSubnetGroup {},
@@ -750,6 +779,13 @@ pub enum ItemSpec {
         subnet_group: CompactString,
         /// Logical ids of its security groups.
         security_groups: Vec<CompactString>,
+        /// Storage encrypted at rest (always true).
+        storage_encrypted: bool,
+        /// Reachable from outside the VPC (always false).
+        publicly_accessible: bool,
+        /// Backups, deletion protection and final snapshot.
+        #[serde(flatten)]
+        protection: DatabaseProtection,
     },
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
     #[serde(rename_all = "camelCase")]
@@ -771,6 +807,11 @@ pub enum ItemSpec {
         subnet_group: CompactString,
         /// Logical ids of its security groups.
         security_groups: Vec<CompactString>,
+        /// Storage encrypted at rest (always true).
+        storage_encrypted: bool,
+        /// Backups, deletion protection and final snapshot.
+        #[serde(flatten)]
+        protection: DatabaseProtection,
     },
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]
@@ -781,6 +822,8 @@ pub enum ItemSpec {
         instance_class: CompactString,
         /// 1-based index (1 is the first writer).
         index: u32,
+        /// Reachable from outside the VPC (always false).
+        publicly_accessible: bool,
     },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {
@@ -841,6 +884,10 @@ pub enum ItemSpec {
         automatic_failover: bool,
         /// Transit encryption (required for AUTH).
         transit_encryption: bool,
+        /// Encrypted at rest (always true).
+        at_rest_encryption: bool,
+        /// Days a daily snapshot is kept; 0 takes none.
+        snapshot_retention_days: u32,
         /// SSM parameter holding the AUTH token the program reads.
         auth_token_parameter: CompactString,
         /// Logical id of the cache subnet group.
@@ -863,6 +910,8 @@ pub enum ItemSpec {
         max_receives: Option<u32>,
         /// Monthly requests the size assumes.
         monthly_requests: Option<u64>,
+        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+        managed_sse: bool,
     },
     /// SQS dead-letter queue (14 days retention).
     #[serde(rename_all = "camelCase")]
@@ -873,6 +922,8 @@ pub enum ItemSpec {
         fifo: bool,
         /// Message retention in seconds.
         retention_seconds: u64,
+        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+        managed_sse: bool,
     },
     /// SNS topic.
     #[serde(rename_all = "camelCase")]
@@ -883,8 +934,10 @@ pub enum ItemSpec {
         fifo: bool,
         /// Monthly requests the size assumes.
         monthly_requests: Option<u64>,
+        /// The KMS key messages are encrypted at rest with (`alias/aws/sns`, the AWS managed key).
+        kms_master_key: CompactString,
     },
-    /// S3 bucket, public access blocked, SSE-S3.
+    /// S3 bucket, public access blocked, encrypted, TLS only.
     #[serde(rename_all = "camelCase")]
     S3Bucket {
         /// The resource.
@@ -895,6 +948,12 @@ pub enum ItemSpec {
         block_public_access: bool,
         /// GB the size assumes.
         storage_gb: Option<u64>,
+        /// Default encryption of new objects: `AES256` (SSE-S3).
+        encryption: CompactString,
+        /// A bucket policy denies every request not made over TLS (always true).
+        tls_only: bool,
+        /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
+        protect: bool,
     },
     /// Fargate task definition, ARM64, awsvpc.
     #[serde(rename_all = "camelCase")]
@@ -944,6 +1003,15 @@ pub enum ItemSpec {
         port: u16,
         /// Logical ids of its tasks' security groups.
         security_groups: Vec<CompactString>,
+        /// A deployment whose tasks do not become healthy stops and rolls back to the last
+        /// working one (the deployment circuit breaker with rollback).
+        rollback_failed_deployments: bool,
+        /// Seconds the target group's failing health checks are ignored after a task starts
+        /// (public workloads); `None` without a target group.
+        health_check_grace_period_seconds: Option<u32>,
+        /// The deploy waits until the service is steady (its tasks running and healthy), so a
+        /// crash-looping deployment fails the deploy.
+        wait_for_steady_state: bool,
     },
     /// Cloud Map service: A records of the tasks.
     #[serde(rename_all = "camelCase")]
@@ -1013,6 +1081,21 @@ pub enum ItemSpec {
         /// Target value in percent.
         target_value: u32,
     },
+    /// Route 53 alias record: a public workload's host, in the program's hosted zone input,
+    /// resolving to the ALB.
+    #[serde(rename_all = "camelCase")]
+    DnsRecord {
+        /// The workload.
+        workload: CompactString,
+        /// `<workload>.<domain>`.
+        host: CompactString,
+        /// `A` (the ALB is IPv4).
+        record_type: CompactString,
+        /// Logical id of the ALB the alias points to.
+        alb: CompactString,
+        /// Route 53 answers only while the ALB has a healthy target for the host.
+        evaluate_target_health: bool,
+    },
     /// A workload's log group: its containers' output, kept for the environment's retention.
     #[serde(rename_all = "camelCase")]
     LogGroup {
@@ -1035,6 +1118,21 @@ pub enum ItemSpec {
         /// When to notify, in order.
         alerts: Vec<BudgetAlert>,
     },
+}
+
+/// How a database is kept: its backups, what refuses its deletion, and the snapshot its
+/// deletion leaves. Decided per environment: `production` keeps more and refuses more.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseProtection {
+    /// Days of automated backups (the point-in-time recovery window).
+    pub backup_retention_days: u32,
+    /// AWS refuses to delete it until this is turned off (RDS deletion protection).
+    pub deletion_protection: bool,
+    /// The deploy refuses to delete or replace it (Pulumi `protect`).
+    pub protect: bool,
+    /// The snapshot its deletion takes; `None` when it is deleted without one.
+    pub final_snapshot: Option<CompactString>,
 }
 
 /// One notification of a budget: when `basis` spend passes `percent` of the limit.
@@ -1175,6 +1273,18 @@ impl PlannedItem {
     /// environment's platform items.
     pub fn owner_name(&self) -> &str {
         self.owner.as_deref().unwrap_or("environment")
+    }
+
+    /// Must the deploy refuse to delete or replace it (Pulumi `protect`)? Production
+    /// databases and buckets.
+    pub fn protected(&self) -> bool {
+        match &self.spec {
+            ItemSpec::RdsInstance { protection, .. } | ItemSpec::AuroraCluster { protection, .. } => {
+                protection.protect
+            }
+            ItemSpec::S3Bucket { protect, .. } => *protect,
+            _ => false,
+        }
     }
 
     /// The item as the plan's text names it: its owner and what it is (`main-db RDS

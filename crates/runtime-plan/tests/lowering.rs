@@ -28,6 +28,7 @@ fn production_declares_every_item_of_the_example() {
             SecurityGroup,
             Alb,
             AlbListener,
+            AlbListener,
             DbSubnetGroup,
             CacheSubnetGroup
         ]
@@ -76,6 +77,7 @@ fn production_declares_every_item_of_the_example() {
             TaskDefinition,
             AlbTargetGroup,
             AlbListenerRule,
+            DnsRecord,
             SecurityGroup,
             EcsService
         ]
@@ -149,6 +151,163 @@ fn public_and_internal_names() {
     let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
     assert_eq!(w.dns_name.as_deref(), Some("metabase.production.acme-shop.internal"));
     assert_eq!(p.item("main-db_db").unwrap().physical_name, "acme-shop-production-main-db");
+}
+
+#[test]
+fn the_alb_redirects_http_to_https_and_drops_invalid_headers() {
+    let p = plan(&common::example(), "dev", &cat()).unwrap();
+    let ItemSpec::Alb { drop_invalid_header_fields, .. } = &p.item("env_alb").unwrap().spec else { panic!() };
+    assert!(*drop_invalid_header_fields);
+    let ItemSpec::AlbListener { alb, port, protocol, ssl_policy, default_action } =
+        &p.item("env_alb-http-listener").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!((alb.as_str(), *port, protocol.as_str(), ssl_policy), ("env_alb", 80, "HTTP", &None));
+    assert_eq!(
+        default_action,
+        &ListenerAction::RedirectToHttps { port: 443, status_code: "HTTP_301".into() }
+    );
+    let ItemSpec::AlbListener { port, protocol, ssl_policy, default_action, .. } =
+        &p.item("env_alb-listener").unwrap().spec
+    else {
+        panic!()
+    };
+    assert_eq!((*port, protocol.as_str(), default_action), (443, "HTTPS", &ListenerAction::NotFound));
+    assert!(ssl_policy.as_deref().unwrap().starts_with("ELBSecurityPolicy-TLS13"));
+    // Free: the ALB's price covers its listeners.
+    assert_eq!(p.item("env_alb-http-listener").unwrap().monthly, Some(Money::ZERO));
+}
+
+#[test]
+fn services_roll_back_wait_and_start_after_their_listener_rule() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let shop = p.item("shop_service").unwrap();
+    let ItemSpec::EcsService {
+        rollback_failed_deployments,
+        health_check_grace_period_seconds,
+        wait_for_steady_state,
+        target_group,
+        ..
+    } = &shop.spec
+    else {
+        panic!()
+    };
+    assert!(*rollback_failed_deployments && *wait_for_steady_state);
+    assert_eq!(*health_check_grace_period_seconds, Some(lower::HEALTH_CHECK_GRACE_SECONDS));
+    assert!(shop.depends_on.iter().any(|d| d == "shop_listener-rule"), "{:?}", shop.depends_on);
+    assert!(shop.depends_on.contains(target_group.as_ref().unwrap()));
+    // An internal service has no target group, hence no grace period; it still rolls back and waits.
+    let ItemSpec::EcsService {
+        rollback_failed_deployments,
+        health_check_grace_period_seconds,
+        wait_for_steady_state,
+        ..
+    } = &p.item("metabase_service").unwrap().spec
+    else {
+        panic!()
+    };
+    assert!(*rollback_failed_deployments && *wait_for_steady_state);
+    assert_eq!(*health_check_grace_period_seconds, None);
+}
+
+#[test]
+fn each_public_host_has_an_alias_record_to_the_alb() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let records: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::DnsRecord).collect();
+    let hosts: Vec<&str> = p.workloads.iter().filter_map(|w| w.host.as_deref()).collect();
+    assert_eq!(records.iter().map(|r| r.physical_name.as_str()).collect::<Vec<_>>(), hosts);
+    let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &records[0].spec else {
+        panic!()
+    };
+    assert_eq!((host.as_str(), record_type.as_str(), alb.as_str()), ("shop.acme.example", "A", "env_alb"));
+    assert!(*evaluate_target_health);
+    assert_eq!(records[0].monthly, Some(Money::ZERO));
+}
+
+fn database_protection(p: &Plan) -> (&PlannedItem, &DatabaseProtection) {
+    let db = p.item("main-db_db").unwrap();
+    match &db.spec {
+        ItemSpec::RdsInstance { protection, storage_encrypted: true, publicly_accessible: false, .. }
+        | ItemSpec::AuroraCluster { protection, storage_encrypted: true, .. } => (db, protection),
+        other => panic!("main-db_db is not an encrypted private database: {other:?}"),
+    }
+}
+
+#[test]
+fn production_databases_are_protected_and_others_are_not() {
+    for engine in [PostgresEngine::Rds, PostgresEngine::Aurora] {
+        let mut product = common::example();
+        product.root.resources["main-db"].spec =
+            runway_schema::ResourceSpec::Postgres { engine, version: "16".into() };
+        let prod = plan(&product, "production", &cat()).unwrap();
+        let (db, protection) = database_protection(&prod);
+        assert!(protection.deletion_protection && protection.protect && db.protected(), "{engine:?}");
+        assert!(protection.backup_retention_days >= 7);
+        let snapshot = protection.final_snapshot.as_deref().unwrap();
+        assert!(snapshot.starts_with(&format!("{}-final-", db.physical_name)), "{snapshot}");
+        assert!(snapshot.len() <= 255 && !snapshot.contains("--"));
+        for env in ["dev", "staging"] {
+            let p = plan(&product, env, &cat()).unwrap();
+            let (db, protection) = database_protection(&p);
+            assert!(!protection.deletion_protection && !protection.protect && !db.protected(), "{env}");
+            assert_eq!((protection.backup_retention_days, &protection.final_snapshot), (1, &None));
+        }
+        let instances = prod.items.iter().filter_map(|i| match &i.spec {
+            ItemSpec::AuroraInstance { publicly_accessible, .. } => Some(*publicly_accessible),
+            _ => None,
+        });
+        assert!(instances.into_iter().all(|public| !public));
+    }
+}
+
+#[test]
+fn a_database_that_would_be_replaced_gets_a_new_final_snapshot_name() {
+    let before = plan(&common::example(), "production", &cat()).unwrap();
+    let mut product = common::example();
+    product.root.resources["main-db"].spec =
+        runway_schema::ResourceSpec::Postgres { engine: PostgresEngine::Aurora, version: "16".into() };
+    let after = plan(&product, "production", &cat()).unwrap();
+    let snapshot = |p: &Plan| database_protection(p).1.final_snapshot.clone().unwrap();
+    assert_ne!(snapshot(&before), snapshot(&after));
+    // A resize is made in place: same name.
+    let mut product = common::example();
+    product.root.resources["main-db"].size.insert("production".into(), "medium".into());
+    assert_eq!(snapshot(&before), snapshot(&plan(&product, "production", &cat()).unwrap()));
+}
+
+#[test]
+fn every_queue_topic_bucket_and_cache_is_encrypted() {
+    for env in ["dev", "staging", "production"] {
+        let p = plan(&common::example(), env, &cat()).unwrap();
+        let production = env == "production";
+        let mut seen = 0;
+        for i in &p.items {
+            match &i.spec {
+                ItemSpec::SqsQueue { managed_sse, .. } | ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => {
+                    assert!(*managed_sse, "{}", i.id)
+                }
+                ItemSpec::SnsTopic { kms_master_key, .. } => assert_eq!(kms_master_key, "alias/aws/sns"),
+                ItemSpec::S3Bucket { encryption, tls_only, block_public_access, protect, .. } => {
+                    assert!(*tls_only && *block_public_access && encryption == "AES256", "{}", i.id);
+                    assert_eq!((*protect, i.protected()), (production, production), "{}", i.id);
+                }
+                ItemSpec::CacheReplicationGroup {
+                    at_rest_encryption,
+                    transit_encryption,
+                    snapshot_retention_days,
+                    ..
+                } => {
+                    assert!(*at_rest_encryption && *transit_encryption, "{}", i.id);
+                    assert_eq!(*snapshot_retention_days, if production { 7 } else { 0 }, "{}", i.id);
+                }
+                _ => continue,
+            }
+            seen += 1;
+        }
+        // jobs (+ DLQ), shared-queue, events, uploads, sessions, shared-cache.
+        assert!(seen >= 7, "{env}: {seen}");
+    }
 }
 
 #[test]

@@ -73,6 +73,74 @@ proptest! {
     }
 
     #[test]
+    fn data_is_encrypted_and_protected_in_production(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            let production = plan.environment == lower::PRODUCTION;
+            for i in &plan.items {
+                match &i.spec {
+                    ItemSpec::SqsQueue { managed_sse, .. } | ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => {
+                        prop_assert!(*managed_sse, "{}", i.id);
+                    }
+                    ItemSpec::SnsTopic { kms_master_key, .. } => prop_assert_eq!(kms_master_key.as_str(), lower::SNS_KMS_KEY),
+                    ItemSpec::S3Bucket { encryption, tls_only, block_public_access, .. } => {
+                        prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);
+                        prop_assert_eq!(i.protected(), production, "{}", i.id);
+                    }
+                    ItemSpec::RdsInstance { storage_encrypted, publicly_accessible, protection, .. } => {
+                        prop_assert!(*storage_encrypted && !*publicly_accessible, "{}", i.id);
+                        prop_assert_eq!(protection.deletion_protection && i.protected(), production);
+                        prop_assert_eq!(protection.final_snapshot.is_some(), production);
+                        prop_assert!(!production || protection.backup_retention_days >= 7);
+                    }
+                    ItemSpec::AuroraCluster { storage_encrypted, protection, .. } => {
+                        prop_assert!(*storage_encrypted, "{}", i.id);
+                        prop_assert_eq!(protection.deletion_protection && i.protected(), production);
+                        prop_assert_eq!(protection.final_snapshot.is_some(), production);
+                        prop_assert!(!production || protection.backup_retention_days >= 7);
+                    }
+                    ItemSpec::AuroraInstance { publicly_accessible, .. } => prop_assert!(!*publicly_accessible),
+                    ItemSpec::CacheReplicationGroup { at_rest_encryption, snapshot_retention_days, .. } => {
+                        prop_assert!(*at_rest_encryption, "{}", i.id);
+                        prop_assert_eq!(*snapshot_retention_days > 0, production);
+                    }
+                    _ => prop_assert!(!i.protected(), "{}", i.id),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn public_services_start_after_their_rule_and_http_redirects(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            for i in &plan.items {
+                match &i.spec {
+                    ItemSpec::EcsService { target_group, rollback_failed_deployments, wait_for_steady_state, health_check_grace_period_seconds, .. } => {
+                        prop_assert!(*rollback_failed_deployments && *wait_for_steady_state, "{}", i.id);
+                        prop_assert_eq!(health_check_grace_period_seconds.is_some(), target_group.is_some());
+                        if let Some(tg) = target_group {
+                            // The rule that forwards to its target group is among its dependencies.
+                            let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule { target_group, .. } if target_group == tg));
+                            prop_assert!(rule.is_some_and(|r| i.depends_on.contains(&r.id)), "{}", i.id);
+                        }
+                    }
+                    ItemSpec::AlbListener { protocol, default_action, .. } if protocol == "HTTP" => {
+                        let redirects = matches!(default_action, ListenerAction::RedirectToHttps { port: 443, .. });
+                        prop_assert!(redirects, "{}", i.id);
+                    }
+                    _ => {}
+                }
+            }
+            // One HTTP listener and one alias record per public host, when there is an ALB.
+            let count = |k: ItemKind| plan.items.iter().filter(|i| i.kind == k).count();
+            let hosts = plan.workloads.iter().filter(|w| w.host.is_some()).count();
+            prop_assert_eq!(count(ItemKind::DnsRecord), hosts);
+            prop_assert_eq!(count(ItemKind::AlbListener), 2 * count(ItemKind::Alb));
+        }
+    }
+
+    #[test]
     fn plan_json_is_identical_across_runs(p in product()) {
         let c = Catalogue::builtin();
         let copy = p.clone();

@@ -1,7 +1,8 @@
-//! The environment's load balancer and its HTTPS listener, and for each public workload its
-//! target group and the listener rule that forwards its host to it.
+//! The environment's load balancer and its listeners (HTTPS, and HTTP redirecting to HTTPS),
+//! and for each public workload its target group, the listener rule that forwards its host to
+//! it, and its host's alias record.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{ItemSpec, ListenerAction, PlannedItem};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags, wrong_spec};
@@ -15,13 +16,14 @@ struct LoadBalancer<'p> {
     internal: bool,
     subnets: String,
     security_groups: Vec<String>,
+    drop_invalid_header_fields: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
 
 /// The internet-facing application load balancer, in the public subnets.
 pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Alb { security_groups, .. } = &item.spec else {
+    let ItemSpec::Alb { security_groups, drop_invalid_header_fields, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let props = LoadBalancer {
@@ -30,6 +32,7 @@ pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> 
         internal: false,
         subnets: cx.input(Input::PublicSubnetIds),
         security_groups: network::group_ids(cx, security_groups)?,
+        drop_invalid_header_fields: *drop_invalid_header_fields,
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -42,19 +45,30 @@ struct Listener<'p> {
     load_balancer_arn: String,
     port: u16,
     protocol: &'p str,
-    ssl_policy: &'static str,
-    certificate_arn: String,
-    default_actions: Vec<FixedResponseAction>,
+    /// HTTPS only.
+    ssl_policy: Option<&'p str>,
+    /// HTTPS only.
+    certificate_arn: Option<String>,
+    default_actions: [DefaultAction<'p>; 1],
     region: &'p str,
     tags: Tags<'p>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct FixedResponseAction {
+struct DefaultAction<'p> {
     #[serde(rename = "type")]
     kind: &'static str,
-    fixed_response: FixedResponse,
+    fixed_response: Option<FixedResponse>,
+    redirect: Option<Redirect<'p>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Redirect<'p> {
+    protocol: &'static str,
+    port: String,
+    status_code: &'p str,
 }
 
 #[derive(Serialize)]
@@ -65,25 +79,36 @@ struct FixedResponse {
     message_body: &'static str,
 }
 
-/// The HTTPS listener with the certificate input; a host no rule matches gets a 404.
+/// A listener: with a TLS policy, HTTPS with the certificate input; its default action as
+/// planned (a 404, or a redirect to HTTPS keeping host, path and query).
 pub(super) fn listener<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbListener { alb, port, protocol } = &item.spec else {
+    let ItemSpec::AlbListener { alb, port, protocol, ssl_policy, default_action } = &item.spec else {
         return Err(wrong_spec(item));
+    };
+    let default_action = match default_action {
+        ListenerAction::NotFound => DefaultAction {
+            kind: "fixed-response",
+            fixed_response: Some(FixedResponse {
+                content_type: "text/plain",
+                status_code: "404",
+                message_body: "not found",
+            }),
+            redirect: None,
+        },
+        ListenerAction::RedirectToHttps { port, status_code } => DefaultAction {
+            kind: "redirect",
+            fixed_response: None,
+            redirect: Some(Redirect { protocol: "HTTPS", port: port.to_string(), status_code }),
+        },
+        _ => return Err(super::context::unsupported(item, "unknown default action")),
     };
     let props = Listener {
         load_balancer_arn: cx.reference(alb, "arn")?,
         port: *port,
         protocol,
-        ssl_policy: "ELBSecurityPolicy-TLS13-1-2-2021-06",
-        certificate_arn: cx.input(Input::CertificateArn),
-        default_actions: vec![FixedResponseAction {
-            kind: "fixed-response",
-            fixed_response: FixedResponse {
-                content_type: "text/plain",
-                status_code: "404",
-                message_body: "not found",
-            },
-        }],
+        ssl_policy: ssl_policy.as_deref(),
+        certificate_arn: ssl_policy.is_some().then(|| cx.input(Input::CertificateArn)),
+        default_actions: [default_action],
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -194,4 +219,41 @@ pub(super) fn listener_rule<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> 
         tags: cx.tags(item),
     };
     cx.declare(item, "aws:lb/listenerRule:ListenerRule", props)
+}
+
+/// Has no `tags` or `region` input (Route 53 is global).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Record<'p> {
+    name: &'p str,
+    #[serde(rename = "type")]
+    kind: &'p str,
+    zone_id: String,
+    aliases: [Alias; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Alias {
+    name: String,
+    zone_id: String,
+    evaluate_target_health: bool,
+}
+
+/// A public workload's host in the hosted zone input, an alias of the ALB.
+pub(super) fn dns_record<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let props = Record {
+        name: host,
+        kind: record_type,
+        zone_id: cx.input(Input::HostedZoneId),
+        aliases: [Alias {
+            name: cx.reference(alb, "dnsName")?,
+            zone_id: cx.reference(alb, "zoneId")?,
+            evaluate_target_health: *evaluate_target_health,
+        }],
+    };
+    cx.declare(item, "aws:route53/record:Record", props)
 }

@@ -1,12 +1,13 @@
-//! A bucket resource: the S3 bucket, its public access block, and its versioning when enabled.
-//! The last two are companions of the bucket item, not items of the plan.
+//! A bucket resource: the S3 bucket, its public access block, its default encryption, its
+//! TLS-only policy, and its versioning when enabled. All but the bucket are companions of the
+//! bucket item, not items of the plan.
 
 use runtime_plan::{ItemSpec, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
 use super::context::{Context, Tags, wrong_spec};
-use super::expr::attr;
+use super::expr::{ToJson, attr, to_json};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -40,14 +41,74 @@ struct VersioningConfiguration {
     status: &'static str,
 }
 
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Encryption<'p> {
+    bucket: String,
+    rules: [EncryptionRule<'p>; 1],
+    region: &'p str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EncryptionRule<'p> {
+    apply_server_side_encryption_by_default: EncryptionDefault<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EncryptionDefault<'p> {
+    sse_algorithm: &'p str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BucketPolicy<'p> {
+    bucket: String,
+    policy: ToJson<PolicyDocument>,
+    region: &'p str,
+}
+
+/// The bucket policy's document: one statement denying what is not sent over TLS.
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct PolicyDocument {
+    version: &'static str,
+    statement: [DenyInsecure; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct DenyInsecure {
+    sid: &'static str,
+    effect: &'static str,
+    principal: &'static str,
+    action: &'static str,
+    resource: [String; 2],
+    condition: Condition,
+}
+
+#[derive(Serialize)]
+struct Condition {
+    #[serde(rename = "Bool")]
+    bool: SecureTransport,
+}
+
+#[derive(Serialize)]
+struct SecureTransport {
+    #[serde(rename = "aws:SecureTransport")]
+    secure_transport: &'static str,
+}
+
 /// The number of resources a bucket item renders to.
-pub(super) fn resources(versioning: bool, block_public_access: bool) -> usize {
-    1 + usize::from(versioning) + usize::from(block_public_access)
+pub(super) fn resources(versioning: bool, block_public_access: bool, tls_only: bool) -> usize {
+    // The bucket and its default encryption, then the optional companions.
+    2 + usize::from(versioning) + usize::from(block_public_access) + usize::from(tls_only)
 }
 
 /// The bucket, then its companions.
 pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::S3Bucket { versioning, block_public_access, .. } = &item.spec else {
+    let ItemSpec::S3Bucket { versioning, block_public_access, encryption, tls_only, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
@@ -68,6 +129,46 @@ pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
             "public-access-block",
             "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
             block,
+        )?;
+    }
+    let sse = Encryption {
+        bucket: bucket.clone(),
+        rules: [EncryptionRule {
+            apply_server_side_encryption_by_default: EncryptionDefault { sse_algorithm: encryption },
+        }],
+        region: cx.region(),
+    };
+    cx.declare_companion(
+        item,
+        "encryption",
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        sse,
+    )?;
+    if *tls_only {
+        let arn = attr(&item.id, "arn");
+        let policy = BucketPolicy {
+            bucket: bucket.clone(),
+            policy: to_json(PolicyDocument {
+                version: "2012-10-17",
+                statement: [DenyInsecure {
+                    sid: "DenyInsecureTransport",
+                    effect: "Deny",
+                    principal: "*",
+                    action: "s3:*",
+                    resource: [arn.clone(), format!("{arn}/*")],
+                    condition: Condition { bool: SecureTransport { secure_transport: "false" } },
+                }],
+            }),
+            region: cx.region(),
+        };
+        // After the public access block: S3 takes one change of a bucket's policy settings at a time.
+        let after: &[&str] = if *block_public_access { &["public-access-block"] } else { &[] };
+        cx.declare_companion_after(
+            item,
+            "tls-only-policy",
+            "aws:s3/bucketPolicy:BucketPolicy",
+            policy,
+            after,
         )?;
     }
     if *versioning {

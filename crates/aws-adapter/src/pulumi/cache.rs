@@ -21,6 +21,7 @@ struct ReplicationGroup<'p> {
     multi_az_enabled: bool,
     transit_encryption_enabled: bool,
     at_rest_encryption_enabled: bool,
+    snapshot_retention_limit: u32,
     auth_token: String,
     subnet_group_name: String,
     security_group_ids: Vec<String>,
@@ -36,8 +37,8 @@ struct DecryptedParameter<'p> {
     region: &'p str,
 }
 
-/// The replication group, encrypted at rest and (for AUTH) in transit; Multi-AZ with
-/// automatic failover when it has more than one node.
+/// The replication group, encrypted at rest and (for AUTH) in transit, its daily snapshots kept
+/// as planned; Multi-AZ with automatic failover when it has more than one node.
 pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::CacheReplicationGroup {
         resource,
@@ -46,6 +47,8 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         size,
         automatic_failover,
         transit_encryption,
+        at_rest_encryption,
+        snapshot_retention_days,
         auth_token_parameter,
         subnet_group,
         security_groups,
@@ -68,7 +71,8 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         automatic_failover_enabled: *automatic_failover,
         multi_az_enabled: *automatic_failover,
         transit_encryption_enabled: *transit_encryption,
-        at_rest_encryption_enabled: true,
+        at_rest_encryption_enabled: *at_rest_encryption,
+        snapshot_retention_limit: *snapshot_retention_days,
         auth_token: var(&token),
         subnet_group_name: cx.reference(subnet_group, "name")?,
         security_group_ids: network::group_ids(cx, security_groups)?,

@@ -19,6 +19,7 @@ pub(super) enum Input {
     PrivateSubnetIds,
     PublicSubnetIds,
     CertificateArn,
+    HostedZoneId,
     BudgetAlertEmails,
     MemberSecurityGroupIds,
 }
@@ -30,6 +31,7 @@ impl Input {
             Input::PrivateSubnetIds => "privateSubnetIds",
             Input::PublicSubnetIds => "publicSubnetIds",
             Input::CertificateArn => "certificateArn",
+            Input::HostedZoneId => "hostedZoneId",
             Input::BudgetAlertEmails => "budgetAlertEmails",
             Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
         }
@@ -37,7 +39,7 @@ impl Input {
 
     fn declaration(self) -> Y {
         match self {
-            Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
+            Input::VpcId | Input::CertificateArn | Input::HostedZoneId => m([("type", s("string"))]),
             Input::PrivateSubnetIds
             | Input::PublicSubnetIds
             | Input::BudgetAlertEmails
@@ -75,6 +77,8 @@ struct Options {
     depends_on: Option<Vec<String>>,
     /// `desiredCount` of a service an autoscaling target drives.
     ignore_changes: Option<Vec<&'static str>>,
+    /// The deploy refuses to delete or replace it (production databases and buckets).
+    protect: Option<bool>,
 }
 
 /// Rendering state of one program.
@@ -262,7 +266,8 @@ impl<'p> Context<'p> {
 
     /// Declares the item's resource, with the `options` its properties call for: `dependsOn`
     /// for the dependencies they do not reference and the policy of every role among them,
-    /// `ignoreChanges: [desiredCount]` for a service an autoscaling target drives.
+    /// `ignoreChanges: [desiredCount]` for a service an autoscaling target drives, `protect`
+    /// for an item the plan protects.
     pub(super) fn declare(
         &mut self,
         item: &PlannedItem,
@@ -281,9 +286,10 @@ impl<'p> Context<'p> {
         }
         let depends_on = (!depends.is_empty()).then_some(depends);
         let ignore_changes = self.scaled.contains(item.id.as_str()).then(|| vec!["desiredCount"]);
+        let protect = item.protected().then_some(true);
         // No `options: {}` for a resource that needs none.
-        let options = (depends_on.is_some() || ignore_changes.is_some())
-            .then_some(Options { depends_on, ignore_changes });
+        let options = (depends_on.is_some() || ignore_changes.is_some() || protect.is_some())
+            .then_some(Options { depends_on, ignore_changes, protect });
         let resource = Resource { token, properties, options };
         let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
         self.resources.push((item.id.to_string(), value));
@@ -299,7 +305,26 @@ impl<'p> Context<'p> {
         token: &'static str,
         properties: impl Serialize,
     ) -> Result<(), RenderError> {
-        let resource = Resource { token, properties, options: None::<Options> };
+        self.declare_companion_after(item, suffix, token, properties, &[])
+    }
+
+    /// [`Self::declare_companion`], after the item's companions of these suffixes (S3 applies
+    /// one bucket configuration at a time: a concurrent change fails with `OperationAborted`).
+    pub(super) fn declare_companion_after(
+        &mut self,
+        item: &PlannedItem,
+        suffix: &str,
+        token: &'static str,
+        properties: impl Serialize,
+        after: &[&str],
+    ) -> Result<(), RenderError> {
+        let depends_on: Vec<String> = after.iter().map(|s| var(&format!("{}--{s}", item.id))).collect();
+        let options = (!depends_on.is_empty()).then_some(Options {
+            depends_on: Some(depends_on),
+            ignore_changes: None,
+            protect: None,
+        });
+        let resource = Resource { token, properties, options };
         let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
         let name = format!("{}--{suffix}", item.id);
         if token == super::iam::ROLE_POLICY {

@@ -40,6 +40,7 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::CloudMapService { .. } => workload::discovery_service(cx, item),
         ItemSpec::AlbTargetGroup { .. } => alb::target_group(cx, item),
         ItemSpec::AlbListenerRule { .. } => alb::listener_rule(cx, item),
+        ItemSpec::DnsRecord { .. } => alb::dns_record(cx, item),
         ItemSpec::ScalingTarget { .. } => workload::scaling_target(cx, item),
         ItemSpec::ScalingPolicy { .. } => workload::scaling_policy(cx, item),
         ItemSpec::Budget { .. } => budget::budget(cx, item),
@@ -60,8 +61,8 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
 /// Resources an item renders to (see [`super::expected_resources`]).
 pub(super) fn resources(item: &PlannedItem) -> usize {
     match &item.spec {
-        ItemSpec::S3Bucket { versioning, block_public_access, .. } => {
-            bucket::resources(*versioning, *block_public_access)
+        ItemSpec::S3Bucket { versioning, block_public_access, tls_only, .. } => {
+            bucket::resources(*versioning, *block_public_access, *tls_only)
         }
         ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
             1 + usize::from(!grants.is_empty())

@@ -153,7 +153,8 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 
 /// The number of resources a plan's program declares: one per item managed by Pulumi, plus
 /// the companions the plan does not list as items of their own: each S3 bucket's public access
-/// block (and its versioning when enabled), each role's policy when it grants anything, and
+/// block, default encryption and TLS-only policy (and its versioning when enabled), each role's
+/// policy when it grants anything, and
 /// each security group's rules (but the members' rule, written on its group).
 pub fn expected_resources(plan: &Plan) -> usize {
     plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum()

@@ -1,7 +1,7 @@
 //! A postgres resource: an RDS instance, or an Aurora cluster and its instances; and, when it
 //! has one, its RDS Proxy with the proxy's secret, role, target group and target.
 
-use runtime_plan::{ItemKind, ItemSpec, PlannedItem};
+use runtime_plan::{DatabaseProtection, ItemKind, ItemSpec, PlannedItem};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags, wrong_spec};
@@ -26,12 +26,35 @@ struct Instance<'p> {
     db_subnet_group_name: String,
     vpc_security_group_ids: Vec<String>,
     publicly_accessible: bool,
-    final_snapshot_identifier: String,
+    #[serde(flatten)]
+    protection: Protection<'p>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
-/// An RDS PostgreSQL instance, encrypted, private; its admin password is a secret config value.
+/// Backups, deletion protection and the final snapshot of an instance or cluster.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Protection<'p> {
+    backup_retention_period: u32,
+    deletion_protection: bool,
+    skip_final_snapshot: bool,
+    final_snapshot_identifier: Option<&'p str>,
+}
+
+impl<'p> Protection<'p> {
+    fn of(p: &'p DatabaseProtection) -> Self {
+        Protection {
+            backup_retention_period: p.backup_retention_days,
+            deletion_protection: p.deletion_protection,
+            skip_final_snapshot: p.final_snapshot.is_none(),
+            final_snapshot_identifier: p.final_snapshot.as_deref(),
+        }
+    }
+}
+
+/// An RDS PostgreSQL instance, encrypted and private as planned, kept as planned; its admin
+/// password is a secret config value.
 pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::RdsInstance {
         resource,
@@ -43,6 +66,9 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         admin_secret,
         subnet_group,
         security_groups,
+        storage_encrypted,
+        publicly_accessible,
+        protection,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
@@ -56,14 +82,14 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         allocated_storage: size.storage_gb,
         storage_type,
         multi_az: size.multi_az,
-        storage_encrypted: true,
+        storage_encrypted: *storage_encrypted,
         db_name: database,
         username,
         password: cx.admin_password(resource)?,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
-        publicly_accessible: false,
-        final_snapshot_identifier: format!("{}-final", item.physical_name),
+        publicly_accessible: *publicly_accessible,
+        protection: Protection::of(protection),
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -82,12 +108,14 @@ struct AuroraCluster<'p> {
     db_subnet_group_name: String,
     vpc_security_group_ids: Vec<String>,
     storage_encrypted: bool,
-    final_snapshot_identifier: String,
+    #[serde(flatten)]
+    protection: Protection<'p>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
-/// An Aurora PostgreSQL cluster, encrypted; its admin password is a secret config value.
+/// An Aurora PostgreSQL cluster, encrypted and kept as planned; its admin password is a secret
+/// config value.
 pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::AuroraCluster {
         resource,
@@ -97,6 +125,8 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         admin_secret,
         subnet_group,
         security_groups,
+        storage_encrypted,
+        protection,
         ..
     } = &item.spec
     else {
@@ -112,8 +142,8 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         master_password: cx.admin_password(resource)?,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
-        storage_encrypted: true,
-        final_snapshot_identifier: format!("{}-final", item.physical_name),
+        storage_encrypted: *storage_encrypted,
+        protection: Protection::of(protection),
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -135,7 +165,7 @@ struct AuroraInstance<'p> {
 
 /// One instance of an Aurora cluster, in its cluster's subnet group.
 pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AuroraInstance { cluster, instance_class, .. } = &item.spec else {
+    let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let ItemSpec::AuroraCluster { subnet_group, .. } = &cx.item(cluster)?.spec else {
@@ -147,7 +177,7 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         engine: "aurora-postgresql",
         instance_class,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
-        publicly_accessible: false,
+        publicly_accessible: *publicly_accessible,
         region: cx.region(),
         tags: cx.tags(item),
     };

@@ -15,6 +15,7 @@ struct Queue<'p> {
     fifo_queue: Option<bool>,
     visibility_timeout_seconds: u64,
     redrive_policy: Option<ToJson<RedrivePolicy>>,
+    sqs_managed_sse_enabled: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -28,8 +29,14 @@ struct RedrivePolicy {
 
 /// The queue; after `maxReceives` receives a message moves to the dead-letter queue.
 pub(super) fn queue<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SqsQueue { fifo, visibility_timeout_seconds, dead_letter_queue, max_receives, .. } =
-        &item.spec
+    let ItemSpec::SqsQueue {
+        fifo,
+        visibility_timeout_seconds,
+        dead_letter_queue,
+        max_receives,
+        managed_sse,
+        ..
+    } = &item.spec
     else {
         return Err(wrong_spec(item));
     };
@@ -49,6 +56,7 @@ pub(super) fn queue<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(
         fifo_queue: fifo.then_some(true),
         visibility_timeout_seconds: *visibility_timeout_seconds,
         redrive_policy,
+        sqs_managed_sse_enabled: *managed_sse,
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -62,19 +70,21 @@ struct DeadLetterQueue<'p> {
     /// Only for a FIFO queue (as its queue).
     fifo_queue: Option<bool>,
     message_retention_seconds: u64,
+    sqs_managed_sse_enabled: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
 
 /// The dead-letter queue, keeping its messages for the plan's retention.
 pub(super) fn dead_letter_queue<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SqsDeadLetterQueue { fifo, retention_seconds, .. } = &item.spec else {
+    let ItemSpec::SqsDeadLetterQueue { fifo, retention_seconds, managed_sse, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let props = DeadLetterQueue {
         name: &item.physical_name,
         fifo_queue: fifo.then_some(true),
         message_retention_seconds: *retention_seconds,
+        sqs_managed_sse_enabled: *managed_sse,
         region: cx.region(),
         tags: cx.tags(item),
     };

@@ -175,8 +175,17 @@ struct Service<'p> {
     service_registries: Option<ServiceRegistry>,
     /// Public workloads: registered with their target group.
     load_balancers: Option<[LoadBalancer<'p>; 1]>,
+    deployment_circuit_breaker: CircuitBreaker,
+    health_check_grace_period_seconds: Option<u32>,
+    wait_for_steady_state: bool,
     region: &'p str,
     tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+struct CircuitBreaker {
+    enable: bool,
+    rollback: bool,
 }
 
 #[derive(Serialize)]
@@ -202,7 +211,8 @@ struct LoadBalancer<'p> {
 }
 
 /// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
-/// registered with the workload's target group (public).
+/// registered with the workload's target group (public); its deployments as planned (circuit
+/// breaker, health-check grace, waiting for a steady state).
 pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::EcsService {
         workload,
@@ -214,6 +224,9 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         target_group,
         port,
         security_groups,
+        rollback_failed_deployments,
+        health_check_grace_period_seconds,
+        wait_for_steady_state,
     } = &item.spec
     else {
         return Err(wrong_spec(item));
@@ -245,6 +258,12 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         network_configuration,
         service_registries,
         load_balancers,
+        deployment_circuit_breaker: CircuitBreaker {
+            enable: *rollback_failed_deployments,
+            rollback: *rollback_failed_deployments,
+        },
+        health_check_grace_period_seconds: *health_check_grace_period_seconds,
+        wait_for_steady_state: *wait_for_steady_state,
         region: cx.region(),
         tags: cx.tags(item),
     };

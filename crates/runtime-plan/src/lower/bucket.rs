@@ -1,6 +1,8 @@
-//! `kind: bucket`: an S3 bucket, public access blocked.
+//! `kind: bucket`: an S3 bucket, public access blocked, encrypted (SSE-S3), reachable over TLS
+//! only, and in production protected from deletion by the deploy.
 
 use super::context::{Cx, NewItem};
+use super::protection::{self, BUCKET_ENCRYPTION};
 use super::resources::Res;
 use super::{Described, cat};
 use crate::plan::{ItemKind, ItemSpec};
@@ -19,6 +21,9 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
         versioning,
         block_public_access: true,
         storage_gb: gb,
+        encryption: BUCKET_ENCRYPTION.into(),
+        tls_only: true,
+        protect: protection::protect_bucket(cx.env_name),
     };
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_bucket"]), name, Some(&r.name), spec)

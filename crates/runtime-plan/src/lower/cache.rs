@@ -5,10 +5,10 @@ use compact_str::{ToCompactString, format_compact};
 use cost::CacheSize;
 
 use super::context::{Cx, NewItem};
-use super::network;
 use super::platform::Platform;
 use super::resources::Res;
 use super::{CACHE_PORT, Described, cat};
+use super::{network, protection};
 use crate::plan::{CredentialKind, ItemKind, ItemSpec};
 use crate::pricing::Priceable;
 
@@ -28,6 +28,8 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) ->
         engine_version: version.into(),
         automatic_failover: sizing.nodes > 1,
         transit_encryption: true,
+        at_rest_encryption: true,
+        snapshot_retention_days: protection::cache_snapshot_days(cx.env_name),
         auth_token_parameter: token_param.clone(),
         subnet_group: subnet_group.clone(),
         size: sizing.clone(),

@@ -207,6 +207,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         ItemKind::SqsDeadLetterQueue => "requests counted in its queue's size",
         ItemKind::CloudMapService => "DNS queries from inside the VPC are free",
         ItemKind::TaskDefinition => "tasks are priced on the ECS service",
+        ItemKind::DnsRecord => "alias queries to an ALB are free; the hosted zone is an input",
         _ => "no charge of its own",
     }
 }

@@ -28,6 +28,7 @@ mod identity;
 mod network;
 mod platform;
 mod postgres;
+mod protection;
 mod queue;
 mod resources;
 mod secrets;
@@ -38,6 +39,10 @@ use context::Cx;
 use platform::Platform;
 use resources::Res;
 
+pub use protection::{
+    BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS, PRODUCTION_CACHE_SNAPSHOT_DAYS,
+    SNS_KMS_KEY,
+};
 pub use runway_schema::{variable_suffixes, variables};
 
 /// Why a plan cannot be made at all.
@@ -66,6 +71,9 @@ pub const CACHE_PORT: u16 = 6379;
 pub const DLQ_RETENTION_SECONDS: u64 = 14 * 24 * 3600;
 /// Target value of the CPU target-tracking policy, percent.
 pub const SCALING_CPU_TARGET: u32 = 70;
+/// Seconds a public workload's new tasks may fail the target group's health checks before
+/// ECS replaces them: time to boot, on top of the checks' own unhealthy threshold.
+pub const HEALTH_CHECK_GRACE_SECONDS: u32 = 60;
 
 /// The postgres database name of a resource (`main-db` -> `main_db`).
 pub fn database_name(resource: &str) -> String {
@@ -233,6 +241,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
         ItemSpec::Budget { .. } => ItemKind::Budget,
         ItemSpec::LogGroup { .. } => ItemKind::LogGroup,
+        ItemSpec::DnsRecord { .. } => ItemKind::DnsRecord,
     }
 }
 
@@ -253,15 +262,15 @@ fn expected_items(product: &Product, env: &str) -> usize {
             _ => 1,
         })
         .sum();
-    // Two roles, two security groups, a service and its task definition, its discovery service (internal) or target group and
-    // listener rule (public), and a scaling target and policy when it scales in this environment.
+    // Two roles, two security groups, a service and its task definition, its discovery service (internal) or target group,
+    // listener rule and DNS record (public), and a scaling target and policy when it scales in this environment.
     let workloads: usize = product
         .root
         .workloads
         .values()
         .map(|w| {
             let scale = w.scale_in(env);
-            6 + if w.expose == Expose::Public { 2 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
+            6 + if w.expose == Expose::Public { 3 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
         })
         .sum();
     10 + 10 * Engine::ALL.len() + resources + workloads

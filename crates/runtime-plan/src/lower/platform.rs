@@ -1,17 +1,18 @@
 //! The environment's platform, each part made only when something needs it: the ECS cluster
 //! (any workload; each workload has its own roles, see `identity.rs`), the workloads' security
 //! group (internal workloads; see `network.rs`), the Cloud Map namespace (internal workloads), the
-//! ALB and its HTTPS listener (public workloads), and the subnet groups of databases and caches.
+//! ALB with its HTTPS listener and its HTTP listener that redirects to HTTPS (public
+//! workloads), and the subnet groups of databases and caches.
 
 use compact_str::CompactString;
 use indexmap::IndexMap;
 use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
 
 use super::context::{Cx, Named, NewItem};
-use super::network;
+use super::network::{self, HTTP_PORT, HTTPS_PORT};
 use super::resources::Resources;
 use super::{cat, spec_kind};
-use crate::plan::{ItemKind, ItemSpec};
+use crate::plan::{ItemKind, ItemSpec, ListenerAction};
 use crate::pricing::Priceable;
 
 /// The platform items of an environment; `None` where nothing needs one.
@@ -20,6 +21,8 @@ pub(super) struct Platform {
     pub(super) cluster: Option<Named>,
     /// The namespace; its name is its DNS name (`<env>.<product>.internal`).
     pub(super) namespace: Option<Named>,
+    /// The ALB (its logical id), when public workloads have a domain.
+    pub(super) alb: Option<CompactString>,
     /// The ALB's HTTPS listener, when public workloads have a domain.
     pub(super) listener: Option<Named>,
     pub(super) db_subnets: Option<CompactString>,
@@ -39,8 +42,10 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
         platform.namespace = Some(namespace(cx));
         network::workloads(cx, &env_base);
     }
-    if has(Expose::Public) {
-        platform.listener = alb(cx, &env_base, workloads);
+    if has(Expose::Public)
+        && let Some((alb, listener)) = alb(cx, &env_base, workloads)
+    {
+        (platform.alb, platform.listener) = (Some(alb), Some(listener));
     }
     if has_kind(Kind::Postgres) {
         let name = cat(&[&env_base, "-db-subnets"]);
@@ -68,9 +73,17 @@ fn namespace(cx: &mut Cx) -> Named {
     Named { id, name: dns }
 }
 
-/// The ALB and its HTTPS listener; without a domain, none, and an error naming the public
+/// The TLS policy of the HTTPS listener: TLS 1.3, and TLS 1.2 with forward-secret ciphers only.
+pub const TLS_POLICY: &str = "ELBSecurityPolicy-TLS13-1-2-2021-06";
+
+/// The ALB, its HTTPS listener and its HTTP listener (a permanent redirect to HTTPS); returns
+/// the ALB's id and the HTTPS listener. Without a domain, none, and an error naming the public
 /// workloads.
-fn alb(cx: &mut Cx, env_base: &str, workloads: &IndexMap<String, Workload>) -> Option<Named> {
+fn alb(
+    cx: &mut Cx,
+    env_base: &str,
+    workloads: &IndexMap<String, Workload>,
+) -> Option<(CompactString, Named)> {
     let Some(domain) = &cx.env.domain else {
         let public: Vec<&str> =
             workloads.iter().filter(|(_, w)| w.expose == Expose::Public).map(|(n, _)| n.as_str()).collect();
@@ -88,12 +101,35 @@ fn alb(cx: &mut Cx, env_base: &str, workloads: &IndexMap<String, Workload>) -> O
     };
     let security_group = network::alb(cx, env_base);
     let alb_name = cx.named(ItemKind::Alb, cat(&[env_base, "-alb"]));
-    let spec = ItemSpec::Alb { domain: domain.as_str().into(), security_groups: vec![security_group] };
+    let spec = ItemSpec::Alb {
+        domain: domain.as_str().into(),
+        security_groups: vec![security_group],
+        drop_invalid_header_fields: true,
+    };
     let alb = cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb));
     let name = cat(&[&alb_name, "/https-443"]);
-    let spec = ItemSpec::AlbListener { alb: alb.clone(), port: 443, protocol: "HTTPS".into() };
-    let id = cx.push(NewItem::new("env_alb-listener".into(), name.clone(), None, spec).depends_on(vec![alb]));
-    Some(Named { id, name })
+    let spec = ItemSpec::AlbListener {
+        alb: alb.clone(),
+        port: HTTPS_PORT,
+        protocol: "HTTPS".into(),
+        ssl_policy: Some(TLS_POLICY.into()),
+        default_action: ListenerAction::NotFound,
+    };
+    let id = cx.push(
+        NewItem::new("env_alb-listener".into(), name.clone(), None, spec).depends_on(vec![alb.clone()]),
+    );
+    let spec = ItemSpec::AlbListener {
+        alb: alb.clone(),
+        port: HTTP_PORT,
+        protocol: "HTTP".into(),
+        ssl_policy: None,
+        default_action: ListenerAction::RedirectToHttps { port: HTTPS_PORT, status_code: "HTTP_301".into() },
+    };
+    let http_name = cat(&[&alb_name, "/http-80"]);
+    cx.push(
+        NewItem::new("env_alb-http-listener".into(), http_name, None, spec).depends_on(vec![alb.clone()]),
+    );
+    Some((alb, Named { id, name }))
 }
 
 /// A subnet group of the environment's databases or caches.

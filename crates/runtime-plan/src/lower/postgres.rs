@@ -7,10 +7,10 @@ use cost::PostgresSize;
 use runway_schema::PostgresEngine;
 
 use super::context::{Cx, Named, NewItem};
-use super::network;
 use super::platform::Platform;
 use super::resources::Res;
 use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name};
+use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{CredentialKind, ItemKind, ItemSpec, ManagedBy, postgres_engine_str};
 use crate::pricing::Priceable;
@@ -62,36 +62,43 @@ fn database(
     platform: &Platform,
 ) -> Named {
     let subnet_group = platform.db_subnets.clone().unwrap_or_default();
-    let (kind, spec) = match engine {
-        PostgresEngine::Rds => (
-            ItemKind::RdsInstance,
-            ItemSpec::RdsInstance {
-                resource: r.name.clone(),
-                engine_version: version.into(),
-                size: sizing.clone(),
-                storage_type: "gp3".into(),
-                database: database_name(&r.name).into(),
-                username: POSTGRES_USER.into(),
-                admin_secret: secret.clone(),
-                subnet_group: subnet_group.clone(),
-                security_groups: network::database_groups(&r.name),
-            },
-        ),
-        PostgresEngine::Aurora => (
-            ItemKind::AuroraCluster,
-            ItemSpec::AuroraCluster {
-                resource: r.name.clone(),
-                engine_version: version.into(),
-                size: sizing.clone(),
-                database: database_name(&r.name).into(),
-                username: POSTGRES_USER.into(),
-                admin_secret: secret.clone(),
-                subnet_group: subnet_group.clone(),
-                security_groups: network::database_groups(&r.name),
-            },
-        ),
+    let kind = match engine {
+        PostgresEngine::Rds => ItemKind::RdsInstance,
+        PostgresEngine::Aurora => ItemKind::AuroraCluster,
     };
     let name = cx.named(kind, cx.base(&r.name));
+    let database = database_name(&r.name);
+    // What replaces the database when it changes (the identifier is the name itself).
+    let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
+    let protection = protection::database(cx.env_name, &name, &generation);
+    let spec = match engine {
+        PostgresEngine::Rds => ItemSpec::RdsInstance {
+            resource: r.name.clone(),
+            engine_version: version.into(),
+            size: sizing.clone(),
+            storage_type: "gp3".into(),
+            database: database.as_str().into(),
+            username: POSTGRES_USER.into(),
+            admin_secret: secret.clone(),
+            subnet_group: subnet_group.clone(),
+            security_groups: network::database_groups(&r.name),
+            storage_encrypted: true,
+            publicly_accessible: false,
+            protection,
+        },
+        PostgresEngine::Aurora => ItemSpec::AuroraCluster {
+            resource: r.name.clone(),
+            engine_version: version.into(),
+            size: sizing.clone(),
+            database: database.as_str().into(),
+            username: POSTGRES_USER.into(),
+            admin_secret: secret.clone(),
+            subnet_group: subnet_group.clone(),
+            security_groups: network::database_groups(&r.name),
+            storage_encrypted: true,
+            protection,
+        },
+    };
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_db"]), name.clone(), Some(&r.name), spec)
             .size(&r.size)
@@ -114,6 +121,7 @@ fn aurora_instances(cx: &mut Cx, r: &Res, base: &str, cluster: &CompactString, s
             cluster: cluster.clone(),
             instance_class: sizing.instance_class.as_str().into(),
             index: i,
+            publicly_accessible: false,
         };
         cx.push(
             NewItem::new(format_compact!("{}_instance-{i}", r.name), name, Some(&r.name), spec)

@@ -33,6 +33,8 @@ pub(super) fn lower(
         dead_letter_queue: dlq.clone(),
         max_receives: dead_letter.map(|d| d.max_receives),
         monthly_requests: requests,
+        // SSE-SQS: keys SQS owns; no key policy, no KMS charge, no KMS permission for consumers.
+        managed_sse: true,
     };
     cx.push(
         NewItem::new(queue.clone(), fit_with_suffix(&base, sfx, 80), Some(&r.name), spec)
@@ -46,6 +48,7 @@ pub(super) fn lower(
             resource: r.name.clone(),
             fifo,
             retention_seconds: DLQ_RETENTION_SECONDS,
+            managed_sse: true,
         };
         cx.push(NewItem::new(id.clone(), name, Some(&r.name), spec));
     }

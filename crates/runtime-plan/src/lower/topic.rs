@@ -1,6 +1,7 @@
 //! `kind: topic`: an SNS topic.
 
 use super::context::{Cx, NewItem};
+use super::protection::SNS_KMS_KEY;
 use super::resources::Res;
 use super::{Described, cat, group};
 use crate::naming::fit_with_suffix;
@@ -14,7 +15,14 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
         cx.unknown_resource_size(r, "topic");
     }
     let name = fit_with_suffix(&cx.base(&r.name), if fifo { ".fifo" } else { "" }, 256);
-    let spec = ItemSpec::SnsTopic { resource: r.name.clone(), fifo, monthly_requests: requests };
+    // The AWS managed key: its key policy lets the account's principals use it through SNS, so
+    // publishers need no KMS permission of their own.
+    let spec = ItemSpec::SnsTopic {
+        resource: r.name.clone(),
+        fifo,
+        monthly_requests: requests,
+        kms_master_key: SNS_KMS_KEY.into(),
+    };
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_topic"]), name, Some(&r.name), spec)
             .size(&r.size)

@@ -15,7 +15,7 @@ use super::identity::{self, Identity, Roles};
 use super::network;
 use super::platform::Platform;
 use super::resources::Resources;
-use super::{Lowered, SCALING_CPU_TARGET, cat};
+use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
 use crate::plan::{Binding, HealthSpec, ItemKind, ItemSpec, PlannedWorkload, TaskSecret};
 use crate::pricing::Priceable;
 
@@ -90,7 +90,7 @@ fn lower(
     let health = health_spec(w.spec);
     let task_definition = task_definition(cx, w, task.clone(), health.clone(), roles, &log_group);
     reference_parameters(cx, w, used.resources, &task_definition);
-    let (mut discovery, mut dns_name, mut target_group, mut host) = (None, None, None, None);
+    let (mut discovery, mut dns_name, mut entry, mut host) = (None, None, None, None);
     let env = cx.env;
     match w.spec.expose {
         Expose::Internal => {
@@ -100,15 +100,18 @@ fn lower(
             }
         }
         Expose::Public => {
-            if let (Some(listener), Some(domain)) = (&platform.listener, &env.domain) {
+            if let (Some(alb), Some(listener), Some(domain)) =
+                (&platform.alb, &platform.listener, &env.domain)
+            {
                 *public_index += 1;
-                let (tg, hostname) = public_entry(cx, w, health.as_ref(), listener, domain, *public_index);
-                (target_group, host) = (Some(tg), Some(hostname));
+                let (ids, hostname) =
+                    public_entry(cx, w, health.as_ref(), (alb, listener), domain, *public_index);
+                (entry, host) = (Some(ids), Some(hostname));
             }
         }
     }
     let security_groups = network::workload(cx, used.resources, (w.name, &w.base, w.spec));
-    let service = service(cx, w, (task_definition, security_groups), discovery, target_group, platform);
+    let service = service(cx, w, (task_definition, security_groups), discovery, entry, platform);
     if w.scale.max > w.scale.min {
         scaling(cx, w, &service, platform);
     }
@@ -243,16 +246,23 @@ fn discovery_service(cx: &mut Cx, w: &Lowering, namespace: &Named) -> (CompactSt
     (id, dns_name)
 }
 
-/// A public workload's ALB target group (health checked like the task) and host rule
-/// `<workload>.<domain>` at `priority`; returns the target group's id and the host.
+/// How a public workload is reached: the logical ids of its target group and listener rule.
+struct Entry {
+    target_group: CompactString,
+    rule: CompactString,
+}
+
+/// A public workload's ALB target group (health checked like the task), host rule
+/// `<workload>.<domain>` at `priority`, and the host's alias record to the ALB; returns the
+/// target group and rule, and the host.
 fn public_entry(
     cx: &mut Cx,
     w: &Lowering,
     health: Option<&HealthSpec>,
-    listener: &Named,
+    (alb, listener): (&CompactString, &Named),
     domain: &str,
     priority: u32,
-) -> (CompactString, CompactString) {
+) -> (Entry, CompactString) {
     let spec = ItemSpec::AlbTargetGroup {
         workload: w.name.into(),
         port: w.spec.port,
@@ -273,7 +283,7 @@ fn public_entry(
         host: host.clone(),
         priority,
     };
-    cx.push(
+    let rule = cx.push(
         NewItem::new(
             cat(&[w.name, "_listener-rule"]),
             cat(&[&listener.name, "/", &host]),
@@ -282,24 +292,39 @@ fn public_entry(
         )
         .depends_on(vec![listener.id.clone(), tg.clone()]),
     );
-    (tg, host)
+    let spec = ItemSpec::DnsRecord {
+        workload: w.name.into(),
+        host: host.clone(),
+        record_type: "A".into(),
+        alb: alb.clone(),
+        evaluate_target_health: true,
+    };
+    cx.push(
+        NewItem::new(cat(&[w.name, "_dns-record"]), host.clone(), Some(w.name), spec)
+            .depends_on(vec![alb.clone()]),
+    );
+    (Entry { target_group: tg, rule }, host)
 }
 
-/// The ECS service, priced at its tasks; returns it.
+/// The ECS service, priced at its tasks; returns it. Every deployment waits to be steady and
+/// rolls back when its tasks do not become healthy; a public one starts after its listener
+/// rule (a target group no listener forwards to cannot take a service) and its new tasks get
+/// [`HEALTH_CHECK_GRACE_SECONDS`] to boot.
 fn service(
     cx: &mut Cx,
     w: &Lowering,
     (task_definition, security_groups): (CompactString, Vec<CompactString>),
     discovery: Option<CompactString>,
-    target_group: Option<CompactString>,
+    entry: Option<Entry>,
     platform: &Platform,
 ) -> Named {
     let cluster = platform.cluster.as_ref().map(|c| c.id.clone()).unwrap_or_default();
     let name = cx.named(ItemKind::EcsService, cat(&[&w.base, "-service"]));
     let mut depends_on = vec![cluster.clone(), task_definition.clone()];
     depends_on.extend(discovery.iter().cloned());
-    depends_on.extend(target_group.iter().cloned());
+    depends_on.extend(entry.iter().flat_map(|e| [e.target_group.clone(), e.rule.clone()]));
     depends_on.extend(security_groups.iter().cloned());
+    let target_group = entry.map(|e| e.target_group);
     let spec = ItemSpec::EcsService {
         workload: w.name.into(),
         cluster,
@@ -307,9 +332,12 @@ fn service(
         desired_count: w.scale.min,
         expose: w.spec.expose,
         discovery_service: discovery,
-        target_group,
         port: w.spec.port,
         security_groups,
+        rollback_failed_deployments: true,
+        health_check_grace_period_seconds: target_group.is_some().then_some(HEALTH_CHECK_GRACE_SECONDS),
+        wait_for_steady_state: true,
+        target_group,
     };
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
