@@ -1,53 +1,85 @@
-//! Who may do what, as rows of the plan's text: each security group's rules (`in tcp 443 from
-//! internet`, `out tcp 5432 to <group>`) and each role's grants (actions on resources). The plan's items
-//! hold the same in `spec`; this only words them.
+//! Who may do what, as the `access` section of the plan's text: each security group's rules
+//! (`in tcp 443 from internet`, `out tcp 5432 to <group>`) and each role's grants (actions on
+//! resources). The plan's items hold the same in `spec`; this only words them, line by line
+//! (a large plan has hundreds of thousands: none is kept).
+
+use std::fmt;
 
 use crate::plan::{Grant, ItemSpec, Peer, Plan, PolicyResource, SecurityRule};
 
-/// One row per security rule and per grant, in item order.
-pub(crate) fn rows(p: &Plan) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
+/// Writes the section: one line per security rule and per grant, in item order.
+pub(crate) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    out.write_str("\naccess\n")?;
+    let width = p.items.iter().filter(|i| has_access(&i.spec)).map(|i| i.id.chars().count()).max();
+    let Some(width) = width else {
+        return out.write_str("  (none)\n");
+    };
     for item in &p.items {
         match &item.spec {
             ItemSpec::SecurityGroup { ingress, egress, .. } => {
-                rows.extend(ingress.iter().map(|r| rule_row(&item.id, ("in", "from"), r)));
-                rows.extend(egress.iter().map(|r| rule_row(&item.id, ("out", "to"), r)));
+                for r in ingress {
+                    write_rule(out, (&item.id, width), ("in", "from"), r)?;
+                }
+                for r in egress {
+                    write_rule(out, (&item.id, width), ("out", "to"), r)?;
+                }
             }
             ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
-                rows.extend(grants.iter().map(|g| grant_row(&item.id, g)));
+                for g in grants {
+                    write_grant(out, (&item.id, width), g)?;
+                }
             }
             _ => {}
         }
     }
-    rows
+    Ok(())
 }
 
-fn rule_row(group: &str, (direction, word): (&str, &str), rule: &SecurityRule) -> Vec<String> {
-    let peer = match &rule.peer {
-        Peer::Group { item } => item.to_string(),
-        Peer::Internet => "internet (0.0.0.0/0)".to_owned(),
-        Peer::Members => "members (memberSecurityGroupIds)".to_owned(),
-    };
-    vec![group.to_owned(), format!("{direction} tcp {}", rule.port), format!("{word} {peer}")]
+/// Does the item have a line in the section?
+fn has_access(spec: &ItemSpec) -> bool {
+    match spec {
+        ItemSpec::SecurityGroup { ingress, egress, .. } => !ingress.is_empty() || !egress.is_empty(),
+        ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => !grants.is_empty(),
+        _ => false,
+    }
 }
 
-fn grant_row(role: &str, grant: &Grant) -> Vec<String> {
-    let resources: Vec<String> = grant
-        .resources
-        .iter()
-        .map(|r| match r {
-            PolicyResource::Item { item } => item.to_string(),
-            PolicyResource::ItemObjects { item } => format!("{item}/*"),
-            PolicyResource::SsmParameter { name } => name.to_string(),
-            PolicyResource::KmsAlias { alias } => alias.to_string(),
-            PolicyResource::KmsKeyId { id } => format!("key {id}"),
-            PolicyResource::Arn { arn } => arn.to_string(),
-            PolicyResource::Any => "*".to_owned(),
-        })
-        .collect();
-    vec![
-        role.to_owned(),
-        "allow".to_owned(),
-        format!("{} on {}", grant.actions.join(" "), resources.join(" ")),
-    ]
+fn write_rule(
+    out: &mut impl fmt::Write,
+    (group, width): (&str, usize),
+    (direction, word): (&str, &str),
+    rule: &SecurityRule,
+) -> fmt::Result {
+    let port = format!("{direction} tcp {}", rule.port);
+    write!(out, "  {group:<width$}  {port:<12}  {word} ")?;
+    match &rule.peer {
+        Peer::Group { item } => out.write_str(item)?,
+        Peer::Internet => out.write_str("internet (0.0.0.0/0)")?,
+        Peer::Members => out.write_str("members (memberSecurityGroupIds)")?,
+    }
+    out.write_char('\n')
+}
+
+fn write_grant(out: &mut impl fmt::Write, (role, width): (&str, usize), grant: &Grant) -> fmt::Result {
+    write!(out, "  {role:<width$}  {:<12}  {} on", "allow", grant.actions.join(" "))?;
+    for r in &grant.resources {
+        out.write_char(' ')?;
+        match r {
+            PolicyResource::Item { item } => out.write_str(item)?,
+            PolicyResource::ItemObjects { item } => write!(out, "{item}/*")?,
+            PolicyResource::SsmParameters { names } => {
+                for (i, n) in names.iter().enumerate() {
+                    if i > 0 {
+                        out.write_char(' ')?;
+                    }
+                    out.write_str(n)?;
+                }
+            }
+            PolicyResource::KmsAlias { alias } => out.write_str(alias)?,
+            PolicyResource::KmsKeyId { id } => write!(out, "key {id}")?,
+            PolicyResource::Arn { arn } => out.write_str(arn)?,
+            PolicyResource::Any => out.write_char('*')?,
+        }
+    }
+    out.write_char('\n')
 }

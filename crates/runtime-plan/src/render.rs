@@ -68,7 +68,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     write_section(out, "resources", &p.resources, resource_row)?;
     write_section(out, "workloads", &p.workloads, workload_row)?;
     write_section(out, "bindings", &p.bindings, binding_row)?;
-    write_section(out, "access", &crate::access::rows(p), Vec::clone)?;
+    crate::access::write(p, out)?;
     write_secrets(p, out)?;
     write_cost(p, out)?;
     write_diagnostics(p, out)

@@ -68,7 +68,7 @@ fn database(
             ItemSpec::RdsInstance {
                 resource: r.name.clone(),
                 engine_version: version.into(),
-                size: sizing.clone(),
+                size: Box::new(sizing.clone()),
                 storage_type: "gp3".into(),
                 database: database_name(&r.name).into(),
                 username: POSTGRES_USER.into(),
@@ -82,7 +82,7 @@ fn database(
             ItemSpec::AuroraCluster {
                 resource: r.name.clone(),
                 engine_version: version.into(),
-                size: sizing.clone(),
+                size: Box::new(sizing.clone()),
                 database: database_name(&r.name).into(),
                 username: POSTGRES_USER.into(),
                 admin_secret: secret.clone(),

@@ -3,6 +3,7 @@
 //! and scaled on CPU when it may grow in this environment.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use compact_str::CompactString;
 use cost::TaskSize;
@@ -132,10 +133,10 @@ fn lower(
 /// The workload's execution and task roles, granted from its parameters and the items of
 /// the resources it uses.
 fn roles(cx: &mut Cx, w: &Lowering, used: &Used) -> Roles {
-    let secrets = task_secrets(cx, w);
+    let own: Arc<[CompactString]> = w.spec.secrets.iter().map(|s| cx.secrets.ssm_name(w.name, s)).collect();
     let id = Identity {
         image: w.spec.image.as_str(),
-        parameters: secrets.iter().map(|s| s.parameter.as_str()).collect(),
+        parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([own]).collect(),
         uses: w
             .bindings
             .iter()
@@ -162,8 +163,10 @@ fn task_definition(
         task,
         cpu_architecture: "ARM64".into(),
         port: w.spec.port,
-        health,
-        environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+        health: health.map(Box::new),
+        environment: Box::new(
+            w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+        ),
         secrets: task_secrets(cx, w),
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
@@ -172,7 +175,7 @@ fn task_definition(
     cx.push(
         NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
             .size(w.size)
-            .depends_on(vec![execution_role, task_role]),
+            .depends_on([execution_role].into_iter().chain(task_role).collect()),
     )
 }
 
