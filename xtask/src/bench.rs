@@ -89,13 +89,14 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
 }
 
-/// Builds the release `runway` and `profile`, measures the four targets, prints them, and
-/// fails when one is not met.
+/// Builds `runway` and `profile` with the `profiling` profile (release plus line tables),
+/// measures the four targets, prints them, and fails when one is not met.
 fn targets() -> Result<(), String> {
     // One cargo invocation, so both binaries share one resolution of features.
     run(Command::new("cargo").args([
         "build",
-        "--release",
+        "--profile",
+        "profiling",
         "-p",
         "runway-cli",
         "--bin",
@@ -106,8 +107,8 @@ fn targets() -> Result<(), String> {
         "profile",
     ]))?;
     let target = target_dir();
-    let runway = target.join("release/runway");
-    let profile = target.join("release/examples/profile");
+    let runway = target.join("profiling/runway");
+    let profile = target.join("profiling/examples/profile");
     let out = target.join("bench");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
 

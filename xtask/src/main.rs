@@ -8,7 +8,7 @@
 //!   S seconds; needs `cargo install cargo-fuzz`. Not part of `ci`.
 //! - `gen --resources N --out DIR`: writes a synthetic product of N resources (crate `synthetic`).
 //! - `bench`: measures and judges the four performance targets (instructions under callgrind,
-//!   process time and peak RSS of the release `runway`); fails when one is not met.
+//!   process time and peak RSS of `runway` built with the `profiling` profile); fails when one is not met.
 //!   `bench --criterion [CRITERION ARGS]`: the criterion benches of `crates/bench` and their
 //!   times. See `bench.rs` and docs/benchmarks.md.
 

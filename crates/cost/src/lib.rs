@@ -89,6 +89,14 @@ pub(crate) fn exact_money<S: serde::Serializer>(m: &Money, s: S) -> Result<S::Ok
     s.collect_str(&m.0.normalize())
 }
 
+/// [`exact_money`] for a price that may be missing (`null`).
+fn exact_money_opt<S: serde::Serializer>(m: &Option<Money>, s: S) -> Result<S::Ok, S::Error> {
+    match m {
+        Some(m) => exact_money(m, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// What a postgres size declares.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -180,6 +188,10 @@ pub enum Item<'a> {
     PrivateZone,
     /// One Secrets Manager secret.
     Secret,
+    /// A CloudWatch Logs log group: usage-based, per GB ingested and per GB-month stored.
+    LogGroup,
+    /// An AWS Budgets cost budget: usage-based, as an account's first budgets are free.
+    Budget,
 }
 
 /// One line of arithmetic a person can check: quantity x unit price = monthly.
@@ -218,14 +230,35 @@ pub enum Priced {
         /// Why (`no price for cache.m7g.large in ap-south-2`).
         reason: String,
     },
+    /// Billed per unit of a use the plan cannot know (log volume, an account's other budgets):
+    /// its rates are shown, and nothing is added to the estimate.
+    UsageBased {
+        /// The rates, priced or not.
+        rates: Vec<Rate>,
+    },
+}
+
+/// The price of one unit of a usage-based charge.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rate {
+    /// What is charged (`CloudWatch Logs ingestion`).
+    pub what: Arc<str>,
+    /// The unit (`GB`).
+    pub unit: Arc<str>,
+    /// Price of one unit, exact; `None` when the catalogue has no price for it.
+    #[serde(serialize_with = "exact_money_opt")]
+    pub unit_price: Option<Money>,
+    /// Where the price comes from and when it was seen, or why there is none.
+    pub source: Arc<str>,
 }
 
 impl Priced {
-    /// Exact sum of the lines; `None` when unpriced.
+    /// Exact sum of the lines; `None` when unpriced or usage-based (no amount is known).
     pub fn monthly(&self) -> Option<Money> {
         match self {
             Priced::Lines { lines } => Some(lines.iter().map(|l| l.monthly).sum()),
-            Priced::Unpriced { .. } => None,
+            Priced::Unpriced { .. } | Priced::UsageBased { .. } => None,
         }
     }
 }
@@ -352,6 +385,9 @@ impl Catalogue {
 
     /// Prices an item in a region.
     pub fn price(&self, region: &str, item: &Item<'_>) -> Priced {
+        if let Some(charges) = usage_charges(item) {
+            return self.rates(region, charges);
+        }
         let usages = match self.usages(item) {
             Ok(u) => u,
             Err(reason) => return Priced::Unpriced { reason },
@@ -383,6 +419,29 @@ impl Catalogue {
             }
         }
         Priced::Lines { lines }
+    }
+
+    /// The rates of a usage-based item's charges (`(what, price key)`).
+    fn rates(&self, region: &str, charges: &[(&str, &str)]) -> Priced {
+        let table = self.regions.get(region);
+        let rates = charges
+            .iter()
+            .map(|&(what, key)| {
+                let entry = table.and_then(|t| t.get(key));
+                let (unit_price, source) = match entry.map(|e| &e.status) {
+                    Some(PriceStatus::Priced { price, source, seen }) => {
+                        (Some(*price), format!("{source} (seen {seen})"))
+                    }
+                    Some(PriceStatus::Unpriced { unpriced }) => {
+                        (None, format!("no price `{key}` in {region}: {unpriced}"))
+                    }
+                    None => (None, format!("no price `{key}` in {region}")),
+                };
+                let unit = entry.map_or("", |e| e.unit.as_str());
+                Rate { what: what.into(), unit: unit.into(), unit_price, source: source.into() }
+            })
+            .collect();
+        Priced::UsageBased { rates }
     }
 
     /// The price keys and monthly quantities an item uses, or why its size is unknown.
@@ -487,8 +546,23 @@ impl Catalogue {
                 key: "secret".to_owned(),
                 quantity: Decimal::ONE,
             }],
+            // Priced by `rates`, never by quantity.
+            Item::LogGroup | Item::Budget => Vec::new(),
         };
         Ok(usages)
+    }
+}
+
+/// The charges of a usage-based item, as `(what, price key)`; `None` for items priced by
+/// quantity.
+fn usage_charges(item: &Item<'_>) -> Option<&'static [(&'static str, &'static str)]> {
+    match item {
+        Item::LogGroup => Some(&[
+            ("CloudWatch Logs ingestion", "logs-ingestion"),
+            ("CloudWatch Logs storage", "logs-storage"),
+        ]),
+        Item::Budget => Some(&[("AWS Budgets, past an account's first two", "budget")]),
+        _ => None,
     }
 }
 

@@ -92,13 +92,15 @@ impl Catalogue {
         }
     }
 
-    /// Sum of the items' prices; the first unpriced reason otherwise.
+    /// Sum of the items' prices; the first unpriced reason otherwise. Never usage-based.
     fn estimate(&self, region: &str, items: &[Item<'_>]) -> Priced {
         let mut lines = Vec::new();
         for item in items {
             match self.price(region, item) {
                 Priced::Lines { lines: l } => lines.extend(l),
                 unpriced @ Priced::Unpriced { .. } => return unpriced,
+                // Adds no amount; no size row holds one.
+                Priced::UsageBased { .. } => {}
             }
         }
         Priced::Lines { lines }
@@ -148,6 +150,7 @@ impl Catalogue {
                         format!("{:>10}", p.monthly().map(|m| m.to_string()).unwrap_or_default())
                     }
                     Priced::Unpriced { reason } => format!("{:>10}  ({reason})", "unpriced"),
+                    Priced::UsageBased { .. } => format!("{:>10}", "by use"),
                 };
                 let _ = writeln!(o, "  {:<16} {:<8} {shown}", r.kind, r.size);
             }
@@ -197,6 +200,7 @@ impl Catalogue {
                     Priced::Unpriced { reason } => {
                         json!({ "kind": r.kind, "size": r.size, "monthly": Value::Null, "unpriced": reason })
                     }
+                    Priced::UsageBased { .. } => json!({ "kind": r.kind, "size": r.size, "monthly": Value::Null }),
                 })
                 .collect();
             shown.push(json!({ "name": name, "prices": prices, "estimates": estimates }));

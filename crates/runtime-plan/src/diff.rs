@@ -168,10 +168,6 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
     }
 }
 
-fn money(m: Option<Money>) -> String {
-    m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"))
-}
-
 /// The diff as text: added (`+`), removed (`-`) and changed (`~`) items, then the cost delta.
 pub fn render_diff_text(d: &PlanDiff) -> String {
     let mut out = String::new();
@@ -186,7 +182,7 @@ pub fn render_diff_text(d: &PlanDiff) -> String {
             a.id,
             a.kind.as_str(),
             a.physical_name,
-            money(a.monthly)
+            a.kind.price_text(a.monthly)
         );
     }
     for r in &d.removed {
@@ -196,7 +192,7 @@ pub fn render_diff_text(d: &PlanDiff) -> String {
             r.id,
             r.kind.as_str(),
             r.physical_name,
-            money(r.monthly)
+            r.kind.price_text(r.monthly)
         );
     }
     for c in &d.changed {

@@ -24,7 +24,6 @@
 //! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
 //! adapter runs. See `docs/planning.md` for the item model and naming rules.
 
-mod access;
 pub mod diff;
 pub mod graph;
 pub mod lower;

@@ -41,6 +41,8 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::CloudMapNamespace => 253,
         ItemKind::CloudMapService => 63,
         ItemKind::ScalingPolicy => 256,
+        ItemKind::Budget => 100,
+        ItemKind::LogGroup => 512,
         ItemKind::AlbListener
         | ItemKind::AlbListenerRule
         | ItemKind::RdsProxyTargetGroup

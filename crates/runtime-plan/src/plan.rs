@@ -408,9 +408,28 @@ pub enum ItemKind {
     ScalingTarget,
     /// Target-tracking scaling policy of a service.
     ScalingPolicy,
+    /// AWS Budgets monthly cost budget of a capped environment: the cap's backstop.
+    Budget,
+    /// CloudWatch Logs log group of a workload's containers.
+    LogGroup,
 }
 
 impl ItemKind {
+    /// Whether items of this kind are billed by a use the plan cannot know (log volume, an
+    /// account's other budgets): their rates are shown, they have no amount.
+    pub fn billed_by_use(self) -> bool {
+        matches!(self, ItemKind::LogGroup | ItemKind::Budget)
+    }
+
+    /// An item's monthly figure as people read it: `$x`, `by use`, or `unpriced`.
+    pub fn price_text(self, monthly: Option<Money>) -> String {
+        match monthly {
+            Some(m) => format!("${m}"),
+            None if self.billed_by_use() => "by use".to_owned(),
+            None => "unpriced".to_owned(),
+        }
+    }
+
     /// The kebab-case name (as in JSON).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -443,6 +462,48 @@ impl ItemKind {
             ItemKind::AlbListenerRule => "alb-listener-rule",
             ItemKind::ScalingTarget => "scaling-target",
             ItemKind::ScalingPolicy => "scaling-policy",
+            ItemKind::Budget => "budget",
+            ItemKind::LogGroup => "log-group",
+        }
+    }
+}
+
+impl ItemKind {
+    /// What the item is, in the words a person reads in the plan's text (`RDS instance`,
+    /// `ALB`, `task definition`).
+    pub fn words(self) -> &'static str {
+        match self {
+            ItemKind::EcsCluster => "ECS cluster",
+            ItemKind::TaskExecutionRole => "task execution role",
+            ItemKind::CloudMapNamespace => "Cloud Map namespace",
+            ItemKind::Alb => "ALB",
+            ItemKind::AlbListener => "ALB listener",
+            ItemKind::DbSubnetGroup => "DB subnet group",
+            ItemKind::CacheSubnetGroup => "cache subnet group",
+            ItemKind::RdsInstance => "RDS instance",
+            ItemKind::AuroraCluster => "Aurora cluster",
+            ItemKind::AuroraInstance => "Aurora instance",
+            ItemKind::ProxySecret => "proxy secret",
+            ItemKind::ProxyRole => "proxy role",
+            ItemKind::RdsProxy => "RDS Proxy",
+            ItemKind::RdsProxyTargetGroup => "proxy target group",
+            ItemKind::RdsProxyTarget => "proxy target",
+            ItemKind::CacheReplicationGroup => "ElastiCache",
+            ItemKind::SqsQueue => "SQS queue",
+            ItemKind::SqsDeadLetterQueue => "dead-letter queue",
+            ItemKind::SnsTopic => "SNS topic",
+            ItemKind::S3Bucket => "S3 bucket",
+            ItemKind::TaskDefinition => "task definition",
+            ItemKind::EcsService => "ECS service",
+            ItemKind::CloudMapService => "Cloud Map service",
+            ItemKind::AlbTargetGroup => "target group",
+            ItemKind::AlbListenerRule => "listener rule",
+            ItemKind::ScalingTarget => "scaling target",
+            ItemKind::ScalingPolicy => "scaling policy",
+            ItemKind::Budget => "budget",
+            ItemKind::LogGroup => "log group",
+            ItemKind::TaskRole => "task role",
+            ItemKind::SecurityGroup => "security group",
         }
     }
 }
@@ -464,6 +525,9 @@ pub enum Pricing {
         /// Why.
         reason: CompactString,
     },
+    /// Billed by a use the plan cannot know (log volume, an account's other budgets): not in
+    /// the estimate; its rates are in [`CostSummary::usage_based`].
+    UsageBased,
 }
 
 /// One AWS item to declare.
@@ -483,7 +547,8 @@ pub struct PlannedItem {
     pub size: Option<CompactString>,
     /// Who creates it.
     pub managed_by: ManagedBy,
-    /// Monthly estimate (workloads at `scale.min`); `Some(0)` for included items; `None` when unpriced.
+    /// Monthly estimate (workloads at `scale.min`); `Some(0)` for included items; `None` when
+    /// unpriced or usage-based.
     pub monthly: Option<Money>,
     /// Monthly figure at `scale.max`; equal to `monthly` for anything that does not scale.
     pub ceiling: Option<Money>,
@@ -547,6 +612,11 @@ pub enum PolicyResource {
     /// Every object of a bucket item: its ARN followed by `/*`.
     ItemObjects {
         /// Logical id of the bucket.
+        item: CompactString,
+    },
+    /// Every log stream of a log group item: its ARN followed by `:*`.
+    ItemLogStreams {
+        /// Logical id of the log group.
         item: CompactString,
     },
     /// SSM parameters of the deploying account, in the plan's region.
@@ -631,7 +701,7 @@ pub enum ItemSpec {
     /// Security group in the program's VPC input; what it may not do is denied (no default
     /// egress).
     SecurityGroup {
-        /// What it guards, in words (`alb`, `workload metabase`, `main-db proxy`).
+        /// What of its owner it guards, in words (`ALB`, `tasks`, `proxy`, `members on 5432`).
         guards: CompactString,
         /// Who may connect, on which port.
         ingress: Vec<SecurityRule>,
@@ -857,6 +927,8 @@ pub enum ItemSpec {
         execution_role: CompactString,
         /// Logical id of the task role; `None` when the workload uses nothing IAM guards.
         task_role: Option<CompactString>,
+        /// Logical id of the log group its container writes to (the `awslogs` driver).
+        log_group: CompactString,
     },
     /// ECS service on Fargate in the program's private subnets input.
     #[serde(rename_all = "camelCase")]
@@ -948,6 +1020,48 @@ pub enum ItemSpec {
         /// Target value in percent.
         target_value: u32,
     },
+    /// A workload's log group: its containers' output, kept for the environment's retention.
+    #[serde(rename_all = "camelCase")]
+    LogGroup {
+        /// The workload.
+        workload: CompactString,
+        /// Days the log events are kept.
+        retention_days: u32,
+    },
+    /// Monthly cost budget over the costs tagged with the product and environment; its limit
+    /// is the cap. It warns, it does not stop anything: the cap refuses plans, the budget
+    /// catches what the plan cannot see (usage, resources made by hand).
+    #[serde(rename_all = "camelCase")]
+    Budget {
+        /// The environment's cap, USD a month.
+        limit: Money,
+        /// The `product` tag value its costs carry.
+        product: CompactString,
+        /// The `environment` tag value its costs carry.
+        environment: CompactString,
+        /// When to notify, in order.
+        alerts: Vec<BudgetAlert>,
+    },
+}
+
+/// One notification of a budget: when `basis` spend passes `percent` of the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetAlert {
+    /// Forecast or actual spend.
+    pub basis: BudgetBasis,
+    /// Percent of the limit.
+    pub percent: u32,
+}
+
+/// What a budget alert compares with its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BudgetBasis {
+    /// The month's forecast spend.
+    Forecasted,
+    /// The month's spend so far.
+    Actual,
 }
 
 /// The verdict of the cost check.
@@ -1007,6 +1121,19 @@ pub struct CostLine {
     pub line: Line,
 }
 
+/// One rate of a usage-based item: shown with its unit price, never added to the estimate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageLine {
+    /// Logical id of the item.
+    pub item: CompactString,
+    /// The resource or workload it belongs to.
+    pub owner: Option<CompactString>,
+    /// The catalogue's rate.
+    #[serde(flatten)]
+    pub rate: cost::Rate,
+}
+
 /// An item the catalogue cannot price.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -1035,8 +1162,34 @@ pub struct CostSummary {
     pub unpriced: Vec<UnpricedItem>,
     /// Lines of the estimate, in item order.
     pub lines: Vec<CostLine>,
+    /// Rates of the usage-based items, in item order: not in the estimate, whatever the use.
+    pub usage_based: Vec<UsageLine>,
     /// The plan may not be applied: over the cap, or unpriced under a cap.
     pub refused: bool,
+}
+
+impl PlannedItem {
+    /// What the item is within its owner, as a person reads it (`RDS instance`,
+    /// `Aurora instance 2`).
+    pub fn what(&self) -> String {
+        match &self.spec {
+            ItemSpec::AuroraInstance { index, .. } => format!("Aurora instance {index}"),
+            ItemSpec::SecurityGroup { guards, .. } => format!("security group ({guards})"),
+            _ => self.kind.words().to_owned(),
+        }
+    }
+
+    /// The owner a person reads: the resource or workload name, or `environment` for the
+    /// environment's platform items.
+    pub fn owner_name(&self) -> &str {
+        self.owner.as_deref().unwrap_or("environment")
+    }
+
+    /// The item as the plan's text names it: its owner and what it is (`main-db RDS
+    /// instance`, `environment ALB`, `pdf-render task definition`). JSON keeps the logical id.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.owner_name(), self.what())
+    }
 }
 
 impl Plan {

@@ -3,7 +3,7 @@
 use cost::{Catalogue, Item, Priced};
 use runway_schema::{Code, Diagnostic, Environment, Money, PostgresEngine};
 
-use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Verdict};
+use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, UsageLine, Verdict};
 
 /// An owned description of what to ask the catalogue for an item.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -18,6 +18,8 @@ pub enum Priceable {
     Alb,
     PrivateZone,
     Secret,
+    LogGroup,
+    Budget,
 }
 
 impl Priceable {
@@ -41,6 +43,8 @@ impl Priceable {
             Priceable::Alb => Item::Alb,
             Priceable::PrivateZone => Item::PrivateZone,
             Priceable::Secret => Item::Secret,
+            Priceable::LogGroup => Item::LogGroup,
+            Priceable::Budget => Item::Budget,
         }
     }
 
@@ -64,6 +68,9 @@ pub(crate) fn summarize(
 ) -> CostSummary {
     let mut lines = Vec::new();
     let mut unpriced = Vec::new();
+    let mut usage_based = Vec::new();
+    // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
+    let mut unpriced_labels: Vec<String> = Vec::new();
     let mut monthly = Money::ZERO;
     let mut ceiling = Money::ZERO;
     // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
@@ -98,10 +105,23 @@ pub(crate) fn summarize(
                     line: line.clone(),
                 }));
             }
+            Priced::UsageBased { rates } => {
+                item.monthly = None;
+                item.ceiling = None;
+                item.pricing = Pricing::UsageBased;
+                usage_based.extend(rates.iter().map(|rate| UsageLine {
+                    item: item.id.clone(),
+                    owner: item.owner.clone(),
+                    rate: rate.clone(),
+                }));
+            }
             Priced::Unpriced { reason } => {
                 item.monthly = None;
                 item.ceiling = None;
                 item.pricing = Pricing::Unpriced { reason: reason.as_str().into() };
+                if unpriced_labels.len() < UNPRICED_NAMED {
+                    unpriced_labels.push(format!("`{}`", item.label()));
+                }
                 unpriced.push(UnpricedItem {
                     item: item.id.clone(),
                     physical_name: item.physical_name.clone(),
@@ -145,19 +165,18 @@ pub(crate) fn summarize(
                 at.clone(),
                 path.clone(),
                 format!(
-                    "`{env_name}` has no cap; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
+                    "`{env_name}` has no cap, so no AWS Budgets backstop; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
                     ceiling.cents()
                 ),
             )
-            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it")),
+            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it (and get a budget)")),
         ),
         _ => {}
     }
     if !unpriced.is_empty() {
         // A large product may have thousands: the message names the first few, the plan's cost
         // lists them all.
-        let mut names: Vec<String> =
-            unpriced.iter().take(UNPRICED_NAMED).map(|u| format!("`{}`", u.item)).collect();
+        let mut names = unpriced_labels;
         if unpriced.len() > UNPRICED_NAMED {
             names.push(format!("and {} more", unpriced.len() - UNPRICED_NAMED));
         }
@@ -179,7 +198,7 @@ pub(crate) fn summarize(
         });
     }
     let refused = diagnostics.iter().any(Diagnostic::is_error);
-    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, refused }
+    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, refused }
 }
 
 /// The `n` largest owners (resource, workload, or platform item) by estimate, as
@@ -187,10 +206,18 @@ pub(crate) fn summarize(
 fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     let mut totals: Vec<(String, Money)> = Vec::new();
     // Position of each owner in `totals` (first-seen order is kept for the stable sort).
-    let mut at: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut at: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for item in items {
         let Some(m) = item.monthly else { continue };
-        let key = item.owner.as_deref().unwrap_or(&item.id);
+        // A platform item is named as people read it (`environment ALB`), not by its id.
+        let label;
+        let key: &str = match item.owner.as_deref() {
+            Some(owner) => owner,
+            None => {
+                label = item.label();
+                &label
+            }
+        };
         // An owner's items are next to each other: most items add to the last owner seen.
         if let Some(last) = totals.last_mut().filter(|t| t.0 == key) {
             last.1 = last.1 + m;
@@ -199,7 +226,7 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
         match at.get(key) {
             Some(&i) => totals[i].1 = totals[i].1 + m,
             None => {
-                at.insert(key, totals.len());
+                at.insert(key.to_owned(), totals.len());
                 totals.push((key.to_owned(), m));
             }
         }

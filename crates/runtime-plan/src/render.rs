@@ -1,47 +1,25 @@
 //! Text and JSON renderings of plans for the CLI.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use runway_schema::Money;
 use serde::Serialize;
 
 use crate::plan::{
-    Binding, ConnectionSource, ConnectionVariable, Delivery, GeneratedSecret, Plan, PlannedResource,
-    PlannedWorkload, Verdict,
+    Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine, Delivery,
+    GeneratedSecret, ItemSpec, ParameterSource, Plan, PlannedItem, PlannedResource, PlannedWorkload,
+    SsmParameter, UnpricedItem, Verdict,
 };
+
+mod access;
+mod table;
+
+use std::collections::BTreeMap;
+
+use table::{Row, Table, WIDTH, wrap};
 
 fn money(m: Option<Money>) -> String {
     m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"))
-}
-
-/// Pads rows of cells into aligned columns (two spaces apart), each line indented by two.
-fn table(rows: &[Vec<String>]) -> String {
-    let mut out = String::new();
-    let _ = write_table(rows, &mut out);
-    out
-}
-
-/// [`table`], written to `out`.
-fn write_table(rows: &[Vec<String>], out: &mut impl fmt::Write) -> fmt::Result {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut line = String::new();
-    for r in rows {
-        line.clear();
-        line.push_str("  ");
-        for (c, cell) in r.iter().enumerate() {
-            if c + 1 == r.len() {
-                line.push_str(cell);
-            } else {
-                write!(line, "{cell:<w$}  ", w = widths[c])?;
-            }
-        }
-        out.write_str(line.trim_end())?;
-        out.write_char('\n')?;
-    }
-    Ok(())
 }
 
 fn cap_text(p: &Plan) -> String {
@@ -54,7 +32,9 @@ fn cap_text(p: &Plan) -> String {
 }
 
 /// The plan as text: resources, workloads, bindings, secrets layout, cost lines and the
-/// total against the cap, then diagnostics.
+/// total against the cap, then diagnostics. Every table has a header row; items are named
+/// by their owner and what they are (`main-db RDS instance`), never by logical id; lines fit
+/// 100 columns for names up to 30 characters (a longer name widens its lines, never cut).
 pub fn render_plan_text(p: &Plan) -> String {
     let mut out = String::new();
     let _ = write_plan_text(p, &mut out);
@@ -65,19 +45,38 @@ pub fn render_plan_text(p: &Plan) -> String {
 /// whole in memory; only one section's rows at a time).
 pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region)?;
-    write_section(out, "resources", &p.resources, resource_row)?;
-    write_section(out, "workloads", &p.workloads, workload_row)?;
-    write_section(out, "bindings", &p.bindings, binding_row)?;
-    crate::access::write(p, out)?;
+    write_section(
+        out,
+        "resources",
+        &["name", "kind", "origin", "size", "monthly", "AWS name / declares"],
+        &p.resources,
+        resource_row,
+    )?;
+    write_section(
+        out,
+        "workloads",
+        &["name", "size", "CPU units", "memory", "tasks", "expose", "monthly", "ceiling", "address"],
+        &p.workloads,
+        workload_row,
+    )?;
+    write_section(
+        out,
+        "bindings",
+        &["consumer", "resource", "delivery", "variables"],
+        &p.bindings,
+        binding_row,
+    )?;
+    access::write(p, out)?;
     write_secrets(p, out)?;
     write_cost(p, out)?;
     write_diagnostics(p, out)
 }
 
-/// A titled section: one table row per record, or `(none)`.
+/// A titled table: a header and one row per record (its last column wraps), or `(none)`.
 fn write_section<T>(
     out: &mut impl fmt::Write,
     title: &str,
+    header: &[&str],
     records: &[T],
     row: impl Fn(&T) -> Vec<String>,
 ) -> fmt::Result {
@@ -85,8 +84,8 @@ fn write_section<T>(
     if records.is_empty() {
         return out.write_str("  (none)\n");
     }
-    let rows: Vec<Vec<String>> = records.iter().map(row).collect();
-    write_table(&rows, out)
+    let rows = records.iter().map(|r| Row::Cells(row(r))).collect();
+    Table { indent: 2, header, rows, flex: Some(header.len() - 1) }.write(out)
 }
 
 fn resource_row(r: &PlannedResource) -> Vec<String> {
@@ -95,9 +94,8 @@ fn resource_row(r: &PlannedResource) -> Vec<String> {
         r.kind.as_str().to_owned(),
         r.origin.as_str().to_owned(),
         r.size.to_string(),
-        r.physical_name.to_string(),
-        r.summary.to_string(),
         money(r.monthly),
+        format!("{}\n{}", r.physical_name, r.summary),
     ]
 }
 
@@ -105,20 +103,20 @@ fn workload_row(w: &PlannedWorkload) -> Vec<String> {
     vec![
         w.name.to_string(),
         w.size.to_string(),
-        format!("{} vCPU-units/{} MiB", w.task.cpu, w.task.memory_mib),
+        w.task.cpu.to_string(),
+        format!("{} MiB", w.task.memory_mib),
         format!("{}..{}", w.min, w.max),
         w.expose.as_str().to_owned(),
-        w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
         money(w.monthly),
-        format!("ceiling {}", money(w.ceiling)),
+        money(w.ceiling),
+        w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
     ]
 }
 
 fn binding_row(b: &Binding) -> Vec<String> {
     vec![
         b.consumer.to_string(),
-        format!("-> {}", b.resource),
-        b.infisical.to_string(),
+        b.resource.to_string(),
         match b.delivery {
             Delivery::Ssm => "ssm".to_owned(),
             Delivery::EncoreSync => "encore sync".to_owned(),
@@ -128,7 +126,17 @@ fn binding_row(b: &Binding) -> Vec<String> {
     ]
 }
 
-/// The secrets layout: generated values, connection variables, SSM parameters.
+/// A note under a section: wrapped to the width, continuation lines indented two more.
+fn write_note(out: &mut impl fmt::Write, indent: usize, text: &str) -> fmt::Result {
+    for (i, line) in wrap(text, WIDTH - indent - 2).iter().enumerate() {
+        let pad = if i == 0 { indent } else { indent + 2 };
+        writeln!(out, "{:pad$}{line}", "")?;
+    }
+    Ok(())
+}
+
+/// The secrets layout: generated values, connection variables, the SSM parameters copied
+/// from Infisical, and the workloads' own secrets, which people set.
 fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     let s = &p.secrets;
     out.write_str("\nsecrets\n")?;
@@ -136,57 +144,109 @@ fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         out.write_str("  (none)\n")?;
     }
     if !s.generated.is_empty() {
-        out.write_str("  generated (secrets prepare, never shown):\n")?;
-        let rows: Vec<Vec<String>> = s.generated.iter().map(generated_row).collect();
-        write_table(&rows, out)?;
+        write_note(out, 2, "generated by `runway secrets prepare`, written blind (never shown):")?;
+        let rows = s.generated.iter().map(|g| Row::Cells(generated_row(g))).collect();
+        let header = &["variable", "infisical", "Secrets Manager copy"];
+        Table { indent: 4, header, rows, flex: Some(2) }.write(out)?;
     }
     if !s.connection.is_empty() {
-        out.write_str("  connection (secrets publish):\n")?;
-        let rows: Vec<Vec<String>> = s.connection.iter().map(connection_row).collect();
-        write_table(&rows, out)?;
+        write_note(out, 2, "connection variables, written by `runway secrets publish`:")?;
+        let rows = s.connection.iter().map(|c| Row::Cells(connection_row(c))).collect();
+        Table { indent: 4, header: &["variable", "infisical", "value"], rows, flex: Some(2) }.write(out)?;
     }
-    if !s.ssm_parameters.is_empty() {
-        writeln!(out, "  ssm parameters (SecureString, {}):", s.kms_key)?;
-        let rows: Vec<Vec<String>> = s
-            .ssm_parameters
+    let (copied, own): (Vec<&SsmParameter>, Vec<&SsmParameter>) =
+        s.ssm_parameters.iter().partition(|s| s.source != ParameterSource::WorkloadSecret);
+    if !copied.is_empty() {
+        write_note(
+            out,
+            2,
+            &format!("ssm parameters copied from Infisical (SecureString, key {}):", s.kms_key),
+        )?;
+        let labels: BTreeMap<&str, &PlannedItem> = p.items.iter().map(|i| (i.id.as_str(), i)).collect();
+        let label =
+            |id: &CompactString| labels.get(id.as_str()).map_or_else(|| id.to_string(), |i| i.label());
+        let rows = copied
             .iter()
-            .map(|s| vec![format!("  {}", s.name), format!("read by {}", s.referenced_by.join(", "))])
+            .map(|s| {
+                let by: Vec<String> = s.referenced_by.iter().map(label).collect();
+                Row::Cells(vec![s.name.to_string(), by.join(", ")])
+            })
             .collect();
-        write_table(&rows, out)?;
+        Table { indent: 4, header: &["parameter", "read by"], rows, flex: Some(1) }.write(out)?;
+    }
+    if !own.is_empty() {
+        write_workload_secrets(out, &own, &s.kms_key)?;
     }
     Ok(())
 }
 
+/// The workloads' own secrets: where each one goes, how a person sets it, and what
+/// `runway ssm verify` and `runway ssm publish` say about it.
+fn write_workload_secrets(out: &mut impl fmt::Write, own: &[&SsmParameter], kms_key: &str) -> fmt::Result {
+    write_note(out, 2, "workload secrets: values a person sets (runway never writes them):")?;
+    let rows = own
+        .iter()
+        .map(|s| Row::Cells(vec![s.owner.to_string(), s.variable.to_string(), s.name.to_string()]))
+        .collect();
+    Table { indent: 4, header: &["workload", "secret", "ssm parameter"], rows, flex: Some(2) }.write(out)?;
+    out.write_str("    set each one before the workload starts:\n")?;
+    out.write_str("      aws ssm put-parameter --type SecureString --name PARAMETER --value VALUE \\\n")?;
+    writeln!(out, "        --key-id {kms_key}")?;
+    write_note(
+        out,
+        4,
+        "until then `runway ssm verify` reports `missing` with the parameter's name and exits 1; \
+         `runway ssm publish` reports it `skipped`.",
+    )
+}
+
 fn generated_row(g: &GeneratedSecret) -> Vec<String> {
     vec![
-        format!("  {}", g.variable),
+        g.variable.to_string(),
         g.infisical.display(),
-        g.secrets_manager.clone().map(|s| format!("+ Secrets Manager {s}")).unwrap_or_default(),
+        g.secrets_manager.as_ref().map(ToString::to_string).unwrap_or_default(),
     ]
 }
 
 fn connection_row(c: &ConnectionVariable) -> Vec<String> {
     vec![
-        format!("  {}", c.infisical.name),
+        c.infisical.name.to_string(),
         c.infisical.display(),
         match &c.source {
-            ConnectionSource::Output { output } => format!("output {output}"),
-            ConnectionSource::Literal { value } => format!("= {value}"),
-            ConnectionSource::Template { template } => format!("= {template}"),
+            ConnectionSource::Output { output } => format!("stack output {output}"),
+            ConnectionSource::Literal { value } => value.to_string(),
+            ConnectionSource::Template { template } => template.to_string(),
         },
     ]
 }
 
-/// Cost lines, unpriced items, the estimate and the ceiling, then the total against the cap.
+/// Cost lines grouped by owner (the environment, each resource, each workload), unpriced
+/// items with their reason, the estimate and the ceiling, then the total against the cap.
 fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     out.write_str("\ncost (a month, 730 hours)\n")?;
-    let mut rows: Vec<Vec<String>> = p
-        .cost
-        .lines
-        .iter()
-        .map(|l| {
-            vec![
-                l.item.to_string(),
+    let mut lines: BTreeMap<&str, Vec<&CostLine>> = BTreeMap::new();
+    for l in &p.cost.lines {
+        lines.entry(l.item.as_str()).or_default().push(l);
+    }
+    let unpriced: BTreeMap<&str, &UnpricedItem> =
+        p.cost.unpriced.iter().map(|u| (u.item.as_str(), u)).collect();
+    let mut rows = Vec::new();
+    // Unpriced items by reason (many items share one), reasons in the order first met.
+    let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut owner: Option<&str> = None;
+    for item in &p.items {
+        let (item_lines, why) = (lines.get(item.id.as_str()), unpriced.get(item.id.as_str()));
+        if item_lines.is_none() && why.is_none() {
+            continue;
+        }
+        if owner != Some(item.owner_name()) {
+            owner = Some(item.owner_name());
+            rows.push(Row::Group(item.owner_name().to_owned()));
+        }
+        let mut what = format!("  {}", item.what());
+        for l in item_lines.into_iter().flatten() {
+            rows.push(Row::Cells(vec![
+                std::mem::take(&mut what),
                 l.line.what.to_string(),
                 format!(
                     "{} {} x ${}",
@@ -195,36 +255,89 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
                     l.line.unit_price.0.normalize()
                 ),
                 format!("${}", l.line.monthly),
-            ]
-        })
-        .collect();
-    for u in &p.cost.unpriced {
-        rows.push(vec![u.item.to_string(), u.physical_name.to_string(), String::new(), "unpriced".into()]);
-    }
-    rows.push(vec![
-        "estimate".into(),
-        "workloads at scale.min".into(),
-        String::new(),
-        format!("${}", p.cost.monthly),
-    ]);
-    rows.push(vec![
-        "ceiling".into(),
-        "workloads at scale.max".into(),
-        String::new(),
-        format!("${}", p.cost.ceiling),
-    ]);
-    write_table(&rows, out)?;
-    writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p))?;
-    if !p.cost.unpriced.is_empty() {
-        out.write_str("  unpriced (never counted as $0):\n")?;
-        for u in &p.cost.unpriced {
-            writeln!(out, "    {}: {}", u.item, u.reason)?;
+            ]));
+        }
+        if let Some(u) = why {
+            match reasons.iter_mut().find(|(r, _)| *r == u.reason.as_str()) {
+                Some((_, labels)) => labels.push(item.label()),
+                None => reasons.push((u.reason.as_str(), vec![item.label()])),
+            }
+            rows.push(Row::Cells(vec![
+                what,
+                "not in the catalogue (why below)".into(),
+                String::new(),
+                "unpriced".into(),
+            ]));
         }
     }
-    Ok(())
+    for (name, what, m) in [
+        ("estimate", "workloads at scale.min", p.cost.monthly),
+        ("ceiling", "workloads at scale.max", p.cost.ceiling),
+    ] {
+        rows.push(Row::Cells(vec![name.into(), what.into(), String::new(), format!("${m}")]));
+    }
+    let header = &["item", "what", "quantity x unit price", "monthly"];
+    Table { indent: 2, header, rows, flex: Some(1) }.write(out)?;
+    writeln!(out, "  total ${} a month: {}", p.cost.monthly, cap_text(p))?;
+    if !p.cost.unpriced.is_empty() {
+        writeln!(out, "  {} unpriced item(s), never counted as $0:", p.cost.unpriced.len())?;
+        for (reason, labels) in &reasons {
+            write_note(out, 4, &format!("why: {reason}"))?;
+            write_note(out, 4, &format!("items: {}", labels.join(", ")))?;
+        }
+    }
+    write_usage_based(p, out)?;
+    write_budget(p, out)
 }
 
-/// Errors and warnings with their help, when there are any.
+/// The rates of what is billed by use: shown, never added to the estimate.
+fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    if p.cost.usage_based.is_empty() {
+        return Ok(());
+    }
+    out.write_str("  billed by use, not in the estimate:\n")?;
+    let mut table = Table { flex: Some(1), ..Table::new(4, &["item", "charge", "rate"]) };
+    for u in &p.cost.usage_based {
+        let label = p.item(&u.item).map_or_else(|| u.item.to_string(), PlannedItem::label);
+        let rate = match u.rate.unit_price {
+            Some(price) => format!("${} per {}", price.0.normalize(), u.rate.unit),
+            None => "no price in the catalogue".to_owned(),
+        };
+        table.row(vec![label, u.rate.what.to_string(), rate]);
+    }
+    table.write(out)
+}
+
+/// The budget backstop of the environment, or that it has none.
+fn write_budget(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    let budget = p.items.iter().find_map(|i| match &i.spec {
+        ItemSpec::Budget { limit, alerts, .. } => Some((limit, alerts)),
+        _ => None,
+    });
+    match budget {
+        Some((limit, alerts)) => {
+            let when: Vec<String> = alerts
+                .iter()
+                .map(|a| {
+                    let basis = match a.basis {
+                        BudgetBasis::Forecasted => "forecast",
+                        BudgetBasis::Actual => "actual",
+                    };
+                    format!("{}% {basis}", a.percent)
+                })
+                .collect();
+            writeln!(
+                out,
+                "  budget: AWS Budgets ${} a month, alerts at {}",
+                limit.cents(),
+                when.join(" and ")
+            )
+        }
+        None => out.write_str("  budget: none (no cap, so no AWS Budgets backstop)\n"),
+    }
+}
+
+/// Errors and warnings with their help, when there are any, wrapped to the width.
 fn write_diagnostics(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     if p.diagnostics.is_empty() {
         return Ok(());
@@ -232,9 +345,9 @@ fn write_diagnostics(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     out.write_str("\ndiagnostics\n")?;
     for d in &p.diagnostics {
         let sev = if d.is_error() { "error" } else { "warning" };
-        writeln!(out, "  {sev}[{}]: {}", d.code, d.message)?;
+        write_note(out, 2, &format!("{sev}[{}]: {}", d.code, d.message))?;
         if let Some(h) = &d.help {
-            writeln!(out, "    help: {h}")?;
+            write_note(out, 4, &format!("help: {h}"))?;
         }
     }
     Ok(())
@@ -242,16 +355,9 @@ fn write_diagnostics(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 
 /// Every environment side by side: estimate, ceiling, cap, verdict.
 pub fn render_cost_text(plans: &[Plan]) -> String {
-    let mut rows = vec![vec![
-        "environment".to_owned(),
-        "region".to_owned(),
-        "estimate".to_owned(),
-        "ceiling".to_owned(),
-        "cap".to_owned(),
-        "verdict".to_owned(),
-    ]];
+    let mut t = Table::new(2, &["environment", "region", "estimate", "ceiling", "cap", "verdict"]);
     for p in plans {
-        rows.push(vec![
+        t.row(vec![
             p.environment.to_string(),
             p.region.to_string(),
             format!("${}", p.cost.monthly),
@@ -263,7 +369,9 @@ pub fn render_cost_text(plans: &[Plan]) -> String {
             },
         ]);
     }
-    table(&rows)
+    let mut out = String::new();
+    let _ = t.write(&mut out);
+    out
 }
 
 /// One environment of the `cost` command's JSON.

@@ -168,6 +168,7 @@ fn build(
                 domain: Some(format!("{name}.{product}.example")),
                 at: loc(),
                 limit_at: cap.map(|_| loc()),
+                log_retention_days: None,
             };
             (name.clone(), env)
         })
@@ -215,6 +216,13 @@ fn build(
                     unhealthy_threshold: 3,
                 }),
                 env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
+                // The image's own name for the first variable of its first resource.
+                env_from: used
+                    .first()
+                    .and_then(|r| runway_schema::variables(r, &resources[r].spec).into_iter().next())
+                    .map(|v| ("APP_FIRST".to_owned(), v))
+                    .into_iter()
+                    .collect(),
                 secrets: (0..secrets).map(|k| format!("APP_SECRET_{k}")).collect(),
                 uses: used,
                 expose: if public { Expose::Public } else { Expose::Internal },

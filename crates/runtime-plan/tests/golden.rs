@@ -4,28 +4,12 @@
 
 use cost::Catalogue;
 use runtime_plan::*;
-use runway_schema::{MemFiles, Options, Product, load};
+use runway_schema::Product;
+
+mod common;
 
 fn example() -> Product {
-    let files = MemFiles::default()
-        .with(
-            "services/billing/runway.yaml",
-            include_str!("../../../examples/acme-shop/services/billing/runway.yaml"),
-        )
-        .with(
-            "services/orders/runway.yaml",
-            include_str!("../../../examples/acme-shop/services/orders/runway.yaml"),
-        )
-        .with(
-            "tools/reporting/runway.yaml",
-            include_str!("../../../examples/acme-shop/tools/reporting/runway.yaml"),
-        );
-    let root = include_str!("../../../examples/acme-shop/runway.yaml");
-    let c = Catalogue::builtin();
-    let options = Options { sizes: c.size_names(), regions: c.regions() };
-    let loaded = load("examples/acme-shop/runway.yaml", root.as_bytes(), &files, &options);
-    assert!(loaded.diagnostics.iter().all(|d| !d.is_error()), "{:#?}", loaded.diagnostics);
-    loaded.product.unwrap()
+    common::shipped_example()
 }
 
 #[test]

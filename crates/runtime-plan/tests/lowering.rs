@@ -57,6 +57,7 @@ fn production_declares_every_item_of_the_example() {
     assert_eq!(
         kinds_of(&p, Some("metabase")),
         [
+            LogGroup,
             // No task role: it uses only main-db, which IAM does not guard.
             TaskExecutionRole,
             TaskDefinition,
@@ -70,6 +71,7 @@ fn production_declares_every_item_of_the_example() {
     assert_eq!(
         kinds_of(&p, Some("shop")),
         [
+            LogGroup,
             TaskExecutionRole,
             TaskRole,
             TaskDefinition,
@@ -157,7 +159,8 @@ fn platform_only_when_needed() {
     product.root.resources.retain(|n, _| n == "uploads");
     product.members.clear();
     let p = plan(&product, "dev", &cat()).unwrap();
-    assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket]);
+    // dev is capped: its budget backstop comes last.
+    assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket, ItemKind::Budget]);
     assert!(p.secrets.generated.is_empty());
     // Only public workloads: an ALB and no Cloud Map namespace.
     let mut product = common::example();
@@ -337,8 +340,11 @@ fn the_unpriced_message_names_the_first_ten_and_counts_the_rest() {
     assert!(n > 10, "the example should have more than ten priced items, has {n}");
     let d = p.diagnostics.iter().find(|d| d.code == Code::Unpriced).unwrap();
     assert!(d.message.starts_with(&format!("{n} item(s) of `dev` cannot be priced: ")), "{}", d.message);
+    // Items are named as people read them (`main-db RDS instance`), not by logical id.
     for (i, u) in p.cost.unpriced.iter().enumerate() {
-        assert_eq!(d.message.contains(&format!("`{}`", u.item)), i < 10, "{} in {}", u.item, d.message);
+        let label = p.item(&u.item).unwrap().label();
+        assert_eq!(d.message.contains(&format!("`{label}`")), i < 10, "{label} in {}", d.message);
+        assert!(!d.message.contains(u.item.as_str()), "no logical id in {}", d.message);
     }
     assert!(
         d.message.contains(&format!(", and {} more (reasons in the plan's cost)", n - 10)),
@@ -556,4 +562,23 @@ fn text_renders_every_section() {
     let ct = render_cost_text(&plans);
     assert_eq!(ct.lines().count(), 4);
     assert!(ct.contains("uncapped"));
+}
+
+/// An `env` value `${VAR}` reaches the container under the image's own name, from the bound
+/// variable's SSM parameter: a secret, never a plain value.
+#[test]
+fn env_references_are_delivered_as_secrets_under_the_images_names() {
+    let p = plan(&common::shipped_example(), "production", &cat()).unwrap();
+    let ItemSpec::TaskDefinition { environment, secrets, .. } = &p.item("metabase_task").unwrap().spec else {
+        panic!("metabase_task is not a task definition")
+    };
+    let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| s.parameter.as_str());
+    for (name, variable) in [("MB_DB_HOST", "MAIN_DB_HOST"), ("MB_DB_PASS", "MAIN_DB_PASSWORD")] {
+        let parameter = format!("/acme-shop/production/main-db/{variable}");
+        assert_eq!(secret(name), Some(parameter.as_str()), "{name}");
+        assert_eq!(secret(name), secret(variable), "{name} and {variable} come from one parameter");
+        assert!(!environment.contains_key(name), "{name} must not be a plain value");
+    }
+    assert_eq!(environment.get("MB_DB_TYPE").map(|v| v.as_str()), Some("postgres"));
+    assert!(environment.values().all(|v| !v.contains("${")), "no reference is passed as text");
 }

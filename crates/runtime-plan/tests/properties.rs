@@ -239,6 +239,12 @@ fn task_permissions(plan: &Plan, w: &PlannedWorkload) -> BTreeSet<Permission> {
 /// image when it is on ECR.
 fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeSet<Permission> {
     let mut want = BTreeSet::new();
+    // The `awslogs` driver writes to the workload's own log group.
+    let logs = w.items.iter().find(|i| plan.item(i).unwrap().kind == ItemKind::LogGroup).unwrap();
+    want.extend(all(
+        &["logs:CreateLogStream", "logs:PutLogEvents"],
+        &PolicyResource::ItemLogStreams { item: logs.clone() },
+    ));
     let parameters: Vec<&SsmParameter> =
         plan.secrets.ssm_parameters.iter().filter(|s| s.referenced_by.iter().any(|r| r == task)).collect();
     for s in &parameters {

@@ -161,8 +161,7 @@ fn scope(plan: &Plan) -> Scope {
 
 /// Prints a remote failure (never holding a value) and gives exit 4.
 fn remote(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
-    Exit(EXIT_REMOTE)
+    crate::fail(EXIT_REMOTE, message)
 }
 
 fn print_json(value: &impl Serialize) {
@@ -179,6 +178,8 @@ struct PrepareJson<'a> {
     dry_run: bool,
     infisical: &'a secrets_adapter::Report,
     proxy_copies: &'a [ProxyCopyJson],
+    /// The generated credentials' SSM parameters, one line each.
+    ssm: &'a [String],
 }
 
 /// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
@@ -303,11 +304,66 @@ fn secrets_prepare(
                 done.push(ProxyCopyJson::Done(copied));
             }
         }
+        // What `pulumi up` reads from SSM (a cache's AUTH token) must exist before it runs.
+        let parameters = prepare_parameters(&plan, &client, &project, &report, dry_run, format).await?;
         if format == Format::Json {
-            print_json(&PrepareJson { dry_run, infisical: &report, proxy_copies: &done });
+            let json = PrepareJson { dry_run, infisical: &report, proxy_copies: &done, ssm: &parameters };
+            print_json(&json);
         }
         Ok(())
     })
+}
+
+/// Publishes the generated credentials' SSM parameters (copied from Infisical, where `prepare`
+/// just put them), so that everything the program looks up exists before `pulumi up`. In a
+/// dry run, a credential not created yet is reported as `would create` without being read.
+async fn prepare_parameters(
+    plan: &Plan,
+    client: &Client,
+    project: &str,
+    report: &secrets_adapter::Report,
+    dry_run: bool,
+    format: Format,
+) -> Result<Vec<String>, Exit> {
+    let generated = |p: &&runtime_plan::SsmParameter| {
+        plan.secrets.generated.iter().find(|g| g.resource == p.owner && g.variable == p.variable)
+    };
+    let mut requests = Vec::new();
+    let mut places = HashMap::new();
+    let mut pending = Vec::new();
+    for (p, g) in plan.secrets.ssm_parameters.iter().filter_map(|p| generated(&p).map(|g| (p, g))) {
+        let location = format!("{}:{}/{}", g.infisical.environment, g.infisical.folder, g.infisical.name);
+        let fresh = matches!(report.action_at(&location), Some(secrets_adapter::Action::WouldCreate));
+        if dry_run && fresh {
+            pending.push(p.name.to_string());
+            continue;
+        }
+        places.insert((p.owner.as_str(), p.variable.as_str()), &g.infisical);
+        requests.push(ParameterRequest {
+            name: p.name.to_string(),
+            resource: p.owner.to_string(),
+            variable: p.variable.to_string(),
+            tags: Vec::new(),
+        });
+    }
+    let source = InfisicalValues { client, project, places };
+    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let published =
+        aws.ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run).await.map_err(
+            |e| remote(format!("{e}\n(the Infisical credentials are in place; run the same command again)")),
+        )?;
+    let mut lines: Vec<String> = published
+        .parameters
+        .iter()
+        .map(|o| format!("{:<9} {} (ssm)", o.action.word(dry_run), o.name))
+        .collect();
+    lines.extend(pending.iter().map(|n| format!("would create {n} (ssm, once the credential exists)")));
+    if format == Format::Text {
+        for l in &lines {
+            outln!("{l}");
+        }
+    }
+    Ok(lines)
 }
 
 // ---- secrets publish ----------------------------------------------------------------------

@@ -200,10 +200,11 @@ enum SchemaWhich {
 struct Exit(u8);
 
 /// Set once by `main` when the command prints JSON: an invalid runway or catalogue then also
-/// prints its diagnostics as JSON on stdout (the `check` shape), so a script reading stdout
-/// never gets nothing. A flag rather than a parameter, as every command's loading (plan, cost,
-/// diff, review, deploy) reports through the same two functions.
-static JSON_DIAGNOSTICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// prints its diagnostics as JSON on stdout (the `check` shape), and a usage or remote failure
+/// its `{"error": ...}`, so a script reading stdout never gets nothing. A flag rather than a
+/// parameter, as every command's loading (plan, cost, diff, review, deploy) reports through the
+/// same few functions.
+static JSON_OUTPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Does the command print JSON (`--format json`)?
 fn prints_json(command: &Command) -> bool {
@@ -228,14 +229,14 @@ fn prints_json(command: &Command) -> bool {
 /// command prints JSON.
 fn report_invalid(diags: &[Diagnostic]) {
     eprint!("{}", files::render_text(diags, stderr_colour()));
-    if JSON_DIAGNOSTICS.load(std::sync::atomic::Ordering::Relaxed) {
+    if JSON_OUTPUT.load(std::sync::atomic::Ordering::Relaxed) {
         print_diagnostics_json(diags);
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    JSON_DIAGNOSTICS.store(prints_json(&cli.command), std::sync::atomic::Ordering::Relaxed);
+    JSON_OUTPUT.store(prints_json(&cli.command), std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Check { file, format, catalogue } => check(&file, format, catalogue.as_deref()),
         Command::Plan { env, format, args } => plan_cmd(&env, format, &args),
@@ -271,8 +272,18 @@ fn main() -> ExitCode {
 
 /// Prints a usage-level error and gives exit 2.
 fn usage(message: impl std::fmt::Display) -> Exit {
+    fail(EXIT_USAGE, message)
+}
+
+/// Reports a failure that is not a diagnostic of the runway (usage, a remote call): on
+/// stderr, and for a JSON command also on stdout as `{"error": {"exit", "message"}}`, so a
+/// script reading stdout always gets JSON.
+fn fail(code: u8, message: impl std::fmt::Display) -> Exit {
     eprintln!("error: {message}");
-    Exit(EXIT_USAGE)
+    if JSON_OUTPUT.load(std::sync::atomic::Ordering::Relaxed) {
+        outln!("{}", serde_json::json!({ "error": { "exit": code, "message": message.to_string() } }));
+    }
+    Exit(code)
 }
 
 /// The built-in catalogue, extended with the user's file when given.

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use aws_adapter::aws::{
-    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy, Scope,
+    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterExpectation, ParameterWrite,
+    ProxyAdminCopy, Scope,
 };
 use secrets_adapter::SecretString;
 use serde_json::{Value, json};
@@ -67,6 +68,12 @@ struct Run {
 
 /// Runs `runway` with only the test's Infisical and AWS settings (the host's never leak in).
 fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
+    runway_with(infisical_url, aws_url, args, &[])
+}
+
+/// [`runway`] with some settings changed: `(name, Some(value))` sets one, `(name, None)`
+/// removes it.
+fn runway_with(infisical_url: &str, aws_url: &str, args: &[&str], changed: &[(&str, Option<&str>)]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_runway"));
     for (k, _) in std::env::vars_os() {
         let k2 = k.to_string_lossy();
@@ -75,8 +82,7 @@ fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
         }
     }
     let home = std::env::temp_dir().join("runway-deploy-test-home");
-    let Output { status, stdout, stderr } = cmd
-        .args(args)
+    cmd.args(args)
         .env("INFISICAL_URL", infisical_url)
         .env("INFISICAL_CLIENT_ID", CLIENT_ID)
         .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
@@ -87,9 +93,14 @@ fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
         .env("AWS_CONFIG_FILE", home.join("config"))
         .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
         .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run runway");
+        .env("NO_COLOR", "1");
+    for (name, value) in changed {
+        match value {
+            Some(value) => cmd.env(name, value),
+            None => cmd.env_remove(name),
+        };
+    }
+    let Output { status, stdout, stderr } = cmd.output().expect("run runway");
     let run = Run {
         code: status.code().unwrap_or(-1),
         stdout: String::from_utf8(stdout).unwrap(),
@@ -337,6 +348,15 @@ fn aws_failure_exits_4_and_verify_unreachable_exits_4() {
     assert!(prepare.stderr.contains(PROXY_SECRET), "{}", prepare.stderr);
     let verify = runway(&infisical.url(), &dead, &["ssm", "verify", "--env", "dev", file]);
     assert_eq!(verify.code, 4, "{}", verify.stderr);
+    for run in [&prepare, &verify] {
+        assert_first_step(run, "AWS did not answer: check the network", "Connection refused");
+    }
+    // With --format json, stdout still carries JSON: the error and its exit code.
+    let json = runway(&infisical.url(), &dead, &["ssm", "verify", "--env", "dev", "--format", "json", file]);
+    assert_eq!(json.code, 4, "{}", json.stderr);
+    let error: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(error["error"]["exit"], 4);
+    assert!(error["error"]["message"].as_str().unwrap().contains("AWS did not answer"));
     let secrets: Vec<String> = infisical.values().into_values().collect();
     let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     assert_no_secret(&[&prepare, &verify], &secrets);
@@ -359,4 +379,206 @@ fn a_runway_without_infisical_is_a_usage_error() {
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("no `secrets.infisical` block"), "{}", run.stderr);
+}
+
+/// The error names the first step on its first line, then the cause on one line of its own.
+fn assert_first_step(run: &Run, step: &str, cause: &str) {
+    let mut lines = run.stderr.lines().skip_while(|l| !l.starts_with("error: "));
+    let first = lines.next().unwrap_or_default();
+    assert!(first.contains(step), "first line `{first}` does not say `{step}`:\n{}", run.stderr);
+    let second = lines.next().unwrap_or_default();
+    assert!(second.starts_with("  cause: ") && second.contains(cause), "{}", run.stderr);
+}
+
+#[test]
+fn without_aws_credentials_the_error_names_the_variables_and_the_profile() {
+    let file = example();
+    let args = ["ssm", "verify", "--env", "dev", file.to_str().unwrap()];
+    // No keys, no profile files, no instance metadata: the SDK's chain finds nothing.
+    let unset = [("AWS_ACCESS_KEY_ID", None), ("AWS_SECRET_ACCESS_KEY", None)];
+    let run = runway_with("http://127.0.0.1:9", "http://127.0.0.1:9", &args, &unset);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert_first_step(&run, "no AWS credentials found", "DescribeParameters failed");
+    for named in ["AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "aws sso login"] {
+        assert!(run.stderr.contains(named), "{named}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn expired_aws_credentials_say_to_renew_the_session() {
+    let aws = Canned::start(
+        "400 Bad Request",
+        r#"{"__type":"com.amazon.coral.service#ExpiredTokenException","message":"The security token included in the request is expired"}"#,
+    );
+    let file = example();
+    let args = ["ssm", "verify", "--env", "dev", file.to_str().unwrap()];
+    let run = runway_with("http://127.0.0.1:9", &aws.url(), &args, &[("AWS_SESSION_TOKEN", Some("old"))]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert_first_step(&run, "the AWS credentials have expired: renew the session", "ExpiredTokenException");
+}
+
+#[test]
+fn infisical_failures_say_what_to_fix_first() {
+    let infisical = start_infisical();
+    let file = example();
+    let args = ["secrets", "prepare", "--env", "dev", file.to_str().unwrap()];
+    let dead = format!("http://127.0.0.1:{}", free_port());
+
+    let wrong = runway_with(&infisical.url(), &dead, &args, &[("INFISICAL_CLIENT_SECRET", Some("wrong"))]);
+    assert_eq!(wrong.code, 4, "{}", wrong.stderr);
+    assert_first_step(&wrong, "check INFISICAL_CLIENT_ID and INFISICAL_CLIENT_SECRET", "Invalid credentials");
+
+    let unreachable = runway_with(&dead, &dead, &args, &[]);
+    assert_eq!(unreachable.code, 4, "{}", unreachable.stderr);
+    assert_first_step(
+        &unreachable,
+        "Infisical did not answer: check INFISICAL_URL",
+        "no answer from Infisical",
+    );
+
+    // A ready token that expires cannot be renewed by runway.
+    let login = test_support::http(
+        infisical.port,
+        "POST",
+        "/api/v1/auth/universal-auth/login",
+        &json!({"clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET}).to_string(),
+    )
+    .unwrap();
+    let token: Value = serde_json::from_str(&login.body).unwrap();
+    let token = token["accessToken"].as_str().unwrap();
+    infisical.faults(json!({"expire_tokens_now": true}));
+    let ready =
+        [("INFISICAL_TOKEN", Some(token)), ("INFISICAL_CLIENT_ID", None), ("INFISICAL_CLIENT_SECRET", None)];
+    let expired = runway_with(&infisical.url(), &dead, &args, &ready);
+    assert_eq!(expired.code, 4, "{}", expired.stderr);
+    assert_first_step(
+        &expired,
+        "the Infisical access token expired: set a fresh INFISICAL_TOKEN",
+        "cannot be renewed",
+    );
+    assert_no_secret(&[&wrong, &unreachable, &expired], &[token]);
+}
+
+/// A loopback HTTP server giving every request the same answer, stopped on drop: an AWS
+/// endpoint that refuses in a way moto cannot (an expired session).
+struct Canned {
+    port: u16,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Canned {
+    fn start(status: &str, body: &str) -> Canned {
+        use std::io::{Read, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let answer = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/x-amz-json-1.1\r\nx-amzn-RequestId: canned\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(mut stream) = stream else { continue };
+                // The request is read only far enough to be answered: its head and a body that
+                // fits one read are enough for the SDK to wait on the answer.
+                let mut request = [0u8; 64 * 1024];
+                let _ = stream.read(&mut request);
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        Canned { port, stop, thread: Some(thread) }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Canned {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wakes the accept loop so it sees the flag.
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The names an emitted program looks up with `fn::invoke` of `function`: the `name:` argument
+/// following each call.
+fn looked_up(program: &str, function: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut lines = program.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == format!("function: {function}") {
+            let name = lines.find_map(|l| l.trim().strip_prefix("name: ")).unwrap();
+            names.push(name.trim_matches('"').to_owned());
+        }
+    }
+    names
+}
+
+/// The first deploy by the documented order, from an empty account: after `secrets prepare`,
+/// everything `pulumi up` looks up exists (the proxy secret in Secrets Manager, each cache's
+/// AUTH token in SSM); then a simulated `up` (its outputs file), `secrets publish`,
+/// `ssm publish` and `ssm verify` finish with every parameter in place.
+#[test]
+fn the_documented_order_runs_from_an_empty_account() {
+    let (infisical, moto) = (start_infisical(), Moto::start());
+    let dir = scratch("deploy-first");
+    let file = example();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+    let out = dir.join("program");
+    let emit = run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]);
+    assert_eq!(emit.code, 0, "{}", emit.stderr);
+    let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
+    let parameters = looked_up(&program, "aws:ssm:getParameter");
+    assert_eq!(parameters.len(), 2, "the example's two caches: {parameters:?}");
+    assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET]);
+
+    let prepare = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(prepare.code, 0, "{}", prepare.stderr);
+    for name in &parameters {
+        assert!(prepare.stdout.contains(&format!("created   {name} (ssm)")), "{}", prepare.stdout);
+    }
+    let expected: Vec<ParameterExpectation> = parameters
+        .iter()
+        .map(|name| ParameterExpectation { name: name.clone(), kms_key: "alias/aws/ssm".into() })
+        .collect();
+    let report = with_aws(&moto, async |aws| aws.ssm_verify(&expected).await.unwrap());
+    assert!(report.is_ok(), "after prepare, pulumi up would not find: {report}");
+    let password = infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD").unwrap();
+    assert_eq!(proxy_state(&moto, &password), Action::Unchanged, "the proxy secret is in place");
+
+    // `pulumi up` (simulated by its outputs file), then the rest of the documented order.
+    let outputs = outputs_file(&dir);
+    let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
+    assert_eq!(publish.code, 0, "{}", publish.stderr);
+    let ssm = run(&["ssm", "publish", "--env", "dev", file]);
+    assert_eq!(ssm.code, 0, "{}", ssm.stderr);
+    for name in &parameters {
+        assert!(ssm.stdout.contains(&format!("unchanged {name}")), "{}", ssm.stdout);
+    }
+    let verify = run(&["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(verify.code, 1, "only the person-set secret is missing: {}", verify.stdout);
+    assert!(verify.stdout.contains("15 parameter(s) checked, 1 problem(s)"), "{}", verify.stdout);
+    assert!(
+        verify.stdout.contains("missing    /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"),
+        "{}",
+        verify.stdout
+    );
+
+    let secrets: Vec<String> =
+        infisical.values().into_values().filter(|v| v.len() > 12 && !v.contains("${")).collect();
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    assert_no_secret(&[&prepare, &publish, &ssm, &verify], &secrets);
 }

@@ -142,3 +142,26 @@ fn a_closed_stdout_is_not_a_panic() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
     }
 }
+
+/// The plan's text marks a workload's own secret as a value a person sets, at its SSM
+/// parameter, and says what `ssm verify` prints until it is set: the word of verify's report.
+#[test]
+fn the_plan_says_what_ssm_verify_prints_for_an_unset_workload_secret() {
+    use aws_adapter::aws::{VerifyProblem, VerifyProblemKind, VerifyReport};
+    let root = example().join("runway.yaml");
+    let (code, out, _) = runway(&["plan", "--env", "dev", root.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let name = "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY";
+    let own = out.split("  workload secrets: values a person sets").nth(1).unwrap_or_default();
+    assert!(own.contains(&format!("metabase  MB_ENCRYPTION_SECRET_KEY  {name}")), "{out}");
+    assert!(own.contains("aws ssm put-parameter --type SecureString"), "{out}");
+    let report = VerifyReport {
+        checked: 1,
+        problems: vec![VerifyProblem { name: name.into(), kind: VerifyProblemKind::Missing }],
+    };
+    let printed = report.to_string();
+    let first = printed.lines().next().unwrap_or_default();
+    let word = first.split_whitespace().next().unwrap_or_default();
+    assert!(first.ends_with(name), "{printed}");
+    assert!(own.contains(&format!("`runway ssm verify` reports `{word}`")), "verify says `{word}`:\n{out}");
+}

@@ -291,3 +291,26 @@ fn schema_accepts_format_json() {
     assert_eq!(out, plain);
     let _: serde_json::Value = serde_json::from_str(&out).unwrap();
 }
+
+/// A usage failure (exit 2) of a JSON command still prints JSON on stdout: the error and its
+/// exit code.
+#[test]
+fn usage_failures_print_json_for_json_commands() {
+    let root = test_support::example("acme-shop").join("runway.yaml");
+    let root = root.to_str().unwrap();
+    for args in [
+        vec!["plan", "--env", "nope", "--format", "json", root],
+        vec!["cost", "--format", "json", "/nonexistent/runway.yaml"],
+        vec!["graph", "--env", "nope", "--format", "json", root],
+    ] {
+        let (code, stdout, stderr) = runway(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        let json: serde_json::Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+        assert_eq!(json["error"]["exit"], 2, "{args:?}: {stdout}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(stderr.contains(message), "{args:?}: stderr and JSON differ: {stderr} / {message}");
+    }
+    let (code, stdout, _) = runway(&["plan", "--env", "nope", root]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "text commands keep stdout for results");
+}

@@ -92,6 +92,8 @@ codes! {
     InvalidScale = "invalid-scale",
     /// Two variables of one consumer share a name.
     VariableCollision = "variable-collision",
+    /// An `env` value references `${VAR}` the workload is not bound to.
+    UnknownVariable = "unknown-variable",
     /// An Encore member uses a postgres resource.
     EncorePostgres = "encore-postgres",
     /// A public workload in an environment without `domain`.

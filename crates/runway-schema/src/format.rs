@@ -84,6 +84,18 @@ struct EnvironmentFile {
     shared: Option<SharedFile>,
     /// Domain of public workloads' hosts (`<workload>.<domain>`).
     domain: Option<String>,
+    /// The workloads' CloudWatch Logs.
+    logs: Option<LogsFile>,
+}
+
+/// `environments.<env>.logs`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct LogsFile {
+    /// Days the workloads' logs are kept (default 14; 90 in `production`); one of the values
+    /// CloudWatch Logs accepts.
+    #[schemars(extend("enum" = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653]))]
+    retention_days: Option<u32>,
 }
 
 /// `environments.<env>.limits`.
@@ -188,7 +200,8 @@ struct WorkloadFile {
     port: u16,
     /// HTTP (`path`) or command (`command`) health check.
     health: Option<HealthFile>,
-    /// Plain environment values.
+    /// Environment values: plain text, or exactly `${VAR}` for a variable of a used resource
+    /// (delivered from its SSM parameter, under this name).
     env: Option<IndexMap<String, String>>,
     /// Names of secrets the workload reads; values are set by people.
     secrets: Option<Vec<String>>,

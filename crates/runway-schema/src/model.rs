@@ -127,7 +127,14 @@ pub struct Environment {
     pub at: Location,
     /// Where `limits.monthly` is written, when it is.
     pub limit_at: Option<Location>,
+    /// `logs.retentionDays` as written; `None` for the default (see
+    /// [`Environment::log_retention_days`]).
+    pub log_retention_days: Option<u32>,
 }
+
+/// The retention values CloudWatch Logs accepts, in days.
+pub const LOG_RETENTION_DAYS: [u32; 22] =
+    [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
 /// Default cap of an environment named `dev`.
 pub const DEFAULT_DEV_CAP: &str = "150";
@@ -143,6 +150,12 @@ impl Environment {
             "staging" => Money::parse(DEFAULT_STAGING_CAP).ok(),
             _ => None,
         })
+    }
+
+    /// Days the workloads' logs of the environment named `name` are kept: as written, or 90
+    /// for `production` and 14 for any other.
+    pub fn log_retention_days(&self, name: &str) -> u32 {
+        self.log_retention_days.unwrap_or(if name == "production" { 90 } else { 14 })
     }
 
     /// The shared size of an engine (default `small`).
@@ -344,6 +357,10 @@ pub struct Workload {
     pub health: Option<Health>,
     /// Plain environment values.
     pub env: IndexMap<String, String>,
+    /// Environment variables whose value is a variable the workload is bound to (`env` values
+    /// written `${VAR}`): name -> bound variable. Delivered from that variable's SSM
+    /// parameter, never as plain text.
+    pub env_from: IndexMap<String, String>,
     /// Names of secrets the workload reads; values are set by people.
     pub secrets: Vec<String>,
     /// Resources it consumes, in file order.

@@ -20,8 +20,9 @@ pub(crate) mod keys {
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain"];
+    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs"];
     pub const LIMITS: &[&str] = &["monthly"];
+    pub const LOGS: &[&str] = &["retentionDays"];
     pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
     pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
@@ -433,7 +434,40 @@ fn environment(
             None
         }
     });
-    Some(Environment { region: region?, monthly_limit, shared, domain, at: cx.loc(key), limit_at })
+    let log_retention_days = f.get("logs").and_then(|l| log_retention(cx, l, &join(path, "logs")));
+    Some(Environment {
+        region: region?,
+        monthly_limit,
+        shared,
+        domain,
+        at: cx.loc(key),
+        limit_at,
+        log_retention_days,
+    })
+}
+
+/// `logs.retentionDays`: one of the values CloudWatch Logs accepts.
+fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
+    let f = cx.fields(node, path, "`logs`", keys::LOGS)?;
+    let days = f.get("retentionDays")?;
+    let dp = join(path, "retentionDays");
+    let accepted = match &days.value {
+        Value::Int(i) => u32::try_from(i.get()).ok().filter(|d| LOG_RETENTION_DAYS.contains(d)),
+        _ => None,
+    };
+    if accepted.is_none() {
+        let list: Vec<String> = LOG_RETENTION_DAYS.iter().map(u32::to_string).collect();
+        cx.invalid(
+            days,
+            &dp,
+            format!(
+                "`retentionDays` must be a number of days CloudWatch Logs accepts, found {}",
+                days.describe()
+            ),
+            Some(format!("use one of {}", list.join(", "))),
+        );
+    }
+    accepted
 }
 
 fn secrets(cx: &mut Cx<'_>, node: &Node, envs: &[String]) -> Option<Secrets> {
@@ -763,9 +797,10 @@ fn workload(
     let health = f.get("health").and_then(|n| health(cx, n, &join(path, "health")));
     // The workload's own variable names (env, then secrets) and where each is declared.
     let mut own_names: Vec<(String, String)> = Vec::new();
-    let env = env_values(cx, &f, path, &mut own_names);
+    let (env, references) = env_values(cx, &f, path, &mut own_names);
     let secrets = secret_names(cx, &f, path, &mut own_names);
     let (uses, used) = used_resources(cx, &f, path, resources, resource_nodes);
+    let env_from = env_references(cx, name, references, &used, resource_nodes);
     let expose = expose(cx, &f, path, name, environments);
     let size = sizes(cx, &f, path, envs, known);
     let scale = scales(cx, &f, path, envs);
@@ -793,6 +828,7 @@ fn workload(
         port: port?,
         health,
         env,
+        env_from,
         secrets,
         uses,
         expose: expose?,
@@ -831,15 +867,20 @@ fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<Imag
     }
 }
 
-/// `env`: variable names and their values; each good name is added to `own_names`.
-fn env_values(
+/// An `env` value written `${VAR}`: the name, the variable, and where it is written.
+type Reference<'n> = (String, String, &'n Node, String);
+
+/// `env`: variable names and their plain values, and the values that reference a variable
+/// (`${VAR}`, checked once `uses` is known); each good name is added to `own_names`.
+fn env_values<'n>(
     cx: &mut Cx<'_>,
-    f: &Fields<'_>,
+    f: &Fields<'n>,
     path: &str,
     own_names: &mut Vec<(String, String)>,
-) -> IndexMap<String, String> {
+) -> (IndexMap<String, String>, Vec<Reference<'n>>) {
     let mut env = IndexMap::new();
-    let Some(n) = f.get("env") else { return env };
+    let mut references = Vec::new();
+    let Some(n) = f.get("env") else { return (env, references) };
     let ep = join(path, "env");
     for (k_text, k, v) in cx.named_map(n, &ep, "`env`") {
         let p = join(&ep, k_text);
@@ -852,12 +893,65 @@ fn env_values(
             );
             continue;
         }
-        if let Some(val) = cx.text(v, &p, "an environment value") {
-            env.insert(k_text.to_owned(), val);
-            own_names.push((k_text.to_owned(), p));
+        let Some(val) = cx.text(v, &p, "an environment value") else { continue };
+        let reference = val.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
+        match reference {
+            Some(var) if is_variable_name(var) => {
+                references.push((k_text.to_owned(), var.to_owned(), v, p.clone()))
+            }
+            _ if val.contains("${") => {
+                // ECS hands a secret over whole: a reference cannot sit inside other text.
+                cx.invalid(
+                    v,
+                    &p,
+                    format!("{} mixes text and a `${{...}}` reference", quote(&val)),
+                    Some("write the reference alone, e.g. `${MAIN_DB_HOST}`; a value with other text is plain and may not contain `${`".to_owned()),
+                );
+                continue;
+            }
+            _ => {
+                env.insert(k_text.to_owned(), val);
+            }
+        }
+        own_names.push((k_text.to_owned(), p));
+    }
+    (env, references)
+}
+
+/// Checks each `${VAR}` of `env` against the variables of the resources the workload uses.
+fn env_references(
+    cx: &mut Cx<'_>,
+    name: &str,
+    references: Vec<Reference<'_>>,
+    used: &[(String, &Node, String)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+) -> IndexMap<String, String> {
+    let mut received: Vec<String> = Vec::new();
+    for (r, _, _) in used {
+        if let Some(rnode) = resource_nodes.get(r.as_str()) {
+            received.extend(variables(r, &resource_spec_quiet(rnode)));
         }
     }
-    env
+    let mut env_from = IndexMap::new();
+    for (key, var, node, p) in references {
+        if received.contains(&var) {
+            env_from.insert(key, var);
+            continue;
+        }
+        let help = match did_you_mean(&var, received.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean `${{{s}}}`?"),
+            None if received.is_empty() => "add the resource it comes from to `uses`".to_owned(),
+            None => format!("workload `{name}` receives: {}", received.join(", ")),
+        };
+        cx.error(
+            Code::UnknownVariable,
+            node,
+            &p,
+            format!("`${{{var}}}` is not a variable workload `{name}` is bound to"),
+            Some(help),
+        );
+    }
+    env_from
 }
 
 /// `secrets`: variable names, each once; each good name is added to `own_names`.

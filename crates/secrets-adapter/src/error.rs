@@ -3,12 +3,13 @@
 
 use crate::report::Report;
 
-/// What went wrong talking to Infisical or preparing a call.
+/// What went wrong talking to Infisical or preparing a call. Shown as the first step to take
+/// (for failures a person fixes outside runway: credentials, token, reachability, access), then
+/// the cause on one line.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Infisical answered with an error body `{reqId, statusCode, message, error}`.
-    #[error("Infisical answered {status} {kind} to {operation}: {message} (reqId {req_id})")]
     Api {
         /// What was being done, e.g. `create secret dev:/runtime/main-db/MAIN_DB_PASSWORD`.
         operation: String,
@@ -23,7 +24,6 @@ pub enum Error {
     },
     /// Universal-auth login was refused. A failed login is final: it is never retried, since
     /// three failures lock the identity for 300 s.
-    #[error("Infisical login refused ({status}): {message}; not retried (3 failures lock the identity)")]
     LoginRefused {
         /// HTTP status.
         status: u16,
@@ -33,7 +33,6 @@ pub enum Error {
     /// The token expired and could not be renewed: a ready token (`INFISICAL_TOKEN`) cannot be
     /// renewed, and a token that is reported expired again right after a re-login is not
     /// chased further.
-    #[error("Infisical token expired during {operation}: {reason}")]
     TokenExpired {
         /// What was being done.
         operation: String,
@@ -41,7 +40,6 @@ pub enum Error {
         reason: &'static str,
     },
     /// 429, 5xx or transport failures went on past the retry budget.
-    #[error("gave up on {operation} after {attempts} attempts; last: {last}")]
     RetriesExhausted {
         /// What was being done.
         operation: String,
@@ -52,7 +50,6 @@ pub enum Error {
         last: Box<Error>,
     },
     /// The request did not complete: connection refused or dropped, or a timeout.
-    #[error("{operation}: no answer from Infisical ({message})")]
     Transport {
         /// What was being done.
         operation: String,
@@ -63,7 +60,6 @@ pub enum Error {
     },
     /// Infisical answered 2xx with a body this client does not understand, or put the write
     /// behind an approval policy (`{approval}` instead of `{secret}`).
-    #[error("unexpected answer to {operation}: {detail}")]
     Protocol {
         /// What was being done.
         operation: String,
@@ -71,28 +67,103 @@ pub enum Error {
         detail: String,
     },
     /// A required setting is missing or malformed (e.g. `INFISICAL_CLIENT_ID`).
-    #[error("configuration: {0}")]
     Config(String),
     /// The input to `prepare`/`publish` is not usable (bad folder name, duplicate location…).
-    #[error("invalid input: {0}")]
     InvalidInput(String),
     /// A Pulumi output was masked; the outputs must be read with `--show-secrets`.
-    #[error(
-        "Pulumi output `{name}` is masked as \"[secret]\"; read the outputs with `pulumi stack output --json --show-secrets`"
-    )]
     MaskedOutput {
         /// The output's name.
         name: String,
     },
     /// `pulumi stack output --json` text is not a JSON object.
-    #[error("Pulumi stack outputs are not a JSON object: {0}")]
     Outputs(String),
     /// The operating system's random source failed.
-    #[error("the OS random source failed: {0}")]
     Random(String),
 }
 
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(remedy) = self.remedy() {
+            write!(f, "{remedy}\n  cause: ")?;
+        }
+        self.write_cause(f)
+    }
+}
+
 impl Error {
+    /// What a person does first, for failures fixed outside runway: the credentials, the token,
+    /// the server's address, the identity's access. `None` for the rest, whose message says it.
+    pub fn remedy(&self) -> Option<&'static str> {
+        match self {
+            Error::LoginRefused { .. } => Some(
+                "Infisical refused the login: check INFISICAL_CLIENT_ID and INFISICAL_CLIENT_SECRET \
+                 (a machine identity's universal-auth credentials); not retried, since 3 failures \
+                 lock the identity for 5 minutes",
+            ),
+            Error::TokenExpired { .. } => Some(
+                "the Infisical access token expired: set a fresh INFISICAL_TOKEN, or set \
+                 INFISICAL_CLIENT_ID and INFISICAL_CLIENT_SECRET instead so runway renews its own \
+                 token, and run the same command again",
+            ),
+            Error::Transport { .. } => Some(
+                "Infisical did not answer: check INFISICAL_URL (or `secrets.infisical.url` in the \
+                 runway), the network and any proxy",
+            ),
+            Error::Api { .. } if self.is_token_error() => Some(
+                "Infisical does not accept the token: set a valid INFISICAL_TOKEN, or \
+                 INFISICAL_CLIENT_ID and INFISICAL_CLIENT_SECRET",
+            ),
+            Error::Api { status: 403, .. } => Some(
+                "the machine identity may not do this: give it access to the project with a role \
+                 that reads and writes secrets in this environment",
+            ),
+            Error::RetriesExhausted { last, .. } => last.remedy(),
+            _ => None,
+        }
+    }
+
+    /// Whether Infisical refused the token itself (missing, malformed, revoked), not the action.
+    fn is_token_error(&self) -> bool {
+        match self {
+            Error::Api { status: 401, .. } => true,
+            Error::Api { status: 403, kind, .. } => kind == "TokenError",
+            _ => false,
+        }
+    }
+
+    /// The failure itself, on one line (messages come from the server or this crate).
+    fn write_cause(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Api { operation, status, kind, message, req_id } => write!(
+                f,
+                "Infisical answered {status} {kind} to {operation}: {} (reqId {req_id})",
+                one_line(message)
+            ),
+            Error::LoginRefused { status, message } => {
+                write!(f, "Infisical login refused ({status}): {}", one_line(message))
+            }
+            Error::TokenExpired { operation, reason } => {
+                write!(f, "Infisical token expired during {operation}: {reason}")
+            }
+            Error::RetriesExhausted { operation, attempts, last } => {
+                write!(f, "gave up on {operation} after {attempts} attempts; last: ")?;
+                last.write_cause(f)
+            }
+            Error::Transport { operation, message, .. } => {
+                write!(f, "{operation}: no answer from Infisical ({})", one_line(message))
+            }
+            Error::Protocol { operation, detail } => write!(f, "unexpected answer to {operation}: {detail}"),
+            Error::Config(message) => write!(f, "configuration: {message}"),
+            Error::InvalidInput(message) => write!(f, "invalid input: {message}"),
+            Error::MaskedOutput { name } => write!(
+                f,
+                "Pulumi output `{name}` is masked as \"[secret]\"; read the outputs with \
+                 `pulumi stack output --json --show-secrets`"
+            ),
+            Error::Outputs(message) => write!(f, "Pulumi stack outputs are not a JSON object: {message}"),
+            Error::Random(message) => write!(f, "the OS random source failed: {message}"),
+        }
+    }
     /// The HTTP status of an Infisical error answer, if this is one.
     pub fn status(&self) -> Option<u16> {
         match self {
@@ -146,4 +217,9 @@ impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.cause)
     }
+}
+
+/// Text on one line: a server's message may span several.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

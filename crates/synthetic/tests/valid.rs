@@ -31,7 +31,8 @@ fn generated_products_are_valid_and_plan() {
                     env != "production" && n >= 6 && d.code == runway_schema::Code::Unpriced,
                     "n = {n}, {env}: {d:#?}"
                 );
-                assert!(d.message.contains("db-5_db"), "n = {n}, {env}: {d:#?}");
+                // Named as people read it: the Aurora cluster of `db-5`.
+                assert!(d.message.contains("`db-5 Aurora cluster`"), "n = {n}, {env}: {d:#?}");
             }
             assert_eq!(plan.has_errors(), env != "production" && n >= 6, "n = {n}, {env}");
         }

@@ -9,6 +9,7 @@
 //! says what would change.
 
 mod proxy;
+mod remedy;
 mod ssm;
 
 use std::fmt;
@@ -25,6 +26,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport};
+pub use remedy::Remedy;
 pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
@@ -88,16 +90,31 @@ impl Action {
     }
 }
 
-/// A failed AWS call, described without any request or response body.
+/// A failed AWS call, described without any request or response body. Shown as the first
+/// step to take (when the failure is of a known class), then the cause on one line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{operation} failed{}: {message}", code.as_ref().map(|c| format!(" ({c})")).unwrap_or_default())]
 pub struct RemoteError {
     /// The API operation, e.g. `PutParameter`.
     pub operation: &'static str,
     /// The AWS error code when the service answered, e.g. `AccessDeniedException`.
     pub code: Option<String>,
-    /// The error and its causes, e.g. `dispatch failure: io error: Connection refused`.
+    /// The error and its causes on one line, e.g. `dispatch failure: io error: Connection refused`.
     pub message: String,
+    /// What to do first, when the failure is of a known class.
+    pub remedy: Option<Remedy>,
+}
+
+impl fmt::Display for RemoteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(remedy) = self.remedy {
+            write!(f, "{remedy}\n  cause: ")?;
+        }
+        write!(f, "{} failed", self.operation)?;
+        if let Some(code) = &self.code {
+            write!(f, " ({code})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
 }
 
 impl RemoteError {
@@ -113,7 +130,9 @@ impl RemoteError {
             ),
             _ => (None, error_chain(err)),
         };
-        RemoteError { operation, code, message }
+        // One line: the SDK's messages may carry a service's multi-line text.
+        let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        RemoteError { operation, code, message, remedy: remedy::of(err) }
     }
 }
 

@@ -19,6 +19,7 @@ pub(super) enum Input {
     PrivateSubnetIds,
     PublicSubnetIds,
     CertificateArn,
+    BudgetAlertEmails,
     MemberSecurityGroupIds,
 }
 
@@ -29,6 +30,7 @@ impl Input {
             Input::PrivateSubnetIds => "privateSubnetIds",
             Input::PublicSubnetIds => "publicSubnetIds",
             Input::CertificateArn => "certificateArn",
+            Input::BudgetAlertEmails => "budgetAlertEmails",
             Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
         }
     }
@@ -36,7 +38,10 @@ impl Input {
     fn declaration(self) -> Y {
         match self {
             Input::VpcId | Input::CertificateArn => m([("type", s("string"))]),
-            Input::PrivateSubnetIds | Input::PublicSubnetIds | Input::MemberSecurityGroupIds => {
+            Input::PrivateSubnetIds
+            | Input::PublicSubnetIds
+            | Input::BudgetAlertEmails
+            | Input::MemberSecurityGroupIds => {
                 m([("type", s("array")), ("items", m([("type", s("string"))]))])
             }
         }

@@ -152,6 +152,7 @@ fn arns(
     out.push(match resource {
         PolicyResource::Item { item } => cx.reference(item, "arn")?,
         PolicyResource::ItemObjects { item } => format!("{}/*", cx.reference(item, "arn")?),
+        PolicyResource::ItemLogStreams { item } => format!("{}:*", cx.reference(item, "arn")?),
         PolicyResource::SsmParameters { names } => {
             let account = cx.account();
             for name in names.iter() {

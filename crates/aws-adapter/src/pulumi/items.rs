@@ -5,7 +5,10 @@
 use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
-use super::{RenderError, alb, bucket, cache, identity, network, platform, postgres, queue, topic, workload};
+use super::{
+    RenderError, alb, bucket, budget, cache, identity, logs, network, platform, postgres, queue, topic,
+    workload,
+};
 
 /// Declares the resource(s) of an item managed by Pulumi.
 pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
@@ -39,6 +42,8 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::AlbListenerRule { .. } => alb::listener_rule(cx, item),
         ItemSpec::ScalingTarget { .. } => workload::scaling_target(cx, item),
         ItemSpec::ScalingPolicy { .. } => workload::scaling_policy(cx, item),
+        ItemSpec::Budget { .. } => budget::budget(cx, item),
+        ItemSpec::LogGroup { .. } => logs::log_group(cx, item),
         _ => Err(unsupported(item, "this renderer does not know the item kind")),
     }
 }

@@ -13,7 +13,7 @@
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
-//! `identity`, `network`).
+//! `logs`, `budget`, `identity`, `network`).
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
@@ -21,12 +21,14 @@
 
 mod alb;
 mod bucket;
+mod budget;
 mod cache;
 mod context;
 mod expr;
 mod iam;
 mod identity;
 mod items;
+mod logs;
 mod network;
 mod platform;
 mod postgres;

@@ -43,6 +43,23 @@ struct Container<'p> {
     environment: Vec<Variable<'p>>,
     secrets: Vec<Secret<'p>>,
     health_check: Option<ContainerHealth<'p>>,
+    log_configuration: LogConfiguration<'p>,
+}
+
+/// The `awslogs` driver: the container's output goes to the workload's log group.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogConfiguration<'p> {
+    log_driver: &'static str,
+    options: LogOptions<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct LogOptions<'p> {
+    awslogs_group: String,
+    awslogs_region: &'p str,
+    awslogs_stream_prefix: &'p str,
 }
 
 #[derive(Serialize)]
@@ -76,7 +93,8 @@ struct ContainerHealth<'p> {
 }
 
 /// The task definition: Fargate, awsvpc, one container with the workload's image, port,
-/// environment, SSM secrets and (for a command check) health check.
+/// environment, SSM secrets, its output to the workload's log group, and (for a command check)
+/// health check.
 pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::TaskDefinition {
         workload,
@@ -88,6 +106,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         environment,
         secrets,
         execution_role,
+        log_group,
         task_role,
     } = &item.spec
     else {
@@ -101,6 +120,14 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
         secrets: secrets.iter().map(|s| Secret { name: &s.name, value_from: &s.parameter }).collect(),
         health_check: health.as_deref().and_then(container_health),
+        log_configuration: LogConfiguration {
+            log_driver: "awslogs",
+            options: LogOptions {
+                awslogs_group: cx.reference(log_group, "name")?,
+                awslogs_region: cx.region(),
+                awslogs_stream_prefix: workload,
+            },
+        },
     };
     let props = TaskDefinition {
         family: &item.physical_name,

@@ -5,8 +5,10 @@
 //!   the queue and its dead-letter queue; per used topic, `sns:Publish` on it; per used bucket,
 //!   `s3:ListBucket` on it and object get/put/delete under it. Postgres and caches authenticate
 //!   with passwords, so they grant nothing here.
-//! - The execution role (what the ECS agent uses to start the task): `ssm:GetParameters` on
-//!   exactly the parameters its task definition references and `kms:Decrypt` on their key;
+//! - The execution role (what the ECS agent uses to start the task): `logs:CreateLogStream`
+//!   and `logs:PutLogEvents` on the streams of its own log group (the `awslogs` driver);
+//!   `ssm:GetParameters` on exactly the parameters its task definition references and
+//!   `kms:Decrypt` on their key;
 //!   for an image on ECR, the pull actions on its repository and `ecr:GetAuthorizationToken`,
 //!   the one action AWS authorizes on no resource (`*`). Images from other registries are
 //!   pulled anonymously and need nothing.
@@ -35,6 +37,8 @@ pub(super) const TOPIC_ACTIONS: [&str; 1] = ["sns:Publish"];
 pub(super) const BUCKET_ACTIONS: [&str; 1] = ["s3:ListBucket"];
 /// What a workload's task uses on the objects of a bucket.
 pub(super) const OBJECT_ACTIONS: [&str; 3] = ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+/// What the `awslogs` driver uses, through the execution role, on the workload's log group.
+pub(super) const LOG_ACTIONS: [&str; 2] = ["logs:CreateLogStream", "logs:PutLogEvents"];
 /// What the execution role uses on the parameters of its task definition.
 pub(super) const PARAMETER_ACTIONS: [&str; 1] = ["ssm:GetParameters"];
 /// What the execution role uses on the parameters' key.
@@ -56,6 +60,8 @@ pub(super) struct Roles {
 pub(super) struct Identity<'a> {
     /// Its pinned image.
     pub(super) image: &'a str,
+    /// Logical id of its log group.
+    pub(super) log_group: &'a str,
     /// The SSM parameters its task definition references, in order: its bindings' lists
     /// (shared with the bindings), then its own secrets'.
     pub(super) parameters: Vec<Arc<[CompactString]>>,
@@ -65,7 +71,8 @@ pub(super) struct Identity<'a> {
 
 /// The grants of a workload's two roles: (execution, task).
 pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
-    let mut execution = Vec::new();
+    let mut execution =
+        vec![grant(&LOG_ACTIONS, vec![PolicyResource::ItemLogStreams { item: id.log_group.into() }])];
     if let Some(repository) = ecr_repository(id.image) {
         execution.push(grant(&ECR_TOKEN_ACTIONS, vec![PolicyResource::Any]));
         execution.push(grant(&ECR_PULL_ACTIONS, vec![PolicyResource::Arn { arn: repository }]));

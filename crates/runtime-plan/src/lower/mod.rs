@@ -21,6 +21,7 @@ use crate::pricing::summarize;
 
 mod bindings;
 mod bucket;
+mod budget;
 mod cache;
 mod context;
 mod identity;
@@ -96,6 +97,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
+    budget::lower(&mut cx);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
 
@@ -229,6 +231,8 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::AlbListenerRule { .. } => ItemKind::AlbListenerRule,
         ItemSpec::ScalingTarget { .. } => ItemKind::ScalingTarget,
         ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
+        ItemSpec::Budget { .. } => ItemKind::Budget,
+        ItemSpec::LogGroup { .. } => ItemKind::LogGroup,
     }
 }
 
@@ -287,7 +291,8 @@ fn cat(parts: &[&str]) -> CompactString {
 /// Exact sum of the figures of these items; `None` when any is unknown.
 fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -> Option<Money> {
     let mut total = Money::ZERO;
-    for i in items {
+    // Usage-based items have no amount; they leave the sum whole (their rates are shown).
+    for i in items.iter().filter(|i| i.pricing != Pricing::UsageBased) {
         total = total + f(i)?;
     }
     Some(total)

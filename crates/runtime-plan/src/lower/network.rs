@@ -166,7 +166,7 @@ pub(super) fn alb(cx: &mut Cx, env_base: &str) -> CompactString {
     let egress =
         cx.network.public.iter().map(|(w, port)| rule(group_peer(workload_group(w)), *port)).collect();
     let name = cat(&[env_base, "-alb-sg"]);
-    let id = group(cx, (ALB_GROUP.into(), name, None), "alb".into(), ingress, egress);
+    let id = group(cx, (ALB_GROUP.into(), name, None), "ALB".into(), ingress, egress);
     cx.network.alb = Some(id.clone());
     id
 }
@@ -205,7 +205,7 @@ pub(super) fn workload(
         }
     }
     let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));
-    let mut groups = vec![group(cx, id, cat(&["workload ", name]), ingress, egress)];
+    let mut groups = vec![group(cx, id, "tasks".into(), ingress, egress)];
     groups.extend(cx.network.workloads.clone());
     if spec.expose == Expose::Internal && cx.network.members {
         groups.push(members_group(spec.port));
@@ -244,12 +244,12 @@ pub(super) fn cache_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString>
 pub(super) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
     let ingress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT)];
     let id = (db_group(r), cat(&[base, "-db-sg"]), Some(r));
-    group(cx, id, cat(&[r, " database"]), ingress, Vec::new());
+    group(cx, id, "database".into(), ingress, Vec::new());
     let ingress =
         cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), POSTGRES_PORT)).collect();
     let egress = vec![rule(group_peer(db_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
     let id = (proxy_group(r), cat(&[base, "-proxy-sg"]), Some(r));
-    group(cx, id, cat(&[r, " proxy"]), ingress, egress);
+    group(cx, id, "proxy".into(), ingress, egress);
 }
 
 /// Declares a cache's group, after its replication group: the workloads that use it in.
@@ -257,5 +257,5 @@ pub(super) fn declare_cache(cx: &mut Cx, (index, r, base): (usize, &str, &str)) 
     let ingress =
         cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), CACHE_PORT)).collect();
     let id = (cache_group(r), cat(&[base, "-sg"]), Some(r));
-    group(cx, id, cat(&[r, " cache"]), ingress, Vec::new());
+    group(cx, id, "cache".into(), ingress, Vec::new());
 }

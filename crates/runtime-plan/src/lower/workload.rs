@@ -81,14 +81,15 @@ fn lower(
     public_index: &mut u32,
 ) -> PlannedWorkload {
     let first_item = cx.items.len();
-    let roles = roles(cx, w, used);
+    let log_group = log_group(cx, w);
+    let roles = roles(cx, w, used, &log_group);
     let task = cx.catalogue.task(w.size);
     if task.is_none() {
         cx.unknown_size(format!("workloads.{}.size", w.name), "workload", w.size);
     }
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
-    let task_definition = task_definition(cx, w, task.clone(), health.clone(), roles);
+    let task_definition = task_definition(cx, w, task.clone(), health.clone(), roles, &log_group);
     reference_parameters(cx, w, used.resources, &task_definition);
     let (mut discovery, mut dns_name, mut target_group, mut host) = (None, None, None, None);
     let env = cx.env;
@@ -130,12 +131,25 @@ fn lower(
     }
 }
 
-/// The workload's execution and task roles, granted from its parameters and the items of
-/// the resources it uses.
-fn roles(cx: &mut Cx, w: &Lowering, used: &Used) -> Roles {
+/// The workload's log group, `/runway/<product>/<env>/<workload>`, kept for the environment's
+/// retention; returns its id. Priced by use: ingestion and storage rates, never an amount.
+fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
+    let name = cx.named(ItemKind::LogGroup, cat(&["/runway/", cx.product, "/", cx.env_name, "/", w.name]));
+    let spec = ItemSpec::LogGroup {
+        workload: w.name.into(),
+        retention_days: cx.env.log_retention_days(cx.env_name),
+    };
+    cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
+}
+
+/// The workload's execution and task roles, granted from its log group, its parameters (its
+/// bindings' lists, shared with them, and its own secrets'; an `env` value's parameter is a
+/// bound variable's, already among them) and the items of the resources it uses.
+fn roles(cx: &mut Cx, w: &Lowering, used: &Used, log_group: &str) -> Roles {
     let own: Arc<[CompactString]> = w.spec.secrets.iter().map(|s| cx.secrets.ssm_name(w.name, s)).collect();
     let id = Identity {
         image: w.spec.image.as_str(),
+        log_group,
         parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([own]).collect(),
         uses: w
             .bindings
@@ -155,6 +169,7 @@ fn task_definition(
     task: TaskSize,
     health: Option<HealthSpec>,
     roles: Roles,
+    log_group: &CompactString,
 ) -> CompactString {
     let Roles { execution: execution_role, task: task_role } = roles;
     let spec = ItemSpec::TaskDefinition {
@@ -170,16 +185,18 @@ fn task_definition(
         secrets: task_secrets(cx, w),
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
+        log_group: log_group.clone(),
     };
     let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
     cx.push(
         NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
             .size(w.size)
-            .depends_on([execution_role].into_iter().chain(task_role).collect()),
+            .depends_on([execution_role].into_iter().chain(task_role).chain([log_group.clone()]).collect()),
     )
 }
 
-/// The SSM parameters the task reads: its bindings' variables, then its own secrets.
+/// The SSM parameters the task reads: its bindings' variables, its own secrets, then its `env`
+/// values that reference a bound variable (under the `env` name).
 fn task_secrets(cx: &Cx, w: &Lowering) -> Vec<TaskSecret> {
     let mut secrets = Vec::new();
     for b in w.bindings {
@@ -189,6 +206,13 @@ fn task_secrets(cx: &Cx, w: &Lowering) -> Vec<TaskSecret> {
     }
     for s in &w.spec.secrets {
         secrets.push(TaskSecret { name: s.as_str().into(), parameter: cx.secrets.ssm_name(w.name, s) });
+    }
+    // `env` values written `${VAR}`: the image's own name, from the bound variable's parameter.
+    for (name, var) in &w.spec.env_from {
+        let bound = w.bindings.iter().flat_map(|b| b.variables.iter().zip(b.ssm.iter()));
+        if let Some((_, param)) = bound.into_iter().find(|(v, _)| v.as_str() == var) {
+            secrets.push(TaskSecret { name: name.as_str().into(), parameter: param.clone() });
+        }
     }
     secrets
 }

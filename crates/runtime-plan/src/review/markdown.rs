@@ -118,9 +118,9 @@ fn items(out: &mut String, rows: &[ItemRow]) {
     table.push_str("|---|---|---|--:|--:|---|\n");
     for r in rows {
         let (before, after) = match r.change {
-            ItemChangeKind::Added => ("—".to_owned(), priced(r.monthly_after)),
-            ItemChangeKind::Removed => (priced(r.monthly_before), "—".to_owned()),
-            _ => (priced(r.monthly_before), priced(r.monthly_after)),
+            ItemChangeKind::Added => ("—".to_owned(), r.kind.price_text(r.monthly_after)),
+            ItemChangeKind::Removed => (r.kind.price_text(r.monthly_before), "—".to_owned()),
+            _ => (r.kind.price_text(r.monthly_before), r.kind.price_text(r.monthly_after)),
         };
         let detail = match r.change {
             ItemChangeKind::Added | ItemChangeKind::Removed => code(&r.physical_name),
@@ -232,10 +232,6 @@ fn cap_text(cap: Option<Money>) -> String {
 
 fn dollars(m: Money) -> String {
     format!("${m}")
-}
-
-fn priced(m: Option<Money>) -> String {
-    m.map_or_else(|| "unpriced".to_owned(), dollars)
 }
 
 /// `+$13.28`, `-$4.00`, `$0.00`.

@@ -47,7 +47,7 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
             ItemChangeKind::Removed => "-",
             _ => "~",
         };
-        let money = |m: Option<Money>| m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"));
+        let money = |m: Option<Money>| r.kind.price_text(m);
         let cost = match r.change {
             ItemChangeKind::Added => money(r.monthly_after),
             ItemChangeKind::Removed => money(r.monthly_before),

@@ -16,6 +16,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         domain: domain.map(str::to_owned),
         at: loc(),
         limit_at: limit.map(|_| Location { line: 9, column: 16, ..loc() }),
+        log_retention_days: None,
     }
 }
 
@@ -35,6 +36,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
             unhealthy_threshold: 3,
         }),
         env: sizes(&[("MB_DB_TYPE", "postgres")]),
+        env_from: IndexMap::new(),
         secrets: vec!["MB_ENCRYPTION_SECRET_KEY".into()],
         uses: uses.iter().map(|s| s.to_string()).collect(),
         expose,
@@ -126,4 +128,47 @@ pub fn example() -> Product {
             },
         ],
     }
+}
+
+/// The shipped example (`examples/acme-shop`), loaded through the real loader.
+pub fn shipped_example() -> Product {
+    let files = MemFiles::default()
+        .with(
+            "services/billing/runway.yaml",
+            include_str!("../../../../examples/acme-shop/services/billing/runway.yaml"),
+        )
+        .with(
+            "services/orders/runway.yaml",
+            include_str!("../../../../examples/acme-shop/services/orders/runway.yaml"),
+        )
+        .with(
+            "tools/reporting/runway.yaml",
+            include_str!("../../../../examples/acme-shop/tools/reporting/runway.yaml"),
+        );
+    let root = include_str!("../../../../examples/acme-shop/runway.yaml");
+    load_product("examples/acme-shop/runway.yaml", root, &files)
+}
+
+/// A generated product of `n` resources (`synthetic::product`) whose resource, workload and
+/// member names are all 20 characters longer (`warehouse-inventory-queue-123`, up to 30).
+pub fn long_named(n: usize) -> Product {
+    let lengthen = |text: &str| {
+        ["db-", "queue-", "topic-", "cache-", "bucket-", "svc-", "legacy-", "job-"]
+            .iter()
+            .fold(text.to_owned(), |t, word| t.replace(word, &format!("warehouse-inventory-{word}")))
+    };
+    let files = synthetic::product(n);
+    let mut mem = MemFiles::default();
+    for (path, text) in &files[1..] {
+        mem = mem.with(path, lengthen(text).into_bytes());
+    }
+    load_product("runway.yaml", &lengthen(&files[0].1), &mem)
+}
+
+fn load_product(path: &str, root: &str, files: &MemFiles) -> Product {
+    let c = cost::Catalogue::builtin();
+    let options = Options { sizes: c.size_names(), regions: c.regions() };
+    let loaded = load(path, root.as_bytes(), files, &options);
+    assert!(loaded.diagnostics.iter().all(|d| !d.is_error()), "{:#?}", loaded.diagnostics);
+    loaded.product.expect("a valid product")
 }

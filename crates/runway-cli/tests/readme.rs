@@ -1,0 +1,72 @@
+//! The README's runway commands, run as written (with this build's binary in place of
+//! `target/release/runway` and of `cargo run --release -p runway-cli --`), from a scratch
+//! checkout that holds the example and a git history with `origin/main`. The costly ones stay
+//! out: `cargo xtask ci` is what CI runs, and the release build is the same code.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::Path;
+use std::process::Command;
+
+use test_support::{copy_dir, example, scratch, workspace};
+
+/// How the README starts a runway command.
+const STARTS: [&str; 2] = ["target/release/runway ", "cargo run --release -p runway-cli -- "];
+
+/// The runway commands of the README's `sh` blocks, as argument lists, trailing comments cut.
+fn readme_commands() -> Vec<Vec<String>> {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let mut in_sh = false;
+    let mut commands = Vec::new();
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let Some(rest) = in_sh.then(|| STARTS.iter().find_map(|s| line.strip_prefix(s))).flatten() else {
+            continue;
+        };
+        let words = rest.split(" #").next().unwrap_or_default();
+        commands.push(words.split_whitespace().map(str::to_owned).collect());
+    }
+    commands
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.name=readme", "-c", "user.email=readme@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn the_readme_commands_run_as_written() {
+    let commands = readme_commands();
+    let named: Vec<&str> = commands.iter().map(|c| c[0].as_str()).collect();
+    for wanted in ["plan", "check", "cost", "graph", "emit", "diff", "catalogue"] {
+        assert!(named.contains(&wanted), "the README shows no `{wanted}` command: {named:?}");
+    }
+
+    // A checkout of its own: `emit` writes under build/, `diff --base-ref origin/main` reads git.
+    let dir = scratch("readme-commands");
+    copy_dir(&example("acme-shop"), &dir.join("examples/acme-shop"));
+    git(&dir, &["init", "-q", "-b", "main"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "example"]);
+    git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+
+    for args in &commands {
+        let out = Command::new(env!("CARGO_BIN_EXE_runway"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runway runs");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "runway {}:\n{stdout}{stderr}", args.join(" "));
+        let wrote = args[0] == "emit" && dir.join("build/dev/Pulumi.yaml").is_file();
+        assert!(!stdout.trim().is_empty() || wrote, "runway {} printed nothing", args.join(" "));
+    }
+}
