@@ -596,8 +596,9 @@ pub struct TaskSecret {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
-    /// IAM actions (`sqs:SendMessage`), sorted; never a wildcard.
-    pub actions: Vec<&'static str>,
+    /// IAM actions (`sqs:SendMessage`), sorted; never a wildcard. A list the planner holds
+    /// once for every grant of its kind.
+    pub actions: &'static [&'static str],
     /// What they apply to.
     pub resources: Vec<PolicyResource>,
 }
@@ -622,10 +623,11 @@ pub enum PolicyResource {
         /// Logical id of the log group.
         item: CompactString,
     },
-    /// An SSM parameter of the deploying account, in the plan's region.
-    SsmParameter {
-        /// Its full name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
-        name: CompactString,
+    /// SSM parameters of the deploying account, in the plan's region.
+    SsmParameters {
+        /// Their full names (`/acme-shop/dev/main-db/MAIN_DB_URL`); a binding's list is shared
+        /// with the binding (`Arc`).
+        names: Arc<[CompactString]>,
     },
     /// The KMS key an alias names, looked up when the program runs.
     KmsAlias {
@@ -691,6 +693,9 @@ pub enum ListenerAction {
 }
 
 /// Every property of an item, by type. Item references are logical ids.
+///
+/// Every item is as large as the largest spec, so the few large fields are boxed (sizes,
+/// environment, health check): a plan of tens of thousands of items stays small.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 #[non_exhaustive]
@@ -706,17 +711,18 @@ pub enum ItemSpec {
         grants: Vec<Grant>,
     },
     /// A workload's task role (assumed by `ecs-tasks.amazonaws.com`): what its containers may
-    /// do with the queues, topics and buckets it uses.
+    /// do with the queues, topics and buckets it uses. A workload that uses none has no task
+    /// role (its containers get no AWS credentials).
     TaskRole {
         /// The workload.
         workload: CompactString,
-        /// What the role may do, on what; empty when it uses nothing IAM guards.
+        /// What the role may do, on what; never empty.
         grants: Vec<Grant>,
     },
     /// Security group in the program's VPC input; what it may not do is denied (no default
     /// egress).
     SecurityGroup {
-        /// What it guards, in words (`alb`, `workload metabase`, `main-db proxy`).
+        /// What of its owner it guards, in words (`ALB`, `tasks`, `proxy`, `members on 5432`).
         guards: CompactString,
         /// Who may connect, on which port.
         ingress: Vec<SecurityRule>,
@@ -766,7 +772,7 @@ pub enum ItemSpec {
         engine_version: CompactString,
         /// Instance class, storage, Multi-AZ from the catalogue.
         #[serde(flatten)]
-        size: PostgresSize,
+        size: Box<PostgresSize>,
         /// `gp3`.
         storage_type: CompactString,
         /// Initial database name.
@@ -796,7 +802,7 @@ pub enum ItemSpec {
         engine_version: CompactString,
         /// Instance class and count from the catalogue.
         #[serde(flatten)]
-        size: PostgresSize,
+        size: Box<PostgresSize>,
         /// Initial database name.
         database: CompactString,
         /// Master user name.
@@ -879,7 +885,7 @@ pub enum ItemSpec {
         engine_version: CompactString,
         /// Node type and count from the catalogue.
         #[serde(flatten)]
-        size: CacheSize,
+        size: Box<CacheSize>,
         /// Automatic failover and Multi-AZ (more than one node).
         automatic_failover: bool,
         /// Transit encryption (required for AUTH).
@@ -969,16 +975,17 @@ pub enum ItemSpec {
         cpu_architecture: CompactString,
         /// Container port.
         port: u16,
-        /// Health check, when declared.
-        health: Option<HealthSpec>,
+        /// Health check, when declared (boxed: the largest field of the largest spec, and
+        /// every item is as large as the largest spec).
+        health: Option<Box<HealthSpec>>,
         /// Plain environment values, in file order.
-        environment: IndexMap<CompactString, CompactString>,
+        environment: Box<IndexMap<CompactString, CompactString>>,
         /// Secrets read from SSM, by variable name, in binding order then the workload's own.
         secrets: Vec<TaskSecret>,
         /// Logical id of the execution role.
         execution_role: CompactString,
-        /// Logical id of the task role.
-        task_role: CompactString,
+        /// Logical id of the task role; `None` when the workload uses nothing IAM guards.
+        task_role: Option<CompactString>,
         /// Logical id of the log group its container writes to (the `awslogs` driver).
         log_group: CompactString,
     },
@@ -1265,6 +1272,7 @@ impl PlannedItem {
     pub fn what(&self) -> String {
         match &self.spec {
             ItemSpec::AuroraInstance { index, .. } => format!("Aurora instance {index}"),
+            ItemSpec::SecurityGroup { guards, .. } => format!("security group ({guards})"),
             _ => self.kind.words().to_owned(),
         }
     }

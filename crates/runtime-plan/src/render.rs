@@ -11,6 +11,7 @@ use crate::plan::{
     SsmParameter, UnpricedItem, Verdict,
 };
 
+mod access;
 mod table;
 
 use std::collections::BTreeMap;
@@ -65,6 +66,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         &p.bindings,
         binding_row,
     )?;
+    access::write(p, out)?;
     write_secrets(p, out)?;
     write_cost(p, out)?;
     write_diagnostics(p, out)
@@ -295,8 +297,10 @@ fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     }
     out.write_str("  billed by use, not in the estimate:\n")?;
     let mut table = Table { flex: Some(1), ..Table::new(4, &["item", "charge", "rate"]) };
+    // By id once: a lookup per line would walk every item for each (quadratic in a large plan).
+    let items: BTreeMap<&str, &PlannedItem> = p.items.iter().map(|i| (i.id.as_str(), i)).collect();
     for u in &p.cost.usage_based {
-        let label = p.item(&u.item).map_or_else(|| u.item.to_string(), PlannedItem::label);
+        let label = items.get(u.item.as_str()).map_or_else(|| u.item.to_string(), |i| i.label());
         let rate = match u.rate.unit_price {
             Some(price) => format!("${} per {}", price.0.normalize(), u.rate.unit),
             None => "no price in the catalogue".to_owned(),

@@ -24,6 +24,9 @@ fn production_declares_every_item_of_the_example() {
         [
             EcsCluster,
             CloudMapNamespace,
+            // The workloads' group, the members' groups of 3000 (metabase) and 6379, the ALB's.
+            SecurityGroup,
+            SecurityGroup,
             SecurityGroup,
             SecurityGroup,
             Alb,
@@ -51,17 +54,15 @@ fn production_declares_every_item_of_the_example() {
     assert_eq!(kinds_of(&p, Some("sessions")), [CacheReplicationGroup, SecurityGroup]);
     assert_eq!(kinds_of(&p, Some("uploads")), [S3Bucket]);
     assert_eq!(kinds_of(&p, Some("shared-queue")), [SqsQueue]);
-    // A member requires it: a second group admits the members.
-    assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup, SecurityGroup, SecurityGroup]);
+    assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup, SecurityGroup]);
     assert_eq!(
         kinds_of(&p, Some("metabase")),
         [
             LogGroup,
+            // No task role: it uses only main-db, which IAM does not guard.
             TaskExecutionRole,
-            TaskRole,
             TaskDefinition,
             CloudMapService,
-            SecurityGroup,
             SecurityGroup,
             EcsService,
             ScalingTarget,
@@ -97,7 +98,7 @@ fn sizes_come_from_the_catalogue() {
     else {
         panic!("main-db_db is not an RDS instance")
     };
-    assert_eq!(*size, c.postgres(PostgresEngine::Rds, "large").unwrap());
+    assert_eq!(**size, c.postgres(PostgresEngine::Rds, "large").unwrap());
     assert_eq!(engine_version, "16");
     assert_eq!(admin_secret, "main-db_proxy-secret");
     let ItemSpec::TaskDefinition { task, cpu_architecture, secrets, .. } =
@@ -112,7 +113,7 @@ fn sizes_come_from_the_catalogue() {
     let ItemSpec::CacheReplicationGroup { size, engine, .. } = &p.item("sessions_cache").unwrap().spec else {
         panic!()
     };
-    assert_eq!(*size, c.cache("small").unwrap());
+    assert_eq!(**size, c.cache("small").unwrap());
     assert_eq!(engine, "valkey");
 }
 

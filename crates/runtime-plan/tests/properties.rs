@@ -205,6 +205,31 @@ proptest! {
             if !after.resources.iter().any(|r| r.kind == Kind::Cache) && old.contains("env_cache-subnets") {
                 expected.insert("env_cache-subnets");
             }
+            // The members group of 5432 (6379) goes with the last postgres (cache) a member
+            // uses, unless an internal workload listens on that port.
+            for (port, kind) in [(5432u16, Kind::Postgres), (6379, Kind::Cache)] {
+                let id = format!("env_members-{port}-sg");
+                let by_members = after.resources.iter().any(|r| {
+                    r.kind == kind
+                        && after.bindings.iter().any(|b| b.resource == r.name && b.consumer_kind != ConsumerKind::Workload)
+                });
+                let internal = after
+                    .workloads
+                    .iter()
+                    .any(|w| w.expose == runway_schema::Expose::Internal && w.port == port);
+                if !by_members && !internal && let Some(id) = old.get(id.as_str()) {
+                    expected.insert(id);
+                }
+            }
+            // A workload's task role goes with the last queue, topic or bucket it uses.
+            let granting = |k: Kind| matches!(k, Kind::Queue | Kind::Topic | Kind::Bucket);
+            for w in after.workloads.iter() {
+                let role = format!("{}_task-role", w.name);
+                let grants = w.uses.iter().any(|u| after.resources.iter().any(|r| r.name == *u && granting(r.kind)));
+                if !grants && let Some(id) = old.get(role.as_str()) {
+                    expected.insert(id);
+                }
+            }
             prop_assert_eq!(gone, expected);
             let kept: Vec<&Binding> = before.bindings.iter().filter(|b| b.resource != name).collect();
             prop_assert_eq!(kept, after.bindings.iter().collect::<Vec<_>>());
@@ -217,12 +242,28 @@ proptest! {
 /// One permission of a role: an action on a resource.
 type Permission = (&'static str, PolicyResource);
 
+/// One resource of a grant: a list of SSM parameters is one resource per name.
+fn singles(r: &PolicyResource) -> Vec<PolicyResource> {
+    match r {
+        PolicyResource::SsmParameters { names } => names
+            .iter()
+            .map(|n| PolicyResource::SsmParameters { names: std::sync::Arc::from([n.clone()]) })
+            .collect(),
+        other => vec![other.clone()],
+    }
+}
+
 /// Every (action, resource) pair of a role's grants.
 fn permissions(grants: &[Grant]) -> BTreeSet<Permission> {
-    grants
-        .iter()
-        .flat_map(|g| g.actions.iter().flat_map(|a| g.resources.iter().map(|r| (*a, r.clone()))))
-        .collect()
+    let mut out = BTreeSet::new();
+    for g in grants {
+        for r in g.resources.iter().flat_map(singles) {
+            for a in g.actions {
+                out.insert((*a, r.clone()));
+            }
+        }
+    }
+    out
 }
 
 fn all(actions: &[&'static str], resource: &PolicyResource) -> Vec<Permission> {
@@ -275,7 +316,8 @@ fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeS
     let parameters: Vec<&SsmParameter> =
         plan.secrets.ssm_parameters.iter().filter(|s| s.referenced_by.iter().any(|r| r == task)).collect();
     for s in &parameters {
-        want.insert(("ssm:GetParameters", PolicyResource::SsmParameter { name: s.name.clone() }));
+        let one = PolicyResource::SsmParameters { names: std::sync::Arc::from([s.name.clone()]) };
+        want.insert(("ssm:GetParameters", one));
     }
     if !parameters.is_empty() {
         let key = plan.secrets.kms_key.as_str();
@@ -315,18 +357,24 @@ proptest! {
             for w in &plan.workloads {
                 let of_kind = |kind: ItemKind| {
                     let mut found = w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind == kind);
-                    let first = found.next().unwrap();
+                    let first = found.next();
                     assert!(found.next().is_none(), "{} has two {}", w.name, kind.as_str());
                     first
                 };
-                let (execution, task_role, task) =
-                    (of_kind(ItemKind::TaskExecutionRole), of_kind(ItemKind::TaskRole), of_kind(ItemKind::TaskDefinition));
+                let (execution, task) =
+                    (of_kind(ItemKind::TaskExecutionRole).unwrap(), of_kind(ItemKind::TaskDefinition).unwrap());
+                let task_role = of_kind(ItemKind::TaskRole);
                 let ItemSpec::TaskExecutionRole { grants: execution_grants, .. } = &execution.spec else { panic!() };
-                let ItemSpec::TaskRole { grants: task_grants, .. } = &task_role.spec else { panic!() };
+                let task_grants: &[Grant] = match task_role.map(|r| &r.spec) {
+                    Some(ItemSpec::TaskRole { grants, .. }) => grants,
+                    _ => &[],
+                };
                 let ItemSpec::TaskDefinition { execution_role, task_role: role, .. } = &task.spec else { panic!() };
-                // The task definition runs with its own workload's roles.
+                // The task definition runs with its own workload's roles; no task role when
+                // nothing is granted (no credentials at all).
                 prop_assert_eq!(execution_role, &execution.id);
-                prop_assert_eq!(role, &task_role.id);
+                prop_assert_eq!(role.as_ref(), task_role.map(|r| &r.id));
+                prop_assert!(task_role.is_none() || !task_grants.is_empty());
                 prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w), "task role of {}", w.name);
                 prop_assert_eq!(
                     permissions(execution_grants),
@@ -337,7 +385,7 @@ proptest! {
                 for g in execution_grants.iter().chain(task_grants) {
                     prop_assert!(g.actions.iter().all(|a| !a.contains('*')), "{:?}", g.actions);
                     if g.resources.contains(&PolicyResource::Any) {
-                        prop_assert_eq!(&g.actions, &vec!["ecr:GetAuthorizationToken"]);
+                        prop_assert_eq!(g.actions, &["ecr:GetAuthorizationToken"][..]);
                         prop_assert_eq!(g.resources.len(), 1);
                     }
                 }

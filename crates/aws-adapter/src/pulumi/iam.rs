@@ -131,28 +131,41 @@ pub(super) fn statements(
 ) -> Result<Vec<Statement>, RenderError> {
     let mut out = Vec::with_capacity(grants.len());
     for g in grants {
-        let resources = g.resources.iter().map(|r| arn(cx, item, r)).collect::<Result<_, _>>()?;
-        out.push(Statement::allow(Action::Many(g.actions.clone()), resources));
+        let mut resources = Vec::with_capacity(g.resources.len());
+        for r in &g.resources {
+            arns(cx, item, r, &mut resources)?;
+        }
+        out.push(Statement::allow(Action::Many(g.actions.to_vec()), resources));
     }
     Ok(out)
 }
 
-/// The ARN of a resource of a grant: an item's `arn` output, or built from the account of the
-/// deploying identity and the plan's region.
-fn arn(cx: &mut Context<'_>, item: &PlannedItem, resource: &PolicyResource) -> Result<String, RenderError> {
+/// The ARNs of a resource of a grant, added to `out`: an item's `arn` output, or built from
+/// the account of the deploying identity and the plan's region.
+fn arns(
+    cx: &mut Context<'_>,
+    item: &PlannedItem,
+    resource: &PolicyResource,
+    out: &mut Vec<String>,
+) -> Result<(), RenderError> {
     let region = cx.region();
-    Ok(match resource {
+    out.push(match resource {
         PolicyResource::Item { item } => cx.reference(item, "arn")?,
         PolicyResource::ItemObjects { item } => format!("{}/*", cx.reference(item, "arn")?),
         PolicyResource::ItemLogStreams { item } => format!("{}:*", cx.reference(item, "arn")?),
-        PolicyResource::SsmParameter { name } => {
-            let slash = if name.starts_with('/') { "" } else { "/" };
-            format!("arn:aws:ssm:{region}:{}:parameter{slash}{name}", cx.account())
+        PolicyResource::SsmParameters { names } => {
+            let account = cx.account();
+            for name in names.iter() {
+                let slash = if name.starts_with('/') { "" } else { "/" };
+                out.push(format!("arn:aws:ssm:{region}:{account}:parameter{slash}{name}"));
+            }
+            return Ok(());
         }
         PolicyResource::KmsAlias { alias } => cx.kms_alias_target(alias),
         PolicyResource::KmsKeyId { id } => format!("arn:aws:kms:{region}:{}:key/{id}", cx.account()),
         PolicyResource::Arn { arn } => arn.to_string(),
         PolicyResource::Any => "*".to_owned(),
         _ => return Err(unsupported(item, "a grant names a resource this renderer does not know")),
-    })
+    });
+    Ok(())
 }

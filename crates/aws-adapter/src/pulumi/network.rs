@@ -47,7 +47,7 @@ struct Rule<'p> {
 
 /// The group and its rules.
 pub(super) fn security_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SecurityGroup { guards, ingress, egress } = &item.spec else {
+    let ItemSpec::SecurityGroup { ingress, egress, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let members: Vec<&SecurityRule> = ingress.iter().filter(|r| r.peer == Peer::Members).collect();
@@ -69,7 +69,7 @@ pub(super) fn security_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
     });
     let props = SecurityGroup {
         name: &item.physical_name,
-        description: format!("runway {} {}: {guards}", cx.plan.product, cx.plan.environment),
+        description: format!("runway {} {}: {}", cx.plan.product, cx.plan.environment, item.label()),
         vpc_id: cx.input(Input::VpcId),
         ingress: members_rules,
         region: cx.region(),

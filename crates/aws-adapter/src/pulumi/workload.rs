@@ -20,7 +20,7 @@ struct TaskDefinition<'p> {
     requires_compatibilities: [&'static str; 1],
     runtime_platform: RuntimePlatform<'p>,
     execution_role_arn: String,
-    task_role_arn: String,
+    task_role_arn: Option<String>,
     container_definitions: ToJson<[Container<'p>; 1]>,
     region: &'p str,
     tags: Tags<'p>,
@@ -119,7 +119,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         port_mappings: [PortMapping { container_port: *port, protocol: "tcp" }],
         environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
         secrets: secrets.iter().map(|s| Secret { name: &s.name, value_from: &s.parameter }).collect(),
-        health_check: health.as_ref().and_then(container_health),
+        health_check: health.as_deref().and_then(container_health),
         log_configuration: LogConfiguration {
             log_driver: "awslogs",
             options: LogOptions {
@@ -137,7 +137,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         requires_compatibilities: ["FARGATE"],
         runtime_platform: RuntimePlatform { cpu_architecture, operating_system_family: "LINUX" },
         execution_role_arn: cx.reference(execution_role, "arn")?,
-        task_role_arn: cx.reference(task_role, "arn")?,
+        task_role_arn: task_role.as_deref().map(|r| cx.reference(r, "arn")).transpose()?,
         container_definitions: to_json([container]),
         region: cx.region(),
         tags: cx.tags(item),

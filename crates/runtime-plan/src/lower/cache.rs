@@ -32,7 +32,7 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) ->
         snapshot_retention_days: protection::cache_snapshot_days(cx.env_name),
         auth_token_parameter: token_param.clone(),
         subnet_group: subnet_group.clone(),
-        size: sizing.clone(),
+        size: Box::new(sizing.clone()),
         security_groups: network::cache_groups(cx, r.index, &r.name),
     };
     let depends_on = [vec![subnet_group], network::cache_groups(cx, r.index, &r.name)].concat();

@@ -15,6 +15,8 @@
 //!
 //! No action is a wildcard; the renderer turns each [`PolicyResource`] into an ARN.
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 
 use super::cat;
@@ -50,7 +52,8 @@ pub(super) const ECR_PULL_ACTIONS: [&str; 3] =
 /// A workload's roles, by logical id.
 pub(super) struct Roles {
     pub(super) execution: CompactString,
-    pub(super) task: CompactString,
+    /// None when nothing is granted: no credentials at all.
+    pub(super) task: Option<CompactString>,
 }
 
 /// What one workload's roles are granted from.
@@ -59,8 +62,9 @@ pub(super) struct Identity<'a> {
     pub(super) image: &'a str,
     /// Logical id of its log group.
     pub(super) log_group: &'a str,
-    /// The SSM parameters its task definition references, in order.
-    pub(super) parameters: Vec<&'a str>,
+    /// The SSM parameters its task definition references, in order: its bindings' lists
+    /// (shared with the bindings), then its own secrets'.
+    pub(super) parameters: Vec<Arc<[CompactString]>>,
     /// The items of each resource it uses, in order.
     pub(super) uses: Vec<&'a [PlannedItem]>,
 }
@@ -73,13 +77,10 @@ pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
         execution.push(grant(&ECR_TOKEN_ACTIONS, vec![PolicyResource::Any]));
         execution.push(grant(&ECR_PULL_ACTIONS, vec![PolicyResource::Arn { arn: repository }]));
     }
-    let mut parameters: Vec<PolicyResource> = Vec::with_capacity(id.parameters.len());
-    for p in &id.parameters {
-        let r = PolicyResource::SsmParameter { name: (*p).into() };
-        if !parameters.contains(&r) {
-            parameters.push(r);
-        }
-    }
+    let parameters: Vec<PolicyResource> = (id.parameters.iter())
+        .filter(|names| !names.is_empty())
+        .map(|names| PolicyResource::SsmParameters { names: names.clone() })
+        .collect();
     if !parameters.is_empty() {
         execution.push(grant(&PARAMETER_ACTIONS, parameters));
         execution.push(grant(&KEY_ACTIONS, vec![kms_key_resource(kms_key)]));
@@ -88,8 +89,8 @@ pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
     (execution, task)
 }
 
-/// Declares workload `workload`'s execution role and task role with their grants (see
-/// [`grants`]); `base` is `<product>-<env>-<workload>`.
+/// Declares workload `workload`'s execution role and, when it grants anything, its task role,
+/// with their grants (see [`grants`]); `base` is `<product>-<env>-<workload>`.
 pub(super) fn lower(
     cx: &mut Cx,
     workload: &str,
@@ -100,6 +101,9 @@ pub(super) fn lower(
     let name = cx.named(ItemKind::TaskExecutionRole, cat(&[base, "-execution"]));
     let spec = ItemSpec::TaskExecutionRole { workload: workload.into(), grants: execution_grants };
     let execution = cx.push(NewItem::new(cat(&[workload, "_execution-role"]), name, Some(workload), spec));
+    if task_grants.is_empty() {
+        return Roles { execution, task: None };
+    }
     let name = cx.named(ItemKind::TaskRole, cat(&[base, "-task"]));
     let mut on: Vec<CompactString> = Vec::new();
     for r in task_grants.iter().flat_map(|g| &g.resources) {
@@ -112,11 +116,11 @@ pub(super) fn lower(
     let spec = ItemSpec::TaskRole { workload: workload.into(), grants: task_grants };
     let task =
         cx.push(NewItem::new(cat(&[workload, "_task-role"]), name, Some(workload), spec).depends_on(on));
-    Roles { execution, task }
+    Roles { execution, task: Some(task) }
 }
 
-fn grant(actions: &[&'static str], resources: Vec<PolicyResource>) -> Grant {
-    Grant { actions: actions.to_vec(), resources }
+fn grant(actions: &'static [&'static str], resources: Vec<PolicyResource>) -> Grant {
+    Grant { actions, resources }
 }
 
 /// What using one resource grants, from its items: queues, topics and buckets only.

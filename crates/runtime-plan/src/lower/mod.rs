@@ -246,34 +246,50 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
 }
 
 /// About how many items a plan of the product declares (room for all of them at once: a large
-/// plan's item list is never copied while it grows): at most 10 platform items, up to 10 for each
-/// implicit `shared-<engine>` resource, each declared resource's items by kind (an Aurora cluster
-/// with its instances counted as 8), and each workload's items in this environment.
+/// plan's item list is never copied while it grows, nor much larger than it needs): the
+/// platform's, up to 8 for each implicit `shared-<engine>` resource, each declared resource's
+/// items by kind (an Aurora cluster with its instances counted as 10), and each workload's
+/// items in this environment.
 fn expected_items(product: &Product, env: &str) -> usize {
+    let granting = |name: &str| {
+        product.root.resources.get(name).is_some_and(|r| {
+            matches!(
+                r.spec,
+                ResourceSpec::Queue { .. } | ResourceSpec::Topic { .. } | ResourceSpec::Bucket { .. }
+            )
+        })
+    };
     let resources: usize = product
         .root
         .resources
         .values()
         .map(|r| match &r.spec {
-            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 9,
-            ResourceSpec::Postgres { .. } => 11,
-            ResourceSpec::Cache { .. } => 3,
+            // Six, a security group for the database and one for the proxy.
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 8,
+            ResourceSpec::Postgres { .. } => 10,
+            ResourceSpec::Cache { .. } => 2,
             ResourceSpec::Queue { dead_letter: Some(_), .. } => 2,
             _ => 1,
         })
         .sum();
-    // Two roles, two security groups, a service and its task definition, its discovery service (internal) or target group,
-    // listener rule and DNS record (public), and a scaling target and policy when it scales in this environment.
+    // A log group, an execution role, a security group, a service and its task definition; a
+    // task role when it uses a queue, topic or bucket; its discovery service (internal) or
+    // target group, listener rule and DNS record (public); a scaling target and policy when it
+    // scales in this environment.
     let workloads: usize = product
         .root
         .workloads
         .values()
         .map(|w| {
             let scale = w.scale_in(env);
-            6 + if w.expose == Expose::Public { 3 } else { 1 } + if scale.max > scale.min { 2 } else { 0 }
+            5 + usize::from(w.uses.iter().any(|u| granting(u)))
+                + if w.expose == Expose::Public { 3 } else { 1 }
+                + if scale.max > scale.min { 2 } else { 0 }
         })
         .sum();
-    10 + 10 * Engine::ALL.len() + resources + workloads
+    // The platform, and its members' groups (one per port of an internal workload, 5432, 6379).
+    let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
+    12 + ports.len() + 8 * Engine::ALL.len() + resources + workloads
 }
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids

@@ -10,14 +10,17 @@
 //! | a proxy | each workload that uses its postgres, on 5432 | its database on 5432, 443 to the internet (Secrets Manager) |
 //! | a database | its proxy on 5432 | none |
 //! | a cache | each workload that uses it, on 6379 | none |
-//! | `<target>` members group | the members' groups (`memberSecurityGroupIds`) on the port | none |
+//! | the environment's members group of a port | the members' groups (`memberSecurityGroupIds`) on that port | none |
 //!
 //! Members run outside the program: a target the members reach (the proxy of a postgres a
-//! member uses, a cache a member uses, an internal workload) gets a second group whose only
-//! rule admits the members' groups. It is a group of its own because the members' groups are a
-//! list input, which only a group's own rule list can take.
+//! member uses, a cache a member uses, an internal workload) also gets the members group of its
+//! own port, whose one rule admits the members' groups on that port only: targets share it, and
+//! none is reached on another's port. It is a group of its own because the members' groups are
+//! a list input, which only a group's own rule list can take.
 
-use compact_str::CompactString;
+use std::collections::BTreeSet;
+
+use compact_str::{CompactString, ToCompactString};
 use indexmap::IndexMap;
 use runway_schema::{Expose, Kind, Workload};
 
@@ -42,6 +45,8 @@ pub(super) struct Network {
     public: Vec<(CompactString, u16)>,
     /// Does the product have members.
     members: bool,
+    /// The ports the members reach something on, in order.
+    member_ports: BTreeSet<u16>,
     /// The ALB's group, once declared (public workloads with a domain).
     alb: Option<CompactString>,
     /// The environment's workloads group, once declared (internal workloads).
@@ -72,10 +77,23 @@ impl Network {
                 .map(|(n, w)| (CompactString::from(n.as_str()), w.port))
                 .collect()
         };
+        let internal: Vec<(CompactString, u16)> = with(Expose::Internal);
+        let mut member_ports: BTreeSet<u16> = BTreeSet::new();
+        if members {
+            member_ports.extend(internal.iter().map(|(_, port)| *port));
+        }
+        for r in resources.iter().filter(|r| member_uses[r.index]) {
+            match r.spec.kind() {
+                Kind::Postgres => member_ports.insert(POSTGRES_PORT),
+                Kind::Cache => member_ports.insert(CACHE_PORT),
+                _ => false,
+            };
+        }
         Network {
             users,
             member_uses,
-            internal: with(Expose::Internal),
+            member_ports,
+            internal,
             public: with(Expose::Public),
             members,
             alb: None,
@@ -85,24 +103,24 @@ impl Network {
 }
 
 /// The logical id of the ALB's group.
-const ALB_GROUP: &str = "env_alb-security-group";
+const ALB_GROUP: &str = "env_alb-sg";
 /// The logical id of the environment's workloads group.
-const WORKLOADS_GROUP: &str = "env_workloads-security-group";
+const WORKLOADS_GROUP: &str = "env_workloads-sg";
 
 fn workload_group(w: &str) -> CompactString {
-    cat(&[w, "_security-group"])
+    cat(&[w, "_sg"])
 }
 
 fn proxy_group(r: &str) -> CompactString {
-    cat(&[r, "_proxy-security-group"])
+    cat(&[r, "_proxy-sg"])
 }
 
 fn db_group(r: &str) -> CompactString {
-    cat(&[r, "_db-security-group"])
+    cat(&[r, "_db-sg"])
 }
 
 fn cache_group(r: &str) -> CompactString {
-    cat(&[r, "_cache-security-group"])
+    cat(&[r, "_cache-sg"])
 }
 
 fn rule(peer: Peer, port: u16) -> SecurityRule {
@@ -125,11 +143,21 @@ fn group(
     cx.push(NewItem::new(id, name, owner, ItemSpec::SecurityGroup { guards, ingress, egress }))
 }
 
-/// A target's members group, when the members reach it on `port`: its id.
-fn members_group(cx: &mut Cx, id: CompactString, stem: &str, owner: &str, port: u16) -> CompactString {
-    let guards = cat(&[owner, " from members"]);
-    let name = cat(&[stem, "-members-sg"]);
-    group(cx, (id, name, Some(owner)), guards, vec![rule(Peer::Members, port)], Vec::new())
+/// The id of the environment's members group of a port.
+fn members_group(port: u16) -> CompactString {
+    cat(&["env_members-", &port.to_compact_string(), "-sg"])
+}
+
+/// The environment's members groups, one per port the members reach something on.
+pub(super) fn members(cx: &mut Cx, env_base: &str) {
+    let ports: Vec<u16> = cx.network.member_ports.iter().copied().collect();
+    for port in ports {
+        let port_text = port.to_compact_string();
+        let name = cat(&[env_base, "-members-", &port_text, "-sg"]);
+        let guards = cat(&["members on ", &port_text]);
+        let ingress = vec![rule(Peer::Members, port)];
+        group(cx, (members_group(port), name, None), guards, ingress, Vec::new());
+    }
 }
 
 /// The ALB's group: the internet on 443 and 80 in, each public workload on its port out.
@@ -138,7 +166,7 @@ pub(super) fn alb(cx: &mut Cx, env_base: &str) -> CompactString {
     let egress =
         cx.network.public.iter().map(|(w, port)| rule(group_peer(workload_group(w)), *port)).collect();
     let name = cat(&[env_base, "-alb-sg"]);
-    let id = group(cx, (ALB_GROUP.into(), name, None), "alb".into(), ingress, egress);
+    let id = group(cx, (ALB_GROUP.into(), name, None), "ALB".into(), ingress, egress);
     cx.network.alb = Some(id.clone());
     id
 }
@@ -156,8 +184,8 @@ pub(super) fn workloads(cx: &mut Cx, env_base: &str) {
     cx.network.workloads = Some(id);
 }
 
-/// A workload's groups: its own, the environment's workloads group when there is one, and its
-/// members group when it is internal and the product has members.
+/// A workload's groups: its own, the environment's workloads group when there is one, and the
+/// members group of its port when it is internal and the product has members.
 pub(super) fn workload(
     cx: &mut Cx,
     resources: &Resources,
@@ -177,10 +205,10 @@ pub(super) fn workload(
         }
     }
     let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));
-    let mut groups = vec![group(cx, id, cat(&["workload ", name]), ingress, egress)];
+    let mut groups = vec![group(cx, id, "tasks".into(), ingress, egress)];
     groups.extend(cx.network.workloads.clone());
     if spec.expose == Expose::Internal && cx.network.members {
-        groups.push(members_group(cx, cat(&[name, "_members-security-group"]), base, name, spec.port));
+        groups.push(members_group(spec.port));
     }
     groups
 }
@@ -190,52 +218,44 @@ pub(super) fn database_groups(r: &str) -> Vec<CompactString> {
     vec![db_group(r)]
 }
 
-/// A postgres resource's proxy groups (declared by [`declare_postgres`]): its own, and the
-/// members' group when a member uses it.
+/// A postgres resource's proxy groups (its own declared by [`declare_postgres`]): its own,
+/// and the members group of 5432 when a member uses it.
 pub(super) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
     let mut groups = vec![proxy_group(r)];
     if cx.network.member_uses[index] {
-        groups.push(cat(&[r, "_proxy-members-security-group"]));
+        groups.push(members_group(POSTGRES_PORT));
     }
     groups
 }
 
-/// A cache's groups (declared by [`declare_cache`]): its own, and the members' group when a
-/// member uses it.
+/// A cache's groups (its own declared by [`declare_cache`]): its own, and the members group
+/// of 6379 when a member uses it.
 pub(super) fn cache_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
     let mut groups = vec![cache_group(r)];
     if cx.network.member_uses[index] {
-        groups.push(cat(&[r, "_cache-members-security-group"]));
+        groups.push(members_group(CACHE_PORT));
     }
     groups
 }
 
 /// Declares a postgres resource's groups, after its items (its database stays its main item):
-/// the database's (its proxy on 5432); the proxy's (the workloads that use it in, its database
-/// and Secrets Manager out); and the members' group when a member uses it.
+/// the database's (its proxy on 5432) and the proxy's (the workloads that use it in, its
+/// database and Secrets Manager out).
 pub(super) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
     let ingress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT)];
     let id = (db_group(r), cat(&[base, "-db-sg"]), Some(r));
-    group(cx, id, cat(&[r, " database"]), ingress, Vec::new());
+    group(cx, id, "database".into(), ingress, Vec::new());
     let ingress =
         cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), POSTGRES_PORT)).collect();
     let egress = vec![rule(group_peer(db_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
     let id = (proxy_group(r), cat(&[base, "-proxy-sg"]), Some(r));
-    group(cx, id, cat(&[r, " proxy"]), ingress, egress);
-    if cx.network.member_uses[index] {
-        let stem = cat(&[base, "-proxy"]);
-        members_group(cx, cat(&[r, "_proxy-members-security-group"]), &stem, r, POSTGRES_PORT);
-    }
+    group(cx, id, "proxy".into(), ingress, egress);
 }
 
-/// Declares a cache's groups, after its replication group: its own (the workloads that use it
-/// in), and the members' group when a member uses it.
+/// Declares a cache's group, after its replication group: the workloads that use it in.
 pub(super) fn declare_cache(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
     let ingress =
         cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), CACHE_PORT)).collect();
     let id = (cache_group(r), cat(&[base, "-sg"]), Some(r));
-    group(cx, id, cat(&[r, " cache"]), ingress, Vec::new());
-    if cx.network.member_uses[index] {
-        members_group(cx, cat(&[r, "_cache-members-security-group"]), base, r, CACHE_PORT);
-    }
+    group(cx, id, "cache".into(), ingress, Vec::new());
 }

@@ -1,8 +1,9 @@
 //! The environment's platform, each part made only when something needs it: the ECS cluster
 //! (any workload; each workload has its own roles, see `identity.rs`), the workloads' security
-//! group (internal workloads; see `network.rs`), the Cloud Map namespace (internal workloads), the
-//! ALB with its HTTPS listener and its HTTP listener that redirects to HTTPS (public
-//! workloads), and the subnet groups of databases and caches.
+//! group (internal workloads) and the members' groups (one per port the members reach
+//! something on; see `network.rs`), the Cloud Map namespace (internal workloads), the ALB with
+//! its HTTPS listener and its HTTP listener that redirects to HTTPS (public workloads), and the
+//! subnet groups of databases and caches.
 
 use compact_str::CompactString;
 use indexmap::IndexMap;
@@ -42,6 +43,7 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
         platform.namespace = Some(namespace(cx));
         network::workloads(cx, &env_base);
     }
+    network::members(cx, &env_base);
     if has(Expose::Public)
         && let Some((alb, listener)) = alb(cx, &env_base, workloads)
     {

@@ -75,7 +75,7 @@ fn database(
         PostgresEngine::Rds => ItemSpec::RdsInstance {
             resource: r.name.clone(),
             engine_version: version.into(),
-            size: sizing.clone(),
+            size: Box::new(sizing.clone()),
             storage_type: "gp3".into(),
             database: database.as_str().into(),
             username: POSTGRES_USER.into(),
@@ -89,7 +89,7 @@ fn database(
         PostgresEngine::Aurora => ItemSpec::AuroraCluster {
             resource: r.name.clone(),
             engine_version: version.into(),
-            size: sizing.clone(),
+            size: Box::new(sizing.clone()),
             database: database.as_str().into(),
             username: POSTGRES_USER.into(),
             admin_secret: secret.clone(),

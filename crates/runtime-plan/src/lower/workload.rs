@@ -3,6 +3,7 @@
 //! and scaled on CPU when it may grow in this environment.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use compact_str::CompactString;
 use cost::TaskSize;
@@ -144,14 +145,15 @@ fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
     cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
 }
 
-/// The workload's execution and task roles, granted from its log group, its parameters and
-/// the items of the resources it uses.
+/// The workload's execution and task roles, granted from its log group, its parameters (its
+/// bindings' lists, shared with them, and its own secrets'; an `env` value's parameter is a
+/// bound variable's, already among them) and the items of the resources it uses.
 fn roles(cx: &mut Cx, w: &Lowering, used: &Used, log_group: &str) -> Roles {
-    let secrets = task_secrets(cx, w);
+    let own: Arc<[CompactString]> = w.spec.secrets.iter().map(|s| cx.secrets.ssm_name(w.name, s)).collect();
     let id = Identity {
         image: w.spec.image.as_str(),
         log_group,
-        parameters: secrets.iter().map(|s| s.parameter.as_str()).collect(),
+        parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([own]).collect(),
         uses: w
             .bindings
             .iter()
@@ -179,19 +181,21 @@ fn task_definition(
         task,
         cpu_architecture: "ARM64".into(),
         port: w.spec.port,
-        health,
-        environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+        health: health.map(Box::new),
+        environment: Box::new(
+            w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
+        ),
         secrets: task_secrets(cx, w),
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
         log_group: log_group.clone(),
     };
     let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
-    cx.push(NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec).size(w.size).depends_on(vec![
-        execution_role,
-        task_role,
-        log_group.clone(),
-    ]))
+    cx.push(
+        NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
+            .size(w.size)
+            .depends_on([execution_role].into_iter().chain(task_role).chain([log_group.clone()]).collect()),
+    )
 }
 
 /// The SSM parameters the task reads: its bindings' variables, its own secrets, then its `env`
