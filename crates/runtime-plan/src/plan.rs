@@ -789,9 +789,10 @@ pub enum ItemSpec {
         storage_encrypted: bool,
         /// Reachable from outside the VPC (always false).
         publicly_accessible: bool,
-        /// Backups, deletion protection and final snapshot.
+        /// Backups, deletion protection and final snapshot (boxed: few items carry it, and
+        /// every item is as large as the largest spec).
         #[serde(flatten)]
-        protection: DatabaseProtection,
+        protection: Box<DatabaseProtection>,
     },
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
     #[serde(rename_all = "camelCase")]
@@ -815,9 +816,10 @@ pub enum ItemSpec {
         security_groups: Vec<CompactString>,
         /// Storage encrypted at rest (always true).
         storage_encrypted: bool,
-        /// Backups, deletion protection and final snapshot.
+        /// Backups, deletion protection and final snapshot (boxed: few items carry it, and
+        /// every item is as large as the largest spec).
         #[serde(flatten)]
-        protection: DatabaseProtection,
+        protection: Box<DatabaseProtection>,
     },
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]

@@ -70,7 +70,7 @@ fn database(
     let database = database_name(&r.name);
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
-    let protection = protection::database(cx.env_name, &name, &generation);
+    let protection = Box::new(protection::database(cx.env_name, &name, &generation));
     let spec = match engine {
         PostgresEngine::Rds => ItemSpec::RdsInstance {
             resource: r.name.clone(),
