@@ -741,3 +741,44 @@ fn env_references_are_delivered_as_secrets_under_the_images_names() {
     assert_eq!(environment.get("MB_DB_TYPE").map(|v| v.as_str()), Some("postgres"));
     assert!(environment.values().all(|v| !v.contains("${")), "no reference is passed as text");
 }
+
+/// Every capped environment gets one budget whose limit is its cap to the cent, with the two
+/// alerts; an uncapped one gets none and says so. Log groups and the budget are billed by use:
+/// their rates are listed, and nothing of theirs is in the estimate.
+#[test]
+fn budgets_back_every_cap_and_usage_is_shown_not_counted() {
+    let product = common::shipped_example();
+    for env in product.root.environments.keys() {
+        let p = plan(&product, env, &cat()).unwrap();
+        let budgets: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::Budget).collect();
+        match p.cost.cap {
+            Some(cap) => {
+                let [budget] = budgets.as_slice() else { panic!("{env}: {} budgets", budgets.len()) };
+                let ItemSpec::Budget { limit, alerts, product: tag, environment, .. } = &budget.spec else {
+                    panic!()
+                };
+                assert_eq!(*limit, cap, "{env}");
+                assert_eq!(limit.cents().to_string(), cap.cents().to_string());
+                assert_eq!((tag.as_str(), environment.as_str()), ("acme-shop", env.as_str()));
+                let shown: Vec<(BudgetBasis, u32)> = alerts.iter().map(|a| (a.basis, a.percent)).collect();
+                assert_eq!(shown, [(BudgetBasis::Forecasted, 80), (BudgetBasis::Actual, 100)]);
+            }
+            None => {
+                assert!(budgets.is_empty(), "{env} is uncapped");
+                let warning = p.diagnostics.iter().find(|d| d.code == Code::Uncapped).unwrap();
+                assert!(warning.message.contains("no AWS Budgets backstop"), "{}", warning.message);
+            }
+        }
+        // Billed by use: rates listed per log group (and budget), no line in the estimate.
+        let by_use: Vec<&str> =
+            p.items.iter().filter(|i| i.pricing == Pricing::UsageBased).map(|i| i.id.as_str()).collect();
+        assert_eq!(by_use.len(), p.workloads.len() + budgets.len(), "{env}");
+        for id in &by_use {
+            assert!(p.cost.usage_based.iter().any(|u| u.item == *id), "{env}: {id} has no rate");
+            assert!(p.cost.lines.iter().all(|l| l.item != *id), "{env}: {id} is in the estimate");
+        }
+        let logs = p.cost.usage_based.iter().filter(|u| u.rate.what.starts_with("CloudWatch Logs"));
+        assert!(logs.clone().all(|u| u.rate.unit_price.is_some()), "{env}: us-east-1 prices logs");
+        assert_eq!(logs.count(), 2 * p.workloads.len(), "{env}: ingestion and storage per workload");
+    }
+}
