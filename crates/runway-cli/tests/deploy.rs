@@ -469,7 +469,7 @@ struct Canned {
 
 impl Canned {
     fn start(status: &str, body: &str) -> Canned {
-        use std::io::{Read, Write};
+        use std::io::Write;
         use std::sync::atomic::Ordering;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -486,10 +486,9 @@ impl Canned {
                     return;
                 }
                 let Ok(mut stream) = stream else { continue };
-                // The request is read only far enough to be answered: its head and a body that
-                // fits one read are enough for the SDK to wait on the answer.
-                let mut request = [0u8; 64 * 1024];
-                let _ = stream.read(&mut request);
+                // The whole request is read before answering: closing a socket with unread
+                // bytes resets the connection, which the SDK would report as unreachable.
+                read_request(&mut stream);
                 let _ = stream.write_all(answer.as_bytes());
             }
         });
@@ -498,6 +497,29 @@ impl Canned {
 
     fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+/// Reads one HTTP request: its head, then `Content-Length` bytes of body.
+fn read_request(stream: &mut std::net::TcpStream) {
+    use std::io::Read;
+    let mut request = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let complete = |r: &[u8]| {
+        let text = String::from_utf8_lossy(r);
+        let Some((head, body)) = text.split_once("\r\n\r\n") else { return false };
+        let length = head
+            .lines()
+            .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")))
+            .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        body.len() >= length
+    };
+    while !complete(&request) {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => request.extend_from_slice(&chunk[..n]),
+        }
     }
 }
 

@@ -24,13 +24,13 @@ pub struct Reply {
 pub fn http(port: u16, method: &str, path: &str, body: &str) -> Option<Reply> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        stream,
+    // One write: `write!` on the bare stream would send each piece as its own segment.
+    let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
-    )
-    .ok()?;
+    );
+    stream.write_all(request.as_bytes()).ok()?;
     let mut text = String::new();
     stream.read_to_string(&mut text).ok()?;
     let (head, body) = text.split_once("\r\n\r\n")?;
@@ -54,10 +54,17 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let server = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
-            let mut request = [0u8; 1024];
-            let n = stream.read(&mut request).unwrap();
+            // Read the whole request before answering: closing a socket with unread bytes
+            // resets the connection, and the client would see no reply.
+            let mut request = Vec::new();
+            let mut chunk = [0u8; 1024];
+            while !request.ends_with(b"\r\n\r\n{}") {
+                let n = stream.read(&mut chunk).unwrap();
+                assert!(n > 0, "the client closed before sending its whole request");
+                request.extend_from_slice(&chunk[..n]);
+            }
             stream.write_all(b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok").unwrap();
-            String::from_utf8_lossy(&request[..n]).into_owned()
+            String::from_utf8_lossy(&request).into_owned()
         });
         let reply = http(port, "POST", "/x", "{}").unwrap();
         assert_eq!(reply, Reply { status: 201, body: "ok".into() });
