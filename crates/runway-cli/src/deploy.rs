@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use aws_adapter::aws::{
     AwsClients, ClientSettings, ParameterExpectation, ParameterRequest, ProxyAdminCopy, ProxyCopyReport,
-    Scope, SourceError, ValueSource,
+    PublishReport, Scope, SourceError, ValueSource,
 };
 use clap::Subcommand;
 use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterSource, Plan};
@@ -178,8 +178,8 @@ struct PrepareJson<'a> {
     dry_run: bool,
     infisical: &'a secrets_adapter::Report,
     proxy_copies: &'a [ProxyCopyJson],
-    /// The generated credentials' SSM parameters, one line each.
-    ssm: &'a [String],
+    /// The generated credentials' SSM parameters.
+    ssm: &'a PreparedParameters,
 }
 
 /// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
@@ -305,7 +305,8 @@ fn secrets_prepare(
             }
         }
         // What `pulumi up` reads from SSM (a cache's AUTH token) must exist before it runs.
-        let parameters = prepare_parameters(&plan, &client, &project, &report, dry_run, format).await?;
+        let parameters =
+            prepare_parameters(&plan, (&client, &project), &specs, &report, dry_run, format).await?;
         if format == Format::Json {
             let json = PrepareJson { dry_run, infisical: &report, proxy_copies: &done, ssm: &parameters };
             print_json(&json);
@@ -316,25 +317,26 @@ fn secrets_prepare(
 
 /// Publishes the generated credentials' SSM parameters (copied from Infisical, where `prepare`
 /// just put them), so that everything the program looks up exists before `pulumi up`. In a
-/// dry run, a credential not created yet is reported as `would create` without being read.
+/// dry run, a credential not created yet is listed as pending without being read.
 async fn prepare_parameters(
     plan: &Plan,
-    client: &Client,
-    project: &str,
+    (client, project): (&Client, &str),
+    specs: &[(CredentialSpec, &runtime_plan::GeneratedSecret)],
     report: &secrets_adapter::Report,
     dry_run: bool,
     format: Format,
-) -> Result<Vec<String>, Exit> {
-    let generated = |p: &&runtime_plan::SsmParameter| {
-        plan.secrets.generated.iter().find(|g| g.resource == p.owner && g.variable == p.variable)
-    };
+) -> Result<PreparedParameters, Exit> {
     let mut requests = Vec::new();
     let mut places = HashMap::new();
     let mut pending = Vec::new();
-    for (p, g) in plan.secrets.ssm_parameters.iter().filter_map(|p| generated(&p).map(|g| (p, g))) {
-        let location = format!("{}:{}/{}", g.infisical.environment, g.infisical.folder, g.infisical.name);
-        let fresh = matches!(report.action_at(&location), Some(secrets_adapter::Action::WouldCreate));
-        if dry_run && fresh {
+    for (spec, g) in specs {
+        let Some(p) =
+            plan.secrets.ssm_parameters.iter().find(|p| p.owner == g.resource && p.variable == g.variable)
+        else {
+            continue;
+        };
+        if dry_run && matches!(report.action_at(&spec.location()), Some(secrets_adapter::Action::WouldCreate))
+        {
             pending.push(p.name.to_string());
             continue;
         }
@@ -352,18 +354,25 @@ async fn prepare_parameters(
         aws.ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run).await.map_err(
             |e| remote(format!("{e}\n(the Infisical credentials are in place; run the same command again)")),
         )?;
-    let mut lines: Vec<String> = published
-        .parameters
-        .iter()
-        .map(|o| format!("{:<9} {} (ssm)", o.action.word(dry_run), o.name))
-        .collect();
-    lines.extend(pending.iter().map(|n| format!("would create {n} (ssm, once the credential exists)")));
     if format == Format::Text {
-        for l in &lines {
-            outln!("{l}");
+        for o in &published.parameters {
+            outln!("{:<9} {} (ssm)", o.action.word(dry_run), o.name);
+        }
+        for n in &pending {
+            outln!("would create {n} (ssm, once the credential exists)");
         }
     }
-    Ok(lines)
+    Ok(PreparedParameters { published, pending })
+}
+
+/// The generated credentials' SSM parameters `secrets prepare` wrote (or, in a dry run, would
+/// write), for `--format json`.
+#[derive(Serialize)]
+struct PreparedParameters {
+    #[serde(flatten)]
+    published: PublishReport,
+    /// Parameters of credentials a dry run has not created yet.
+    pending: Vec<String>,
 }
 
 // ---- secrets publish ----------------------------------------------------------------------
