@@ -782,3 +782,18 @@ fn budgets_back_every_cap_and_usage_is_shown_not_counted() {
         assert_eq!(logs.count(), 2 * p.workloads.len(), "{env}: ingestion and storage per workload");
     }
 }
+
+/// A workload's logs are kept 90 days in production and 14 elsewhere, unless
+/// `logs.retentionDays` says otherwise.
+#[test]
+fn log_retention_is_the_environments() {
+    let days = |p: &Plan| match &p.item("metabase_logs").unwrap().spec {
+        ItemSpec::LogGroup { retention_days, .. } => *retention_days,
+        _ => panic!("metabase_logs is not a log group"),
+    };
+    let mut product = common::example();
+    assert_eq!(days(&plan(&product, "production", &cat()).unwrap()), 90);
+    assert_eq!(days(&plan(&product, "dev", &cat()).unwrap()), 14);
+    product.root.environments.get_mut("dev").unwrap().log_retention_days = Some(30);
+    assert_eq!(days(&plan(&product, "dev", &cat()).unwrap()), 30);
+}

@@ -127,8 +127,8 @@ pub struct Environment {
     pub at: Location,
     /// Where `limits.monthly` is written, when it is.
     pub limit_at: Option<Location>,
-    /// `logs.retentionDays` as written; `None` for the default (see
-    /// [`Environment::log_retention_days`]).
+    /// `logs.retentionDays` as written; `None` for the planner's default (90 days in
+    /// `production`, 14 elsewhere).
     pub log_retention_days: Option<u32>,
 }
 
@@ -150,12 +150,6 @@ impl Environment {
             "staging" => Money::parse(DEFAULT_STAGING_CAP).ok(),
             _ => None,
         })
-    }
-
-    /// Days the workloads' logs of the environment named `name` are kept: as written, or 90
-    /// for `production` and 14 for any other.
-    pub fn log_retention_days(&self, name: &str) -> u32 {
-        self.log_retention_days.unwrap_or(if name == "production" { 90 } else { 14 })
     }
 
     /// The shared size of an engine (default `small`).

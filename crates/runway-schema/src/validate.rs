@@ -462,7 +462,7 @@ fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
             &dp,
             format!(
                 "`retentionDays` must be a number of days CloudWatch Logs accepts, found {}",
-                days.describe()
+                days.scalar_text().map_or_else(|| days.describe().to_string(), |t| quote(&t))
             ),
             Some(format!("use one of {}", list.join(", "))),
         );

@@ -25,6 +25,16 @@ pub const SNS_KMS_KEY: &str = "alias/aws/sns";
 /// Default encryption of bucket objects: SSE-S3.
 pub const BUCKET_ENCRYPTION: &str = "AES256";
 
+/// Days the workloads' logs are kept in production, unless `logs.retentionDays` says otherwise.
+pub const PRODUCTION_LOG_DAYS: u32 = 90;
+/// Days the workloads' logs are kept elsewhere, unless `logs.retentionDays` says otherwise.
+pub const LOG_DAYS: u32 = 14;
+
+/// Days the workloads' logs of an environment are kept: as written, or the default of its kind.
+pub(super) fn log_retention_days(env_name: &str, written: Option<u32>) -> u32 {
+    written.unwrap_or(if production(env_name) { PRODUCTION_LOG_DAYS } else { LOG_DAYS })
+}
+
 /// Is this the protected environment?
 pub(super) fn production(env_name: &str) -> bool {
     env_name == PRODUCTION

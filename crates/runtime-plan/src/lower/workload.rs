@@ -13,10 +13,10 @@ use runway_schema::{Expose, HealthCheck, Scale, Workload};
 use super::bindings::by_consumer;
 use super::context::{Cx, Named, NewItem};
 use super::identity::{self, Identity, Roles};
-use super::network;
 use super::platform::Platform;
 use super::resources::Resources;
 use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
+use super::{network, protection};
 use crate::plan::{Binding, HealthSpec, ItemKind, ItemSpec, PlannedWorkload, TaskSecret};
 use crate::pricing::Priceable;
 
@@ -140,7 +140,7 @@ fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
     let name = cx.named(ItemKind::LogGroup, cat(&["/runway/", cx.product, "/", cx.env_name, "/", w.name]));
     let spec = ItemSpec::LogGroup {
         workload: w.name.into(),
-        retention_days: cx.env.log_retention_days(cx.env_name),
+        retention_days: protection::log_retention_days(cx.env_name, cx.env.log_retention_days),
     };
     cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
 }
