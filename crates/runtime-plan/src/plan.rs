@@ -694,8 +694,9 @@ pub enum ListenerAction {
 
 /// Every property of an item, by type. Item references are logical ids.
 ///
-/// Every item is as large as the largest spec, so the few large fields are boxed (sizes,
-/// environment, health check): a plan of tens of thousands of items stays small.
+/// Every item is as large as the largest spec, so the specs of the large kinds (databases,
+/// caches, proxies, task definitions, services, listeners) are boxed structs: a plan of tens of
+/// thousands of items stays small, and a renderer takes the one struct it reads.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 #[non_exhaustive]
@@ -746,81 +747,15 @@ pub enum ItemSpec {
     },
     /// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
     /// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
-    #[serde(rename_all = "camelCase")]
-    AlbListener {
-        /// The ALB.
-        alb: CompactString,
-        /// 443 or 80.
-        port: u16,
-        /// `HTTPS` or `HTTP`.
-        protocol: CompactString,
-        /// The TLS policy (HTTPS only).
-        ssl_policy: Option<CompactString>,
-        /// What a request no rule matches gets.
-        default_action: ListenerAction,
-    },
+    AlbListener(Box<AlbListenerSpec>),
     /// DB subnet group over the program's private subnets input.
     DbSubnetGroup {},
     /// ElastiCache subnet group over the program's private subnets input.
     CacheSubnetGroup {},
     /// RDS PostgreSQL instance; master password from the proxy secret.
-    #[serde(rename_all = "camelCase")]
-    RdsInstance {
-        /// The resource.
-        resource: CompactString,
-        /// Engine version (`16`).
-        engine_version: CompactString,
-        /// Instance class, storage, Multi-AZ from the catalogue.
-        #[serde(flatten)]
-        size: Box<PostgresSize>,
-        /// `gp3`.
-        storage_type: CompactString,
-        /// Initial database name.
-        database: CompactString,
-        /// Master user name.
-        username: CompactString,
-        /// Logical id of the secret holding the master password.
-        admin_secret: CompactString,
-        /// Logical id of the DB subnet group.
-        subnet_group: CompactString,
-        /// Logical ids of its security groups.
-        security_groups: Vec<CompactString>,
-        /// Storage encrypted at rest (always true).
-        storage_encrypted: bool,
-        /// Reachable from outside the VPC (always false).
-        publicly_accessible: bool,
-        /// Backups, deletion protection and final snapshot (boxed: few items carry it, and
-        /// every item is as large as the largest spec).
-        #[serde(flatten)]
-        protection: Box<DatabaseProtection>,
-    },
+    RdsInstance(Box<RdsInstanceSpec>),
     /// Aurora PostgreSQL cluster; master password from the proxy secret.
-    #[serde(rename_all = "camelCase")]
-    AuroraCluster {
-        /// The resource.
-        resource: CompactString,
-        /// Engine version (`16`).
-        engine_version: CompactString,
-        /// Instance class and count from the catalogue.
-        #[serde(flatten)]
-        size: Box<PostgresSize>,
-        /// Initial database name.
-        database: CompactString,
-        /// Master user name.
-        username: CompactString,
-        /// Logical id of the secret holding the master password.
-        admin_secret: CompactString,
-        /// Logical id of the DB subnet group.
-        subnet_group: CompactString,
-        /// Logical ids of its security groups.
-        security_groups: Vec<CompactString>,
-        /// Storage encrypted at rest (always true).
-        storage_encrypted: bool,
-        /// Backups, deletion protection and final snapshot (boxed: few items carry it, and
-        /// every item is as large as the largest spec).
-        #[serde(flatten)]
-        protection: Box<DatabaseProtection>,
-    },
+    AuroraCluster(Box<AuroraClusterSpec>),
     /// One Aurora instance of a cluster.
     #[serde(rename_all = "camelCase")]
     AuroraInstance {
@@ -846,21 +781,7 @@ pub enum ItemSpec {
         secret: CompactString,
     },
     /// RDS Proxy, TLS required, auth from the secret.
-    #[serde(rename_all = "camelCase")]
-    RdsProxy {
-        /// The resource.
-        resource: CompactString,
-        /// `POSTGRESQL`.
-        engine_family: CompactString,
-        /// Logical id of the secret.
-        secret: CompactString,
-        /// Logical id of the role.
-        role: CompactString,
-        /// TLS required.
-        require_tls: bool,
-        /// Logical ids of its security groups.
-        security_groups: Vec<CompactString>,
-    },
+    RdsProxy(Box<RdsProxySpec>),
     /// The proxy's `default` target group.
     RdsProxyTargetGroup {
         /// Logical id of the proxy.
@@ -877,32 +798,7 @@ pub enum ItemSpec {
         target: CompactString,
     },
     /// ElastiCache replication group, engine Valkey, TLS and AUTH on.
-    #[serde(rename_all = "camelCase")]
-    CacheReplicationGroup {
-        /// The resource.
-        resource: CompactString,
-        /// `valkey`.
-        engine: CompactString,
-        /// Engine version (`8.0`).
-        engine_version: CompactString,
-        /// Node type and count from the catalogue.
-        #[serde(flatten)]
-        size: Box<CacheSize>,
-        /// Automatic failover and Multi-AZ (more than one node).
-        automatic_failover: bool,
-        /// Transit encryption (required for AUTH).
-        transit_encryption: bool,
-        /// Encrypted at rest (always true).
-        at_rest_encryption: bool,
-        /// Days a daily snapshot is kept; 0 takes none.
-        snapshot_retention_days: u32,
-        /// SSM parameter holding the AUTH token the program reads.
-        auth_token_parameter: CompactString,
-        /// Logical id of the cache subnet group.
-        subnet_group: CompactString,
-        /// Logical ids of its security groups.
-        security_groups: Vec<CompactString>,
-    },
+    CacheReplicationGroup(Box<CacheReplicationGroupSpec>),
     /// SQS queue.
     #[serde(rename_all = "camelCase")]
     SqsQueue {
@@ -964,64 +860,9 @@ pub enum ItemSpec {
         protect: bool,
     },
     /// Fargate task definition, ARM64, awsvpc.
-    #[serde(rename_all = "camelCase")]
-    TaskDefinition {
-        /// The workload.
-        workload: CompactString,
-        /// The pinned image.
-        image: CompactString,
-        /// CPU units and memory from the catalogue.
-        #[serde(flatten)]
-        task: TaskSize,
-        /// `ARM64`.
-        cpu_architecture: CompactString,
-        /// Container port.
-        port: u16,
-        /// Health check, when declared (boxed: the largest field of the largest spec, and
-        /// every item is as large as the largest spec).
-        health: Option<Box<HealthSpec>>,
-        /// Plain environment values, in file order.
-        environment: Box<IndexMap<CompactString, CompactString>>,
-        /// Secrets read from SSM, by variable name, in binding order then the workload's own.
-        secrets: Vec<TaskSecret>,
-        /// Logical id of the execution role.
-        execution_role: CompactString,
-        /// Logical id of the task role; `None` when the workload uses nothing IAM guards.
-        task_role: Option<CompactString>,
-        /// Logical id of the log group its container writes to (the `awslogs` driver).
-        log_group: CompactString,
-    },
+    TaskDefinition(Box<TaskDefinitionSpec>),
     /// ECS service on Fargate in the program's private subnets input.
-    #[serde(rename_all = "camelCase")]
-    EcsService {
-        /// The workload.
-        workload: CompactString,
-        /// Logical id of the cluster.
-        cluster: CompactString,
-        /// Logical id of the task definition.
-        task_definition: CompactString,
-        /// `scale.min`.
-        desired_count: u32,
-        /// Internal or public.
-        expose: Expose,
-        /// Logical id of the Cloud Map service (internal).
-        discovery_service: Option<CompactString>,
-        /// Logical id of the target group (public).
-        target_group: Option<CompactString>,
-        /// Container port registered with discovery or the target group.
-        port: u16,
-        /// Logical ids of its tasks' security groups.
-        security_groups: Vec<CompactString>,
-        /// A deployment whose tasks do not become healthy stops and rolls back to the last
-        /// working one (the deployment circuit breaker with rollback).
-        rollback_failed_deployments: bool,
-        /// Seconds the target group's failing health checks are ignored after a task starts
-        /// (public workloads); `None` without a target group.
-        health_check_grace_period_seconds: Option<u32>,
-        /// The deploy waits until the service is steady (its tasks running and healthy), so a
-        /// crash-looping deployment fails the deploy.
-        wait_for_steady_state: bool,
-    },
+    EcsService(Box<EcsServiceSpec>),
     /// Cloud Map service: A records of the tasks.
     #[serde(rename_all = "camelCase")]
     CloudMapService {
@@ -1127,6 +968,192 @@ pub enum ItemSpec {
         /// When to notify, in order.
         alerts: Vec<BudgetAlert>,
     },
+}
+
+/// RDS PostgreSQL instance; master password from the proxy secret.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RdsInstanceSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// Engine version (`16`).
+    pub engine_version: CompactString,
+    /// Instance class, storage, Multi-AZ from the catalogue.
+    #[serde(flatten)]
+    pub size: PostgresSize,
+    /// `gp3`.
+    pub storage_type: CompactString,
+    /// Initial database name.
+    pub database: CompactString,
+    /// Master user name.
+    pub username: CompactString,
+    /// Logical id of the secret holding the master password.
+    pub admin_secret: CompactString,
+    /// Logical id of the DB subnet group.
+    pub subnet_group: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+    /// Storage encrypted at rest (always true).
+    pub storage_encrypted: bool,
+    /// Reachable from outside the VPC (always false).
+    pub publicly_accessible: bool,
+    /// Backups, deletion protection and final snapshot.
+    #[serde(flatten)]
+    pub protection: DatabaseProtection,
+}
+
+/// Aurora PostgreSQL cluster; master password from the proxy secret.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuroraClusterSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// Engine version (`16`).
+    pub engine_version: CompactString,
+    /// Instance class and count from the catalogue.
+    #[serde(flatten)]
+    pub size: PostgresSize,
+    /// Initial database name.
+    pub database: CompactString,
+    /// Master user name.
+    pub username: CompactString,
+    /// Logical id of the secret holding the master password.
+    pub admin_secret: CompactString,
+    /// Logical id of the DB subnet group.
+    pub subnet_group: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+    /// Storage encrypted at rest (always true).
+    pub storage_encrypted: bool,
+    /// Backups, deletion protection and final snapshot.
+    #[serde(flatten)]
+    pub protection: DatabaseProtection,
+}
+
+/// Fargate task definition, ARM64, awsvpc.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDefinitionSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// The pinned image.
+    pub image: CompactString,
+    /// CPU units and memory from the catalogue.
+    #[serde(flatten)]
+    pub task: TaskSize,
+    /// `ARM64`.
+    pub cpu_architecture: CompactString,
+    /// Container port.
+    pub port: u16,
+    /// Health check, when declared.
+    pub health: Option<HealthSpec>,
+    /// Plain environment values, in file order.
+    pub environment: IndexMap<CompactString, CompactString>,
+    /// Secrets read from SSM, by variable name, in binding order then the workload's own.
+    pub secrets: Vec<TaskSecret>,
+    /// Logical id of the execution role.
+    pub execution_role: CompactString,
+    /// Logical id of the task role; `None` when the workload uses nothing IAM guards.
+    pub task_role: Option<CompactString>,
+    /// Logical id of the log group its container writes to (the `awslogs` driver).
+    pub log_group: CompactString,
+}
+
+/// ElastiCache replication group, engine Valkey, TLS and AUTH on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheReplicationGroupSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// `valkey`.
+    pub engine: CompactString,
+    /// Engine version (`8.0`).
+    pub engine_version: CompactString,
+    /// Node type and count from the catalogue.
+    #[serde(flatten)]
+    pub size: CacheSize,
+    /// Automatic failover and Multi-AZ (more than one node).
+    pub automatic_failover: bool,
+    /// Transit encryption (required for AUTH).
+    pub transit_encryption: bool,
+    /// Encrypted at rest (always true).
+    pub at_rest_encryption: bool,
+    /// Days a daily snapshot is kept; 0 takes none.
+    pub snapshot_retention_days: u32,
+    /// SSM parameter holding the AUTH token the program reads.
+    pub auth_token_parameter: CompactString,
+    /// Logical id of the cache subnet group.
+    pub subnet_group: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+}
+
+/// ECS service on Fargate in the program's private subnets input.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EcsServiceSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of the cluster.
+    pub cluster: CompactString,
+    /// Logical id of the task definition.
+    pub task_definition: CompactString,
+    /// `scale.min`.
+    pub desired_count: u32,
+    /// Internal or public.
+    pub expose: Expose,
+    /// Logical id of the Cloud Map service (internal).
+    pub discovery_service: Option<CompactString>,
+    /// Logical id of the target group (public).
+    pub target_group: Option<CompactString>,
+    /// Container port registered with discovery or the target group.
+    pub port: u16,
+    /// Logical ids of its tasks' security groups.
+    pub security_groups: Vec<CompactString>,
+    /// A deployment whose tasks do not become healthy stops and rolls back to the last
+    /// working one (the deployment circuit breaker with rollback).
+    pub rollback_failed_deployments: bool,
+    /// Seconds the target group's failing health checks are ignored after a task starts
+    /// (public workloads); `None` without a target group.
+    pub health_check_grace_period_seconds: Option<u32>,
+    /// The deploy waits until the service is steady (its tasks running and healthy), so a
+    /// crash-looping deployment fails the deploy.
+    pub wait_for_steady_state: bool,
+}
+
+/// RDS Proxy, TLS required, auth from the secret.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RdsProxySpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// `POSTGRESQL`.
+    pub engine_family: CompactString,
+    /// Logical id of the secret.
+    pub secret: CompactString,
+    /// Logical id of the role.
+    pub role: CompactString,
+    /// TLS required.
+    pub require_tls: bool,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+}
+
+/// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
+/// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlbListenerSpec {
+    /// The ALB.
+    pub alb: CompactString,
+    /// 443 or 80.
+    pub port: u16,
+    /// `HTTPS` or `HTTP`.
+    pub protocol: CompactString,
+    /// The TLS policy (HTTPS only).
+    pub ssl_policy: Option<CompactString>,
+    /// What a request no rule matches gets.
+    pub default_action: ListenerAction,
 }
 
 /// How a database is kept: its backups, what refuses its deletion, and the snapshot its
@@ -1289,9 +1316,8 @@ impl PlannedItem {
     /// databases and buckets.
     pub fn protected(&self) -> bool {
         match &self.spec {
-            ItemSpec::RdsInstance { protection, .. } | ItemSpec::AuroraCluster { protection, .. } => {
-                protection.protect
-            }
+            ItemSpec::RdsInstance(db) => db.protection.protect,
+            ItemSpec::AuroraCluster(db) => db.protection.protect,
             ItemSpec::S3Bucket { protect, .. } => *protect,
             _ => false,
         }

@@ -93,38 +93,32 @@ fn production_declares_every_item_of_the_example() {
 fn sizes_come_from_the_catalogue() {
     let c = cat();
     let p = plan(&common::example(), "production", &c).unwrap();
-    let ItemSpec::RdsInstance { size, engine_version, admin_secret, .. } =
-        &p.item("main-db_db").unwrap().spec
-    else {
+    let ItemSpec::RdsInstance(spec) = &p.item("main-db_db").unwrap().spec else {
         panic!("main-db_db is not an RDS instance")
     };
-    assert_eq!(**size, c.postgres(PostgresEngine::Rds, "large").unwrap());
+    let RdsInstanceSpec { size, engine_version, admin_secret, .. } = &**spec;
+    assert_eq!(*size, c.postgres(PostgresEngine::Rds, "large").unwrap());
     assert_eq!(engine_version, "16");
     assert_eq!(admin_secret, "main-db_proxy-secret");
-    let ItemSpec::TaskDefinition { task, cpu_architecture, secrets, .. } =
-        &p.item("metabase_task").unwrap().spec
-    else {
+    let ItemSpec::TaskDefinition(spec) = &p.item("metabase_task").unwrap().spec else {
         panic!("metabase_task is not a task definition")
     };
+    let TaskDefinitionSpec { task, cpu_architecture, secrets, .. } = &**spec;
     assert_eq!(*task, c.task("medium").unwrap());
     assert_eq!(cpu_architecture, "ARM64");
     assert_eq!(secrets.first().unwrap().parameter, "/acme-shop/production/main-db/MAIN_DB_URL");
     assert_eq!(secrets.last().unwrap().parameter, "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY");
-    let ItemSpec::CacheReplicationGroup { size, engine, .. } = &p.item("sessions_cache").unwrap().spec else {
-        panic!()
-    };
-    assert_eq!(**size, c.cache("small").unwrap());
+    let ItemSpec::CacheReplicationGroup(spec) = &p.item("sessions_cache").unwrap().spec else { panic!() };
+    let CacheReplicationGroupSpec { size, engine, .. } = &**spec;
+    assert_eq!(*size, c.cache("small").unwrap());
     assert_eq!(engine, "valkey");
 }
 
 #[test]
 fn services_scale_from_min_to_max() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
-    let ItemSpec::EcsService { desired_count, discovery_service, target_group, .. } =
-        &p.item("metabase_service").unwrap().spec
-    else {
-        panic!()
-    };
+    let ItemSpec::EcsService(spec) = &p.item("metabase_service").unwrap().spec else { panic!() };
+    let EcsServiceSpec { desired_count, discovery_service, target_group, .. } = &**spec;
     assert_eq!(
         (*desired_count, discovery_service.as_deref(), target_group.as_deref()),
         (2, Some("metabase_discovery"), None)
@@ -159,21 +153,15 @@ fn the_alb_redirects_http_to_https_and_drops_invalid_headers() {
     let p = plan(&common::example(), "dev", &cat()).unwrap();
     let ItemSpec::Alb { drop_invalid_header_fields, .. } = &p.item("env_alb").unwrap().spec else { panic!() };
     assert!(*drop_invalid_header_fields);
-    let ItemSpec::AlbListener { alb, port, protocol, ssl_policy, default_action } =
-        &p.item("env_alb-http-listener").unwrap().spec
-    else {
-        panic!()
-    };
+    let ItemSpec::AlbListener(spec) = &p.item("env_alb-http-listener").unwrap().spec else { panic!() };
+    let AlbListenerSpec { alb, port, protocol, ssl_policy, default_action } = &**spec;
     assert_eq!((alb.as_str(), *port, protocol.as_str(), ssl_policy), ("env_alb", 80, "HTTP", &None));
     assert_eq!(
         default_action,
         &ListenerAction::RedirectToHttps { port: 443, status_code: "HTTP_301".into() }
     );
-    let ItemSpec::AlbListener { port, protocol, ssl_policy, default_action, .. } =
-        &p.item("env_alb-listener").unwrap().spec
-    else {
-        panic!()
-    };
+    let ItemSpec::AlbListener(spec) = &p.item("env_alb-listener").unwrap().spec else { panic!() };
+    let AlbListenerSpec { port, protocol, ssl_policy, default_action, .. } = &**spec;
     assert_eq!((*port, protocol.as_str(), default_action), (443, "HTTPS", &ListenerAction::NotFound));
     assert!(ssl_policy.as_deref().unwrap().starts_with("ELBSecurityPolicy-TLS13"));
     // Free: the ALB's price covers its listeners.
@@ -184,30 +172,26 @@ fn the_alb_redirects_http_to_https_and_drops_invalid_headers() {
 fn services_roll_back_wait_and_start_after_their_listener_rule() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
     let shop = p.item("shop_service").unwrap();
-    let ItemSpec::EcsService {
+    let ItemSpec::EcsService(spec) = &shop.spec else { panic!() };
+    let EcsServiceSpec {
         rollback_failed_deployments,
         health_check_grace_period_seconds,
         wait_for_steady_state,
         target_group,
         ..
-    } = &shop.spec
-    else {
-        panic!()
-    };
+    } = &**spec;
     assert!(*rollback_failed_deployments && *wait_for_steady_state);
     assert_eq!(*health_check_grace_period_seconds, Some(lower::HEALTH_CHECK_GRACE_SECONDS));
     assert!(shop.depends_on.iter().any(|d| d == "shop_listener-rule"), "{:?}", shop.depends_on);
     assert!(shop.depends_on.contains(target_group.as_ref().unwrap()));
     // An internal service has no target group, hence no grace period; it still rolls back and waits.
-    let ItemSpec::EcsService {
+    let ItemSpec::EcsService(spec) = &p.item("metabase_service").unwrap().spec else { panic!() };
+    let EcsServiceSpec {
         rollback_failed_deployments,
         health_check_grace_period_seconds,
         wait_for_steady_state,
         ..
-    } = &p.item("metabase_service").unwrap().spec
-    else {
-        panic!()
-    };
+    } = &**spec;
     assert!(*rollback_failed_deployments && *wait_for_steady_state);
     assert_eq!(*health_check_grace_period_seconds, None);
 }
@@ -229,8 +213,8 @@ fn each_public_host_has_an_alias_record_to_the_alb() {
 fn database_protection(p: &Plan) -> (&PlannedItem, &DatabaseProtection) {
     let db = p.item("main-db_db").unwrap();
     match &db.spec {
-        ItemSpec::RdsInstance { protection, storage_encrypted: true, publicly_accessible: false, .. }
-        | ItemSpec::AuroraCluster { protection, storage_encrypted: true, .. } => (db, protection),
+        ItemSpec::RdsInstance(s) if s.storage_encrypted && !s.publicly_accessible => (db, &s.protection),
+        ItemSpec::AuroraCluster(s) if s.storage_encrypted => (db, &s.protection),
         other => panic!("main-db_db is not an encrypted private database: {other:?}"),
     }
 }
@@ -293,14 +277,9 @@ fn every_queue_topic_bucket_and_cache_is_encrypted() {
                     assert!(*tls_only && *block_public_access && encryption == "AES256", "{}", i.id);
                     assert_eq!((*protect, i.protected()), (production, production), "{}", i.id);
                 }
-                ItemSpec::CacheReplicationGroup {
-                    at_rest_encryption,
-                    transit_encryption,
-                    snapshot_retention_days,
-                    ..
-                } => {
-                    assert!(*at_rest_encryption && *transit_encryption, "{}", i.id);
-                    assert_eq!(*snapshot_retention_days, if production { 7 } else { 0 }, "{}", i.id);
+                ItemSpec::CacheReplicationGroup(s) => {
+                    assert!(s.at_rest_encryption && s.transit_encryption, "{}", i.id);
+                    assert_eq!(s.snapshot_retention_days, if production { 7 } else { 0 }, "{}", i.id);
                 }
                 _ => continue,
             }
@@ -395,8 +374,8 @@ fn bindings_and_secrets_layout() {
     assert!(template.contains("${MAIN_DB_PASSWORD}"));
     // Every parameter a task definition references is listed, and nothing else from a workload.
     for i in &p.items {
-        if let ItemSpec::TaskDefinition { secrets, .. } = &i.spec {
-            for s in secrets {
+        if let ItemSpec::TaskDefinition(task) = &i.spec {
+            for s in &task.secrets {
                 let param = p.secrets.ssm_parameters.iter().find(|x| x.name == s.parameter).unwrap();
                 assert!(param.referenced_by.contains(&i.id));
             }
@@ -728,9 +707,10 @@ fn text_renders_every_section() {
 #[test]
 fn env_references_are_delivered_as_secrets_under_the_images_names() {
     let p = plan(&common::shipped_example(), "production", &cat()).unwrap();
-    let ItemSpec::TaskDefinition { environment, secrets, .. } = &p.item("metabase_task").unwrap().spec else {
+    let ItemSpec::TaskDefinition(spec) = &p.item("metabase_task").unwrap().spec else {
         panic!("metabase_task is not a task definition")
     };
+    let TaskDefinitionSpec { environment, secrets, .. } = &**spec;
     let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| s.parameter.as_str());
     for (name, variable) in [("MB_DB_HOST", "MAIN_DB_HOST"), ("MB_DB_PASS", "MAIN_DB_PASSWORD")] {
         let parameter = format!("/acme-shop/production/main-db/{variable}");

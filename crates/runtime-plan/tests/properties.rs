@@ -87,22 +87,24 @@ proptest! {
                         prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);
                         prop_assert_eq!(i.protected(), production, "{}", i.id);
                     }
-                    ItemSpec::RdsInstance { storage_encrypted, publicly_accessible, protection, .. } => {
-                        prop_assert!(*storage_encrypted && !*publicly_accessible, "{}", i.id);
+                    ItemSpec::RdsInstance(db) => {
+                        let protection = &db.protection;
+                        prop_assert!(db.storage_encrypted && !db.publicly_accessible, "{}", i.id);
                         prop_assert_eq!(protection.deletion_protection && i.protected(), production);
                         prop_assert_eq!(protection.final_snapshot.is_some(), production);
                         prop_assert!(!production || protection.backup_retention_days >= 7);
                     }
-                    ItemSpec::AuroraCluster { storage_encrypted, protection, .. } => {
-                        prop_assert!(*storage_encrypted, "{}", i.id);
+                    ItemSpec::AuroraCluster(db) => {
+                        let protection = &db.protection;
+                        prop_assert!(db.storage_encrypted, "{}", i.id);
                         prop_assert_eq!(protection.deletion_protection && i.protected(), production);
                         prop_assert_eq!(protection.final_snapshot.is_some(), production);
                         prop_assert!(!production || protection.backup_retention_days >= 7);
                     }
                     ItemSpec::AuroraInstance { publicly_accessible, .. } => prop_assert!(!*publicly_accessible),
-                    ItemSpec::CacheReplicationGroup { at_rest_encryption, snapshot_retention_days, .. } => {
-                        prop_assert!(*at_rest_encryption, "{}", i.id);
-                        prop_assert_eq!(*snapshot_retention_days > 0, production);
+                    ItemSpec::CacheReplicationGroup(cache) => {
+                        prop_assert!(cache.at_rest_encryption, "{}", i.id);
+                        prop_assert_eq!(cache.snapshot_retention_days > 0, production);
                     }
                     _ => prop_assert!(!i.protected(), "{}", i.id),
                 }
@@ -116,17 +118,17 @@ proptest! {
         for plan in plans(&p, &c) {
             for i in &plan.items {
                 match &i.spec {
-                    ItemSpec::EcsService { target_group, rollback_failed_deployments, wait_for_steady_state, health_check_grace_period_seconds, .. } => {
-                        prop_assert!(*rollback_failed_deployments && *wait_for_steady_state, "{}", i.id);
-                        prop_assert_eq!(health_check_grace_period_seconds.is_some(), target_group.is_some());
-                        if let Some(tg) = target_group {
+                    ItemSpec::EcsService(service) => {
+                        prop_assert!(service.rollback_failed_deployments && service.wait_for_steady_state, "{}", i.id);
+                        prop_assert_eq!(service.health_check_grace_period_seconds.is_some(), service.target_group.is_some());
+                        if let Some(tg) = &service.target_group {
                             // The rule that forwards to its target group is among its dependencies.
                             let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule { target_group, .. } if target_group == tg));
                             prop_assert!(rule.is_some_and(|r| i.depends_on.contains(&r.id)), "{}", i.id);
                         }
                     }
-                    ItemSpec::AlbListener { protocol, default_action, .. } if protocol == "HTTP" => {
-                        let redirects = matches!(default_action, ListenerAction::RedirectToHttps { port: 443, .. });
+                    ItemSpec::AlbListener(listener) if listener.protocol == "HTTP" => {
+                        let redirects = matches!(listener.default_action, ListenerAction::RedirectToHttps { port: 443, .. });
                         prop_assert!(redirects, "{}", i.id);
                     }
                     _ => {}
@@ -369,7 +371,8 @@ proptest! {
                     Some(ItemSpec::TaskRole { grants, .. }) => grants,
                     _ => &[],
                 };
-                let ItemSpec::TaskDefinition { execution_role, task_role: role, .. } = &task.spec else { panic!() };
+                let ItemSpec::TaskDefinition(spec) = &task.spec else { panic!() };
+                let TaskDefinitionSpec { execution_role, task_role: role, .. } = &**spec;
                 // The task definition runs with its own workload's roles; no task role when
                 // nothing is granted (no credentials at all).
                 prop_assert_eq!(execution_role, &execution.id);
@@ -427,19 +430,11 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
                 continue;
             }
             ItemSpec::Alb { security_groups, .. } => (Node::Alb, security_groups),
-            ItemSpec::EcsService { workload, security_groups, .. } => {
-                (Node::Workload(workload.to_string()), security_groups)
-            }
-            ItemSpec::RdsProxy { resource, security_groups, .. } => {
-                (Node::Proxy(resource.to_string()), security_groups)
-            }
-            ItemSpec::RdsInstance { resource, security_groups, .. }
-            | ItemSpec::AuroraCluster { resource, security_groups, .. } => {
-                (Node::Database(resource.to_string()), security_groups)
-            }
-            ItemSpec::CacheReplicationGroup { resource, security_groups, .. } => {
-                (Node::Cache(resource.to_string()), security_groups)
-            }
+            ItemSpec::EcsService(s) => (Node::Workload(s.workload.to_string()), &s.security_groups),
+            ItemSpec::RdsProxy(s) => (Node::Proxy(s.resource.to_string()), &s.security_groups),
+            ItemSpec::RdsInstance(s) => (Node::Database(s.resource.to_string()), &s.security_groups),
+            ItemSpec::AuroraCluster(s) => (Node::Database(s.resource.to_string()), &s.security_groups),
+            ItemSpec::CacheReplicationGroup(s) => (Node::Cache(s.resource.to_string()), &s.security_groups),
             _ => continue,
         };
         for g in ids {

@@ -2,7 +2,7 @@
 //! and for each public workload its target group, the listener rule that forwards its host to
 //! it, and its host's alias record.
 
-use runtime_plan::{ItemSpec, ListenerAction, PlannedItem};
+use runtime_plan::{AlbListenerSpec, ItemSpec, ListenerAction, PlannedItem};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags, wrong_spec};
@@ -82,9 +82,10 @@ struct FixedResponse {
 /// A listener: with a TLS policy, HTTPS with the certificate input; its default action as
 /// planned (a 404, or a redirect to HTTPS keeping host, path and query).
 pub(super) fn listener<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbListener { alb, port, protocol, ssl_policy, default_action } = &item.spec else {
+    let ItemSpec::AlbListener(spec) = &item.spec else {
         return Err(wrong_spec(item));
     };
+    let AlbListenerSpec { alb, port, protocol, ssl_policy, default_action } = &**spec;
     let default_action = match default_action {
         ListenerAction::NotFound => DefaultAction {
             kind: "fixed-response",

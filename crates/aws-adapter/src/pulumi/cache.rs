@@ -1,7 +1,7 @@
 //! A cache resource: the ElastiCache replication group, whose AUTH token the program reads from
 //! its SSM SecureString into a secret variable (never a literal).
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{CacheReplicationGroupSpec, ItemSpec, PlannedItem};
 use serde::Serialize;
 
 use super::context::{Context, Tags, wrong_spec};
@@ -40,7 +40,10 @@ struct DecryptedParameter<'p> {
 /// The replication group, encrypted at rest and (for AUTH) in transit, its daily snapshots kept
 /// as planned; Multi-AZ with automatic failover when it has more than one node.
 pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::CacheReplicationGroup {
+    let ItemSpec::CacheReplicationGroup(spec) = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let CacheReplicationGroupSpec {
         resource,
         engine,
         engine_version,
@@ -52,10 +55,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         auth_token_parameter,
         subnet_group,
         security_groups,
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+    } = &**spec;
     let token = format!("{}--auth-token", item.id);
     let parameter =
         DecryptedParameter { name: auth_token_parameter, with_decryption: true, region: cx.region() };

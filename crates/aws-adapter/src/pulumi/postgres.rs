@@ -1,7 +1,9 @@
 //! A postgres resource: an RDS instance, or an Aurora cluster and its instances; and, when it
 //! has one, its RDS Proxy with the proxy's secret, role, target group and target.
 
-use runtime_plan::{DatabaseProtection, ItemKind, ItemSpec, PlannedItem};
+use runtime_plan::{
+    AuroraClusterSpec, DatabaseProtection, ItemKind, ItemSpec, PlannedItem, RdsInstanceSpec, RdsProxySpec,
+};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags, wrong_spec};
@@ -56,7 +58,10 @@ impl<'p> Protection<'p> {
 /// An RDS PostgreSQL instance, encrypted and private as planned, kept as planned; its admin
 /// password is a secret config value.
 pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsInstance {
+    let ItemSpec::RdsInstance(spec) = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let RdsInstanceSpec {
         resource,
         engine_version,
         size,
@@ -69,10 +74,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         storage_encrypted,
         publicly_accessible,
         protection,
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+    } = &**spec;
     cx.item(admin_secret)?;
     let props = Instance {
         identifier: &item.physical_name,
@@ -117,7 +119,10 @@ struct AuroraCluster<'p> {
 /// An Aurora PostgreSQL cluster, encrypted and kept as planned; its admin password is a secret
 /// config value.
 pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AuroraCluster {
+    let ItemSpec::AuroraCluster(spec) = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let AuroraClusterSpec {
         resource,
         engine_version,
         database,
@@ -128,10 +133,7 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         storage_encrypted,
         protection,
         ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+    } = &**spec;
     cx.item(admin_secret)?;
     let props = AuroraCluster {
         cluster_identifier: &item.physical_name,
@@ -168,9 +170,10 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
     let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let ItemSpec::AuroraCluster { subnet_group, .. } = &cx.item(cluster)?.spec else {
+    let ItemSpec::AuroraCluster(spec) = &cx.item(cluster)?.spec else {
         return Err(cx.missing("an Aurora cluster as its `cluster`"));
     };
+    let AuroraClusterSpec { subnet_group, .. } = &**spec;
     let props = AuroraInstance {
         identifier: &item.physical_name,
         cluster_identifier: cx.reference(cluster, "id")?,
@@ -261,10 +264,10 @@ struct Auth {
 
 /// The proxy, in the private subnets, authenticating with the secret.
 pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsProxy { engine_family, secret, role, require_tls, security_groups, .. } = &item.spec
-    else {
+    let ItemSpec::RdsProxy(spec) = &item.spec else {
         return Err(wrong_spec(item));
     };
+    let RdsProxySpec { engine_family, secret, role, require_tls, security_groups, .. } = &**spec;
     let props = Proxy {
         name: &item.physical_name,
         engine_family,

@@ -2,7 +2,7 @@
 //! internal, and its autoscaling target and policy when it scales. (A public workload's target
 //! group and listener rule are in `alb.rs`.)
 
-use runtime_plan::{HealthSpec, ItemSpec, PlannedItem};
+use runtime_plan::{EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, TaskDefinitionSpec};
 use runway_schema::Expose;
 use serde::Serialize;
 
@@ -96,7 +96,10 @@ struct ContainerHealth<'p> {
 /// environment, SSM secrets, its output to the workload's log group, and (for a command check)
 /// health check.
 pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::TaskDefinition {
+    let ItemSpec::TaskDefinition(spec) = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let TaskDefinitionSpec {
         workload,
         image,
         task,
@@ -108,10 +111,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         execution_role,
         log_group,
         task_role,
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+    } = &**spec;
     let container = Container {
         name: workload,
         image,
@@ -119,7 +119,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         port_mappings: [PortMapping { container_port: *port, protocol: "tcp" }],
         environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
         secrets: secrets.iter().map(|s| Secret { name: &s.name, value_from: &s.parameter }).collect(),
-        health_check: health.as_deref().and_then(container_health),
+        health_check: health.as_ref().and_then(container_health),
         log_configuration: LogConfiguration {
             log_driver: "awslogs",
             options: LogOptions {
@@ -214,7 +214,10 @@ struct LoadBalancer<'p> {
 /// registered with the workload's target group (public); its deployments as planned (circuit
 /// breaker, health-check grace, waiting for a steady state).
 pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::EcsService {
+    let ItemSpec::EcsService(spec) = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let EcsServiceSpec {
         workload,
         cluster,
         task_definition,
@@ -227,10 +230,7 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         rollback_failed_deployments,
         health_check_grace_period_seconds,
         wait_for_steady_state,
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+    } = &**spec;
     let cluster = cx.reference(cluster, "arn")?;
     let task_definition = cx.reference(task_definition, "arn")?;
     let network_configuration = NetworkConfiguration {
@@ -337,9 +337,10 @@ pub(super) fn scaling_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
     let ItemSpec::ScalingTarget { service, min_capacity, max_capacity, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let ItemSpec::EcsService { cluster, .. } = &cx.item(service)?.spec else {
+    let ItemSpec::EcsService(spec) = &cx.item(service)?.spec else {
         return Err(cx.missing("an ECS service as its `service`"));
     };
+    let EcsServiceSpec { cluster, .. } = &**spec;
     // `service/<cluster name>/<service name>`: two references in one string.
     let resource_id =
         format!("service/{}/{}", cx.reference(cluster, "name")?, cx.reference(service, "name")?);

@@ -9,7 +9,7 @@ use super::platform::Platform;
 use super::resources::Res;
 use super::{CACHE_PORT, Described, cat};
 use super::{network, protection};
-use crate::plan::{CredentialKind, ItemKind, ItemSpec};
+use crate::plan::{CacheReplicationGroupSpec, CredentialKind, ItemKind, ItemSpec};
 use crate::pricing::Priceable;
 
 /// Lowers a cache resource: its replication group, AUTH token and connection variables.
@@ -22,7 +22,7 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) ->
     let token_param = cx.secrets.ssm_name(&r.name, &r.var("PASSWORD"));
     let name = cx.named(ItemKind::CacheReplicationGroup, cx.base(&r.name));
     let subnet_group = platform.cache_subnets.clone().unwrap_or_default();
-    let spec = ItemSpec::CacheReplicationGroup {
+    let spec = ItemSpec::CacheReplicationGroup(Box::new(CacheReplicationGroupSpec {
         resource: r.name.clone(),
         engine: "valkey".into(),
         engine_version: version.into(),
@@ -32,9 +32,9 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) ->
         snapshot_retention_days: protection::cache_snapshot_days(cx.env_name),
         auth_token_parameter: token_param.clone(),
         subnet_group: subnet_group.clone(),
-        size: Box::new(sizing.clone()),
+        size: sizing.clone(),
         security_groups: network::cache_groups(cx, r.index, &r.name),
-    };
+    }));
     let depends_on = [vec![subnet_group], network::cache_groups(cx, r.index, &r.name)].concat();
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_cache"]), name, Some(&r.name), spec)

@@ -13,7 +13,7 @@ use super::context::{Cx, Named, NewItem};
 use super::network::{self, HTTP_PORT, HTTPS_PORT};
 use super::resources::Resources;
 use super::{cat, spec_kind};
-use crate::plan::{ItemKind, ItemSpec, ListenerAction};
+use crate::plan::{AlbListenerSpec, ItemKind, ItemSpec, ListenerAction};
 use crate::pricing::Priceable;
 
 /// The platform items of an environment; `None` where nothing needs one.
@@ -110,23 +110,23 @@ fn alb(
     };
     let alb = cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb));
     let name = cat(&[&alb_name, "/https-443"]);
-    let spec = ItemSpec::AlbListener {
+    let spec = ItemSpec::AlbListener(Box::new(AlbListenerSpec {
         alb: alb.clone(),
         port: HTTPS_PORT,
         protocol: "HTTPS".into(),
         ssl_policy: Some(TLS_POLICY.into()),
         default_action: ListenerAction::NotFound,
-    };
+    }));
     let id = cx.push(
         NewItem::new("env_alb-listener".into(), name.clone(), None, spec).depends_on(vec![alb.clone()]),
     );
-    let spec = ItemSpec::AlbListener {
+    let spec = ItemSpec::AlbListener(Box::new(AlbListenerSpec {
         alb: alb.clone(),
         port: HTTP_PORT,
         protocol: "HTTP".into(),
         ssl_policy: None,
         default_action: ListenerAction::RedirectToHttps { port: HTTPS_PORT, status_code: "HTTP_301".into() },
-    };
+    }));
     let http_name = cat(&[&alb_name, "/http-80"]);
     cx.push(
         NewItem::new("env_alb-http-listener".into(), http_name, None, spec).depends_on(vec![alb.clone()]),

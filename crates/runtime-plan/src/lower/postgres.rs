@@ -12,7 +12,10 @@ use super::resources::Res;
 use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name};
 use super::{network, protection};
 use crate::naming::fit;
-use crate::plan::{CredentialKind, ItemKind, ItemSpec, ManagedBy, postgres_engine_str};
+use crate::plan::{
+    AuroraClusterSpec, CredentialKind, ItemKind, ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec,
+    postgres_engine_str,
+};
 use crate::pricing::Priceable;
 
 /// Lowers a postgres resource: database first (its main item), then the proxy's admin secret,
@@ -70,12 +73,12 @@ fn database(
     let database = database_name(&r.name);
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
-    let protection = Box::new(protection::database(cx.env_name, &name, &generation));
+    let protection = protection::database(cx.env_name, &name, &generation);
     let spec = match engine {
-        PostgresEngine::Rds => ItemSpec::RdsInstance {
+        PostgresEngine::Rds => ItemSpec::RdsInstance(Box::new(RdsInstanceSpec {
             resource: r.name.clone(),
             engine_version: version.into(),
-            size: Box::new(sizing.clone()),
+            size: sizing.clone(),
             storage_type: "gp3".into(),
             database: database.as_str().into(),
             username: POSTGRES_USER.into(),
@@ -85,11 +88,11 @@ fn database(
             storage_encrypted: true,
             publicly_accessible: false,
             protection,
-        },
-        PostgresEngine::Aurora => ItemSpec::AuroraCluster {
+        })),
+        PostgresEngine::Aurora => ItemSpec::AuroraCluster(Box::new(AuroraClusterSpec {
             resource: r.name.clone(),
             engine_version: version.into(),
-            size: Box::new(sizing.clone()),
+            size: sizing.clone(),
             database: database.as_str().into(),
             username: POSTGRES_USER.into(),
             admin_secret: secret.clone(),
@@ -97,7 +100,7 @@ fn database(
             security_groups: network::database_groups(&r.name),
             storage_encrypted: true,
             protection,
-        },
+        })),
     };
     let id = cx.push(
         NewItem::new(cat(&[&r.name, "_db"]), name.clone(), Some(&r.name), spec)
@@ -149,14 +152,14 @@ fn proxy(
     let proxy_name = cx.named(ItemKind::RdsProxy, cat(&[base, "-proxy"]));
     let security_groups = network::proxy_groups(cx, r.index, &r.name);
     let depends_on = [vec![secret.clone(), role.clone()], security_groups.clone()].concat();
-    let spec = ItemSpec::RdsProxy {
+    let spec = ItemSpec::RdsProxy(Box::new(RdsProxySpec {
         resource: r.name.clone(),
         engine_family: "POSTGRESQL".into(),
         secret: secret.clone(),
         role: role.clone(),
         require_tls: true,
         security_groups,
-    };
+    }));
     let proxy = cx.push(
         NewItem::new(cat(&[&r.name, "_proxy"]), proxy_name.clone(), Some(&r.name), spec)
             .size(&r.size)

@@ -17,7 +17,9 @@ use super::platform::Platform;
 use super::resources::Resources;
 use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
 use super::{network, protection};
-use crate::plan::{Binding, HealthSpec, ItemKind, ItemSpec, PlannedWorkload, TaskSecret};
+use crate::plan::{
+    Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, PlannedWorkload, TaskDefinitionSpec, TaskSecret,
+};
 use crate::pricing::Priceable;
 
 /// A workload being lowered, as its items are named and sized.
@@ -175,21 +177,19 @@ fn task_definition(
     log_group: &CompactString,
 ) -> CompactString {
     let Roles { execution: execution_role, task: task_role } = roles;
-    let spec = ItemSpec::TaskDefinition {
+    let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
         workload: w.name.into(),
         image: w.spec.image.as_str().into(),
         task,
         cpu_architecture: "ARM64".into(),
         port: w.spec.port,
-        health: health.map(Box::new),
-        environment: Box::new(
-            w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
-        ),
+        health,
+        environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
         secrets: task_secrets(cx, w),
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
         log_group: log_group.clone(),
-    };
+    }));
     let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
     cx.push(
         NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
@@ -329,7 +329,7 @@ fn service(
     depends_on.extend(entry.iter().flat_map(|e| [e.target_group.clone(), e.rule.clone()]));
     depends_on.extend(security_groups.iter().cloned());
     let target_group = entry.map(|e| e.target_group);
-    let spec = ItemSpec::EcsService {
+    let spec = ItemSpec::EcsService(Box::new(EcsServiceSpec {
         workload: w.name.into(),
         cluster,
         task_definition,
@@ -342,7 +342,7 @@ fn service(
         health_check_grace_period_seconds: target_group.is_some().then_some(HEALTH_CHECK_GRACE_SECONDS),
         wait_for_steady_state: true,
         target_group,
-    };
+    }));
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
             .size(w.size)
