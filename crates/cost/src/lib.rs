@@ -192,6 +192,12 @@ pub enum Item<'a> {
     LogGroup,
     /// An AWS Budgets cost budget: usage-based, as an account's first budgets are free.
     Budget,
+    /// A VPC interface endpoint: billed per hour in each zone of its subnets. The data it
+    /// processes is billed by use and not estimated (docs/planning.md).
+    InterfaceEndpoint {
+        /// Availability Zones it has a network interface in.
+        zones: u32,
+    },
 }
 
 /// One line of arithmetic a person can check: quantity x unit price = monthly.
@@ -545,6 +551,11 @@ impl Catalogue {
                 what: "Secrets Manager secret".to_owned(),
                 key: "secret".to_owned(),
                 quantity: Decimal::ONE,
+            }],
+            Item::InterfaceEndpoint { zones } => vec![Usage {
+                what: format!("endpoint hours in {zones} zones"),
+                key: "vpc-endpoint-hour".to_owned(),
+                quantity: hours * Decimal::from(zones),
             }],
             // Priced by `rates`, never by quantity.
             Item::LogGroup | Item::Budget => Vec::new(),

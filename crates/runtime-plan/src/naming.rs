@@ -43,6 +43,8 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::ScalingPolicy => 256,
         ItemKind::Budget => 100,
         ItemKind::LogGroup => 512,
+        // Its `Name` tag.
+        ItemKind::VpcEndpoint => 255,
         ItemKind::AlbListener
         | ItemKind::AlbListenerRule
         | ItemKind::RdsProxyTargetGroup

@@ -414,6 +414,8 @@ pub enum ItemKind {
     LogGroup,
     /// Route 53 alias record of a public workload's host to the ALB.
     DnsRecord,
+    /// VPC endpoint of an AWS service for the private subnets (`network.endpoints`).
+    VpcEndpoint,
 }
 
 impl ItemKind {
@@ -467,6 +469,7 @@ impl ItemKind {
             ItemKind::Budget => "budget",
             ItemKind::LogGroup => "log-group",
             ItemKind::DnsRecord => "dns-record",
+            ItemKind::VpcEndpoint => "vpc-endpoint",
         }
     }
 }
@@ -508,6 +511,7 @@ impl ItemKind {
             ItemKind::TaskRole => "task role",
             ItemKind::SecurityGroup => "security group",
             ItemKind::DnsRecord => "DNS record",
+            ItemKind::VpcEndpoint => "VPC endpoint",
         }
     }
 }
@@ -968,6 +972,42 @@ pub enum ItemSpec {
         /// When to notify, in order.
         alerts: Vec<BudgetAlert>,
     },
+    /// A VPC endpoint in the program's VPC input: the private subnets reach an AWS service
+    /// without a NAT.
+    #[serde(rename_all = "camelCase")]
+    VpcEndpoint {
+        /// `com.amazonaws.<region>.<service>`.
+        service_name: CompactString,
+        /// A network interface in each private subnet, or routes in the private route tables.
+        endpoint_type: EndpointType,
+        /// The service's public DNS name resolves to the interfaces inside the VPC (interface
+        /// endpoints), so clients need no other address.
+        private_dns: bool,
+        /// Logical ids of its security groups (interface endpoints; none for a gateway).
+        security_groups: Vec<CompactString>,
+        /// Availability Zones it has a network interface in, one private subnet each, and is
+        /// billed for (`network.zones`); none for a gateway.
+        zones: Option<u32>,
+    },
+}
+
+/// How a VPC endpoint joins the VPC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum EndpointType {
+    /// Network interfaces in the private subnets, billed per hour in each zone.
+    Interface,
+    /// Routes in the private route tables (S3); no charge.
+    Gateway,
+}
+
+impl EndpointType {
+    /// The name AWS uses (`Interface`, `Gateway`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndpointType::Interface => "Interface",
+            EndpointType::Gateway => "Gateway",
+        }
+    }
 }
 
 /// RDS PostgreSQL instance; master password from the proxy secret.

@@ -20,6 +20,7 @@ pub enum Priceable {
     Secret,
     LogGroup,
     Budget,
+    InterfaceEndpoint { zones: u32 },
 }
 
 impl Priceable {
@@ -45,6 +46,7 @@ impl Priceable {
             Priceable::Secret => Item::Secret,
             Priceable::LogGroup => Item::LogGroup,
             Priceable::Budget => Item::Budget,
+            Priceable::InterfaceEndpoint { zones } => Item::InterfaceEndpoint { zones: *zones },
         }
     }
 

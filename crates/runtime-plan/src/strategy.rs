@@ -141,6 +141,12 @@ fn kms_key(product: &str) -> String {
     }
 }
 
+/// The network of a generated environment: endpoints in some, over 2 to 4 zones.
+fn network(env: &str) -> runway_schema::Network {
+    let zones = 2 + u32::try_from(env.len() % 3).unwrap_or(0);
+    runway_schema::Network { endpoints: env.len() % 2 == 1, zones }
+}
+
 fn build(
     product: String,
     envs: &[String],
@@ -169,6 +175,7 @@ fn build(
                 at: loc(),
                 limit_at: cap.map(|_| loc()),
                 log_retention_days: None,
+                network: network(name),
             };
             (name.clone(), env)
         })

@@ -777,3 +777,85 @@ fn log_retention_is_the_environments() {
     product.root.environments.get_mut("dev").unwrap().log_retention_days = Some(30);
     assert_eq!(days(&plan(&product, "dev", &cat()).unwrap()), 30);
 }
+
+/// The service names of a plan's VPC endpoints, by type.
+fn endpoints(p: &Plan) -> (Vec<String>, Vec<String>) {
+    let (mut interfaces, mut gateways) = (Vec::new(), Vec::new());
+    for i in p.items.iter().filter(|i| i.kind == ItemKind::VpcEndpoint) {
+        let ItemSpec::VpcEndpoint { service_name, endpoint_type, .. } = &i.spec else { panic!("{}", i.id) };
+        let service = service_name.strip_prefix("com.amazonaws.us-east-1.").unwrap().to_owned();
+        match endpoint_type {
+            EndpointType::Interface => interfaces.push(service),
+            EndpointType::Gateway => gateways.push(service),
+        }
+    }
+    (interfaces, gateways)
+}
+
+/// `network.endpoints` declares exactly the endpoints what runs calls: the task basics with
+/// workloads, Secrets Manager with a postgres, SQS / SNS only when a workload uses a queue /
+/// topic; each interface endpoint is priced per hour in each zone, the S3 gateway is free.
+#[test]
+fn endpoints_follow_what_the_environment_calls() {
+    let mut product = common::example();
+    assert_eq!(endpoints(&plan(&product, "dev", &cat()).unwrap()).0.len(), 0, "off by default");
+    let dev = product.root.environments.get_mut("dev").unwrap();
+    dev.network = runway_schema::Network { endpoints: true, zones: 3 };
+    let p = plan(&product, "dev", &cat()).unwrap();
+    // metabase uses main-db, shop uses sessions and uploads: no queue or topic is used.
+    let basics = ["ssm", "ecr.api", "ecr.dkr", "logs", "secretsmanager"];
+    assert_eq!(endpoints(&p), (basics.map(String::from).to_vec(), vec!["s3".to_owned()]));
+    for id in ["env_ssm-endpoint", "env_ecr-api-endpoint", "env_secretsmanager-endpoint"] {
+        let line = p.cost.lines.iter().find(|l| l.item == id).unwrap_or_else(|| panic!("{id} unpriced"));
+        assert_eq!(line.line.quantity.to_string(), (730 * 3).to_string(), "{id}");
+        assert_eq!(line.line.monthly, Money::parse("21.90").unwrap(), "{id}: 0.01 x 730 x 3");
+    }
+    let gateway = p.item("env_s3-endpoint").unwrap();
+    let Pricing::Included { note } = &gateway.pricing else { panic!("{:?}", gateway.pricing) };
+    assert_eq!(
+        (gateway.monthly, note.as_str()),
+        (Some(Money::parse("0").unwrap()), "gateway endpoints have no charge")
+    );
+
+    // A workload that uses a queue and a topic brings SQS and SNS.
+    let metabase = product.root.workloads.get_mut("metabase").unwrap();
+    metabase.uses.extend(["jobs".to_owned(), "events".to_owned()]);
+    let p = plan(&product, "dev", &cat()).unwrap();
+    let (interfaces, _) = endpoints(&p);
+    assert_eq!(interfaces[5..], ["sqs".to_owned(), "sns".to_owned()]);
+}
+
+/// The endpoints admit 443 from the endpoint clients group only, and every service and proxy
+/// (nothing else) is in that group.
+#[test]
+fn only_services_and_proxies_reach_the_endpoints() {
+    let mut product = common::example();
+    product.root.environments.get_mut("dev").unwrap().network.endpoints = true;
+    let p = plan(&product, "dev", &cat()).unwrap();
+    let ItemSpec::SecurityGroup { ingress, egress, .. } = &p.item("env_endpoints-sg").unwrap().spec else {
+        panic!("no endpoints group")
+    };
+    let clients = Peer::Group { item: "env_endpoint-clients-sg".into() };
+    assert_eq!(
+        (ingress.as_slice(), egress.is_empty()),
+        (&[SecurityRule { peer: clients, port: 443 }][..], true)
+    );
+    let in_clients: Vec<ItemKind> = p
+        .items
+        .iter()
+        .filter(|i| groups_of(i).iter().any(|g| g == "env_endpoint-clients-sg"))
+        .map(|i| i.kind)
+        .collect();
+    let services = p.items.iter().filter(|i| i.kind == ItemKind::EcsService).count();
+    let proxies = p.items.iter().filter(|i| i.kind == ItemKind::RdsProxy).count();
+    assert_eq!(in_clients.len(), services + proxies);
+    assert!(in_clients.iter().all(|k| matches!(k, ItemKind::EcsService | ItemKind::RdsProxy)));
+}
+
+fn groups_of(i: &PlannedItem) -> &[CompactString] {
+    match &i.spec {
+        ItemSpec::EcsService(s) => &s.security_groups,
+        ItemSpec::RdsProxy(s) => &s.security_groups,
+        _ => &[],
+    }
+}

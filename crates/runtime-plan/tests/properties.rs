@@ -232,6 +232,24 @@ proptest! {
                     expected.insert(id);
                 }
             }
+            // An endpoint goes with the last thing that calls its service: Secrets Manager's
+            // with the last postgres, SQS's (SNS's) with the last queue (topic) a workload
+            // uses; the endpoints' groups with the last interface endpoint.
+            let used_by_workloads = |k: Kind| after.resources.iter().any(|r| {
+                r.kind == k && after.bindings.iter().any(|b| b.resource == r.name && b.consumer_kind == ConsumerKind::Workload)
+            });
+            let needed = [
+                ("env_secretsmanager-endpoint", after.resources.iter().any(|r| r.kind == Kind::Postgres)),
+                ("env_sqs-endpoint", used_by_workloads(Kind::Queue)),
+                ("env_sns-endpoint", used_by_workloads(Kind::Topic)),
+            ];
+            let interfaces = after.items.iter().any(|i| matches!(&i.spec, ItemSpec::VpcEndpoint { zones: Some(_), .. }));
+            let groups = [("env_endpoints-sg", interfaces), ("env_endpoint-clients-sg", interfaces)];
+            for (id, needed) in needed.into_iter().chain(groups) {
+                if !needed && let Some(id) = old.get(id) {
+                    expected.insert(id);
+                }
+            }
             prop_assert_eq!(gone, expected);
             let kept: Vec<&Binding> = before.bindings.iter().filter(|b| b.resource != name).collect();
             prop_assert_eq!(kept, after.bindings.iter().collect::<Vec<_>>());
@@ -411,6 +429,8 @@ enum Node {
     Proxy(String),
     Database(String),
     Cache(String),
+    /// The environment's VPC interface endpoints (`network.endpoints`).
+    Endpoints,
 }
 
 type Reach = BTreeSet<(Node, Node, u16)>;
@@ -435,6 +455,7 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
             ItemSpec::RdsInstance(s) => (Node::Database(s.resource.to_string()), &s.security_groups),
             ItemSpec::AuroraCluster(s) => (Node::Database(s.resource.to_string()), &s.security_groups),
             ItemSpec::CacheReplicationGroup(s) => (Node::Cache(s.resource.to_string()), &s.security_groups),
+            ItemSpec::VpcEndpoint { security_groups, .. } => (Node::Endpoints, security_groups),
             _ => continue,
         };
         for g in ids {
@@ -542,6 +563,19 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
                 want.insert((Node::Members, Node::Cache(r.name.to_string()), 6379));
             }
             _ => {}
+        }
+    }
+    // With `network.endpoints`, every service and proxy reaches the interface endpoints, which
+    // exist when something calls AWS from the private subnets: a task or a proxy.
+    let postgres: Vec<&str> =
+        plan.resources.iter().filter(|r| r.kind == Kind::Postgres).map(|r| r.name.as_str()).collect();
+    let endpoints = p.root.environments[plan.environment.as_str()].network.endpoints;
+    if endpoints && (!plan.workloads.is_empty() || !postgres.is_empty()) {
+        for w in &plan.workloads {
+            want.insert((Node::Workload(w.name.to_string()), Node::Endpoints, 443));
+        }
+        for r in postgres {
+            want.insert((Node::Proxy(r.to_owned()), Node::Endpoints, 443));
         }
     }
     want

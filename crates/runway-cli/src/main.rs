@@ -552,6 +552,7 @@ fn emit_pulumi(env: &str, out: &Path, format: Format, args: &PlanArgs) -> Result
             )));
         }
     }
+    check_stack_settings(&plan, out)?;
     let written = aws_adapter::pulumi::write_program(out, &program)
         .map_err(|e| usage(format!("cannot write into {}: {e}", out.display())))?;
     if format == Format::Json {
@@ -565,6 +566,45 @@ fn emit_pulumi(env: &str, out: &Path, format: Format, args: &PlanArgs) -> Result
         "next: set the config inputs listed in its `config:` block, then `pulumi preview --cwd {}`",
         out.display()
     );
+    Ok(())
+}
+
+/// Checks each stack settings file (`Pulumi.<stack>.yaml`) already in the program's directory
+/// against the plan (the subnet inputs); an error stops the program from being written, as
+/// `pulumi up` would otherwise stop half-way.
+fn check_stack_settings(plan: &runtime_plan::Plan, out: &Path) -> Result<(), Exit> {
+    let Ok(entries) = std::fs::read_dir(out) else { return Ok(()) };
+    let mut stacks: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with("Pulumi.")
+                    && n != "Pulumi.yaml"
+                    && (n.ends_with(".yaml") || n.ends_with(".yml"))
+            })
+        })
+        .collect();
+    stacks.sort();
+    let mut diags = Vec::new();
+    for path in stacks {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+        let file = path.display().to_string();
+        diags.extend(aws_adapter::pulumi::check_stack_settings(plan, &file, &text));
+    }
+    if diags.is_empty() {
+        return Ok(());
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        report_invalid(&diags);
+        eprintln!(
+            "the stack settings would fail at `pulumi up` ({}); nothing written",
+            files::summary(&diags)
+        );
+        return Err(Exit(EXIT_INVALID));
+    }
+    // Warnings only: the program is written, and JSON output stays the action report.
+    eprint!("{}", files::render_text(&diags, stderr_colour()));
     Ok(())
 }
 

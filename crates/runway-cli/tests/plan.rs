@@ -165,3 +165,48 @@ fn the_plan_says_what_ssm_verify_prints_for_an_unset_workload_secret() {
     assert!(first.ends_with(name), "{printed}");
     assert!(own.contains(&format!("`runway ssm verify` reports `{word}`")), "verify says `{word}`:\n{out}");
 }
+
+/// A stack settings file beside the program is checked before anything is written: one subnet
+/// is an error at its line (AWS would refuse it half-way through `pulumi up`); with interface
+/// endpoints, private subnets in other than `network.zones` zones is a warning.
+#[test]
+fn emit_checks_the_subnets_of_the_stack_settings() {
+    let dir = acme_shop_with_dev_cap("1000", "emit-subnets");
+    let root = dir.join("runway.yaml");
+    let text = std::fs::read_to_string(&root).unwrap();
+    let with_endpoints = text.replace(
+        "domain: dev.acme.example\n",
+        "domain: dev.acme.example\n    network: { endpoints: true, zones: 3 }\n",
+    );
+    std::fs::write(&root, with_endpoints).unwrap();
+    let out = dir.join("infra");
+    std::fs::create_dir_all(&out).unwrap();
+    let stack = |private: &[&str]| {
+        let list = |ids: &[&str]| ids.iter().map(|s| format!("    - {s}\n")).collect::<String>();
+        let text = format!(
+            "config:\n  aws:region: us-east-1\n  acme-shop:privateSubnetIds:\n{}  acme-shop:publicSubnetIds:\n{}",
+            list(private),
+            list(&["subnet-p1", "subnet-p2"])
+        );
+        std::fs::write(out.join("Pulumi.dev.yaml"), text).unwrap();
+    };
+    let args = ["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), root.to_str().unwrap()];
+
+    stack(&["subnet-a"]);
+    let (code, _, err) = runway(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`privateSubnetIds` holds 1 subnet(s)"), "{err}");
+    assert!(err.contains("Pulumi.dev.yaml:4:"), "points at the list: {err}");
+    assert!(err.contains("privateSubnetIds[1]"), "says how to fix it: {err}");
+    assert!(!out.join("Pulumi.yaml").exists(), "nothing written");
+
+    stack(&["subnet-a", "subnet-b"]);
+    let (code, _, err) = runway(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("prices its interface endpoints in 3 zones"), "{err}");
+    assert!(out.join("Pulumi.yaml").exists());
+
+    stack(&["subnet-a", "subnet-b", "subnet-c"]);
+    let (code, _, err) = runway(&args);
+    assert_eq!((code, err.as_str()), (0, ""));
+}

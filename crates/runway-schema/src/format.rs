@@ -86,6 +86,21 @@ struct EnvironmentFile {
     domain: Option<String>,
     /// The workloads' CloudWatch Logs.
     logs: Option<LogsFile>,
+    /// VPC endpoints for the private subnets.
+    network: Option<NetworkFile>,
+}
+
+/// `environments.<env>.network`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct NetworkFile {
+    /// Interface endpoints (ssm, ecr.api, ecr.dkr, logs, and secretsmanager, sqs, sns when
+    /// used) and the S3 gateway endpoint, so tasks reach AWS without a NAT (default false).
+    endpoints: Option<bool>,
+    /// Availability Zones of the private subnets given to the program; interface endpoints are
+    /// billed per zone (default 2).
+    #[schemars(range(min = 2, max = 6))]
+    zones: Option<u32>,
 }
 
 /// `environments.<env>.logs`.

@@ -130,7 +130,33 @@ pub struct Environment {
     /// `logs.retentionDays` as written; `None` for the planner's default (90 days in
     /// `production`, 14 elsewhere).
     pub log_retention_days: Option<u32>,
+    /// `network` as written, defaults applied.
+    pub network: Network,
 }
+
+/// `environments.<env>.network`: VPC endpoints for the private subnets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Network {
+    /// Interface endpoints for the AWS APIs the environment's tasks and proxies call, and the
+    /// S3 gateway endpoint, so the private subnets need no NAT for AWS (default false).
+    pub endpoints: bool,
+    /// Availability Zones of the private subnets the program is given: interface endpoints are
+    /// billed per zone (default and minimum 2).
+    pub zones: u32,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network { endpoints: false, zones: MIN_ZONES }
+    }
+}
+
+/// Fewest Availability Zones an environment's subnets span (RDS Proxy, the ALB and DB subnet
+/// groups refuse fewer than two).
+pub const MIN_ZONES: u32 = 2;
+/// Most Availability Zones a region has.
+pub const MAX_ZONES: u32 = 6;
 
 /// The retention values CloudWatch Logs accepts, in days.
 pub const LOG_RETENTION_DAYS: [u32; 22] =

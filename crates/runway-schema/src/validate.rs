@@ -20,9 +20,10 @@ pub(crate) mod keys {
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs"];
+    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs", "network"];
     pub const LIMITS: &[&str] = &["monthly"];
     pub const LOGS: &[&str] = &["retentionDays"];
+    pub const NETWORK: &[&str] = &["endpoints", "zones"];
     pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
     pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
@@ -435,6 +436,7 @@ fn environment(
         }
     });
     let log_retention_days = f.get("logs").and_then(|l| log_retention(cx, l, &join(path, "logs")));
+    let network = f.get("network").map_or_else(Network::default, |n| network(cx, n, &join(path, "network")));
     Some(Environment {
         region: region?,
         monthly_limit,
@@ -443,7 +445,25 @@ fn environment(
         at: cx.loc(key),
         limit_at,
         log_retention_days,
+        network,
     })
+}
+
+/// `network`: whether the environment's private subnets get VPC endpoints, and over how many
+/// zones (what their hours are billed by).
+fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
+    let mut out = Network::default();
+    let Some(f) = cx.fields(node, path, "`network`", keys::NETWORK) else { return out };
+    if let Some(e) = f.get("endpoints") {
+        out.endpoints = cx.boolean(e, &join(path, "endpoints"), "`endpoints`").unwrap_or(false);
+    }
+    if let Some(z) = f.get("zones") {
+        let (min, max) = (u64::from(MIN_ZONES), u64::from(MAX_ZONES));
+        if let Some(zones) = cx.uint(z, &join(path, "zones"), "`zones`", min, max) {
+            out.zones = u32::try_from(zones).unwrap_or(MIN_ZONES);
+        }
+    }
+    out
 }
 
 /// `logs.retentionDays`: one of the values CloudWatch Logs accepts.

@@ -22,6 +22,7 @@ pub(super) enum Input {
     HostedZoneId,
     BudgetAlertEmails,
     MemberSecurityGroupIds,
+    PrivateRouteTableIds,
 }
 
 impl Input {
@@ -34,6 +35,7 @@ impl Input {
             Input::HostedZoneId => "hostedZoneId",
             Input::BudgetAlertEmails => "budgetAlertEmails",
             Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
+            Input::PrivateRouteTableIds => "privateRouteTableIds",
         }
     }
 
@@ -43,9 +45,8 @@ impl Input {
             Input::PrivateSubnetIds
             | Input::PublicSubnetIds
             | Input::BudgetAlertEmails
-            | Input::MemberSecurityGroupIds => {
-                m([("type", s("array")), ("items", m([("type", s("string"))]))])
-            }
+            | Input::MemberSecurityGroupIds
+            | Input::PrivateRouteTableIds => m([("type", s("array")), ("items", m([("type", s("string"))]))]),
         }
     }
 }
@@ -59,6 +60,9 @@ pub(super) struct Tags<'p> {
     /// The runway resource or workload; `platform` for environment items.
     runway_resource: &'p str,
     runway_item: &'p str,
+    /// The console's name of a resource that has no name property (VPC endpoints).
+    #[serde(rename = "Name")]
+    name: Option<&'p str>,
 }
 
 /// One resource of the program.
@@ -205,7 +209,14 @@ impl<'p> Context<'p> {
             environment: &self.plan.environment,
             runway_resource: item.owner.as_deref().unwrap_or("platform"),
             runway_item: &item.id,
+            name: None,
         }
+    }
+
+    /// The tags of an item's resource that has no name property: its physical name is the
+    /// `Name` tag the console shows.
+    pub(super) fn name_tags(&self, item: &'p PlannedItem) -> Tags<'p> {
+        Tags { name: Some(&item.physical_name), ..self.tags(item) }
     }
 
     /// The item of a logical id.

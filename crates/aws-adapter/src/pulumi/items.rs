@@ -6,8 +6,8 @@ use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
 use super::{
-    RenderError, alb, bucket, budget, cache, identity, logs, network, platform, postgres, queue, topic,
-    workload,
+    RenderError, alb, bucket, budget, cache, endpoints, identity, logs, network, platform, postgres, queue,
+    topic, workload,
 };
 
 /// Declares the resource(s) of an item managed by Pulumi.
@@ -45,6 +45,7 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::ScalingPolicy { .. } => workload::scaling_policy(cx, item),
         ItemSpec::Budget { .. } => budget::budget(cx, item),
         ItemSpec::LogGroup { .. } => logs::log_group(cx, item),
+        ItemSpec::VpcEndpoint { .. } => endpoints::endpoint(cx, item),
         _ => Err(unsupported(item, "this renderer does not know the item kind")),
     }
 }

@@ -24,6 +24,7 @@ mod bucket;
 mod budget;
 mod cache;
 mod context;
+mod endpoints;
 mod expr;
 mod iam;
 mod identity;
@@ -34,11 +35,13 @@ mod platform;
 mod postgres;
 mod queue;
 mod ser;
+mod stack;
 mod topic;
 mod workload;
 mod write;
 pub mod yaml;
 
+pub use stack::check_stack_settings;
 pub use write::write_program;
 
 use runtime_plan::{ManagedBy, Plan};

@@ -208,6 +208,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         ItemKind::CloudMapService => "DNS queries from inside the VPC are free",
         ItemKind::TaskDefinition => "tasks are priced on the ECS service",
         ItemKind::DnsRecord => "alias queries to an ALB are free; the hosted zone is an input",
+        ItemKind::VpcEndpoint => "gateway endpoints have no charge",
         _ => "no charge of its own",
     }
 }

@@ -24,6 +24,7 @@ mod bucket;
 mod budget;
 mod cache;
 mod context;
+mod endpoints;
 mod identity;
 mod network;
 mod platform;
@@ -241,6 +242,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
         ItemSpec::Budget { .. } => ItemKind::Budget,
         ItemSpec::LogGroup { .. } => ItemKind::LogGroup,
+        ItemSpec::VpcEndpoint { .. } => ItemKind::VpcEndpoint,
         ItemSpec::DnsRecord { .. } => ItemKind::DnsRecord,
     }
 }

@@ -11,6 +11,8 @@
 //! | a database | its proxy on 5432 | none |
 //! | a cache | each workload that uses it, on 6379 | none |
 //! | the environment's members group of a port | the members' groups (`memberSecurityGroupIds`) on that port | none |
+//! | the VPC endpoints (`network.endpoints`) | the endpoint clients group on 443 | none |
+//! | the endpoint clients group (on every service and proxy, with endpoints) | none | the VPC endpoints on 443 |
 //!
 //! Members run outside the program: a target the members reach (the proxy of a postgres a
 //! member uses, a cache a member uses, an internal workload) also gets the members group of its
@@ -51,6 +53,8 @@ pub(super) struct Network {
     alb: Option<CompactString>,
     /// The environment's workloads group, once declared (internal workloads).
     workloads: Option<CompactString>,
+    /// The environment's endpoint clients group, once declared (`network.endpoints`).
+    endpoint_clients: Option<CompactString>,
 }
 
 impl Network {
@@ -98,7 +102,13 @@ impl Network {
             members,
             alb: None,
             workloads: None,
+            endpoint_clients: None,
         }
+    }
+
+    /// Does a workload use a resource of this kind?
+    pub(super) fn workloads_use(&self, resources: &Resources, kind: Kind) -> bool {
+        resources.iter().any(|r| r.spec.kind() == kind && !self.users[r.index].is_empty())
     }
 }
 
@@ -106,6 +116,10 @@ impl Network {
 const ALB_GROUP: &str = "env_alb-sg";
 /// The logical id of the environment's workloads group.
 const WORKLOADS_GROUP: &str = "env_workloads-sg";
+/// The logical id of the VPC endpoints' group.
+const ENDPOINTS_GROUP: &str = "env_endpoints-sg";
+/// The logical id of the endpoint clients group.
+const ENDPOINT_CLIENTS_GROUP: &str = "env_endpoint-clients-sg";
 
 fn workload_group(w: &str) -> CompactString {
     cat(&[w, "_sg"])
@@ -184,8 +198,22 @@ pub(super) fn workloads(cx: &mut Cx, env_base: &str) {
     cx.network.workloads = Some(id);
 }
 
-/// A workload's groups: its own, the environment's workloads group when there is one, and the
-/// members group of its port when it is internal and the product has members.
+/// The VPC endpoints' group, admitting on 443 only the endpoint clients group, which every
+/// service and proxy gets (one rule, however many workloads); returns the endpoints' group.
+pub(super) fn endpoints(cx: &mut Cx, env_base: &str) -> CompactString {
+    let ingress = vec![rule(group_peer(ENDPOINT_CLIENTS_GROUP.into()), HTTPS_PORT)];
+    let id = (ENDPOINTS_GROUP.into(), cat(&[env_base, "-endpoints-sg"]), None);
+    let endpoints = group(cx, id, "AWS endpoints".into(), ingress, Vec::new());
+    let egress = vec![rule(group_peer(endpoints.clone()), HTTPS_PORT)];
+    let id = (ENDPOINT_CLIENTS_GROUP.into(), cat(&[env_base, "-endpoint-clients-sg"]), None);
+    let clients = group(cx, id, "endpoint clients".into(), Vec::new(), egress);
+    cx.network.endpoint_clients = Some(clients);
+    endpoints
+}
+
+/// A workload's groups: its own, the environment's workloads group when there is one, the
+/// endpoint clients group when there are endpoints, and the members group of its port when it
+/// is internal and the product has members.
 pub(super) fn workload(
     cx: &mut Cx,
     resources: &Resources,
@@ -207,6 +235,7 @@ pub(super) fn workload(
     let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));
     let mut groups = vec![group(cx, id, "tasks".into(), ingress, egress)];
     groups.extend(cx.network.workloads.clone());
+    groups.extend(cx.network.endpoint_clients.clone());
     if spec.expose == Expose::Internal && cx.network.members {
         groups.push(members_group(spec.port));
     }
@@ -219,9 +248,11 @@ pub(super) fn database_groups(r: &str) -> Vec<CompactString> {
 }
 
 /// A postgres resource's proxy groups (its own declared by [`declare_postgres`]): its own,
-/// and the members group of 5432 when a member uses it.
+/// the endpoint clients group when there are endpoints (it reads its secret from Secrets
+/// Manager), and the members group of 5432 when a member uses it.
 pub(super) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
     let mut groups = vec![proxy_group(r)];
+    groups.extend(cx.network.endpoint_clients.clone());
     if cx.network.member_uses[index] {
         groups.push(members_group(POSTGRES_PORT));
     }

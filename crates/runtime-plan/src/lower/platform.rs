@@ -12,7 +12,7 @@ use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
 use super::context::{Cx, Named, NewItem};
 use super::network::{self, HTTP_PORT, HTTPS_PORT};
 use super::resources::Resources;
-use super::{cat, spec_kind};
+use super::{cat, endpoints, spec_kind};
 use crate::plan::{AlbListenerSpec, ItemKind, ItemSpec, ListenerAction};
 use crate::pricing::Priceable;
 
@@ -44,6 +44,7 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
         network::workloads(cx, &env_base);
     }
     network::members(cx, &env_base);
+    endpoints::lower(cx, workloads, resources);
     if has(Expose::Public)
         && let Some((alb, listener)) = alb(cx, &env_base, workloads)
     {

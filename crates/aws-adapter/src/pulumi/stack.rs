@@ -1,0 +1,102 @@
+//! The stack settings a program is deployed with (`Pulumi.<stack>.yaml`): Pulumi YAML config
+//! has no minimum length, so a subnet list of one would only fail at `pulumi up`, half-way
+//! through creating resources. This checks the list inputs before the program is written.
+
+use std::collections::BTreeMap;
+
+use runtime_plan::{ItemKind, ItemSpec, Plan};
+use runway_schema::{Code, Diagnostic, Location};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+/// Fewest subnets an ALB, an RDS Proxy and a DB subnet group accept (two Availability Zones).
+const MIN_SUBNETS: usize = 2;
+
+#[derive(Deserialize)]
+struct Settings {
+    config: Option<BTreeMap<String, Spanned<serde_json::Value>>>,
+}
+
+/// Checks the subnet inputs of a stack settings file against the plan of its program: each
+/// subnet list the program reads holds at least two subnets (error), and with interface
+/// endpoints the private subnets are as many as the zones their hours are priced for
+/// (warning). Inputs not set yet are left to Pulumi, which names them.
+pub fn check_stack_settings(plan: &Plan, file: &str, text: &str) -> Vec<Diagnostic> {
+    let settings: Settings = match serde_saphyr::from_str(text) {
+        Ok(s) => s,
+        Err(e) => {
+            let loc = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+            let message = format!("the stack settings are not valid YAML: {e}");
+            return vec![Diagnostic::error(Code::YamlSyntax, at(file, text, loc), "", message)];
+        }
+    };
+    let config = settings.config.unwrap_or_default();
+    let mut out = Vec::new();
+    let public = plan.items.iter().any(|i| i.kind == ItemKind::Alb);
+    let inputs = [("privateSubnetIds", true), ("publicSubnetIds", public)];
+    for (input, _) in inputs.into_iter().filter(|(_, read)| *read) {
+        let Some(value) = config.get(&format!("{}:{input}", plan.product)) else { continue };
+        let loc = at(file, text, (value.referenced.line(), value.referenced.column()));
+        let count = value.value.as_array().map_or(0, Vec::len);
+        if count < MIN_SUBNETS {
+            out.push(too_few(input, count, loc.clone()));
+        }
+        if input == "privateSubnetIds"
+            && let Some(zones) = endpoint_zones(plan)
+            && count >= MIN_SUBNETS
+            && count != zones
+        {
+            out.push(zones_differ(count, zones, loc));
+        }
+    }
+    out
+}
+
+fn too_few(input: &str, count: usize, loc: Location) -> Diagnostic {
+    let message = format!("`{input}` holds {count} subnet(s); the program needs at least {MIN_SUBNETS}");
+    let help = format!(
+        "an ALB, an RDS Proxy and a DB subnet group each need subnets in two Availability Zones: \
+         `pulumi config set --path '{input}[1]' subnet-...`"
+    );
+    Diagnostic::error(Code::InvalidValue, loc, input, message).with_help(help)
+}
+
+fn zones_differ(count: usize, zones: usize, loc: Location) -> Diagnostic {
+    let message = format!(
+        "`privateSubnetIds` holds {count} subnets, but the plan prices its interface endpoints in \
+         {zones} zones (`network.zones`)"
+    );
+    let help = format!(
+        "an interface endpoint takes one subnet per zone: set `network.zones: {count}` in the \
+         environment if the subnets are in {count} zones, or give one private subnet per zone"
+    );
+    Diagnostic::warning(Code::InvalidValue, loc, "privateSubnetIds", message).with_help(help)
+}
+
+/// The zones the plan's interface endpoints are priced for, when it has one.
+fn endpoint_zones(plan: &Plan) -> Option<usize> {
+    plan.items.iter().find_map(|i| match &i.spec {
+        ItemSpec::VpcEndpoint { zones: Some(zones), .. } => usize::try_from(*zones).ok(),
+        _ => None,
+    })
+}
+
+/// A zero-length location at a 1-based line and column (in characters) of `text`; its byte
+/// offset is where the excerpt is drawn.
+fn at(file: &str, text: &str, (line, column): (u64, u64)) -> Location {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX))
+        .map(str::len)
+        .sum();
+    let rest = &text[line_start..];
+    let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+    let in_line = rest.char_indices().nth(skip).map_or(rest.len(), |(i, _)| i);
+    Location {
+        file: file.to_owned(),
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+        offset: line_start + in_line,
+        len: 0,
+    }
+}

@@ -1,0 +1,83 @@
+//! VPC endpoints (`environments.<env>.network.endpoints`): the private subnets reach the AWS
+//! APIs the environment calls without a NAT. Interface endpoints, billed per hour in each zone,
+//! only for what runs there: ssm (task secrets), ecr.api and ecr.dkr (images) and logs when
+//! there are workloads; secretsmanager when there is a postgres (its proxy reads its secret);
+//! sqs and sns when a workload uses a queue or topic. The S3 gateway endpoint (no charge) when
+//! there are workloads: image layers come from S3, and so do buckets.
+
+use compact_str::CompactString;
+use indexmap::IndexMap;
+use runway_schema::{Kind, Workload};
+
+use super::context::{Cx, NewItem};
+use super::resources::Resources;
+use super::{cat, network};
+use crate::plan::{EndpointType, ItemKind, ItemSpec};
+use crate::pricing::Priceable;
+
+/// Declares the environment's endpoints and their groups, when it asks for them.
+pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resources: &Resources) {
+    if !cx.env.network.endpoints {
+        return;
+    }
+    let tasks = !workloads.is_empty();
+    let interfaces = interface_services(cx, tasks, resources);
+    if interfaces.is_empty() {
+        return;
+    }
+    let env_base = cat(&[cx.product, "-", cx.env_name]);
+    let group = network::endpoints(cx, &env_base);
+    let zones = cx.env.network.zones;
+    for service in interfaces {
+        let spec = spec(cx, service, EndpointType::Interface, vec![group.clone()], Some(zones));
+        let item = endpoint(cx, &env_base, service, spec).depends_on(vec![group.clone()]);
+        cx.push(item.priced(Priceable::InterfaceEndpoint { zones }));
+    }
+    if tasks {
+        let spec = spec(cx, "s3", EndpointType::Gateway, Vec::new(), None);
+        let item = endpoint(cx, &env_base, "s3", spec);
+        cx.push(item);
+    }
+}
+
+/// The AWS services the environment calls from its private subnets, in a fixed order.
+fn interface_services(cx: &Cx, tasks: bool, resources: &Resources) -> Vec<&'static str> {
+    let mut services = Vec::new();
+    if tasks {
+        services.extend(["ssm", "ecr.api", "ecr.dkr", "logs"]);
+    }
+    if resources.iter().any(|r| r.spec.kind() == Kind::Postgres) {
+        services.push("secretsmanager");
+    }
+    if cx.network.workloads_use(resources, Kind::Queue) {
+        services.push("sqs");
+    }
+    if cx.network.workloads_use(resources, Kind::Topic) {
+        services.push("sns");
+    }
+    services
+}
+
+/// The spec of one endpoint; only an interface endpoint has groups and zones.
+fn spec(
+    cx: &Cx,
+    service: &str,
+    endpoint_type: EndpointType,
+    security_groups: Vec<CompactString>,
+    zones: Option<u32>,
+) -> ItemSpec {
+    ItemSpec::VpcEndpoint {
+        service_name: cat(&["com.amazonaws.", &cx.env.region, ".", service]),
+        endpoint_type,
+        private_dns: endpoint_type == EndpointType::Interface,
+        security_groups,
+        zones,
+    }
+}
+
+/// The item of one endpoint: `env_<service>-endpoint`, named `<product>-<env>-<service>-endpoint`.
+fn endpoint(cx: &mut Cx, env_base: &str, service: &str, spec: ItemSpec) -> NewItem {
+    let service = service.replace('.', "-");
+    let name = cx.named(ItemKind::VpcEndpoint, cat(&[env_base, "-", &service, "-endpoint"]));
+    NewItem::new(cat(&["env_", &service, "-endpoint"]), name, None, spec)
+}
