@@ -20,6 +20,8 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let strategy = runtime_plan::strategy::product();
     let catalogue = cost::Catalogue::builtin();
     let mut dirs: Vec<Scratch> = Vec::new();
+    // The optional parts the SDK check must have seen at least once.
+    let mut seen = [("vpcEndpointType: Interface", 0), ("vpcEndpointType: Gateway", 0)];
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
         for env in product.root.environments.keys() {
@@ -34,12 +36,16 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
                 .count();
             assert_eq!(declared, expected_resources(&plan), "runway {n} env {env}");
+            for (needle, count) in &mut seen {
+                *count += usize::from(text.contains(*needle));
+            }
             let dir = scratch(&format!("pulumi-generated-{n}-{env}"));
             write_program(&dir, &program).expect("write");
             dirs.push(dir);
         }
     }
     assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
+    assert!(seen.iter().all(|(_, count)| *count > 0), "not every optional part was generated: {seen:?}");
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
     let outcome = support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
