@@ -115,6 +115,8 @@ struct EnvDesc {
     cap: Option<Cap>,
     domain: Option<Pick>,
     shared: Vec<(u8, u8)>,
+    /// `network`: endpoints, and zones taken modulo 8 (so 0, 1 and 7 are refused).
+    network: Option<(bool, u8)>,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -239,6 +241,9 @@ fn files(d: &Desc) -> (String, MemFiles) {
         }
         if let Some(domain) = &e.domain {
             m.insert("domain".into(), json!(domain.get(DOMAINS)));
+        }
+        if let Some((endpoints, zones)) = e.network {
+            m.insert("network".into(), json!({ "endpoints": endpoints, "zones": zones % 8 }));
         }
         if !e.shared.is_empty() {
             let mut sh = Map::new();

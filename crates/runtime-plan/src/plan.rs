@@ -1342,6 +1342,11 @@ impl PlannedItem {
         match &self.spec {
             ItemSpec::AuroraInstance { index, .. } => format!("Aurora instance {index}"),
             ItemSpec::SecurityGroup { guards, .. } => format!("security group ({guards})"),
+            // `com.amazonaws.<region>.<service>`: the service is what tells endpoints apart.
+            ItemSpec::VpcEndpoint { service_name, .. } => {
+                let service = service_name.splitn(4, '.').nth(3).unwrap_or(service_name);
+                format!("VPC endpoint ({service})")
+            }
             _ => self.kind.words().to_owned(),
         }
     }

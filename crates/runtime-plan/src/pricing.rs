@@ -211,12 +211,13 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     let mut at: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for item in items {
         let Some(m) = item.monthly else { continue };
-        // A platform item is named as people read it (`environment ALB`), not by its id.
+        // A platform item is named by its kind as people read it (`environment ALB`), not by
+        // its id: the items of one kind (the VPC endpoints) add up to one owner.
         let label;
         let key: &str = match item.owner.as_deref() {
             Some(owner) => owner,
             None => {
-                label = item.label();
+                label = format!("{} {}", item.owner_name(), item.kind.words());
                 &label
             }
         };
