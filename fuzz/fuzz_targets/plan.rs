@@ -192,43 +192,63 @@ fn files(d: &Desc) -> (String, MemFiles) {
     root.insert("product".into(), json!(d.product.get(PRODUCTS)));
     root.insert("members".into(), json!(["services/*"]));
     if let Some(s) = &d.secrets {
-        let mut sm = Map::new();
-        if let Some(inf) = &s.infisical {
-            let mut im = Map::new();
-            if let Some(u) = inf.url {
-                im.insert(
-                    "url".into(),
-                    json!(pick(u, &["https://infisical.acme.example/", "http://localhost:8080"])),
-                );
-            }
-            im.insert("project".into(), json!("3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93"));
-            if !inf.environments.is_empty() {
-                let mut em = Map::new();
-                for (e, slug) in inf.environments.iter().take(MAX_LIST) {
-                    em.insert(refer(*e, &envs, "nowhere"), json!(slug.get(&["prod", "dev", "stage"])));
-                }
-                im.insert("environments".into(), Value::Object(em));
-            }
-            if let Some(p) = inf.path {
-                im.insert("path".into(), json!(pick(p, &["/runtime/{resource}", "/{resource}/x", "/apps"])));
-            }
-            sm.insert("infisical".into(), Value::Object(im));
-        }
-        let mut ssm = Map::new();
-        if let Some(p) = s.ssm_prefix {
-            ssm.insert("prefix".into(), json!(pick(p, &["/{product}/{env}", "/{env}/", "/x", "/"])));
-        }
-        if s.kms_key {
-            ssm.insert("kmsKey".into(), json!("alias/acme"));
-        }
-        if !ssm.is_empty() {
-            sm.insert("ssm".into(), Value::Object(ssm));
-        }
-        root.insert("secrets".into(), Value::Object(sm));
+        root.insert("secrets".into(), secrets(s, &envs));
     }
+    root.insert("environments".into(), environments(&d.envs, &envs));
+    let rm = resource_map(&d.resources, &resources, &envs);
+    if !rm.is_empty() {
+        root.insert("resources".into(), Value::Object(rm));
+    }
+    let wm = workload_map(&d.workloads, &resources, &envs);
+    if !wm.is_empty() {
+        root.insert("workloads".into(), Value::Object(wm));
+    }
+    let files = member_files(&d.members, &resources);
+    let text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
+    (text, files)
+}
 
+/// `secrets`.
+fn secrets(s: &SecretsDesc, envs: &[String]) -> Value {
+    let mut sm = Map::new();
+    if let Some(inf) = &s.infisical {
+        let mut im = Map::new();
+        if let Some(u) = inf.url {
+            im.insert(
+                "url".into(),
+                json!(pick(u, &["https://infisical.acme.example/", "http://localhost:8080"])),
+            );
+        }
+        im.insert("project".into(), json!("3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93"));
+        if !inf.environments.is_empty() {
+            let mut em = Map::new();
+            for (e, slug) in inf.environments.iter().take(MAX_LIST) {
+                em.insert(refer(*e, envs, "nowhere"), json!(slug.get(&["prod", "dev", "stage"])));
+            }
+            im.insert("environments".into(), Value::Object(em));
+        }
+        if let Some(p) = inf.path {
+            im.insert("path".into(), json!(pick(p, &["/runtime/{resource}", "/{resource}/x", "/apps"])));
+        }
+        sm.insert("infisical".into(), Value::Object(im));
+    }
+    let mut ssm = Map::new();
+    if let Some(p) = s.ssm_prefix {
+        ssm.insert("prefix".into(), json!(pick(p, &["/{product}/{env}", "/{env}/", "/x", "/"])));
+    }
+    if s.kms_key {
+        ssm.insert("kmsKey".into(), json!("alias/acme"));
+    }
+    if !ssm.is_empty() {
+        sm.insert("ssm".into(), Value::Object(ssm));
+    }
+    Value::Object(sm)
+}
+
+/// `environments`.
+fn environments(descs: &[EnvDesc], envs: &[String]) -> Value {
     let mut em = Map::new();
-    for (e, name) in d.envs.iter().zip(&envs) {
+    for (e, name) in descs.iter().zip(envs) {
         let mut m = Map::new();
         m.insert("region".into(), json!(pick(e.region, REGIONS)));
         if let Some(cap) = &e.cap {
@@ -254,10 +274,13 @@ fn files(d: &Desc) -> (String, MemFiles) {
         }
         em.insert(name.clone(), Value::Object(m));
     }
-    root.insert("environments".into(), Value::Object(em));
+    Value::Object(em)
+}
 
+/// `resources`, by name.
+fn resource_map(descs: &[ResDesc], resources: &[String], envs: &[String]) -> Map<String, Value> {
     let mut rm = Map::new();
-    for (r, name) in d.resources.iter().zip(&resources) {
+    for (r, name) in descs.iter().zip(resources) {
         let mut m = Map::new();
         match &r.kind {
             KindDesc::Postgres { aurora, version } => {
@@ -304,16 +327,17 @@ fn files(d: &Desc) -> (String, MemFiles) {
             }
         }
         if !r.size.is_empty() {
-            m.insert("size".into(), per_env(&r.size, &envs));
+            m.insert("size".into(), per_env(&r.size, envs));
         }
         rm.insert(name.clone(), Value::Object(m));
     }
-    if !rm.is_empty() {
-        root.insert("resources".into(), Value::Object(rm));
-    }
+    rm
+}
 
+/// `workloads`, by name.
+fn workload_map(descs: &[WlDesc], resources: &[String], envs: &[String]) -> Map<String, Value> {
     let mut wm = Map::new();
-    for w in d.workloads.iter().take(MAX_WORKLOADS) {
+    for w in descs.iter().take(MAX_WORKLOADS) {
         let mut m = Map::new();
         m.insert("image".into(), json!(pick(w.image, IMAGES)));
         m.insert("port".into(), json!(w.port));
@@ -350,15 +374,14 @@ fn files(d: &Desc) -> (String, MemFiles) {
             m.insert("secrets".into(), json!(s));
         }
         if !w.uses.is_empty() {
-            let u: Vec<String> =
-                w.uses.iter().take(MAX_LIST).map(|i| refer(*i, &resources, "nope")).collect();
+            let u: Vec<String> = w.uses.iter().take(MAX_LIST).map(|i| refer(*i, resources, "nope")).collect();
             m.insert("uses".into(), json!(u));
         }
         if let Some(p) = w.public {
             m.insert("expose".into(), json!(if p { "public" } else { "internal" }));
         }
         if !w.size.is_empty() {
-            m.insert("size".into(), per_env(&w.size, &envs));
+            m.insert("size".into(), per_env(&w.size, envs));
         }
         if !w.scale.is_empty() {
             let mut sm = Map::new();
@@ -370,7 +393,7 @@ fn files(d: &Desc) -> (String, MemFiles) {
                 if let Some(n) = max {
                     s.insert("max".into(), json!(n));
                 }
-                sm.insert(refer(*e, &envs, "nowhere"), Value::Object(s));
+                sm.insert(refer(*e, envs, "nowhere"), Value::Object(s));
             }
             m.insert("scale".into(), Value::Object(sm));
         }
@@ -383,12 +406,13 @@ fn files(d: &Desc) -> (String, MemFiles) {
         m.insert("reason".into(), reason);
         wm.insert(w.name.get(NAMES), Value::Object(m));
     }
-    if !wm.is_empty() {
-        root.insert("workloads".into(), Value::Object(wm));
-    }
+    wm
+}
 
+/// The members' files.
+fn member_files(descs: &[MemDesc], resources: &[String]) -> MemFiles {
     let mut files = MemFiles::default();
-    for mem in d.members.iter().take(MAX_MEMBERS) {
+    for mem in descs.iter().take(MAX_MEMBERS) {
         let mut m = Map::new();
         m.insert("runway".into(), json!(3));
         if let Some(n) = &mem.name {
@@ -403,15 +427,14 @@ fn files(d: &Desc) -> (String, MemFiles) {
         }
         if !mem.uses.is_empty() {
             let u: Vec<String> =
-                mem.uses.iter().take(MAX_LIST).map(|i| refer(*i, &resources, "nope")).collect();
+                mem.uses.iter().take(MAX_LIST).map(|i| refer(*i, resources, "nope")).collect();
             m.insert("uses".into(), json!(u));
         }
         let folder = mem.folder.get(NAMES).replace('/', "_");
         let text = serde_json::to_string_pretty(&Value::Object(m)).unwrap_or_default();
         files = files.with(&format!("services/{folder}/runway.yaml"), text);
     }
-    let text = serde_json::to_string_pretty(&Value::Object(root)).unwrap_or_default();
-    (text, files)
+    files
 }
 
 fn catalogue() -> &'static (Catalogue, Options) {
@@ -450,7 +473,11 @@ fn check(loaded: &Loaded) {
 
         // SSM parameters: listed by name, each name once, each referenced by something.
         for pair in plan.secrets.ssm_parameters.windows(2) {
-            assert!(pair[0].name < pair[1].name, "SSM parameters out of order or twice in `{env}`: `{}`", pair[1].name);
+            assert!(
+                pair[0].name < pair[1].name,
+                "SSM parameters out of order or twice in `{env}`: `{}`",
+                pair[1].name
+            );
         }
         for p in &plan.secrets.ssm_parameters {
             assert!(!p.referenced_by.is_empty(), "SSM parameter `{}` referenced by nothing", p.name);
