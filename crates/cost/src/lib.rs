@@ -17,8 +17,11 @@ use runway_schema::{Diagnostic, PostgresEngine};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+mod age;
 mod file;
 mod render;
+
+pub use age::{STALE_AFTER_DAYS, StalePrice, date_of_day, day_number};
 #[cfg(feature = "proptest1")]
 pub mod strategies;
 
@@ -290,6 +293,51 @@ impl Catalogue {
     /// Every section is optional, so a user file may hold only what it adds or overrides.
     pub fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>> {
         file::parse(file, text)
+    }
+
+    /// A catalogue of prices only (no sizes), as an importer produces: laid over another with
+    /// [`Catalogue::extended_with`], it adds or replaces those regions' prices.
+    pub fn with_prices(regions: IndexMap<String, PriceTable>) -> Catalogue {
+        Catalogue { sizes: Sizes::default(), regions }
+    }
+
+    /// Every price key the sizes of this catalogue need to be priced, in catalogue order, each
+    /// once: instances, storage and proxy of every postgres size, nodes of every cache size,
+    /// standard and FIFO requests of queues and topics, bucket storage, Fargate vCPU and GB,
+    /// and the per-environment ALB, private zone and secret. Usage-based charges (logs,
+    /// budgets) are not among them: they never make a plan unpriced.
+    pub fn price_keys(&self) -> Vec<String> {
+        let s = &self.sizes;
+        let mut items: Vec<Item<'_>> = Vec::new();
+        for (engine, map) in
+            [(PostgresEngine::Rds, &s.postgres_rds), (PostgresEngine::Aurora, &s.postgres_aurora)]
+        {
+            for size in map.keys() {
+                items.push(Item::Postgres { engine, size });
+                items.push(Item::RdsProxy { engine, size });
+            }
+        }
+        items.extend(s.cache.keys().map(|size| Item::Cache { size }));
+        for size in s.messaging.keys() {
+            items.extend([
+                Item::Queue { fifo: false, size },
+                Item::Queue { fifo: true, size },
+                Item::Topic { fifo: false, size },
+                Item::Topic { fifo: true, size },
+            ]);
+        }
+        items.extend(s.bucket.keys().map(|size| Item::Bucket { size }));
+        items.extend(s.workload.keys().map(|size| Item::Tasks { size, tasks: 1 }));
+        items.extend([Item::Alb, Item::PrivateZone, Item::Secret]);
+        let mut keys: Vec<String> = Vec::new();
+        for item in &items {
+            for usage in self.usages(item).unwrap_or_default() {
+                if !keys.contains(&usage.key) {
+                    keys.push(usage.key);
+                }
+            }
+        }
+        keys
     }
 
     /// The catalogue in its YAML file format; [`Catalogue::parse`] reads it back unchanged.

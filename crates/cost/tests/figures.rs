@@ -23,7 +23,8 @@ fn check(region: &str, item: Item<'_>, lines: &[(&str, &str, &str)], total: &str
         assert_eq!(line.quantity, d(q), "{item:?} quantity of `{}`", line.what);
         assert_eq!(line.unit_price.0, d(p), "{item:?} unit price of `{}`", line.what);
         assert_eq!(line.monthly.0, d(m), "{item:?} monthly of `{}`", line.what);
-        assert!(line.source.contains("seen 2026-12-02"), "{}", line.source);
+        // Every line names its source and when the figure was seen.
+        assert!(line.source.starts_with("https://") && line.source.contains("(seen 20"), "{}", line.source);
     }
     assert_eq!(priced.monthly().map(|m| m.0), Some(d(total)), "{item:?} total");
 }
@@ -76,19 +77,54 @@ fn rds_proxy() {
 }
 
 #[test]
-fn aurora_instances_are_unpriced_without_a_source() {
-    for size in ["small", "medium", "large"] {
-        unpriced(US, Item::Postgres { engine: Aurora, size }, "aurora-instance/");
-    }
+fn aurora_postgres() {
+    // small: 1 x db.t4g.medium 0.073 x 730 = 53.29; Aurora storage 0.10 x 20 GB = 2.00.
+    check(
+        US,
+        Item::Postgres { engine: Aurora, size: "small" },
+        &[("730", "0.073", "53.29"), ("20", "0.10", "2.00")],
+        "55.29",
+    );
+    // medium: 2 x db.r7g.large: 1460 h x 0.276 = 402.96; storage counted once: 100 x 0.10 = 10.
+    check(
+        US,
+        Item::Postgres { engine: Aurora, size: "medium" },
+        &[("1460", "0.276", "402.96"), ("100", "0.10", "10.00")],
+        "412.96",
+    );
+    // large: 2 x db.r7g.xlarge: 1460 h x 0.553 = 807.38; 200 GB x 0.10 = 20.
+    check(
+        US,
+        Item::Postgres { engine: Aurora, size: "large" },
+        &[("1460", "0.553", "807.38"), ("200", "0.10", "20.00")],
+        "827.38",
+    );
 }
 
 #[test]
 fn cache() {
     // small: 1 x cache.t4g.micro 0.0128 x 730 = 9.344.
     check(US, Item::Cache { size: "small" }, &[("730", "0.0128", "9.344")], "9.344");
-    unpriced(US, Item::Cache { size: "medium" }, "cache.t4g.medium");
+    // medium: 2 x cache.t4g.medium (Valkey 0.052): 1460 node-hours x 0.052 = 75.92.
+    check(US, Item::Cache { size: "medium" }, &[("1460", "0.052", "75.92")], "75.92");
     // large: 2 x cache.m7g.large (Valkey 0.1264): 2 x 730 = 1460 node-hours x 0.1264 = 184.544.
     check(US, Item::Cache { size: "large" }, &[("1460", "0.1264", "184.544")], "184.544");
+}
+
+/// us-east-1 prices every key the sizes need, except FIFO topics, which are not modelled.
+#[test]
+fn us_east_1_is_complete() {
+    let cat = Catalogue::builtin();
+    let table = cat.price_table(US).expect("us-east-1");
+    for key in cat.price_keys() {
+        let entry = table.get(&key).unwrap_or_else(|| panic!("no {key}"));
+        match &entry.status {
+            cost::PriceStatus::Priced { source, .. } => {
+                assert!(source.contains("directness "), "{key}: the source says how direct it is: {source}");
+            }
+            cost::PriceStatus::Unpriced { unpriced } => assert_eq!(key, "sns-fifo", "{key}: {unpriced}"),
+        }
+    }
 }
 
 #[test]
@@ -168,8 +204,16 @@ fn a_small_environment_adds_up_to_the_cent() {
 
 #[test]
 fn other_regions_say_what_they_lack() {
-    unpriced("eu-central-1", Item::Tasks { size: "small", tasks: 1 }, "no public source");
-    unpriced("eu-west-1", Item::Postgres { engine: Rds, size: "small" }, "no public source");
+    unpriced(
+        "eu-central-1",
+        Item::Tasks { size: "small", tasks: 1 },
+        "runway catalogue import --region eu-central-1",
+    );
+    unpriced(
+        "eu-west-1",
+        Item::Postgres { engine: Rds, size: "small" },
+        "runway catalogue import --region eu-west-1",
+    );
     unpriced("ap-south-2", Item::Alb, "no price table for region `ap-south-2`");
     unpriced(US, Item::Bucket { size: "xlarge" }, "no bucket size `xlarge`");
     // Route 53 hosted zones are a global price.
@@ -202,7 +246,7 @@ fn eu_alb_hours_are_priced_but_the_alb_stays_unpriced_without_an_lcu_rate() {
             panic!("alb-hour in {region} should be priced: {entry:?}");
         };
         assert_eq!(price.0, d(hourly), "{region}");
-        assert_eq!(seen, "2026-12-02");
+        assert_eq!(seen, "2026-12-02", "{region}");
         // 730 h x 0.027 = 19.71 (eu-central-1); 730 h x 0.0252 = 18.396 (eu-west-1); but no
         // public source gave the LCU-hour rate, so the ALB item as a whole is unpriced.
         unpriced(region, Item::Alb, "alb-lcu");

@@ -11,7 +11,13 @@ fn text_lists_sizes_prices_sources_and_estimates() {
     assert!(!text.contains("Prices in eu-west-1"), "{text}");
     let line =
         text.lines().find(|l| l.trim_start().starts_with("cache-node/cache.t4g.micro")).expect("price line");
-    assert!(line.contains("0.0128") && line.contains("node-hour") && line.contains("(2026-12-02)"), "{line}");
+    assert!(
+        line.contains("0.0128")
+            && line.contains("node-hour")
+            && line.contains("(2026-12-02)")
+            && line.contains("directness 4"),
+        "{line}"
+    );
     // small RDS postgres with its proxy and secret: 13.98 + 21.90 + 0.40 = 36.28.
     let est =
         text.lines().rfind(|l| l.trim_start().starts_with("postgres rds     small")).expect("estimate line");
@@ -37,15 +43,20 @@ fn json_has_exact_unit_prices_and_cent_estimates() {
     assert_eq!(fargate["price"], "0.03238");
     assert_eq!(fargate["unit"], "vCPU-hour");
     let aurora = prices.iter().find(|p| p["key"] == "aurora-instance/db.r7g.large").expect("aurora");
-    assert!(aurora["unpriced"].as_str().is_some_and(|s| !s.is_empty()));
-    assert!(aurora.get("price").is_none());
+    assert_eq!(aurora["price"], "0.276");
+    let fifo = prices.iter().find(|p| p["key"] == "sns-fifo").expect("sns-fifo");
+    assert!(fifo["unpriced"].as_str().is_some_and(|s| !s.is_empty()));
+    assert!(aurora.get("unpriced").is_none());
     let est = regions[0]["estimates"].as_array().expect("estimates");
     // small workload, one task: 5.90935 + 1.2994 = 7.20875, shown as 7.21.
     let task = est.iter().find(|e| e["kind"] == "workload" && e["size"] == "small").expect("task");
     assert_eq!(task["monthly"], "7.21");
+    // medium cache: 2 x 730 x 0.052 = 75.92.
     let cache = est.iter().find(|e| e["kind"] == "cache" && e["size"] == "medium").expect("cache");
-    assert_eq!(cache["monthly"], Value::Null);
-    assert!(cache["unpriced"].as_str().is_some_and(|s| s.contains("cache.t4g.medium")));
+    assert_eq!(cache["monthly"], "75.92");
+    // Topics are priced at the standard rate; the estimate table has no FIFO row, so us-east-1
+    // estimates are all priced.
+    assert!(est.iter().all(|e| e["monthly"] != Value::Null), "{est:?}");
     // large cache: 2 x 730 x 0.1264 = 184.544, shown as 184.54.
     let cache = est.iter().find(|e| e["kind"] == "cache" && e["size"] == "large").expect("cache");
     assert_eq!(cache["monthly"], "184.54");

@@ -187,7 +187,11 @@ pub(crate) fn summarize(
             unpriced.len(),
             names.join(", ")
         );
-        let help = "add their prices to the catalogue (`--catalogue FILE`), or plan sizes it prices";
+        let help = format!(
+            "import the region's prices with `runway catalogue import --region {region} --out prices.yaml` and \
+             name the file (`catalogue: prices.yaml` in the root, or `--catalogue prices.yaml`), or plan sizes \
+             the catalogue prices"
+        );
         diagnostics.push(match cap {
             Some(cap) => Diagnostic::error(
                 Code::Unpriced,

@@ -271,6 +271,7 @@ fn build(
             file: "runway.yaml".into(),
             product,
             members: vec!["services/*".into()],
+            catalogue: None,
             secrets: Secrets {
                 infisical: Some(Infisical {
                     url: DEFAULT_INFISICAL_URL.into(),

@@ -453,6 +453,9 @@ fn unpriced_under_a_cap_is_refused_and_never_zero() {
     assert!(!p.cost.unpriced.is_empty());
     let d = p.diagnostics.iter().find(|d| d.code == Code::Unpriced).unwrap();
     assert_eq!(d.severity, Severity::Error);
+    // The help names the command that reads the region's prices.
+    let help = d.help.as_deref().unwrap_or_default();
+    assert!(help.contains("`runway catalogue import --region xx-nowhere-1 --out prices.yaml`"), "{help}");
     assert!(p.cost.refused);
     // The verdict says what refuses it, in JSON as in text.
     assert_eq!(p.cost.verdict, Verdict::RefusedUnpriced);

@@ -27,7 +27,7 @@ use runway_schema::Product;
 use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, StackOutputs, VariableWrite};
 use serde::Serialize;
 
-use crate::{EXIT_INVALID, Exit, Format, PlanArgs, catalogue, load_valid, refuse_before_acting, usage};
+use crate::{EXIT_INVALID, Exit, Format, PlanArgs, catalogue_for, load_valid, refuse_before_acting, usage};
 
 /// Exit code: a remote call failed.
 const EXIT_REMOTE: u8 = 4;
@@ -124,7 +124,7 @@ pub(crate) fn ssm(command: &SsmCommand) -> Result<(), Exit> {
 
 /// Loads, validates and plans one environment, keeping the product (for `secrets.infisical`).
 fn load(env: &str, args: &PlanArgs) -> Result<(Product, Plan), Exit> {
-    let cat = catalogue(args.catalogue.as_deref())?;
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
     let (product, warnings) = load_valid(&args.file, &cat)?;
     eprint!("{}", crate::files::render_text(&warnings, crate::stderr_colour()));
     let plan = runtime_plan::plan(&product, env, &cat).map_err(usage)?;

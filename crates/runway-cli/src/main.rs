@@ -18,6 +18,7 @@ macro_rules! outln {
 mod deploy;
 mod files;
 mod git;
+mod prices;
 mod review;
 
 /// Planning makes many short strings; glibc malloc spends a third of a large plan consolidating
@@ -134,8 +135,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "json")]
         format: SchemaFormat,
     },
-    /// The sizes and prices in use, with their sources.
+    /// The sizes and prices in use, with their sources and how old they are;
+    /// `runway catalogue import` reads prices from the AWS Price List.
     Catalogue {
+        #[command(subcommand)]
+        command: Option<prices::CatalogueCommand>,
+        /// A root runway file: its `catalogue:` setting is used, and its environments' regions
+        /// are the ones whose prices are in use (checked for age).
+        root: Option<PathBuf>,
         /// Only this region's prices.
         #[arg(long)]
         region: Option<String>,
@@ -213,7 +220,8 @@ fn prints_json(command: &Command) -> bool {
         Command::Check { format, .. }
         | Command::Plan { format, .. }
         | Command::Cost { format, .. }
-        | Command::Catalogue { format, .. }
+        | Command::Catalogue { command: None, format, .. }
+        | Command::Catalogue { command: Some(prices::CatalogueCommand::Import { format, .. }), .. }
         | Command::Secrets { command: S::Prepare { format, .. } | S::Publish { format, .. } }
         | Command::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } } => {
             *format == Format::Json
@@ -260,8 +268,9 @@ fn main() -> ExitCode {
             );
             Ok(())
         }
-        Command::Catalogue { region, format, catalogue } => {
-            show_catalogue(region.as_deref(), format, catalogue.as_deref())
+        Command::Catalogue { command: Some(command), .. } => prices::run(&command),
+        Command::Catalogue { command: None, root, region, format, catalogue } => {
+            prices::show(root.as_deref(), region.as_deref(), format, catalogue.as_deref())
         }
     };
     match result {
@@ -302,6 +311,50 @@ fn catalogue(file: Option<&Path>) -> Result<Catalogue, Exit> {
     }
 }
 
+/// The catalogue of the product at `root`: `--catalogue FILE` when given, else the root's
+/// `catalogue:` setting (relative to the root file), else the built-in one. A setting whose
+/// file is missing or invalid is a `catalogue-file` diagnostic at the setting (exit 1).
+fn catalogue_for(root: &Path, flag: Option<&Path>) -> Result<Catalogue, Exit> {
+    if flag.is_some() {
+        return catalogue(flag);
+    }
+    // An unreadable root is reported by the loader, with the built-in catalogue.
+    let Ok(bytes) = std::fs::read(root) else { return catalogue(None) };
+    let name = root.to_string_lossy().replace('\\', "/");
+    let Some(setting) = runway_schema::catalogue_setting(&name, &bytes) else { return catalogue(None) };
+    let path = root.parent().unwrap_or(Path::new("")).join(&setting.path);
+    let shown = path.display().to_string();
+    let at = |message: String, help: &str| {
+        Diagnostic::error(runway_schema::Code::CatalogueFile, setting.location.clone(), "catalogue", message)
+            .with_help(help)
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            report_invalid(&[at(
+                format!("catalogue file `{}` cannot be read ({shown}: {e})", setting.path),
+                "the path is relative to the root runway's folder; write the file with \
+                 `runway catalogue import --region <R> --out <FILE>`, or fix the path",
+            )]);
+            return Err(Exit(EXIT_INVALID));
+        }
+    };
+    match Catalogue::parse(&shown, &text) {
+        Ok(user) => Ok(Catalogue::builtin().extended_with(&user)),
+        Err(mut diags) => {
+            diags.insert(
+                0,
+                at(
+                    format!("catalogue file `{}` is invalid ({})", setting.path, files::summary(&diags)),
+                    "fix the catalogue file (its diagnostics follow; format: docs/catalogue.md)",
+                ),
+            );
+            report_invalid(&diags);
+            Err(Exit(EXIT_INVALID))
+        }
+    }
+}
+
 fn options(cat: &Catalogue) -> Options {
     Options { sizes: cat.size_names(), regions: cat.regions() }
 }
@@ -328,7 +381,7 @@ fn load_valid(file: &Path, cat: &Catalogue) -> Result<(Product, Vec<Diagnostic>)
 /// would refuse (over a cap, unpriced under a cap, any other plan error) with the same
 /// diagnostics and exit code, so passing `check` means no environment is refused.
 fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
-    let cat = catalogue(catalogue_file)?;
+    let cat = catalogue_for(file, catalogue_file)?;
     let loaded = files::load(file, &options(&cat)).map_err(usage)?;
     let mut diagnostics = loaded.diagnostics;
     let invalid = diagnostics.iter().any(Diagnostic::is_error);
@@ -386,25 +439,6 @@ fn refused_message(plan: &runtime_plan::Plan) -> String {
     )
 }
 
-fn show_catalogue(region: Option<&str>, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
-    let cat = catalogue(catalogue_file)?;
-    if let Some(r) = region
-        && !cat.regions().iter().any(|x| x == r)
-    {
-        return Err(usage(format!(
-            "the catalogue has no region `{r}` (it has: {})",
-            cat.regions().join(", ")
-        )));
-    }
-    match format {
-        Format::Text => out!("{}", cat.render_text(region)),
-        Format::Json => {
-            outln!("{}", serde_json::to_string_pretty(&cat.to_json_value(region)).unwrap_or_default())
-        }
-    }
-    Ok(())
-}
-
 fn stderr_colour() -> bool {
     files::colour(std::io::IsTerminal::is_terminal(&std::io::stderr()))
 }
@@ -428,7 +462,7 @@ fn refuse_if_capped(plan: &runtime_plan::Plan) -> Result<(), Exit> {
 }
 
 fn plan_cmd(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
-    let cat = catalogue(args.catalogue.as_deref())?;
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     match format {
         // Streamed: a large plan's text is written as it is made, never held whole.
@@ -439,7 +473,7 @@ fn plan_cmd(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
 }
 
 fn cost_cmd(format: Format, args: &PlanArgs) -> Result<(), Exit> {
-    let cat = catalogue(args.catalogue.as_deref())?;
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
     let (product, warnings) = load_valid(&args.file, &cat)?;
     eprint!("{}", files::render_text(&warnings, stderr_colour()));
     let mut plans = Vec::new();
@@ -454,7 +488,7 @@ fn cost_cmd(format: Format, args: &PlanArgs) -> Result<(), Exit> {
 }
 
 fn graph_cmd(env: &str, format: GraphFormat, args: &PlanArgs) -> Result<(), Exit> {
-    let cat = catalogue(args.catalogue.as_deref())?;
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     match format {
         GraphFormat::Mermaid => out!("{}", plan.graph().to_mermaid()),
@@ -472,7 +506,7 @@ fn diff_cmd(
     args: &PlanArgs,
 ) -> Result<(), Exit> {
     use review::{Base, DiffFormat};
-    let cat = catalogue(args.catalogue.as_deref())?;
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
     let base = match (base, base_ref) {
         (Some(file), None) => Base::File(file),
         (None, Some(rev)) => Base::Rev(rev),
@@ -532,7 +566,7 @@ fn refuse_before_acting(plan: &runtime_plan::Plan, format: Format) -> Result<(),
 }
 
 fn emit_pulumi(env: &str, out: &Path, format: Format, args: &PlanArgs) -> Result<(), Exit> {
-    let cat = catalogue(args.catalogue.as_deref())?;
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
     let plan = plan_env(&args.file, env, &cat)?;
     if format == Format::Json && plan.has_errors() {
         action_report(&plan, Some(&[]));

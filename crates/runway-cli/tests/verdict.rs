@@ -52,9 +52,11 @@ fn over() -> Case {
     Case { _dir: dir, root, env: "dev", verdict: "over" }
 }
 
-/// Dev's shared cache is a size the built-in catalogue cannot price; the rest is within.
+/// Dev's topic is FIFO, which the built-in catalogue does not price; the rest is within.
 fn unpriced() -> Case {
-    let (dir, root) = example_with("verdict-unpriced", |t| t.replacen("cache: small", "cache: medium", 1));
+    let (dir, root) = example_with("verdict-unpriced", |t| {
+        t.replacen("    kind: topic\n", "    kind: topic\n    fifo: true\n", 1)
+    });
     Case { _dir: dir, root, env: "dev", verdict: "refused-unpriced" }
 }
 

@@ -108,6 +108,8 @@ codes! {
     CapExceeded = "cap-exceeded",
     /// An environment without a cap (warning).
     Uncapped = "uncapped",
+    /// The root's `catalogue:` file is missing, unreadable or invalid.
+    CatalogueFile = "catalogue-file",
 }
 
 impl fmt::Display for Code {

@@ -27,6 +27,10 @@ pub struct RootFile {
     product: String,
     /// Globs of member folders relative to this file, e.g. `services/*`.
     members: Option<Vec<String>>,
+    /// A catalogue file (sizes and prices) relative to this file, laid over the built-in one,
+    /// e.g. one written by `runway catalogue import`; `--catalogue` overrides it.
+    #[schemars(length(min = 1))]
+    catalogue: Option<String>,
     /// Where secrets live; needed only by the secrets adapters.
     secrets: Option<SecretsFile>,
     /// The environments, keyed by name; at least one.

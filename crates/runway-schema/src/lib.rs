@@ -163,6 +163,36 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
     Loaded { product, diagnostics }
 }
 
+/// A root runway's `catalogue:` setting: the path as written and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogueSetting {
+    /// The path as written, relative to the root file's folder.
+    pub path: String,
+    /// Where the value is, for a diagnostic when the file is missing or invalid.
+    pub location: Location,
+}
+
+/// The `catalogue:` setting of a root runway, read before the root is validated (the
+/// catalogue gives validation its sizes and regions). `None` when the root does not parse or
+/// has no usable setting: validation then reports what is wrong with it.
+pub fn catalogue_setting(root_file: &str, root_text: &[u8]) -> Option<CatalogueSetting> {
+    // The key cannot be written without its letters, except through an escape: most roots
+    // are not parsed a second time.
+    if !root_text.windows(9).any(|w| w == b"catalogue") && !root_text.contains(&b'\\') {
+        return None;
+    }
+    let tree = parse::parse(root_file, root_text).ok()?;
+    let tree::Value::Map(root) = &tree.value else { return None };
+    let (_, value) =
+        root.iter().find(|(k, _)| matches!(&k.value, tree::Value::Str(s) if s == "catalogue"))?;
+    match &value.value {
+        tree::Value::Str(path) if !path.trim().is_empty() => {
+            Some(CatalogueSetting { path: path.to_string(), location: value.location(root_file) })
+        }
+        _ => None,
+    }
+}
+
 /// Loads one file on its own (no members): convenient for embedding and editors.
 pub fn load_str(file: &str, text: &str) -> Loaded {
     load(file, text.as_bytes(), &MemFiles::default(), &Options::default())

@@ -32,6 +32,10 @@ pub struct Runway {
     pub product: String,
     /// Globs of member folders relative to the root file (`members`).
     pub members: Vec<String>,
+    /// The catalogue file the product is priced with (`catalogue`), relative to the root file;
+    /// `--catalogue` overrides it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<String>,
     /// Where secrets live (`secrets`), defaults applied.
     pub secrets: Secrets,
     /// Declared environments, in file order.

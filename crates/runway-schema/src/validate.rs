@@ -16,7 +16,7 @@ use crate::values::{
 /// `format.rs`.
 pub(crate) mod keys {
     pub const ROOT: &[&str] =
-        &["runway", "product", "members", "secrets", "environments", "resources", "workloads"];
+        &["runway", "product", "members", "catalogue", "secrets", "environments", "resources", "workloads"];
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
@@ -241,6 +241,8 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         }
     }
 
+    let catalogue = f.get("catalogue").and_then(|c| catalogue_path(cx, c));
+
     // Environments first: every per-environment map is checked against them.
     let mut environments = IndexMap::new();
     let env_node = cx.require(
@@ -327,6 +329,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             file: cx.file.to_owned(),
             product,
             members,
+            catalogue,
             secrets,
             environments,
             resources,
@@ -334,6 +337,21 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         });
     }
     parts
+}
+
+/// `catalogue: prices.yaml`: a non-empty path (the CLI reads the file, relative to the root).
+fn catalogue_path(cx: &mut Cx<'_>, node: &Node) -> Option<String> {
+    let path = cx.string(node, "catalogue", "`catalogue`")?;
+    if path.trim().is_empty() {
+        cx.invalid(
+            node,
+            "catalogue",
+            "`catalogue` is empty".to_owned(),
+            Some("name a catalogue file relative to this file, e.g. `catalogue: prices.yaml`, or remove the key".to_owned()),
+        );
+        return None;
+    }
+    Some(path)
 }
 
 fn environment(

@@ -12,9 +12,9 @@
 //!   Encore members that `use` non-postgres resources, and `runtime: other` members that use
 //!   postgres (an Encore member never uses postgres).
 //!
-//! The built-in catalogue leaves Aurora instances unpriced, so from `n >= 6` (the first Aurora
-//! resource) the capped `dev` and `staging` plans carry an `unpriced` error and are refused;
-//! they are still planned in full. `production` (uncapped) is never refused.
+//! The built-in catalogue prices every size in us-east-1 (Aurora since issue 17), so no plan
+//! is refused; before, from `n >= 6` (the first Aurora resource) the capped `dev` and `staging`
+//! plans carried an `unpriced` error and were refused, though still planned in full.
 
 use std::fmt::Write as _;
 
@@ -68,7 +68,8 @@ pub fn member_folder(m: usize) -> String {
 pub const ENVIRONMENTS: [&str; 3] = ["dev", "staging", "production"];
 
 const SIZES: [&str; 3] = ["small", "medium", "large"];
-/// The catalogue leaves Valkey `medium` unpriced in us-east-1: caches use the other two.
+/// Caches use two sizes (the catalogue left Valkey `medium` unpriced when this was written;
+/// kept, so generated products and their benchmark figures stay the same).
 const CACHE_SIZES: [&str; 2] = ["small", "large"];
 
 /// A `size:` map that varies per environment and per index (never the same for all indices).

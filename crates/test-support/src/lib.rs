@@ -1,6 +1,6 @@
 //! Helpers shared by the workspace's integration tests: where the workspace, its examples and
 //! the venv Python are; scratch directories and fixture copies; a free loopback port and a bare
-//! HTTP call; moto and the Infisical contract server on loopback, stopped on drop.
+//! HTTP call; moto, the Infisical contract server and a file server on loopback, stopped on drop.
 //!
 //! Dev-only, and std plus serde_json only (no async runtime, no HTTP or AWS client), so that any
 //! test can use it whatever runtime it runs on. Helpers panic instead of returning errors: a
@@ -8,12 +8,14 @@
 
 pub mod contract;
 mod dirs;
+mod files;
 mod moto;
 mod net;
 mod paths;
 
 pub use contract::ContractServer;
 pub use dirs::{Scratch, acme_shop_with_dev_cap, copy_dir, scratch};
+pub use files::FileServer;
 pub use moto::Moto;
 pub use net::{Reply, free_port, http};
 pub use paths::{example, python, workspace};

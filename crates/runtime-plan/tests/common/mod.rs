@@ -99,6 +99,7 @@ pub fn example() -> Product {
             file: "runway.yaml".into(),
             product: "acme-shop".into(),
             members: vec!["services/*".into()],
+            catalogue: None,
             secrets: Secrets {
                 infisical: Some(Infisical {
                     url: DEFAULT_INFISICAL_URL.into(),

@@ -1,0 +1,58 @@
+//! What can go wrong in an import, each saying what a person needs to fix it.
+
+/// An import failure. Nothing is written when one happens.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A region the importer does not know (a typo, or a region newer than this build).
+    #[error("unknown region `{region}`; the importer knows: {}", known.join(", "))]
+    UnknownRegion {
+        /// The region asked for.
+        region: String,
+        /// The regions it knows.
+        known: Vec<&'static str>,
+    },
+    /// The endpoint did not answer, or the transfer broke off.
+    #[error(
+        "cannot fetch {url}: {message}; check the endpoint (--endpoint) and the network, then run the import again"
+    )]
+    Unreachable {
+        /// The URL asked for.
+        url: String,
+        /// What the HTTP client said.
+        message: String,
+    },
+    /// The endpoint answered with an error status.
+    #[error(
+        "{url} answered HTTP {status}; check the endpoint (--endpoint): it should serve the AWS Price List bulk files under /offers/v1.0/aws/"
+    )]
+    Status {
+        /// The URL asked for.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// A file that is not a price-list file of the documented format.
+    #[error("{url} is not a valid AWS Price List file: {message}")]
+    Malformed {
+        /// The URL of the file.
+        url: String,
+        /// What is wrong, with line and column where the JSON reader gives them.
+        message: String,
+    },
+    /// A file larger than any price-list file the importer expects.
+    #[error("{url} is larger than {limit} bytes; refusing to read it")]
+    TooLarge {
+        /// The URL of the file.
+        url: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+}
+
+impl Error {
+    /// Is it the caller's input (an unknown region) rather than the remote side?
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Error::UnknownRegion { .. })
+    }
+}

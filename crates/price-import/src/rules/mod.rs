@@ -1,0 +1,275 @@
+//! Which price-list row prices each catalogue key: one module per offer, and the one
+//! resolution every rule shares (region, on-demand terms, the paid tier, the unit).
+
+use std::str::FromStr;
+
+use cost::{Money, PriceEntry, PriceStatus};
+use rust_decimal::Decimal;
+
+use crate::offer::{Dimension, Offer, Product};
+use crate::region::usage_is;
+
+mod ecs;
+mod elasticache;
+mod elb;
+mod rds;
+mod route53;
+mod s3;
+mod secretsmanager;
+mod sns;
+mod sqs;
+mod vpc;
+
+/// The offers the catalogue's keys are read from, in the order they are fetched.
+pub const OFFERS: &[&str] = &[
+    "AmazonRDS",
+    "AmazonElastiCache",
+    "AmazonECS",
+    "AWSELB",
+    "AWSQueueService",
+    "AmazonSNS",
+    "AmazonS3",
+    "AWSSecretsManager",
+    "AmazonRoute53",
+    "AmazonVPC",
+];
+
+/// A product test: the product and the region's usage-type prefix.
+pub(crate) type Test = Box<dyn Fn(&Product, &str) -> bool + Send + Sync>;
+
+/// How one catalogue price key is read from an offer.
+pub(crate) struct Rule {
+    /// The catalogue price key (`rds-instance/db.t4g.micro`).
+    pub key: String,
+    /// The offer holding it (`AmazonRDS`).
+    pub offer: &'static str,
+    /// The catalogue's unit for the key (`hour`).
+    pub unit: &'static str,
+    /// The offer units a matching row may have (`Hrs`), compared without case.
+    pub offer_units: &'static [&'static str],
+    /// Catalogue units per offer unit's price: 1, or 1,000,000 for a price per request
+    /// written per million requests (a change of unit, not an estimate).
+    pub scale: u32,
+    /// What the rule looks for, as an unpriced reason shows it.
+    pub wants: String,
+    /// A global price (Route 53): rows without a `regionCode` match too.
+    pub global: bool,
+    /// The product test (besides the region).
+    pub test: Test,
+}
+
+/// What the importer does with a catalogue key.
+pub(crate) enum Lookup {
+    /// Read it with this rule.
+    Rule(Rule),
+    /// Write it unpriced with this unit and reason: the catalogue does not model its billing.
+    NotModelled { unit: &'static str, reason: &'static str },
+    /// A key this importer does not read: left out of the file, so the catalogue's own entry
+    /// (built-in or the user's) stays.
+    Unknown,
+}
+
+/// The rule of a catalogue key.
+pub(crate) fn lookup(key: &str) -> Lookup {
+    for module in [
+        rds::rule,
+        elasticache::rule,
+        ecs::rule,
+        elb::rule,
+        sqs::rule,
+        sns::rule,
+        s3::rule,
+        secretsmanager::rule,
+        route53::rule,
+        vpc::rule,
+    ] {
+        if let Some(found) = module(key) {
+            return found;
+        }
+    }
+    Lookup::Unknown
+}
+
+/// The usage kind of a `usagetype` in a region: the text after the region's own prefix, or
+/// the whole text when it has none (`InstanceUsage:db.r7g.xl`).
+pub(crate) fn usage_kind<'a>(usagetype: &'a str, prefix: &str) -> &'a str {
+    usagetype.strip_prefix(prefix).and_then(|r| r.strip_prefix('-')).unwrap_or(usagetype)
+}
+
+/// Does the product's `usagetype` name `kind` in the region of `prefix`?
+pub(crate) fn usage(p: &Product, prefix: &str, kind: &str) -> bool {
+    usage_is(p.attr("usagetype"), prefix, kind)
+}
+
+/// A row chosen for a rule: its product and the dimension priced.
+struct Candidate<'a> {
+    product: &'a Product,
+    dimension: &'a Dimension,
+    price: Decimal,
+}
+
+/// Is the product in the region (by `regionCode`, never by the `location` text, which
+/// differs between sources)?
+fn in_region(p: &Product, region: &str, global: bool) -> bool {
+    match p.attributes.get("regionCode") {
+        Some(code) => code == region,
+        None => global,
+    }
+}
+
+/// Does the rule want this product in this region? Used to keep products while reading.
+pub(crate) fn wants(rule: &Rule, p: &Product, region: &str, prefix: &str) -> bool {
+    in_region(p, region, rule.global) && (rule.test)(p, prefix)
+}
+
+/// The paid tier of a SKU's on-demand terms: the dimension with the lowest `beginRange`
+/// whose USD price is above zero (a free first tier, as SNS has, is skipped). `Err` names
+/// what is wrong with the row.
+fn paid_tier<'a>(dims: impl Iterator<Item = &'a Dimension>) -> Result<(&'a Dimension, Decimal), String> {
+    let mut best: Option<(Decimal, &Dimension, Decimal)> = None;
+    for d in dims {
+        let Some(text) = d.price.get("USD") else { continue };
+        let price =
+            Decimal::from_str(text.trim()).map_err(|_| format!("its USD price `{text}` is not a decimal"))?;
+        if price.is_sign_negative() {
+            return Err(format!("its USD price `{text}` is negative"));
+        }
+        if price.is_zero() {
+            continue;
+        }
+        let begin = Decimal::from_str(d.begin.trim()).unwrap_or(Decimal::ZERO);
+        if best.as_ref().is_none_or(|(b, _, _)| begin < *b) {
+            best = Some((begin, d, price));
+        }
+    }
+    best.map(|(_, d, p)| (d, p)).ok_or_else(|| "it has no paid USD tier".to_owned())
+}
+
+/// Prices a rule from an offer read for `region`: the on-demand rows it matches, their paid
+/// tier, in the catalogue's unit. No row, rows that disagree or a row in another unit give
+/// an unpriced entry that names the offer, its version and what was looked for.
+pub(crate) fn resolve(rule: &Rule, offer: &Offer, region: &str, prefix: &str, url: &str) -> PriceEntry {
+    let unpriced = |why: String| PriceEntry {
+        unit: rule.unit.to_owned(),
+        status: PriceStatus::Unpriced {
+            unpriced: format!("AWS Price List offer {} version {} ({url}): {why}", offer.code, offer.version),
+        },
+    };
+    let mut candidates: Vec<Candidate<'_>> = Vec::new();
+    let mut rejected: Vec<String> = Vec::new();
+    for product in offer.products.values().filter(|p| wants(rule, p, region, prefix)) {
+        let Some(terms) = offer.on_demand.get(&product.sku) else { continue };
+        match paid_tier(terms.iter().flat_map(|t| t.dimensions.values())) {
+            Ok((dimension, price)) => {
+                if rule.offer_units.iter().any(|u| u.eq_ignore_ascii_case(dimension.unit.trim())) {
+                    candidates.push(Candidate { product, dimension, price });
+                } else {
+                    rejected.push(format!(
+                        "SKU {} is in `{}`, not {}",
+                        product.sku,
+                        dimension.unit,
+                        rule.offer_units.join(" or ")
+                    ));
+                }
+            }
+            Err(why) => rejected.push(format!("SKU {}: {why}", product.sku)),
+        }
+    }
+    let Some(first) = candidates.first() else {
+        let also = if rejected.is_empty() { String::new() } else { format!(" ({})", rejected.join("; ")) };
+        return unpriced(format!("no on-demand row in {region} is {}{also}", rule.wants));
+    };
+    if let Some(other) = candidates.iter().find(|c| c.price != first.price) {
+        return unpriced(format!(
+            "on-demand rows in {region} that are {} disagree: SKU {} ${} and SKU {} ${}; not chosen between",
+            rule.wants,
+            first.product.sku,
+            first.price.normalize(),
+            other.product.sku,
+            other.price.normalize()
+        ));
+    }
+    let price = (first.price * Decimal::from(rule.scale)).normalize();
+    let agree =
+        if candidates.len() > 1 { format!(", {} rows agree", candidates.len()) } else { String::new() };
+    let description = first.dimension.description.trim();
+    let described = if description.is_empty() { String::new() } else { format!(", '{description}'") };
+    PriceEntry {
+        unit: rule.unit.to_owned(),
+        status: PriceStatus::Priced {
+            price: Money(price),
+            source: format!(
+                "{url} (AWS Price List offer {} version {}, SKU {}, usage type {}{described}{agree})",
+                offer.code,
+                offer.version,
+                first.product.sku,
+                first.product.attr("usagetype"),
+            ),
+            seen: offer.published.get(..10).unwrap_or_default().to_owned(),
+        },
+    }
+}
+
+/// Units of the offers, by kind of price.
+pub(crate) mod units {
+    /// Per hour.
+    pub const HOURS: &[&str] = &["Hrs", "Hours", "hour", "Hr"];
+    /// Per GB-month.
+    pub const GB_MONTH: &[&str] = &["GB-Mo", "GB-Month"];
+    /// Per request (scaled to per million).
+    pub const REQUESTS: &[&str] = &["Requests", "Request"];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dim(begin: &str, usd: &str) -> Dimension {
+        Dimension {
+            description: String::new(),
+            unit: "Requests".into(),
+            begin: begin.into(),
+            end: "Inf".into(),
+            price: [("USD".to_owned(), usd.to_owned())].into(),
+        }
+    }
+
+    #[test]
+    fn the_paid_tier_is_the_lowest_priced_range_above_zero() {
+        let dims = [dim("1000000", "0.0000005"), dim("0", "0"), dim("5000000", "0.0000004")];
+        let (d, price) = paid_tier(dims.iter()).unwrap();
+        assert_eq!((d.begin.as_str(), price), ("1000000", Decimal::from_str("0.0000005").unwrap()));
+        assert!(paid_tier([dim("0", "0")].iter()).is_err());
+        assert!(paid_tier([dim("0", "-1")].iter()).is_err());
+        assert!(paid_tier([dim("0", "0,5")].iter()).is_err());
+    }
+
+    #[test]
+    fn every_offer_key_has_a_rule_and_others_are_unknown() {
+        for key in [
+            "rds-instance/db.t4g.micro",
+            "aurora-instance/db.r7g.xlarge",
+            "aurora-storage",
+            "rds-proxy",
+            "rds-storage-gp3",
+            "cache-node/cache.t4g.medium",
+            "fargate-arm-vcpu",
+            "fargate-arm-gb",
+            "alb-hour",
+            "alb-lcu",
+            "sqs-standard",
+            "sqs-fifo",
+            "sns-standard",
+            "s3-standard",
+            "secret",
+            "route53-zone",
+            "vpc-endpoint-hour",
+        ] {
+            assert!(matches!(lookup(key), Lookup::Rule(_)), "{key}");
+        }
+        assert!(matches!(lookup("sns-fifo"), Lookup::NotModelled { .. }));
+        for key in ["logs-ingestion", "budget", "rds-instance/", "cache-node/"] {
+            assert!(matches!(lookup(key), Lookup::Unknown), "{key}");
+        }
+    }
+}

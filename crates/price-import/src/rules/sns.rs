@@ -1,0 +1,26 @@
+//! `AmazonSNS`: standard topic publish requests (`Requests-Tier1`), per request, written per
+//! million; the first million a month is a free tier, so the paid tier is read. FIFO topics
+//! are billed per published message and payload, which the catalogue does not model.
+
+use super::{Lookup, Rule, units, usage};
+
+/// The rule of an `AmazonSNS` key, if the key is one.
+pub(crate) fn rule(key: &str) -> Option<Lookup> {
+    match key {
+        "sns-standard" => Some(Lookup::Rule(Rule {
+            key: key.to_owned(),
+            offer: "AmazonSNS",
+            unit: "million requests",
+            offer_units: units::REQUESTS,
+            scale: 1_000_000,
+            wants: "standard topic API requests (API Request, Requests-Tier1)".to_owned(),
+            global: false,
+            test: Box::new(|p, prefix| p.family == "API Request" && usage(p, prefix, "Requests-Tier1")),
+        })),
+        "sns-fifo" => Some(Lookup::NotModelled {
+            unit: "million requests",
+            reason: "SNS FIFO is billed per published message and payload, not per request; not modelled",
+        }),
+        _ => None,
+    }
+}

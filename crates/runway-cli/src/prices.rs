@@ -1,0 +1,303 @@
+//! `runway catalogue [ROOT]`: the sizes and prices in use, each region's oldest price and a
+//! warning for prices in use seen too long ago; `runway catalogue import`: prices from the AWS
+//! Price List, written as a catalogue file (docs/catalogue.md).
+//!
+//! Exit codes of the import: 0 written, 2 usage (an unknown region, an unwritable `--out`),
+//! 4 the price list could not be read (unreachable, an error status, a malformed file);
+//! nothing is written unless every file was read.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use cost::{Catalogue, PriceStatus, STALE_AFTER_DAYS, StalePrice};
+use serde_json::{Value, json};
+
+use crate::{Exit, Format, catalogue, catalogue_for, fail, load_valid, usage};
+
+/// Exit code: a remote call failed.
+const EXIT_REMOTE: u8 = 4;
+
+/// `runway catalogue ...`.
+#[derive(Subcommand)]
+pub(crate) enum CatalogueCommand {
+    /// Read the prices the catalogue's sizes need from the AWS Price List (public files, no
+    /// account needed) and write them as a catalogue file for `--catalogue` or `catalogue:`.
+    Import {
+        /// A region to import (repeatable).
+        #[arg(long = "region", value_name = "R", required = true)]
+        regions: Vec<String>,
+        /// The Price List bulk API endpoint.
+        #[arg(long, value_name = "URL", default_value = price_import::DEFAULT_ENDPOINT)]
+        endpoint: String,
+        /// The catalogue file to write; replaced only when every file was read.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Sizes to price: the built-in ones, extended with this catalogue file's.
+        #[arg(long)]
+        catalogue: Option<PathBuf>,
+        /// `json`: `{"wrote","endpoint","regions":[{"name","priced","unpriced":[{"key","reason"}]}],"offers":[..]}`.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+}
+
+/// Runs a `runway catalogue` subcommand.
+pub(crate) fn run(command: &CatalogueCommand) -> Result<(), Exit> {
+    match command {
+        CatalogueCommand::Import { regions, endpoint, out, catalogue, format } => {
+            import(regions, endpoint, out, catalogue.as_deref(), *format)
+        }
+    }
+}
+
+/// Today's date (UTC), `YYYY-MM-DD`: the one clock read of `runway catalogue`.
+fn today() -> String {
+    let secs =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    cost::date_of_day(i64::try_from(secs / 86_400).unwrap_or(0))
+}
+
+/// `runway catalogue [ROOT]`.
+pub(crate) fn show(
+    root: Option<&Path>,
+    region: Option<&str>,
+    format: Format,
+    flag: Option<&Path>,
+) -> Result<(), Exit> {
+    let cat = match root {
+        Some(r) => catalogue_for(r, flag)?,
+        None => catalogue(flag)?,
+    };
+    if let Some(r) = region
+        && !cat.regions().iter().any(|x| x == r)
+    {
+        return Err(usage(format!(
+            "the catalogue has no region `{r}` (it has: {})",
+            cat.regions().join(", ")
+        )));
+    }
+    // The regions whose prices are in use: the one asked for, the root's, or every one.
+    let in_use: Vec<String> = match (region, root) {
+        (Some(r), _) => vec![r.to_owned()],
+        (None, Some(root)) => {
+            let (product, _) = load_valid(root, &cat)?;
+            let mut regions: Vec<String> = Vec::new();
+            for env in product.root.environments.values() {
+                if !regions.contains(&env.region) {
+                    regions.push(env.region.clone());
+                }
+            }
+            regions
+        }
+        (None, None) => cat.regions(),
+    };
+    let today = today();
+    let keys = cat.price_keys();
+    let stale: Vec<StalePrice> =
+        in_use.iter().flat_map(|r| cat.stale_prices(r, &keys, &today, STALE_AFTER_DAYS)).collect();
+    let shown: Vec<String> = region.map_or_else(|| cat.regions(), |r| vec![r.to_owned()]);
+    match format {
+        Format::Text => {
+            out!("{}", cat.render_text(region));
+            outln!("\nOldest price per region (today {today})");
+            for r in &shown {
+                match cat.oldest_seen(r) {
+                    Some(seen) => outln!("  {r:<16} {seen}{}", age(seen, &today)),
+                    None => outln!("  {r:<16} no price"),
+                }
+            }
+        }
+        Format::Json => {
+            let mut value = cat.to_json_value(region);
+            if let Some(Value::Array(regions)) = value.get_mut("regions") {
+                for r in regions.iter_mut() {
+                    let name = r["name"].as_str().unwrap_or_default().to_owned();
+                    r["oldestSeen"] = cat.oldest_seen(&name).map_or(Value::Null, |s| json!(s));
+                }
+            }
+            value["today"] = json!(today);
+            value["stale"] = stale
+                .iter()
+                .map(|s| json!({"region": s.region, "key": s.key, "seen": s.seen, "ageDays": s.age_days}))
+                .collect();
+            outln!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+        }
+    }
+    warn_stale(&stale);
+    Ok(())
+}
+
+/// ` (N days ago)`, or nothing for a date that does not parse.
+fn age(seen: &str, today: &str) -> String {
+    match (cost::day_number(seen), cost::day_number(today)) {
+        (Some(s), Some(t)) => format!(" ({} days ago)", t - s),
+        _ => String::new(),
+    }
+}
+
+/// One warning per region with prices in use older than the limit, on stderr.
+fn warn_stale(stale: &[StalePrice]) {
+    let mut regions: Vec<&str> = stale.iter().map(|s| s.region.as_str()).collect();
+    regions.dedup();
+    for region in regions {
+        let of: Vec<&StalePrice> = stale.iter().filter(|s| s.region == region).collect();
+        let named: Vec<String> =
+            of.iter().take(3).map(|s| format!("`{}` ({}, {} days)", s.key, s.seen, s.age_days)).collect();
+        let more = if of.len() > 3 { format!(" and {} more", of.len() - 3) } else { String::new() };
+        eprintln!(
+            "warning: {} price(s) in use in {region} were seen more than {STALE_AFTER_DAYS} days ago: {}{more}; \
+             refresh them with `runway catalogue import --region {region} --out <FILE>`",
+            of.len(),
+            named.join(", ")
+        );
+    }
+}
+
+/// A progress line on a terminal (stderr), redrawn in place; silent otherwise.
+struct ProgressLine {
+    terminal: bool,
+    last: u64,
+    drawn: bool,
+}
+
+impl ProgressLine {
+    fn show(&mut self, p: &price_import::Progress<'_>) {
+        // Redraw every 256 KiB and at the end of each file.
+        if !self.terminal || (!p.done && p.received < self.last + 256 * 1024 && p.received >= self.last) {
+            return;
+        }
+        self.last = if p.done { 0 } else { p.received };
+        let file = match p.region {
+            Some(r) => format!("{} {r}", p.offer),
+            None => format!("{} region index", p.offer),
+        };
+        let mb = |b: u64| b as f64 / 1_000_000.0;
+        let size = match p.total {
+            Some(t) => format!("{:.1} of {:.1} MB", mb(p.received), mb(t)),
+            None => format!("{:.1} MB", mb(p.received)),
+        };
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2Kreading {file}: {size}");
+        let _ = err.flush();
+        self.drawn = true;
+    }
+
+    fn finish(&mut self) {
+        if self.drawn {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+/// `runway catalogue import`.
+fn import(
+    regions: &[String],
+    endpoint: &str,
+    out: &Path,
+    flag: Option<&Path>,
+    format: Format,
+) -> Result<(), Exit> {
+    let cat = catalogue(flag)?;
+    let mut wanted: Vec<String> = Vec::new();
+    for r in regions {
+        if !wanted.contains(r) {
+            wanted.push(r.clone());
+        }
+    }
+    let keys = cat.price_keys();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| usage(format!("cannot start the async runtime: {e}")))?;
+    let mut line = ProgressLine {
+        terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        last: 0,
+        drawn: false,
+    };
+    let result = runtime.block_on(price_import::import(endpoint, &wanted, &keys, &mut |p| line.show(p)));
+    line.finish();
+    let imported = match result {
+        Ok(i) => i,
+        Err(e) if e.is_usage() => return Err(usage(e)),
+        Err(e) => return Err(fail(EXIT_REMOTE, format!("{e}; nothing was written"))),
+    };
+    let mut text = format!(
+        "# Prices read by `runway catalogue import` from the AWS Price List at {endpoint} on {}.\n\
+         # Each source names the offer file, its version and the SKU; `seen` is the offer's publication date.\n",
+        today()
+    );
+    text.push_str(&imported.catalogue.to_yaml());
+    write_whole(out, &text)?;
+    report(out, endpoint, &imported, format);
+    Ok(())
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder, renamed over it: a
+/// reader never sees half a file, and a failure leaves the old file as it was.
+fn write_whole(path: &Path, text: &str) -> Result<(), Exit> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name =
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "catalogue".to_owned());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(usage(format!("cannot write {}: {e}", path.display())));
+    }
+    Ok(())
+}
+
+/// What was written: per region the priced count and each unpriced key with its reason.
+fn report(out: &Path, endpoint: &str, imported: &price_import::Imported, format: Format) {
+    let cat: &Catalogue = &imported.catalogue;
+    let regions: Vec<Value> = cat
+        .regions()
+        .iter()
+        .map(|r| {
+            let table = cat.price_table(r).cloned().unwrap_or_default();
+            let priced = table.values().filter(|e| matches!(e.status, PriceStatus::Priced { .. })).count();
+            let unpriced: Vec<Value> = table
+                .iter()
+                .filter_map(|(key, e)| match &e.status {
+                    PriceStatus::Unpriced { unpriced } => Some(json!({"key": key, "reason": unpriced})),
+                    PriceStatus::Priced { .. } => None,
+                })
+                .collect();
+            json!({"name": r, "priced": priced, "unpriced": unpriced})
+        })
+        .collect();
+    let offers: Vec<Value> = imported
+        .offers
+        .iter()
+        .map(|o| json!({"offer": o.offer, "region": o.region, "version": o.version, "url": o.url}))
+        .collect();
+    if format == Format::Json {
+        outln!(
+            "{}",
+            json!({"wrote": out.display().to_string(), "endpoint": endpoint, "regions": regions, "offers": offers})
+        );
+        return;
+    }
+    outln!("wrote {} from {endpoint}", out.display());
+    for r in &regions {
+        let unpriced = r["unpriced"].as_array().map_or(0, Vec::len);
+        outln!("  {}: {} priced, {unpriced} unpriced", r["name"].as_str().unwrap_or_default(), r["priced"]);
+        for u in r["unpriced"].as_array().into_iter().flatten() {
+            outln!(
+                "    {}: {}",
+                u["key"].as_str().unwrap_or_default(),
+                u["reason"].as_str().unwrap_or_default()
+            );
+        }
+    }
+    outln!(
+        "use it with `--catalogue {0}`, or `catalogue: {0}` in the root runway (relative to it)",
+        out.display()
+    );
+}
