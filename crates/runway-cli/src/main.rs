@@ -318,10 +318,23 @@ fn catalogue_for(root: &Path, flag: Option<&Path>) -> Result<Catalogue, Exit> {
     if flag.is_some() {
         return catalogue(flag);
     }
-    // An unreadable root is reported by the loader, with the built-in catalogue.
-    let Ok(bytes) = std::fs::read(root) else { return catalogue(None) };
+    match setting_catalogue(root) {
+        None => catalogue(None),
+        Some(Ok(cat)) => Ok(cat),
+        Some(Err(diags)) => {
+            report_invalid(&diags);
+            Err(Exit(EXIT_INVALID))
+        }
+    }
+}
+
+/// The catalogue a root names with `catalogue:`, laid over the built-in one; `None` when it
+/// names none (or cannot be read: the loader reports that). `Err` holds a `catalogue-file`
+/// diagnostic at the setting, then the file's own diagnostics.
+fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> {
+    let bytes = std::fs::read(root).ok()?;
     let name = root.to_string_lossy().replace('\\', "/");
-    let Some(setting) = runway_schema::catalogue_setting(&name, &bytes) else { return catalogue(None) };
+    let setting = runway_schema::catalogue_setting(&name, &bytes)?;
     let path = root.parent().unwrap_or(Path::new("")).join(&setting.path);
     let shown = path.display().to_string();
     let at = |message: String, help: &str| {
@@ -331,15 +344,14 @@ fn catalogue_for(root: &Path, flag: Option<&Path>) -> Result<Catalogue, Exit> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => {
-            report_invalid(&[at(
+            return Some(Err(vec![at(
                 format!("catalogue file `{}` cannot be read ({shown}: {e})", setting.path),
                 "the path is relative to the root runway's folder; write the file with \
                  `runway catalogue import --region <R> --out <FILE>`, or fix the path",
-            )]);
-            return Err(Exit(EXIT_INVALID));
+            )]));
         }
     };
-    match Catalogue::parse(&shown, &text) {
+    Some(match Catalogue::parse(&shown, &text) {
         Ok(user) => Ok(Catalogue::builtin().extended_with(&user)),
         Err(mut diags) => {
             diags.insert(
@@ -349,10 +361,9 @@ fn catalogue_for(root: &Path, flag: Option<&Path>) -> Result<Catalogue, Exit> {
                     "fix the catalogue file (its diagnostics follow; format: docs/catalogue.md)",
                 ),
             );
-            report_invalid(&diags);
-            Err(Exit(EXIT_INVALID))
+            Err(diags)
         }
-    }
+    })
 }
 
 fn options(cat: &Catalogue) -> Options {
@@ -381,7 +392,15 @@ fn load_valid(file: &Path, cat: &Catalogue) -> Result<(Product, Vec<Diagnostic>)
 /// would refuse (over a cap, unpriced under a cap, any other plan error) with the same
 /// diagnostics and exit code, so passing `check` means no environment is refused.
 fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
-    let cat = catalogue_for(file, catalogue_file)?;
+    // A `catalogue:` file that cannot be used is reported as check reports the rest.
+    let cat = match (catalogue_file, setting_catalogue(file)) {
+        (None, Some(Err(diagnostics))) => {
+            print_check(file, format, &diagnostics, &[]);
+            return Err(Exit(EXIT_INVALID));
+        }
+        (None, Some(Ok(cat))) => cat,
+        _ => catalogue(catalogue_file)?,
+    };
     let loaded = files::load(file, &options(&cat)).map_err(usage)?;
     let mut diagnostics = loaded.diagnostics;
     let invalid = diagnostics.iter().any(Diagnostic::is_error);
@@ -402,24 +421,29 @@ fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(
             }
         }
     }
+    print_check(file, format, &diagnostics, &refused);
+    match (invalid, refused.is_empty()) {
+        (true, _) => Err(Exit(EXIT_INVALID)),
+        (false, false) => Err(Exit(EXIT_CAP)),
+        (false, true) => Ok(()),
+    }
+}
+
+/// What `check` prints: its diagnostics, then each refused environment's line and a summary.
+fn print_check(file: &Path, format: Format, diagnostics: &[Diagnostic], refused: &[String]) {
     match format {
-        Format::Json => print_diagnostics_json(&diagnostics),
+        Format::Json => print_diagnostics_json(diagnostics),
         Format::Text => {
-            out!("{}", files::render_text(&diagnostics, files::colour(files::stdout_is_terminal())));
-            for line in &refused {
+            out!("{}", files::render_text(diagnostics, files::colour(files::stdout_is_terminal())));
+            for line in refused {
                 outln!("{line}");
             }
             if diagnostics.is_empty() {
                 outln!("{}: ok", file.display());
             } else {
-                outln!("{}: {}", file.display(), files::summary(&diagnostics));
+                outln!("{}: {}", file.display(), files::summary(diagnostics));
             }
         }
-    }
-    match (invalid, refused.is_empty()) {
-        (true, _) => Err(Exit(EXIT_INVALID)),
-        (false, false) => Err(Exit(EXIT_CAP)),
-        (false, true) => Ok(()),
     }
 }
 
