@@ -55,4 +55,14 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(self, Error::UnknownRegion { .. })
     }
+
+    /// May the same request succeed if tried again: the endpoint unreachable, the transfer
+    /// broken off, or the server overloaded or failing (HTTP 429, 5xx)?
+    pub fn may_pass(&self) -> bool {
+        match self {
+            Error::Unreachable { .. } => true,
+            Error::Status { status, .. } => *status == 429 || *status >= 500,
+            _ => false,
+        }
+    }
 }

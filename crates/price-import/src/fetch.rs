@@ -1,4 +1,5 @@
-//! HTTP: one GET per file, the body read chunk by chunk with progress.
+//! HTTP: one GET per file, the body read chunk by chunk with progress, retried when the
+//! failure may pass (a GET of a public file is safe to repeat).
 
 use std::time::Duration;
 
@@ -21,8 +22,33 @@ pub(crate) fn client() -> Result<reqwest::Client, Error> {
         })
 }
 
-/// The body of `url`, reporting progress as it arrives.
+/// The waits before the second and third attempts of a GET whose failure may pass.
+const RETRY_WAITS: [Duration; 2] = [Duration::from_millis(250), Duration::from_millis(1000)];
+
+/// The body of `url`, reporting progress as it arrives. An unreachable endpoint, a broken
+/// transfer, HTTP 429 or a 5xx is tried again, up to three attempts; the last error is
+/// returned.
 pub(crate) async fn get(
+    client: &reqwest::Client,
+    url: &str,
+    offer: &str,
+    region: Option<&str>,
+    progress: &mut dyn FnMut(&Progress<'_>),
+) -> Result<Vec<u8>, Error> {
+    let mut waits = RETRY_WAITS.iter();
+    loop {
+        match get_once(client, url, offer, region, progress).await {
+            Err(e) if e.may_pass() => match waits.next() {
+                Some(wait) => tokio::time::sleep(*wait).await,
+                None => return Err(e),
+            },
+            done => return done,
+        }
+    }
+}
+
+/// One attempt of [`get`].
+async fn get_once(
     client: &reqwest::Client,
     url: &str,
     offer: &str,

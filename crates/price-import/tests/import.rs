@@ -264,6 +264,24 @@ async fn an_endpoint_that_is_down_is_unreachable() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn a_server_that_fails_twice_then_answers_is_retried() {
+    let server = FileServer::start_failing(&fixtures(), 2);
+    let imported = run(&server.url(), &[REGION]).await.unwrap();
+    assert!(matches!(entry(&imported, REGION, "alb-hour").status, PriceStatus::Priced { .. }));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_that_keeps_failing_is_an_error_after_three_attempts() {
+    let server = FileServer::start_failing(&fixtures(), usize::MAX);
+    let err = run(&server.url(), &[REGION]).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Status { status: 503, url } if url.ends_with("region_index.json")),
+        "{err}"
+    );
+    assert_eq!(server.requests(), 3);
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn a_missing_offer_file_is_a_404() {
     let dir = edited_copy("price-import-404", |root| {
         std::fs::remove_file(offer_file(root, "AmazonECS", "20261103000000")).unwrap();

@@ -19,6 +19,12 @@ pub struct FileServer {
 impl FileServer {
     /// Starts serving `root` on a free loopback port.
     pub fn start(root: &Path) -> FileServer {
+        FileServer::start_failing(root, 0)
+    }
+
+    /// Starts serving `root`, but answers the first `failures` requests `503 Service
+    /// Unavailable`: a server that recovers, for tests of retries.
+    pub fn start_failing(root: &Path, failures: usize) -> FileServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("cannot bind a loopback port");
         let port = listener.local_addr().expect("a bound listener has an address").port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -31,9 +37,9 @@ impl FileServer {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                count.fetch_add(1, Ordering::SeqCst);
+                let failing = count.fetch_add(1, Ordering::SeqCst) < failures;
                 let root = root.clone();
-                std::thread::spawn(move || serve(stream, &root));
+                std::thread::spawn(move || serve(stream, &root, failing));
             }
         });
         FileServer { port, stop, requests, thread: Some(thread) }
@@ -70,7 +76,7 @@ fn file_of(root: &Path, target: &str) -> Option<PathBuf> {
     Some(root.join(path))
 }
 
-fn serve(stream: TcpStream, root: &Path) {
+fn serve(stream: TcpStream, root: &Path, failing: bool) {
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
         Err(_) => return,
@@ -95,6 +101,13 @@ fn serve(stream: TcpStream, root: &Path) {
         _ => None,
     };
     let mut out = stream;
+    if failing {
+        let _ = out.write_all(
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbusy",
+        );
+        let _ = out.flush();
+        return;
+    }
     let _ = match body {
         Some(bytes) => {
             let head = format!(
