@@ -1,6 +1,7 @@
 //! `AmazonSNS`: standard topic publish requests (`Requests-Tier1`), per request, written per
 //! million; the first million a month is a free tier, so the paid tier is read. FIFO topics
-//! are billed per published message and payload, which the catalogue does not model.
+//! are billed for publish requests and for their payload, which a request price alone would
+//! understate: left unpriced.
 
 use super::{Lookup, Rule, units, usage};
 
@@ -19,7 +20,7 @@ pub(crate) fn rule(key: &str) -> Option<Lookup> {
         })),
         "sns-fifo" => Some(Lookup::NotModelled {
             unit: "million requests",
-            reason: "SNS FIFO is billed per published message and payload, not per request; not modelled",
+            reason: "SNS FIFO topics are billed for publish requests and for the payload published (per GB); a request price alone would understate them, so it is not read (no row or figure for the pair was confirmed)",
         }),
         _ => None,
     }
