@@ -304,7 +304,7 @@ impl Catalogue {
     /// Every price key the sizes of this catalogue need to be priced, in catalogue order, each
     /// once: instances, storage and proxy of every postgres size, nodes of every cache size,
     /// standard and FIFO requests of queues and topics, bucket storage, Fargate vCPU and GB,
-    /// and the per-environment ALB, private zone and secret. Usage-based charges (logs,
+    /// and the per-environment ALB, private zone, secret and VPC endpoint. Usage-based charges (logs,
     /// budgets) are not among them: they never make a plan unpriced.
     pub fn price_keys(&self) -> Vec<String> {
         let s = &self.sizes;
@@ -328,7 +328,7 @@ impl Catalogue {
         }
         items.extend(s.bucket.keys().map(|size| Item::Bucket { size }));
         items.extend(s.workload.keys().map(|size| Item::Tasks { size, tasks: 1 }));
-        items.extend([Item::Alb, Item::PrivateZone, Item::Secret]);
+        items.extend([Item::Alb, Item::PrivateZone, Item::Secret, Item::InterfaceEndpoint { zones: 2 }]);
         let mut keys: Vec<String> = Vec::new();
         for item in &items {
             for usage in self.usages(item).unwrap_or_default() {

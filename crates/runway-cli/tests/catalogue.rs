@@ -40,7 +40,7 @@ fn european_shop(name: &str) -> (Scratch, PathBuf) {
         .replace("engine: rds", "engine: aurora")
         .replace(
             "  staging:\n    region: eu-west-1\n",
-            "  staging:\n    region: eu-west-1\n    limits:\n      monthly: 3000\n",
+            "  staging:\n    region: eu-west-1\n    limits:\n      monthly: 3000\n    network: { endpoints: true }\n",
         );
     assert!(
         edited.contains("engine: aurora") && edited.contains("monthly: 3000"),
@@ -111,6 +111,16 @@ fn imported_prices_plan_a_european_aurora_product_under_its_caps() {
     let plan: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(plan["cost"]["unpriced"], Value::Array(vec![]));
     assert_eq!(plan["cost"]["verdict"], "within");
+    // Its VPC endpoints are priced from the AmazonVPC offer (0.011 in the fixture), per zone.
+    let endpoint_prices: Vec<&Value> = plan["cost"]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["unit"] == "hour" && l["source"].as_str().unwrap().contains("VpcEndpoint-Hours"))
+        .map(|l| &l["unitPrice"])
+        .collect();
+    assert!(!endpoint_prices.is_empty(), "{}", plan["cost"]);
+    assert!(endpoint_prices.iter().all(|p| *p == "0.011"), "{endpoint_prices:?}");
     // `--catalogue` overrides the setting: an empty catalogue file leaves eu-west-1 unpriced again.
     let empty = dir.join("empty.yaml");
     std::fs::write(&empty, "regions: {}\n").unwrap();
