@@ -9,12 +9,12 @@ use cost::Catalogue;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability,
-    CompletionItem, CompletionItemKind, CompletionOptions, CompletionParams, CompletionResponse,
+    CompletionItem, CompletionItemKind, CompletionOptions, CompletionResponse,
     CompletionTextEdit, DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverContents,
-    HoverParams, HoverProviderCapability, Location, MarkupContent, MarkupKind, OneOf, Position,
+    DidSaveTextDocumentParams, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, Location, MarkupContent, MarkupKind, OneOf, Position,
     PublishDiagnosticsParams, ReferenceParams, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url, WorkspaceEdit,
+    TextDocumentPositionParams, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
+    Url, WorkspaceEdit,
 };
 use runway_schema::syntax;
 use serde::Serialize;
@@ -226,22 +226,20 @@ impl Server {
         fn parsed<P: DeserializeOwned>(v: Value) -> Result<P, (ErrorCode, String)> {
             serde_json::from_value(v).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
         }
+        // Hover, completion and definition need only the document and the position: their
+        // other fields (a completion's `context`, progress tokens) are not read, so a client
+        // that sends them in another shape is still answered.
         let result = match r.method.as_str() {
             "textDocument/hover" => {
-                let p: HoverParams = parsed(r.params)?;
-                json(self.hover(
-                    &p.text_document_position_params.text_document.uri,
-                    p.text_document_position_params.position,
-                ))
+                let at: TextDocumentPositionParams = parsed(r.params)?;
+                json(self.hover(&at.text_document.uri, at.position))
             }
             "textDocument/completion" => {
-                let p: CompletionParams = parsed(r.params)?;
-                let at = &p.text_document_position;
+                let at: TextDocumentPositionParams = parsed(r.params)?;
                 json(self.completion(&at.text_document.uri, at.position).map(CompletionResponse::Array))
             }
             "textDocument/definition" => {
-                let p: GotoDefinitionParams = parsed(r.params)?;
-                let at = &p.text_document_position_params;
+                let at: TextDocumentPositionParams = parsed(r.params)?;
                 json(self.definition(&at.text_document.uri, at.position).map(GotoDefinitionResponse::Scalar))
             }
             "textDocument/references" => {

@@ -71,7 +71,7 @@ const ROOT: &str = "runway: 3\nproduct: shop\nmembers: [\"svc/*\"]\nenvironments
 fn a_member_is_checked_with_its_root_from_the_editors_text() {
     let dir = Scratch::new("member");
     let root = dir.write("runway.yaml", ROOT);
-    let member = dir.write("svc/a/runway.yaml", "runway: 3\nruntime: other\nuses: [jobs]\n");
+    let member = dir.write("svc/orders/runway.yaml", "runway: 3\nruntime: other\nuses: [jobs]\n");
     let mut server = Server::new(cost::Catalogue::builtin());
     // The member opened first, with an unsaved typo: its root is found on disk.
     let published = open(&mut server, &member, "runway: 3\nruntime: other\nuses: [jbos]\n");

@@ -72,7 +72,8 @@ async def settled(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
     """The diagnostics of `path` once the server has handled everything sent so far: it
     answers in order, so after a request's answer every earlier publish has arrived."""
     await hover(client, path, types.Position(line=0, character=0))
-    return client.diagnostics.get(uri(path), [])
+    # The client keeps each file's last publish as lsprotocol structured it (a tuple).
+    return list(client.diagnostics.get(uri(path), []))
 
 
 async def hover(client: LanguageClient, path: Path, pos: types.Position) -> str | None:
