@@ -86,20 +86,31 @@ impl Analysis {
     }
 }
 
-/// Is this text a root runway (it has a top-level key only roots have)?
-pub fn is_root(text: &str) -> bool {
-    const ROOT_ONLY: [&str; 6] = ["product", "environments", "resources", "workloads", "members", "secrets"];
+/// The top-level keys only a root runway has.
+const ROOT_ONLY: &[&str] = &["product", "environments", "resources", "workloads", "members", "secrets"];
+/// The top-level keys only a member runway has.
+const MEMBER_ONLY: &[&str] = &["member", "runtime", "requires", "uses"];
+
+/// Does the text have one of `keys` at its top level? A file with a syntax error (it is being
+/// typed) still says so at the start of a line.
+fn has_top_level_key(text: &str, keys: &[&str]) -> bool {
     match syntax::parse("", text) {
-        Ok(tree) => tree.root().entries().any(|(k, _)| k.as_str().is_some_and(|k| ROOT_ONLY.contains(&k))),
-        // A root with a syntax error still says so at the start of a line.
-        Err(_) => text
-            .lines()
-            .any(|l| ROOT_ONLY.iter().any(|k| l.strip_prefix(k).is_some_and(|r| r.starts_with(':')))),
+        Ok(tree) => tree.root().entries().any(|(k, _)| k.as_str().is_some_and(|k| keys.contains(&k))),
+        Err(_) => {
+            text.lines().any(|l| keys.iter().any(|k| l.strip_prefix(k).is_some_and(|r| r.starts_with(':'))))
+        }
     }
 }
 
+/// Is this text a root runway (it has a top-level key only roots have)?
+pub fn is_root(text: &str) -> bool {
+    has_top_level_key(text, ROOT_ONLY)
+}
+
 /// The root runway a file belongs to: itself when it is a root, else the nearest
-/// `runway.yaml` above it that is a root whose `members` globs match the file's folder.
+/// `runway.yaml` above it that is a root whose `members` globs match the file's folder. A
+/// `runway.yaml` that is neither (empty, garbage, or only `runway: 3` so far) and has no
+/// member-only key is checked as a root, as `runway check` would check it.
 pub fn root_of(path: &Path, docs: &Documents) -> Option<PathBuf> {
     let text = docs.text(path)?;
     if is_root(text.as_str()) {
@@ -113,7 +124,8 @@ pub fn root_of(path: &Path, docs: &Documents) -> Option<PathBuf> {
             return Some(candidate);
         }
     }
-    None
+    let named = path.file_name().is_some_and(|n| n == "runway.yaml");
+    (named && !has_top_level_key(text.as_str(), MEMBER_ONLY)).then(|| path.to_path_buf())
 }
 
 /// Does a root's `members` match `folder` (a folder under `base`)?
@@ -171,7 +183,24 @@ mod tests {
         assert_eq!(member_globs(typing), ["services/*", "tools/*"]);
         assert!(is_root(typing));
         assert!(!is_root("runway: 3\nuses: [\n"));
+        assert!(has_top_level_key("runway: 3\nuses: [\n", MEMBER_ONLY));
         assert!(matches_members(typing, Path::new("/p"), Path::new("/p/tools/x")));
         assert!(!matches_members(typing, Path::new("/p"), Path::new("/p/tools/x/y")));
+    }
+
+    #[test]
+    fn an_empty_or_garbage_runway_file_is_checked_as_a_root_and_a_lone_member_is_not() {
+        let mut docs = Documents::default();
+        let dir = Path::new("/nonexistent-runway-lsp-test/shop");
+        let (root, member, other) = (dir.join("runway.yaml"), dir.join("m/runway.yaml"), dir.join("x.yaml"));
+        for text in ["", "\u{fffd}\u{0} [", "runway: 3\n"] {
+            docs.set(root.clone(), text.to_owned());
+            assert_eq!(root_of(&root, &docs), Some(root.clone()), "{text:?}");
+        }
+        docs.set(member.clone(), "runway: 3\nuses: [jobs]\n".to_owned());
+        // Its folder's root above is no root and does not list it.
+        assert_eq!(root_of(&member, &docs), None);
+        docs.set(other.clone(), String::new());
+        assert_eq!(root_of(&other, &docs), None);
     }
 }

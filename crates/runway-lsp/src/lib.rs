@@ -51,5 +51,6 @@ pub mod hover;
 pub mod navigate;
 pub mod position;
 mod server;
+mod transport;
 
-pub use server::{Server, capabilities, run_stdio, serve};
+pub use server::{ServeError, Server, capabilities, run_stdio, serve};

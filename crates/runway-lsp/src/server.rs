@@ -1,20 +1,19 @@
 //! The server: documents, analyses by root, and the protocol's messages in and out.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::error::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use cost::Catalogue;
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification, ProtocolError, Request, Response};
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionProviderCapability,
-    CompletionItem, CompletionItemKind, CompletionOptions, CompletionResponse,
-    CompletionTextEdit, DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability, Location, MarkupContent, MarkupKind, OneOf, Position,
-    PublishDiagnosticsParams, ReferenceParams, ServerCapabilities, TextDocumentSyncCapability,
-    TextDocumentPositionParams, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
-    Url, WorkspaceEdit,
+    CompletionItem, CompletionItemKind, CompletionOptions, CompletionResponse, CompletionTextEdit,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, GotoDefinitionResponse, Hover, HoverContents, HoverProviderCapability,
+    Location, MarkupContent, MarkupKind, OneOf, Position, PublishDiagnosticsParams, ReferenceParams,
+    ServerCapabilities, TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url, WorkspaceEdit,
 };
 use runway_schema::syntax;
 use serde::Serialize;
@@ -50,9 +49,24 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
+/// Why the server stopped serving before the client said `exit`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The handshake or the shutdown did not follow the protocol.
+    #[error("the editor did not follow the protocol: {0}")]
+    Protocol(#[from] ProtocolError),
+    /// The connection to the editor closed while a message was being sent.
+    #[error("the connection to the editor closed")]
+    Disconnected,
+    /// Reading stdin or writing stdout failed.
+    #[error("stdio: {0}")]
+    Io(#[from] std::io::Error),
+}
+
 /// Serves the protocol over stdin and stdout until the client says `exit`.
-pub fn run_stdio(catalogue: Catalogue) -> Result<(), Box<dyn Error + Send + Sync>> {
-    let (connection, io_threads) = Connection::stdio();
+pub fn run_stdio(catalogue: Catalogue) -> Result<(), ServeError> {
+    let (connection, io_threads) = crate::transport::stdio();
     serve(&connection, catalogue)?;
     drop(connection);
     io_threads.join()?;
@@ -60,7 +74,7 @@ pub fn run_stdio(catalogue: Catalogue) -> Result<(), Box<dyn Error + Send + Sync
 }
 
 /// Serves the protocol over a connection: the handshake, then every message until `exit`.
-pub fn serve(connection: &Connection, catalogue: Catalogue) -> Result<(), Box<dyn Error + Send + Sync>> {
+pub fn serve(connection: &Connection, catalogue: Catalogue) -> Result<(), ServeError> {
     let (id, _params) = connection.initialize_start()?;
     let init = serde_json::json!({
         "capabilities": capabilities(),
@@ -74,18 +88,23 @@ pub fn serve(connection: &Connection, catalogue: Catalogue) -> Result<(), Box<dy
                 if connection.handle_shutdown(&request)? {
                     return Ok(());
                 }
-                connection.sender.send(Message::Response(server.request(request)))?;
+                send(connection, Message::Response(server.request(request)))?;
             }
             Message::Notification(n) if n.method == "exit" => return Ok(()),
             Message::Notification(n) => {
                 for out in server.notify(n) {
-                    connection.sender.send(Message::Notification(out))?;
+                    send(connection, Message::Notification(out))?;
                 }
             }
             Message::Response(_) => {}
         }
     }
     Ok(())
+}
+
+/// Sends a message to the editor.
+fn send(connection: &Connection, message: Message) -> Result<(), ServeError> {
+    connection.sender.send(message).map_err(|_| ServeError::Disconnected)
 }
 
 /// The server without a transport: notifications in, the diagnostics to publish out;
@@ -169,7 +188,7 @@ impl Server {
 
     /// Re-analyses the root a file belongs to and gives its diagnostics to publish.
     fn refresh(&mut self, path: &Path) -> Vec<Notification> {
-        let Some(root) = root_of(path, &self.docs) else { return Vec::new() };
+        let Some(root) = self.root_of(path) else { return Vec::new() };
         self.analyse(&root);
         let analysis = &self.analyses[&root];
         let mut out = Vec::new();
@@ -187,6 +206,12 @@ impl Server {
             out.extend(publish(&gone, Vec::new()));
         }
         out
+    }
+
+    /// The root a file belongs to ([`root_of`]); a file once checked as a root stays one
+    /// whatever its text becomes (emptied, say), so that its diagnostics follow.
+    fn root_of(&self, path: &Path) -> Option<PathBuf> {
+        root_of(path, &self.docs).or_else(|| self.analyses.contains_key(path).then(|| path.to_path_buf()))
     }
 
     /// Checks and plans a root now, keeping the result (and its completion words when the
@@ -268,7 +293,7 @@ impl Server {
 
     /// The analysis of the root a file belongs to, made when there is none yet.
     fn analysis(&mut self, path: &Path) -> Option<&Analysis> {
-        let root = root_of(path, &self.docs)?;
+        let root = self.root_of(path)?;
         if !self.analyses.contains_key(&root) {
             self.analyse(&root);
         }
@@ -349,7 +374,7 @@ impl Server {
     fn references(&mut self, uri: &Url, position: Position, declaration: bool) -> Option<Vec<Location>> {
         let (at, target, _) = self.target(uri, position)?;
         let (Target::Resource(name) | Target::Use(name)) = target else { return None };
-        let analysis = self.analyses.get(&root_of(&at.path, &self.docs)?)?;
+        let analysis = self.analyses.get(&self.root_of(&at.path)?)?;
         Some(
             navigate::references(analysis, &self.docs, &name, declaration)
                 .iter()

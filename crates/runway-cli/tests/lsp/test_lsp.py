@@ -272,6 +272,8 @@ BAD_INPUTS = [
     "runway: 3\nproduct: x\nenvironments: 7\nresources: [1, 2]\nworkloads: { w: [] }\n",
     "runway: 3\nproduct: 𝄞𝄞\nenvironments:\n  dev: { region: ü }\nresources:\n  r: { kind: kafka }\n",
     "\x00\x01 binary \ufffd\n",
+    # An unpaired surrogate: JSON carries it as the escape `\ud800`, which is no Unicode scalar.
+    "runway: 3\nproduct: \ud800\n",
 ]
 
 
@@ -279,6 +281,9 @@ async def test_bad_input_never_crashes_it(client: LanguageClient, shop: Path):
     text = open_doc(client, shop)
     for version, bad in enumerate(BAD_INPUTS, start=2):
         change_doc(client, shop, bad, version)
+        # Every bad text is an invalid runway: it gets diagnostics, as `check` gives them.
+        diags = await settled(client, shop)
+        assert any(d.severity == types.DiagnosticSeverity.Error for d in diags), (bad[:40], diags)
         for pos in (types.Position(line=0, character=0), types.Position(line=3, character=999), types.Position(line=99, character=5)):
             await hover(client, shop, pos)
             await completion(client, shop, pos)
