@@ -68,6 +68,19 @@ mod tests {
     }
 
     #[test]
+    fn an_emoji_before_the_span_shifts_it_by_two_units() {
+        let text = SourceText::new("workloads: { \"🚀\": { uses: [é-db] } }\n".to_owned());
+        let offset = text.as_str().find("é-db").unwrap();
+        let at = Location { file: "f".into(), line: 1, column: 27, offset, len: "é-db".len() };
+        let d = Diagnostic::error(Code::UnknownResource, at, "workloads.🚀.uses[0]", "x");
+        assert_eq!(bytes(&d, &text), offset..offset + 5);
+        let range = to_lsp(&d, &text).range;
+        // 13 units of `workloads: { `, 4 of `"🚀"`, 11 of `: { uses: [`; 4 of `é-db`.
+        assert_eq!((range.start.line, range.start.character), (0, 28));
+        assert_eq!((range.end.line, range.end.character), (0, 32));
+    }
+
+    #[test]
     fn an_empty_span_covers_one_character_and_never_leaves_the_text() {
         let text = SourceText::new("a: é\n".to_owned());
         let at = |offset| Location { file: "f".into(), line: 1, column: 1, offset, len: 0 };

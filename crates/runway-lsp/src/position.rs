@@ -139,6 +139,29 @@ mod tests {
         assert_eq!(t.byte_range(range), ok..ok + 2);
     }
 
+    /// An emoji outside the BMP (`🚀`, 4 bytes, 2 units) and one written as a ZWJ sequence
+    /// (`👩‍💻`: two such emoji and U+200D, 11 bytes, 5 units) before a word, and `é` after it.
+    #[test]
+    fn emoji_count_two_units_each_and_round_trip() {
+        let text = "detail: \"🚀 👩\u{200d}💻 go é\"\nnext: 1\n";
+        let t = SourceText::new(text.to_owned());
+        let go = text.find("go").unwrap();
+        assert_eq!(go, 8 + 1 + 4 + 1 + 11 + 1);
+        // `detail: "` is 9 units, then 2 + 1 + 5 + 1.
+        assert_eq!(t.position(go), pos(0, 18));
+        assert_eq!(t.offset(pos(0, 18)), go);
+        let e = text.find('é').unwrap();
+        assert_eq!(t.position(e + 2), pos(0, 22));
+        assert_eq!(t.byte_range(t.range(e..e + 2)), e..e + 2);
+        // Inside the rocket's surrogate pair: its start, both ways.
+        assert_eq!(t.offset(pos(0, 10)), 9);
+        assert_eq!(t.position(10), pos(0, 9));
+        for offset in (0..=text.len()).filter(|o| text.is_char_boundary(*o)) {
+            assert_eq!(t.offset(t.position(offset)), offset, "offset {offset}");
+        }
+        assert_eq!(t.position(text.find("next").unwrap()), pos(1, 0));
+    }
+
     #[test]
     fn every_line_break_counts_and_positions_clamp() {
         let t = SourceText::new("a\r\nb\rc\nd".to_owned());
