@@ -14,7 +14,7 @@
 //!
 //! | command | functions |
 //! |---|---|
-//! | `runway check` (and `runway lsp`'s diagnostics) | [`check()`]: the loader's diagnostics and every environment's plan |
+//! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan |
 //! | `runway plan` | [`plan()`], then [`render_plan_text`] or [`to_json`] of the [`Plan`] |
 //! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
@@ -37,7 +37,7 @@ pub mod review;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
 
-pub use check::{Checked, check};
+pub use check::{Checked, check, check_each};
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use lower::{PlanError, database_name, plan, variables};

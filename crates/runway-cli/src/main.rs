@@ -338,8 +338,13 @@ fn load_valid(file: &Path, cat: &Catalogue) -> Result<(Product, Vec<Diagnostic>)
 fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(), Exit> {
     let cat = catalogue(catalogue_file)?;
     let loaded = files::load(file, &options(&cat)).map_err(usage)?;
-    let checked = runtime_plan::check(loaded, &cat).map_err(usage)?;
-    let refused: Vec<String> = checked.refused().map(refused_message).collect();
+    let mut refused = Vec::new();
+    let checked = runtime_plan::check_each(loaded, &cat, |plan| {
+        if plan.has_errors() {
+            refused.push(refused_message(&plan));
+        }
+    })
+    .map_err(usage)?;
     let (diagnostics, invalid) = (checked.diagnostics, checked.invalid);
     match format {
         Format::Json => print_diagnostics_json(&diagnostics),
