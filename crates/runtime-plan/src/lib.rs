@@ -14,6 +14,7 @@
 //!
 //! | command | functions |
 //! |---|---|
+//! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan |
 //! | `runway plan` | [`plan()`], then [`render_plan_text`] or [`to_json`] of the [`Plan`] |
 //! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
@@ -24,6 +25,7 @@
 //! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
 //! adapter runs. See `docs/planning.md` for the item model and naming rules.
 
+mod check;
 pub mod diff;
 pub mod graph;
 pub mod lower;
@@ -35,6 +37,7 @@ pub mod review;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
 
+pub use check::{Checked, check, check_each};
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use lower::{PlanError, database_name, plan, variables};

@@ -135,6 +135,13 @@ enum Command {
         #[arg(long, value_enum, default_value = "json")]
         format: SchemaFormat,
     },
+    /// The language server for editors, over stdin and stdout: check's diagnostics as you type,
+    /// cost on hover, completion, go to definition, references and fixes (docs/editor.md).
+    Lsp {
+        /// A catalogue file that replaces or extends the built-in one.
+        #[arg(long)]
+        catalogue: Option<PathBuf>,
+    },
     /// The sizes and prices in use, with their sources and how old they are;
     /// `runway catalogue import` reads prices from the AWS Price List.
     Catalogue {
@@ -229,7 +236,7 @@ fn prints_json(command: &Command) -> bool {
         Command::Diff { format, .. } => *format == review::DiffFormat::Json,
         Command::Graph { format, .. } => *format == GraphFormat::Json,
         Command::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,
-        Command::Schema { .. } => false,
+        Command::Schema { .. } | Command::Lsp { .. } => false,
     }
 }
 
@@ -268,6 +275,7 @@ fn main() -> ExitCode {
             );
             Ok(())
         }
+        Command::Lsp { catalogue } => lsp_cmd(catalogue.as_deref()),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command),
         Command::Catalogue { command: None, root, region, format, catalogue } => {
             prices::show(root.as_deref(), region.as_deref(), format, catalogue.as_deref())
@@ -402,25 +410,14 @@ fn check(file: &Path, format: Format, catalogue_file: Option<&Path>) -> Result<(
         _ => catalogue(catalogue_file)?,
     };
     let loaded = files::load(file, &options(&cat)).map_err(usage)?;
-    let mut diagnostics = loaded.diagnostics;
-    let invalid = diagnostics.iter().any(Diagnostic::is_error);
     let mut refused = Vec::new();
-    if let (false, Some(product)) = (invalid, &loaded.product) {
-        for env in product.root.environments.keys() {
-            let plan = runtime_plan::plan(product, env, &cat).map_err(usage)?;
-            if plan.has_errors() {
-                refused.push(refused_message(&plan));
-                // The loader already reported what it checks itself; the plan's errors it
-                // re-checks defensively are not repeated.
-                let new: Vec<Diagnostic> = plan
-                    .diagnostics
-                    .into_iter()
-                    .filter(|d| d.is_error() && !diagnostics.contains(d))
-                    .collect();
-                diagnostics.extend(new);
-            }
+    let checked = runtime_plan::check_each(loaded, &cat, |plan| {
+        if plan.has_errors() {
+            refused.push(refused_message(&plan));
         }
-    }
+    })
+    .map_err(usage)?;
+    let (diagnostics, invalid) = (checked.diagnostics, checked.invalid);
     print_check(file, format, &diagnostics, &refused);
     match (invalid, refused.is_empty()) {
         (true, _) => Err(Exit(EXIT_INVALID)),
@@ -461,6 +458,12 @@ fn refused_message(plan: &runtime_plan::Plan) -> String {
         plan.product,
         plan.cost.verdict.text(true)
     )
+}
+
+/// Serves the language server over stdio until the editor says `exit`.
+fn lsp_cmd(catalogue_file: Option<&Path>) -> Result<(), Exit> {
+    let cat = catalogue(catalogue_file)?;
+    runway_lsp::run_stdio(cat).map_err(|e| usage(format!("the language server stopped: {e}")))
 }
 
 fn stderr_colour() -> bool {

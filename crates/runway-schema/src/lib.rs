@@ -13,6 +13,7 @@ mod mem;
 pub mod model;
 mod parse;
 mod read;
+pub mod syntax;
 mod tree;
 mod validate;
 pub mod values;

@@ -40,10 +40,10 @@ pub(crate) mod keys {
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
 }
 
-const KINDS: &[&str] = &["postgres", "queue", "topic", "cache", "bucket"];
+pub(crate) const KINDS: &[&str] = &["postgres", "queue", "topic", "cache", "bucket"];
 const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];
-const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
-const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];
+pub(crate) const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
+pub(crate) const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];
 const MAX_VISIBILITY_MS: u64 = 12 * 3_600_000;
 
 /// What the root validation needs from outside the file.

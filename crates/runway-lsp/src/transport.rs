@@ -1,0 +1,176 @@
+//! The stdio transport: `Content-Length` framed JSON-RPC messages on stdin and stdout.
+//!
+//! lsp-server's own stdio transport stops the server at the first message it cannot read
+//! (a body that is not UTF-8, an unpaired UTF-16 surrogate escape such as `"\ud800"`, which
+//! `serde_json` refuses). An editor can send either for a document holding garbage, so this
+//! reader decodes bodies lossily (an invalid byte becomes U+FFFD), reads a lone surrogate
+//! escape as U+FFFD too, and skips (with a line on stderr) a message that still does not read.
+//! Only the end of stdin, an I/O error or `exit` ends it.
+
+use std::io::{self, BufRead};
+use std::thread::{self, JoinHandle};
+
+use lsp_server::{Connection, Message};
+
+/// The threads that carry messages between stdio and a [`Connection`].
+pub struct StdioThreads {
+    reader: JoinHandle<io::Result<()>>,
+    writer: JoinHandle<io::Result<()>>,
+}
+
+impl StdioThreads {
+    /// Waits for both threads; the first I/O error either met, if any.
+    pub fn join(self) -> io::Result<()> {
+        let reader =
+            self.reader.join().unwrap_or_else(|_| Err(io::Error::other("the stdin reader panicked")));
+        let writer =
+            self.writer.join().unwrap_or_else(|_| Err(io::Error::other("the stdout writer panicked")));
+        reader.and(writer)
+    }
+}
+
+/// The server's end of a connection over stdin and stdout, and the threads that carry it.
+pub fn stdio() -> (Connection, StdioThreads) {
+    let (transport, server) = Connection::memory();
+    let Connection { sender, receiver } = transport;
+    let reader = thread::spawn(move || {
+        let stdin = io::stdin();
+        let mut input = stdin.lock();
+        while let Some(message) = read(&mut input)? {
+            let exit = matches!(&message, Message::Notification(n) if n.method == "exit");
+            if sender.send(message).is_err() || exit {
+                break;
+            }
+        }
+        Ok(())
+    });
+    let writer = thread::spawn(move || {
+        let stdout = io::stdout();
+        let mut output = stdout.lock();
+        receiver.into_iter().try_for_each(|message| message.write(&mut output))
+    });
+    (server, StdioThreads { reader, writer })
+}
+
+/// The next message that reads; `None` at the end of the input.
+pub fn read(input: &mut impl BufRead) -> io::Result<Option<Message>> {
+    loop {
+        let Some(body) = frame(input)? else { return Ok(None) };
+        match parse(&body) {
+            Ok(message) => return Ok(Some(message)),
+            Err(e) => eprintln!("runway lsp: skipped a message that is not JSON-RPC: {e}"),
+        }
+    }
+}
+
+/// One framed body, decoded lossily; `None` at the end of the input.
+fn frame(input: &mut impl BufRead) -> io::Result<Option<String>> {
+    let mut length = None;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(None);
+        }
+        let header = String::from_utf8_lossy(&line);
+        let header = header.trim_end_matches(['\r', '\n']);
+        if header.is_empty() {
+            if length.is_some() {
+                break;
+            }
+            // Blank lines before a header are tolerated.
+            continue;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.trim().eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length.unwrap_or_default()];
+    input.read_exact(&mut body)?;
+    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
+}
+
+/// A body as a message; a lone surrogate escape reads as U+FFFD.
+fn parse(body: &str) -> serde_json::Result<Message> {
+    serde_json::from_str(body).or_else(|e| {
+        let repaired = replace_lone_surrogates(body);
+        if repaired == body { Err(e) } else { serde_json::from_str(&repaired) }
+    })
+}
+
+/// `body` with every `\uXXXX` escape of an unpaired UTF-16 surrogate turned into `\ufffd`.
+/// Backslashes occur only in JSON strings, so every escape is seen from its backslash.
+fn replace_lone_surrogates(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let unit = |s: &str| {
+            s.strip_prefix("\\u").and_then(|h| h.get(..4)).and_then(|h| u16::from_str_radix(h, 16).ok())
+        };
+        match unit(rest) {
+            Some(0xD800..=0xDBFF) if unit(&rest[6..]).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) => {
+                out.push_str(&rest[..12]);
+                rest = &rest[12..];
+            }
+            Some(0xD800..=0xDFFF) => {
+                out.push_str("\\ufffd");
+                rest = &rest[6..];
+            }
+            _ => {
+                // Any other escape: the backslash and the character it escapes.
+                let len = rest[1..].chars().next().map_or(1, |c| 1 + c.len_utf8());
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(body: &[u8]) -> Vec<u8> {
+        let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        out.extend_from_slice(body);
+        out
+    }
+
+    fn text_of(message: Option<Message>) -> String {
+        let Some(Message::Notification(n)) = message else { panic!("a notification: {message:?}") };
+        n.params["text"].as_str().unwrap_or_default().to_owned()
+    }
+
+    #[test]
+    fn garbage_bytes_and_lone_surrogates_read_as_replacement_characters() {
+        let mut input = Vec::new();
+        input.extend(framed(b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"text\":\"a\xff\xfeb\"}}"));
+        input.extend(framed(
+            br#"{"jsonrpc":"2.0","method":"m","params":{"text":"x\ud800y\\ud800\ud834\udd1e"}}"#,
+        ));
+        input.extend(framed(b"not json"));
+        input.extend(framed(br#"{"jsonrpc":"2.0","method":"exit"}"#));
+        let mut reader = io::Cursor::new(input);
+        assert_eq!(text_of(read(&mut reader).unwrap()), "a\u{fffd}\u{fffd}b");
+        // The escaped backslash before `ud800` is text; the pair is 𝄞.
+        assert_eq!(text_of(read(&mut reader).unwrap()), "x\u{fffd}y\\ud800\u{1d11e}");
+        // The body that is not JSON is skipped.
+        let Some(Message::Notification(exit)) = read(&mut reader).unwrap() else { panic!("exit") };
+        assert_eq!(exit.method, "exit");
+        assert!(read(&mut reader).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_surrogate_escape_at_the_very_end_is_replaced_without_reading_past_it() {
+        assert_eq!(replace_lone_surrogates(r#""\udbff""#), r#""\ufffd""#);
+        assert_eq!(replace_lone_surrogates(r#""\ud800\u0041""#), r#""\ufffd\u0041""#);
+        assert_eq!(replace_lone_surrogates(r#""\""#), r#""\""#);
+        assert_eq!(replace_lone_surrogates("\\"), "\\");
+    }
+}

@@ -1,0 +1,133 @@
+//! The server in process, through its JSON messages: members found from their root, the
+//! editor's text over the disk's, and no panic whatever the text.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use lsp_server::{Notification, Request, RequestId, Response};
+use runway_lsp::Server;
+use serde_json::{Value, json};
+
+/// A scratch folder, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("runway-lsp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.0.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn open(server: &mut Server, path: &Path, text: &str) -> Vec<Notification> {
+    server.notify(Notification::new(
+        "textDocument/didOpen".to_owned(),
+        json!({"textDocument": {"uri": uri(path), "languageId": "yaml", "version": 1, "text": text}}),
+    ))
+}
+
+fn request(server: &mut Server, method: &str, path: &Path, line: usize, character: usize) -> Response {
+    server.request(Request::new(
+        RequestId::from(7),
+        method.to_owned(),
+        json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": character},
+               "context": {"includeDeclaration": true}}),
+    ))
+}
+
+/// The codes published for `path` among `published`.
+fn codes(published: &[Notification], path: &Path) -> Vec<String> {
+    let p = published.iter().rev().find(|n| n.params["uri"] == uri(path)).expect("published for the file");
+    p.params["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+const ROOT: &str = "runway: 3\nproduct: shop\nmembers: [\"svc/*\"]\nenvironments:\n  dev: { region: us-east-1 }\n\
+                    resources:\n  jobs: { kind: queue }\n";
+
+#[test]
+fn a_member_is_checked_with_its_root_from_the_editors_text() {
+    let dir = Scratch::new("member");
+    let root = dir.write("runway.yaml", ROOT);
+    let member = dir.write("svc/orders/runway.yaml", "runway: 3\nruntime: other\nuses: [jobs]\n");
+    let mut server = Server::new(cost::Catalogue::builtin());
+    // The member opened first, with an unsaved typo: its root is found on disk.
+    let published = open(&mut server, &member, "runway: 3\nruntime: other\nuses: [jbos]\n");
+    assert_eq!(codes(&published, &member), ["unknown-resource"]);
+    assert_eq!(codes(&published, &root), Vec::<String>::new());
+    // The root's unsaved text renames the resource: now the member's use resolves.
+    let published = open(&mut server, &root, &ROOT.replace("jobs:", "jbos:"));
+    assert_eq!(codes(&published, &member), Vec::<String>::new());
+    // Definition from the member to the root's unsaved text.
+    let def = request(&mut server, "textDocument/definition", &member, 2, 8);
+    assert_eq!(def.result.as_ref().unwrap()["uri"], uri(&root));
+    assert_eq!(def.result.as_ref().unwrap()["range"]["start"], json!({"line": 6, "character": 2}));
+    let refs = request(&mut server, "textDocument/references", &root, 6, 3);
+    let refs = refs.result.unwrap();
+    let found: Vec<&Value> = refs.as_array().unwrap().iter().map(|l| &l["uri"]).collect();
+    assert_eq!(found, [&json!(uri(&root)), &json!(uri(&member))]);
+}
+
+#[test]
+fn a_yaml_file_that_is_not_a_runway_gets_nothing() {
+    let dir = Scratch::new("stray");
+    let stray = dir.write("deep/other.yaml", "a: 1\n");
+    let mut server = Server::new(cost::Catalogue::builtin());
+    assert!(open(&mut server, &stray, "a: [1\n").is_empty());
+    let hover = request(&mut server, "textDocument/hover", &stray, 0, 0);
+    assert_eq!(hover.result, Some(Value::Null));
+    let unknown = server.request(Request::new(RequestId::from(1), "workspace/symbol".to_owned(), json!({})));
+    assert!(unknown.error.is_some());
+    let bad_params =
+        server.request(Request::new(RequestId::from(2), "textDocument/hover".to_owned(), json!(3)));
+    assert!(bad_params.error.is_some());
+}
+
+/// Every prefix of the example (as the file looks while it is typed), with requests on every
+/// line: no panic, and every request answered.
+#[test]
+fn every_prefix_of_the_example_is_answered() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/acme-shop/runway.yaml");
+    let text = std::fs::read_to_string(example).unwrap();
+    let dir = Scratch::new("prefixes");
+    let root = dir.write("runway.yaml", &text);
+    let mut server = Server::new(cost::Catalogue::builtin());
+    open(&mut server, &root, &text);
+    let cuts: Vec<usize> = (0..text.len()).step_by(23).filter(|i| text.is_char_boundary(*i)).collect();
+    for (version, cut) in cuts.into_iter().enumerate() {
+        let prefix = &text[..cut];
+        server.notify(Notification::new(
+            "textDocument/didChange".to_owned(),
+            json!({"textDocument": {"uri": uri(&root), "version": version + 2}, "contentChanges": [{"text": prefix}]}),
+        ));
+        let line = prefix.matches('\n').count();
+        for method in ["textDocument/hover", "textDocument/completion", "textDocument/definition"] {
+            for (l, c) in [(line, 0), (line, 40), (line.saturating_sub(1), 5)] {
+                let response = request(&mut server, method, &root, l, c);
+                assert!(response.error.is_none(), "{method} at {l}:{c} of a {cut}-byte prefix: {response:?}");
+            }
+        }
+    }
+}
