@@ -20,6 +20,7 @@ use serde::Serialize;
 mod age;
 mod file;
 mod render;
+mod setting;
 
 pub use age::{STALE_AFTER_DAYS, StalePrice, date_of_day, day_number};
 #[cfg(feature = "proptest1")]

@@ -79,13 +79,7 @@ pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
     out
 }
 
-/// Summary line: `2 errors, 1 warning`.
-pub fn summary(diags: &[Diagnostic]) -> String {
-    let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
-    let warnings = diags.len() - errors;
-    let plural = |n: usize, w: &str| if n == 1 { format!("{n} {w}") } else { format!("{n} {w}s") };
-    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
-}
+pub use runway_schema::summary;
 
 /// Is stdout a terminal?
 pub fn stdout_is_terminal() -> bool {

@@ -344,34 +344,12 @@ fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> 
     let name = root.to_string_lossy().replace('\\', "/");
     let setting = runway_schema::catalogue_setting(&name, &bytes)?;
     let path = root.parent().unwrap_or(Path::new("")).join(&setting.path);
-    let shown = path.display().to_string();
-    let at = |message: String, help: &str| {
-        Diagnostic::error(runway_schema::Code::CatalogueFile, setting.location.clone(), "catalogue", message)
-            .with_help(help)
-    };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => {
-            return Some(Err(vec![at(
-                format!("catalogue file `{}` cannot be read ({shown}: {e})", setting.path),
-                "the path is relative to the root runway's folder; write the file with \
-                 `runway catalogue import --region <R> --out <FILE>`, or fix the path",
-            )]));
-        }
-    };
-    Some(match Catalogue::parse(&shown, &text) {
-        Ok(user) => Ok(Catalogue::builtin().extended_with(&user)),
-        Err(mut diags) => {
-            diags.insert(
-                0,
-                at(
-                    format!("catalogue file `{}` is invalid ({})", setting.path, files::summary(&diags)),
-                    "fix the catalogue file (its diagnostics follow; format: docs/catalogue.md)",
-                ),
-            );
-            Err(diags)
-        }
-    })
+    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string());
+    Some(Catalogue::builtin().with_setting(
+        &setting,
+        &path.display().to_string(),
+        text.as_deref().map_err(Clone::clone),
+    ))
 }
 
 fn options(cat: &Catalogue) -> Options {
@@ -462,7 +440,8 @@ fn refused_message(plan: &runtime_plan::Plan) -> String {
 
 /// Serves the language server over stdio until the editor says `exit`.
 fn lsp_cmd(catalogue_file: Option<&Path>) -> Result<(), Exit> {
-    let cat = catalogue(catalogue_file)?;
+    // Without `--catalogue`, the server reads each root's `catalogue:` setting itself.
+    let cat = catalogue_file.map(|f| catalogue(Some(f))).transpose()?;
     runway_lsp::run_stdio(cat).map_err(|e| usage(format!("the language server stopped: {e}")))
 }
 

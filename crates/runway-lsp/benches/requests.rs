@@ -40,7 +40,7 @@ fn benches(c: &mut Criterion) {
     let (root_uri, member_uri) = (uri(&root), uri(&member));
     let text = std::fs::read_to_string(&root).expect("the example reads");
     let member_text = std::fs::read_to_string(&member).expect("the member reads");
-    let mut server = Server::new(cost::Catalogue::builtin());
+    let mut server = Server::new(None);
     let open = |uri: &str, text: &str| {
         Notification::new(
             "textDocument/didOpen".to_owned(),

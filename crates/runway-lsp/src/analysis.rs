@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use cost::Catalogue;
 use runtime_plan::{Checked, Plan};
@@ -32,11 +33,15 @@ pub struct Analysis {
     pub plans: Vec<Plan>,
     /// How many errors the runway has (its own, not the plans').
     pub errors: usize,
+    /// The catalogue it was priced with (its sizes and regions are completed).
+    pub catalogue: Arc<Catalogue>,
+    /// The file its `catalogue:` setting names, if any: editing it re-analyses the root.
+    pub catalogue_file: Option<PathBuf>,
 }
 
 impl Analysis {
     /// Checks and plans the root at `root`, reading open documents from `docs`.
-    pub fn new(root: &Path, docs: &Documents, catalogue: &Catalogue) -> Analysis {
+    pub fn new(root: &Path, docs: &Documents, catalogue: Arc<Catalogue>) -> Analysis {
         let root_text = docs.text(root).unwrap_or_else(|| SourceText::new(String::new()));
         let base = root.parent().unwrap_or_else(|| Path::new(""));
         let overlay = Overlay::new(base, docs);
@@ -44,7 +49,7 @@ impl Analysis {
         let name = root.to_string_lossy().replace('\\', "/");
         let loaded = runway_schema::load(&name, root_text.as_str().as_bytes(), &overlay, &options);
         let errors = loaded.diagnostics.iter().filter(|d| d.is_error()).count();
-        let checked = runtime_plan::check(loaded, catalogue).unwrap_or_else(|e| Checked {
+        let checked = runtime_plan::check(loaded, &catalogue).unwrap_or_else(|e| Checked {
             // Only an undeclared environment fails planning, and every declared one is
             // planned: kept as a diagnostic rather than trusted never to happen.
             diagnostics: vec![Diagnostic::error(
@@ -72,6 +77,33 @@ impl Analysis {
             diagnostics,
             plans: checked.plans,
             errors,
+            catalogue,
+            catalogue_file: None,
+        }
+    }
+
+    /// A root whose `catalogue:` file cannot be used: as `check` does, only that file's
+    /// diagnostics (at the setting, and in the file), nothing planned.
+    pub fn refused(
+        root: &Path,
+        docs: &Documents,
+        catalogue: Arc<Catalogue>,
+        found: Vec<Diagnostic>,
+    ) -> Analysis {
+        let mut diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+        diagnostics.insert(root.to_path_buf(), Vec::new());
+        for d in found {
+            diagnostics.entry(PathBuf::from(&d.location.file)).or_default().push(d);
+        }
+        Analysis {
+            root: root.to_path_buf(),
+            root_text: docs.text(root).unwrap_or_else(|| SourceText::new(String::new())),
+            member_files: Vec::new(),
+            errors: diagnostics.values().flatten().filter(|d| d.is_error()).count(),
+            diagnostics,
+            plans: Vec::new(),
+            catalogue,
+            catalogue_file: None,
         }
     }
 

@@ -23,7 +23,7 @@
 //! use lsp_server::{Notification, Request, RequestId};
 //! use serde_json::json;
 //!
-//! let mut server = runway_lsp::Server::new(cost::Catalogue::builtin());
+//! let mut server = runway_lsp::Server::new(None);
 //! let uri = "file:///tmp/runway-lsp-doc/runway.yaml";
 //! let text = "runway: 3\nproduct: shop\nenvironments:\n  dev: { region: us-east-1 }\n\
 //!             resources:\n  jobs: { kind: queue }\n";

@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use cost::Catalogue;
 use lsp_server::{Connection, ErrorCode, Message, Notification, ProtocolError, Request, Response};
@@ -15,7 +16,7 @@ use lsp_types::{
     ServerCapabilities, TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url, WorkspaceEdit,
 };
-use runway_schema::syntax;
+use runway_schema::{Diagnostic, syntax};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -65,7 +66,7 @@ pub enum ServeError {
 }
 
 /// Serves the protocol over stdin and stdout until the client says `exit`.
-pub fn run_stdio(catalogue: Catalogue) -> Result<(), ServeError> {
+pub fn run_stdio(catalogue: Option<Catalogue>) -> Result<(), ServeError> {
     let (connection, io_threads) = crate::transport::stdio();
     serve(&connection, catalogue)?;
     drop(connection);
@@ -74,7 +75,7 @@ pub fn run_stdio(catalogue: Catalogue) -> Result<(), ServeError> {
 }
 
 /// Serves the protocol over a connection: the handshake, then every message until `exit`.
-pub fn serve(connection: &Connection, catalogue: Catalogue) -> Result<(), ServeError> {
+pub fn serve(connection: &Connection, catalogue: Option<Catalogue>) -> Result<(), ServeError> {
     let (id, _params) = connection.initialize_start()?;
     let init = serde_json::json!({
         "capabilities": capabilities(),
@@ -111,7 +112,10 @@ fn send(connection: &Connection, message: Message) -> Result<(), ServeError> {
 /// requests in, responses out.
 pub struct Server {
     docs: Documents,
-    catalogue: Catalogue,
+    /// The `--catalogue` one, or the built-in one.
+    catalogue: Arc<Catalogue>,
+    /// A catalogue was given: roots' `catalogue:` settings are not read.
+    fixed: bool,
     analyses: BTreeMap<PathBuf, Analysis>,
     /// Completion words of each root, kept from the last text that parsed: a file being typed
     /// is often not YAML for a moment.
@@ -127,11 +131,14 @@ struct At {
 }
 
 impl Server {
-    /// A server with no document open, pricing with `catalogue`.
-    pub fn new(catalogue: Catalogue) -> Self {
+    /// A server with no document open. It prices with `catalogue` when one is given (as
+    /// `--catalogue` does); otherwise with the built-in catalogue, laid under the file a
+    /// root names with `catalogue:` (read from the editor first, then the disk).
+    pub fn new(catalogue: Option<Catalogue>) -> Self {
         Self {
             docs: Documents::default(),
-            catalogue,
+            fixed: catalogue.is_some(),
+            catalogue: Arc::new(catalogue.unwrap_or_else(Catalogue::builtin)),
             analyses: BTreeMap::new(),
             words: BTreeMap::new(),
             published: Published::default(),
@@ -211,13 +218,26 @@ impl Server {
     /// The root a file belongs to ([`root_of`]); a file once checked as a root stays one
     /// whatever its text becomes (emptied, say), so that its diagnostics follow.
     fn root_of(&self, path: &Path) -> Option<PathBuf> {
-        root_of(path, &self.docs).or_else(|| self.analyses.contains_key(path).then(|| path.to_path_buf()))
+        root_of(path, &self.docs)
+            .or_else(|| self.analyses.contains_key(path).then(|| path.to_path_buf()))
+            // A root's `catalogue:` file: editing it re-prices the root.
+            .or_else(|| {
+                self.analyses
+                    .values()
+                    .find(|a| a.catalogue_file.as_deref() == Some(path))
+                    .map(|a| a.root.clone())
+            })
     }
 
     /// Checks and plans a root now, keeping the result (and its completion words when the
     /// root's text parses).
     fn analyse(&mut self, root: &Path) {
-        let analysis = Analysis::new(root, &self.docs, &self.catalogue);
+        let (file, catalogue) = self.catalogue_of(root);
+        let mut analysis = match catalogue {
+            Ok(catalogue) => Analysis::new(root, &self.docs, catalogue),
+            Err(diagnostics) => Analysis::refused(root, &self.docs, self.catalogue.clone(), diagnostics),
+        };
+        analysis.catalogue_file = file;
         if let Ok(tree) = syntax::parse("", analysis.root_text.as_str()) {
             let keys = |key: &str| -> Vec<String> {
                 tree.root()
@@ -230,6 +250,22 @@ impl Server {
             self.words.insert(root.to_path_buf(), (keys("resources"), keys("environments")));
         }
         self.analyses.insert(root.to_path_buf(), analysis);
+    }
+
+    /// The catalogue a root is priced with, as `check` chooses it, and the `catalogue:` file
+    /// it names; `Err` holds the `catalogue-file` diagnostics of a file that cannot be used.
+    fn catalogue_of(&self, root: &Path) -> (Option<PathBuf>, Result<Arc<Catalogue>, Vec<Diagnostic>>) {
+        let base = self.catalogue.clone();
+        let Some(text) = self.docs.text(root).filter(|_| !self.fixed) else { return (None, Ok(base)) };
+        let name = root.to_string_lossy().replace('\\', "/");
+        let Some(setting) = runway_schema::catalogue_setting(&name, text.as_str().as_bytes()) else {
+            return (None, Ok(base));
+        };
+        let path = root.parent().unwrap_or_else(|| Path::new("")).join(&setting.path);
+        let file = self.docs.text(&path);
+        let read = file.as_ref().map(SourceText::as_str).ok_or_else(|| "missing, or not UTF-8".to_owned());
+        let catalogue = base.with_setting(&setting, &path.to_string_lossy(), read).map(Arc::new);
+        (Some(path), catalogue)
     }
 
     /// Answers a request; a request that fails (or panics) is answered with an error.
@@ -332,13 +368,9 @@ impl Server {
                 .and_then(|t| t.root().get("resources")?.get(name)?.get("kind")?.text()),
             _ => None,
         };
+        let (sizes, regions) = (analysis.catalogue.size_names(), analysis.catalogue.regions());
         let (resources, environments) = self.words.get(&root).cloned().unwrap_or_default();
-        let words = Words {
-            resources,
-            environments,
-            sizes: self.catalogue.size_names(),
-            regions: self.catalogue.regions(),
-        };
+        let words = Words { resources, environments, sizes, regions };
         // The word being typed is replaced.
         let line_start = at.text.offset(Position::new(position.line, 0));
         let before = &at.text.as_str()[line_start..at.offset];

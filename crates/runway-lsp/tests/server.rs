@@ -72,7 +72,7 @@ fn a_member_is_checked_with_its_root_from_the_editors_text() {
     let dir = Scratch::new("member");
     let root = dir.write("runway.yaml", ROOT);
     let member = dir.write("svc/orders/runway.yaml", "runway: 3\nruntime: other\nuses: [jobs]\n");
-    let mut server = Server::new(cost::Catalogue::builtin());
+    let mut server = Server::new(None);
     // The member opened first, with an unsaved typo: its root is found on disk.
     let published = open(&mut server, &member, "runway: 3\nruntime: other\nuses: [jbos]\n");
     assert_eq!(codes(&published, &member), ["unknown-resource"]);
@@ -94,7 +94,7 @@ fn a_member_is_checked_with_its_root_from_the_editors_text() {
 fn a_yaml_file_that_is_not_a_runway_gets_nothing() {
     let dir = Scratch::new("stray");
     let stray = dir.write("deep/other.yaml", "a: 1\n");
-    let mut server = Server::new(cost::Catalogue::builtin());
+    let mut server = Server::new(None);
     assert!(open(&mut server, &stray, "a: [1\n").is_empty());
     let hover = request(&mut server, "textDocument/hover", &stray, 0, 0);
     assert_eq!(hover.result, Some(Value::Null));
@@ -113,7 +113,7 @@ fn every_prefix_of_the_example_is_answered() {
     let text = std::fs::read_to_string(example).unwrap();
     let dir = Scratch::new("prefixes");
     let root = dir.write("runway.yaml", &text);
-    let mut server = Server::new(cost::Catalogue::builtin());
+    let mut server = Server::new(None);
     open(&mut server, &root, &text);
     let cuts: Vec<usize> = (0..text.len()).step_by(23).filter(|i| text.is_char_boundary(*i)).collect();
     for (version, cut) in cuts.into_iter().enumerate() {
@@ -130,4 +130,35 @@ fn every_prefix_of_the_example_is_answered() {
             }
         }
     }
+}
+
+/// A root priced with the file its `catalogue:` setting names, as `check` does: missing, it is
+/// a `catalogue-file` error at the setting; its unsaved text prices the root; editing it
+/// re-checks the root.
+#[test]
+fn a_roots_catalogue_setting_prices_it_from_the_editors_text() {
+    let dir = Scratch::new("catalogue-setting");
+    let text = "runway: 3\nproduct: shop\ncatalogue: prices.yaml\nenvironments:\n  dev:\n    region: eu-central-1\n\
+                \x20   limits: { monthly: 50 }\nresources:\n  jobs: { kind: queue }\n";
+    let root = dir.write("runway.yaml", text);
+    let prices = dir.0.join("prices.yaml");
+    let mut server = Server::new(None);
+    let published = open(&mut server, &root, text);
+    assert_eq!(codes(&published, &root), ["catalogue-file"]);
+
+    // Opened unsaved in the editor, the file prices eu-central-1's queue requests.
+    let priced = "regions:\n  eu-central-1:\n    sqs-standard: { unit: million requests, price: \"0.40\", \
+                  source: \"https://aws.amazon.com/sqs/pricing/\", seen: \"2026-12-01\" }\n";
+    let published = open(&mut server, &prices, priced);
+    assert_eq!(codes(&published, &root), Vec::<String>::new());
+
+    // An invalid price: the setting and the file's line are reported.
+    let published = open(&mut server, &prices, &priced.replace("\"0.40\"", "\"cheap\""));
+    assert_eq!(codes(&published, &root), ["catalogue-file"]);
+    assert_eq!(codes(&published, &prices), ["invalid-value"]);
+
+    // Without the setting the built-in catalogue leaves the queue unpriced under the cap.
+    let published = open(&mut server, &root, &text.replace("catalogue: prices.yaml\n", ""));
+    assert_eq!(codes(&published, &root), ["unpriced"]);
+    assert_eq!(codes(&published, &prices), Vec::<String>::new(), "the file's diagnostics are cleared");
 }
