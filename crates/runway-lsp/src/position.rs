@@ -18,18 +18,7 @@ pub struct SourceText {
 impl SourceText {
     /// Indexes `text`.
     pub fn new(text: String) -> Self {
-        let bytes = text.as_bytes();
-        let mut line_starts = vec![0];
-        for (i, b) in bytes.iter().enumerate() {
-            let ends_line = match b {
-                b'\n' => true,
-                b'\r' => bytes.get(i + 1) != Some(&b'\n'),
-                _ => false,
-            };
-            if ends_line {
-                line_starts.push(i + 1);
-            }
-        }
+        let line_starts = runway_schema::line_starts(&text);
         Self { text, line_starts }
     }
 

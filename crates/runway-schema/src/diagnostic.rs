@@ -201,3 +201,33 @@ pub fn summary(diags: &[Diagnostic]) -> String {
     let plural = |n: usize, w: &str| if n == 1 { format!("{n} {w}") } else { format!("{n} {w}s") };
     format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
 }
+
+/// The byte offsets where the lines of `text` start, the first 0. A line ends at `\n`, `\r\n`
+/// or a lone `\r`, as YAML counts lines, so a diagnostic's line is the line an editor shows.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    for (i, b) in bytes.iter().enumerate() {
+        let ends_line = match b {
+            b'\n' => true,
+            b'\r' => bytes.get(i + 1) != Some(&b'\n'),
+            _ => false,
+        };
+        if ends_line {
+            starts.push(i + 1);
+        }
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_a_lone_cr() {
+        assert_eq!(line_starts(""), [0]);
+        assert_eq!(line_starts("a\nb\r\nc\rd"), [0, 2, 5, 7]);
+        assert_eq!(line_starts("é\n"), [0, 3]);
+    }
+}

@@ -22,7 +22,7 @@ pub use mem::MemFiles;
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
 pub use validate::{variable_suffixes, variables};
 
-pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean, summary};
+pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean, line_starts, summary};
 pub use model::*;
 pub use values::{Duration, ImageRef, Money};
 

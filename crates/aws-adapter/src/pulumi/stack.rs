@@ -84,12 +84,9 @@ fn endpoint_zones(plan: &Plan) -> Option<usize> {
 /// A zero-length location at a 1-based line and column (in characters) of `text`; its byte
 /// offset is where the excerpt is drawn.
 fn at(file: &str, text: &str, (line, column): (u64, u64)) -> Location {
-    let line_start: usize = text
-        .split_inclusive('\n')
-        .take(usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX))
-        .map(str::len)
-        .sum();
-    let rest = &text[line_start..];
+    let index = usize::try_from(line.saturating_sub(1)).unwrap_or(usize::MAX);
+    let line_start = runway_schema::line_starts(text).get(index).copied().unwrap_or(text.len());
+    let rest = text.get(line_start..).unwrap_or_default();
     let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
     let in_line = rest.char_indices().nth(skip).map_or(rest.len(), |(i, _)| i);
     Location {
