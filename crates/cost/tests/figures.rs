@@ -238,7 +238,10 @@ fn other_regions_say_what_they_lack() {
 #[test]
 fn eu_alb_hours_are_priced_but_the_alb_stays_unpriced_without_an_lcu_rate() {
     let cat = Catalogue::builtin();
-    for (region, hourly) in [("eu-central-1", "0.027"), ("eu-west-1", "0.0252")] {
+    // `seen` is the date of the source's data: the billing period's end, or the page's read.
+    for (region, hourly, date) in
+        [("eu-central-1", "0.027", "2024-09-30"), ("eu-west-1", "0.0252", "2026-12-02")]
+    {
         let table = cat.price_table(region).expect("region table");
         let entry = table.get("alb-hour").expect("alb-hour");
         assert_eq!(entry.unit, "hour");
@@ -246,7 +249,7 @@ fn eu_alb_hours_are_priced_but_the_alb_stays_unpriced_without_an_lcu_rate() {
             panic!("alb-hour in {region} should be priced: {entry:?}");
         };
         assert_eq!(price.0, d(hourly), "{region}");
-        assert_eq!(seen, "2026-12-02", "{region}");
+        assert_eq!(seen, date, "{region}");
         // 730 h x 0.027 = 19.71 (eu-central-1); 730 h x 0.0252 = 18.396 (eu-west-1); but no
         // public source gave the LCU-hour rate, so the ALB item as a whole is unpriced.
         unpriced(region, Item::Alb, "alb-lcu");

@@ -6,7 +6,7 @@ use std::time::Duration;
 use crate::{Error, Progress};
 
 /// The largest file read: the biggest offer the catalogue needs (AmazonRDS) is about 27 MB a
-/// region; ten times that is not a price-list file of ours.
+/// region; about twenty times that is not a price-list file of ours.
 pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// An HTTP client with timeouts: 10 s to connect, 60 s without a byte.

@@ -212,8 +212,8 @@ async fn the_written_file_reads_back_and_prices_every_size() {
     }
 }
 
-/// The interface endpoint hour is read from AmazonVPC when a catalogue asks for it (the
-/// built-in sizes do not), never from its per-GB row.
+/// The interface endpoint hour is read from AmazonVPC (only the offers of the keys asked for
+/// are fetched), never from its per-GB row.
 #[tokio::test(flavor = "current_thread")]
 async fn the_endpoint_hour_is_read_when_asked_for() {
     let server = FileServer::start(&fixtures());

@@ -189,7 +189,11 @@ pub(crate) fn resolve(rule: &Rule, offer: &Offer, region: &str, prefix: &str, ur
             other.price.normalize()
         ));
     }
-    let price = (first.price * Decimal::from(rule.scale)).normalize();
+    // A price no real row has (past 28 digits once scaled) is refused, not a panic.
+    let Some(price) = first.price.checked_mul(Decimal::from(rule.scale)) else {
+        return unpriced(format!("SKU {}: its USD price {} is out of range", first.product.sku, first.price));
+    };
+    let price = price.normalize();
     let agree =
         if candidates.len() > 1 { format!(", {} rows agree", candidates.len()) } else { String::new() };
     let description = first.dimension.description.trim();
