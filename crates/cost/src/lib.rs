@@ -208,6 +208,8 @@ pub enum Item<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Line {
+    /// The catalogue's price key (`rds-instance/db.t4g.micro`): which price the line uses.
+    pub key: Arc<str>,
     /// What is priced (`db.t4g.micro instance-hours`).
     ///
     /// The texts of a line are shared (`Arc<str>`): a plan repeats the same few lines on
@@ -252,6 +254,8 @@ pub enum Priced {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rate {
+    /// The catalogue's price key (`logs-ingestion`).
+    pub key: Arc<str>,
     /// What is charged (`CloudWatch Logs ingestion`).
     pub what: Arc<str>,
     /// The unit (`GB`).
@@ -459,6 +463,7 @@ impl Catalogue {
             };
             match &entry.status {
                 PriceStatus::Priced { price, source, seen } => lines.push(Line {
+                    key: u.key.as_str().into(),
                     what: u.what.into(),
                     quantity: u.quantity,
                     unit: entry.unit.as_str().into(),
@@ -493,7 +498,13 @@ impl Catalogue {
                     None => (None, format!("no price `{key}` in {region}")),
                 };
                 let unit = entry.map_or("", |e| e.unit.as_str());
-                Rate { what: what.into(), unit: unit.into(), unit_price, source: source.into() }
+                Rate {
+                    key: key.into(),
+                    what: what.into(),
+                    unit: unit.into(),
+                    unit_price,
+                    source: source.into(),
+                }
             })
             .collect();
         Priced::UsageBased { rates }

@@ -77,25 +77,17 @@ pub(crate) fn show(
             cat.regions().join(", ")
         )));
     }
-    // The regions whose prices are in use: the one asked for, the root's, or every one.
-    let in_use: Vec<String> = match (region, root) {
-        (Some(r), _) => vec![r.to_owned()],
-        (None, Some(root)) => {
-            let (product, _) = load_valid(root, &cat)?;
-            let mut regions: Vec<String> = Vec::new();
-            for env in product.root.environments.values() {
-                if !regions.contains(&env.region) {
-                    regions.push(env.region.clone());
-                }
-            }
-            regions
-        }
-        (None, None) => cat.regions(),
+    // The prices in use, per region: those the root's plans use, else every key the sizes need.
+    let in_use: Vec<(String, Vec<String>)> = match root {
+        Some(root) => keys_of_plans(root, &cat)?,
+        None => cat.regions().into_iter().map(|r| (r, cat.price_keys())).collect(),
     };
     let today = today();
-    let keys = cat.price_keys();
-    let stale: Vec<StalePrice> =
-        in_use.iter().flat_map(|r| cat.stale_prices(r, &keys, &today, STALE_AFTER_DAYS)).collect();
+    let stale: Vec<StalePrice> = in_use
+        .iter()
+        .filter(|(r, _)| region.is_none_or(|asked| asked == r))
+        .flat_map(|(r, keys)| cat.stale_prices(r, keys, &today, STALE_AFTER_DAYS))
+        .collect();
     let shown: Vec<String> = region.map_or_else(|| cat.regions(), |r| vec![r.to_owned()]);
     match format {
         Format::Text => {
@@ -126,6 +118,35 @@ pub(crate) fn show(
     }
     warn_stale(&stale);
     Ok(())
+}
+
+/// The price keys every environment's plan of a root uses (its lines and its usage-based
+/// rates), per region in the order the environments name them.
+fn keys_of_plans(root: &Path, cat: &Catalogue) -> Result<Vec<(String, Vec<String>)>, Exit> {
+    let (product, _) = load_valid(root, cat)?;
+    let mut in_use: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, env) in &product.root.environments {
+        let plan = runtime_plan::plan(&product, name, cat).map_err(usage)?;
+        let keys = plan
+            .cost
+            .lines
+            .iter()
+            .map(|l| &l.line.key)
+            .chain(plan.cost.usage_based.iter().map(|u| &u.rate.key));
+        let at = match in_use.iter().position(|(r, _)| *r == env.region) {
+            Some(i) => i,
+            None => {
+                in_use.push((env.region.clone(), Vec::new()));
+                in_use.len() - 1
+            }
+        };
+        for key in keys {
+            if !in_use[at].1.iter().any(|k| **k == **key) {
+                in_use[at].1.push(key.to_string());
+            }
+        }
+    }
+    Ok(in_use)
 }
 
 /// ` (N days ago)`, or nothing for a date that does not parse.

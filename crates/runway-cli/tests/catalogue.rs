@@ -259,13 +259,17 @@ fn catalogue_root_shows_the_oldest_price_and_warns_about_old_ones_in_use() {
     let dir = acme_shop_with_dev_cap("150", "catalogue-age");
     let root = dir.join("runway.yaml");
     let today = today();
-    // The root's region (us-east-1) has one price seen long ago and one seen today; eu-west-1,
-    // which no environment uses, has an old one too, and is not warned about.
+    // The root's region (us-east-1) has prices seen long ago: the proxy's secret and the logs'
+    // ingestion rate, which its plans use, and an Aurora class, which they do not (its postgres
+    // is on RDS); one seen today; eu-west-1, which no environment uses, has an old one too.
+    // Only the old prices the plans use are warned about.
     std::fs::write(
         dir.join("prices.yaml"),
         format!(
             "regions:\n  us-east-1:\n    secret: {{ unit: secret-month, price: \"0.40\", source: \"https://example.test/old\", seen: \"2020-01-31\" }}\n    \
-             s3-standard: {{ unit: GB-month, price: \"0.023\", source: \"https://example.test/new\", seen: \"{today}\" }}\n  eu-west-1:\n    \
+             s3-standard: {{ unit: GB-month, price: \"0.023\", source: \"https://example.test/new\", seen: \"{today}\" }}\n    \
+             aurora-instance/db.r7g.xlarge: {{ unit: hour, price: \"0.553\", source: \"https://example.test/old\", seen: \"2020-01-31\" }}\n    \
+             logs-ingestion: {{ unit: GB, price: \"0.50\", source: \"https://example.test/old\", seen: \"2020-01-31\" }}\n  eu-west-1:\n    \
              alb-lcu: {{ unit: LCU-hour, price: \"0.008\", source: \"https://example.test/old\", seen: \"2019-05-01\" }}\n"
         ),
     )
@@ -292,6 +296,8 @@ fn catalogue_root_shows_the_oldest_price_and_warns_about_old_ones_in_use() {
         .map(|s| (s["region"].as_str().unwrap(), s["key"].as_str().unwrap()))
         .collect();
     assert!(stale.contains(&("us-east-1", "secret")), "{stale:?}");
+    assert!(stale.contains(&("us-east-1", "logs-ingestion")), "a usage-based rate is in use too: {stale:?}");
+    assert!(!stale.iter().any(|(_, k)| k.starts_with("aurora-")), "no plan uses Aurora: {stale:?}");
     assert!(!stale.iter().any(|(r, k)| *r == "eu-west-1" || *k == "s3-standard"), "{stale:?}");
     assert!(stderr.contains("warning:") && stderr.contains("`secret` (2020-01-31"), "{stderr}");
     assert!(stderr.contains("runway catalogue import --region us-east-1"), "{stderr}");
