@@ -137,8 +137,11 @@ pub async fn import(
         let index: RegionIndex = serde_json::from_slice(&bytes)
             .map_err(|e| Error::Malformed { url: index_url.clone(), message: e.to_string() })?;
         drop(bytes);
+        // A global price (Route 53) may be read from whichever file the index lists.
+        let global = offer_rules.iter().all(|r| r.global);
         for &(region, prefix) in &prefixes {
-            let Some(file) = index.regions.get(region) else {
+            let listed = index.regions.get(region).or_else(|| index.regions.values().next().filter(|_| global));
+            let Some(file) = listed else {
                 let why = format!(
                     "AWS Price List offer {offer_code}: its region index ({index_url}, published {}) lists no file for {region}",
                     index.published

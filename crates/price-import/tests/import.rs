@@ -359,3 +359,27 @@ async fn rows_that_disagree_are_not_chosen_between() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Route 53's hosted zone is a global price: read when the offer's index lists a single
+/// global file instead of one per region, and whatever `regionCode` its row carries.
+#[tokio::test(flavor = "current_thread")]
+async fn a_global_price_is_read_from_the_file_the_index_lists() {
+    let dir = edited_copy("price-import-global", |root| {
+        let offer = root.join("offers/v1.0/aws/AmazonRoute53");
+        let index = offer.join("current/region_index.json");
+        let text = std::fs::read_to_string(&index).unwrap();
+        std::fs::write(&index, text.replace("\"eu-west-1\" :", "\"global\" :")).unwrap();
+        edit_json(&offer_file(root, "AmazonRoute53", "20261109000000"), |doc| {
+            for product in doc["products"].as_object_mut().unwrap().values_mut() {
+                product["attributes"]["regionCode"] = serde_json::json!("global");
+            }
+        });
+    });
+    let server = FileServer::start(&dir);
+    let keys = vec!["route53-zone".to_owned()];
+    let imported = import(&server.url(), &[REGION.to_owned()], &keys, &mut |_| {}).await.unwrap();
+    match &entry(&imported, REGION, "route53-zone").status {
+        PriceStatus::Priced { price, .. } => assert_eq!(price.0.normalize().to_string(), "0.5"),
+        other => panic!("{other:?}"),
+    }
+}

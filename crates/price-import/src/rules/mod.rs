@@ -52,7 +52,8 @@ pub(crate) struct Rule {
     pub scale: u32,
     /// What the rule looks for, as an unpriced reason shows it.
     pub wants: String,
-    /// A global price (Route 53): rows without a `regionCode` match too.
+    /// A global price (Route 53): rows match whatever their `regionCode`, and any file of the
+    /// offer may be read when its index lists none for the region.
     pub global: bool,
     /// The product test (besides the region).
     pub test: Test,
@@ -109,12 +110,10 @@ struct Candidate<'a> {
 }
 
 /// Is the product in the region (by `regionCode`, never by the `location` text, which
-/// differs between sources)?
+/// differs between sources)? A global price (Route 53) is the same wherever its row says it
+/// is, so its rows match whatever their `regionCode`, or without one.
 fn in_region(p: &Product, region: &str, global: bool) -> bool {
-    match p.attributes.get("regionCode") {
-        Some(code) => code == region,
-        None => global,
-    }
+    global || p.attributes.get("regionCode").is_some_and(|code| code == region)
 }
 
 /// Does the rule want this product in this region? Used to keep products while reading.
