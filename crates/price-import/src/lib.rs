@@ -140,7 +140,8 @@ pub async fn import(
         // A global price (Route 53) may be read from whichever file the index lists.
         let global = offer_rules.iter().all(|r| r.global);
         for &(region, prefix) in &prefixes {
-            let listed = index.regions.get(region).or_else(|| index.regions.values().next().filter(|_| global));
+            let listed =
+                index.regions.get(region).or_else(|| index.regions.values().next().filter(|_| global));
             let Some(file) = listed else {
                 let why = format!(
                     "AWS Price List offer {offer_code}: its region index ({index_url}, published {}) lists no file for {region}",

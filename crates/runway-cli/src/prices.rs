@@ -36,7 +36,7 @@ pub(crate) enum CatalogueCommand {
         /// Sizes to price: the built-in ones, extended with this catalogue file's.
         #[arg(long)]
         catalogue: Option<PathBuf>,
-        /// `json`: `{"wrote","endpoint","regions":[{"name","priced","unpriced":[{"key","reason"}]}],"offers":[..]}`.
+        /// `json`: `{"wrote","endpoint","regions":[{"name","priced","unpriced":[{"key","reason","wasPriced"}]}],"offers":[..]}`.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -252,7 +252,7 @@ fn import(
     );
     text.push_str(&imported.catalogue.to_yaml());
     write_whole(out, &text)?;
-    report(out, endpoint, &imported, format);
+    report(out, endpoint, &imported, &cat, format);
     Ok(())
 }
 
@@ -275,8 +275,14 @@ fn write_whole(path: &Path, text: &str) -> Result<(), Exit> {
 }
 
 /// What was written: per region the priced count and each unpriced key with its reason.
-fn report(out: &Path, endpoint: &str, imported: &price_import::Imported, format: Format) {
+fn report(out: &Path, endpoint: &str, imported: &price_import::Imported, base: &Catalogue, format: Format) {
     let cat: &Catalogue = &imported.catalogue;
+    // An unpriced key that the catalogue in use prices: laid over it, the file unprices it.
+    let was_priced = |region: &str, key: &str| {
+        base.price_table(region)
+            .and_then(|t| t.get(key))
+            .is_some_and(|e| matches!(e.status, PriceStatus::Priced { .. }))
+    };
     let regions: Vec<Value> = cat
         .regions()
         .iter()
@@ -286,7 +292,9 @@ fn report(out: &Path, endpoint: &str, imported: &price_import::Imported, format:
             let unpriced: Vec<Value> = table
                 .iter()
                 .filter_map(|(key, e)| match &e.status {
-                    PriceStatus::Unpriced { unpriced } => Some(json!({"key": key, "reason": unpriced})),
+                    PriceStatus::Unpriced { unpriced } => {
+                        Some(json!({"key": key, "reason": unpriced, "wasPriced": was_priced(r, key)}))
+                    }
                     PriceStatus::Priced { .. } => None,
                 })
                 .collect();
@@ -310,11 +318,13 @@ fn report(out: &Path, endpoint: &str, imported: &price_import::Imported, format:
         let unpriced = r["unpriced"].as_array().map_or(0, Vec::len);
         outln!("  {}: {} priced, {unpriced} unpriced", r["name"].as_str().unwrap_or_default(), r["priced"]);
         for u in r["unpriced"].as_array().into_iter().flatten() {
-            outln!(
-                "    {}: {}",
-                u["key"].as_str().unwrap_or_default(),
-                u["reason"].as_str().unwrap_or_default()
-            );
+            let key = u["key"].as_str().unwrap_or_default();
+            outln!("    {key}: {}", u["reason"].as_str().unwrap_or_default());
+            if u["wasPriced"] == true {
+                outln!(
+                    "      (the catalogue in use prices `{key}`; laid over it, this file leaves it unpriced)"
+                );
+            }
         }
     }
     outln!(

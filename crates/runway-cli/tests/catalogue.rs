@@ -306,3 +306,42 @@ fn catalogue_root_shows_the_oldest_price_and_warns_about_old_ones_in_use() {
     assert_eq!(code, 0);
     assert!(stdout.contains("Oldest price per region") && stdout.contains("2020-01-31"), "{stdout}");
 }
+
+#[test]
+fn an_import_that_unprices_a_price_in_use_says_so() {
+    let dir = scratch("catalogue-import-unprices");
+    copy_dir(&offers(), &dir.join("site"));
+    // The SNS offer without its standard publish row: the built-in catalogue prices
+    // `sns-standard` in eu-west-1, the imported file will not.
+    let sns = dir.join("site/offers/v1.0/aws/AmazonSNS/20261106000000/eu-west-1/index.json");
+    let text = std::fs::read_to_string(&sns).unwrap();
+    assert!(text.contains("\"EU-Requests-Tier1\""), "the fixture changed shape");
+    std::fs::write(&sns, text.replace("\"EU-Requests-Tier1\"", "\"EU-Requests-Other\"")).unwrap();
+    let server = FileServer::start(&dir.join("site"));
+    let out = dir.join("prices.yaml");
+    let args =
+        ["catalogue", "import", "--region", "eu-west-1", "--endpoint", &server.url(), "--out", s(&out)];
+    let (code, stdout, stderr) = runway(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("sns-standard: AWS Price List offer AmazonSNS")
+            && stdout.contains(
+                "the catalogue in use prices `sns-standard`; laid over it, this file leaves it unpriced"
+            ),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("the catalogue in use prices `sns-fifo`"),
+        "sns-fifo was unpriced already: {stdout}"
+    );
+    let (code, stdout, _) = runway(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code, 0);
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let was: Vec<(&str, bool)> = report["regions"][0]["unpriced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["key"].as_str().unwrap(), u["wasPriced"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(was, [("sns-standard", true), ("sns-fifo", false)]);
+}
