@@ -12,6 +12,21 @@ pub enum Error {
         /// The regions it knows.
         known: Vec<&'static str>,
     },
+    /// `--endpoint` is not an http(s) URL.
+    #[error(
+        "the endpoint `{endpoint}` is not an http:// or https:// URL (the default is {})",
+        crate::DEFAULT_ENDPOINT
+    )]
+    BadEndpoint {
+        /// The endpoint given.
+        endpoint: String,
+    },
+    /// The HTTP client could not start (its TLS set-up failed).
+    #[error("cannot start the HTTP client: {message}")]
+    Client {
+        /// What the HTTP client said.
+        message: String,
+    },
     /// The endpoint did not answer, or the transfer broke off.
     #[error(
         "cannot fetch {url}: {message}; check the endpoint (--endpoint) and the network, then run the import again"
@@ -53,7 +68,7 @@ pub enum Error {
 impl Error {
     /// Is it the caller's input (an unknown region) rather than the remote side?
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::UnknownRegion { .. })
+        matches!(self, Error::UnknownRegion { .. } | Error::BadEndpoint { .. })
     }
 
     /// May the same request succeed if tried again: the endpoint unreachable, the transfer

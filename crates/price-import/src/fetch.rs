@@ -16,10 +16,7 @@ pub(crate) fn client() -> Result<reqwest::Client, Error> {
         .read_timeout(Duration::from_secs(60))
         .user_agent(concat!("runway-price-import/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| Error::Unreachable {
-            url: String::new(),
-            message: format!("cannot start the HTTP client: {e}"),
-        })
+        .map_err(|e| Error::Client { message: error_chain(&e) })
 }
 
 /// The waits before the second and third attempts of a GET whose failure may pass.

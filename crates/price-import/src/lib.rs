@@ -105,8 +105,8 @@ fn prefixes(regions: &[String]) -> Result<Vec<(&str, &'static str)>, Error> {
 /// Imports the prices of `keys` (as [`Catalogue::price_keys`] lists them) in `regions` from
 /// the price list at `endpoint` ([`DEFAULT_ENDPOINT`]). `progress` hears of every chunk.
 ///
-/// Errors: an unknown region (before any request), an unreachable endpoint, an error status
-/// or a file that is not a price-list file. Keys no rule reads (usage-based ones, keys of a
+/// Errors: an unknown region or an endpoint that is not an http(s) URL (before any request),
+/// an unreachable endpoint, an error status or a file that is not a price-list file. Keys no rule reads (usage-based ones, keys of a
 /// newer catalogue) are left out of the result.
 pub async fn import(
     endpoint: &str,
@@ -114,6 +114,9 @@ pub async fn import(
     keys: &[String],
     progress: &mut dyn FnMut(&Progress<'_>),
 ) -> Result<Imported, Error> {
+    if !(endpoint.starts_with("https://") || endpoint.starts_with("http://")) {
+        return Err(Error::BadEndpoint { endpoint: endpoint.to_owned() });
+    }
     let prefixes = prefixes(regions)?;
     let lookups: Vec<(&String, rules::Lookup)> = keys.iter().map(|k| (k, rules::lookup(k))).collect();
     let client = fetch::client()?;

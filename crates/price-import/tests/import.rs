@@ -257,6 +257,16 @@ async fn an_unknown_region_is_refused_before_any_request() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn an_endpoint_without_its_scheme_is_a_usage_error() {
+    let server = FileServer::start(&fixtures());
+    let bare = server.url().replace("http://", "");
+    let err = run(&bare, &[REGION]).await.unwrap_err();
+    assert!(matches!(&err, Error::BadEndpoint { endpoint } if *endpoint == bare), "{err}");
+    assert!(err.is_usage());
+    assert_eq!(server.requests(), 0);
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn an_endpoint_that_is_down_is_unreachable() {
     let err = run(&format!("http://127.0.0.1:{}", free_port()), &[REGION]).await.unwrap_err();
     assert!(matches!(err, Error::Unreachable { .. }), "{err}");

@@ -144,6 +144,7 @@ enum Command {
     },
     /// The sizes and prices in use, with their sources and how old they are;
     /// `runway catalogue import` reads prices from the AWS Price List.
+    #[command(args_conflicts_with_subcommands = true)]
     Catalogue {
         #[command(subcommand)]
         command: Option<prices::CatalogueCommand>,

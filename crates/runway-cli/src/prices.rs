@@ -229,6 +229,11 @@ fn import(
         }
     }
     let keys = cat.price_keys();
+    // An `--out` that cannot be written is found before the downloads, not after.
+    let temp = temp_beside(out);
+    std::fs::write(&temp, "")
+        .and_then(|()| std::fs::remove_file(&temp))
+        .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -259,19 +264,25 @@ fn import(
 /// Writes `text` to `path` through a temporary file in the same folder, renamed over it: a
 /// reader never sees half a file, and a failure leaves the old file as it was.
 fn write_whole(path: &Path, text: &str) -> Result<(), Exit> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name =
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "catalogue".to_owned());
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let temp = temp_beside(path);
     let written = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&temp);
         return Err(usage(format!("cannot write {}: {e}", path.display())));
     }
     Ok(())
+}
+
+/// The temporary file a write of `path` goes through, in the same folder (so the rename is
+/// atomic).
+fn temp_beside(path: &Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name =
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "catalogue".to_owned());
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 /// What was written: per region the priced count and each unpriced key with its reason.

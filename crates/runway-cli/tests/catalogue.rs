@@ -205,6 +205,23 @@ fn an_unknown_region_is_a_usage_error_listing_the_known_ones() {
 }
 
 #[test]
+fn an_out_file_that_cannot_be_written_is_a_usage_error_before_any_download() {
+    let server = FileServer::start(&offers());
+    let dir = scratch("catalogue-import-unwritable");
+    let out = dir.join("no-such-folder/prices.yaml");
+    let args =
+        ["catalogue", "import", "--region", "eu-west-1", "--endpoint", &server.url(), "--out", s(&out)];
+    let (code, _, stderr) = runway(&args);
+    assert_eq!(code, EXIT_USAGE, "{stderr}");
+    assert!(stderr.contains("cannot write") && stderr.contains("no-such-folder"), "{stderr}");
+    assert_eq!(server.requests(), 0, "nothing downloaded");
+    // The parent command's flags do not apply to `import`: refused, not silently ignored.
+    let (code, _, stderr) =
+        runway(&["catalogue", "--region", "eu-west-1", "import", "--region", "eu-west-1", "--out", "x.yaml"]);
+    assert_eq!(code, EXIT_USAGE, "{stderr}");
+}
+
+#[test]
 fn a_missing_or_invalid_catalogue_setting_is_a_diagnostic_at_the_setting() {
     let dir = acme_shop_with_dev_cap("150", "catalogue-setting");
     let root = dir.join("runway.yaml");
