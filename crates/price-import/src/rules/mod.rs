@@ -226,6 +226,7 @@ pub(crate) mod units {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offer::Term;
 
     fn dim(begin: &str, usd: &str) -> Dimension {
         Dimension {
@@ -245,6 +246,138 @@ mod tests {
         assert!(paid_tier([dim("0", "0")].iter()).is_err());
         assert!(paid_tier([dim("0", "-1")].iter()).is_err());
         assert!(paid_tier([dim("0", "0,5")].iter()).is_err());
+    }
+
+    /// A row: SKU, family, attributes, unit, USD price.
+    type Row<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
+
+    /// An offer of `rows`, all on-demand.
+    fn offer(code: &str, rows: &[Row<'_>]) -> Offer {
+        let mut o = Offer {
+            code: code.into(),
+            version: "1".into(),
+            published: "2026-11-01".into(),
+            ..Offer::default()
+        };
+        for (sku, family, attrs, unit, usd) in rows {
+            let attributes = attrs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+            o.products
+                .insert((*sku).into(), Product { sku: (*sku).into(), family: (*family).into(), attributes });
+            let dimension = Dimension { unit: (*unit).into(), ..dim("0", usd) };
+            o.on_demand
+                .insert((*sku).into(), vec![Term { dimensions: [("r".to_owned(), dimension)].into() }]);
+        }
+        o
+    }
+
+    fn price_of(key: &str, offer: &Offer) -> Option<String> {
+        let Lookup::Rule(rule) = lookup(key) else { panic!("{key} has no rule") };
+        match resolve(&rule, offer, "us-east-1", "USE1", "url").status {
+            PriceStatus::Priced { price, .. } => Some(price.0.normalize().to_string()),
+            PriceStatus::Unpriced { .. } => None,
+        }
+    }
+
+    /// us-east-1 writes some usage types bare and keeps `USE1-` on others (Fargate, Secrets
+    /// Manager, RDS Proxy): both are read; another region's prefix, or a row of another
+    /// `regionCode`, never is.
+    #[test]
+    fn us_east_1_usage_types_bare_or_prefixed() {
+        let us = ("regionCode", "us-east-1");
+        let pg = [
+            us,
+            ("databaseEngine", "PostgreSQL"),
+            ("deploymentOption", "Single-AZ"),
+            ("instanceType", "db.t4g.micro"),
+        ];
+        let rds = offer(
+            "AmazonRDS",
+            &[
+                (
+                    "A",
+                    "Database Instance",
+                    &[pg[0], pg[1], pg[2], pg[3], ("usagetype", "InstanceUsage:db.t4g.micro")],
+                    "Hrs",
+                    "0.016",
+                ),
+                (
+                    "B",
+                    "",
+                    &[us, ("databaseEngine", "PostgreSQL"), ("usagetype", "USE1-RDS:ProxyUsage")],
+                    "Hrs",
+                    "0.015",
+                ),
+                // Decoys: another region's row and prefix.
+                (
+                    "C",
+                    "Database Instance",
+                    &[
+                        ("regionCode", "us-west-2"),
+                        pg[1],
+                        pg[2],
+                        pg[3],
+                        ("usagetype", "USW2-InstanceUsage:db.t4g.micro"),
+                    ],
+                    "Hrs",
+                    "0.9",
+                ),
+                (
+                    "D",
+                    "",
+                    &[us, ("databaseEngine", "PostgreSQL"), ("usagetype", "USW2-RDS:ProxyUsage")],
+                    "Hrs",
+                    "0.9",
+                ),
+            ],
+        );
+        assert_eq!(price_of("rds-instance/db.t4g.micro", &rds).as_deref(), Some("0.016"));
+        assert_eq!(price_of("rds-proxy", &rds).as_deref(), Some("0.015"));
+        let ecs = offer(
+            "AmazonECS",
+            &[
+                (
+                    "E",
+                    "Compute",
+                    &[us, ("usagetype", "USE1-Fargate-ARM-vCPU-Hours:perCPU")],
+                    "hours",
+                    "0.03238",
+                ),
+                ("F", "Compute", &[us, ("usagetype", "USE1-Fargate-vCPU-Hours:perCPU")], "hours", "0.04048"),
+            ],
+        );
+        assert_eq!(price_of("fargate-arm-vcpu", &ecs).as_deref(), Some("0.03238"));
+        let elb = offer(
+            "AWSELB",
+            &[
+                (
+                    "G",
+                    "Load Balancer-Application",
+                    &[us, ("usagetype", "LoadBalancerUsage")],
+                    "Hrs",
+                    "0.0225",
+                ),
+                (
+                    "H",
+                    "Load Balancer-Application",
+                    &[us, ("usagetype", "TS-LoadBalancerUsage")],
+                    "Hrs",
+                    "0.9",
+                ),
+            ],
+        );
+        assert_eq!(price_of("alb-hour", &elb).as_deref(), Some("0.0225"));
+        // SQS names its us-east-1 request rows `Requests-RBP` in some sources: read by queue type.
+        let sqs = offer(
+            "AWSQueueService",
+            &[(
+                "I",
+                "API Request",
+                &[us, ("queueType", "Standard"), ("usagetype", "Requests-RBP")],
+                "Requests",
+                "0.0000004",
+            )],
+        );
+        assert_eq!(price_of("sqs-standard", &sqs).as_deref(), Some("0.4"));
     }
 
     #[test]
