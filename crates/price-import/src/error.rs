@@ -48,7 +48,9 @@ pub enum Error {
         status: u16,
     },
     /// A file that is not a price-list file of the documented format.
-    #[error("{url} is not a valid AWS Price List file: {message}")]
+    #[error(
+        "{url} is not a valid AWS Price List file: {message}; check that --endpoint serves the AWS Price List bulk files, then run the import again (a transfer cut short is read as truncated JSON)"
+    )]
     Malformed {
         /// The URL of the file.
         url: String,
@@ -56,7 +58,7 @@ pub enum Error {
         message: String,
     },
     /// A file larger than any price-list file the importer expects.
-    #[error("{url} is larger than {limit} bytes; refusing to read it")]
+    #[error("{url} is larger than {limit} bytes, more than any AWS Price List offer file; check --endpoint")]
     TooLarge {
         /// The URL of the file.
         url: String,

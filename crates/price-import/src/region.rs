@@ -39,6 +39,7 @@ pub const REGIONS: &[(&str, &str)] = &[
     ("ap-southeast-3", "APS4"),
     ("ap-southeast-4", "APS6"),
     ("ap-southeast-5", "APS7"),
+    ("ap-southeast-6", "APS8"),
     ("ap-southeast-7", "APS9"),
 ];
 

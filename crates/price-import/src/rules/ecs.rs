@@ -2,7 +2,7 @@
 //! x86 rows (`Fargate-vCPU-Hours:perCPU`, `Fargate-GB-Hours`) beside the ARM ones, and
 //! Windows and Spot rows.
 
-use super::{Lookup, Rule, usage};
+use super::{Lookup, Rule, units, usage};
 
 /// The rule of an `AmazonECS` key, if the key is one.
 pub(crate) fn rule(key: &str) -> Option<Lookup> {
@@ -15,7 +15,7 @@ pub(crate) fn rule(key: &str) -> Option<Lookup> {
         key: key.to_owned(),
         offer: "AmazonECS",
         unit,
-        offer_units: &["hours", "Hrs", "hour"],
+        offer_units: units::HOURS,
         scale: 1,
         wants: format!("Fargate Linux/ARM {what} ({kind})"),
         global: false,
