@@ -371,16 +371,16 @@ impl Server {
         let (sizes, regions) = (analysis.catalogue.size_names(), analysis.catalogue.regions());
         let (resources, environments) = self.words.get(&root).cloned().unwrap_or_default();
         let words = Words { resources, environments, sizes, regions };
-        // The word being typed is replaced.
+        // The word being typed is replaced; right after `:` or `-` a space comes first.
         let line_start = at.text.offset(Position::new(position.line, 0));
-        let before = &at.text.as_str()[line_start..at.offset];
-        let word_len = before.len()
-            - before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_').len();
-        let range = at.text.range(at.offset - word_len..at.offset);
+        let before = at.text.as_str().get(line_start..at.offset).unwrap_or_default();
+        let (word, space) = completion::word_before(before);
+        let range = at.text.range(at.offset - word..at.offset);
         let items = completion::candidates(&cx, root_file, &words, kind.as_deref())
             .into_iter()
             .map(|c| {
                 let new_text = if c.is_key { format!("{}: ", c.label) } else { c.label.clone() };
+                let new_text = if space { format!(" {new_text}") } else { new_text };
                 CompletionItem {
                     kind: Some(if c.is_key {
                         CompletionItemKind::PROPERTY
