@@ -26,6 +26,10 @@ pub struct Analysis {
     pub root_text: SourceText,
     /// The member files the root's globs matched (read or found missing).
     pub member_files: Vec<PathBuf>,
+    /// The text of every file as it was analysed (the root, each member read, the
+    /// `catalogue:` file): diagnostics, fixes and references are read against it, never
+    /// against a later read of the disk.
+    pub texts: BTreeMap<PathBuf, SourceText>,
     /// `check`'s diagnostics by file (the root's, each member's), every file of the root
     /// present even when it has none.
     pub diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>>,
@@ -40,9 +44,9 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Checks and plans the root at `root`, reading open documents from `docs`.
-    pub fn new(root: &Path, docs: &Documents, catalogue: Arc<Catalogue>) -> Analysis {
-        let root_text = docs.text(root).unwrap_or_else(|| SourceText::new(String::new()));
+    /// Checks and plans the root at `root` whose text is `root_text`, reading its members
+    /// from `docs` (open documents first, then the disk).
+    pub fn new(root: &Path, root_text: SourceText, docs: &Documents, catalogue: Arc<Catalogue>) -> Analysis {
         let base = root.parent().unwrap_or_else(|| Path::new(""));
         let overlay = Overlay::new(base, docs);
         let options = Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
@@ -61,7 +65,11 @@ impl Analysis {
             plans: Vec::new(),
             invalid: true,
         });
-        let member_files: Vec<PathBuf> = overlay.read.into_inner().into_iter().collect();
+        let read = overlay.read.into_inner();
+        let member_files: Vec<PathBuf> = read.keys().cloned().collect();
+        let mut texts: BTreeMap<PathBuf, SourceText> =
+            read.into_iter().filter_map(|(file, text)| Some((file, text?))).collect();
+        texts.insert(root.to_path_buf(), root_text.clone());
         let mut diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         diagnostics.insert(root.to_path_buf(), Vec::new());
         for file in &member_files {
@@ -74,6 +82,7 @@ impl Analysis {
             root: root.to_path_buf(),
             root_text,
             member_files,
+            texts,
             diagnostics,
             plans: checked.plans,
             errors,
@@ -86,7 +95,7 @@ impl Analysis {
     /// diagnostics (at the setting, and in the file), nothing planned.
     pub fn refused(
         root: &Path,
-        docs: &Documents,
+        root_text: SourceText,
         catalogue: Arc<Catalogue>,
         found: Vec<Diagnostic>,
     ) -> Analysis {
@@ -97,7 +106,8 @@ impl Analysis {
         }
         Analysis {
             root: root.to_path_buf(),
-            root_text: docs.text(root).unwrap_or_else(|| SourceText::new(String::new())),
+            texts: BTreeMap::from([(root.to_path_buf(), root_text.clone())]),
+            root_text,
             member_files: Vec::new(),
             errors: diagnostics.values().flatten().filter(|d| d.is_error()).count(),
             diagnostics,
@@ -105,6 +115,11 @@ impl Analysis {
             catalogue,
             catalogue_file: None,
         }
+    }
+
+    /// The text a file of the root was analysed with.
+    pub fn text(&self, file: &Path) -> Option<&SourceText> {
+        self.texts.get(file)
     }
 
     /// The root's tree, when its text parses.
@@ -126,6 +141,7 @@ const MEMBER_ONLY: &[&str] = &["member", "runtime", "requires", "uses"];
 /// Does the text have one of `keys` at its top level? A file with a syntax error (it is being
 /// typed) still says so at the start of a line.
 fn has_top_level_key(text: &str, keys: &[&str]) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match syntax::parse("", text) {
         Ok(tree) => tree.root().entries().any(|(k, _)| k.as_str().is_some_and(|k| keys.contains(&k))),
         Err(_) => {
@@ -216,6 +232,10 @@ mod tests {
         assert!(is_root(typing));
         assert!(!is_root("runway: 3\nuses: [\n"));
         assert!(has_top_level_key("runway: 3\nuses: [\n", MEMBER_ONLY));
+        // A byte order mark before the first key, in text that parses and text that does not.
+        assert!(is_root("\u{feff}product: x\n"));
+        assert!(is_root("\u{feff}product: [\n"));
+        assert!(has_top_level_key("\u{feff}uses: [\n", MEMBER_ONLY));
         assert!(matches_members(typing, Path::new("/p"), Path::new("/p/tools/x")));
         assert!(!matches_members(typing, Path::new("/p"), Path::new("/p/tools/x/y")));
     }

@@ -165,6 +165,30 @@ pub fn context(text: &SourceText, offset: usize) -> Context {
     }
 }
 
+/// The word being typed at the end of `before` (the text of the cursor's line before it): its
+/// length in bytes, and whether what is inserted there needs a space first (the word is empty
+/// and follows `:` or `-`, where YAML needs one: `kind:postgres` is a single scalar, and a
+/// `-` without a space is no sequence item). A `-` is part of the word only after a word
+/// character (`main-`), so the item's own dash is never replaced.
+pub fn word_before(before: &str) -> (usize, bool) {
+    let mut start = before.len();
+    for (i, c) in before.char_indices().rev() {
+        let inner = c == '-' && before[..i].chars().next_back().is_some_and(is_word_char);
+        if is_word_char(c) || inner {
+            start = i;
+        } else {
+            break;
+        }
+    }
+    let word = before.len() - start;
+    let space = word == 0 && before.ends_with([':', '-']);
+    (word, space)
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 fn values(words: &[String], detail: &'static str) -> Vec<Candidate> {
     words.iter().map(|w| Candidate { label: w.clone(), is_key: false, detail }).collect()
 }
@@ -299,6 +323,21 @@ mod tests {
             cx(doc),
             Context { path: strings(&["resources", "jobs"]), key: Some("kind".into()), item: false }
         );
+    }
+
+    #[test]
+    fn the_word_before_the_cursor_keeps_an_items_dash_and_asks_for_a_space() {
+        assert_eq!(word_before("    kind:"), (0, true));
+        assert_eq!(word_before("    kind: "), (0, false));
+        assert_eq!(word_before("    kind: post"), (4, false));
+        assert_eq!(word_before("      -"), (0, true));
+        assert_eq!(word_before("      - "), (0, false));
+        assert_eq!(word_before("      - main-"), (5, false));
+        assert_eq!(word_before("      - main-d"), (6, false));
+        assert_eq!(word_before("-"), (0, true));
+        assert_eq!(word_before("    uses: [main-db,"), (0, false));
+        assert_eq!(word_before("  é-ü"), (5, false));
+        assert_eq!(word_before(""), (0, false));
     }
 
     #[test]

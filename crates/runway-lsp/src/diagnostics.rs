@@ -10,14 +10,24 @@ use crate::position::SourceText;
 /// The bytes a diagnostic points at. A diagnostic without a length (a syntax error, say)
 /// covers the character it is at, so that editors show it; one with no line is at the start.
 pub fn bytes(d: &Diagnostic, text: &SourceText) -> Range<usize> {
-    let len = text.as_str().len();
+    let s = text.as_str();
     if d.location.line == 0 {
         return 0..0;
     }
-    let start = d.location.offset.min(len);
-    let mut end = start.saturating_add(d.location.len).min(len);
+    // An offset inside a character (of a text other than the one checked) is that
+    // character's start, or, for the end, the next character's.
+    let mut start = d.location.offset.min(s.len());
+    while !s.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = start.saturating_add(d.location.len).min(s.len());
+    while !s.is_char_boundary(end) {
+        end += 1;
+    }
     if end == start {
-        end = text.as_str()[start..]
+        end = s
+            .get(start..)
+            .unwrap_or_default()
             .chars()
             .next()
             .filter(|c| *c != '\n' && *c != '\r')
@@ -88,5 +98,12 @@ mod tests {
         assert_eq!(bytes(&d, &text), 3..5);
         let d = Diagnostic::error(Code::YamlSyntax, at(99), "", "x");
         assert_eq!(bytes(&d, &text), 6..6);
+        // Inside `é` (bytes 3 and 4): from its start, and to the end of a character.
+        let d = Diagnostic::error(Code::YamlSyntax, at(4), "", "x");
+        assert_eq!(bytes(&d, &text), 3..5);
+        let inside = Location { file: "f".into(), line: 1, column: 1, offset: 1, len: 3 };
+        let d = Diagnostic::error(Code::YamlSyntax, inside, "", "x");
+        assert_eq!(bytes(&d, &text), 1..5);
+        assert_eq!(to_lsp(&d, &text).range.end.character, 4);
     }
 }

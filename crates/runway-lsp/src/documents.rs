@@ -36,33 +36,47 @@ impl Documents {
         self.open.keys().map(PathBuf::as_path)
     }
 
-    /// A file's text: the open document's, else the file's on disk (`None` when it cannot be
-    /// read or is not UTF-8).
+    /// A file's text: the open document's, else the file's on disk without a leading byte
+    /// order mark, as an editor shows it (`None` when it cannot be read or is not UTF-8).
     pub fn text(&self, path: &Path) -> Option<SourceText> {
         if let Some(doc) = self.open.get(path) {
             return Some(doc.clone());
         }
-        let bytes = std::fs::read(path).ok()?;
+        let bytes = without_bom(std::fs::read(path).ok()?);
         String::from_utf8(bytes).ok().map(SourceText::new)
     }
 }
 
-/// The loader's [`Files`] for a root in `base`: open documents first, then the disk. Records
-/// every member file it was asked for, so that diagnostics can be cleared from a file that no
-/// longer has any.
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A file's bytes without a leading byte order mark: editors drop it when they open a file,
+/// so the offsets of diagnostics count from after it.
+fn without_bom(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
+    bytes
+}
+
+/// The loader's [`Files`] for a root in `base`: open documents first, then the disk (without a
+/// byte order mark). Records every member file it was asked for, so that diagnostics can be
+/// cleared from a file that no longer has any, and the text it handed out, so that they are
+/// published against that text even when the file changes on disk afterwards.
 pub struct Overlay<'a> {
     /// The root file's folder.
     pub base: &'a Path,
     /// The open documents.
     pub docs: &'a Documents,
-    /// Member files read (or asked for), as full paths.
-    pub read: RefCell<BTreeSet<PathBuf>>,
+    /// Member files asked for, as full paths, with the text handed out (`None` for a file
+    /// that could not be read; a file that is not UTF-8 decoded lossily).
+    pub read: RefCell<BTreeMap<PathBuf, Option<SourceText>>>,
 }
 
 impl<'a> Overlay<'a> {
     /// Files under `base`.
     pub fn new(base: &'a Path, docs: &'a Documents) -> Self {
-        Self { base, docs, read: RefCell::new(BTreeSet::new()) }
+        Self { base, docs, read: RefCell::new(BTreeMap::new()) }
     }
 }
 
@@ -98,10 +112,35 @@ impl Files for Overlay<'_> {
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {
         let full = self.base.join(path);
-        self.read.borrow_mut().insert(full.clone());
-        if let Some(doc) = self.docs.get(&full) {
-            return Some(doc.as_str().as_bytes().to_vec());
-        }
-        std::fs::read(full).ok()
+        let bytes = match self.docs.get(&full) {
+            Some(doc) => Some(doc.as_str().as_bytes().to_vec()),
+            None => std::fs::read(&full).ok().map(without_bom),
+        };
+        let text = bytes.as_ref().map(|b| SourceText::new(String::from_utf8_lossy(b).into_owned()));
+        self.read.borrow_mut().insert(full, text);
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_dropped_from_a_file_on_disk() {
+        let dir = std::env::temp_dir().join(format!("runway-lsp-bom-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("m")).unwrap();
+        let text = "runway: 3\nuses: [jobs]\n";
+        std::fs::write(dir.join("m/runway.yaml"), [BOM, text.as_bytes()].concat()).unwrap();
+        let docs = Documents::default();
+        let read = docs.text(&dir.join("m/runway.yaml")).map(|t| t.as_str().to_owned());
+        let overlay = Overlay::new(&dir, &docs);
+        let handed = overlay.read("m/runway.yaml");
+        let recorded = overlay.read.borrow().get(&dir.join("m/runway.yaml")).cloned().flatten();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(read.as_deref(), Some(text));
+        assert_eq!(handed.as_deref(), Some(text.as_bytes()));
+        assert_eq!(recorded.as_ref().map(SourceText::as_str), Some(text));
+        assert_eq!(without_bom(b"\xEF\xBB".to_vec()), b"\xEF\xBB");
     }
 }

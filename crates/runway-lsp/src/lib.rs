@@ -4,8 +4,9 @@
 //! [`Server`] is the same server without a transport, for tests and benchmarks. What it
 //! answers:
 //!
-//! - diagnostics on open and on every change, the same as `runway check` (cap refusals
-//!   included, through [`runtime_plan::check`]), from the editor's text of every open file;
+//! - diagnostics on open and on every change, `runway check`'s (found by the same
+//!   [`runtime_plan::check`], cap refusals included; docs/editor.md says where the messages
+//!   differ), from the editor's text of every open file;
 //! - hover on a resource or workload name (what each environment declares and costs a month,
 //!   and the environment's total against its cap) and on a size;
 //! - completion of keys, kinds, engines, sizes, environment names and the resource names of

@@ -1,5 +1,6 @@
 //! Go to definition (a `uses` entry to its resource) and references (a resource to its
-//! consumers: the `uses` entries of root workloads and members).
+//! consumers: the `uses` entries of root workloads and members), in the text each file was
+//! analysed with.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -7,7 +8,6 @@ use std::path::PathBuf;
 use runway_schema::syntax;
 
 use crate::analysis::Analysis;
-use crate::documents::Documents;
 use crate::position::SourceText;
 
 /// A byte range in a file, with the file's text to turn it into a position.
@@ -30,7 +30,7 @@ pub fn definition(analysis: &Analysis, name: &str) -> Option<Place> {
 
 /// Every `uses` entry naming `name` in the root and its members, in file order; with the
 /// declaration first when `declaration` is set.
-pub fn references(analysis: &Analysis, docs: &Documents, name: &str, declaration: bool) -> Vec<Place> {
+pub fn references(analysis: &Analysis, name: &str, declaration: bool) -> Vec<Place> {
     let mut out = Vec::new();
     if declaration && let Some(place) = definition(analysis, name) {
         out.push(place);
@@ -47,7 +47,7 @@ pub fn references(analysis: &Analysis, docs: &Documents, name: &str, declaration
         }
     }
     for file in &analysis.member_files {
-        let Some(text) = docs.text(file) else { continue };
+        let Some(text) = analysis.text(file) else { continue };
         let Ok(tree) = syntax::parse("", text.as_str()) else { continue };
         for item in tree.root().get("uses").into_iter().flat_map(|u| u.items()) {
             if item.as_str() == Some(name) {

@@ -123,6 +123,15 @@ pub struct Server {
     published: Published,
 }
 
+/// The catalogue a root is priced with, as `check` chooses it.
+struct Chosen {
+    /// The file the root's `catalogue:` setting names, and its text when it could be read.
+    file: Option<(PathBuf, Option<SourceText>)>,
+    /// The catalogue; `Err` holds the `catalogue-file` diagnostics of a file that cannot be
+    /// used.
+    catalogue: Result<Arc<Catalogue>, Vec<Diagnostic>>,
+}
+
 /// A document and a place in it.
 struct At {
     path: PathBuf,
@@ -200,10 +209,12 @@ impl Server {
         let analysis = &self.analyses[&root];
         let mut out = Vec::new();
         let mut now = BTreeSet::new();
+        let empty = SourceText::new(String::new());
         for (file, diags) in &analysis.diagnostics {
-            let text = self.docs.text(file).unwrap_or_else(|| SourceText::new(String::new()));
+            // The text the diagnostics were found in, not a later read of the disk.
+            let text = analysis.text(file).unwrap_or(&empty);
             let list: Vec<lsp_types::Diagnostic> =
-                diags.iter().map(|d| diagnostics::to_lsp(d, &text)).collect();
+                diags.iter().map(|d| diagnostics::to_lsp(d, text)).collect();
             if let Some(n) = publish(file, list) {
                 out.push(n);
                 now.insert(file.clone());
@@ -232,12 +243,18 @@ impl Server {
     /// Checks and plans a root now, keeping the result (and its completion words when the
     /// root's text parses).
     fn analyse(&mut self, root: &Path) {
-        let (file, catalogue) = self.catalogue_of(root);
-        let mut analysis = match catalogue {
-            Ok(catalogue) => Analysis::new(root, &self.docs, catalogue),
-            Err(diagnostics) => Analysis::refused(root, &self.docs, self.catalogue.clone(), diagnostics),
+        let root_text = self.docs.text(root).unwrap_or_else(|| SourceText::new(String::new()));
+        let chosen = self.catalogue_of(root, &root_text);
+        let mut analysis = match chosen.catalogue {
+            Ok(catalogue) => Analysis::new(root, root_text, &self.docs, catalogue),
+            Err(diagnostics) => Analysis::refused(root, root_text, self.catalogue.clone(), diagnostics),
         };
-        analysis.catalogue_file = file;
+        if let Some((file, text)) = chosen.file {
+            if let Some(text) = text {
+                analysis.texts.insert(file.clone(), text);
+            }
+            analysis.catalogue_file = Some(file);
+        }
         if let Ok(tree) = syntax::parse("", analysis.root_text.as_str()) {
             let keys = |key: &str| -> Vec<String> {
                 tree.root()
@@ -252,20 +269,22 @@ impl Server {
         self.analyses.insert(root.to_path_buf(), analysis);
     }
 
-    /// The catalogue a root is priced with, as `check` chooses it, and the `catalogue:` file
-    /// it names; `Err` holds the `catalogue-file` diagnostics of a file that cannot be used.
-    fn catalogue_of(&self, root: &Path) -> (Option<PathBuf>, Result<Arc<Catalogue>, Vec<Diagnostic>>) {
-        let base = self.catalogue.clone();
-        let Some(text) = self.docs.text(root).filter(|_| !self.fixed) else { return (None, Ok(base)) };
+    /// The catalogue a root (whose text is `root_text`) is priced with, as `check` chooses it,
+    /// and the `catalogue:` file it names with the text read from it.
+    fn catalogue_of(&self, root: &Path, root_text: &SourceText) -> Chosen {
+        let base = Chosen { file: None, catalogue: Ok(self.catalogue.clone()) };
+        if self.fixed {
+            return base;
+        }
         let name = root.to_string_lossy().replace('\\', "/");
-        let Some(setting) = runway_schema::catalogue_setting(&name, text.as_str().as_bytes()) else {
-            return (None, Ok(base));
+        let Some(setting) = runway_schema::catalogue_setting(&name, root_text.as_str().as_bytes()) else {
+            return base;
         };
         let path = root.parent().unwrap_or_else(|| Path::new("")).join(&setting.path);
         let file = self.docs.text(&path);
         let read = file.as_ref().map(SourceText::as_str).ok_or_else(|| "missing, or not UTF-8".to_owned());
-        let catalogue = base.with_setting(&setting, &path.to_string_lossy(), read).map(Arc::new);
-        (Some(path), catalogue)
+        let catalogue = self.catalogue.with_setting(&setting, &path.to_string_lossy(), read).map(Arc::new);
+        Chosen { file: Some((path, file)), catalogue }
     }
 
     /// Answers a request; a request that fails (or panics) is answered with an error.
@@ -371,16 +390,16 @@ impl Server {
         let (sizes, regions) = (analysis.catalogue.size_names(), analysis.catalogue.regions());
         let (resources, environments) = self.words.get(&root).cloned().unwrap_or_default();
         let words = Words { resources, environments, sizes, regions };
-        // The word being typed is replaced.
+        // The word being typed is replaced; right after `:` or `-` a space comes first.
         let line_start = at.text.offset(Position::new(position.line, 0));
-        let before = &at.text.as_str()[line_start..at.offset];
-        let word_len = before.len()
-            - before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_').len();
-        let range = at.text.range(at.offset - word_len..at.offset);
+        let before = at.text.as_str().get(line_start..at.offset).unwrap_or_default();
+        let (word, space) = completion::word_before(before);
+        let range = at.text.range(at.offset - word..at.offset);
         let items = completion::candidates(&cx, root_file, &words, kind.as_deref())
             .into_iter()
             .map(|c| {
                 let new_text = if c.is_key { format!("{}: ", c.label) } else { c.label.clone() };
+                let new_text = if space { format!(" {new_text}") } else { new_text };
                 CompletionItem {
                     kind: Some(if c.is_key {
                         CompletionItemKind::PROPERTY
@@ -407,18 +426,14 @@ impl Server {
         let (at, target, _) = self.target(uri, position)?;
         let (Target::Resource(name) | Target::Use(name)) = target else { return None };
         let analysis = self.analyses.get(&self.root_of(&at.path)?)?;
-        Some(
-            navigate::references(analysis, &self.docs, &name, declaration)
-                .iter()
-                .filter_map(location)
-                .collect(),
-        )
+        Some(navigate::references(analysis, &name, declaration).iter().filter_map(location).collect())
     }
 
     fn code_actions(&mut self, uri: &Url, range: lsp_types::Range) -> Option<Vec<CodeActionOrCommand>> {
         let path = file_path(uri)?;
-        let text = self.docs.text(&path)?;
         let analysis = self.analysis(&path)?;
+        // The text the diagnostics were found in (an open document's is the editor's).
+        let text = analysis.text(&path)?.clone();
         let diags = analysis.diagnostics.get(&path)?;
         let fixes = actions::fixes(diags, &text, text.byte_range(range));
         let actions = fixes

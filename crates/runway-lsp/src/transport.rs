@@ -7,10 +7,15 @@
 //! escape as U+FFFD too, and skips (with a line on stderr) a message that still does not read.
 //! Only the end of stdin, an I/O error or `exit` ends it.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 use std::thread::{self, JoinHandle};
 
 use lsp_server::{Connection, Message};
+
+/// The largest message body read: four times the largest file the schema's reader takes
+/// ([`runway_schema::MAX_FILE_BYTES`]), room for such a document JSON-escaped. A larger
+/// `Content-Length` is skipped (read and dropped, never held), with a line on stderr.
+pub const MAX_MESSAGE_BYTES: usize = 4 * runway_schema::MAX_FILE_BYTES;
 
 /// The threads that carry messages between stdio and a [`Connection`].
 pub struct StdioThreads {
@@ -55,16 +60,29 @@ pub fn stdio() -> (Connection, StdioThreads) {
 /// The next message that reads; `None` at the end of the input.
 pub fn read(input: &mut impl BufRead) -> io::Result<Option<Message>> {
     loop {
-        let Some(body) = frame(input)? else { return Ok(None) };
-        match parse(&body) {
-            Ok(message) => return Ok(Some(message)),
-            Err(e) => eprintln!("runway lsp: skipped a message that is not JSON-RPC: {e}"),
+        match frame(input)? {
+            None => return Ok(None),
+            Some(Frame::TooLarge(length)) => eprintln!(
+                "runway lsp: skipped a message of {length} bytes (a message has at most {MAX_MESSAGE_BYTES})"
+            ),
+            Some(Frame::Body(body)) => match parse(&body) {
+                Ok(message) => return Ok(Some(message)),
+                Err(e) => eprintln!("runway lsp: skipped a message that is not JSON-RPC: {e}"),
+            },
         }
     }
 }
 
-/// One framed body, decoded lossily; `None` at the end of the input.
-fn frame(input: &mut impl BufRead) -> io::Result<Option<String>> {
+/// A framed message.
+enum Frame {
+    /// Its body, decoded lossily.
+    Body(String),
+    /// A body longer than [`MAX_MESSAGE_BYTES`], skipped: its length.
+    TooLarge(usize),
+}
+
+/// One framed message; `None` at the end of the input.
+fn frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
     let mut length = None;
     let mut line = Vec::new();
     loop {
@@ -87,9 +105,19 @@ fn frame(input: &mut impl BufRead) -> io::Result<Option<String>> {
             length = value.trim().parse::<usize>().ok();
         }
     }
-    let mut body = vec![0; length.unwrap_or_default()];
+    let length = length.unwrap_or_default();
+    if length > MAX_MESSAGE_BYTES {
+        // Drained without being held: the next message starts after it.
+        let want = u64::try_from(length).unwrap_or(u64::MAX);
+        let skipped = io::copy(&mut input.by_ref().take(want), &mut io::sink())?;
+        if skipped < want {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        return Ok(Some(Frame::TooLarge(length)));
+    }
+    let mut body = vec![0; length];
     input.read_exact(&mut body)?;
-    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
+    Ok(Some(Frame::Body(String::from_utf8_lossy(&body).into_owned())))
 }
 
 /// A body as a message; a lone surrogate escape reads as U+FFFD.
@@ -161,6 +189,24 @@ mod tests {
         // The escaped backslash before `ud800` is text; the pair is 𝄞.
         assert_eq!(text_of(read(&mut reader).unwrap()), "x\u{fffd}y\\ud800\u{1d11e}");
         // The body that is not JSON is skipped.
+        let Some(Message::Notification(exit)) = read(&mut reader).unwrap() else { panic!("exit") };
+        assert_eq!(exit.method, "exit");
+        assert!(read(&mut reader).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_message_too_large_is_skipped_without_being_allocated() {
+        let mut input = format!("Content-Length: {}\r\n\r\n", usize::MAX).into_bytes();
+        // The end of the input comes long before the length: an error, not an allocation.
+        input.extend(framed(br#"{"jsonrpc":"2.0","method":"exit"}"#));
+        let err = read(&mut io::Cursor::new(input)).expect_err("the input ends inside the body");
+        assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+
+        // One byte over the cap, all there: skipped, and the next message reads.
+        let mut input = format!("Content-Length: {}\r\n\r\n", MAX_MESSAGE_BYTES + 1).into_bytes();
+        input.resize(input.len() + MAX_MESSAGE_BYTES + 1, b' ');
+        input.extend(framed(br#"{"jsonrpc":"2.0","method":"exit"}"#));
+        let mut reader = io::Cursor::new(input);
         let Some(Message::Notification(exit)) = read(&mut reader).unwrap() else { panic!("exit") };
         assert_eq!(exit.method, "exit");
         assert!(read(&mut reader).unwrap().is_none());

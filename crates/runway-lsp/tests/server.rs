@@ -4,8 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use cost::Catalogue;
 use lsp_server::{Notification, Request, RequestId, Response};
 use runway_lsp::Server;
+use runway_lsp::analysis::Analysis;
+use runway_lsp::documents::Documents;
+use runway_lsp::{diagnostics, navigate};
+use runway_schema::Code;
 use serde_json::{Value, json};
 
 /// A scratch folder, removed on drop.
@@ -161,4 +168,46 @@ fn a_roots_catalogue_setting_prices_it_from_the_editors_text() {
     let published = open(&mut server, &root, &text.replace("catalogue: prices.yaml\n", ""));
     assert_eq!(codes(&published, &root), ["unpriced"]);
     assert_eq!(codes(&published, &prices), Vec::<String>::new(), "the file's diagnostics are cleared");
+}
+
+/// Diagnostics, fixes and references are read against the text the check read: a member that
+/// changes on disk afterwards (multi-byte text where the typo was) does not move them.
+#[test]
+fn the_text_a_check_read_is_kept_with_its_diagnostics() {
+    let dir = Scratch::new("analysed-text");
+    let root = dir.write("runway.yaml", ROOT);
+    let member = dir.write("svc/orders/runway.yaml", "runway: 3\nruntime: other\nuses: [jbos, jobs]\n");
+    let docs = Documents::default();
+    let root_text = docs.text(&root).unwrap();
+    let analysis = Analysis::new(&root, root_text, &docs, Arc::new(Catalogue::builtin()));
+    std::fs::write(
+        &member,
+        "runway: 3\nruntime: other\n# \u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\nuses: [jobs]\n",
+    )
+    .unwrap();
+    let text = analysis.text(&member).expect("the member's text as checked");
+    let d = &analysis.diagnostics[&member][0];
+    assert_eq!(d.code, Code::UnknownResource);
+    assert_eq!(&text.as_str()[diagnostics::bytes(d, text)], "jbos");
+    let refs = navigate::references(&analysis, "jobs", false);
+    let place = refs.iter().find(|p| p.file == member).expect("the member's use");
+    assert_eq!(&place.text.as_str()[place.bytes.clone()], "jobs");
+    assert_eq!(place.text.as_str(), "runway: 3\nruntime: other\nuses: [jbos, jobs]\n");
+}
+
+/// A member saved with a byte order mark is read as an editor shows it: the mark dropped, so
+/// a diagnostic on its first line is where the editor has the word.
+#[test]
+fn a_byte_order_mark_on_disk_does_not_shift_the_first_line() {
+    let dir = Scratch::new("bom");
+    let root = dir.write("runway.yaml", ROOT);
+    dir.write("svc/orders/runway.yaml", "\u{feff}uses: [jbos]\nruntime: other\nrunway: 3\n");
+    let member = dir.0.join("svc/orders/runway.yaml");
+    let mut server = Server::new(None);
+    let published = open(&mut server, &root, ROOT);
+    assert_eq!(codes(&published, &member), ["unknown-resource"]);
+    let p = published.iter().find(|n| n.params["uri"] == uri(&member)).unwrap();
+    let range = &p.params["diagnostics"][0]["range"];
+    assert_eq!(range["start"], json!({"line": 0, "character": 7}));
+    assert_eq!(range["end"], json!({"line": 0, "character": 11}));
 }

@@ -76,19 +76,48 @@ async def settled(client: LanguageClient, path: Path) -> list[types.Diagnostic]:
     return list(client.diagnostics.get(uri(path), []))
 
 
-async def hover(client: LanguageClient, path: Path, pos: types.Position) -> str | None:
-    result = await client.text_document_hover_async(
+async def hover_result(client: LanguageClient, path: Path, pos: types.Position) -> types.Hover | None:
+    return await client.text_document_hover_async(
         types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri(path)), position=pos)
     )
+
+
+async def hover(client: LanguageClient, path: Path, pos: types.Position) -> str | None:
+    result = await hover_result(client, path, pos)
     return None if result is None else result.contents.value
 
 
-async def completion(client: LanguageClient, path: Path, pos: types.Position) -> list[str]:
+async def completion_items(client: LanguageClient, path: Path, pos: types.Position) -> list[types.CompletionItem]:
     result = await client.text_document_completion_async(
         types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri(path)), position=pos)
     )
-    items = result.items if isinstance(result, types.CompletionList) else (result or [])
-    return [i.label for i in items]
+    return list(result.items if isinstance(result, types.CompletionList) else (result or []))
+
+
+async def completion(client: LanguageClient, path: Path, pos: types.Position) -> list[str]:
+    return [i.label for i in await completion_items(client, path, pos)]
+
+
+def offset(text: str, pos: types.Position) -> int:
+    """The string index of an LSP position (its column in UTF-16 units)."""
+    start = 0
+    for _ in range(pos.line):
+        start = text.index("\n", start) + 1
+    units = 0
+    i = start
+    while units < pos.character and i < len(text) and text[i] != "\n":
+        units += len(text[i].encode("utf-16-le")) // 2
+        i += 1
+    return i
+
+
+def apply(text: str, edit: types.TextEdit) -> str:
+    return text[: offset(text, edit.range.start)] + edit.new_text + text[offset(text, edit.range.end) :]
+
+
+def run_json(*args: str) -> dict:
+    out = subprocess.run([RUNWAY, *args, "--format", "json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 def codes(diags: list[types.Diagnostic]) -> list[str]:
@@ -157,8 +186,12 @@ async def test_multibyte_text_maps_to_utf16_columns(client: LanguageClient, shop
     assert "    size: { production: medium }\n" in edited
     edited = edited.replace("    size: { production: medium }\n", '    size: { "prödüctiön𝄞": small, production: medium }\n', 1)
     change_doc(client, shop, edited, 3)
-    hovered = await hover(client, shop, position(edited, "production: medium", 13))
-    assert hovered is not None and hovered.startswith("No estimate: the runway has"), hovered
+    found = await hover_result(client, shop, position(edited, "production: medium", 13))
+    assert found is not None and found.contents.value.startswith("No estimate: the runway has"), found
+    # The range is the word under the cursor, `medium`, in UTF-16 units after the multi-byte key.
+    assert found.range == types.Range(
+        start=position(edited, "production: medium", 12), end=position(edited, "production: medium", 18)
+    ), found.range
 
 
 async def test_hover_shows_cost_per_environment(client: LanguageClient, shop: Path):
@@ -169,8 +202,14 @@ async def test_hover_shows_cost_per_environment(client: LanguageClient, shop: Pa
     for env in ("dev", "staging", "production"):
         assert f"| {env} |" in db
     assert "db.t4g.micro" in db and "db.m7g.large" in db
-    assert "of $150.00 cap: within" in db and "of $500.00 cap" in db
-    assert "$" in db
+    # Each row's figures are those `runway plan` and `runway cost` give for the environment.
+    totals = {e["name"]: e for e in run_json("cost", str(shop))["environments"]}
+    for env in ("dev", "staging", "production"):
+        plan = run_json("plan", "--env", env, str(shop))
+        r = next(r for r in plan["resources"] if r["name"] == "main-db")
+        t = totals[env]
+        row = f"| {env} | {r['size']} | {r['summary']} | ${r['monthly']} | ${t['monthly']} of ${t['cap']} cap: {t['verdict']} |"
+        assert row in db, (row, db)
     # The same hover from a `uses` entry of a member.
     reporting = shop.parent / "tools" / "reporting" / "runway.yaml"
     member_text = open_doc(client, reporting)
@@ -180,13 +219,18 @@ async def test_hover_shows_cost_per_environment(client: LanguageClient, shop: Pa
     assert "| production | medium | 1 vCPU, 2 GB | 2–4 |" in work
     size = await hover(client, shop, position(text, "production: large }", 13))
     assert size is not None and "`large` in production" in size and "db.m7g.large" in size
-    assert "a month" in size
+    plan = run_json("plan", "--env", "production", str(shop))
+    r = next(r for r in plan["resources"] if r["name"] == "main-db")
+    assert f"${r['monthly']} a month · ${plan['cost']['monthly']} of ${plan['cost']['cap']} cap" in size, size
 
 
 async def test_completion_offers_names_kinds_sizes_and_keys(client: LanguageClient, shop: Path):
     text = open_doc(client, shop)
     resources = {"main-db", "jobs", "events", "sessions", "uploads"}
-    assert resources <= set(await completion(client, shop, position(text, "uses: [main-db]", 7)))
+    in_uses = await completion(client, shop, position(text, "uses: [main-db]", 7))
+    assert resources <= set(in_uses)
+    # Only resource names in `uses`: no kinds, sizes or keys.
+    assert not {"postgres", "queue", "small", "kind", "image"} & set(in_uses), in_uses
     assert set(await completion(client, shop, position(text, "kind: postgres", 6))) >= {"postgres", "queue", "bucket"}
     assert set(await completion(client, shop, position(text, "engine: rds", 8))) == {"rds", "aurora"}
     assert set(await completion(client, shop, position(text, "staging: medium", 9))) >= {"small", "medium", "large"}
@@ -201,6 +245,20 @@ async def test_completion_offers_names_kinds_sizes_and_keys(client: LanguageClie
     member = shop.parent / "services" / "orders" / "runway.yaml"
     member_text = open_doc(client, member, "runway: 3\nruntime: encore\nuses: [\n")
     assert resources <= set(await completion(client, member, position(member_text, "uses: [", 7)))
+    # Right after `kind:` or an item's `-` (both trigger characters), the edit applied gives
+    # the example's text back: a space comes first, and the dash stays.
+    block_uses = text.replace("    uses: [main-db]\n", "    uses:\n      - main-db\n", 1)
+    for version, (written, needle, label, want) in enumerate(
+        [
+            (text.replace("    kind: postgres\n", "    kind:\n", 1), "kind:\n", "postgres", text),
+            (block_uses.replace("      - main-db\n", "      -\n", 1), "      -\n", "main-db", block_uses),
+        ],
+        start=3,
+    ):
+        change_doc(client, shop, written, version)
+        items = await completion_items(client, shop, position(written, needle, len(needle) - 1))
+        item = next(i for i in items if i.label == label)
+        assert apply(written, item.text_edit) == want, item.text_edit
 
 
 async def test_definition_and_references(client: LanguageClient, shop: Path):
@@ -244,13 +302,18 @@ async def test_code_actions_fix_names_and_add_a_reason(client: LanguageClient, s
         )
     )
     assert [a.title for a in actions] == ["Replace `main-bd` with `main-db`"]
-    edit = actions[0].edit.changes[uri(shop)][0]
-    assert edit.new_text == "main-db" and edit.range.start == start
+    [edit] = actions[0].edit.changes[uri(shop)]
+    assert edit.new_text == "main-db"
+    assert edit.range == types.Range(start=start, end=position(edited, "main-bd]", 7))
+    # Applied, the runway is the example again: no diagnostic left.
+    assert apply(edited, edit) == text
+    change_doc(client, shop, apply(edited, edit), 3)
+    assert await settled(client, shop) == []
     # No reason: a skeleton to fill in.
     reason = "    reason:\n      ground: no-managed-fit\n      detail: Renders invoices with a pinned headless browser; no managed service renders our templates.\n"
     assert reason in text
     edited = text.replace(reason, "")
-    change_doc(client, shop, edited, 3)
+    change_doc(client, shop, edited, 4)
     diags = await settled(client, shop)
     missing = next(d for d in diags if d.code == "missing-reason")
     actions = await client.text_document_code_action_async(
@@ -261,7 +324,12 @@ async def test_code_actions_fix_names_and_add_a_reason(client: LanguageClient, s
         )
     )
     assert [a.title for a in actions] == ["Add a `reason` to `pdf-render`"]
-    assert "ground: no-managed-fit" in actions[0].edit.changes[uri(shop)][0].new_text
+    [edit] = actions[0].edit.changes[uri(shop)]
+    assert "ground: no-managed-fit" in edit.new_text
+    # Applied, the workload has a reason: the diagnostic is gone and nothing else appears.
+    fixed = apply(edited, edit)
+    change_doc(client, shop, fixed, 5)
+    assert codes(await settled(client, shop)) == [], fixed
 
 
 BAD_INPUTS = [
