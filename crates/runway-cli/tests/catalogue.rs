@@ -30,6 +30,12 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `runway catalogue import --region R --endpoint E --out OUT`, then `extra`.
+fn import_prices(region: &str, endpoint: &str, out: &Path, extra: &[&str]) -> (i32, String, String) {
+    let args = ["catalogue", "import", "--region", region, "--endpoint", endpoint, "--out", s(out)];
+    runway(&[&args[..], extra].concat())
+}
+
 /// The example moved to eu-west-1, its database on Aurora, every environment capped.
 fn european_shop(name: &str) -> (Scratch, PathBuf) {
     let dir = acme_shop_with_dev_cap("400", name);
@@ -59,18 +65,7 @@ fn imported_prices_plan_a_european_aurora_product_under_its_caps() {
     assert_eq!(code, 3, "the built-in catalogue should not price eu-west-1 fully");
 
     let out = dir.join("prices.yaml");
-    let (code, stdout, stderr) = runway(&[
-        "catalogue",
-        "import",
-        "--region",
-        "eu-west-1",
-        "--endpoint",
-        &server.url(),
-        "--out",
-        s(&out),
-        "--format",
-        "json",
-    ]);
+    let (code, stdout, stderr) = import_prices("eu-west-1", &server.url(), &out, &["--format", "json"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(stderr, "", "no progress line when stderr is not a terminal");
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -134,8 +129,7 @@ fn an_unreachable_endpoint_exits_4_and_writes_nothing() {
     let out = dir.join("prices.yaml");
     std::fs::write(&out, "# the old file\n").unwrap();
     let endpoint = format!("http://127.0.0.1:{}", free_port());
-    let (code, stdout, stderr) =
-        runway(&["catalogue", "import", "--region", "eu-west-1", "--endpoint", &endpoint, "--out", s(&out)]);
+    let (code, stdout, stderr) = import_prices("eu-west-1", &endpoint, &out, &[]);
     assert_eq!(code, EXIT_REMOTE, "{stdout}{stderr}");
     assert!(stderr.contains("cannot fetch") && stderr.contains("nothing was written"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "# the old file\n");
@@ -151,18 +145,7 @@ fn a_malformed_or_missing_offer_exits_4_and_writes_nothing() {
     std::fs::write(&rds, &text[..text.len() / 2]).unwrap();
     let server = FileServer::start(&dir.join("site"));
     let out = dir.join("prices.yaml");
-    let (code, stdout, stderr) = runway(&[
-        "catalogue",
-        "import",
-        "--region",
-        "eu-west-1",
-        "--endpoint",
-        &server.url(),
-        "--out",
-        s(&out),
-        "--format",
-        "json",
-    ]);
+    let (code, stdout, stderr) = import_prices("eu-west-1", &server.url(), &out, &["--format", "json"]);
     assert_eq!(code, EXIT_REMOTE, "{stderr}");
     assert!(stderr.contains("is not a valid AWS Price List file") && stderr.contains("line"), "{stderr}");
     let error: Value = serde_json::from_str(&stdout).unwrap();
@@ -170,16 +153,7 @@ fn a_malformed_or_missing_offer_exits_4_and_writes_nothing() {
     assert!(!out.exists());
 
     std::fs::remove_file(&rds).unwrap();
-    let (code, _, stderr) = runway(&[
-        "catalogue",
-        "import",
-        "--region",
-        "eu-west-1",
-        "--endpoint",
-        &server.url(),
-        "--out",
-        s(&out),
-    ]);
+    let (code, _, stderr) = import_prices("eu-west-1", &server.url(), &out, &[]);
     assert_eq!(code, EXIT_REMOTE, "{stderr}");
     assert!(stderr.contains("HTTP 404"), "{stderr}");
     assert!(!out.exists());
@@ -189,16 +163,7 @@ fn a_malformed_or_missing_offer_exits_4_and_writes_nothing() {
 fn an_unknown_region_is_a_usage_error_listing_the_known_ones() {
     let dir = scratch("catalogue-import-region");
     let out = dir.join("prices.yaml");
-    let (code, _, stderr) = runway(&[
-        "catalogue",
-        "import",
-        "--region",
-        "eu-centrall-1",
-        "--endpoint",
-        "http://127.0.0.1:9",
-        "--out",
-        s(&out),
-    ]);
+    let (code, _, stderr) = import_prices("eu-centrall-1", "http://127.0.0.1:9", &out, &[]);
     assert_eq!(code, EXIT_USAGE, "{stderr}");
     assert!(stderr.contains("`eu-centrall-1`") && stderr.contains("eu-central-1, eu-central-2"), "{stderr}");
     assert!(!out.exists());
@@ -209,9 +174,7 @@ fn an_out_file_that_cannot_be_written_is_a_usage_error_before_any_download() {
     let server = FileServer::start(&offers());
     let dir = scratch("catalogue-import-unwritable");
     let out = dir.join("no-such-folder/prices.yaml");
-    let args =
-        ["catalogue", "import", "--region", "eu-west-1", "--endpoint", &server.url(), "--out", s(&out)];
-    let (code, _, stderr) = runway(&args);
+    let (code, _, stderr) = import_prices("eu-west-1", &server.url(), &out, &[]);
     assert_eq!(code, EXIT_USAGE, "{stderr}");
     assert!(stderr.contains("cannot write") && stderr.contains("no-such-folder"), "{stderr}");
     assert_eq!(server.requests(), 0, "nothing downloaded");
@@ -336,9 +299,7 @@ fn an_import_that_unprices_a_price_in_use_says_so() {
     std::fs::write(&sns, text.replace("\"EU-Requests-Tier1\"", "\"EU-Requests-Other\"")).unwrap();
     let server = FileServer::start(&dir.join("site"));
     let out = dir.join("prices.yaml");
-    let args =
-        ["catalogue", "import", "--region", "eu-west-1", "--endpoint", &server.url(), "--out", s(&out)];
-    let (code, stdout, stderr) = runway(&args);
+    let (code, stdout, stderr) = import_prices("eu-west-1", &server.url(), &out, &[]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains("sns-standard: AWS Price List offer AmazonSNS")
@@ -351,7 +312,7 @@ fn an_import_that_unprices_a_price_in_use_says_so() {
         !stdout.contains("the catalogue in use prices `sns-fifo`"),
         "sns-fifo was unpriced already: {stdout}"
     );
-    let (code, stdout, _) = runway(&[&args[..], &["--format", "json"]].concat());
+    let (code, stdout, _) = import_prices("eu-west-1", &server.url(), &out, &["--format", "json"]);
     assert_eq!(code, 0);
     let report: Value = serde_json::from_str(&stdout).unwrap();
     let was: Vec<(&str, bool)> = report["regions"][0]["unpriced"]
