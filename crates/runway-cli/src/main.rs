@@ -148,8 +148,8 @@ enum Command {
     Catalogue {
         #[command(subcommand)]
         command: Option<prices::CatalogueCommand>,
-        /// A root runway file: its `catalogue:` setting is used, and its environments' regions
-        /// are the ones whose prices are in use (checked for age).
+        /// A root runway file: its `catalogue:` setting is used, and the prices its plans use
+        /// are checked for age.
         root: Option<PathBuf>,
         /// Only this region's prices.
         #[arg(long)]
@@ -345,12 +345,9 @@ fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> 
     let name = root.to_string_lossy().replace('\\', "/");
     let setting = runway_schema::catalogue_setting(&name, &bytes)?;
     let path = root.parent().unwrap_or(Path::new("")).join(&setting.path);
-    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string());
-    Some(Catalogue::builtin().with_setting(
-        &setting,
-        &path.display().to_string(),
-        text.as_deref().map_err(Clone::clone),
-    ))
+    let text = std::fs::read_to_string(&path);
+    let text = text.as_deref().map_err(|e| e.to_string());
+    Some(Catalogue::builtin().with_setting(&setting, &path.display().to_string(), text))
 }
 
 fn options(cat: &Catalogue) -> Options {
