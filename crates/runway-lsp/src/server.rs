@@ -282,7 +282,12 @@ impl Server {
         };
         let path = root.parent().unwrap_or_else(|| Path::new("")).join(&setting.path);
         let file = self.docs.text(&path);
-        let read = file.as_ref().map(SourceText::as_str).ok_or_else(|| "missing, or not UTF-8".to_owned());
+        // Why an unopened file cannot be read, in the words `check` uses (the OS's).
+        let why = || match std::fs::read_to_string(&path) {
+            Err(e) => e.to_string(),
+            Ok(_) => "it changed while it was read; save it again".to_owned(),
+        };
+        let read = file.as_ref().map(SourceText::as_str).ok_or_else(why);
         let catalogue = self.catalogue.with_setting(&setting, &path.to_string_lossy(), read).map(Arc::new);
         Chosen { file: Some((path, file)), catalogue }
     }

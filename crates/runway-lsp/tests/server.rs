@@ -152,6 +152,13 @@ fn a_roots_catalogue_setting_prices_it_from_the_editors_text() {
     let mut server = Server::new(None);
     let published = open(&mut server, &root, text);
     assert_eq!(codes(&published, &root), ["catalogue-file"]);
+    // In the operating system's words, as `check` says it.
+    let message = published.iter().rev().find(|n| n.params["uri"] == uri(&root)).unwrap().params["diagnostics"][0]
+        ["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("No such file or directory"), "{message}");
 
     // Opened unsaved in the editor, the file prices eu-central-1's queue requests.
     let priced = "regions:\n  eu-central-1:\n    sqs-standard: { unit: million requests, price: \"0.40\", \
