@@ -436,11 +436,19 @@ fn refused_message(plan: &runtime_plan::Plan) -> String {
     )
 }
 
-/// Serves the language server over stdio until the editor says `exit`.
+/// Serves the language server over stdio until the editor says `exit`. Exit 0 after
+/// `shutdown`, 1 without it (the protocol's codes), 2 when the protocol was not followed.
 fn lsp_cmd(catalogue_file: Option<&Path>) -> Result<(), Exit> {
     // Without `--catalogue`, the server reads each root's `catalogue:` setting itself.
     let cat = catalogue_file.map(|f| catalogue(Some(f))).transpose()?;
-    runway_lsp::run_stdio(cat).map_err(|e| usage(format!("the language server stopped: {e}")))
+    match runway_lsp::run_stdio(cat) {
+        Ok(runway_lsp::Ended::Shutdown) => Ok(()),
+        Ok(runway_lsp::Ended::WithoutShutdown) => {
+            eprintln!("runway lsp: the editor ended the session without `shutdown`");
+            Err(Exit(1))
+        }
+        Err(e) => Err(usage(format!("the language server stopped: {e}"))),
+    }
 }
 
 fn stderr_colour() -> bool {

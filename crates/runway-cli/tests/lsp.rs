@@ -36,3 +36,40 @@ fn a_real_client_drives_every_capability() {
     // Every test ran: none skipped or deselected.
     assert!(stdout.contains("8 passed") && !stdout.contains("skipped"), "{stdout}");
 }
+
+/// `runway lsp` fed `messages` on stdin, which then closes: its exit code.
+fn lsp_exit_code(messages: &[serde_json::Value]) -> Option<i32> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_runway"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("runway lsp starts");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    for message in messages {
+        let body = message.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("runway lsp reads stdin");
+    }
+    drop(stdin);
+    child.wait().expect("runway lsp ends").code()
+}
+
+#[test]
+fn the_exit_code_says_whether_the_editor_shut_the_server_down() {
+    use serde_json::json;
+    let initialize =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}});
+    let initialized = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
+    let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
+    let exit = json!({"jsonrpc": "2.0", "method": "exit"});
+    let start = [initialize.clone(), initialized.clone()];
+    // The protocol's codes: 0 after `shutdown`, 1 without it, whether `exit` came or stdin closed.
+    assert_eq!(lsp_exit_code(&[&start[..], &[shutdown, exit.clone()]].concat()), Some(0));
+    assert_eq!(lsp_exit_code(&[&start[..], &[exit]].concat()), Some(1));
+    assert_eq!(lsp_exit_code(&start), Some(1));
+    // No handshake at all is not the protocol: a usage error.
+    assert_eq!(lsp_exit_code(&[]), Some(2));
+}

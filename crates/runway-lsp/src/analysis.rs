@@ -15,7 +15,7 @@ use crate::documents::{Documents, Overlay};
 use crate::position::SourceText;
 
 /// How many folders up from a member its root is looked for.
-const MAX_ROOT_DEPTH: usize = 8;
+pub const MAX_ROOT_DEPTH: usize = 8;
 
 /// One root runway and its members, checked and planned.
 #[derive(Debug)]
@@ -174,6 +174,12 @@ pub fn root_of(path: &Path, docs: &Documents) -> Option<PathBuf> {
     }
     let named = path.file_name().is_some_and(|n| n == "runway.yaml");
     (named && !has_top_level_key(text.as_str(), MEMBER_ONLY)).then(|| path.to_path_buf())
+}
+
+/// Is this a member runway: a `runway.yaml` with a key only members have? For a file
+/// [`root_of`] found no root for, it means a member no root lists.
+pub fn is_member(path: &Path, text: &str) -> bool {
+    path.file_name().is_some_and(|n| n == "runway.yaml") && has_top_level_key(text, MEMBER_ONLY)
 }
 
 /// Does a root's `members` match `folder` (a folder under `base`)?

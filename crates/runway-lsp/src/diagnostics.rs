@@ -57,6 +57,24 @@ pub fn to_lsp(d: &Diagnostic, text: &SourceText) -> lsp_types::Diagnostic {
     }
 }
 
+/// The warning on a member runway no root lists, which is therefore not checked: without
+/// it the editor would show nothing, as if all were well. On the file's first line.
+pub fn unrooted(text: &SourceText) -> lsp_types::Diagnostic {
+    let depth = crate::analysis::MAX_ROOT_DEPTH;
+    lsp_types::Diagnostic {
+        range: text.range(text.line_range(0).unwrap_or(0..0)),
+        severity: Some(DiagnosticSeverity::WARNING),
+        code: Some(NumberOrString::String("no-root".to_owned())),
+        source: Some("runway".to_owned()),
+        message: format!(
+            "this member is not checked: no root runway.yaml in the {depth} folders above it lists \
+             its folder in `members`\nhelp: add the folder to the root's `members` globs, for \
+             example `members: [\"services/*\"]`"
+        ),
+        ..Default::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

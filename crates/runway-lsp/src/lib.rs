@@ -54,4 +54,4 @@ pub mod position;
 mod server;
 mod transport;
 
-pub use server::{ServeError, Server, capabilities, run_stdio, serve};
+pub use server::{Ended, ServeError, Server, capabilities, run_stdio, serve};

@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::analysis::{Analysis, Published, root_of};
+use crate::analysis::{Analysis, Published, is_member, root_of};
 use crate::completion::{self, Words};
 use crate::cursor::{self, Target};
 use crate::documents::Documents;
@@ -65,17 +65,27 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Serves the protocol over stdin and stdout until the client says `exit`.
-pub fn run_stdio(catalogue: Option<Catalogue>) -> Result<(), ServeError> {
-    let (connection, io_threads) = crate::transport::stdio();
-    serve(&connection, catalogue)?;
-    drop(connection);
-    io_threads.join()?;
-    Ok(())
+/// How the editor ended the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// `shutdown`, then `exit`: the protocol asks the server to exit with code 0.
+    Shutdown,
+    /// `exit` without `shutdown`, or the input closed: the protocol asks for exit code 1.
+    WithoutShutdown,
 }
 
-/// Serves the protocol over a connection: the handshake, then every message until `exit`.
-pub fn serve(connection: &Connection, catalogue: Option<Catalogue>) -> Result<(), ServeError> {
+/// Serves the protocol over stdin and stdout until the client says `exit` or closes stdin.
+pub fn run_stdio(catalogue: Option<Catalogue>) -> Result<Ended, ServeError> {
+    let (connection, io_threads) = crate::transport::stdio();
+    let ended = serve(&connection, catalogue)?;
+    drop(connection);
+    io_threads.join()?;
+    Ok(ended)
+}
+
+/// Serves the protocol over a connection: the handshake, then every message until `exit` or
+/// the end of the input.
+pub fn serve(connection: &Connection, catalogue: Option<Catalogue>) -> Result<Ended, ServeError> {
     let (id, _params) = connection.initialize_start()?;
     let init = serde_json::json!({
         "capabilities": capabilities(),
@@ -86,12 +96,13 @@ pub fn serve(connection: &Connection, catalogue: Option<Catalogue>) -> Result<()
     for message in &connection.receiver {
         match message {
             Message::Request(request) => {
+                // Answers `shutdown` and waits for `exit`.
                 if connection.handle_shutdown(&request)? {
-                    return Ok(());
+                    return Ok(Ended::Shutdown);
                 }
                 send(connection, Message::Response(server.request(request)))?;
             }
-            Message::Notification(n) if n.method == "exit" => return Ok(()),
+            Message::Notification(n) if n.method == "exit" => return Ok(Ended::WithoutShutdown),
             Message::Notification(n) => {
                 for out in server.notify(n) {
                     send(connection, Message::Notification(out))?;
@@ -100,7 +111,7 @@ pub fn serve(connection: &Connection, catalogue: Option<Catalogue>) -> Result<()
             Message::Response(_) => {}
         }
     }
-    Ok(())
+    Ok(Ended::WithoutShutdown)
 }
 
 /// Sends a message to the editor.
@@ -204,7 +215,7 @@ impl Server {
 
     /// Re-analyses the root a file belongs to and gives its diagnostics to publish.
     fn refresh(&mut self, path: &Path) -> Vec<Notification> {
-        let Some(root) = self.root_of(path) else { return Vec::new() };
+        let Some(root) = self.root_of(path) else { return self.unrooted(path) };
         self.analyse(&root);
         let analysis = &self.analyses[&root];
         let mut out = Vec::new();
@@ -221,6 +232,20 @@ impl Server {
             }
         }
         for gone in self.published.replace(&root, now) {
+            out.extend(publish(&gone, Vec::new()));
+        }
+        out
+    }
+
+    /// A file without a root: a warning while it is open if it is a member runway (no root
+    /// lists it), nothing otherwise; a warning published before is cleared when that changes.
+    fn unrooted(&mut self, path: &Path) -> Vec<Notification> {
+        let warning =
+            self.docs.get(path).filter(|text| is_member(path, text.as_str())).map(diagnostics::unrooted);
+        let now: BTreeSet<PathBuf> = warning.iter().map(|_| path.to_path_buf()).collect();
+        let mut out: Vec<Notification> = warning.and_then(|w| publish(path, vec![w])).into_iter().collect();
+        // Keyed by the file itself: a later root's analysis publishes it under the root instead.
+        for gone in self.published.replace(path, now) {
             out.extend(publish(&gone, Vec::new()));
         }
         out

@@ -99,9 +99,10 @@ fn frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
             // Blank lines before a header are tolerated.
             continue;
         }
-        if let Some((name, value)) = header.split_once(':')
-            && name.trim().eq_ignore_ascii_case("content-length")
-        {
+        if let Some((skipped, value)) = content_length(header) {
+            if skipped > 0 {
+                eprintln!("runway lsp: skipped {skipped} bytes that were not part of a framed message");
+            }
             length = value.trim().parse::<usize>().ok();
         }
     }
@@ -118,6 +119,18 @@ fn frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
     let mut body = vec![0; length];
     input.read_exact(&mut body)?;
     Ok(Some(Frame::Body(String::from_utf8_lossy(&body).into_owned())))
+}
+
+/// The value of a `Content-Length` header on `line`, and how many bytes come before the header.
+/// A client that sent a body without the header leaves that body in front of the next message's
+/// header on one line: found there, the header frames the next message and the stream is back
+/// in step, instead of every later message being read as headers.
+fn content_length(line: &str) -> Option<(usize, &str)> {
+    const NAME: &str = "content-length:";
+    // ASCII lowercasing keeps every byte offset, so `at` indexes `line` too.
+    let at = line.to_ascii_lowercase().rfind(NAME)?;
+    let skipped = line[..at].trim_start().len();
+    Some((skipped, &line[at + NAME.len()..]))
 }
 
 /// A body as a message; a lone surrogate escape reads as U+FFFD.
@@ -210,6 +223,22 @@ mod tests {
         let Some(Message::Notification(exit)) = read(&mut reader).unwrap() else { panic!("exit") };
         assert_eq!(exit.method, "exit");
         assert!(read(&mut reader).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_body_sent_without_content_length_costs_only_that_message() {
+        let mut input = b"Content-Type: application/vscode-jsonrpc\r\n\r\n".to_vec();
+        input.extend(br#"{"jsonrpc":"2.0","method":"lost","params":{}}"#);
+        input.extend(framed(br#"{"jsonrpc":"2.0","method":"m","params":{"text":"next"}}"#));
+        input.extend(framed(br#"{"jsonrpc":"2.0","method":"exit"}"#));
+        let mut reader = io::Cursor::new(input);
+        assert_eq!(text_of(read(&mut reader).unwrap()), "next");
+        let Some(Message::Notification(exit)) = read(&mut reader).unwrap() else { panic!("exit") };
+        assert_eq!(exit.method, "exit");
+        assert!(read(&mut reader).unwrap().is_none());
+        assert_eq!(content_length("content-LENGTH: 12"), Some((0, " 12")));
+        assert_eq!(content_length("{}Content-Length: 3"), Some((2, " 3")));
+        assert_eq!(content_length("Content-Type: x"), None);
     }
 
     #[test]

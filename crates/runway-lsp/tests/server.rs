@@ -98,6 +98,33 @@ fn a_member_is_checked_with_its_root_from_the_editors_text() {
 }
 
 #[test]
+fn a_member_no_root_lists_is_said_to_be_unchecked() {
+    let dir = Scratch::new("unrooted");
+    let root = dir.write("runway.yaml", ROOT);
+    let member = dir.write("tools/cli/runway.yaml", "runway: 3\nuses: [jobs]\n");
+    let mut server = Server::new(None);
+    let published = open(&mut server, &member, "runway: 3\nuses: [jobs]\n");
+    assert_eq!(codes(&published, &member), ["no-root"]);
+    let warning = &published[0].params["diagnostics"][0];
+    assert_eq!(warning["severity"], 2, "a warning: {warning}");
+    assert!(warning["message"].as_str().unwrap().contains("`members`"), "{warning}");
+
+    // The root lists it now: checked with the root, and the warning gone.
+    let listed = ROOT.replace("[\"svc/*\"]", "[\"svc/*\", \"tools/*\"]");
+    let published = open(&mut server, &root, &listed);
+    assert_eq!(codes(&published, &member), Vec::<String>::new());
+
+    // A member closed while no root lists it: its warning is cleared.
+    let lone = dir.write("lone/runway.yaml", "member: lone\n");
+    assert_eq!(codes(&open(&mut server, &lone, "member: lone\n"), &lone), ["no-root"]);
+    let closed = server.notify(Notification::new(
+        "textDocument/didClose".to_owned(),
+        json!({"textDocument": {"uri": uri(&lone)}}),
+    ));
+    assert_eq!(codes(&closed, &lone), Vec::<String>::new());
+}
+
+#[test]
 fn a_yaml_file_that_is_not_a_runway_gets_nothing() {
     let dir = Scratch::new("stray");
     let stray = dir.write("deep/other.yaml", "a: 1\n");
