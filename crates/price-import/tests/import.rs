@@ -213,7 +213,7 @@ async fn the_written_file_reads_back_and_prices_every_size() {
 }
 
 /// The interface endpoint hour is read from AmazonVPC (only the offers of the keys asked for
-/// are fetched), never from its per-GB row.
+/// are fetched), never from its per-GB row or the `VpcEndpoint-Service-Hours` row.
 #[tokio::test(flavor = "current_thread")]
 async fn the_endpoint_hour_is_read_when_asked_for() {
     let server = FileServer::start(&fixtures());

@@ -1,6 +1,6 @@
 //! `AmazonVPC`: an AWS PrivateLink interface endpoint's hour (`VpcEndpoint-Hours`, per
-//! endpoint and zone). Traps: the endpoint's data-processing row (`VpcEndpoint-Bytes`, per
-//! GB) and the public IPv4 address rows of the same offer.
+//! endpoint and zone). Traps: `VpcEndpoint-Service-Hours`, the endpoint's data-processing row
+//! (`VpcEndpoint-Bytes`, per GB) and the public IPv4 address rows of the same offer.
 
 use super::{Lookup, Rule, units, usage};
 
