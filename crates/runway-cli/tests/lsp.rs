@@ -65,7 +65,7 @@ fn the_exit_code_says_whether_the_editor_shut_the_server_down() {
     let initialized = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
     let shutdown = json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"});
     let exit = json!({"jsonrpc": "2.0", "method": "exit"});
-    let start = [initialize.clone(), initialized.clone()];
+    let start = [initialize, initialized];
     // The protocol's codes: 0 after `shutdown`, 1 without it, whether `exit` came or stdin closed.
     assert_eq!(lsp_exit_code(&[&start[..], &[shutdown, exit.clone()]].concat()), Some(0));
     assert_eq!(lsp_exit_code(&[&start[..], &[exit]].concat()), Some(1));
