@@ -125,6 +125,7 @@ fn venv() -> Result<PathBuf, String> {
 }
 
 fn ci() -> Result<(), String> {
+    warn_if_short_of_disk();
     stage(1, "Python real parts (.venv)");
     let python = venv()?;
     stage(2, "committed JSON Schemas are current");
@@ -145,6 +146,24 @@ fn ci() -> Result<(), String> {
     // Tests find the Python real parts through RUNWAY_PYTHON.
     run(Command::new("cargo").args(["test", "--workspace", "--all-features"]).env("RUNWAY_PYTHON", &python))?;
     Ok(())
+}
+
+/// A clean `ci` build needs about 4 GB (3 GB under `target/`, 0.7 GB of `.venv`;
+/// docs/benchmarks.md). A CI run once failed for disk deep in the linking of the tests: say it
+/// at the start instead, as a warning, since what is built already needs less.
+fn warn_if_short_of_disk() {
+    const NEEDED_KB: u64 = 4 * 1024 * 1024;
+    // `df -Pk`: POSIX output, the free space in KB is the fourth field of the second line.
+    let Ok(out) = Command::new("df").args(["-Pk", "."]).current_dir(root()).output() else { return };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let free =
+        text.lines().nth(1).and_then(|l| l.split_whitespace().nth(3)).and_then(|f| f.parse::<u64>().ok());
+    if let Some(free) = free.filter(|&f| f < NEEDED_KB) {
+        eprintln!(
+            "xtask ci: warning: {:.1} GB free here; a clean build needs about 4 GB",
+            free as f64 / (1024.0 * 1024.0)
+        );
+    }
 }
 
 /// Says which of `ci`'s five stages runs now, so a failure is placed at a glance.
