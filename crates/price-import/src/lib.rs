@@ -106,8 +106,8 @@ fn prefixes(regions: &[String]) -> Result<Vec<(&str, &'static str)>, Error> {
 /// the price list at `endpoint` ([`DEFAULT_ENDPOINT`]). `progress` hears of every chunk.
 ///
 /// Errors: an unknown region or an endpoint that is not an http(s) URL (before any request),
-/// an unreachable endpoint, an error status or a file that is not a price-list file. Keys no rule reads (usage-based ones, keys of a
-/// newer catalogue) are left out of the result.
+/// an unreachable endpoint, an error status or a file that is not a price-list file. Keys no
+/// rule reads (usage-based ones, keys of a newer catalogue) are left out of the result.
 pub async fn import(
     endpoint: &str,
     regions: &[String],

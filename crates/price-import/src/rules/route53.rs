@@ -1,6 +1,7 @@
 //! `AmazonRoute53`: a hosted zone-month, a global price (`HostedZone`, no region prefix; a
-//! row with or without a `regionCode`, in whichever file the offer's index lists). Tiered: the first 25 zones of an account, then less; the first tier is
-//! read, as a product's namespace zone is rarely past the 25th.
+//! row with or without a `regionCode`, in whichever file the offer's index lists). Tiered:
+//! the first 25 zones of an account, then less; the first tier is read, as a product's
+//! namespace zone is rarely past the 25th.
 
 use super::{Lookup, Rule};
 
