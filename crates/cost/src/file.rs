@@ -138,6 +138,45 @@ fn from_yaml_error(file: &str, err: &serde_saphyr::Error) -> Diagnostic {
     d
 }
 
+/// The most bytes a catalogue file may have: a file of every region's prices is far smaller.
+pub const MAX_CATALOGUE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Refuses, without quoting any of it, a text that is not a catalogue file: over the size bound,
+/// holding a control character, or not declaring `regions:` or `sizes:` at the start of a line
+/// (a path that reached a file runway does not own). A file of only comments is an empty
+/// catalogue.
+fn refuse_foreign(file: &str, text: &str) -> Result<(), Diagnostic> {
+    let nowhere = Location { file: file.to_owned(), line: 1, column: 1, ..Location::default() };
+    let refuse = |message: String, help: &str| {
+        Err(Diagnostic::error(Code::InvalidValue, nowhere.clone(), "", message).with_help(help))
+    };
+    if text.len() > MAX_CATALOGUE_BYTES {
+        return refuse(
+            format!("the catalogue file is {} bytes, over the limit of {MAX_CATALOGUE_BYTES}", text.len()),
+            "a catalogue file holds sizes and prices; check that the path names one",
+        );
+    }
+    if let Some((c, line, column)) = runway_schema::paths::first_control(text) {
+        return refuse(
+            format!(
+                "the file holds the control character U+{:04X} at line {line}, column {column}: it is not a catalogue file",
+                u32::from(c)
+            ),
+            "a catalogue file is UTF-8 text; check that the path names one",
+        );
+    }
+    let empty = text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+    if !empty && !runway_schema::paths::declares(text, &["regions", "sizes"]) {
+        return refuse(
+            format!(
+                "`{file}` is not a catalogue file: no line starts with `regions:` or `sizes:`, so none of it is shown"
+            ),
+            "a catalogue file starts with `regions:` or `sizes:` (docs/catalogue.md); check the path",
+        );
+    }
+    Ok(())
+}
+
 /// Is `text` a date written `YYYY-MM-DD`?
 fn is_date(text: &str) -> bool {
     let b = text.as_bytes();
@@ -148,6 +187,7 @@ fn is_date(text: &str) -> bool {
 }
 
 pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>> {
+    refuse_foreign(file, text).map_err(|d| vec![d])?;
     let raw: RawCatalogue = serde_saphyr::from_str(text).map_err(|e| vec![from_yaml_error(file, &e)])?;
     let mut diags = Vec::new();
     let mut regions = IndexMap::new();

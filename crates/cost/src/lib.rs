@@ -23,6 +23,7 @@ mod render;
 mod setting;
 
 pub use age::{STALE_AFTER_DAYS, StalePrice, date_of_day, day_number};
+pub use file::MAX_CATALOGUE_BYTES;
 #[cfg(feature = "proptest1")]
 pub mod strategies;
 

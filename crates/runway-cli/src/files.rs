@@ -1,48 +1,23 @@
 //! Reading runway files from disk and showing their diagnostics.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents, NamedSource,
     SourceCode, SourceSpan, SpanContents,
 };
-use runway_schema::{Diagnostic, Files, Loaded, Options, Severity};
+use runway_schema::{Diagnostic, Loaded, Options, Severity};
 
-/// Member folders and files under the root's folder.
-pub struct FsFiles {
-    /// The root file's folder.
-    pub base: PathBuf,
-}
-
-impl Files for FsFiles {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        let full = self.base.join(pattern);
-        let Some(full) = full.to_str() else { return Vec::new() };
-        let Ok(paths) = glob::glob(full) else { return Vec::new() };
-        let mut out: Vec<String> = paths
-            .filter_map(Result::ok)
-            .filter(|p| p.is_dir())
-            .filter_map(|p| {
-                p.strip_prefix(&self.base).ok().and_then(|r| r.to_str()).map(|s| s.replace('\\', "/"))
-            })
-            .collect();
-        out.sort();
-        out
-    }
-
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.base.join(path)).ok()
-    }
-}
+pub use runway_files::FsFiles;
 
 /// Loads the product at `file`; `None` when the root file cannot be read (reported).
 pub fn load(file: &Path, options: &Options) -> Result<Loaded, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = file.to_string_lossy().replace('\\', "/");
-    Ok(runway_schema::load(&name, &bytes, &FsFiles { base }, options))
+    Ok(runway_schema::load(&name, &bytes, &FsFiles::new(base), options))
 }
 
 /// Should output be coloured? Only on a terminal, and never with `NO_COLOR`.
@@ -66,6 +41,7 @@ pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
                 let t = std::fs::read(file)
                     .ok()
                     .and_then(|b| String::from_utf8(b).ok())
+                    .filter(|text| quotable(text))
                     .map(|text| Arc::new(Indexed::new(text)));
                 sources.push((file.clone(), t.clone()));
                 t
@@ -77,6 +53,15 @@ pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
         }
     }
     out
+}
+
+/// May an excerpt quote this file? Only a runway or catalogue file that says what it is (or an
+/// empty one), and holds no control character: a path can reach a file runway does not own (the one-line
+/// diagnostic that refuses it quotes nothing either), and a CI log must never show it.
+fn quotable(text: &str) -> bool {
+    let declared =
+        text.trim().is_empty() || runway_schema::paths::declares(text, &["runway", "regions", "sizes"]);
+    declared && runway_schema::paths::first_control(text).is_none()
 }
 
 pub use runway_schema::summary;

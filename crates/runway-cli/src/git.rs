@@ -9,7 +9,7 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use runway_schema::Files;
+use runway_schema::{Files, Unread};
 
 /// Why the base could not be read from git.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +34,12 @@ pub enum GitError {
         path: PathBuf,
         /// What git said.
         detail: String,
+    },
+    /// The root file is a symbolic link at the revision.
+    #[error("{path} is a symbolic link at the base revision; runway follows no link from a revision")]
+    RootIsLink {
+        /// The root file's path in the repository.
+        path: String,
     },
     /// Another git command failed.
     #[error("git {command} failed: {detail}")]
@@ -118,28 +124,39 @@ impl Revision {
     /// does not exist there.
     pub fn snapshot(&self) -> Result<Option<(Vec<u8>, GitFiles)>, GitError> {
         let mut c = git(&self.top);
-        c.args(["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", &self.commit]);
+        c.args(["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", &self.commit]);
         if !self.prefix.is_empty() {
             c.arg("--").arg(&self.prefix);
         }
         let listing = run(c)?.map_err(|detail| GitError::Failed { command: "ls-tree", detail })?;
         let mut folders = BTreeSet::new();
+        let mut links = BTreeSet::new();
         let mut wanted = Vec::new();
-        for path in listing.split(|b| *b == 0).filter(|p| !p.is_empty()) {
-            let path = String::from_utf8_lossy(path);
+        // `<mode> <type> <object>\t<path>` per entry.
+        for entry in listing.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            let entry = String::from_utf8_lossy(entry);
+            let Some((meta, path)) = entry.split_once('\t') else { continue };
             let Some(rel) = path.strip_prefix(self.prefix.as_str()) else { continue };
             let mut dir = rel;
             while let Some(i) = dir.rfind('/') {
                 dir = &dir[..i];
                 folders.insert(dir.to_owned());
             }
+            if meta.starts_with("120000 ") {
+                // A symbolic link is a blob of its target's path: never followed, never read.
+                links.insert(rel.to_owned());
+                continue;
+            }
             if rel == self.file_name || rel.ends_with("/runway.yaml") {
                 wanted.push(rel.to_owned());
             }
         }
+        if links.contains(&self.file_name) {
+            return Err(GitError::RootIsLink { path: format!("{}{}", self.prefix, self.file_name) });
+        }
         let mut blobs = self.read_blobs(&wanted)?;
         let Some(root) = blobs.remove(&self.file_name) else { return Ok(None) };
-        Ok(Some((root, GitFiles { folders, blobs })))
+        Ok(Some((root, GitFiles { folders, links, blobs })))
     }
 
     /// Reads the files at the commit with one `git cat-file --batch`.
@@ -203,8 +220,23 @@ fn parse_batch(rel: &[String], mut out: &[u8]) -> Result<BTreeMap<String, Vec<u8
 pub struct GitFiles {
     /// Every folder holding a file, relative to the root's folder.
     folders: BTreeSet<String>,
+    /// Every symbolic link, relative to the root's folder.
+    links: BTreeSet<String>,
     /// Every `runway.yaml`, relative to the root's folder.
     blobs: BTreeMap<String, Vec<u8>>,
+}
+
+impl GitFiles {
+    /// The symbolic link on the way to `path` (itself or a folder above it), if any.
+    fn link_on_way(&self, path: &str) -> Option<&str> {
+        let mut at = path;
+        loop {
+            if let Some(link) = self.links.get(at) {
+                return Some(link);
+            }
+            at = &at[..at.rfind('/')?];
+        }
+    }
 }
 
 impl Files for GitFiles {
@@ -216,11 +248,26 @@ impl Files for GitFiles {
             require_literal_separator: true,
             require_literal_leading_dot: false,
         };
-        self.folders.iter().filter(|f| glob.matches_with(f, options)).cloned().collect()
+        // A link that matches is listed too, so that reading it is refused out loud.
+        let mut out: Vec<String> = self
+            .folders
+            .iter()
+            .chain(&self.links)
+            .filter(|f| glob.matches_with(f, options))
+            .cloned()
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        self.blobs.get(path).cloned()
+    fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
+        if let Some(link) = self.link_on_way(path) {
+            return Err(Unread::Outside(format!(
+                "`{link}` is a symbolic link in git, and runway follows no link from a revision"
+            )));
+        }
+        self.blobs.get(path).cloned().ok_or(Unread::Missing)
     }
 }
 
@@ -245,6 +292,7 @@ mod tests {
                 .map(str::to_owned)
                 .into_iter()
                 .collect(),
+            links: BTreeSet::new(),
             blobs: BTreeMap::new(),
         };
         assert_eq!(files.member_folders("services/*"), ["services/orders"]);

@@ -344,10 +344,14 @@ fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> 
     let bytes = std::fs::read(root).ok()?;
     let name = root.to_string_lossy().replace('\\', "/");
     let setting = runway_schema::catalogue_setting(&name, &bytes)?;
-    let path = root.parent().unwrap_or(Path::new("")).join(&setting.path);
-    let text = std::fs::read_to_string(&path);
-    let text = text.as_deref().map_err(|e| e.to_string());
-    Some(Catalogue::builtin().with_setting(&setting, &path.display().to_string(), text))
+    let base = root.parent().unwrap_or(Path::new(""));
+    let path = base.join(&setting.path);
+    let text = files::FsFiles::new(base).catalogue_text(&setting.path);
+    Some(Catalogue::builtin().with_setting(
+        &setting,
+        &path.display().to_string(),
+        text.as_deref().map_err(Clone::clone),
+    ))
 }
 
 fn options(cat: &Catalogue) -> Options {

@@ -5,7 +5,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use runway_schema::Files;
+use runway_files::{FsFiles, read_bounded};
+use runway_schema::{Files, MAX_FILE_BYTES, Unread};
 
 use crate::position::SourceText;
 
@@ -82,15 +83,7 @@ impl<'a> Overlay<'a> {
 
 impl Files for Overlay<'_> {
     fn member_folders(&self, pattern: &str) -> Vec<String> {
-        let mut out: BTreeSet<String> = BTreeSet::new();
-        let full = self.base.join(pattern);
-        if let Some(paths) = full.to_str().and_then(|f| glob::glob(f).ok()) {
-            for path in paths.filter_map(Result::ok).filter(|p| p.is_dir()) {
-                if let Some(rel) = path.strip_prefix(self.base).ok().and_then(|r| r.to_str()) {
-                    out.insert(rel.replace('\\', "/"));
-                }
-            }
-        }
+        let mut out: BTreeSet<String> = FsFiles::new(self.base).member_folders(pattern).into_iter().collect();
         // A member opened in the editor whose folder is not on disk yet still counts.
         if let Ok(glob) = glob::Pattern::new(pattern.trim_end_matches('/')) {
             for path in self.docs.paths() {
@@ -110,13 +103,16 @@ impl Files for Overlay<'_> {
         out.into_iter().collect()
     }
 
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
         let full = self.base.join(path);
-        let bytes = match self.docs.get(&full) {
-            Some(doc) => Some(doc.as_str().as_bytes().to_vec()),
-            None => std::fs::read(&full).ok().map(without_bom),
+        // The disk decides whether the path stays inside the root's folder, even for an open
+        // document: a link on the way that leads outside is refused either way.
+        let bytes = match (FsFiles::new(self.base).resolve(path), self.docs.get(&full)) {
+            (Err(outside @ Unread::Outside(_)), _) => Err(outside),
+            (_, Some(doc)) => Ok(doc.as_str().as_bytes().to_vec()),
+            (real, None) => real.and_then(|real| read_bounded(&real, MAX_FILE_BYTES)).map(without_bom),
         };
-        let text = bytes.as_ref().map(|b| SourceText::new(String::from_utf8_lossy(b).into_owned()));
+        let text = bytes.as_ref().ok().map(|b| SourceText::new(String::from_utf8_lossy(b).into_owned()));
         self.read.borrow_mut().insert(full, text);
         bytes
     }
@@ -135,7 +131,7 @@ mod tests {
         let docs = Documents::default();
         let read = docs.text(&dir.join("m/runway.yaml")).map(|t| t.as_str().to_owned());
         let overlay = Overlay::new(&dir, &docs);
-        let handed = overlay.read("m/runway.yaml");
+        let handed = overlay.read("m/runway.yaml").ok();
         let recorded = overlay.read.borrow().get(&dir.join("m/runway.yaml")).cloned().flatten();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(read.as_deref(), Some(text));

@@ -16,7 +16,8 @@ use lsp_types::{
     ServerCapabilities, TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit, Url, WorkspaceEdit,
 };
-use runway_schema::{Diagnostic, syntax};
+use runway_files::FsFiles;
+use runway_schema::{Diagnostic, Unread, syntax};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -305,15 +306,21 @@ impl Server {
         let Some(setting) = runway_schema::catalogue_setting(&name, root_text.as_str().as_bytes()) else {
             return base;
         };
-        let path = root.parent().unwrap_or_else(|| Path::new("")).join(&setting.path);
-        let file = self.docs.text(&path);
-        // Why an unopened file cannot be read, in the words `check` uses (the OS's).
-        let why = || match std::fs::read_to_string(&path) {
-            Err(e) => e.to_string(),
-            Ok(_) => "it changed while it was read; save it again".to_owned(),
+        let folder = root.parent().unwrap_or_else(|| Path::new(""));
+        let path = folder.join(&setting.path);
+        let disk = FsFiles::new(folder);
+        // The editor's text first, but only for a path the disk keeps inside the root's folder.
+        let file = match (disk.resolve(&setting.path), self.docs.get(&path)) {
+            (Err(outside @ Unread::Outside(_)), _) => Err(outside),
+            (_, Some(doc)) => Ok(doc.clone()),
+            // Without a byte order mark, as an editor shows the file.
+            (_, None) => disk.catalogue_text(&setting.path).map(|t| {
+                SourceText::new(t.strip_prefix('\u{feff}').map_or_else(|| t.clone(), str::to_owned))
+            }),
         };
-        let read = file.as_ref().map(SourceText::as_str).ok_or_else(why);
+        let read = file.as_ref().map(SourceText::as_str).map_err(Clone::clone);
         let catalogue = self.catalogue.with_setting(&setting, &path.to_string_lossy(), read).map(Arc::new);
+        let file = file.ok();
         Chosen { file: Some((path, file)), catalogue }
     }
 

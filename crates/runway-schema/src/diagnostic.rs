@@ -110,6 +110,11 @@ codes! {
     Uncapped = "uncapped",
     /// The root's `catalogue:` file is missing, unreadable or invalid.
     CatalogueFile = "catalogue-file",
+    /// A path a runway file names (`catalogue:`, a `members` glob, or a symbolic link on the
+    /// way) leaves the root runway's folder.
+    OutsideRoot = "outside-root",
+    /// A `members` glob matches more folders than the bound.
+    TooManyMembers = "too-many-members",
 }
 
 impl fmt::Display for Code {
@@ -154,9 +159,9 @@ impl Diagnostic {
         Self {
             code,
             severity: Severity::Error,
-            message: message.into(),
+            message: crate::paths::printable(message.into()),
             location,
-            path: path.into(),
+            path: crate::paths::printable(path.into()),
             help: None,
         }
     }
@@ -174,7 +179,7 @@ impl Diagnostic {
     /// With help text.
     #[must_use]
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
+        self.help = Some(crate::paths::printable(help.into()));
         self
     }
 

@@ -12,6 +12,7 @@ pub mod format;
 mod mem;
 pub mod model;
 mod parse;
+pub mod paths;
 mod read;
 pub mod syntax;
 mod tree;
@@ -26,13 +27,34 @@ pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean, line_st
 pub use model::*;
 pub use values::{Duration, ImageRef, Money};
 
+/// The most member folders one `members` glob may match: more is an error at the glob, and
+/// none of them is read.
+pub const MAX_MEMBERS: usize = 10_000;
+
 /// Where member folders and their texts come from. The CLI implements it over the file
 /// system; [`MemFiles`] implements it over a map for tests and embedding.
+///
+/// The loader asks only for paths inside the root's folder ([`paths::outside_root`] refuses the
+/// others before any is asked for); an implementation over a file system must also refuse a
+/// path that a symbolic link takes outside that folder ([`Unread::Outside`]).
 pub trait Files {
-    /// Folders matching a `members` glob, relative to the root file's folder, sorted.
+    /// Folders matching a `members` glob, relative to the root file's folder, sorted. More than
+    /// [`MAX_MEMBERS`] is an error, so an implementation may stop after `MAX_MEMBERS + 1`.
     fn member_folders(&self, pattern: &str) -> Vec<String>;
-    /// The bytes of a file (`<folder>/runway.yaml`), or `None` when it does not exist.
-    fn read(&self, path: &str) -> Option<Vec<u8>>;
+    /// The bytes of a file (`<folder>/runway.yaml`), or why it was not read.
+    fn read(&self, path: &str) -> Result<Vec<u8>, Unread>;
+}
+
+/// Why a file was not read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// There is no such file.
+    Missing,
+    /// It could not be read: the reason, in the operating system's words.
+    Failed(String),
+    /// Its path leaves the root's folder (through a symbolic link, say): refused unopened. The
+    /// reason says how, without anything the file holds.
+    Outside(String),
 }
 
 /// What loading a product gives: the product when it has no error, and every diagnostic.
@@ -66,7 +88,7 @@ impl Default for Options {
 /// folder in diagnostics, and asked of `files` relative to that folder.
 pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Options) -> Loaded {
     let mut diagnostics = Vec::new();
-    let tree = match parse::parse(root_file, root_text) {
+    let tree = match parse::runway_file(root_file, root_text) {
         Ok(t) => t,
         Err(d) => return Loaded { product: None, diagnostics: vec![d] },
     };
@@ -91,28 +113,41 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
     if let Some(tree::Value::Seq(globs)) = parts.members_node.as_ref().map(|n| &n.value) {
         for (i, glob) in globs.iter().enumerate() {
             let tree::Value::Str(pattern) = &glob.value else { continue };
-            for folder in files.member_folders(pattern) {
+            if paths::outside_root(pattern).is_some() {
+                continue; // reported by validation; nothing outside the root is listed
+            }
+            let folders = files.member_folders(pattern);
+            if folders.len() > MAX_MEMBERS {
+                let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
+                cx.error(
+                    Code::TooManyMembers,
+                    glob,
+                    &format!("members[{i}]"),
+                    format!("`{pattern}` matches more than {MAX_MEMBERS} folders; none of them is read"),
+                    Some("narrow the glob to the folders that hold members".to_owned()),
+                );
+                continue;
+            }
+            for folder in folders {
                 let rel = format!("{}/runway.yaml", folder.trim_end_matches('/'));
                 if member_files.contains(&rel) {
                     continue;
                 }
                 let display = format!("{base}{rel}");
-                let Some(bytes) = files.read(&rel) else {
-                    let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
-                    cx.error(
-                        Code::MemberMissing,
-                        glob,
-                        &format!("members[{i}]"),
-                        format!("member folder `{folder}` has no runway.yaml"),
-                        Some(format!("add `{display}` with `runway: 3`, or narrow the glob")),
-                    );
-                    continue;
+                let bytes = match files.read(&rel) {
+                    Ok(bytes) => bytes,
+                    Err(why) => {
+                        let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
+                        let (code, message, help) = unread_member(&why, &folder, &display);
+                        cx.error(code, glob, &format!("members[{i}]"), message, Some(help));
+                        continue;
+                    }
                 };
                 member_files.insert(rel);
                 let folder_name =
                     folder.trim_end_matches('/').rsplit('/').next().unwrap_or(&folder).to_owned();
                 let mut member_diags = Vec::new();
-                match parse::parse(&display, &bytes) {
+                match parse::runway_file(&display, &bytes) {
                     Err(d) => member_diags.push(d),
                     Ok(node) => {
                         let mut cx = read::Cx { file: &display, diags: &mut member_diags };
@@ -164,6 +199,29 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
     Loaded { product, diagnostics }
 }
 
+/// The diagnostic of a member file that was not read: code, message and help.
+fn unread_member(why: &Unread, folder: &str, display: &str) -> (Code, String, String) {
+    match why {
+        Unread::Missing => (
+            Code::MemberMissing,
+            format!("member folder `{folder}` has no runway.yaml"),
+            format!("add `{display}` with `runway: 3`, or narrow the glob"),
+        ),
+        Unread::Failed(reason) => (
+            Code::MemberMissing,
+            format!("`{display}` cannot be read ({reason})"),
+            "make the file readable, or narrow the glob".to_owned(),
+        ),
+        Unread::Outside(reason) => (
+            Code::OutsideRoot,
+            format!("`{display}` is not read: {reason}"),
+            "runway reads nothing outside the root runway's folder: put the member's files there \
+             instead of a link to them, or narrow the glob"
+                .to_owned(),
+        ),
+    }
+}
+
 /// A root runway's `catalogue:` setting: the path as written and where it is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CatalogueSetting {
@@ -174,20 +232,21 @@ pub struct CatalogueSetting {
 }
 
 /// The `catalogue:` setting of a root runway, read before the root is validated (the
-/// catalogue gives validation its sizes and regions). `None` when the root does not parse or
-/// has no usable setting: validation then reports what is wrong with it.
+/// catalogue gives validation its sizes and regions). `None` when the root does not parse, is
+/// not a runway file, or has no usable setting (empty, or a path outside the root's folder):
+/// validation then reports what is wrong with it, and nothing is read.
 pub fn catalogue_setting(root_file: &str, root_text: &[u8]) -> Option<CatalogueSetting> {
     // The key cannot be written without its letters, except through an escape: most roots
     // are not parsed a second time.
     if !root_text.windows(9).any(|w| w == b"catalogue") && !root_text.contains(&b'\\') {
         return None;
     }
-    let tree = parse::parse(root_file, root_text).ok()?;
+    let tree = parse::runway_file(root_file, root_text).ok()?;
     let tree::Value::Map(root) = &tree.value else { return None };
     let (_, value) =
         root.iter().find(|(k, _)| matches!(&k.value, tree::Value::Str(s) if s == "catalogue"))?;
     match &value.value {
-        tree::Value::Str(path) if !path.trim().is_empty() => {
+        tree::Value::Str(path) if !path.trim().is_empty() && paths::outside_root(path).is_none() => {
             Some(CatalogueSetting { path: path.to_string(), location: value.location(root_file) })
         }
         _ => None,

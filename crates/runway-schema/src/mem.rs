@@ -42,8 +42,8 @@ impl Files for MemFiles {
         dirs.into_iter().map(str::to_owned).collect()
     }
 
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        self.files.get(path).cloned()
+    fn read(&self, path: &str) -> Result<Vec<u8>, crate::Unread> {
+        self.files.get(path).cloned().ok_or(crate::Unread::Missing)
     }
 }
 

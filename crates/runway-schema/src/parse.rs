@@ -23,13 +23,49 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
     serde_saphyr::from_str_with_options::<Node>(text, options).map_err(|e| syntax_error(file, text, &e))
 }
 
+/// Parses a file read as a runway file: one that says so with a `runway:` key at the start of a
+/// line. Any other file (a path that reached a file runway does not own) is refused whole with
+/// one diagnostic that quotes none of it (and the CLI draws no excerpt from a file that does not
+/// declare itself).
+pub(crate) fn runway_file(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
+    let text = bounded_text(file, bytes)?;
+    let empty = text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+    // An empty file is validation's to report: there is nothing in it to quote.
+    if empty || crate::paths::declares(text, &["runway"]) {
+        return parse(file, bytes);
+    }
+    let message =
+        format!("`{file}` is not a runway file: no line starts with `runway:`, so none of it is shown");
+    Err(Diagnostic::error(Code::InvalidValue, at(file, 1, 1, 0), "", message)
+        .with_help("a runway file starts with `runway: 3`; check that the path names a runway file"))
+}
+
 /// A zero-length location in `file`.
 fn at(file: &str, line: u32, column: u32, offset: usize) -> Location {
     Location { file: file.to_owned(), line, column, offset, len: 0 }
 }
 
-/// The file as text, when it is within the size bound and UTF-8.
+/// The file as text, when it is within the size bound, UTF-8 and free of control characters
+/// (none of which YAML allows; quoting them would let a file drive a terminal or a CI log).
 fn bounded_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, Diagnostic> {
+    let text = utf8_text(file, bytes)?;
+    match crate::paths::first_control(text) {
+        None => Ok(text),
+        Some((c, line, column)) => Err(Diagnostic::error(
+            Code::YamlSyntax,
+            at(file, line, column, 0),
+            "",
+            format!(
+                "the file holds the control character U+{:04X} at line {line}, column {column}: it is not a text file",
+                u32::from(c)
+            ),
+        )
+        .with_help("a runway file is UTF-8 text; check that the path names a runway file")),
+    }
+}
+
+/// The file as text, when it is within the size bound and UTF-8.
+fn utf8_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, Diagnostic> {
     if bytes.len() > MAX_FILE_BYTES {
         return Err(Diagnostic::error(
             Code::YamlSyntax,

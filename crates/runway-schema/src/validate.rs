@@ -234,7 +234,12 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         parts.members_node = Some(m.clone());
         if let Some(items) = cx.list(m, "members", "`members`") {
             for (i, item) in items.iter().enumerate() {
-                if let Some(g) = cx.string(item, &index("members", i), "a members glob") {
+                let path = index("members", i);
+                const HELP: &str =
+                    "a members glob is relative to this file's folder and stays inside it, e.g. `services/*`";
+                if let Some(g) = cx.string(item, &path, "a members glob")
+                    && inside_root(cx, item, &path, &g, HELP)
+                {
                     members.push(g);
                 }
             }
@@ -351,7 +356,27 @@ fn catalogue_path(cx: &mut Cx<'_>, node: &Node) -> Option<String> {
         );
         return None;
     }
-    Some(path)
+    inside_root(
+        cx,
+        node,
+        "catalogue",
+        &path,
+        "a catalogue path is relative to this file's folder and stays inside it, e.g. `prices.yaml`",
+    )
+    .then_some(path)
+}
+
+/// Is `path` inside the root's folder? Reports `outside-root` at `node` when it is not.
+fn inside_root(cx: &mut Cx<'_>, node: &Node, at: &str, path: &str, help: &str) -> bool {
+    let Some(why) = crate::paths::outside_root(path) else { return true };
+    cx.error(
+        Code::OutsideRoot,
+        node,
+        at,
+        format!("{} leaves the root runway's folder: {why}; nothing there is read", quote(path)),
+        Some(help.to_owned()),
+    );
+    false
 }
 
 fn environment(

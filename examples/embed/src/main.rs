@@ -4,39 +4,18 @@
 //!
 //! `cargo run -p embed-example -- examples/acme-shop/runway.yaml build/pulumi`
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use runway_schema::{Files, Options};
-
-/// Member folders and files under the product's folder, read from disk.
-struct Disk(PathBuf);
-
-impl Files for Disk {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        // This product only uses `<folder>/*` globs; a real xtask may use the `glob` crate.
-        let Some(parent) = pattern.strip_suffix("/*") else { return Vec::new() };
-        let Ok(entries) = std::fs::read_dir(self.0.join(parent)) else { return Vec::new() };
-        let mut out: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.path().is_dir())
-            .map(|e| format!("{parent}/{}", e.file_name().to_string_lossy()))
-            .collect();
-        out.sort();
-        out
-    }
-
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.0.join(path)).ok()
-    }
-}
+use runway_files::FsFiles;
+use runway_schema::Options;
 
 fn run(root: &Path, out: &Path) -> Result<(), String> {
     let text = std::fs::read(root).map_err(|e| format!("{}: {e}", root.display()))?;
     let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
     let catalogue = cost::Catalogue::builtin();
     let options = Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
-    let loaded = runway_schema::load(&root.to_string_lossy(), &text, &Disk(base), &options);
+    let loaded = runway_schema::load(&root.to_string_lossy(), &text, &FsFiles::new(base), &options);
     for d in &loaded.diagnostics {
         eprintln!("{}:{}:{}: {}: {}", d.location.file, d.location.line, d.location.column, d.code, d.message);
     }

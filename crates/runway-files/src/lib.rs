@@ -1,0 +1,120 @@
+//! A product's files on disk: member folders, member runway files and the root's `catalogue:`
+//! file, read only inside the root runway's folder.
+//!
+//! The root runway can come from a pull request while the job that reads it holds secrets, so
+//! every path it names is checked twice: lexically by the loader (an absolute path or a `..`
+//! that climbs out is refused before anything is asked for, [`runway_schema::paths`]), and here
+//! against the disk, where a symbolic link on the way may lead anywhere. The CLI and the
+//! language server both read through this crate.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read as _};
+use std::path::{Path, PathBuf};
+
+use runway_schema::{Files, MAX_FILE_BYTES, MAX_MEMBERS, Unread};
+
+/// Member folders and files under the root's folder, on disk.
+#[derive(Clone, Debug)]
+pub struct FsFiles {
+    /// The root file's folder, as given (relative or absolute).
+    pub base: PathBuf,
+}
+
+impl FsFiles {
+    /// Files under `base`, the root file's folder.
+    pub fn new(base: impl Into<PathBuf>) -> Self {
+        Self { base: base.into() }
+    }
+
+    /// The real path of `rel` (relative to the root's folder), when it exists and stays inside
+    /// that folder once every symbolic link is followed.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, Unread> {
+        if let Some(why) = runway_schema::paths::outside_root(rel) {
+            return Err(Unread::Outside(why.to_owned()));
+        }
+        let base = if self.base.as_os_str().is_empty() { Path::new(".") } else { &self.base };
+        let root = base.canonicalize().map_err(unread)?;
+        let full = base.join(rel);
+        // The nearest folder on the way that exists decides: a link to a folder outside is
+        // refused even when the file sought is not there (whether it exists is not told).
+        let mut probe = full.as_path();
+        let real = loop {
+            match probe.canonicalize() {
+                Ok(real) => break real,
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    probe = probe.parent().ok_or(Unread::Missing)?;
+                }
+                Err(e) => return Err(Unread::Failed(e.to_string())),
+            }
+        };
+        if !real.starts_with(&root) {
+            Err(Unread::Outside(
+                "a symbolic link on its way leads outside the root runway's folder".to_owned(),
+            ))
+        } else if probe == full {
+            Ok(real)
+        } else {
+            Err(Unread::Missing)
+        }
+    }
+
+    /// The text of the catalogue file `rel` names (the root's `catalogue:` setting), within
+    /// [`cost::MAX_CATALOGUE_BYTES`]. Every failure but a path outside the root's folder is in
+    /// the operating system's words.
+    pub fn catalogue_text(&self, rel: &str) -> Result<String, Unread> {
+        let path = self.resolve(rel).map_err(|u| match u {
+            // In the operating system's words, as for any other failure to open it.
+            Unread::Missing => match File::open(self.base.join(rel)) {
+                Err(e) => Unread::Failed(e.to_string()),
+                Ok(_) => Unread::Failed("it appeared while it was read; run again".to_owned()),
+            },
+            other => other,
+        })?;
+        let bytes = read_bounded(&path, cost::MAX_CATALOGUE_BYTES)?;
+        String::from_utf8(bytes).map_err(|_| Unread::Failed("it is not UTF-8 text".to_owned()))
+    }
+}
+
+impl Files for FsFiles {
+    fn member_folders(&self, pattern: &str) -> Vec<String> {
+        let full = self.base.join(pattern);
+        let Some(full) = full.to_str() else { return Vec::new() };
+        let Ok(paths) = glob::glob(full) else { return Vec::new() };
+        let mut out: Vec<String> = paths
+            .filter_map(Result::ok)
+            .filter(|p| p.is_dir())
+            .filter_map(|p| {
+                p.strip_prefix(&self.base).ok().and_then(|r| r.to_str()).map(|s| s.replace('\\', "/"))
+            })
+            // More is refused whole: a glob over a vast tree stops here, not at its end.
+            .take(MAX_MEMBERS + 1)
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
+        read_bounded(&self.resolve(path)?, MAX_FILE_BYTES)
+    }
+}
+
+/// A regular file's bytes, refused past `max` bytes without reading the rest (a device or a
+/// pipe is not read at all).
+pub fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, Unread> {
+    let file = File::open(path).map_err(unread)?;
+    let meta = file.metadata().map_err(unread)?;
+    if !meta.is_file() {
+        return Err(Unread::Failed("it is not a regular file".to_owned()));
+    }
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    file.take(limit).read_to_end(&mut bytes).map_err(unread)?;
+    if bytes.len() > max {
+        return Err(Unread::Failed(format!("it is over the limit of {max} bytes")));
+    }
+    Ok(bytes)
+}
+
+fn unread(e: std::io::Error) -> Unread {
+    if e.kind() == ErrorKind::NotFound { Unread::Missing } else { Unread::Failed(e.to_string()) }
+}
