@@ -118,3 +118,75 @@ pub fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, Unread> {
 fn unread(e: std::io::Error) -> Unread {
     if e.kind() == ErrorKind::NotFound { Unread::Missing } else { Unread::Failed(e.to_string()) }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // reason: tests fail loudly
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    /// `<tmp>/root` (the root's folder) beside `<tmp>/outside`, removed on drop.
+    struct Tree(PathBuf);
+
+    impl Tree {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir().join(format!("runway-files-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(dir.join("root/members/a")).unwrap();
+            std::fs::create_dir_all(dir.join("outside/m")).unwrap();
+            std::fs::write(dir.join("root/members/a/runway.yaml"), "runway: 3\n").unwrap();
+            std::fs::write(dir.join("outside/m/runway.yaml"), "runway: 3\n").unwrap();
+            std::fs::write(dir.join("outside/prices.yaml"), "regions: {}\n").unwrap();
+            Self(dir)
+        }
+        fn files(&self) -> FsFiles {
+            FsFiles::new(self.0.join("root"))
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn outside(r: Result<impl std::fmt::Debug, Unread>) -> bool {
+        matches!(r, Err(Unread::Outside(_)))
+    }
+
+    #[test]
+    fn links_that_lead_outside_are_refused_and_links_inside_are_followed() {
+        let t = Tree::new("links");
+        let root = t.0.join("root");
+        symlink(t.0.join("outside/m"), root.join("members/out")).unwrap();
+        symlink(t.0.join("outside/prices.yaml"), root.join("prices.yaml")).unwrap();
+        symlink("/etc", root.join("etc")).unwrap();
+        symlink("a", root.join("members/alias")).unwrap();
+        let files = t.files();
+        assert_eq!(files.member_folders("members/*"), ["members/a", "members/alias", "members/out"]);
+        assert!(outside(files.read("members/out/runway.yaml")));
+        assert!(outside(files.catalogue_text("prices.yaml")));
+        // A folder linked outside is refused before asking whether the file is there.
+        assert!(outside(files.read("etc/no-such-file")));
+        assert!(outside(files.read("../outside/m/runway.yaml")));
+        assert_eq!(files.read("members/alias/runway.yaml").unwrap(), b"runway: 3\n");
+        assert_eq!(files.read("members/none/runway.yaml"), Err(Unread::Missing));
+    }
+
+    #[test]
+    fn reads_are_bounded_and_only_of_regular_files() {
+        let t = Tree::new("bounds");
+        let root = t.0.join("root");
+        std::fs::write(root.join("big.yaml"), vec![b'#'; 101]).unwrap();
+        assert!(
+            matches!(read_bounded(&root.join("big.yaml"), 100), Err(Unread::Failed(m)) if m.contains("100"))
+        );
+        assert_eq!(read_bounded(&root.join("big.yaml"), 101).unwrap().len(), 101);
+        assert!(
+            matches!(t.files().catalogue_text("members"), Err(Unread::Failed(m)) if m.contains("regular"))
+        );
+        let missing = t.files().catalogue_text("nope.yaml");
+        assert!(matches!(missing, Err(Unread::Failed(m)) if m.contains("No such file")), "in the OS's words");
+    }
+}
