@@ -4,13 +4,16 @@
 //! same bytes are also read as the only member of a fixed root that declares one resource of
 //! each kind, and as a root whose `members` glob (if the bytes have one) can match itself.
 //! Text is also read by both YAML readers, which must build the same tree where the fast one
-//! answers.
+//! answers. And the bytes, as text, are a `catalogue:` path and a `members` glob of a root: the
+//! loader must ask its files for no path outside the root's folder, and the setting it hands
+//! out must stay inside it; as a catalogue file, they must never panic the catalogue reader.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use runway_schema::{Loaded, MemFiles, Options, load};
+use runway_schema::paths::outside_root;
+use runway_schema::{Files, Loaded, MemFiles, Options, Unread, load};
 
 /// A valid root whose members are `m/*`: member bytes reach member validation.
 const ROOT: &str = r#"runway: 3
@@ -54,9 +57,39 @@ fn check_invariants(loaded: &Loaded, files: &[(&str, &[u8])]) {
     }
 }
 
+/// Answers like `MemFiles` and panics when asked for a path outside the root's folder.
+struct Guard(MemFiles);
+
+impl Files for Guard {
+    fn member_folders(&self, pattern: &str) -> Vec<String> {
+        assert!(outside_root(pattern).is_none(), "asked to list outside the root: {pattern:?}");
+        self.0.member_folders(pattern)
+    }
+    fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
+        assert!(outside_root(path).is_none(), "asked to read outside the root: {path:?}");
+        self.0.read(path)
+    }
+}
+
+/// The text as a root's `catalogue:` path and `members` glob (a YAML double-quoted string).
+fn check_paths(text: &str) {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    let root = format!(
+        "runway: 3\nproduct: fuzz-shop\ncatalogue: {quoted}\nmembers: [{quoted}, \"m/*\"]\nenvironments:\n  dev: {{ region: us-east-1 }}\n"
+    );
+    if let Some(setting) = runway_schema::catalogue_setting("runway.yaml", root.as_bytes()) {
+        assert!(outside_root(&setting.path).is_none(), "a setting outside the root: {:?}", setting.path);
+    }
+    let files = Guard(MemFiles::default().with("m/a/runway.yaml", "runway: 3\n"));
+    let loaded = load("runway.yaml", root.as_bytes(), &files, options());
+    check_invariants(&loaded, &[("runway.yaml", root.as_bytes()), ("m/a/runway.yaml", b"runway: 3\n")]);
+    let _ = cost::Catalogue::parse("prices.yaml", text);
+}
+
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         runway_schema::compare_readers(text);
+        check_paths(text);
     }
     let options = options();
     // As a root on its own.

@@ -18,6 +18,10 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 RUNWAY = os.environ["RUNWAY_BIN"]
 EXAMPLE = Path(os.environ["RUNWAY_EXAMPLE"])
+# In the server's environment (it inherits ours) and in every file outside the workspace: it
+# must reach no message the server publishes.
+CANARY = "canary-lsp-3c9e-do-not-publish"
+os.environ["RUNWAY_TEST_CANARY"] = CANARY
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[RUNWAY, "lsp"]))
@@ -362,3 +366,34 @@ async def test_bad_input_never_crashes_it(client: LanguageClient, shop: Path):
     change_doc(client, shop, text, 99)
     assert await settled(client, shop) == []
     assert "**jobs**" in (await hover(client, shop, position(text, "  jobs:", 3)) or "")
+
+
+async def test_paths_outside_the_workspace_are_never_read(client: LanguageClient, shop: Path):
+    outside = shop.parent.parent / "outside"
+    (outside / "member").mkdir(parents=True)
+    (outside / "prices.yaml").write_text(f"regions: {{}}\n# {CANARY}\n")
+    (outside / "member" / "runway.yaml").write_text(f"runway: 3\nmember: {CANARY}\n")
+    (shop.parent / "etc-link").symlink_to(outside)
+    text = open_doc(client, shop)
+
+    def published() -> str:
+        return repr(dict(client.diagnostics))
+
+    attacks = [
+        ("product: acme-shop\n", "product: acme-shop\ncatalogue: /proc/self/environ\n"),
+        ("product: acme-shop\n", "product: acme-shop\ncatalogue: ../../../../etc/passwd\n"),
+        ("product: acme-shop\n", "product: acme-shop\ncatalogue: etc-link/prices.yaml\n"),
+        ('members: ["services/*", "tools/*"]', 'members: ["services/*", "../outside/*"]'),
+    ]
+    for version, (old, new) in enumerate(attacks, start=2):
+        edited = text.replace(old, new, 1)
+        change_doc(client, shop, edited, version)
+        diags = await settled(client, shop)
+        assert "outside-root" in codes(diags), (new, codes(diags))
+        assert CANARY not in published() and "root:x:0:0" not in published()
+    # A member folder linked outside: refused at the glob, its runway never read.
+    (shop.parent / "services" / "evil").symlink_to(outside / "member")
+    change_doc(client, shop, text, len(attacks) + 2)
+    diags = await settled(client, shop)
+    assert "outside-root" in codes(diags), codes(diags)
+    assert CANARY not in published()
