@@ -7,9 +7,9 @@ mod support;
 
 use std::path::Path;
 
-use aws_adapter::pulumi::{PROGRAM_FILE, expected_resources, render, write_program};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
+use pulumi_program::{PROGRAM_FILE, expected_resources, render};
 use test_support::{Scratch, scratch};
 
 const RUNWAYS: usize = 20;
@@ -40,7 +40,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 *count += usize::from(text.contains(*needle));
             }
             let dir = scratch(&format!("pulumi-generated-{n}-{env}"));
-            write_program(&dir, &program).expect("write");
+            support::write(&dir, &program);
             dirs.push(dir);
         }
     }
