@@ -3,8 +3,7 @@
 
 #![allow(clippy::disallowed_methods)] // reason: the tests read the shipped example from disk
 
-#[path = "pulumi_support.rs"]
-mod support;
+mod pulumi_support;
 
 use pulumi_program::{PROGRAM_FILE, Program, expected_resources, render};
 use runtime_plan::Plan;
@@ -75,11 +74,11 @@ fn every_program_of_the_example_passes_the_sdk_check() {
     let mut dirs: Vec<Scratch> = Vec::new();
     for plan in example_plans() {
         let dir = scratch(&format!("pulumi-emit-{}", plan.environment));
-        support::write(&dir, &render(&plan).expect("render"));
+        pulumi_support::write(&dir, &render(&plan).expect("render"));
         dirs.push(dir);
     }
     let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = support::check(&refs);
+    let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
     assert_eq!(
         outcome.output.matches("\nok ").count() + usize::from(outcome.output.starts_with("ok ")),
