@@ -486,9 +486,9 @@ fn check(loaded: &Loaded) {
         let _ = runtime_plan::render_plan_text(&plan);
         let _ = plan.graph().to_mermaid();
         let _ = plan.graph().to_dot();
-        match aws_adapter::pulumi::render(&plan) {
+        match pulumi_program::render(&plan) {
             Ok(program) => {
-                let again = aws_adapter::pulumi::render(&again).expect("rendered once, renders twice");
+                let again = pulumi_program::render(&again).expect("rendered once, renders twice");
                 assert_eq!(program, again, "rendering `{env}` twice differs");
             }
             Err(e) => panic!("a valid plan of `{env}` does not render: {e}"),

@@ -1,4 +1,4 @@
-//! Turns a plan into a Pulumi program, and writes SSM parameters and the proxy secret through the AWS SDK.
+//! Writes SSM parameters and the proxy secret through the AWS SDK. (The Pulumi program is
+//! rendered by the pure `pulumi-program` crate.)
 
 pub mod aws;
-pub mod pulumi;

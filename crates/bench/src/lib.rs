@@ -7,7 +7,7 @@
 //! - [`check`]: parse + validate with [`runway_schema::load`] (what `runway check` does);
 //! - [`plan_env`] / [`plan_all`]: [`runtime_plan::plan()`] of one or every environment of a
 //!   loaded product;
-//! - [`pulumi`]: [`aws_adapter::pulumi::render`] of one plan.
+//! - [`pulumi`]: [`pulumi_program::render`] of one plan.
 
 use runway_schema::{Loaded, MemFiles, Options, Product};
 
@@ -98,7 +98,7 @@ pub fn plan_all(input: &Input, product: &Product) -> Vec<runtime_plan::Plan> {
 
 /// The Pulumi program of one plan; returns its length in bytes.
 pub fn pulumi(plan: &runtime_plan::Plan) -> usize {
-    match aws_adapter::pulumi::render(plan) {
+    match pulumi_program::render(plan) {
         Ok(program) => program.files.iter().map(|(_, t)| t.len()).sum(),
         Err(e) => panic!("cannot render the program: {e}"),
     }

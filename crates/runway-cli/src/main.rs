@@ -19,6 +19,7 @@ mod deploy;
 mod files;
 mod git;
 mod prices;
+mod program;
 mod review;
 
 /// Planning makes many short strings; glibc malloc spends a third of a large plan consolidating
@@ -590,7 +591,7 @@ fn emit_pulumi(env: &str, out: &Path, format: Format, args: &PlanArgs) -> Result
     // Refused before anything is written.
     refuse_if_capped(&plan)?;
     let program =
-        aws_adapter::pulumi::render(&plan).map_err(|e| usage(format!("cannot render the program: {e}")))?;
+        pulumi_program::render(&plan).map_err(|e| usage(format!("cannot render the program: {e}")))?;
     for (name, _) in &program.files {
         let path = out.join(name);
         if let Ok(existing) = std::fs::read_to_string(&path)
@@ -603,7 +604,7 @@ fn emit_pulumi(env: &str, out: &Path, format: Format, args: &PlanArgs) -> Result
         }
     }
     check_stack_settings(&plan, out)?;
-    let written = aws_adapter::pulumi::write_program(out, &program)
+    let written = program::write_program(out, &program)
         .map_err(|e| usage(format!("cannot write into {}: {e}", out.display())))?;
     if format == Format::Json {
         action_report(&plan, Some(&written));
@@ -640,7 +641,7 @@ fn check_stack_settings(plan: &runtime_plan::Plan, out: &Path) -> Result<(), Exi
         let text = std::fs::read_to_string(&path)
             .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
         let file = path.display().to_string();
-        diags.extend(aws_adapter::pulumi::check_stack_settings(plan, &file, &text));
+        diags.extend(pulumi_program::check_stack_settings(plan, &file, &text));
     }
     if diags.is_empty() {
         return Ok(());

@@ -27,15 +27,24 @@ fn run(root: &Path, out: &Path) -> Result<(), String> {
                 plan.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect();
             return Err(format!("{env} is refused: {}", why.join("; ")));
         }
-        let program = aws_adapter::pulumi::render(&plan).map_err(|e| e.to_string())?;
+        let program = pulumi_program::render(&plan).map_err(|e| e.to_string())?;
         let dir = out.join(env);
-        aws_adapter::pulumi::write_program(&dir, &program).map_err(|e| format!("{}: {e}", dir.display()))?;
+        write_program(&dir, &program).map_err(|e| format!("{}: {e}", dir.display()))?;
         println!(
             "{env}: ${} a month (ceiling ${}), program in {}",
             plan.cost.monthly,
             plan.cost.ceiling,
             dir.display()
         );
+    }
+    Ok(())
+}
+
+/// Writes the program's files (plain file names, `Pulumi.yaml`) into `dir`.
+fn write_program(dir: &Path, program: &pulumi_program::Program) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (name, text) in &program.files {
+        std::fs::write(dir.join(name), text)?;
     }
     Ok(())
 }

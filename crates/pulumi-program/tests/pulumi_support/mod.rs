@@ -1,12 +1,22 @@
-//! Runs `tools/pulumi_check.py` (the provider-SDK check) for the Pulumi tests.
+//! Runs `tools/pulumi_check.py` (the provider-SDK check) for the Pulumi tests, and writes a
+//! rendered program into a directory for it (the crate itself writes no file).
 //!
-//! Included with `#[path]` by the `pulumi_*` tests; compiled alone it has no tests.
+//! A module of the `pulumi_*` tests (a folder, so it is not a test target of its own).
 #![allow(dead_code)] // reason: each test file uses a part of the helpers
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)] // reason: the tests write programs and run Python
 
 use std::path::Path;
 use std::process::Command;
 
+use pulumi_program::Program;
 use test_support::{python, workspace};
+
+/// Writes the program's files into `dir` (which exists), as `runway emit pulumi` does.
+pub fn write(dir: &Path, program: &Program) {
+    for (name, text) in &program.files {
+        std::fs::write(dir.join(name), text).expect("write the program");
+    }
+}
 
 /// The outcome of one run of the check.
 pub struct Outcome {

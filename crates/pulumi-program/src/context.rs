@@ -12,6 +12,10 @@ use super::expr::var;
 use super::ser::to_yaml;
 use super::yaml::{Y, m, s};
 
+/// The resource type of a role's inline policy. Here, not in `iam.rs`, because the context
+/// counts each role's policy (`iam.rs` uses the context; the context does not use `iam.rs`).
+pub(super) const ROLE_POLICY: &str = "aws:iam/rolePolicy:RolePolicy";
+
 /// Config inputs of the program, in the order they are declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Input {
@@ -338,7 +342,7 @@ impl<'p> Context<'p> {
         let resource = Resource { token, properties, options };
         let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
         let name = format!("{}--{suffix}", item.id);
-        if token == super::iam::ROLE_POLICY {
+        if token == ROLE_POLICY {
             self.policies.insert(item.id.to_string(), name.clone());
         }
         self.resources.push((name, value));

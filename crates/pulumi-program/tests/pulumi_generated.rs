@@ -2,14 +2,13 @@
 //! renders, declares one resource per planned item, and passes the pulumi_aws SDK check (all
 //! programs in one Python run).
 
-#[path = "pulumi_support.rs"]
-mod support;
+mod pulumi_support;
 
 use std::path::Path;
 
-use aws_adapter::pulumi::{PROGRAM_FILE, expected_resources, render, write_program};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
+use pulumi_program::{PROGRAM_FILE, expected_resources, render};
 use test_support::{Scratch, scratch};
 
 const RUNWAYS: usize = 20;
@@ -40,13 +39,13 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 *count += usize::from(text.contains(*needle));
             }
             let dir = scratch(&format!("pulumi-generated-{n}-{env}"));
-            write_program(&dir, &program).expect("write");
+            pulumi_support::write(&dir, &program);
             dirs.push(dir);
         }
     }
     assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
     assert!(seen.iter().all(|(_, count)| *count > 0), "not every optional part was generated: {seen:?}");
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = support::check(&refs);
+    let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }

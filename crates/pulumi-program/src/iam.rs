@@ -7,13 +7,11 @@ use runtime_plan::{Grant, PlannedItem, PolicyResource};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Tags, unsupported};
+use super::context::{Context, ROLE_POLICY, Tags, unsupported};
 use super::expr::{ToJson, to_json};
 
 /// The resource type of a role.
 pub(super) const ROLE: &str = "aws:iam/role:Role";
-/// The resource type of a role's inline policy.
-pub(super) const ROLE_POLICY: &str = "aws:iam/rolePolicy:RolePolicy";
 
 /// An IAM policy document, written with `fn::toJSON`.
 #[derive(Serialize)]

@@ -1,8 +1,9 @@
 //! The provider-SDK check itself: the hand-written reference program passes, and copies broken
 //! in one place (a property, a nested property, a token, a reference) fail naming the place.
 
-#[path = "pulumi_support.rs"]
-mod support;
+#![allow(clippy::disallowed_methods)] // reason: the tests copy the reference program on disk
+
+mod pulumi_support;
 
 use std::path::PathBuf;
 
@@ -23,7 +24,7 @@ fn broken(name: &str, from: &str, to: &str) -> Scratch {
 
 #[test]
 fn the_reference_program_passes() {
-    let outcome = support::check(&[&reference()]);
+    let outcome = pulumi_support::check(&[&reference()]);
     assert!(outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("37 resources constructed and registered"), "{}", outcome.output);
 }
@@ -31,7 +32,7 @@ fn the_reference_program_passes() {
 #[test]
 fn a_wrong_property_name_fails_naming_it() {
     let dir = broken("property", "visibilityTimeoutSeconds: 30", "visibilityTimeoutSecs: 30");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(
         outcome.output.contains(
@@ -45,7 +46,7 @@ fn a_wrong_property_name_fails_naming_it() {
 #[test]
 fn a_wrong_nested_property_name_fails_naming_it() {
     let dir = broken("nested", "maxConnectionsPercent: 90", "maxConnectionPercent: 90");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(
         outcome
@@ -59,7 +60,7 @@ fn a_wrong_nested_property_name_fails_naming_it() {
 #[test]
 fn a_wrong_token_fails_naming_it() {
     let dir = broken("token", "aws:sns/topic:Topic", "aws:sns/topic:Topik");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("pulumi_aws.sns has no resource `Topik`"), "{}", outcome.output);
 }
@@ -67,12 +68,12 @@ fn a_wrong_token_fails_naming_it() {
 #[test]
 fn an_unknown_reference_or_output_fails_naming_it() {
     let dir = broken("reference", "${jobs_queue.url}", "${jobs_queue.queueUrl}");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("has no output `queueUrl`"), "{}", outcome.output);
 
     let dir = broken("unknown-resource", "${events_topic.arn}", "${event_topic.arn}");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("`${event_topic}` names no config key"), "{}", outcome.output);
 }
@@ -80,7 +81,7 @@ fn an_unknown_reference_or_output_fails_naming_it() {
 #[test]
 fn a_deprecated_resource_fails() {
     let dir = broken("deprecated", "aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("BucketV2 is deprecated"), "{}", outcome.output);
 }
@@ -88,7 +89,7 @@ fn a_deprecated_resource_fails() {
 #[test]
 fn a_wrong_container_definition_field_fails() {
     let dir = broken("container", "valueFrom: /acme-shop/production/jobs/JOBS_URL", "value: x");
-    let outcome = support::check(&[&dir]);
+    let outcome = pulumi_support::check(&[&dir]);
     assert!(!outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("ECS Secret needs `valueFrom`"), "{}", outcome.output);
 }

@@ -1,10 +1,11 @@
 //! The emitter over the shipped example: golden programs per environment, one resource per
 //! planned item, and every emitted program constructed with the real Pulumi AWS SDK.
 
-#[path = "pulumi_support.rs"]
-mod support;
+#![allow(clippy::disallowed_methods)] // reason: the tests read the shipped example from disk
 
-use aws_adapter::pulumi::{PROGRAM_FILE, Program, expected_resources, render, write_program};
+mod pulumi_support;
+
+use pulumi_program::{PROGRAM_FILE, Program, expected_resources, render};
 use runtime_plan::Plan;
 use runway_schema::{MemFiles, Options};
 use test_support::{Scratch, scratch, workspace};
@@ -73,11 +74,11 @@ fn every_program_of_the_example_passes_the_sdk_check() {
     let mut dirs: Vec<Scratch> = Vec::new();
     for plan in example_plans() {
         let dir = scratch(&format!("pulumi-emit-{}", plan.environment));
-        write_program(&dir, &render(&plan).expect("render")).expect("write");
+        pulumi_support::write(&dir, &render(&plan).expect("render"));
         dirs.push(dir);
     }
     let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = support::check(&refs);
+    let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
     assert_eq!(
         outcome.output.matches("\nok ").count() + usize::from(outcome.output.starts_with("ok ")),
@@ -106,17 +107,4 @@ fn no_secret_value_and_inputs_are_config() {
             }
         }
     }
-}
-
-#[test]
-fn write_program_overwrites_only_its_own_files() {
-    let dir = scratch("pulumi-write");
-    std::fs::write(dir.join("Pulumi.production.yaml"), "config: {}\n").expect("stack file");
-    std::fs::write(dir.join(PROGRAM_FILE), "old").expect("old program");
-    let plan = example_plans().pop().expect("a plan");
-    let program = render(&plan).expect("render");
-    let written = write_program(&dir, &program).expect("write");
-    assert_eq!(written, vec![dir.join(PROGRAM_FILE)]);
-    assert_eq!(std::fs::read_to_string(dir.join("Pulumi.production.yaml")).expect("kept"), "config: {}\n");
-    assert_eq!(std::fs::read_to_string(dir.join(PROGRAM_FILE)).expect("program"), program.files[0].1);
 }

@@ -1,9 +1,10 @@
-//! The Pulumi YAML program of a plan.
+//! Renders a runway plan as a Pulumi YAML program, and checks a stack settings file against
+//! the plan. Pure: text and values in, text out; no file, network, clock or AWS SDK. The
+//! program's files come back as data (file name -> text): whoever embeds the crate writes them.
 //!
 //! [`render`] turns a [`runtime_plan::Plan`] into a [`Program`]: a `Pulumi.yaml` with
 //! `runtime: yaml` whose resources are exactly the plan's items managed by Pulumi, in plan
-//! order, each under its logical id. It is pure: no I/O, no clock, no randomness; the same plan
-//! gives the same bytes. [`write_program`] (in its own module) writes a program to a directory.
+//! order, each under its logical id. The same plan gives the same bytes.
 //!
 //! What the program takes as inputs (Pulumi config, never literals): the VPC, its private and
 //! public subnets, the TLS certificate, and each postgres resource's admin password (a secret
@@ -13,7 +14,7 @@
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
-//! `logs`, `budget`, `identity`, `network`).
+//! `logs`, `budget`, `identity`, `network`, `endpoints`).
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
@@ -38,11 +39,9 @@ mod ser;
 mod stack;
 mod topic;
 mod workload;
-mod write;
 pub mod yaml;
 
 pub use stack::check_stack_settings;
-pub use write::write_program;
 
 use runtime_plan::{ManagedBy, Plan};
 use yaml::{Y, m, s};
@@ -54,7 +53,8 @@ pub const PROGRAM_FILE: &str = "Pulumi.yaml";
 /// (`platform` for environment items) and the item's logical id.
 pub const TAG_KEYS: [&str; 4] = ["product", "environment", "runway-resource", "runway-item"];
 
-/// A rendered program: file names (relative to the program directory) and contents.
+/// A rendered program: file names (relative to the program directory) and contents. Writing
+/// them is the caller's: each name is a plain file name, written into the program directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Program {
     /// `(file name, contents)`, in a stable order; `Pulumi.yaml` first.
