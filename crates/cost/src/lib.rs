@@ -139,8 +139,9 @@ pub struct TaskSize {
 }
 
 /// A planned item to price. The planner builds these; [`Catalogue::price`] prices them.
+///
+/// Exhaustive on purpose: a new item breaks every match over it, so no price is forgotten.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Item<'a> {
     /// A postgres resource's database: RDS instance + storage, or Aurora instances + storage.
     Postgres {
@@ -634,7 +635,17 @@ fn usage_charges(item: &Item<'_>) -> Option<&'static [(&'static str, &'static st
             ("CloudWatch Logs storage", "logs-storage"),
         ]),
         Item::Budget => Some(&[("AWS Budgets, past an account's first two", "budget")]),
-        _ => None,
+        Item::Postgres { .. }
+        | Item::RdsProxy { .. }
+        | Item::Cache { .. }
+        | Item::Queue { .. }
+        | Item::Topic { .. }
+        | Item::Bucket { .. }
+        | Item::Tasks { .. }
+        | Item::Alb
+        | Item::PrivateZone
+        | Item::Secret
+        | Item::InterfaceEndpoint { .. } => None,
     }
 }
 
