@@ -9,7 +9,7 @@ use crate::read::{Cx, index};
 use crate::tree::{Node, Value};
 
 use super::resources::{resource_spec_quiet, unknown_resource, variables};
-use super::{ENGINES, engine_of, keys, name_ok, version};
+use super::{ENGINES, RUNTIMES, engine_of, keys, name_ok, version};
 
 /// Entries' values by name, the first of a repeated name (as a scan in file order finds it),
 /// for the `uses` of workloads and members.
@@ -46,7 +46,7 @@ pub(crate) fn member(
     let runtime = match f.get("runtime") {
         None => Some(Runtime::Encore),
         Some(n) => cx
-            .one_of(n, "runtime", "runtime", &["encore", "other"])
+            .one_of(n, "runtime", "runtime", RUNTIMES)
             .map(|w| if w == "other" { Runtime::Other } else { Runtime::Encore }),
     };
     let mut requires = Vec::new();

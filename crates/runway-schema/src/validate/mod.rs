@@ -25,8 +25,9 @@ use crate::read::{Cx, Fields, join, quote};
 use crate::tree::{Node, Value};
 use crate::values::{Duration, is_valid_name};
 
-/// The fields of each mapping of the format; the JSON Schema test keeps them in step with
-/// `format.rs`.
+/// The fields of each mapping of the format, one table per mapping: the validator accepts these
+/// (`unknown-field` for any other), the editor completes them (`syntax::fields`), and the JSON
+/// Schema lays its properties out by them (`format.rs`, whose test fails on any difference).
 pub(crate) mod keys {
     pub const ROOT: &[&str] =
         &["runway", "product", "members", "catalogue", "secrets", "environments", "resources", "workloads"];
@@ -57,6 +58,9 @@ pub(crate) const KINDS: &[&str] = &["postgres", "queue", "topic", "cache", "buck
 const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];
 pub(crate) const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
 pub(crate) const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];
+pub(crate) const POSTGRES_ENGINES: &[&str] = &["rds", "aurora"];
+pub(crate) const EXPOSES: &[&str] = &["internal", "public"];
+pub(crate) const RUNTIMES: &[&str] = &["encore", "other"];
 const MAX_VISIBILITY_MS: u64 = 12 * 3_600_000;
 
 /// What the root validation needs from outside the file.

@@ -7,7 +7,7 @@ use crate::read::{Cx, Fields, join, quote};
 use crate::tree::{Node, Value};
 use crate::values::{Duration, variable_prefix};
 
-use super::{KINDS, Known, MAX_VISIBILITY_MS, RESERVED_KINDS, duration, keys, sizes};
+use super::{KINDS, Known, MAX_VISIBILITY_MS, POSTGRES_ENGINES, RESERVED_KINDS, duration, keys, sizes};
 
 fn kind_of(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str) -> Option<Kind> {
     let k = cx.require(
@@ -133,7 +133,7 @@ pub(super) fn resource(
             let engine = match f.get("engine") {
                 None => Some(PostgresEngine::Rds),
                 Some(e) => cx
-                    .one_of(e, &join(path, "engine"), "postgres engine", &["rds", "aurora"])
+                    .one_of(e, &join(path, "engine"), "postgres engine", POSTGRES_ENGINES)
                     .map(|w| if w == "aurora" { PostgresEngine::Aurora } else { PostgresEngine::Rds }),
             };
             let version = version(cx, DEFAULT_POSTGRES_VERSION);

@@ -13,7 +13,7 @@ use crate::values::{ImageError, ImageRef};
 
 use super::health::{health, reason, scales};
 use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
-use super::{Known, keys, sizes};
+use super::{EXPOSES, Known, keys, sizes};
 
 /// One workload: each concern read in file-format order (the order of its diagnostics), then
 /// the check that every variable it sees has one source. `None` when any of it is an error.
@@ -278,7 +278,7 @@ fn expose(
 ) -> Option<Expose> {
     let Some(n) = f.get("expose") else { return Some(Expose::Internal) };
     let expose = cx
-        .one_of(n, &join(path, "expose"), "`expose`", &["internal", "public"])
+        .one_of(n, &join(path, "expose"), "`expose`", EXPOSES)
         .map(|w| if w == "public" { Expose::Public } else { Expose::Internal });
     if expose == Some(Expose::Public) {
         for (env_name, env) in environments {
