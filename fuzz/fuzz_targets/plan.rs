@@ -459,7 +459,7 @@ fn check(loaded: &Loaded) {
         let again = runtime_plan::plan(product, env, cat).expect("a declared environment plans");
         assert_eq!(json, runtime_plan::to_json(&again), "planning `{env}` twice differs");
 
-        // Logical ids and physical names are unique in a plan (plan.rs, `PlannedItem`).
+        // Logical ids and physical names are unique in a plan (plan/items.rs, `PlannedItem`).
         for (i, item) in plan.items.iter().enumerate() {
             for other in &plan.items[..i] {
                 assert_ne!(item.id, other.id, "logical id twice in `{env}`");

@@ -1,23 +1,48 @@
 //! The file formats as types, for the JSON Schema editors validate against
 //! (`# yaml-language-server: $schema=...`).
 //!
-//! Validation itself walks the spanned tree by hand (so that it reports every problem at once);
-//! a test keeps the fields here in step with the fields validation accepts.
+//! Validation itself walks the spanned tree by hand (so that it reports every problem at once).
+//! Each mapping's properties are laid out by the validator's key list for it
+//! (`validate::keys`, which the editor's completion offers too, through
+//! [`syntax::fields`](crate::syntax::fields)): one table per mapping; a test fails when a type
+//! here has a field the table lacks, or lacks one it has.
 
 #![allow(dead_code)] // reason: these types exist for their JSON Schema; nothing constructs them
 
 use indexmap::IndexMap;
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema};
 
 use crate::model::{Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
 const DURATION: &str = r"^[0-9]+(ms|s|m|h)$";
+
+/// Lays out a mapping's `properties` in the order of its key list in `validate::keys`. A
+/// property the list lacks stays last (the test below fails on it).
+struct Keys(&'static [&'static str]);
+
+impl schemars::transform::Transform for Keys {
+    fn transform(&mut self, schema: &mut Schema) {
+        let Some(props) = schema.get_mut("properties").and_then(serde_json::Value::as_object_mut) else {
+            return;
+        };
+        let mut ordered = serde_json::Map::new();
+        for key in self.0 {
+            if let Some((k, v)) = props.shift_remove_entry(*key) {
+                ordered.insert(k, v);
+            }
+        }
+        ordered.append(props);
+        *props = ordered;
+    }
+}
 
 /// A root `runway.yaml`: the resources and workloads of a product, sized per environment.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(title = "runway root file (format 3)")]
+#[schemars(transform = Keys(keys::ROOT))]
 pub struct RootFile {
     /// The format version: 3.
     #[schemars(range(min = 3, max = 3))]
@@ -45,6 +70,7 @@ pub struct RootFile {
 /// `secrets`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::SECRETS))]
 struct SecretsFile {
     /// Infisical, the source of every runtime secret.
     infisical: Option<InfisicalFile>,
@@ -55,6 +81,7 @@ struct SecretsFile {
 /// `secrets.infisical`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::INFISICAL))]
 struct InfisicalFile {
     /// Base URL (default `https://app.infisical.com`).
     url: Option<String>,
@@ -69,6 +96,7 @@ struct InfisicalFile {
 /// `secrets.ssm`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::SSM))]
 struct SsmFile {
     /// Parameter prefix (default `/{product}/{env}`).
     prefix: Option<String>,
@@ -79,6 +107,7 @@ struct SsmFile {
 /// `environments.<env>`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::ENVIRONMENT))]
 struct EnvironmentFile {
     /// An AWS region the catalogue prices.
     region: String,
@@ -97,6 +126,7 @@ struct EnvironmentFile {
 /// `environments.<env>.network`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::NETWORK))]
 struct NetworkFile {
     /// Interface endpoints (ssm, ecr.api, ecr.dkr, logs, and secretsmanager, sqs, sns when
     /// used) and the S3 gateway endpoint, so tasks reach AWS without a NAT (default false).
@@ -110,6 +140,7 @@ struct NetworkFile {
 /// `environments.<env>.logs`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::LOGS))]
 struct LogsFile {
     /// Days the workloads' logs are kept (default 14; 90 in `production`); one of the values
     /// CloudWatch Logs accepts.
@@ -120,6 +151,7 @@ struct LogsFile {
 /// `environments.<env>.limits`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::LIMITS))]
 struct LimitsFile {
     /// Monthly cap in US dollars (defaults: dev 150, staging 500, others none).
     monthly: Option<MoneyFile>,
@@ -138,6 +170,7 @@ enum MoneyFile {
 /// `environments.<env>.shared`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::SHARED))]
 struct SharedFile {
     /// Size of `shared-queue`.
     queue: Option<String>,
@@ -154,6 +187,7 @@ struct SharedFile {
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 enum ResourceFile {
     /// PostgreSQL behind RDS Proxy.
+    #[schemars(transform = Keys(keys::POSTGRES))]
     Postgres {
         /// `rds` (default) or `aurora`.
         engine: Option<PostgresEngine>,
@@ -164,6 +198,7 @@ enum ResourceFile {
     },
     /// An SQS queue.
     #[serde(rename_all = "camelCase")]
+    #[schemars(transform = Keys(keys::QUEUE))]
     Queue {
         /// FIFO queue (default false).
         fifo: Option<bool>,
@@ -176,6 +211,7 @@ enum ResourceFile {
         size: Option<IndexMap<String, String>>,
     },
     /// An SNS topic.
+    #[schemars(transform = Keys(keys::TOPIC))]
     Topic {
         /// FIFO topic (default false).
         fifo: Option<bool>,
@@ -183,6 +219,7 @@ enum ResourceFile {
         size: Option<IndexMap<String, String>>,
     },
     /// An ElastiCache Valkey replication group.
+    #[schemars(transform = Keys(keys::CACHE))]
     Cache {
         /// Valkey version (default "8.0").
         version: Option<String>,
@@ -190,6 +227,7 @@ enum ResourceFile {
         size: Option<IndexMap<String, String>>,
     },
     /// An S3 bucket, public access blocked.
+    #[schemars(transform = Keys(keys::BUCKET))]
     Bucket {
         /// Object versioning (default false).
         versioning: Option<bool>,
@@ -201,6 +239,7 @@ enum ResourceFile {
 /// `deadLetter`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::DEAD_LETTER))]
 struct DeadLetterFile {
     /// Receives before a message moves to the dead-letter queue (1..1000).
     #[schemars(range(min = 1, max = 1000))]
@@ -210,6 +249,7 @@ struct DeadLetterFile {
 /// `workloads.<name>`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::WORKLOAD))]
 struct WorkloadFile {
     /// Image pinned by digest: `[registry/]name[:tag]@sha256:<64 hex>`.
     #[schemars(regex(pattern = r"^[^@\s]+@sha256:[0-9a-f]{64}$"))]
@@ -239,6 +279,7 @@ struct WorkloadFile {
 /// `health`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::HEALTH))]
 struct HealthFile {
     /// HTTP path checked with GET.
     path: Option<String>,
@@ -261,6 +302,7 @@ struct HealthFile {
 /// `scale.<env>`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::SCALE))]
 struct ScaleFile {
     /// Tasks at rest (>= 1).
     #[schemars(range(min = 1))]
@@ -283,6 +325,7 @@ enum ReasonFile {
 /// `reason: { ground, detail }`.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::REASON))]
 struct GroundedReason {
     /// One of the three allowed grounds.
     ground: Ground,
@@ -295,6 +338,7 @@ struct GroundedReason {
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(title = "runway member file (format 3)")]
+#[schemars(transform = Keys(keys::MEMBER))]
 pub struct MemberFile {
     /// The format version: 3.
     #[schemars(range(min = 3, max = 3))]
@@ -331,35 +375,34 @@ fn pretty(schema: &schemars::Schema) -> String {
 mod tests {
     use serde_json::Value;
 
-    use crate::validate::keys;
+    use super::keys;
 
     fn props(schema: &Value, def: Option<&str>) -> Vec<String> {
         let obj = match def {
             None => schema,
             Some(d) => &schema["$defs"][d],
         };
-        let mut v: Vec<String> = obj["properties"].as_object().expect("properties").keys().cloned().collect();
-        v.sort();
-        v
+        obj["properties"].as_object().expect("properties").keys().cloned().collect()
     }
 
-    fn sorted(k: &[&str]) -> Vec<String> {
-        let mut v: Vec<String> = k.iter().map(|s| (*s).to_owned()).collect();
-        v.sort();
-        v
+    fn listed(k: &[&str]) -> Vec<String> {
+        k.iter().map(|s| (*s).to_owned()).collect()
     }
 
-    /// The schema editors see and the validator accept exactly the same fields.
+    /// The schema editors see and the validator accept exactly the same fields, in the order of
+    /// the validator's key lists.
     #[test]
     fn schema_fields_match_validation() {
         let root: Value = serde_json::from_str(&super::root_schema()).unwrap();
-        assert_eq!(props(&root, None), sorted(keys::ROOT));
+        assert_eq!(props(&root, None), listed(keys::ROOT));
         for (def, k) in [
             ("SecretsFile", keys::SECRETS),
             ("InfisicalFile", keys::INFISICAL),
             ("SsmFile", keys::SSM),
             ("EnvironmentFile", keys::ENVIRONMENT),
             ("LimitsFile", keys::LIMITS),
+            ("LogsFile", keys::LOGS),
+            ("NetworkFile", keys::NETWORK),
             ("SharedFile", keys::SHARED),
             ("DeadLetterFile", keys::DEAD_LETTER),
             ("WorkloadFile", keys::WORKLOAD),
@@ -367,7 +410,7 @@ mod tests {
             ("ScaleFile", keys::SCALE),
             ("GroundedReason", keys::REASON),
         ] {
-            assert_eq!(props(&root, Some(def)), sorted(k), "{def}");
+            assert_eq!(props(&root, Some(def)), listed(k), "{def}");
         }
         let variants = root["$defs"]["ResourceFile"]["oneOf"].as_array().unwrap();
         for (kind, k) in [
@@ -378,9 +421,9 @@ mod tests {
             ("bucket", keys::BUCKET),
         ] {
             let v = variants.iter().find(|v| v["properties"]["kind"]["const"] == kind).expect(kind);
-            assert_eq!(props(v, None), sorted(k), "{kind}");
+            assert_eq!(props(v, None), listed(k), "{kind}");
         }
         let member: Value = serde_json::from_str(&super::member_schema()).unwrap();
-        assert_eq!(props(&member, None), sorted(keys::MEMBER));
+        assert_eq!(props(&member, None), listed(keys::MEMBER));
     }
 }

@@ -210,11 +210,11 @@ pub fn grounds() -> &'static [&'static str] {
 }
 
 /// The postgres engines (`engine:`).
-pub const POSTGRES_ENGINES: &[&str] = &["rds", "aurora"];
+pub const POSTGRES_ENGINES: &[&str] = validate::POSTGRES_ENGINES;
 /// The ways a workload is reached (`expose:`).
-pub const EXPOSES: &[&str] = &["internal", "public"];
+pub const EXPOSES: &[&str] = validate::EXPOSES;
 /// A member's runtimes (`runtime:`).
-pub const RUNTIMES: &[&str] = &["encore", "other"];
+pub const RUNTIMES: &[&str] = validate::RUNTIMES;
 
 #[cfg(test)]
 mod tests {

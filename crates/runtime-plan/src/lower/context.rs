@@ -6,7 +6,7 @@ use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{Code, Diagnostic, Environment, Money};
 
-use super::network::Network;
+use super::reach::Network;
 use super::resources::Res;
 use super::secrets::Layout;
 use super::{cat, spec_kind};

@@ -31,6 +31,7 @@ mod platform;
 mod postgres;
 mod protection;
 mod queue;
+mod reach;
 mod resources;
 mod secrets;
 mod topic;
@@ -94,7 +95,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let consumers = bindings::consumers(product, &resources);
     let secrets = secrets::Layout::new(root, env_name, resources.variable_count());
     let bindings = bindings::bind(&consumers, &resources, &secrets);
-    let network = network::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
+    let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, env_name);
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
 

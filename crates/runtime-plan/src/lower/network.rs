@@ -20,97 +20,18 @@
 //! none is reached on another's port. It is a group of its own because the members' groups are
 //! a list input, which only a group's own rule list can take.
 
-use std::collections::BTreeSet;
-
 use compact_str::{CompactString, ToCompactString};
-use indexmap::IndexMap;
 use runway_schema::{Expose, Kind, Workload};
 
 use super::context::{Cx, NewItem};
 use super::resources::Resources;
 use super::{CACHE_PORT, POSTGRES_PORT, cat};
-use crate::plan::{Binding, ConsumerKind, ItemKind, ItemSpec, Peer, SecurityRule};
+use crate::plan::{ItemKind, ItemSpec, Peer, SecurityRule};
 
 /// HTTPS: the ALB's listener, and what tasks and proxies reach AWS APIs and registries on.
 pub const HTTPS_PORT: u16 = 443;
 /// HTTP: the ALB's redirect to HTTPS.
 pub const HTTP_PORT: u16 = 80;
-
-/// Who reaches what, from the graph: read by every group's lowering.
-pub(super) struct Network {
-    /// The workloads that use each resource, by resource position.
-    users: Vec<Vec<CompactString>>,
-    /// Does a member use the resource, by resource position.
-    member_uses: Vec<bool>,
-    /// Internal and public workloads with their ports, in file order.
-    internal: Vec<(CompactString, u16)>,
-    public: Vec<(CompactString, u16)>,
-    /// Does the product have members.
-    members: bool,
-    /// The ports the members reach something on, in order.
-    member_ports: BTreeSet<u16>,
-    /// The ALB's group, once declared (public workloads with a domain).
-    alb: Option<CompactString>,
-    /// The environment's workloads group, once declared (internal workloads).
-    workloads: Option<CompactString>,
-    /// The environment's endpoint clients group, once declared (`network.endpoints`).
-    endpoint_clients: Option<CompactString>,
-}
-
-impl Network {
-    /// The graph's reach: workloads and members from the bindings, exposure from the workloads.
-    pub(super) fn new(
-        bindings: &[Binding],
-        resources: &Resources,
-        workloads: &IndexMap<String, Workload>,
-        members: bool,
-    ) -> Self {
-        let mut users = vec![Vec::new(); resources.len()];
-        let mut member_uses = vec![false; resources.len()];
-        for b in bindings {
-            let Some(i) = resources.position(&b.resource) else { continue };
-            match b.consumer_kind {
-                ConsumerKind::Workload => users[i].push(b.consumer.clone()),
-                _ => member_uses[i] = true,
-            }
-        }
-        let with = |expose: Expose| {
-            workloads
-                .iter()
-                .filter(|(_, w)| w.expose == expose)
-                .map(|(n, w)| (CompactString::from(n.as_str()), w.port))
-                .collect()
-        };
-        let internal: Vec<(CompactString, u16)> = with(Expose::Internal);
-        let mut member_ports: BTreeSet<u16> = BTreeSet::new();
-        if members {
-            member_ports.extend(internal.iter().map(|(_, port)| *port));
-        }
-        for r in resources.iter().filter(|r| member_uses[r.index]) {
-            match r.spec.kind() {
-                Kind::Postgres => member_ports.insert(POSTGRES_PORT),
-                Kind::Cache => member_ports.insert(CACHE_PORT),
-                _ => false,
-            };
-        }
-        Network {
-            users,
-            member_uses,
-            member_ports,
-            internal,
-            public: with(Expose::Public),
-            members,
-            alb: None,
-            workloads: None,
-            endpoint_clients: None,
-        }
-    }
-
-    /// Does a workload use a resource of this kind?
-    pub(super) fn workloads_use(&self, resources: &Resources, kind: Kind) -> bool {
-        resources.iter().any(|r| r.spec.kind() == kind && !self.users[r.index].is_empty())
-    }
-}
 
 /// The logical id of the ALB's group.
 const ALB_GROUP: &str = "env_alb-sg";

@@ -1,0 +1,57 @@
+//! Bindings: which consumer uses which resource, under which variable and SSM names.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use serde::Serialize;
+
+/// What kind of consumer a binding is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ConsumerKind {
+    /// A workload of the root runway.
+    Workload,
+    /// A member with `runtime: encore`.
+    EncoreMember,
+    /// A member with `runtime: other`.
+    OtherMember,
+}
+
+/// How a consumer receives its variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Delivery {
+    /// SSM parameters referenced by the task definition.
+    Ssm,
+    /// Infisical's sync into Encore secrets; the plan only records the binding.
+    EncoreSync,
+    /// Read from Infisical by the member itself; the plan only records the binding.
+    Infisical,
+}
+
+/// One consumer's use of one resource.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Binding {
+    /// The workload or member name.
+    pub consumer: CompactString,
+    /// The resource name.
+    pub resource: CompactString,
+    /// Variable names the consumer gets (spec section 6), in the spec's order.
+    ///
+    /// Shared with every other binding of the same resource (`Arc`): a resource bound by many
+    /// consumers holds its names once.
+    pub variables: Arc<[CompactString]>,
+    /// Infisical display form, `<infisical-env>:<folder>`.
+    pub infisical: CompactString,
+    /// SSM parameter names (workloads only; empty for members), one per variable.
+    pub ssm: Arc<[CompactString]>,
+    /// Workload, Encore member or other member.
+    pub consumer_kind: ConsumerKind,
+    /// How the variables reach the consumer.
+    pub delivery: Delivery,
+    /// Implicit binding from a member's `requires`.
+    pub implicit: bool,
+}

@@ -1,0 +1,325 @@
+//! Every property of an item, by type ([`ItemSpec`]), and how a VPC endpoint joins the VPC.
+
+use compact_str::CompactString;
+use runway_schema::Money;
+use serde::Serialize;
+
+use super::items::{Grant, SecurityRule};
+use super::specs::{
+    AlbListenerSpec, AuroraClusterSpec, BudgetAlert, CacheReplicationGroupSpec, EcsServiceSpec,
+    RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
+};
+
+/// Every property of an item, by type. Item references are logical ids.
+///
+/// Every item is as large as the largest spec, so the specs of the large kinds (databases,
+/// caches, proxies, task definitions, services, listeners) are boxed structs: a plan of tens of
+/// thousands of items stays small, and a renderer takes the one struct it reads.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+#[non_exhaustive]
+pub enum ItemSpec {
+    /// ECS cluster.
+    EcsCluster {},
+    /// A workload's task execution role (assumed by `ecs-tasks.amazonaws.com`): pulls its image
+    /// and reads exactly the SSM parameters its task definition references.
+    TaskExecutionRole {
+        /// The workload.
+        workload: CompactString,
+        /// What the role may do, on what; empty when it needs nothing.
+        grants: Vec<Grant>,
+    },
+    /// A workload's task role (assumed by `ecs-tasks.amazonaws.com`): what its containers may
+    /// do with the queues, topics and buckets it uses. A workload that uses none has no task
+    /// role (its containers get no AWS credentials).
+    TaskRole {
+        /// The workload.
+        workload: CompactString,
+        /// What the role may do, on what; never empty.
+        grants: Vec<Grant>,
+    },
+    /// Security group in the program's VPC input; what it may not do is denied (no default
+    /// egress).
+    SecurityGroup {
+        /// What of its owner it guards, in words (`ALB`, `tasks`, `proxy`, `members on 5432`).
+        guards: CompactString,
+        /// Who may connect, on which port.
+        ingress: Vec<SecurityRule>,
+        /// Where what it guards may connect, on which port.
+        egress: Vec<SecurityRule>,
+    },
+    /// Cloud Map private DNS namespace, in the program's VPC input.
+    CloudMapNamespace {
+        /// DNS name `<env>.<product>.internal`.
+        name: CompactString,
+    },
+    /// Internet-facing ALB in the program's public subnets input.
+    #[serde(rename_all = "camelCase")]
+    Alb {
+        /// The environment's domain.
+        domain: CompactString,
+        /// Logical ids of its security groups.
+        security_groups: Vec<CompactString>,
+        /// Requests with header names that are not valid HTTP are dropped, never forwarded.
+        drop_invalid_header_fields: bool,
+    },
+    /// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
+    /// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
+    AlbListener(Box<AlbListenerSpec>),
+    /// DB subnet group over the program's private subnets input.
+    DbSubnetGroup {},
+    /// ElastiCache subnet group over the program's private subnets input.
+    CacheSubnetGroup {},
+    /// RDS PostgreSQL instance; master password from the proxy secret.
+    RdsInstance(Box<RdsInstanceSpec>),
+    /// Aurora PostgreSQL cluster; master password from the proxy secret.
+    AuroraCluster(Box<AuroraClusterSpec>),
+    /// One Aurora instance of a cluster.
+    #[serde(rename_all = "camelCase")]
+    AuroraInstance {
+        /// Logical id of the cluster.
+        cluster: CompactString,
+        /// Instance class.
+        instance_class: CompactString,
+        /// 1-based index (1 is the first writer).
+        index: u32,
+        /// Reachable from outside the VPC (always false).
+        publicly_accessible: bool,
+    },
+    /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
+    ProxySecret {
+        /// The resource.
+        resource: CompactString,
+        /// The secret name `<product>/<env>/<resource>/proxy-admin`.
+        name: CompactString,
+    },
+    /// IAM role RDS Proxy assumes; may read the one secret.
+    ProxyRole {
+        /// Logical id of the secret.
+        secret: CompactString,
+    },
+    /// RDS Proxy, TLS required, auth from the secret.
+    RdsProxy(Box<RdsProxySpec>),
+    /// The proxy's `default` target group.
+    RdsProxyTargetGroup {
+        /// Logical id of the proxy.
+        proxy: CompactString,
+    },
+    /// The proxy's target.
+    #[serde(rename_all = "camelCase")]
+    RdsProxyTarget {
+        /// Logical id of the proxy.
+        proxy: CompactString,
+        /// Logical id of the target group.
+        target_group: CompactString,
+        /// Logical id of the RDS instance or Aurora cluster.
+        target: CompactString,
+    },
+    /// ElastiCache replication group, engine Valkey, TLS and AUTH on.
+    CacheReplicationGroup(Box<CacheReplicationGroupSpec>),
+    /// SQS queue.
+    #[serde(rename_all = "camelCase")]
+    SqsQueue {
+        /// The resource.
+        resource: CompactString,
+        /// FIFO queue.
+        fifo: bool,
+        /// Visibility timeout in seconds.
+        visibility_timeout_seconds: u64,
+        /// Logical id of the dead-letter queue, when one.
+        dead_letter_queue: Option<CompactString>,
+        /// Receives before moving to the dead-letter queue, when one.
+        max_receives: Option<u32>,
+        /// Monthly requests the size assumes.
+        monthly_requests: Option<u64>,
+        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+        managed_sse: bool,
+    },
+    /// SQS dead-letter queue (14 days retention).
+    #[serde(rename_all = "camelCase")]
+    SqsDeadLetterQueue {
+        /// The resource.
+        resource: CompactString,
+        /// FIFO (as its queue).
+        fifo: bool,
+        /// Message retention in seconds.
+        retention_seconds: u64,
+        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+        managed_sse: bool,
+    },
+    /// SNS topic.
+    #[serde(rename_all = "camelCase")]
+    SnsTopic {
+        /// The resource.
+        resource: CompactString,
+        /// FIFO topic.
+        fifo: bool,
+        /// Monthly requests the size assumes.
+        monthly_requests: Option<u64>,
+        /// The KMS key messages are encrypted at rest with (`alias/aws/sns`, the AWS managed key).
+        kms_master_key: CompactString,
+    },
+    /// S3 bucket, public access blocked, encrypted, TLS only.
+    #[serde(rename_all = "camelCase")]
+    S3Bucket {
+        /// The resource.
+        resource: CompactString,
+        /// Versioning enabled.
+        versioning: bool,
+        /// Public access blocked (always true).
+        block_public_access: bool,
+        /// GB the size assumes.
+        storage_gb: Option<u64>,
+        /// Default encryption of new objects: `AES256` (SSE-S3).
+        encryption: CompactString,
+        /// A bucket policy denies every request not made over TLS (always true).
+        tls_only: bool,
+        /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
+        protect: bool,
+    },
+    /// Fargate task definition, ARM64, awsvpc.
+    TaskDefinition(Box<TaskDefinitionSpec>),
+    /// ECS service on Fargate in the program's private subnets input.
+    EcsService(Box<EcsServiceSpec>),
+    /// Cloud Map service: A records of the tasks.
+    #[serde(rename_all = "camelCase")]
+    CloudMapService {
+        /// The workload.
+        workload: CompactString,
+        /// Logical id of the namespace.
+        namespace: CompactString,
+        /// `<workload>.<env>.<product>.internal`.
+        dns_name: CompactString,
+    },
+    /// ALB target group, target type `ip`.
+    #[serde(rename_all = "camelCase")]
+    AlbTargetGroup {
+        /// The workload.
+        workload: CompactString,
+        /// Container port.
+        port: u16,
+        /// `HTTP`.
+        protocol: CompactString,
+        /// Health check (an HTTP path; `/` when the workload declares none or a command).
+        health_path: CompactString,
+        /// Health check interval in seconds.
+        health_interval_seconds: u64,
+        /// Health check timeout in seconds.
+        health_timeout_seconds: u64,
+        /// Successes before healthy.
+        healthy_threshold: u32,
+        /// Failures before unhealthy.
+        unhealthy_threshold: u32,
+    },
+    /// Listener rule: host header -> forward to the target group.
+    #[serde(rename_all = "camelCase")]
+    AlbListenerRule {
+        /// The workload.
+        workload: CompactString,
+        /// Logical id of the listener.
+        listener: CompactString,
+        /// Logical id of the target group.
+        target_group: CompactString,
+        /// `<workload>.<domain>`.
+        host: CompactString,
+        /// Rule priority (1-based order of the public workloads).
+        priority: u32,
+    },
+    /// Application Auto Scaling target (`ecs:service:DesiredCount`).
+    #[serde(rename_all = "camelCase")]
+    ScalingTarget {
+        /// The workload.
+        workload: CompactString,
+        /// Logical id of the service.
+        service: CompactString,
+        /// `scale.min`.
+        min_capacity: u32,
+        /// `scale.max`.
+        max_capacity: u32,
+    },
+    /// Target tracking on average CPU.
+    #[serde(rename_all = "camelCase")]
+    ScalingPolicy {
+        /// The workload.
+        workload: CompactString,
+        /// Logical id of the scaling target.
+        target: CompactString,
+        /// `ECSServiceAverageCPUUtilization`.
+        metric: CompactString,
+        /// Target value in percent.
+        target_value: u32,
+    },
+    /// Route 53 alias record: a public workload's host, in the program's hosted zone input,
+    /// resolving to the ALB.
+    #[serde(rename_all = "camelCase")]
+    DnsRecord {
+        /// The workload.
+        workload: CompactString,
+        /// `<workload>.<domain>`.
+        host: CompactString,
+        /// `A` (the ALB is IPv4).
+        record_type: CompactString,
+        /// Logical id of the ALB the alias points to.
+        alb: CompactString,
+        /// Route 53 answers only while the ALB has a healthy target for the host.
+        evaluate_target_health: bool,
+    },
+    /// A workload's log group: its containers' output, kept for the environment's retention.
+    #[serde(rename_all = "camelCase")]
+    LogGroup {
+        /// The workload.
+        workload: CompactString,
+        /// Days the log events are kept.
+        retention_days: u32,
+    },
+    /// Monthly cost budget over the costs tagged with the product and environment; its limit
+    /// is the cap. It warns, it does not stop anything: the cap refuses plans, the budget
+    /// catches what the plan cannot see (usage, resources made by hand).
+    #[serde(rename_all = "camelCase")]
+    Budget {
+        /// The environment's cap, USD a month.
+        limit: Money,
+        /// The `product` tag value its costs carry.
+        product: CompactString,
+        /// The `environment` tag value its costs carry.
+        environment: CompactString,
+        /// When to notify, in order.
+        alerts: Vec<BudgetAlert>,
+    },
+    /// A VPC endpoint in the program's VPC input: the private subnets reach an AWS service
+    /// without a NAT.
+    #[serde(rename_all = "camelCase")]
+    VpcEndpoint {
+        /// `com.amazonaws.<region>.<service>`.
+        service_name: CompactString,
+        /// A network interface in each private subnet, or routes in the private route tables.
+        endpoint_type: EndpointType,
+        /// The service's public DNS name resolves to the interfaces inside the VPC (interface
+        /// endpoints), so clients need no other address.
+        private_dns: bool,
+        /// Logical ids of its security groups (interface endpoints; none for a gateway).
+        security_groups: Vec<CompactString>,
+        /// Availability Zones it has a network interface in, one private subnet each, and is
+        /// billed for (`network.zones`); none for a gateway.
+        zones: Option<u32>,
+    },
+}
+
+/// How a VPC endpoint joins the VPC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum EndpointType {
+    /// Network interfaces in the private subnets, billed per hour in each zone.
+    Interface,
+    /// Routes in the private route tables (S3); no charge.
+    Gateway,
+}
+
+impl EndpointType {
+    /// The name AWS uses (`Interface`, `Gateway`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndpointType::Interface => "Interface",
+            EndpointType::Gateway => "Gateway",
+        }
+    }
+}

@@ -1,0 +1,414 @@
+//! The items of a plan: one AWS item to declare each, its kind, who manages it, how it is
+//! priced, and the small parts of specs (health checks, task secrets, grants, security rules,
+//! listener actions).
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use runway_schema::Money;
+use serde::Serialize;
+
+use super::item_spec::ItemSpec;
+
+/// Who creates an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ManagedBy {
+    /// Declared by the emitted Pulumi program.
+    Pulumi,
+    /// Created and filled by `runway secrets prepare` before `pulumi up`; the program only
+    /// looks it up by name.
+    SecretsAdapter,
+}
+
+/// The kind of an AWS item (its type, without properties).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ItemKind {
+    /// ECS cluster (one per environment with a workload).
+    EcsCluster,
+    /// IAM role the ECS agent uses for one workload: pull its image, read its SSM parameters.
+    TaskExecutionRole,
+    /// IAM role one workload's containers run as: what its `uses` need, nothing more.
+    TaskRole,
+    /// VPC security group: who may reach what it guards, on which port, and where that may go.
+    SecurityGroup,
+    /// Cloud Map private DNS namespace `<env>.<product>.internal`.
+    CloudMapNamespace,
+    /// Application Load Balancer.
+    Alb,
+    /// HTTPS listener of the ALB.
+    AlbListener,
+    /// DB subnet group (one per environment with a postgres resource).
+    DbSubnetGroup,
+    /// ElastiCache subnet group (one per environment with a cache).
+    CacheSubnetGroup,
+    /// RDS PostgreSQL instance.
+    RdsInstance,
+    /// Aurora PostgreSQL cluster.
+    AuroraCluster,
+    /// Aurora PostgreSQL instance.
+    AuroraInstance,
+    /// Secrets Manager secret holding the admin credential for RDS Proxy.
+    ProxySecret,
+    /// IAM role RDS Proxy assumes to read its secret.
+    ProxyRole,
+    /// RDS Proxy.
+    RdsProxy,
+    /// The proxy's default target group.
+    RdsProxyTargetGroup,
+    /// The proxy's target (the instance or cluster).
+    RdsProxyTarget,
+    /// ElastiCache replication group, engine Valkey.
+    CacheReplicationGroup,
+    /// SQS queue.
+    SqsQueue,
+    /// SQS dead-letter queue.
+    SqsDeadLetterQueue,
+    /// SNS topic.
+    SnsTopic,
+    /// S3 bucket (public access blocked).
+    S3Bucket,
+    /// ECS Fargate task definition.
+    TaskDefinition,
+    /// ECS service.
+    EcsService,
+    /// Cloud Map service of an internal workload.
+    CloudMapService,
+    /// ALB target group of a public workload.
+    AlbTargetGroup,
+    /// Listener rule `<workload>.<domain>` -> target group.
+    AlbListenerRule,
+    /// Application Auto Scaling target of a service.
+    ScalingTarget,
+    /// Target-tracking scaling policy of a service.
+    ScalingPolicy,
+    /// AWS Budgets monthly cost budget of a capped environment: the cap's backstop.
+    Budget,
+    /// CloudWatch Logs log group of a workload's containers.
+    LogGroup,
+    /// Route 53 alias record of a public workload's host to the ALB.
+    DnsRecord,
+    /// VPC endpoint of an AWS service for the private subnets (`network.endpoints`).
+    VpcEndpoint,
+}
+
+impl ItemKind {
+    /// Whether items of this kind are billed by a use the plan cannot know (log volume, an
+    /// account's other budgets): their rates are shown, they have no amount.
+    pub fn billed_by_use(self) -> bool {
+        matches!(self, ItemKind::LogGroup | ItemKind::Budget)
+    }
+
+    /// An item's monthly figure as people read it: `$x`, `by use`, or `unpriced`.
+    pub fn price_text(self, monthly: Option<Money>) -> String {
+        match monthly {
+            Some(m) => format!("${m}"),
+            None if self.billed_by_use() => "by use".to_owned(),
+            None => "unpriced".to_owned(),
+        }
+    }
+
+    /// The kebab-case name (as in JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::EcsCluster => "ecs-cluster",
+            ItemKind::TaskExecutionRole => "task-execution-role",
+            ItemKind::TaskRole => "task-role",
+            ItemKind::SecurityGroup => "security-group",
+            ItemKind::CloudMapNamespace => "cloud-map-namespace",
+            ItemKind::Alb => "alb",
+            ItemKind::AlbListener => "alb-listener",
+            ItemKind::DbSubnetGroup => "db-subnet-group",
+            ItemKind::CacheSubnetGroup => "cache-subnet-group",
+            ItemKind::RdsInstance => "rds-instance",
+            ItemKind::AuroraCluster => "aurora-cluster",
+            ItemKind::AuroraInstance => "aurora-instance",
+            ItemKind::ProxySecret => "proxy-secret",
+            ItemKind::ProxyRole => "proxy-role",
+            ItemKind::RdsProxy => "rds-proxy",
+            ItemKind::RdsProxyTargetGroup => "rds-proxy-target-group",
+            ItemKind::RdsProxyTarget => "rds-proxy-target",
+            ItemKind::CacheReplicationGroup => "cache-replication-group",
+            ItemKind::SqsQueue => "sqs-queue",
+            ItemKind::SqsDeadLetterQueue => "sqs-dead-letter-queue",
+            ItemKind::SnsTopic => "sns-topic",
+            ItemKind::S3Bucket => "s3-bucket",
+            ItemKind::TaskDefinition => "task-definition",
+            ItemKind::EcsService => "ecs-service",
+            ItemKind::CloudMapService => "cloud-map-service",
+            ItemKind::AlbTargetGroup => "alb-target-group",
+            ItemKind::AlbListenerRule => "alb-listener-rule",
+            ItemKind::ScalingTarget => "scaling-target",
+            ItemKind::ScalingPolicy => "scaling-policy",
+            ItemKind::Budget => "budget",
+            ItemKind::LogGroup => "log-group",
+            ItemKind::DnsRecord => "dns-record",
+            ItemKind::VpcEndpoint => "vpc-endpoint",
+        }
+    }
+}
+
+impl ItemKind {
+    /// What the item is, in the words a person reads in the plan's text (`RDS instance`,
+    /// `ALB`, `task definition`).
+    pub fn words(self) -> &'static str {
+        match self {
+            ItemKind::EcsCluster => "ECS cluster",
+            ItemKind::TaskExecutionRole => "task execution role",
+            ItemKind::CloudMapNamespace => "Cloud Map namespace",
+            ItemKind::Alb => "ALB",
+            ItemKind::AlbListener => "ALB listener",
+            ItemKind::DbSubnetGroup => "DB subnet group",
+            ItemKind::CacheSubnetGroup => "cache subnet group",
+            ItemKind::RdsInstance => "RDS instance",
+            ItemKind::AuroraCluster => "Aurora cluster",
+            ItemKind::AuroraInstance => "Aurora instance",
+            ItemKind::ProxySecret => "proxy secret",
+            ItemKind::ProxyRole => "proxy role",
+            ItemKind::RdsProxy => "RDS Proxy",
+            ItemKind::RdsProxyTargetGroup => "proxy target group",
+            ItemKind::RdsProxyTarget => "proxy target",
+            ItemKind::CacheReplicationGroup => "ElastiCache",
+            ItemKind::SqsQueue => "SQS queue",
+            ItemKind::SqsDeadLetterQueue => "dead-letter queue",
+            ItemKind::SnsTopic => "SNS topic",
+            ItemKind::S3Bucket => "S3 bucket",
+            ItemKind::TaskDefinition => "task definition",
+            ItemKind::EcsService => "ECS service",
+            ItemKind::CloudMapService => "Cloud Map service",
+            ItemKind::AlbTargetGroup => "target group",
+            ItemKind::AlbListenerRule => "listener rule",
+            ItemKind::ScalingTarget => "scaling target",
+            ItemKind::ScalingPolicy => "scaling policy",
+            ItemKind::Budget => "budget",
+            ItemKind::LogGroup => "log group",
+            ItemKind::TaskRole => "task role",
+            ItemKind::SecurityGroup => "security group",
+            ItemKind::DnsRecord => "DNS record",
+            ItemKind::VpcEndpoint => "VPC endpoint",
+        }
+    }
+}
+
+/// How an item's monthly figure was found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "status")]
+#[non_exhaustive]
+pub enum Pricing {
+    /// Priced by the catalogue; its lines are in [`CostSummary::lines`](super::CostSummary::lines).
+    Priced,
+    /// No charge of its own: free, or counted in another item's price.
+    Included {
+        /// Why (`included in the ALB's hourly price`).
+        note: CompactString,
+    },
+    /// The catalogue cannot price it; never counted as $0.
+    Unpriced {
+        /// Why.
+        reason: CompactString,
+    },
+    /// Billed by a use the plan cannot know (log volume, an account's other budgets): not in
+    /// the estimate; its rates are in [`CostSummary::usage_based`](super::CostSummary::usage_based).
+    UsageBased,
+}
+
+/// One AWS item to declare.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedItem {
+    /// Stable logical id, `<owner>_<role>` (`main-db_proxy`, `env_ecs-cluster`); unique in a plan.
+    pub id: CompactString,
+    /// Its type.
+    pub kind: ItemKind,
+    /// The AWS name (within the AWS limit of its kind), or for items AWS names itself the
+    /// qualified address of the item (`<proxy>/default`); unique in a plan.
+    pub physical_name: CompactString,
+    /// The resource or workload it belongs to; `None` for environment platform items.
+    pub owner: Option<CompactString>,
+    /// The size it is planned from, when it has one.
+    pub size: Option<CompactString>,
+    /// Who creates it.
+    pub managed_by: ManagedBy,
+    /// Monthly estimate (workloads at `scale.min`); `Some(0)` for included items; `None` when
+    /// unpriced or usage-based.
+    pub monthly: Option<Money>,
+    /// Monthly figure at `scale.max`; equal to `monthly` for anything that does not scale.
+    pub ceiling: Option<Money>,
+    /// How the figure was found.
+    pub pricing: Pricing,
+    /// Logical ids of the items it references, in order.
+    pub depends_on: Vec<CompactString>,
+    /// Every property a renderer needs.
+    pub spec: ItemSpec,
+}
+
+/// A health check as the task definition and target group take it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthSpec {
+    /// HTTP path, when an HTTP check.
+    pub path: Option<CompactString>,
+    /// Command, when a command check.
+    pub command: Option<Vec<CompactString>>,
+    /// Seconds between checks.
+    pub interval_seconds: u64,
+    /// Seconds a check may take.
+    pub timeout_seconds: u64,
+    /// Successes before healthy.
+    pub healthy_threshold: u32,
+    /// Failures before unhealthy.
+    pub unhealthy_threshold: u32,
+}
+
+/// A secret of a task definition: the container variable and the SSM parameter it reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSecret {
+    /// The variable name in the container.
+    pub name: CompactString,
+    /// The SSM parameter name (`valueFrom`).
+    pub parameter: CompactString,
+}
+
+/// One permission statement of a role: these actions allowed on these resources.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Grant {
+    /// IAM actions (`sqs:SendMessage`), sorted; never a wildcard. A list the planner holds
+    /// once for every grant of its kind.
+    pub actions: &'static [&'static str],
+    /// What they apply to.
+    pub resources: Vec<PolicyResource>,
+}
+
+/// A resource of a [`Grant`], as the plan knows it; the renderer writes its ARN.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum PolicyResource {
+    /// The ARN of an item of the plan.
+    Item {
+        /// Its logical id.
+        item: CompactString,
+    },
+    /// Every object of a bucket item: its ARN followed by `/*`.
+    ItemObjects {
+        /// Logical id of the bucket.
+        item: CompactString,
+    },
+    /// Every log stream of a log group item: its ARN followed by `:*`.
+    ItemLogStreams {
+        /// Logical id of the log group.
+        item: CompactString,
+    },
+    /// SSM parameters of the deploying account, in the plan's region.
+    SsmParameters {
+        /// Their full names (`/acme-shop/dev/main-db/MAIN_DB_URL`); a binding's list is shared
+        /// with the binding (`Arc`).
+        names: Arc<[CompactString]>,
+    },
+    /// The KMS key an alias names, looked up when the program runs.
+    KmsAlias {
+        /// `alias/...`.
+        alias: CompactString,
+    },
+    /// A KMS key of the deploying account, in the plan's region, by key id.
+    KmsKeyId {
+        /// The key id.
+        id: CompactString,
+    },
+    /// An ARN the plan knows in full (a key ARN, an ECR repository).
+    Arn {
+        /// The ARN.
+        arn: CompactString,
+    },
+    /// Every resource: only for an action AWS authorizes on no resource
+    /// (`ecr:GetAuthorizationToken`).
+    Any,
+}
+
+/// One rule of a security group: TCP on one port, from (ingress) or to (egress) a peer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRule {
+    /// Who is on the other side.
+    pub peer: Peer,
+    /// The TCP port.
+    pub port: u16,
+}
+
+/// The other side of a [`SecurityRule`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum Peer {
+    /// Whatever another security group of the plan is attached to.
+    Group {
+        /// Logical id of the group.
+        item: CompactString,
+    },
+    /// Any IPv4 address (`0.0.0.0/0`).
+    Internet,
+    /// The members' security groups: the program's `memberSecurityGroupIds` input.
+    Members,
+}
+
+/// What a listener does with a request no rule matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+#[non_exhaustive]
+pub enum ListenerAction {
+    /// A fixed `404 not found`.
+    NotFound,
+    /// A redirect to the same host and path over HTTPS.
+    #[serde(rename_all = "camelCase")]
+    RedirectToHttps {
+        /// The HTTPS port (443).
+        port: u16,
+        /// `HTTP_301` (permanent).
+        status_code: CompactString,
+    },
+}
+
+impl PlannedItem {
+    /// What the item is within its owner, as a person reads it (`RDS instance`,
+    /// `Aurora instance 2`).
+    pub fn what(&self) -> String {
+        match &self.spec {
+            ItemSpec::AuroraInstance { index, .. } => format!("Aurora instance {index}"),
+            ItemSpec::SecurityGroup { guards, .. } => format!("security group ({guards})"),
+            // `com.amazonaws.<region>.<service>`: the service is what tells endpoints apart.
+            ItemSpec::VpcEndpoint { service_name, .. } => {
+                let service = service_name.splitn(4, '.').nth(3).unwrap_or(service_name);
+                format!("VPC endpoint ({service})")
+            }
+            _ => self.kind.words().to_owned(),
+        }
+    }
+
+    /// The owner a person reads: the resource or workload name, or `environment` for the
+    /// environment's platform items.
+    pub fn owner_name(&self) -> &str {
+        self.owner.as_deref().unwrap_or("environment")
+    }
+
+    /// Must the deploy refuse to delete or replace it (Pulumi `protect`)? Production
+    /// databases and buckets.
+    pub fn protected(&self) -> bool {
+        match &self.spec {
+            ItemSpec::RdsInstance(db) => db.protection.protect,
+            ItemSpec::AuroraCluster(db) => db.protection.protect,
+            ItemSpec::S3Bucket { protect, .. } => *protect,
+            _ => false,
+        }
+    }
+
+    /// The item as the plan's text names it: its owner and what it is (`main-db RDS
+    /// instance`, `environment ALB`, `pdf-render task definition`). JSON keeps the logical id.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.owner_name(), self.what())
+    }
+}

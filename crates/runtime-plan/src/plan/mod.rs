@@ -1,0 +1,183 @@
+//! The plan: plain data, public fields, serializable, reproducible byte for byte.
+//!
+//! A [`Plan`] is everything one environment of a product declares, binds, writes and costs.
+//! Renderers (the Pulumi emitter, the secrets and SSM adapters, the CLI) read it and decide
+//! nothing: every AWS item to declare is one [`PlannedItem`] in [`Plan::items`], with a stable
+//! logical id, a physical name and every property the renderer needs.
+//!
+//! Field names are stable: fields are added, never renamed. JSON keys are camelCase; money is
+//! a decimal string rounded to cents (`"35.88"`). Text is [`CompactString`]: it reads as a
+//! `&str` and serializes as a string, and up to 24 bytes it lives inline, so a plan of tens of
+//! thousands of records does not make a heap allocation per field.
+//!
+//! One module per concern: [`items`](PlannedItem) and their kinds, the [`ItemSpec`] of each
+//! type and the boxed specs of the large kinds, [bindings](Binding), the
+//! [secrets layout](SecretsLayout), and the [cost](CostSummary) with its [`Verdict`]. Every
+//! type is re-exported here: `runtime_plan::plan::X` and `runtime_plan::X` name the same thing.
+
+mod bindings;
+mod item_spec;
+mod items;
+mod secrets;
+mod specs;
+mod verdict;
+
+pub use compact_str::CompactString;
+use cost::TaskSize;
+use runway_schema::{Diagnostic, Expose, Kind, Money, PostgresEngine};
+use serde::Serialize;
+
+pub use bindings::*;
+pub use item_spec::*;
+pub use items::*;
+pub use secrets::*;
+pub use specs::*;
+pub use verdict::*;
+
+/// The plan of one environment of a product.
+///
+/// The JSON shape holds the `plan` shape of the spec (section 9): `product`, `environment`,
+/// `region`, `resources`, `workloads`, `bindings`, `cost`, `diagnostics`, and more keys.
+/// The graph is a view of the plan, built on demand by [`Plan::graph`], not stored in it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// The product name.
+    pub product: CompactString,
+    /// The environment planned.
+    pub environment: CompactString,
+    /// Its AWS region.
+    pub region: CompactString,
+    /// Resources, declared first (file order) then implicit (`shared-<engine>`, engine order).
+    pub resources: Vec<PlannedResource>,
+    /// Workloads, in file order.
+    pub workloads: Vec<PlannedWorkload>,
+    /// Who consumes what under which names: consumers in order (workloads, then members), each
+    /// consumer's resources in the order it uses them.
+    pub bindings: Vec<Binding>,
+    /// Monthly estimate, ceiling, cap and verdict.
+    pub cost: CostSummary,
+    /// Cost and planning diagnostics (`cap-exceeded`, `unpriced`, `uncapped`, ...).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every AWS item to declare, in a stable order (platform, resources, workloads).
+    pub items: Vec<PlannedItem>,
+    /// Values the program exports: what `secrets publish` reads from the stack's outputs.
+    pub outputs: Vec<PlannedOutput>,
+    /// Generated credentials, connection variables and SSM parameters: names and places only.
+    pub secrets: SecretsLayout,
+}
+
+/// Where a resource comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Origin {
+    /// Declared under `resources`.
+    Declared,
+    /// An implicit `shared-<engine>` resource from member `requires`.
+    Implicit,
+}
+
+impl Origin {
+    /// As shown (`declared`, `implicit`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Declared => "declared",
+            Origin::Implicit => "implicit",
+        }
+    }
+}
+
+/// A resource as planned in one environment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedResource {
+    /// The resource name (`main-db`, `shared-queue`).
+    pub name: CompactString,
+    /// Its kind.
+    pub kind: Kind,
+    /// Declared or implicit.
+    pub origin: Origin,
+    /// The size in this environment.
+    pub size: CompactString,
+    /// Physical name of its main item (the RDS instance, the queue, ...).
+    pub physical_name: CompactString,
+    /// Exact sum of its items' estimates; `None` when any of them is unpriced.
+    pub monthly: Option<Money>,
+    /// Engine: `rds` / `aurora` (postgres), `valkey`, `sqs`, `sns`, `s3`.
+    pub engine: CompactString,
+    /// Engine version, where one applies (postgres, cache).
+    pub version: Option<CompactString>,
+    /// What the size declares, in words (`db.t4g.micro, 20 GB gp3, single-AZ`).
+    pub summary: CompactString,
+    /// Logical ids of its items, main item first.
+    pub items: Vec<CompactString>,
+    /// Consumers (workloads then members) that use it.
+    pub consumers: Vec<CompactString>,
+}
+
+/// A workload as planned in one environment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedWorkload {
+    /// The workload name.
+    pub name: CompactString,
+    /// The size in this environment.
+    pub size: CompactString,
+    /// Tasks at rest (the service's desired count).
+    pub min: u32,
+    /// Tasks at most.
+    pub max: u32,
+    /// `internal` or `public`.
+    pub expose: Expose,
+    /// Estimate at `min` tasks; `None` when unpriced.
+    pub monthly: Option<Money>,
+    /// Estimate at `max` tasks; `None` when unpriced.
+    pub ceiling: Option<Money>,
+    /// CPU units and memory of one task.
+    pub task: TaskSize,
+    /// The pinned image.
+    pub image: CompactString,
+    /// Container port.
+    pub port: u16,
+    /// `<workload>.<domain>` when public.
+    pub host: Option<CompactString>,
+    /// `<workload>.<env>.<product>.internal` when internal.
+    pub dns_name: Option<CompactString>,
+    /// Resources it uses, in order.
+    pub uses: Vec<CompactString>,
+    /// Logical ids of its items.
+    pub items: Vec<CompactString>,
+}
+
+/// A value the emitted program exports as a stack output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedOutput {
+    /// Output name: the connection variable it fills (`MAIN_DB_HOST`).
+    pub name: CompactString,
+    /// Logical id of the item.
+    pub item: CompactString,
+    /// The Pulumi AWS property of the item (`endpoint`, `primaryEndpointAddress`, `url`, `arn`, `bucket`).
+    pub attribute: CompactString,
+}
+
+impl Plan {
+    /// The item with this logical id.
+    pub fn item(&self, id: &str) -> Option<&PlannedItem> {
+        self.items.iter().find(|i| i.id == id)
+    }
+
+    /// Does the plan have an error diagnostic (refused: nothing may be applied)?
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Serde helper for the engine of a postgres resource.
+pub fn postgres_engine_str(engine: PostgresEngine) -> &'static str {
+    match engine {
+        PostgresEngine::Rds => "rds",
+        PostgresEngine::Aurora => "aurora",
+    }
+}

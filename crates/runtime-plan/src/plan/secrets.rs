@@ -1,0 +1,141 @@
+//! The secrets layout of a plan: Infisical places, generated credentials, connection
+//! variables and SSM parameters. Names and places only, never a value.
+
+use compact_str::CompactString;
+use serde::Serialize;
+
+/// A place in Infisical.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InfisicalPlace {
+    /// Infisical environment slug.
+    pub environment: CompactString,
+    /// Folder (`/runtime/main-db`).
+    pub folder: CompactString,
+    /// Secret name (`MAIN_DB_PASSWORD`).
+    pub name: CompactString,
+}
+
+impl InfisicalPlace {
+    /// The display form `<env>:<folder>`.
+    pub fn display(&self) -> String {
+        format!("{}:{}", self.environment, self.folder)
+    }
+}
+
+/// What a generated credential is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum CredentialKind {
+    /// The postgres admin password (also copied to Secrets Manager for RDS Proxy).
+    PostgresAdminPassword,
+    /// The Valkey AUTH token.
+    CacheAuthToken,
+}
+
+/// A credential the secrets adapter generates and writes blind. Names and places, no value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GeneratedSecret {
+    /// The resource it belongs to.
+    pub resource: CompactString,
+    /// What it is.
+    pub kind: CredentialKind,
+    /// The variable name (`MAIN_DB_PASSWORD`).
+    pub variable: CompactString,
+    /// Where it is written in Infisical.
+    pub infisical: InfisicalPlace,
+    /// Secrets Manager secret name of the proxy copy (`<product>/<env>/<resource>/proxy-admin`),
+    /// postgres only.
+    pub secrets_manager: Option<CompactString>,
+    /// The admin user name written with the password into the Secrets Manager copy
+    /// (`{"username", "password"}`, as RDS Proxy reads it); postgres only.
+    pub secrets_manager_username: Option<CompactString>,
+}
+
+/// Where a non-generated connection variable's value comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "from")]
+#[non_exhaustive]
+pub enum ConnectionSource {
+    /// A stack output of the emitted program (see [`PlannedOutput`](super::PlannedOutput)).
+    Output {
+        /// Output name (equal to the variable name).
+        output: CompactString,
+    },
+    /// A value the plan knows (a port, a database name, a region).
+    Literal {
+        /// The value (never a secret).
+        value: CompactString,
+    },
+    /// A string built from other variables of the same Infisical folder with Infisical
+    /// references (`postgresql://${MAIN_DB_USER}:${MAIN_DB_PASSWORD}@...`).
+    Template {
+        /// The template, written as is; Infisical expands the references.
+        template: CompactString,
+    },
+}
+
+/// A connection variable `secrets publish` writes to Infisical (not a generated credential).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionVariable {
+    /// The resource.
+    pub resource: CompactString,
+    /// Where it is written.
+    pub infisical: InfisicalPlace,
+    /// Where the value comes from.
+    pub source: ConnectionSource,
+}
+
+/// Who sets an SSM parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ParameterSource {
+    /// A resource variable, copied from Infisical (sync or `runway ssm publish`).
+    Resource,
+    /// A workload's own secret, set by people.
+    WorkloadSecret,
+}
+
+/// An SSM SecureString parameter something in the plan references.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SsmParameter {
+    /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
+    pub name: CompactString,
+    /// The variable name (`MAIN_DB_URL`) or the workload secret's name.
+    pub variable: CompactString,
+    /// Resource variable or workload secret.
+    pub source: ParameterSource,
+    /// The resource (for resource variables) or the workload (for its own secrets).
+    pub owner: CompactString,
+    /// Infisical place the value is copied from (resource variables only).
+    pub infisical: Option<InfisicalPlace>,
+    /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
+    pub referenced_by: Vec<CompactString>,
+    /// Always `SecureString`.
+    pub r#type: CompactString,
+    /// The KMS key (`ssm.kmsKey`).
+    pub kms_key: CompactString,
+}
+
+/// The secrets layout of a plan: names and places, never values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecretsLayout {
+    /// The Infisical project id, when `secrets.infisical` is configured.
+    pub infisical_project: Option<CompactString>,
+    /// SSM parameter prefix of this environment (`/acme-shop/dev`).
+    pub ssm_prefix: CompactString,
+    /// SSM KMS key.
+    pub kms_key: CompactString,
+    /// Credentials `secrets prepare` generates, in resource order.
+    pub generated: Vec<GeneratedSecret>,
+    /// Connection variables `secrets publish` writes, in resource then spec order.
+    pub connection: Vec<ConnectionVariable>,
+    /// SSM parameters referenced by the plan, sorted by name.
+    pub ssm_parameters: Vec<SsmParameter>,
+}

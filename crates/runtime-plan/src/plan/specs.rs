@@ -1,0 +1,231 @@
+//! The boxed specs of the large kinds (databases, caches, proxies, task definitions, services,
+//! listeners), how a database is kept, and a budget's alerts.
+
+use compact_str::CompactString;
+use cost::{CacheSize, PostgresSize, TaskSize};
+use indexmap::IndexMap;
+use runway_schema::Expose;
+use serde::Serialize;
+
+use super::items::{HealthSpec, ListenerAction, TaskSecret};
+
+/// RDS PostgreSQL instance; master password from the proxy secret.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RdsInstanceSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// Engine version (`16`).
+    pub engine_version: CompactString,
+    /// Instance class, storage, Multi-AZ from the catalogue.
+    #[serde(flatten)]
+    pub size: PostgresSize,
+    /// `gp3`.
+    pub storage_type: CompactString,
+    /// Initial database name.
+    pub database: CompactString,
+    /// Master user name.
+    pub username: CompactString,
+    /// Logical id of the secret holding the master password.
+    pub admin_secret: CompactString,
+    /// Logical id of the DB subnet group.
+    pub subnet_group: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+    /// Storage encrypted at rest (always true).
+    pub storage_encrypted: bool,
+    /// Reachable from outside the VPC (always false).
+    pub publicly_accessible: bool,
+    /// Backups, deletion protection and final snapshot.
+    #[serde(flatten)]
+    pub protection: DatabaseProtection,
+}
+
+/// Aurora PostgreSQL cluster; master password from the proxy secret.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuroraClusterSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// Engine version (`16`).
+    pub engine_version: CompactString,
+    /// Instance class and count from the catalogue.
+    #[serde(flatten)]
+    pub size: PostgresSize,
+    /// Initial database name.
+    pub database: CompactString,
+    /// Master user name.
+    pub username: CompactString,
+    /// Logical id of the secret holding the master password.
+    pub admin_secret: CompactString,
+    /// Logical id of the DB subnet group.
+    pub subnet_group: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+    /// Storage encrypted at rest (always true).
+    pub storage_encrypted: bool,
+    /// Backups, deletion protection and final snapshot.
+    #[serde(flatten)]
+    pub protection: DatabaseProtection,
+}
+
+/// Fargate task definition, ARM64, awsvpc.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDefinitionSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// The pinned image.
+    pub image: CompactString,
+    /// CPU units and memory from the catalogue.
+    #[serde(flatten)]
+    pub task: TaskSize,
+    /// `ARM64`.
+    pub cpu_architecture: CompactString,
+    /// Container port.
+    pub port: u16,
+    /// Health check, when declared.
+    pub health: Option<HealthSpec>,
+    /// Plain environment values, in file order.
+    pub environment: IndexMap<CompactString, CompactString>,
+    /// Secrets read from SSM, by variable name, in binding order then the workload's own.
+    pub secrets: Vec<TaskSecret>,
+    /// Logical id of the execution role.
+    pub execution_role: CompactString,
+    /// Logical id of the task role; `None` when the workload uses nothing IAM guards.
+    pub task_role: Option<CompactString>,
+    /// Logical id of the log group its container writes to (the `awslogs` driver).
+    pub log_group: CompactString,
+}
+
+/// ElastiCache replication group, engine Valkey, TLS and AUTH on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheReplicationGroupSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// `valkey`.
+    pub engine: CompactString,
+    /// Engine version (`8.0`).
+    pub engine_version: CompactString,
+    /// Node type and count from the catalogue.
+    #[serde(flatten)]
+    pub size: CacheSize,
+    /// Automatic failover and Multi-AZ (more than one node).
+    pub automatic_failover: bool,
+    /// Transit encryption (required for AUTH).
+    pub transit_encryption: bool,
+    /// Encrypted at rest (always true).
+    pub at_rest_encryption: bool,
+    /// Days a daily snapshot is kept; 0 takes none.
+    pub snapshot_retention_days: u32,
+    /// SSM parameter holding the AUTH token the program reads.
+    pub auth_token_parameter: CompactString,
+    /// Logical id of the cache subnet group.
+    pub subnet_group: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+}
+
+/// ECS service on Fargate in the program's private subnets input.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EcsServiceSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of the cluster.
+    pub cluster: CompactString,
+    /// Logical id of the task definition.
+    pub task_definition: CompactString,
+    /// `scale.min`.
+    pub desired_count: u32,
+    /// Internal or public.
+    pub expose: Expose,
+    /// Logical id of the Cloud Map service (internal).
+    pub discovery_service: Option<CompactString>,
+    /// Logical id of the target group (public).
+    pub target_group: Option<CompactString>,
+    /// Container port registered with discovery or the target group.
+    pub port: u16,
+    /// Logical ids of its tasks' security groups.
+    pub security_groups: Vec<CompactString>,
+    /// A deployment whose tasks do not become healthy stops and rolls back to the last
+    /// working one (the deployment circuit breaker with rollback).
+    pub rollback_failed_deployments: bool,
+    /// Seconds the target group's failing health checks are ignored after a task starts
+    /// (public workloads); `None` without a target group.
+    pub health_check_grace_period_seconds: Option<u32>,
+    /// The deploy waits until the service is steady (its tasks running and healthy), so a
+    /// crash-looping deployment fails the deploy.
+    pub wait_for_steady_state: bool,
+}
+
+/// RDS Proxy, TLS required, auth from the secret.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RdsProxySpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// `POSTGRESQL`.
+    pub engine_family: CompactString,
+    /// Logical id of the secret.
+    pub secret: CompactString,
+    /// Logical id of the role.
+    pub role: CompactString,
+    /// TLS required.
+    pub require_tls: bool,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+}
+
+/// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
+/// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlbListenerSpec {
+    /// The ALB.
+    pub alb: CompactString,
+    /// 443 or 80.
+    pub port: u16,
+    /// `HTTPS` or `HTTP`.
+    pub protocol: CompactString,
+    /// The TLS policy (HTTPS only).
+    pub ssl_policy: Option<CompactString>,
+    /// What a request no rule matches gets.
+    pub default_action: ListenerAction,
+}
+
+/// How a database is kept: its backups, what refuses its deletion, and the snapshot its
+/// deletion leaves. Decided per environment: `production` keeps more and refuses more.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseProtection {
+    /// Days of automated backups (the point-in-time recovery window).
+    pub backup_retention_days: u32,
+    /// AWS refuses to delete it until this is turned off (RDS deletion protection).
+    pub deletion_protection: bool,
+    /// The deploy refuses to delete or replace it (Pulumi `protect`).
+    pub protect: bool,
+    /// The snapshot its deletion takes; `None` when it is deleted without one.
+    pub final_snapshot: Option<CompactString>,
+}
+
+/// One notification of a budget: when `basis` spend passes `percent` of the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetAlert {
+    /// Forecast or actual spend.
+    pub basis: BudgetBasis,
+    /// Percent of the limit.
+    pub percent: u32,
+}
+
+/// What a budget alert compares with its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BudgetBasis {
+    /// The month's forecast spend.
+    Forecasted,
+    /// The month's spend so far.
+    Actual,
+}

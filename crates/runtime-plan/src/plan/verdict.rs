@@ -1,0 +1,110 @@
+//! The cost of a plan: its priced and usage lines, unpriced items, and the cap's verdict.
+
+use compact_str::CompactString;
+use cost::Line;
+use runway_schema::Money;
+use serde::Serialize;
+
+/// The verdict of the cost check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Verdict {
+    /// The shown estimate is at or under the cap.
+    Within,
+    /// The shown estimate is over the cap.
+    Over,
+    /// The shown estimate is at or under the cap, but some items cannot be priced: a plan
+    /// under a cap must be fully priced, so it is refused.
+    #[serde(rename = "refused-unpriced")]
+    RefusedUnpriced,
+    /// No cap.
+    Uncapped,
+}
+
+impl Verdict {
+    /// As shown (`within`, `over`, `refused-unpriced`, `uncapped`), in text and JSON alike.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Within => "within",
+            Verdict::Over => "over",
+            Verdict::RefusedUnpriced => "refused-unpriced",
+            Verdict::Uncapped => "uncapped",
+        }
+    }
+
+    /// Does the cost check itself refuse the plan (over, or unpriced under a cap)?
+    pub fn refuses(self) -> bool {
+        matches!(self, Verdict::Over | Verdict::RefusedUnpriced)
+    }
+
+    /// The verdict as a person reads it: its word, then `, refused` when the plan is refused
+    /// (exit 3) and the word does not already say so.
+    pub fn text(self, refused: bool) -> String {
+        if refused && self != Verdict::RefusedUnpriced {
+            format!("{}, refused", self.as_str())
+        } else {
+            self.as_str().to_owned()
+        }
+    }
+}
+
+/// One priced line of one item.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostLine {
+    /// Logical id of the item.
+    pub item: CompactString,
+    /// The resource or workload it belongs to.
+    pub owner: Option<CompactString>,
+    /// The catalogue's line.
+    #[serde(flatten)]
+    pub line: Line,
+}
+
+/// One rate of a usage-based item: shown with its unit price, never added to the estimate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageLine {
+    /// Logical id of the item.
+    pub item: CompactString,
+    /// The resource or workload it belongs to.
+    pub owner: Option<CompactString>,
+    /// The catalogue's rate.
+    #[serde(flatten)]
+    pub rate: cost::Rate,
+}
+
+/// An item the catalogue cannot price.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnpricedItem {
+    /// Logical id.
+    pub item: CompactString,
+    /// Physical name.
+    pub physical_name: CompactString,
+    /// Why.
+    pub reason: CompactString,
+}
+
+/// The cost of a plan.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CostSummary {
+    /// Exact sum of the priced lines (workloads at `scale.min`); shown rounded to cents.
+    pub monthly: Money,
+    /// Exact sum at `scale.max`.
+    pub ceiling: Money,
+    /// The cap (explicit or default), when there is one.
+    pub cap: Option<Money>,
+    /// Within, over, refused-unpriced or uncapped: the cost check's verdict.
+    pub verdict: Verdict,
+    /// Items the catalogue cannot price.
+    pub unpriced: Vec<UnpricedItem>,
+    /// Lines of the estimate, in item order.
+    pub lines: Vec<CostLine>,
+    /// Rates of the usage-based items, in item order: not in the estimate, whatever the use.
+    pub usage_based: Vec<UsageLine>,
+    /// The plan may not be applied: over the cap, or unpriced under a cap.
+    pub refused: bool,
+}

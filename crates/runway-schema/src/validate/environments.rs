@@ -1,0 +1,165 @@
+//! One environment of the root: region, limits, shared sizes, domain, logs and network.
+
+use indexmap::IndexMap;
+
+use crate::diagnostic::did_you_mean;
+use crate::model::*;
+use crate::read::{Cx, join, quote};
+use crate::tree::{Node, Value};
+use crate::values::Money;
+
+use super::{Known, engine_of, keys, size_value};
+
+pub(super) fn environment(
+    cx: &mut Cx<'_>,
+    name: &str,
+    key: &Node,
+    node: &Node,
+    path: &str,
+    known: &Known<'_>,
+    shared_nodes: &mut Vec<(String, Engine, Node)>,
+) -> Option<Environment> {
+    let what = format!("environment `{name}`");
+    let f = cx.fields(node, path, &what, keys::ENVIRONMENT)?;
+    let region = cx
+        .require(&f, path, &what, "region", "add `region: <aws-region>`, e.g. `region: eu-central-1`")
+        .and_then(|r| {
+            let region = cx.string(r, &join(path, "region"), "`region`")?;
+            if known.regions.is_empty() || known.regions.contains(&region) {
+                return Some(region);
+            }
+            let help = match did_you_mean(&region, known.regions.iter().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("the catalogue prices: {}", known.regions.join(", ")),
+            };
+            cx.invalid(
+                r,
+                &join(path, "region"),
+                format!("region {} is not priced by the catalogue", quote(&region)),
+                Some(help),
+            );
+            None
+        });
+    let mut monthly_limit = None;
+    let mut limit_at = None;
+    if let Some(limits) = f.get("limits") {
+        let lp = join(path, "limits");
+        if let Some(lf) = cx.fields(limits, &lp, "`limits`", keys::LIMITS)
+            && let Some(m) = lf.get("monthly")
+        {
+            let mp = join(&lp, "monthly");
+            limit_at = Some(cx.loc(m));
+            let text = match &m.value {
+                Value::Int(i) => Some(i.get().to_string()),
+                Value::Float(x) if x.is_finite() => Some(x.to_string()),
+                Value::Str(s) => Some(s.to_string()),
+                _ => None,
+            };
+            match text.map(|t| Money::parse(&t)) {
+                Some(Ok(money)) => monthly_limit = Some(money),
+                Some(Err(e)) => cx.invalid(
+                    m,
+                    &mp,
+                    e.to_string(),
+                    Some("write the cap in US dollars, e.g. `monthly: 150`".to_owned()),
+                ),
+                None => cx.invalid(
+                    m,
+                    &mp,
+                    format!("`monthly` must be an amount of US dollars, found {}", m.describe()),
+                    Some("write e.g. `monthly: 150`".to_owned()),
+                ),
+            }
+        }
+    }
+    let mut shared = IndexMap::new();
+    if let Some(s) = f.get("shared") {
+        let sp = join(path, "shared");
+        if let Some(sf) = cx.fields(s, &sp, "`shared`", keys::SHARED) {
+            for (engine_name, k, v) in &sf.entries {
+                let Some(engine) = engine_of(engine_name) else { continue };
+                if let Some(size) = size_value(cx, v, &join(&sp, engine_name), known) {
+                    shared.insert(engine, size);
+                    shared_nodes.push((name.to_owned(), engine, (*k).clone()));
+                }
+            }
+        }
+    }
+    let domain = f.get("domain").and_then(|d| {
+        let dp = join(path, "domain");
+        let text = cx.string(d, &dp, "`domain`")?;
+        let ok = text.len() <= 253
+            && text.split('.').count() >= 2
+            && text.split('.').all(|l| {
+                !l.is_empty()
+                    && l.len() <= 63
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+                    && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            });
+        if ok {
+            Some(text)
+        } else {
+            cx.invalid(
+                d,
+                &dp,
+                format!("{} is not a DNS domain", quote(&text)),
+                Some("write a lowercase domain such as `dev.acme.example`".to_owned()),
+            );
+            None
+        }
+    });
+    let log_retention_days = f.get("logs").and_then(|l| log_retention(cx, l, &join(path, "logs")));
+    let network = f.get("network").map_or_else(Network::default, |n| network(cx, n, &join(path, "network")));
+    Some(Environment {
+        region: region?,
+        monthly_limit,
+        shared,
+        domain,
+        at: cx.loc(key),
+        limit_at,
+        log_retention_days,
+        network,
+    })
+}
+
+/// `network`: whether the environment's private subnets get VPC endpoints, and over how many
+/// zones (what their hours are billed by).
+fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
+    let mut out = Network::default();
+    let Some(f) = cx.fields(node, path, "`network`", keys::NETWORK) else { return out };
+    if let Some(e) = f.get("endpoints") {
+        out.endpoints = cx.boolean(e, &join(path, "endpoints"), "`endpoints`").unwrap_or(false);
+    }
+    if let Some(z) = f.get("zones") {
+        let (min, max) = (u64::from(MIN_ZONES), u64::from(MAX_ZONES));
+        if let Some(zones) = cx.uint(z, &join(path, "zones"), "`zones`", min, max) {
+            out.zones = u32::try_from(zones).unwrap_or(MIN_ZONES);
+        }
+    }
+    out
+}
+
+/// `logs.retentionDays`: one of the values CloudWatch Logs accepts.
+fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
+    let f = cx.fields(node, path, "`logs`", keys::LOGS)?;
+    let days = f.get("retentionDays")?;
+    let dp = join(path, "retentionDays");
+    let accepted = match &days.value {
+        Value::Int(i) => u32::try_from(i.get()).ok().filter(|d| LOG_RETENTION_DAYS.contains(d)),
+        _ => None,
+    };
+    if accepted.is_none() {
+        let list: Vec<String> = LOG_RETENTION_DAYS.iter().map(u32::to_string).collect();
+        cx.invalid(
+            days,
+            &dp,
+            format!(
+                "`retentionDays` must be a number of days CloudWatch Logs accepts, found {}",
+                days.scalar_text().map_or_else(|| days.describe().to_string(), |t| quote(&t))
+            ),
+            Some(format!("use one of {}", list.join(", "))),
+        );
+    }
+    accepted
+}

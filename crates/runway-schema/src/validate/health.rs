@@ -1,0 +1,236 @@
+//! How a workload runs: its scale per environment, its health check, and the reason a
+//! self-hosted engine is run as a workload.
+
+use indexmap::IndexMap;
+
+use crate::diagnostic::Code;
+use crate::model::*;
+use crate::read::{Cx, Fields, index, join, quote};
+use crate::tree::{Node, Value};
+use crate::values::Duration;
+
+use super::{GROUNDS, duration, env_keys, keys};
+
+/// `scale`: per declared environment, a valid `min`..`max`.
+pub(super) fn scales(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    envs: &[String],
+) -> IndexMap<String, Scale> {
+    let mut out = IndexMap::new();
+    let Some(n) = f.get("scale") else { return out };
+    let sp = join(path, "scale");
+    for (env_name, _, v) in env_keys(cx, n, &sp, "`scale`", envs) {
+        if let Some(s) = scale(cx, v, &join(&sp, &env_name)) {
+            out.insert(env_name, s);
+        }
+    }
+    out
+}
+
+/// One environment's scale: whole numbers (1 when left out), `min` at least 1 and at most `max`.
+fn scale(cx: &mut Cx<'_>, v: &Node, p: &str) -> Option<Scale> {
+    let sf = cx.fields(v, p, "a scale", keys::SCALE)?;
+    let read = |cx: &mut Cx<'_>, key: &str| -> Option<(u32, &Node)> {
+        let node = sf.get(key)?;
+        match &node.value {
+            Value::Int(i) => {
+                let i = i.get();
+                Some((u32::try_from(i).unwrap_or(if i < 0 { 0 } else { u32::MAX }), node))
+            }
+            _ => {
+                cx.invalid(
+                    node,
+                    &join(p, key),
+                    format!("`{key}` must be a whole number, found {}", node.describe()),
+                    None,
+                );
+                None
+            }
+        }
+    };
+    let min = read(cx, "min");
+    let max = read(cx, "max");
+    let (min_v, max_v) = (min.map_or(1, |m| m.0), max.map_or(1, |m| m.0));
+    if sf.get("min").is_some() && min.is_none() || sf.get("max").is_some() && max.is_none() {
+        return None;
+    }
+    if min_v < 1 {
+        let at = min.map_or(v, |m| m.1);
+        cx.error(
+            Code::InvalidScale,
+            at,
+            &join(p, "min"),
+            format!("scale min is {min_v}; it must be at least 1"),
+            Some("write `min: 1` or more".to_owned()),
+        );
+        None
+    } else if min_v > max_v {
+        let at = max.map_or(v, |m| m.1);
+        cx.error(
+            Code::InvalidScale,
+            at,
+            p,
+            format!("scale min {min_v} is greater than max {max_v}"),
+            Some(format!("raise `max` to at least {min_v} or lower `min`")),
+        );
+        None
+    } else {
+        Some(Scale { min: min_v, max: max_v })
+    }
+}
+
+pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health> {
+    let f = cx.fields(node, path, "`health`", keys::HEALTH)?;
+    let check = match (f.get("path"), f.get("command")) {
+        (Some(_), Some(c)) => {
+            cx.error(
+                Code::InvalidHealth,
+                c,
+                path,
+                "a health check has both `path` and `command`".to_owned(),
+                Some("keep `path` for an HTTP check or `command` for a command check, not both".to_owned()),
+            );
+            None
+        }
+        (None, None) => {
+            cx.error(
+                Code::InvalidHealth,
+                node,
+                path,
+                "a health check has neither `path` nor `command`".to_owned(),
+                Some("add `path: /health` or `command: [\"CMD\", \"...\"]`".to_owned()),
+            );
+            None
+        }
+        (Some(p), None) => cx.string(p, &join(path, "path"), "`path`").and_then(|t| {
+            if t.starts_with('/') {
+                Some(HealthCheck::Http(t))
+            } else {
+                cx.error(
+                    Code::InvalidHealth,
+                    p,
+                    &join(path, "path"),
+                    format!("health path {} must start with `/`", quote(&t)),
+                    Some("write e.g. `path: /health`".to_owned()),
+                );
+                None
+            }
+        }),
+        (None, Some(c)) => {
+            let cp = join(path, "command");
+            let items = cx.list(c, &cp, "`command`")?;
+            let mut words = Vec::new();
+            for (i, w) in items.iter().enumerate() {
+                if let Some(t) = cx.text(w, &index(&cp, i), "a command word") {
+                    words.push(t);
+                }
+            }
+            if words.is_empty() {
+                cx.error(
+                    Code::InvalidHealth,
+                    c,
+                    &cp,
+                    "the health command is empty".to_owned(),
+                    Some("write e.g. `command: [\"CMD\", \"/bin/check\"]`".to_owned()),
+                );
+                None
+            } else {
+                Some(HealthCheck::Command(words))
+            }
+        }
+    };
+    let dur = |cx: &mut Cx<'_>, key: &str, default: u64| -> Option<Duration> {
+        f.get(key).map_or(Some(Duration::from_millis(default)), |n| {
+            duration(cx, n, &join(path, key), &format!("`{key}`"))
+        })
+    };
+    let interval = dur(cx, "interval", 30_000);
+    let timeout = dur(cx, "timeout", 5_000);
+    let threshold = |cx: &mut Cx<'_>, key: &str, default: u32| -> Option<u32> {
+        f.get(key).map_or(Some(default), |n| {
+            cx.uint(n, &join(path, key), &format!("`{key}`"), 1, 10).and_then(|v| u32::try_from(v).ok())
+        })
+    };
+    let healthy_threshold = threshold(cx, "healthyThreshold", 2);
+    let unhealthy_threshold = threshold(cx, "unhealthyThreshold", 3);
+    if let (Some(i), Some(t)) = (interval, timeout)
+        && t >= i
+    {
+        cx.error(
+            Code::InvalidHealth,
+            node,
+            path,
+            format!("health timeout {t} is not shorter than the interval {i}"),
+            Some("make `timeout` shorter than `interval`".to_owned()),
+        );
+        return None;
+    }
+    Some(Health {
+        check: check?,
+        interval: interval?,
+        timeout: timeout?,
+        healthy_threshold: healthy_threshold?,
+        unhealthy_threshold: unhealthy_threshold?,
+    })
+}
+
+pub(super) fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason> {
+    if let Value::Str(s) = &node.value {
+        if s.trim().is_empty() {
+            cx.error(
+                Code::MissingReason,
+                node,
+                path,
+                "the reason is empty".to_owned(),
+                Some("say why no managed service fits, with a ground".to_owned()),
+            );
+            return None;
+        }
+        cx.warning(
+            Code::ReasonWithoutGround,
+            node,
+            path,
+            "the reason is a plain string and names no ground".to_owned(),
+            Some(
+                "write `reason: { ground: no-managed-fit | residency | on-prem-parity, detail: ... }`"
+                    .to_owned(),
+            ),
+        );
+        return Some(Reason { ground: None, detail: s.to_string() });
+    }
+    let f = cx.fields(node, path, "`reason`", keys::REASON)?;
+    let ground = cx
+        .require(
+            &f,
+            path,
+            "`reason`",
+            "ground",
+            "add `ground:` one of no-managed-fit, residency, on-prem-parity",
+        )
+        .and_then(|g| cx.one_of(g, &join(path, "ground"), "ground", GROUNDS))
+        .map(|g| match g {
+            "residency" => Ground::Residency,
+            "on-prem-parity" => Ground::OnPremParity,
+            _ => Ground::NoManagedFit,
+        });
+    let detail = cx
+        .require(&f, path, "`reason`", "detail", "add `detail:` why no managed service fits")
+        .and_then(|d| {
+            let t = cx.string(d, &join(path, "detail"), "`detail`")?;
+            if t.trim().is_empty() {
+                cx.error(
+                    Code::MissingReason,
+                    d,
+                    &join(path, "detail"),
+                    "the reason's detail is empty".to_owned(),
+                    Some("say why no managed service fits".to_owned()),
+                );
+                None
+            } else {
+                Some(t)
+            }
+        });
+    Some(Reason { ground: Some(ground?), detail: detail? })
+}

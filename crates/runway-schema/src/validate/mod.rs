@@ -1,0 +1,207 @@
+//! Validation: the spanned tree -> the typed model, with every diagnostic of the file.
+//!
+//! One module per concern of the format: [`root`] (the root's settings and what it declares),
+//! [`environments`], [`secrets`], [`resources`], [`workloads`] (and [`health`]: scale, health
+//! check, reason), [`members`]. This module holds what they share: the key list of every
+//! mapping ([`keys`]), the vocabularies, and the readers of names, sizes and durations.
+
+mod environments;
+mod health;
+mod members;
+mod resources;
+mod root;
+mod secrets;
+mod workloads;
+
+pub(crate) use members::{first_by_name, member, unused_shared};
+pub use resources::{variable_suffixes, variables};
+pub(crate) use root::root;
+
+use indexmap::IndexMap;
+
+use crate::diagnostic::{Code, did_you_mean};
+use crate::model::*;
+use crate::read::{Cx, Fields, join, quote};
+use crate::tree::{Node, Value};
+use crate::values::{Duration, is_valid_name};
+
+/// The fields of each mapping of the format, one table per mapping: the validator accepts these
+/// (`unknown-field` for any other), the editor completes them (`syntax::fields`), and the JSON
+/// Schema lays its properties out by them (`format.rs`, whose test fails on any difference).
+pub(crate) mod keys {
+    pub const ROOT: &[&str] =
+        &["runway", "product", "members", "catalogue", "secrets", "environments", "resources", "workloads"];
+    pub const SECRETS: &[&str] = &["infisical", "ssm"];
+    pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
+    pub const SSM: &[&str] = &["prefix", "kmsKey"];
+    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs", "network"];
+    pub const LIMITS: &[&str] = &["monthly"];
+    pub const LOGS: &[&str] = &["retentionDays"];
+    pub const NETWORK: &[&str] = &["endpoints", "zones"];
+    pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
+    pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
+    pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
+    pub const TOPIC: &[&str] = &["kind", "fifo", "size"];
+    pub const CACHE: &[&str] = &["kind", "version", "size"];
+    pub const BUCKET: &[&str] = &["kind", "versioning", "size"];
+    pub const DEAD_LETTER: &[&str] = &["maxReceives"];
+    pub const WORKLOAD: &[&str] =
+        &["image", "port", "health", "env", "secrets", "uses", "expose", "size", "scale", "reason"];
+    pub const HEALTH: &[&str] =
+        &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold"];
+    pub const SCALE: &[&str] = &["min", "max"];
+    pub const REASON: &[&str] = &["ground", "detail"];
+    pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
+}
+
+pub(crate) const KINDS: &[&str] = &["postgres", "queue", "topic", "cache", "bucket"];
+const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];
+pub(crate) const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
+pub(crate) const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];
+pub(crate) const POSTGRES_ENGINES: &[&str] = &["rds", "aurora"];
+pub(crate) const EXPOSES: &[&str] = &["internal", "public"];
+pub(crate) const RUNTIMES: &[&str] = &["encore", "other"];
+const MAX_VISIBILITY_MS: u64 = 12 * 3_600_000;
+
+/// What the root validation needs from outside the file.
+pub(crate) struct Known<'a> {
+    pub sizes: &'a [String],
+    pub regions: &'a [String],
+}
+
+fn engine_of(word: &str) -> Option<Engine> {
+    Engine::ALL.into_iter().find(|e| e.as_str() == word)
+}
+
+/// `runway: 3`.
+fn version(cx: &mut Cx<'_>, f: &Fields<'_>, what: &str) {
+    let Some(v) = cx.require(f, "", what, "runway", "add `runway: 3` as the first line") else { return };
+    match &v.value {
+        Value::Int(n) if n.get() == 3 => {}
+        Value::Int(n) => cx.error(
+            Code::UnsupportedVersion,
+            v,
+            "runway",
+            format!("runway format version {} is not supported", n.get()),
+            Some("this tool reads version 3: write `runway: 3`".to_owned()),
+        ),
+        _ => cx.error(
+            Code::UnsupportedVersion,
+            v,
+            "runway",
+            format!("the format version must be the number 3, found {}", v.describe()),
+            Some("write `runway: 3`".to_owned()),
+        ),
+    }
+}
+
+/// Checks a user-chosen name; reports `invalid-name` / `reserved-name`.
+fn name_ok(cx: &mut Cx<'_>, key: &Node, path: &str, name: &str, what: &str, reserve_shared: bool) -> bool {
+    if !is_valid_name(name) {
+        cx.error(
+            Code::InvalidName,
+            key,
+            path,
+            format!("{what} name {} is not valid", quote(name)),
+            Some("use 2 to 40 characters: lowercase letters, digits and `-`, starting with a letter and not ending with `-`".to_owned()),
+        );
+        return false;
+    }
+    if reserve_shared && name.starts_with("shared-") {
+        cx.error(
+            Code::ReservedName,
+            key,
+            path,
+            format!(
+                "{what} name {} begins with `shared-`, which is reserved for implicit resources",
+                quote(name)
+            ),
+            Some("choose a name that does not begin with `shared-`".to_owned()),
+        );
+        return false;
+    }
+    true
+}
+
+/// A per-environment map (`size`, `scale`): every key must be a declared environment.
+fn env_keys<'n>(
+    cx: &mut Cx<'_>,
+    node: &'n Node,
+    path: &str,
+    what: &str,
+    envs: &[String],
+) -> Vec<(String, &'n Node, &'n Node)> {
+    let mut out = Vec::new();
+    for (env, k, v) in cx.named_map(node, path, what) {
+        if envs.iter().any(|e| e == env) {
+            out.push((env.to_owned(), k, v));
+        } else {
+            let help = match did_you_mean(env, envs.iter().map(String::as_str)) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("declared environments: {}", envs.join(", ")),
+            };
+            cx.error(
+                Code::UnknownEnvironment,
+                k,
+                &join(path, env),
+                format!("{} is not a declared environment", quote(env)),
+                Some(help),
+            );
+        }
+    }
+    out
+}
+
+fn size_value(cx: &mut Cx<'_>, node: &Node, path: &str, known: &Known<'_>) -> Option<String> {
+    let size = cx.text(node, path, "a size")?;
+    if known.sizes.contains(&size) {
+        return Some(size);
+    }
+    let help = match did_you_mean(&size, known.sizes.iter().map(String::as_str)) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("the catalogue's sizes are: {}", known.sizes.join(", ")),
+    };
+    cx.error(
+        Code::UnknownSize,
+        node,
+        path,
+        format!("{} is not a size of the catalogue", quote(&size)),
+        Some(help),
+    );
+    None
+}
+
+fn sizes(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    envs: &[String],
+    known: &Known<'_>,
+) -> IndexMap<String, String> {
+    let mut out = IndexMap::new();
+    if let Some(node) = f.get("size") {
+        let p = join(path, "size");
+        for (env, _, v) in env_keys(cx, node, &p, "`size`", envs) {
+            if let Some(s) = size_value(cx, v, &join(&p, &env), known) {
+                out.insert(env, s);
+            }
+        }
+    }
+    out
+}
+
+fn duration(cx: &mut Cx<'_>, node: &Node, path: &str, what: &str) -> Option<Duration> {
+    let text = cx.text(node, path, what)?;
+    match Duration::parse(&text) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            cx.invalid(
+                node,
+                path,
+                format!("{what}: {e}"),
+                Some("write a whole number and a unit: `500ms`, `30s`, `5m`, `1h`".to_owned()),
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The root runway: its settings, the environments, resources and workloads it declares, and
+//! the paths it names (`members`, `catalogue`), which stay inside its folder.
+
+use std::collections::BTreeSet;
+
+use indexmap::IndexMap;
+
+use crate::diagnostic::Code;
+use crate::model::*;
+use crate::read::{Cx, index, join, quote};
+use crate::tree::{Node, Value};
+use crate::values::is_valid_product;
+
+use super::environments::environment;
+use super::members::first_by_name;
+use super::resources::resource;
+use super::secrets::secrets;
+use super::workloads::workload;
+use super::{Known, keys, name_ok, version};
+
+/// The validated root, before members are known.
+pub(crate) struct RootParts {
+    pub runway: Option<Runway>,
+    pub members_node: Option<Node>,
+    pub shared_nodes: Vec<(String, Engine, Node)>,
+    pub env_names: Vec<String>,
+}
+
+pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts {
+    let mut parts =
+        RootParts { runway: None, members_node: None, shared_nodes: Vec::new(), env_names: Vec::new() };
+    if node.value == Value::Null {
+        cx.invalid(
+            node,
+            "",
+            "the file is empty".to_owned(),
+            Some("a root runway starts with `runway: 3` and `product: <name>`".to_owned()),
+        );
+        return parts;
+    }
+    let Some(f) = cx.fields(node, "", "the root runway", keys::ROOT) else { return parts };
+    let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
+    version(cx, &f, "the root runway");
+
+    let product = cx.require(&f, "", "the root runway", "product", "add `product: <name>`").and_then(|p| {
+        let name = cx.string(p, "product", "`product`")?;
+        if is_valid_product(&name) {
+            Some(name)
+        } else {
+            cx.error(
+                Code::InvalidName,
+                p,
+                "product",
+                format!("product name {} is not valid", quote(&name)),
+                Some("use 3 to 32 characters: lowercase letters, digits and `-`, starting with a letter and not ending with `-`".to_owned()),
+            );
+            None
+        }
+    });
+
+    let mut members = Vec::new();
+    if let Some(m) = f.get("members") {
+        parts.members_node = Some(m.clone());
+        if let Some(items) = cx.list(m, "members", "`members`") {
+            for (i, item) in items.iter().enumerate() {
+                let path = index("members", i);
+                const HELP: &str =
+                    "a members glob is relative to this file's folder and stays inside it, e.g. `services/*`";
+                if let Some(g) = cx.string(item, &path, "a members glob")
+                    && inside_root(cx, item, &path, &g, HELP)
+                {
+                    members.push(g);
+                }
+            }
+        }
+    }
+
+    let catalogue = f.get("catalogue").and_then(|c| catalogue_path(cx, c));
+
+    // Environments first: every per-environment map is checked against them.
+    let mut environments = IndexMap::new();
+    let env_node = cx.require(
+        &f,
+        "",
+        "the root runway",
+        "environments",
+        "declare at least one environment, e.g. `environments: { dev: { region: eu-central-1 } }`",
+    );
+    if let Some(env_node) = env_node {
+        let entries = cx.named_map(env_node, "environments", "`environments`");
+        if entries.is_empty() && matches!(env_node.value, Value::Map(_) | Value::Null) {
+            cx.invalid(
+                env_node,
+                "environments",
+                "no environment is declared".to_owned(),
+                Some("declare at least one, e.g. `dev: { region: eu-central-1 }`".to_owned()),
+            );
+        }
+        for (name, k, v) in entries {
+            let path = join("environments", name);
+            parts.env_names.push(name.to_owned());
+            let ok_name = name_ok(cx, k, &path, name, "environment", false);
+            if let Some(env) = environment(cx, name, k, v, &path, known, &mut parts.shared_nodes)
+                && ok_name
+            {
+                environments.insert(name.to_owned(), env);
+            }
+        }
+    }
+    let envs = parts.env_names.clone();
+
+    let secrets = f
+        .get("secrets")
+        .and_then(|s| secrets(cx, s, &envs))
+        .unwrap_or(Secrets { infisical: None, ssm: Ssm::default() });
+
+    // Names are unique across resources and workloads.
+    let res_entries =
+        f.get("resources").map(|n| cx.named_map(n, "resources", "`resources`")).unwrap_or_default();
+    let wl_entries =
+        f.get("workloads").map(|n| cx.named_map(n, "workloads", "`workloads`")).unwrap_or_default();
+    let resource_names: BTreeSet<&str> = res_entries.iter().map(|(n, _, _)| *n).collect();
+    let resource_nodes = first_by_name(&res_entries);
+
+    let mut resources = IndexMap::new();
+    for (name, k, v) in &res_entries {
+        let path = join("resources", name);
+        let ok = name_ok(cx, k, &path, name, "resource", true);
+        if let Some(r) = resource(cx, v, &path, &envs, known)
+            && ok
+        {
+            resources.insert((*name).to_owned(), r);
+        }
+    }
+
+    let mut workloads = IndexMap::new();
+    for (name, k, v) in &wl_entries {
+        let path = join("workloads", name);
+        let mut ok = name_ok(cx, k, &path, name, "workload", true);
+        if resource_names.contains(name) {
+            cx.error(
+                Code::DuplicateName,
+                k,
+                &path,
+                format!("{} is both a resource and a workload", quote(name)),
+                Some("a name is unique across resources and workloads: rename one of them".to_owned()),
+            );
+            ok = false;
+        }
+        if let Some(w) =
+            workload(cx, name, v, &path, &envs, &environments, &res_entries, &resource_nodes, known)
+            && ok
+        {
+            workloads.insert((*name).to_owned(), w);
+        }
+    }
+
+    let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
+    if errors_after == errors_before
+        && let Some(product) = product
+    {
+        parts.runway = Some(Runway {
+            file: cx.file.to_owned(),
+            product,
+            members,
+            catalogue,
+            secrets,
+            environments,
+            resources,
+            workloads,
+        });
+    }
+    parts
+}
+
+/// `catalogue: prices.yaml`: a non-empty path (the CLI reads the file, relative to the root).
+fn catalogue_path(cx: &mut Cx<'_>, node: &Node) -> Option<String> {
+    let path = cx.string(node, "catalogue", "`catalogue`")?;
+    if path.trim().is_empty() {
+        cx.invalid(
+            node,
+            "catalogue",
+            "`catalogue` is empty".to_owned(),
+            Some("name a catalogue file relative to this file, e.g. `catalogue: prices.yaml`, or remove the key".to_owned()),
+        );
+        return None;
+    }
+    inside_root(
+        cx,
+        node,
+        "catalogue",
+        &path,
+        "a catalogue path is relative to this file's folder and stays inside it, e.g. `prices.yaml`",
+    )
+    .then_some(path)
+}
+
+/// Is `path` inside the root's folder? Reports `outside-root` at `node` when it is not.
+fn inside_root(cx: &mut Cx<'_>, node: &Node, at: &str, path: &str, help: &str) -> bool {
+    let Some(why) = crate::paths::outside_root(path) else { return true };
+    cx.error(
+        Code::OutsideRoot,
+        node,
+        at,
+        format!("{} leaves the root runway's folder: {why}; nothing there is read", quote(path)),
+        Some(help.to_owned()),
+    );
+    false
+}

@@ -1,0 +1,330 @@
+//! One workload: each concern read in file-format order (image, env, secrets, uses, expose),
+//! then the check that every variable it sees has one source.
+
+use std::collections::BTreeMap;
+
+use indexmap::IndexMap;
+
+use crate::diagnostic::{Code, did_you_mean};
+use crate::model::*;
+use crate::read::{Cx, Fields, index, join, quote};
+use crate::tree::Node;
+use crate::values::{ImageError, ImageRef};
+
+use super::health::{health, reason, scales};
+use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
+use super::{EXPOSES, Known, keys, sizes};
+
+/// One workload: each concern read in file-format order (the order of its diagnostics), then
+/// the check that every variable it sees has one source. `None` when any of it is an error.
+#[allow(clippy::too_many_arguments)] // reason: one call site; the pieces are the file's parts
+pub(super) fn workload(
+    cx: &mut Cx<'_>,
+    name: &str,
+    node: &Node,
+    path: &str,
+    envs: &[String],
+    environments: &IndexMap<String, Environment>,
+    resources: &[(&str, &Node, &Node)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+    known: &Known<'_>,
+) -> Option<Workload> {
+    let what = ["workload `", name, "`"].concat();
+    let f = cx.fields(node, path, &what, keys::WORKLOAD)?;
+    let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
+
+    let image = image(cx, &f, path, &what);
+    let port = cx
+        .require(&f, path, &what, "port", "add `port:` the container port")
+        .and_then(|n| cx.uint(n, &join(path, "port"), "`port`", 1, 65535))
+        .and_then(|p| u16::try_from(p).ok());
+    let health = f.get("health").and_then(|n| health(cx, n, &join(path, "health")));
+    // The workload's own variable names (env, then secrets) and where each is declared.
+    let mut own_names: Vec<(String, String)> = Vec::new();
+    let (env, references) = env_values(cx, &f, path, &mut own_names);
+    let secrets = secret_names(cx, &f, path, &mut own_names);
+    let (uses, used) = used_resources(cx, &f, path, resources, resource_nodes);
+    let env_from = env_references(cx, name, references, &used, resource_nodes);
+    let expose = expose(cx, &f, path, name, environments);
+    let size = sizes(cx, &f, path, envs, known);
+    let scale = scales(cx, &f, path, envs);
+    let reason = match f.get("reason") {
+        None => {
+            cx.error(
+                Code::MissingReason,
+                f.map,
+                &join(path, "reason"),
+                format!("workload `{name}` has no `reason`"),
+                Some("add `reason: { ground: no-managed-fit | residency | on-prem-parity, detail: <why no managed service fits> }`".to_owned()),
+            );
+            None
+        }
+        Some(n) => reason(cx, n, &join(path, "reason")),
+    };
+    variable_collisions(cx, name, own_names, &used, resource_nodes);
+
+    let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
+    if errors_after != errors_before {
+        return None;
+    }
+    Some(Workload {
+        image: image?,
+        port: port?,
+        health,
+        env,
+        env_from,
+        secrets,
+        uses,
+        expose: expose?,
+        size,
+        scale,
+        reason: reason?,
+    })
+}
+
+/// `image`: required, and pinned by digest.
+fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<ImageRef> {
+    let n = cx.require(f, path, what, "image", "add `image: <name>:<tag>@sha256:<digest>`")?;
+    let p = join(path, "image");
+    let text = cx.string(n, &p, "`image`")?;
+    match ImageRef::parse(&text) {
+        Ok(i) => Some(i),
+        Err(ImageError::Unpinned(_)) => {
+            cx.error(
+                Code::UnpinnedImage,
+                n,
+                &p,
+                format!("image {} is not pinned by digest", quote(&text)),
+                Some("append the digest: `<name>:<tag>@sha256:<64 hex>` (see `docker buildx imagetools inspect`)".to_owned()),
+            );
+            None
+        }
+        Err(e @ ImageError::Invalid(..)) => {
+            cx.invalid(
+                n,
+                &p,
+                e.to_string(),
+                Some("write `[registry/]name[:tag]@sha256:<64 lowercase hex>`".to_owned()),
+            );
+            None
+        }
+    }
+}
+
+/// An `env` value written `${VAR}`: the name, the variable, and where it is written.
+type Reference<'n> = (String, String, &'n Node, String);
+
+/// `env`: variable names and their plain values, and the values that reference a variable
+/// (`${VAR}`, checked once `uses` is known); each good name is added to `own_names`.
+fn env_values<'n>(
+    cx: &mut Cx<'_>,
+    f: &Fields<'n>,
+    path: &str,
+    own_names: &mut Vec<(String, String)>,
+) -> (IndexMap<String, String>, Vec<Reference<'n>>) {
+    let mut env = IndexMap::new();
+    let mut references = Vec::new();
+    let Some(n) = f.get("env") else { return (env, references) };
+    let ep = join(path, "env");
+    for (k_text, k, v) in cx.named_map(n, &ep, "`env`") {
+        let p = join(&ep, k_text);
+        if !is_variable_name(k_text) {
+            cx.invalid(
+                k,
+                &p,
+                format!("{} is not an environment variable name", quote(k_text)),
+                Some("use letters, digits and `_`, not starting with a digit".to_owned()),
+            );
+            continue;
+        }
+        let Some(val) = cx.text(v, &p, "an environment value") else { continue };
+        let reference = val.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
+        match reference {
+            Some(var) if is_variable_name(var) => {
+                references.push((k_text.to_owned(), var.to_owned(), v, p.clone()))
+            }
+            _ if val.contains("${") => {
+                // ECS hands a secret over whole: a reference cannot sit inside other text.
+                cx.invalid(
+                    v,
+                    &p,
+                    format!("{} mixes text and a `${{...}}` reference", quote(&val)),
+                    Some("write the reference alone, e.g. `${MAIN_DB_HOST}`; a value with other text is plain and may not contain `${`".to_owned()),
+                );
+                continue;
+            }
+            _ => {
+                env.insert(k_text.to_owned(), val);
+            }
+        }
+        own_names.push((k_text.to_owned(), p));
+    }
+    (env, references)
+}
+
+/// Checks each `${VAR}` of `env` against the variables of the resources the workload uses.
+fn env_references(
+    cx: &mut Cx<'_>,
+    name: &str,
+    references: Vec<Reference<'_>>,
+    used: &[(String, &Node, String)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+) -> IndexMap<String, String> {
+    let mut received: Vec<String> = Vec::new();
+    for (r, _, _) in used {
+        if let Some(rnode) = resource_nodes.get(r.as_str()) {
+            received.extend(variables(r, &resource_spec_quiet(rnode)));
+        }
+    }
+    let mut env_from = IndexMap::new();
+    for (key, var, node, p) in references {
+        if received.contains(&var) {
+            env_from.insert(key, var);
+            continue;
+        }
+        let help = match did_you_mean(&var, received.iter().map(String::as_str)) {
+            Some(s) => format!("did you mean `${{{s}}}`?"),
+            None if received.is_empty() => "add the resource it comes from to `uses`".to_owned(),
+            None => format!("workload `{name}` receives: {}", received.join(", ")),
+        };
+        cx.error(
+            Code::UnknownVariable,
+            node,
+            &p,
+            format!("`${{{var}}}` is not a variable workload `{name}` is bound to"),
+            Some(help),
+        );
+    }
+    env_from
+}
+
+/// `secrets`: variable names, each once; each good name is added to `own_names`.
+fn secret_names(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    own_names: &mut Vec<(String, String)>,
+) -> Vec<String> {
+    let mut secrets = Vec::new();
+    let Some(n) = f.get("secrets") else { return secrets };
+    let sp = join(path, "secrets");
+    for (i, item) in cx.list(n, &sp, "`secrets`").unwrap_or_default().iter().enumerate() {
+        let p = index(&sp, i);
+        let Some(s) = cx.string(item, &p, "a secret name") else { continue };
+        if !is_variable_name(&s) {
+            cx.invalid(
+                item,
+                &p,
+                format!("{} is not a secret name", quote(&s)),
+                Some("use letters, digits and `_`, not starting with a digit".to_owned()),
+            );
+        } else if secrets.contains(&s) {
+            cx.error(
+                Code::DuplicateName,
+                item,
+                &p,
+                format!("secret {} is listed twice", quote(&s)),
+                Some("remove one of the two".to_owned()),
+            );
+        } else {
+            own_names.push((s.clone(), p));
+            secrets.push(s);
+        }
+    }
+    secrets
+}
+
+/// `uses`: declared resources, each once. Returns the names, and each with its node and path
+/// for the variable check.
+fn used_resources<'n>(
+    cx: &mut Cx<'_>,
+    f: &Fields<'n>,
+    path: &str,
+    resources: &[(&str, &Node, &Node)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+) -> (Vec<String>, Vec<(String, &'n Node, String)>) {
+    let mut uses = Vec::new();
+    let mut used = Vec::new();
+    let Some(n) = f.get("uses") else { return (uses, used) };
+    let up = join(path, "uses");
+    for (i, item) in cx.list(n, &up, "`uses`").unwrap_or_default().iter().enumerate() {
+        let p = index(&up, i);
+        let Some(r) = cx.string(item, &p, "a resource name") else { continue };
+        if !resource_nodes.contains_key(r.as_str()) {
+            unknown_resource(cx, item, &p, &r, resources);
+        } else if uses.contains(&r) {
+            cx.error(
+                Code::DuplicateName,
+                item,
+                &p,
+                format!("{} is used twice", quote(&r)),
+                Some("remove one of the two".to_owned()),
+            );
+        } else {
+            uses.push(r.clone());
+            used.push((r, item, p));
+        }
+    }
+    (uses, used)
+}
+
+/// `expose` (internal by default); a public workload needs a domain in every environment.
+fn expose(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    path: &str,
+    name: &str,
+    environments: &IndexMap<String, Environment>,
+) -> Option<Expose> {
+    let Some(n) = f.get("expose") else { return Some(Expose::Internal) };
+    let expose = cx
+        .one_of(n, &join(path, "expose"), "`expose`", EXPOSES)
+        .map(|w| if w == "public" { Expose::Public } else { Expose::Internal });
+    if expose == Some(Expose::Public) {
+        for (env_name, env) in environments {
+            if env.domain.is_none() {
+                cx.error(
+                    Code::MissingDomain,
+                    n,
+                    &join(path, "expose"),
+                    format!("workload `{name}` is public but environment `{env_name}` has no `domain`"),
+                    Some(format!(
+                        "add `domain:` to `environments.{env_name}` (its host is `{name}.<domain>`)"
+                    )),
+                );
+            }
+        }
+    }
+    expose
+}
+
+/// Every variable the workload sees must have one source: its own names (`seen`, env then
+/// secrets) first, then each used resource's variables in order.
+fn variable_collisions(
+    cx: &mut Cx<'_>,
+    name: &str,
+    mut seen: Vec<(String, String)>,
+    used: &[(String, &Node, String)],
+    resource_nodes: &BTreeMap<&str, &Node>,
+) {
+    for (r, item, p) in used {
+        let Some(rnode) = resource_nodes.get(r.as_str()) else { continue };
+        let spec = resource_spec_quiet(rnode);
+        for v in variables(r, &spec) {
+            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == v) {
+                cx.error(
+                    Code::VariableCollision,
+                    item,
+                    p,
+                    format!("variable `{v}` of resource `{r}` collides with `{first}` in workload `{name}`"),
+                    Some(
+                        "rename the resource or the workload's own variable so each name has one source"
+                            .to_owned(),
+                    ),
+                );
+            } else {
+                seen.push((v, p.clone()));
+            }
+        }
+    }
+}
