@@ -65,7 +65,6 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
             ResourceSpec::Queue { fifo, .. } => figure(&[Item::Queue { fifo: *fifo, size }], &mut total),
             ResourceSpec::Topic { fifo } => figure(&[Item::Topic { fifo: *fifo, size }], &mut total),
             ResourceSpec::Bucket { .. } => figure(&[Item::Bucket { size }], &mut total),
-            _ => None,
         };
         owners.push(Figures { monthly: m, ceiling: m });
     }

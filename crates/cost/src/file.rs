@@ -104,6 +104,7 @@ fn location(file: &str, loc: serde_saphyr::Location) -> Location {
     }
 }
 
+#[allow(clippy::wildcard_enum_match_arm)] // reason: serde-saphyr's errors, not a kind: the rest are syntax
 fn from_yaml_error(file: &str, err: &serde_saphyr::Error) -> Diagnostic {
     use serde_saphyr::Error as E;
     let err = err.without_snippet();

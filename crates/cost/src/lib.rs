@@ -8,6 +8,9 @@
 //!
 //! What this crate does not do: it performs no I/O (no file, network, environment or clock),
 //! it fetches no live prices, and it never rounds a sum; [`Money`] rounds only for display.
+// A match over a kind names every kind, so a new kind is a compile error wherever it needs a
+// decision; a projection of one kind is a `let ... else` (ARCHITECTURE.md, "Adding a kind").
+#![warn(clippy::wildcard_enum_match_arm)]
 
 use std::sync::Arc;
 

@@ -101,7 +101,6 @@ pub(super) fn listener<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
             fixed_response: None,
             redirect: Some(Redirect { protocol: "HTTPS", port: port.to_string(), status_code }),
         },
-        _ => return Err(super::context::unsupported(item, "unknown default action")),
     };
     let props = Listener {
         load_balancer_arn: cx.reference(alb, "arn")?,

@@ -130,9 +130,9 @@ impl<'p> Context<'p> {
             scaled: plan
                 .items
                 .iter()
-                .filter_map(|i| match &i.spec {
-                    ItemSpec::ScalingTarget { service, .. } => Some(service.as_str()),
-                    _ => None,
+                .filter_map(|i| {
+                    let ItemSpec::ScalingTarget { service, .. } = &i.spec else { return None };
+                    Some(service.as_str())
                 })
                 .collect(),
             policies: BTreeMap::new(),

@@ -7,7 +7,7 @@ use runtime_plan::{Grant, PlannedItem, PolicyResource};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, ROLE_POLICY, Tags, unsupported};
+use super::context::{Context, ROLE_POLICY, Tags};
 use super::expr::{ToJson, to_json};
 
 /// The resource type of a role.
@@ -122,16 +122,12 @@ pub(super) fn role_with_policy<'p>(
 }
 
 /// The statements of the plan's grants: one each, its actions on its resources' ARNs.
-pub(super) fn statements(
-    cx: &mut Context<'_>,
-    item: &PlannedItem,
-    grants: &[Grant],
-) -> Result<Vec<Statement>, RenderError> {
+pub(super) fn statements(cx: &mut Context<'_>, grants: &[Grant]) -> Result<Vec<Statement>, RenderError> {
     let mut out = Vec::with_capacity(grants.len());
     for g in grants {
         let mut resources = Vec::with_capacity(g.resources.len());
         for r in &g.resources {
-            arns(cx, item, r, &mut resources)?;
+            arns(cx, r, &mut resources)?;
         }
         out.push(Statement::allow(Action::Many(g.actions.to_vec()), resources));
     }
@@ -140,12 +136,7 @@ pub(super) fn statements(
 
 /// The ARNs of a resource of a grant, added to `out`: an item's `arn` output, or built from
 /// the account of the deploying identity and the plan's region.
-fn arns(
-    cx: &mut Context<'_>,
-    item: &PlannedItem,
-    resource: &PolicyResource,
-    out: &mut Vec<String>,
-) -> Result<(), RenderError> {
+fn arns(cx: &mut Context<'_>, resource: &PolicyResource, out: &mut Vec<String>) -> Result<(), RenderError> {
     let region = cx.region();
     out.push(match resource {
         PolicyResource::Item { item } => cx.reference(item, "arn")?,
@@ -163,7 +154,6 @@ fn arns(
         PolicyResource::KmsKeyId { id } => format!("arn:aws:kms:{region}:{}:key/{id}", cx.account()),
         PolicyResource::Arn { arn } => arn.to_string(),
         PolicyResource::Any => "*".to_owned(),
-        _ => return Err(unsupported(item, "a grant names a resource this renderer does not know")),
     });
     Ok(())
 }

@@ -46,7 +46,6 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::Budget { .. } => budget::budget(cx, item),
         ItemSpec::LogGroup { .. } => logs::log_group(cx, item),
         ItemSpec::VpcEndpoint { .. } => endpoints::endpoint(cx, item),
-        _ => Err(unsupported(item, "this renderer does not know the item kind")),
     }
 }
 
@@ -55,7 +54,40 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
     cx.begin(item);
     match &item.spec {
         ItemSpec::ProxySecret { .. } => postgres::look_up_proxy_secret(cx, item),
-        _ => Err(unsupported(item, "only a proxy secret can be created outside the program")),
+        ItemSpec::EcsCluster { .. }
+        | ItemSpec::TaskExecutionRole { .. }
+        | ItemSpec::TaskRole { .. }
+        | ItemSpec::SecurityGroup { .. }
+        | ItemSpec::CloudMapNamespace { .. }
+        | ItemSpec::Alb { .. }
+        | ItemSpec::AlbListener(_)
+        | ItemSpec::DbSubnetGroup { .. }
+        | ItemSpec::CacheSubnetGroup { .. }
+        | ItemSpec::RdsInstance(_)
+        | ItemSpec::AuroraCluster(_)
+        | ItemSpec::AuroraInstance { .. }
+        | ItemSpec::ProxyRole { .. }
+        | ItemSpec::RdsProxy(_)
+        | ItemSpec::RdsProxyTargetGroup { .. }
+        | ItemSpec::RdsProxyTarget { .. }
+        | ItemSpec::CacheReplicationGroup(_)
+        | ItemSpec::SqsQueue { .. }
+        | ItemSpec::SqsDeadLetterQueue { .. }
+        | ItemSpec::SnsTopic { .. }
+        | ItemSpec::S3Bucket { .. }
+        | ItemSpec::TaskDefinition(_)
+        | ItemSpec::EcsService(_)
+        | ItemSpec::CloudMapService { .. }
+        | ItemSpec::AlbTargetGroup { .. }
+        | ItemSpec::AlbListenerRule { .. }
+        | ItemSpec::ScalingTarget { .. }
+        | ItemSpec::ScalingPolicy { .. }
+        | ItemSpec::DnsRecord { .. }
+        | ItemSpec::LogGroup { .. }
+        | ItemSpec::Budget { .. }
+        | ItemSpec::VpcEndpoint { .. } => {
+            Err(unsupported(item, "only a proxy secret can be created outside the program"))
+        }
     }
 }
 
@@ -71,6 +103,33 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         ItemSpec::SecurityGroup { ingress, egress, .. } => network::resources(ingress, egress),
         // The role and its policy.
         ItemSpec::ProxyRole { .. } => 2,
-        _ => 1,
+        ItemSpec::EcsCluster { .. }
+        | ItemSpec::CloudMapNamespace { .. }
+        | ItemSpec::Alb { .. }
+        | ItemSpec::AlbListener(_)
+        | ItemSpec::DbSubnetGroup { .. }
+        | ItemSpec::CacheSubnetGroup { .. }
+        | ItemSpec::RdsInstance(_)
+        | ItemSpec::AuroraCluster(_)
+        | ItemSpec::AuroraInstance { .. }
+        | ItemSpec::ProxySecret { .. }
+        | ItemSpec::RdsProxy(_)
+        | ItemSpec::RdsProxyTargetGroup { .. }
+        | ItemSpec::RdsProxyTarget { .. }
+        | ItemSpec::CacheReplicationGroup(_)
+        | ItemSpec::SqsQueue { .. }
+        | ItemSpec::SqsDeadLetterQueue { .. }
+        | ItemSpec::SnsTopic { .. }
+        | ItemSpec::TaskDefinition(_)
+        | ItemSpec::EcsService(_)
+        | ItemSpec::CloudMapService { .. }
+        | ItemSpec::AlbTargetGroup { .. }
+        | ItemSpec::AlbListenerRule { .. }
+        | ItemSpec::ScalingTarget { .. }
+        | ItemSpec::ScalingPolicy { .. }
+        | ItemSpec::DnsRecord { .. }
+        | ItemSpec::LogGroup { .. }
+        | ItemSpec::Budget { .. }
+        | ItemSpec::VpcEndpoint { .. } => 1,
     }
 }

@@ -93,7 +93,8 @@ fn declare_rule<'p>(
     let (peer, referenced, cidr) = match &rule.peer {
         Peer::Group { item: group } => (group.as_str(), Some(cx.reference(group, "id")?), None),
         Peer::Internet => ("internet", None, Some("0.0.0.0/0")),
-        _ => return Err(unsupported(item, "a rule names a peer this renderer does not know")),
+        // The planner resolves members to their security group before rendering.
+        Peer::Members => return Err(unsupported(item, "a rule names members, not a security group")),
     };
     let (direction, token, word) = if inbound {
         ("in", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "from")

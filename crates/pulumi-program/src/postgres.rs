@@ -322,7 +322,39 @@ pub(super) fn proxy_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
     let (instance, cluster) = match cx.item(target)?.kind {
         ItemKind::RdsInstance => (Some(cx.reference(target, "identifier")?), None),
         ItemKind::AuroraCluster => (None, Some(cx.reference(target, "clusterIdentifier")?)),
-        _ => return Err(cx.missing("an RDS instance or Aurora cluster as its target")),
+        ItemKind::EcsCluster
+        | ItemKind::TaskExecutionRole
+        | ItemKind::TaskRole
+        | ItemKind::SecurityGroup
+        | ItemKind::CloudMapNamespace
+        | ItemKind::Alb
+        | ItemKind::AlbListener
+        | ItemKind::DbSubnetGroup
+        | ItemKind::CacheSubnetGroup
+        | ItemKind::AuroraInstance
+        | ItemKind::ProxySecret
+        | ItemKind::ProxyRole
+        | ItemKind::RdsProxy
+        | ItemKind::RdsProxyTargetGroup
+        | ItemKind::RdsProxyTarget
+        | ItemKind::CacheReplicationGroup
+        | ItemKind::SqsQueue
+        | ItemKind::SqsDeadLetterQueue
+        | ItemKind::SnsTopic
+        | ItemKind::S3Bucket
+        | ItemKind::TaskDefinition
+        | ItemKind::EcsService
+        | ItemKind::CloudMapService
+        | ItemKind::AlbTargetGroup
+        | ItemKind::AlbListenerRule
+        | ItemKind::ScalingTarget
+        | ItemKind::ScalingPolicy
+        | ItemKind::Budget
+        | ItemKind::LogGroup
+        | ItemKind::DnsRecord
+        | ItemKind::VpcEndpoint => {
+            return Err(cx.missing("an RDS instance or Aurora cluster as its target"));
+        }
     };
     let props = ProxyTarget {
         db_proxy_name: cx.reference(proxy, "name")?,

@@ -220,13 +220,9 @@ impl ser::SerializeMap for Map {
     type Error = Error;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        match to_yaml(key)? {
-            Y::Str(key) => {
-                self.key = Some(key);
-                Ok(())
-            }
-            _ => Err(Error::KeyNotString),
-        }
+        let Y::Str(key) = to_yaml(key)? else { return Err(Error::KeyNotString) };
+        self.key = Some(key);
+        Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let key = self.key.take().ok_or_else(|| Error::Custom("a map value without its key".to_owned()))?;

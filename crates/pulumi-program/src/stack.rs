@@ -75,9 +75,9 @@ fn zones_differ(count: usize, zones: usize, loc: Location) -> Diagnostic {
 
 /// The zones the plan's interface endpoints are priced for, when it has one.
 fn endpoint_zones(plan: &Plan) -> Option<usize> {
-    plan.items.iter().find_map(|i| match &i.spec {
-        ItemSpec::VpcEndpoint { zones: Some(zones), .. } => usize::try_from(*zones).ok(),
-        _ => None,
+    plan.items.iter().find_map(|i| {
+        let ItemSpec::VpcEndpoint { zones: Some(zones), .. } = &i.spec else { return None };
+        usize::try_from(*zones).ok()
     })
 }
 

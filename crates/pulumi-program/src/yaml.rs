@@ -59,7 +59,7 @@ pub fn document(root: &Y) -> String {
     let mut out = String::new();
     match root {
         Y::Map(entries) => map(&mut out, 0, entries),
-        other => {
+        other @ (Y::List(_) | Y::Str(_) | Y::Int(_) | Y::Bool(_)) => {
             out.push_str(&scalar(other));
             out.push('\n');
         }
@@ -88,7 +88,7 @@ fn block_value(out: &mut String, indent: usize, value: &Y) {
     match value {
         Y::Map(entries) => map(out, indent + 2, entries),
         Y::List(items) => list(out, indent + 2, items),
-        _ => {}
+        Y::Str(_) | Y::Int(_) | Y::Bool(_) => {} // written above
     }
 }
 
@@ -104,7 +104,9 @@ fn list(out: &mut String, indent: usize, items: &[Y]) {
                 out.push(' ');
                 out.push_str(&first[indent + 2..]);
             }
-            other => block_value(out, indent, other),
+            other @ (Y::Map(_) | Y::List(_) | Y::Str(_) | Y::Int(_) | Y::Bool(_)) => {
+                block_value(out, indent, other)
+            }
         }
     }
 }

@@ -110,7 +110,9 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
                 flatten(&p, v, out);
             }
         }
-        _ => out.push((prefix.to_owned(), v.to_string())),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => {
+            out.push((prefix.to_owned(), v.to_string()));
+        }
     }
 }
 

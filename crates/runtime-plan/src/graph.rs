@@ -12,7 +12,6 @@ use crate::plan::Plan;
 /// A layer of the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[non_exhaustive]
 pub enum Layer {
     /// A workload or member.
     Consumer,
@@ -160,7 +159,7 @@ impl Graph {
             let shape = match n.layer {
                 Layer::Consumer => "ellipse",
                 Layer::Resource => "box3d",
-                _ => "box",
+                Layer::Item => "box",
             };
             let _ = writeln!(out, "  \"{}\" [label=\"{}\", shape={shape}];", escape(&n.id), escape(&n.label));
         }

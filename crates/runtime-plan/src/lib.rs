@@ -24,6 +24,9 @@
 //! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
 //! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
 //! adapter runs. See `docs/planning.md` for the item model and naming rules.
+// A match over a kind names every kind, so a new kind is a compile error wherever it needs a
+// decision; a projection of one kind is a `let ... else` (ARCHITECTURE.md, "Adding a kind").
+#![warn(clippy::wildcard_enum_match_arm)]
 
 mod check;
 pub mod diff;

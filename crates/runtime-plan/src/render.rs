@@ -120,7 +120,7 @@ fn binding_row(b: &Binding) -> Vec<String> {
         match b.delivery {
             Delivery::Ssm => "ssm".to_owned(),
             Delivery::EncoreSync => "encore sync".to_owned(),
-            _ => "infisical".to_owned(),
+            Delivery::Infisical => "infisical".to_owned(),
         },
         b.variables.join(" "),
     ]
@@ -312,9 +312,9 @@ fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 
 /// The budget backstop of the environment, or that it has none.
 fn write_budget(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
-    let budget = p.items.iter().find_map(|i| match &i.spec {
-        ItemSpec::Budget { limit, alerts, .. } => Some((limit, alerts)),
-        _ => None,
+    let budget = p.items.iter().find_map(|i| {
+        let ItemSpec::Budget { limit, alerts, .. } = &i.spec else { return None };
+        Some((limit, alerts))
     });
     match budget {
         Some((limit, alerts)) => {

@@ -478,7 +478,6 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
                     prop_assert!(allowed, "{} admits {} on {} but {} may not go there", b, a, r.port, a);
                     on(a)
                 }
-                _ => vec![],
             };
             for s in sources {
                 for t in on(b) {

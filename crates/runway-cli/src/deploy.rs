@@ -199,12 +199,6 @@ fn credential_specs(plan: &Plan) -> Result<Vec<(CredentialSpec, &runtime_plan::G
             let rule = match g.kind {
                 CredentialKind::PostgresAdminPassword => CredentialRule::PostgresPassword,
                 CredentialKind::CacheAuthToken => CredentialRule::ValkeyAuthToken,
-                other => {
-                    return Err(usage(format!(
-                        "this runway does not know how to generate a {other:?} credential for `{}`",
-                        g.resource
-                    )));
-                }
             };
             let spec = CredentialSpec {
                 resource: g.resource.to_string(),
@@ -404,7 +398,6 @@ fn secrets_publish(
             ConnectionSource::Literal { value } => SecretString::from(value.to_string()),
             // Written as is: Infisical expands the references when read or synced.
             ConnectionSource::Template { template } => SecretString::from(template.to_string()),
-            other => return Err(usage(format!("unknown source {other:?} for `{}`", variable.infisical.name))),
         };
         let place = &variable.infisical;
         writes.push(VariableWrite {

@@ -413,13 +413,10 @@ mod tests {
             assert_eq!(props(&root, Some(def)), listed(k), "{def}");
         }
         let variants = root["$defs"]["ResourceFile"]["oneOf"].as_array().unwrap();
-        for (kind, k) in [
-            ("postgres", keys::POSTGRES),
-            ("queue", keys::QUEUE),
-            ("topic", keys::TOPIC),
-            ("cache", keys::CACHE),
-            ("bucket", keys::BUCKET),
-        ] {
+        assert_eq!(variants.len(), crate::Kind::ALL.len(), "one schema variant per kind");
+        for &kind in crate::Kind::ALL {
+            let (_, k) = crate::validate::kind_keys(kind);
+            let kind = kind.as_str();
             let v = variants.iter().find(|v| v["properties"]["kind"]["const"] == kind).expect(kind);
             assert_eq!(props(v, None), listed(k), "{kind}");
         }

@@ -227,33 +227,44 @@ impl Engine {
     }
 }
 
-/// Resource kinds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Kind {
-    /// PostgreSQL (RDS or Aurora).
-    Postgres,
-    /// SQS queue.
-    Queue,
-    /// SNS topic.
-    Topic,
-    /// ElastiCache Valkey.
-    Cache,
-    /// S3 bucket.
-    Bucket,
+/// Declares [`Kind`] from one list (each kind's doc and its name in files): the enum,
+/// [`Kind::ALL`], [`Kind::NAMES`], [`Kind::as_str`] and [`Kind::from_name`] come from it.
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal,)*) => {
+        /// Resource kinds.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        pub enum Kind { $($(#[$doc])* #[serde(rename = $name)] $variant,)* }
+
+        impl Kind {
+            /// Every kind, in the order the reference lists them.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant,)*];
+            /// Every kind's name as written in files (`kind:`), in the same order.
+            pub const NAMES: &'static [&'static str] = &[$($name,)*];
+
+            /// The kind's name as written in files.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Kind::$variant => $name,)* }
+            }
+
+            /// The kind a file names, if any.
+            pub fn from_name(name: &str) -> Option<Kind> {
+                match name { $($name => Some(Kind::$variant),)* _ => None }
+            }
+        }
+    };
 }
 
-impl Kind {
-    /// The kind's name as written in files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Postgres => "postgres",
-            Kind::Queue => "queue",
-            Kind::Topic => "topic",
-            Kind::Cache => "cache",
-            Kind::Bucket => "bucket",
-        }
-    }
+kinds! {
+    /// PostgreSQL (RDS or Aurora).
+    Postgres = "postgres",
+    /// SQS queue.
+    Queue = "queue",
+    /// SNS topic.
+    Topic = "topic",
+    /// ElastiCache Valkey.
+    Cache = "cache",
+    /// S3 bucket.
+    Bucket = "bucket",
 }
 
 /// `resources.<name>`.
@@ -281,7 +292,6 @@ impl Resource {
 /// Kind-specific options of a resource, defaults applied.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
-#[non_exhaustive]
 pub enum ResourceSpec {
     /// `kind: postgres`.
     Postgres {

@@ -15,6 +15,7 @@
 use std::ops::Range;
 
 use crate::diagnostic::Diagnostic;
+use crate::model::Kind;
 use crate::tree::{Node, Value};
 use crate::validate;
 
@@ -173,12 +174,24 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Limits => &[keys::LIMITS],
         Place::Logs => &[keys::LOGS],
         Place::Shared => &[keys::SHARED],
-        Place::Resource(Some("postgres")) => &[keys::POSTGRES],
-        Place::Resource(Some("queue")) => &[keys::QUEUE],
-        Place::Resource(Some("topic")) => &[keys::TOPIC],
-        Place::Resource(Some("cache")) => &[keys::CACHE],
-        Place::Resource(Some("bucket")) => &[keys::BUCKET],
-        Place::Resource(_) => &[keys::POSTGRES, keys::QUEUE, keys::TOPIC, keys::CACHE, keys::BUCKET],
+        Place::Resource(name) => {
+            // One kind's keys, or every kind's while `kind:` is unknown.
+            let one;
+            let kinds: &[Kind] = match name.and_then(Kind::from_name) {
+                Some(kind) => {
+                    one = [kind];
+                    &one
+                }
+                None => Kind::ALL,
+            };
+            let mut out: Vec<&'static str> = Vec::new();
+            for key in kinds.iter().flat_map(|k| validate::kind_keys(*k).1) {
+                if !out.contains(key) {
+                    out.push(key);
+                }
+            }
+            return out;
+        }
         Place::DeadLetter => &[keys::DEAD_LETTER],
         Place::Workload => &[keys::WORKLOAD],
         Place::Health => &[keys::HEALTH],
@@ -196,7 +209,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
 
 /// The resource kinds (`kind:`).
 pub fn kinds() -> &'static [&'static str] {
-    validate::KINDS
+    Kind::NAMES
 }
 
 /// The engines a legacy member can `require`, and the keys of `shared`.

@@ -81,7 +81,7 @@ pub(super) fn bind(consumers: &[Consumer], resources: &Resources, secrets: &Layo
                 ConsumerKind::Workload => params_of[r.index]
                     .get_or_insert_with(|| r.vars.iter().map(|v| secrets.ssm_name(&r.name, v)).collect())
                     .clone(),
-                _ => no_params.clone(),
+                ConsumerKind::EncoreMember | ConsumerKind::OtherMember => no_params.clone(),
             };
             bindings.push(Binding {
                 consumer: c.name.clone(),
@@ -93,7 +93,7 @@ pub(super) fn bind(consumers: &[Consumer], resources: &Resources, secrets: &Layo
                 delivery: match c.kind {
                     ConsumerKind::Workload => Delivery::Ssm,
                     ConsumerKind::EncoreMember => Delivery::EncoreSync,
-                    _ => Delivery::Infisical,
+                    ConsumerKind::OtherMember => Delivery::Infisical,
                 },
                 implicit: *implicit,
             });

@@ -209,6 +209,27 @@ fn included_note(kind: ItemKind) -> &'static str {
         ItemKind::TaskDefinition => "tasks are priced on the ECS service",
         ItemKind::DnsRecord => "alias queries to an ALB are free; the hosted zone is an input",
         ItemKind::VpcEndpoint => "gateway endpoints have no charge",
-        _ => "no charge of its own",
+        ItemKind::EcsCluster
+        | ItemKind::TaskExecutionRole
+        | ItemKind::TaskRole
+        | ItemKind::SecurityGroup
+        | ItemKind::CloudMapNamespace
+        | ItemKind::Alb
+        | ItemKind::DbSubnetGroup
+        | ItemKind::CacheSubnetGroup
+        | ItemKind::RdsInstance
+        | ItemKind::AuroraCluster
+        | ItemKind::ProxySecret
+        | ItemKind::ProxyRole
+        | ItemKind::RdsProxy
+        | ItemKind::CacheReplicationGroup
+        | ItemKind::SqsQueue
+        | ItemKind::SnsTopic
+        | ItemKind::S3Bucket
+        | ItemKind::EcsService
+        | ItemKind::ScalingTarget
+        | ItemKind::ScalingPolicy
+        | ItemKind::Budget
+        | ItemKind::LogGroup => "no charge of its own",
     }
 }

@@ -142,7 +142,38 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
                 out.push(grant(&BUCKET_ACTIONS, vec![item(i)]));
                 out.push(grant(&OBJECT_ACTIONS, vec![PolicyResource::ItemObjects { item: i.id.clone() }]));
             }
-            _ => {}
+            // Queues are granted together above; nothing else is used through a grant.
+            ItemKind::EcsCluster
+            | ItemKind::TaskExecutionRole
+            | ItemKind::TaskRole
+            | ItemKind::SecurityGroup
+            | ItemKind::CloudMapNamespace
+            | ItemKind::Alb
+            | ItemKind::AlbListener
+            | ItemKind::DbSubnetGroup
+            | ItemKind::CacheSubnetGroup
+            | ItemKind::RdsInstance
+            | ItemKind::AuroraCluster
+            | ItemKind::AuroraInstance
+            | ItemKind::ProxySecret
+            | ItemKind::ProxyRole
+            | ItemKind::RdsProxy
+            | ItemKind::RdsProxyTargetGroup
+            | ItemKind::RdsProxyTarget
+            | ItemKind::CacheReplicationGroup
+            | ItemKind::SqsQueue
+            | ItemKind::SqsDeadLetterQueue
+            | ItemKind::TaskDefinition
+            | ItemKind::EcsService
+            | ItemKind::CloudMapService
+            | ItemKind::AlbTargetGroup
+            | ItemKind::AlbListenerRule
+            | ItemKind::ScalingTarget
+            | ItemKind::ScalingPolicy
+            | ItemKind::Budget
+            | ItemKind::LogGroup
+            | ItemKind::DnsRecord
+            | ItemKind::VpcEndpoint => {}
         }
     }
     out

@@ -132,12 +132,6 @@ fn lower_resource(
         }
         ResourceSpec::Topic { fifo } => topic::lower(cx, r, *fifo),
         ResourceSpec::Bucket { versioning } => bucket::lower(cx, r, *versioning),
-        #[allow(unreachable_patterns)] // reason: ResourceSpec is non_exhaustive
-        _ => Described {
-            engine: CompactString::default(),
-            version: None,
-            summary: "kind not planned by this version".into(),
-        },
     };
     cx.secrets.order_variables(r, first_variable);
     let items = &cx.items[first_item..];
@@ -272,7 +266,9 @@ fn expected_items(product: &Product, env: &str) -> usize {
             ResourceSpec::Postgres { .. } => 10,
             ResourceSpec::Cache { .. } => 2,
             ResourceSpec::Queue { dead_letter: Some(_), .. } => 2,
-            _ => 1,
+            ResourceSpec::Queue { dead_letter: None, .. }
+            | ResourceSpec::Topic { .. }
+            | ResourceSpec::Bucket { .. } => 1,
         })
         .sum();
     // A log group, an execution role, a security group, a service and its task definition; a

@@ -150,7 +150,7 @@ pub(super) fn workload(
         match r.spec.kind() {
             Kind::Postgres => egress.push(rule(group_peer(proxy_group(&r.name)), POSTGRES_PORT)),
             Kind::Cache => egress.push(rule(group_peer(cache_group(&r.name)), CACHE_PORT)),
-            _ => {}
+            Kind::Queue | Kind::Topic | Kind::Bucket => {}
         }
     }
     let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));

@@ -48,7 +48,7 @@ impl Network {
             let Some(i) = resources.position(&b.resource) else { continue };
             match b.consumer_kind {
                 ConsumerKind::Workload => users[i].push(b.consumer.clone()),
-                _ => member_uses[i] = true,
+                ConsumerKind::EncoreMember | ConsumerKind::OtherMember => member_uses[i] = true,
             }
         }
         let with = |expose: Expose| {
@@ -67,7 +67,7 @@ impl Network {
             match r.spec.kind() {
                 Kind::Postgres => member_ports.insert(POSTGRES_PORT),
                 Kind::Cache => member_ports.insert(CACHE_PORT),
-                _ => false,
+                Kind::Queue | Kind::Topic | Kind::Bucket => false,
             };
         }
         Network {

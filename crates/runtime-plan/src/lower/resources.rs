@@ -44,7 +44,7 @@ impl Res {
     pub(super) fn size_path(&self, env_name: &str) -> String {
         match self.origin {
             Origin::Declared => format!("resources.{}.size", self.name),
-            _ => format!("environments.{env_name}.shared"),
+            Origin::Implicit => format!("environments.{env_name}.shared"),
         }
     }
 }

@@ -8,7 +8,6 @@ use serde::Serialize;
 /// What kind of consumer a binding is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[non_exhaustive]
 pub enum ConsumerKind {
     /// A workload of the root runway.
     Workload,
@@ -21,7 +20,6 @@ pub enum ConsumerKind {
 /// How a consumer receives its variables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum Delivery {
     /// SSM parameters referenced by the task definition.
     Ssm,

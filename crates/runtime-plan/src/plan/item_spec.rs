@@ -17,7 +17,6 @@ use super::specs::{
 /// thousands of items stays small, and a renderer takes the one struct it reads.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
-#[non_exhaustive]
 pub enum ItemSpec {
     /// ECS cluster.
     EcsCluster {},

@@ -13,7 +13,6 @@ use super::item_spec::ItemSpec;
 /// Who creates an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum ManagedBy {
     /// Declared by the emitted Pulumi program.
     Pulumi,
@@ -22,77 +21,100 @@ pub enum ManagedBy {
     SecretsAdapter,
 }
 
-/// The kind of an AWS item (its type, without properties).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum ItemKind {
+/// Declares [`ItemKind`] from one list: each kind's doc, its JSON name and the words the plan's
+/// text uses. The enum, [`ItemKind::ALL`], [`ItemKind::as_str`] and [`ItemKind::words`] come
+/// from it, so a new kind is written once and the compiler asks for it everywhere it matters.
+macro_rules! item_kinds {
+    ($($(#[$doc:meta])* $variant:ident = $json:literal, $words:literal;)*) => {
+        /// The kind of an AWS item (its type, without properties).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        pub enum ItemKind { $($(#[$doc])* #[serde(rename = $json)] $variant,)* }
+
+        impl ItemKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [ItemKind] = &[$(ItemKind::$variant,)*];
+
+            /// The kebab-case name (as in JSON).
+            pub fn as_str(self) -> &'static str {
+                match self { $(ItemKind::$variant => $json,)* }
+            }
+
+            /// What the item is, in the words a person reads in the plan's text (`RDS instance`,
+            /// `ALB`, `task definition`).
+            pub fn words(self) -> &'static str {
+                match self { $(ItemKind::$variant => $words,)* }
+            }
+        }
+    };
+}
+
+item_kinds! {
     /// ECS cluster (one per environment with a workload).
-    EcsCluster,
+    EcsCluster = "ecs-cluster", "ECS cluster";
     /// IAM role the ECS agent uses for one workload: pull its image, read its SSM parameters.
-    TaskExecutionRole,
+    TaskExecutionRole = "task-execution-role", "task execution role";
     /// IAM role one workload's containers run as: what its `uses` need, nothing more.
-    TaskRole,
+    TaskRole = "task-role", "task role";
     /// VPC security group: who may reach what it guards, on which port, and where that may go.
-    SecurityGroup,
+    SecurityGroup = "security-group", "security group";
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
-    CloudMapNamespace,
+    CloudMapNamespace = "cloud-map-namespace", "Cloud Map namespace";
     /// Application Load Balancer.
-    Alb,
+    Alb = "alb", "ALB";
     /// HTTPS listener of the ALB.
-    AlbListener,
+    AlbListener = "alb-listener", "ALB listener";
     /// DB subnet group (one per environment with a postgres resource).
-    DbSubnetGroup,
+    DbSubnetGroup = "db-subnet-group", "DB subnet group";
     /// ElastiCache subnet group (one per environment with a cache).
-    CacheSubnetGroup,
+    CacheSubnetGroup = "cache-subnet-group", "cache subnet group";
     /// RDS PostgreSQL instance.
-    RdsInstance,
+    RdsInstance = "rds-instance", "RDS instance";
     /// Aurora PostgreSQL cluster.
-    AuroraCluster,
+    AuroraCluster = "aurora-cluster", "Aurora cluster";
     /// Aurora PostgreSQL instance.
-    AuroraInstance,
+    AuroraInstance = "aurora-instance", "Aurora instance";
     /// Secrets Manager secret holding the admin credential for RDS Proxy.
-    ProxySecret,
+    ProxySecret = "proxy-secret", "proxy secret";
     /// IAM role RDS Proxy assumes to read its secret.
-    ProxyRole,
+    ProxyRole = "proxy-role", "proxy role";
     /// RDS Proxy.
-    RdsProxy,
+    RdsProxy = "rds-proxy", "RDS Proxy";
     /// The proxy's default target group.
-    RdsProxyTargetGroup,
+    RdsProxyTargetGroup = "rds-proxy-target-group", "proxy target group";
     /// The proxy's target (the instance or cluster).
-    RdsProxyTarget,
+    RdsProxyTarget = "rds-proxy-target", "proxy target";
     /// ElastiCache replication group, engine Valkey.
-    CacheReplicationGroup,
+    CacheReplicationGroup = "cache-replication-group", "ElastiCache";
     /// SQS queue.
-    SqsQueue,
+    SqsQueue = "sqs-queue", "SQS queue";
     /// SQS dead-letter queue.
-    SqsDeadLetterQueue,
+    SqsDeadLetterQueue = "sqs-dead-letter-queue", "dead-letter queue";
     /// SNS topic.
-    SnsTopic,
+    SnsTopic = "sns-topic", "SNS topic";
     /// S3 bucket (public access blocked).
-    S3Bucket,
+    S3Bucket = "s3-bucket", "S3 bucket";
     /// ECS Fargate task definition.
-    TaskDefinition,
+    TaskDefinition = "task-definition", "task definition";
     /// ECS service.
-    EcsService,
+    EcsService = "ecs-service", "ECS service";
     /// Cloud Map service of an internal workload.
-    CloudMapService,
+    CloudMapService = "cloud-map-service", "Cloud Map service";
     /// ALB target group of a public workload.
-    AlbTargetGroup,
+    AlbTargetGroup = "alb-target-group", "target group";
     /// Listener rule `<workload>.<domain>` -> target group.
-    AlbListenerRule,
+    AlbListenerRule = "alb-listener-rule", "listener rule";
     /// Application Auto Scaling target of a service.
-    ScalingTarget,
+    ScalingTarget = "scaling-target", "scaling target";
     /// Target-tracking scaling policy of a service.
-    ScalingPolicy,
+    ScalingPolicy = "scaling-policy", "scaling policy";
     /// AWS Budgets monthly cost budget of a capped environment: the cap's backstop.
-    Budget,
+    Budget = "budget", "budget";
     /// CloudWatch Logs log group of a workload's containers.
-    LogGroup,
+    LogGroup = "log-group", "log group";
     /// Route 53 alias record of a public workload's host to the ALB.
-    DnsRecord,
+    DnsRecord = "dns-record", "DNS record";
     /// VPC endpoint of an AWS service for the private subnets (`network.endpoints`).
-    VpcEndpoint,
+    VpcEndpoint = "vpc-endpoint", "VPC endpoint";
 }
 
 impl ItemKind {
@@ -110,93 +132,11 @@ impl ItemKind {
             None => "unpriced".to_owned(),
         }
     }
-
-    /// The kebab-case name (as in JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ItemKind::EcsCluster => "ecs-cluster",
-            ItemKind::TaskExecutionRole => "task-execution-role",
-            ItemKind::TaskRole => "task-role",
-            ItemKind::SecurityGroup => "security-group",
-            ItemKind::CloudMapNamespace => "cloud-map-namespace",
-            ItemKind::Alb => "alb",
-            ItemKind::AlbListener => "alb-listener",
-            ItemKind::DbSubnetGroup => "db-subnet-group",
-            ItemKind::CacheSubnetGroup => "cache-subnet-group",
-            ItemKind::RdsInstance => "rds-instance",
-            ItemKind::AuroraCluster => "aurora-cluster",
-            ItemKind::AuroraInstance => "aurora-instance",
-            ItemKind::ProxySecret => "proxy-secret",
-            ItemKind::ProxyRole => "proxy-role",
-            ItemKind::RdsProxy => "rds-proxy",
-            ItemKind::RdsProxyTargetGroup => "rds-proxy-target-group",
-            ItemKind::RdsProxyTarget => "rds-proxy-target",
-            ItemKind::CacheReplicationGroup => "cache-replication-group",
-            ItemKind::SqsQueue => "sqs-queue",
-            ItemKind::SqsDeadLetterQueue => "sqs-dead-letter-queue",
-            ItemKind::SnsTopic => "sns-topic",
-            ItemKind::S3Bucket => "s3-bucket",
-            ItemKind::TaskDefinition => "task-definition",
-            ItemKind::EcsService => "ecs-service",
-            ItemKind::CloudMapService => "cloud-map-service",
-            ItemKind::AlbTargetGroup => "alb-target-group",
-            ItemKind::AlbListenerRule => "alb-listener-rule",
-            ItemKind::ScalingTarget => "scaling-target",
-            ItemKind::ScalingPolicy => "scaling-policy",
-            ItemKind::Budget => "budget",
-            ItemKind::LogGroup => "log-group",
-            ItemKind::DnsRecord => "dns-record",
-            ItemKind::VpcEndpoint => "vpc-endpoint",
-        }
-    }
-}
-
-impl ItemKind {
-    /// What the item is, in the words a person reads in the plan's text (`RDS instance`,
-    /// `ALB`, `task definition`).
-    pub fn words(self) -> &'static str {
-        match self {
-            ItemKind::EcsCluster => "ECS cluster",
-            ItemKind::TaskExecutionRole => "task execution role",
-            ItemKind::CloudMapNamespace => "Cloud Map namespace",
-            ItemKind::Alb => "ALB",
-            ItemKind::AlbListener => "ALB listener",
-            ItemKind::DbSubnetGroup => "DB subnet group",
-            ItemKind::CacheSubnetGroup => "cache subnet group",
-            ItemKind::RdsInstance => "RDS instance",
-            ItemKind::AuroraCluster => "Aurora cluster",
-            ItemKind::AuroraInstance => "Aurora instance",
-            ItemKind::ProxySecret => "proxy secret",
-            ItemKind::ProxyRole => "proxy role",
-            ItemKind::RdsProxy => "RDS Proxy",
-            ItemKind::RdsProxyTargetGroup => "proxy target group",
-            ItemKind::RdsProxyTarget => "proxy target",
-            ItemKind::CacheReplicationGroup => "ElastiCache",
-            ItemKind::SqsQueue => "SQS queue",
-            ItemKind::SqsDeadLetterQueue => "dead-letter queue",
-            ItemKind::SnsTopic => "SNS topic",
-            ItemKind::S3Bucket => "S3 bucket",
-            ItemKind::TaskDefinition => "task definition",
-            ItemKind::EcsService => "ECS service",
-            ItemKind::CloudMapService => "Cloud Map service",
-            ItemKind::AlbTargetGroup => "target group",
-            ItemKind::AlbListenerRule => "listener rule",
-            ItemKind::ScalingTarget => "scaling target",
-            ItemKind::ScalingPolicy => "scaling policy",
-            ItemKind::Budget => "budget",
-            ItemKind::LogGroup => "log group",
-            ItemKind::TaskRole => "task role",
-            ItemKind::SecurityGroup => "security group",
-            ItemKind::DnsRecord => "DNS record",
-            ItemKind::VpcEndpoint => "VPC endpoint",
-        }
-    }
 }
 
 /// How an item's monthly figure was found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "status")]
-#[non_exhaustive]
 pub enum Pricing {
     /// Priced by the catalogue; its lines are in [`CostSummary::lines`](super::CostSummary::lines).
     Priced,
@@ -287,7 +227,6 @@ pub struct Grant {
 /// A resource of a [`Grant`], as the plan knows it; the renderer writes its ARN.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase", tag = "is")]
-#[non_exhaustive]
 pub enum PolicyResource {
     /// The ARN of an item of the plan.
     Item {
@@ -343,7 +282,6 @@ pub struct SecurityRule {
 /// The other side of a [`SecurityRule`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase", tag = "is")]
-#[non_exhaustive]
 pub enum Peer {
     /// Whatever another security group of the plan is attached to.
     Group {
@@ -359,7 +297,6 @@ pub enum Peer {
 /// What a listener does with a request no rule matches.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "is")]
-#[non_exhaustive]
 pub enum ListenerAction {
     /// A fixed `404 not found`.
     NotFound,
@@ -385,7 +322,36 @@ impl PlannedItem {
                 let service = service_name.splitn(4, '.').nth(3).unwrap_or(service_name);
                 format!("VPC endpoint ({service})")
             }
-            _ => self.kind.words().to_owned(),
+            ItemSpec::EcsCluster { .. }
+            | ItemSpec::TaskExecutionRole { .. }
+            | ItemSpec::TaskRole { .. }
+            | ItemSpec::CloudMapNamespace { .. }
+            | ItemSpec::Alb { .. }
+            | ItemSpec::AlbListener(_)
+            | ItemSpec::DbSubnetGroup { .. }
+            | ItemSpec::CacheSubnetGroup { .. }
+            | ItemSpec::RdsInstance(_)
+            | ItemSpec::AuroraCluster(_)
+            | ItemSpec::ProxySecret { .. }
+            | ItemSpec::ProxyRole { .. }
+            | ItemSpec::RdsProxy(_)
+            | ItemSpec::RdsProxyTargetGroup { .. }
+            | ItemSpec::RdsProxyTarget { .. }
+            | ItemSpec::CacheReplicationGroup(_)
+            | ItemSpec::SqsQueue { .. }
+            | ItemSpec::SqsDeadLetterQueue { .. }
+            | ItemSpec::SnsTopic { .. }
+            | ItemSpec::S3Bucket { .. }
+            | ItemSpec::TaskDefinition(_)
+            | ItemSpec::EcsService(_)
+            | ItemSpec::CloudMapService { .. }
+            | ItemSpec::AlbTargetGroup { .. }
+            | ItemSpec::AlbListenerRule { .. }
+            | ItemSpec::ScalingTarget { .. }
+            | ItemSpec::ScalingPolicy { .. }
+            | ItemSpec::DnsRecord { .. }
+            | ItemSpec::LogGroup { .. }
+            | ItemSpec::Budget { .. } => self.kind.words().to_owned(),
         }
     }
 
@@ -402,7 +368,36 @@ impl PlannedItem {
             ItemSpec::RdsInstance(db) => db.protection.protect,
             ItemSpec::AuroraCluster(db) => db.protection.protect,
             ItemSpec::S3Bucket { protect, .. } => *protect,
-            _ => false,
+            ItemSpec::EcsCluster { .. }
+            | ItemSpec::TaskExecutionRole { .. }
+            | ItemSpec::TaskRole { .. }
+            | ItemSpec::SecurityGroup { .. }
+            | ItemSpec::CloudMapNamespace { .. }
+            | ItemSpec::Alb { .. }
+            | ItemSpec::AlbListener(_)
+            | ItemSpec::DbSubnetGroup { .. }
+            | ItemSpec::CacheSubnetGroup { .. }
+            | ItemSpec::AuroraInstance { .. }
+            | ItemSpec::ProxySecret { .. }
+            | ItemSpec::ProxyRole { .. }
+            | ItemSpec::RdsProxy(_)
+            | ItemSpec::RdsProxyTargetGroup { .. }
+            | ItemSpec::RdsProxyTarget { .. }
+            | ItemSpec::CacheReplicationGroup(_)
+            | ItemSpec::SqsQueue { .. }
+            | ItemSpec::SqsDeadLetterQueue { .. }
+            | ItemSpec::SnsTopic { .. }
+            | ItemSpec::TaskDefinition(_)
+            | ItemSpec::EcsService(_)
+            | ItemSpec::CloudMapService { .. }
+            | ItemSpec::AlbTargetGroup { .. }
+            | ItemSpec::AlbListenerRule { .. }
+            | ItemSpec::ScalingTarget { .. }
+            | ItemSpec::ScalingPolicy { .. }
+            | ItemSpec::DnsRecord { .. }
+            | ItemSpec::LogGroup { .. }
+            | ItemSpec::Budget { .. }
+            | ItemSpec::VpcEndpoint { .. } => false,
         }
     }
 

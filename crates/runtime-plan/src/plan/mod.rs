@@ -70,7 +70,6 @@ pub struct Plan {
 /// Where a resource comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[non_exhaustive]
 pub enum Origin {
     /// Declared under `resources`.
     Declared,

@@ -26,7 +26,6 @@ impl InfisicalPlace {
 /// What a generated credential is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum CredentialKind {
     /// The postgres admin password (also copied to Secrets Manager for RDS Proxy).
     PostgresAdminPassword,
@@ -57,7 +56,6 @@ pub struct GeneratedSecret {
 /// Where a non-generated connection variable's value comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "from")]
-#[non_exhaustive]
 pub enum ConnectionSource {
     /// A stack output of the emitted program (see [`PlannedOutput`](super::PlannedOutput)).
     Output {
@@ -92,7 +90,6 @@ pub struct ConnectionVariable {
 /// Who sets an SSM parameter's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum ParameterSource {
     /// A resource variable, copied from Infisical (sync or `runway ssm publish`).
     Resource,

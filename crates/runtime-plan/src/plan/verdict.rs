@@ -8,7 +8,6 @@ use serde::Serialize;
 /// The verdict of the cost check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[non_exhaustive]
 pub enum Verdict {
     /// The shown estimate is at or under the cap.
     Within,

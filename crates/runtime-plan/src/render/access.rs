@@ -50,7 +50,36 @@ pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
                     write_row(out, first, (&label, "allow"), &grant_text(&named, g))?;
                 }
             }
-            _ => {}
+            ItemSpec::EcsCluster { .. }
+            | ItemSpec::CloudMapNamespace { .. }
+            | ItemSpec::Alb { .. }
+            | ItemSpec::AlbListener(_)
+            | ItemSpec::DbSubnetGroup { .. }
+            | ItemSpec::CacheSubnetGroup { .. }
+            | ItemSpec::RdsInstance(_)
+            | ItemSpec::AuroraCluster(_)
+            | ItemSpec::AuroraInstance { .. }
+            | ItemSpec::ProxySecret { .. }
+            | ItemSpec::ProxyRole { .. }
+            | ItemSpec::RdsProxy(_)
+            | ItemSpec::RdsProxyTargetGroup { .. }
+            | ItemSpec::RdsProxyTarget { .. }
+            | ItemSpec::CacheReplicationGroup(_)
+            | ItemSpec::SqsQueue { .. }
+            | ItemSpec::SqsDeadLetterQueue { .. }
+            | ItemSpec::SnsTopic { .. }
+            | ItemSpec::S3Bucket { .. }
+            | ItemSpec::TaskDefinition(_)
+            | ItemSpec::EcsService(_)
+            | ItemSpec::CloudMapService { .. }
+            | ItemSpec::AlbTargetGroup { .. }
+            | ItemSpec::AlbListenerRule { .. }
+            | ItemSpec::ScalingTarget { .. }
+            | ItemSpec::ScalingPolicy { .. }
+            | ItemSpec::DnsRecord { .. }
+            | ItemSpec::LogGroup { .. }
+            | ItemSpec::Budget { .. }
+            | ItemSpec::VpcEndpoint { .. } => {}
         }
     }
     Ok(())
@@ -78,7 +107,36 @@ fn has_access(spec: &ItemSpec) -> bool {
     match spec {
         ItemSpec::SecurityGroup { ingress, egress, .. } => !ingress.is_empty() || !egress.is_empty(),
         ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => !grants.is_empty(),
-        _ => false,
+        ItemSpec::EcsCluster { .. }
+        | ItemSpec::CloudMapNamespace { .. }
+        | ItemSpec::Alb { .. }
+        | ItemSpec::AlbListener(_)
+        | ItemSpec::DbSubnetGroup { .. }
+        | ItemSpec::CacheSubnetGroup { .. }
+        | ItemSpec::RdsInstance(_)
+        | ItemSpec::AuroraCluster(_)
+        | ItemSpec::AuroraInstance { .. }
+        | ItemSpec::ProxySecret { .. }
+        | ItemSpec::ProxyRole { .. }
+        | ItemSpec::RdsProxy(_)
+        | ItemSpec::RdsProxyTargetGroup { .. }
+        | ItemSpec::RdsProxyTarget { .. }
+        | ItemSpec::CacheReplicationGroup(_)
+        | ItemSpec::SqsQueue { .. }
+        | ItemSpec::SqsDeadLetterQueue { .. }
+        | ItemSpec::SnsTopic { .. }
+        | ItemSpec::S3Bucket { .. }
+        | ItemSpec::TaskDefinition(_)
+        | ItemSpec::EcsService(_)
+        | ItemSpec::CloudMapService { .. }
+        | ItemSpec::AlbTargetGroup { .. }
+        | ItemSpec::AlbListenerRule { .. }
+        | ItemSpec::ScalingTarget { .. }
+        | ItemSpec::ScalingPolicy { .. }
+        | ItemSpec::DnsRecord { .. }
+        | ItemSpec::LogGroup { .. }
+        | ItemSpec::Budget { .. }
+        | ItemSpec::VpcEndpoint { .. } => false,
     }
 }
 

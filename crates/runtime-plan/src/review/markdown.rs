@@ -120,11 +120,13 @@ fn items(out: &mut String, rows: &[ItemRow]) {
         let (before, after) = match r.change {
             ItemChangeKind::Added => ("—".to_owned(), r.kind.price_text(r.monthly_after)),
             ItemChangeKind::Removed => (r.kind.price_text(r.monthly_before), "—".to_owned()),
-            _ => (r.kind.price_text(r.monthly_before), r.kind.price_text(r.monthly_after)),
+            ItemChangeKind::Resized | ItemChangeKind::Changed => {
+                (r.kind.price_text(r.monthly_before), r.kind.price_text(r.monthly_after))
+            }
         };
         let detail = match r.change {
             ItemChangeKind::Added | ItemChangeKind::Removed => code(&r.physical_name),
-            _ => fields(&r.fields),
+            ItemChangeKind::Resized | ItemChangeKind::Changed => fields(&r.fields),
         };
         let _ = writeln!(
             table,

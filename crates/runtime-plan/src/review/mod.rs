@@ -101,7 +101,6 @@ pub struct SideCost {
 /// How an item changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum ItemChangeKind {
     /// Only in the working version.
     Added,
@@ -150,7 +149,6 @@ pub struct ItemRow {
 /// Why a consumer loses variables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum Cause {
     /// The resource is gone from the plan.
     ResourceRemoved,

@@ -45,13 +45,15 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
         let mark = match r.change {
             ItemChangeKind::Added => "+",
             ItemChangeKind::Removed => "-",
-            _ => "~",
+            ItemChangeKind::Resized | ItemChangeKind::Changed => "~",
         };
         let money = |m: Option<Money>| r.kind.price_text(m);
         let cost = match r.change {
             ItemChangeKind::Added => money(r.monthly_after),
             ItemChangeKind::Removed => money(r.monthly_before),
-            _ => format!("{} -> {}", money(r.monthly_before), money(r.monthly_after)),
+            ItemChangeKind::Resized | ItemChangeKind::Changed => {
+                format!("{} -> {}", money(r.monthly_before), money(r.monthly_after))
+            }
         };
         let _ = writeln!(out, "  {mark} {:<28} {:<24} {}  {cost}", r.id, r.kind.as_str(), r.physical_name);
         for f in &r.fields {

@@ -80,7 +80,7 @@ pub(crate) fn member(
                 continue;
             };
             if runtime == Some(Runtime::Encore)
-                && matches!(resource_spec_quiet(rnode), ResourceSpec::Postgres { .. })
+                && matches!(resource_spec_quiet(rnode), Some(ResourceSpec::Postgres { .. }))
             {
                 cx.error(
                     Code::EncorePostgres,
@@ -102,7 +102,7 @@ pub(crate) fn member(
         requires.iter().map(|e| (format!("shared-{}", e.as_str()), ResourceSpec::default_for(*e))).collect();
     let declared: Vec<(String, ResourceSpec)> = uses
         .iter()
-        .filter_map(|r| by_name.get(r.as_str()).map(|v| (r.clone(), resource_spec_quiet(v))))
+        .filter_map(|r| Some((r.clone(), resource_spec_quiet(by_name.get(r.as_str())?)?)))
         .collect();
     for (r, spec) in declared.iter().chain(implicit.iter()) {
         for v in variables(r, spec) {

@@ -14,6 +14,7 @@ mod secrets;
 mod workloads;
 
 pub(crate) use members::{first_by_name, member, unused_shared};
+pub(crate) use resources::kind_keys;
 pub use resources::{variable_suffixes, variables};
 pub(crate) use root::root;
 
@@ -54,7 +55,6 @@ pub(crate) mod keys {
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
 }
 
-pub(crate) const KINDS: &[&str] = &["postgres", "queue", "topic", "cache", "bucket"];
 const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];
 pub(crate) const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
 pub(crate) const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];

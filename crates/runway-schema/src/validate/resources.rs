@@ -7,16 +7,11 @@ use crate::read::{Cx, Fields, join, quote};
 use crate::tree::{Node, Value};
 use crate::values::{Duration, variable_prefix};
 
-use super::{KINDS, Known, MAX_VISIBILITY_MS, POSTGRES_ENGINES, RESERVED_KINDS, duration, keys, sizes};
+use super::{Known, MAX_VISIBILITY_MS, POSTGRES_ENGINES, RESERVED_KINDS, duration, keys, sizes};
 
 fn kind_of(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str) -> Option<Kind> {
-    let k = cx.require(
-        f,
-        path,
-        "a resource",
-        "kind",
-        "add `kind:` one of postgres, queue, topic, cache, bucket",
-    )?;
+    let k =
+        cx.require(f, path, "a resource", "kind", &format!("add `kind:` one of {}", Kind::NAMES.join(", ")))?;
     let kp = join(path, "kind");
     let text = cx.text(k, &kp, "`kind`")?;
     if let Some((_, trigger)) = RESERVED_KINDS.iter().find(|(n, _)| *n == text) {
@@ -28,20 +23,16 @@ fn kind_of(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str) -> Option<Kind> {
                 "kind {} is deferred: it comes back only through {trigger} and a new decision",
                 quote(&text)
             ),
-            Some("use one of postgres, queue, topic, cache, bucket, or raise the trigger".to_owned()),
+            Some(format!("use one of {}, or raise the trigger", Kind::NAMES.join(", "))),
         );
         return None;
     }
-    let kind = match text.as_str() {
-        "postgres" => Kind::Postgres,
-        "queue" => Kind::Queue,
-        "topic" => Kind::Topic,
-        "cache" => Kind::Cache,
-        "bucket" => Kind::Bucket,
-        _ => {
-            let help = match did_you_mean(&text, KINDS.iter().copied()) {
+    let kind = match Kind::from_name(&text) {
+        Some(kind) => kind,
+        None => {
+            let help = match did_you_mean(&text, Kind::NAMES.iter().copied()) {
                 Some(s) => format!("did you mean `{s}`?"),
-                None => format!("the kinds are: {}", KINDS.join(", ")),
+                None => format!("the kinds are: {}", Kind::NAMES.join(", ")),
             };
             cx.error(
                 Code::UnknownKind,
@@ -54,6 +45,17 @@ fn kind_of(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str) -> Option<Kind> {
         }
     };
     Some(kind)
+}
+
+/// What a resource of `kind` is called in messages, and its keys.
+pub(crate) fn kind_keys(kind: Kind) -> (&'static str, &'static [&'static str]) {
+    match kind {
+        Kind::Postgres => ("a postgres resource", keys::POSTGRES),
+        Kind::Queue => ("a queue resource", keys::QUEUE),
+        Kind::Topic => ("a topic resource", keys::TOPIC),
+        Kind::Cache => ("a cache resource", keys::CACHE),
+        Kind::Bucket => ("a bucket resource", keys::BUCKET),
+    }
 }
 
 pub(super) fn resource(
@@ -89,8 +91,7 @@ pub(super) fn resource(
     };
     let Some(kind) = kind else {
         // Still report unknown keys against the union of every kind's fields.
-        let mut all: Vec<&str> =
-            [keys::POSTGRES, keys::QUEUE, keys::TOPIC, keys::CACHE, keys::BUCKET].concat();
+        let mut all: Vec<&str> = Kind::ALL.iter().flat_map(|k| kind_keys(*k).1).copied().collect();
         all.sort_unstable();
         all.dedup();
         if let Some(f) = cx.fields(node, path, "a resource", &all) {
@@ -98,13 +99,7 @@ pub(super) fn resource(
         }
         return None;
     };
-    let (what, allowed) = match kind {
-        Kind::Postgres => ("a postgres resource", keys::POSTGRES),
-        Kind::Queue => ("a queue resource", keys::QUEUE),
-        Kind::Topic => ("a topic resource", keys::TOPIC),
-        Kind::Cache => ("a cache resource", keys::CACHE),
-        Kind::Bucket => ("a bucket resource", keys::BUCKET),
-    };
+    let (what, allowed) = kind_keys(kind);
     let f = cx.fields(node, path, what, allowed)?;
     let size = sizes(cx, &f, path, envs, known);
     let version = |cx: &mut Cx<'_>, default: &str| -> Option<String> {
@@ -215,24 +210,25 @@ pub fn variables(name: &str, spec: &ResourceSpec) -> Vec<String> {
 }
 
 /// The variable-relevant part of a resource's spec (kind and dead letter), read without
-/// reporting: the resource's own validation reports its problems.
-pub(super) fn resource_spec_quiet(node: &Node) -> ResourceSpec {
-    let Value::Map(entries) = &node.value else { return ResourceSpec::Topic { fifo: false } };
+/// reporting: the resource's own validation reports its problems. `None` when its kind is
+/// missing or unknown: such a resource gives no variables.
+pub(super) fn resource_spec_quiet(node: &Node) -> Option<ResourceSpec> {
+    let Value::Map(entries) = &node.value else { return None };
     let get = |key: &str| {
         entries.iter().find(|(k, _)| matches!(&k.value, Value::Str(s) if s == key)).map(|(_, v)| v)
     };
-    let kind = get("kind").and_then(|k| k.scalar_text()).unwrap_or_default();
-    match kind.as_str() {
-        "postgres" => ResourceSpec::Postgres { engine: PostgresEngine::Rds, version: String::new() },
-        "cache" => ResourceSpec::Cache { version: String::new() },
-        "bucket" => ResourceSpec::Bucket { versioning: false },
-        "queue" => ResourceSpec::Queue {
+    let kind = get("kind").and_then(|k| k.scalar_text())?;
+    Some(match Kind::from_name(&kind)? {
+        Kind::Postgres => ResourceSpec::Postgres { engine: PostgresEngine::Rds, version: String::new() },
+        Kind::Cache => ResourceSpec::Cache { version: String::new() },
+        Kind::Bucket => ResourceSpec::Bucket { versioning: false },
+        Kind::Queue => ResourceSpec::Queue {
             fifo: false,
             visibility_timeout: Duration::from_millis(0),
             dead_letter: get("deadLetter").map(|_| DeadLetter { max_receives: 1 }),
         },
-        _ => ResourceSpec::Topic { fifo: false },
-    }
+        Kind::Topic => ResourceSpec::Topic { fifo: false },
+    })
 }
 
 /// How many resource names the help of an unknown resource lists.

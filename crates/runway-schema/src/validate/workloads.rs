@@ -172,8 +172,8 @@ fn env_references(
 ) -> IndexMap<String, String> {
     let mut received: Vec<String> = Vec::new();
     for (r, _, _) in used {
-        if let Some(rnode) = resource_nodes.get(r.as_str()) {
-            received.extend(variables(r, &resource_spec_quiet(rnode)));
+        if let Some(spec) = resource_nodes.get(r.as_str()).and_then(|n| resource_spec_quiet(n)) {
+            received.extend(variables(r, &spec));
         }
     }
     let mut env_from = IndexMap::new();
@@ -309,7 +309,7 @@ fn variable_collisions(
 ) {
     for (r, item, p) in used {
         let Some(rnode) = resource_nodes.get(r.as_str()) else { continue };
-        let spec = resource_spec_quiet(rnode);
+        let Some(spec) = resource_spec_quiet(rnode) else { continue };
         for v in variables(r, &spec) {
             if let Some((_, first)) = seen.iter().find(|(n, _)| *n == v) {
                 cx.error(
