@@ -7,6 +7,8 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 use test_support::{copy_dir, example, scratch, workspace};
 
 /// How the README starts a runway command.
@@ -58,14 +60,9 @@ fn the_readme_commands_run_as_written() {
     git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
 
     for args in &commands {
-        let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("runway runs");
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert_eq!(out.status.code(), Some(0), "runway {}:\n{stdout}{stderr}", args.join(" "));
+        let out = common::Run::of(common::command().args(args).current_dir(dir.path()));
+        let (stdout, stderr) = (out.stdout, out.stderr);
+        assert_eq!(out.code, 0, "runway {}:\n{stdout}{stderr}", args.join(" "));
         let wrote = args[0] == "emit" && dir.join("build/dev/Pulumi.yaml").is_file();
         assert!(!stdout.trim().is_empty() || wrote, "runway {} printed nothing", args.join(" "));
     }

@@ -5,20 +5,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn runway_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A temporary folder must not be taken for part of an enclosing repository.
-        .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::Run::of(
+        common::command()
+            .args(args)
+            .current_dir(dir)
+            // A temporary folder must not be taken for part of an enclosing repository.
+            .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir()),
     )
+    .parts()
 }
 
 fn git(dir: &Path, args: &[&str]) {
