@@ -28,7 +28,7 @@ use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, Stac
 use serde::Serialize;
 
 use crate::args::{Format, PlanArgs};
-use crate::output::{EXIT_INVALID, EXIT_REMOTE, Exit, Out, warn};
+use crate::output::{EXIT_INVALID, EXIT_REMOTE, Exit, Out, chain, warn};
 use crate::planning::{catalogue_for, load_valid, refuse_before_acting};
 
 /// `runway secrets ...`.
@@ -142,7 +142,8 @@ fn infisical(product: &Product, plan: &Plan, out: Out) -> Result<(Client, String
             product.root.file
         )));
     };
-    let client = Client::from_env_or(&config.url).map_err(|e| out.usage(format!("Infisical: {e}")))?;
+    let client =
+        Client::from_env_or(&config.url).map_err(|e| out.usage(format!("Infisical: {}", chain(&e))))?;
     Ok((client, project.to_string()))
 }
 
@@ -242,9 +243,10 @@ fn secrets_prepare(
     let only_specs: Vec<CredentialSpec> = specs.iter().map(|(s, _)| s.clone()).collect();
     let rt = runtime(out)?;
     rt.block_on(async {
-        let report = secrets_adapter::prepare(&client, &project, &only_specs, rotate, dry_run)
-            .await
-            .map_err(|e| remote(out, format!("secrets prepare stopped: {e}\nproxy copies: not done")))?;
+        let report =
+            secrets_adapter::prepare(&client, &project, &only_specs, rotate, dry_run).await.map_err(|e| {
+                remote(out, format!("secrets prepare stopped: {}\nproxy copies: not done", chain(&e)))
+            })?;
         if format == Format::Text {
             if dry_run {
                 outln!("dry run: nothing written");
@@ -288,8 +290,9 @@ fn secrets_prepare(
                         remote(
                             out,
                             format!(
-                                "proxy copy: cannot read `{}`: {e}\nnot done: {}",
+                                "proxy copy: cannot read `{}`: {}\nnot done: {}",
                                 spec.location(),
+                                chain(&e),
                                 not_done()
                             ),
                         )
@@ -304,7 +307,7 @@ fn secrets_prepare(
                 let copied = aws
                     .copy_proxy_admin(&scope, &copy, dry_run)
                     .await
-                    .map_err(|e| remote(out, format!("{e}\nnot done: {}", not_done())))?;
+                    .map_err(|e| remote(out, format!("{}\nnot done: {}", chain(&e), not_done())))?;
                 if format == Format::Text {
                     // The adapter's dry-run banner is already printed above.
                     outln!("{:<9} {} (proxy copy)", copied.action.word(dry_run), copied.secret_name);
@@ -363,7 +366,10 @@ async fn prepare_parameters(
         .ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run)
         .await
         .map_err(|e| {
-        remote(out, format!("{e}\n(the Infisical credentials are in place; run the same command again)"))
+        remote(
+            out,
+            format!("{}\n(the Infisical credentials are in place; run the same command again)", chain(&e)),
+        )
     })?;
     if format == Format::Text {
         for o in &published.parameters {
@@ -400,8 +406,8 @@ fn secrets_publish(
     refuse_before_acting(&plan, format)?;
     let text = std::fs::read_to_string(outputs_file)
         .map_err(|e| out.usage(format!("cannot read {}: {e}", outputs_file.display())))?;
-    let outputs =
-        StackOutputs::parse(&text).map_err(|e| out.usage(format!("{}: {e}", outputs_file.display())))?;
+    let outputs = StackOutputs::parse(&text)
+        .map_err(|e| out.usage(format!("{}: {}", outputs_file.display(), chain(&e))))?;
     drop(text);
     let mut writes = Vec::with_capacity(plan.secrets.connection.len());
     for variable in &plan.secrets.connection {
@@ -430,7 +436,7 @@ fn secrets_publish(
     let rt = runtime(out)?;
     let report = rt
         .block_on(secrets_adapter::publish(&client, &project, &writes, dry_run))
-        .map_err(|e| remote(out, format!("secrets publish stopped: {e}")))?;
+        .map_err(|e| remote(out, format!("secrets publish stopped: {}", chain(&e))))?;
     match format {
         Format::Text => {
             if dry_run {
@@ -501,7 +507,7 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
             let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
             aws.ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run).await
         })
-        .map_err(|e| remote(out, e))?;
+        .map_err(|e| remote(out, chain(&e)))?;
     match format {
         Format::Text => {
             out!("{report}");
@@ -530,7 +536,7 @@ fn ssm_verify(env: &str, format: Format, args: &PlanArgs, out: Out) -> Result<()
             let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
             aws.ssm_verify(&expected).await
         })
-        .map_err(|e| remote(out, e))?;
+        .map_err(|e| remote(out, chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),
         Format::Json => print_json(&report),

@@ -59,6 +59,24 @@ impl Out {
     }
 }
 
+/// An error and its causes as one message, the way a failure is reported: its own text, then
+/// each source's message (on one line) after `: `, a message already shown left out (a report
+/// such as a stopped publish lays its failure out in its own text).
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        let message = e.to_string();
+        let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.contains(&message) && !text.contains(&line) {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        source = e.source();
+    }
+    text
+}
+
 /// Diagnostics as `{"diagnostics": [..]}` on stdout (the `check` shape).
 pub(crate) fn print_diagnostics_json(diags: &[Diagnostic]) {
     outln!("{}", serde_json::json!({ "diagnostics": diags }));
@@ -122,5 +140,38 @@ pub(crate) fn write_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         exit_on_write_error(&e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chain;
+
+    /// An error with a message and maybe a source.
+    #[derive(Debug)]
+    struct Link(&'static str, Option<Box<Link>>);
+
+    impl std::fmt::Display for Link {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Link {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|l| l as &(dyn std::error::Error + 'static))
+        }
+    }
+
+    #[test]
+    fn the_chain_follows_the_error_each_message_once_on_one_line() {
+        let inner = Link("connection\n  refused", None);
+        let middle = Link("dispatch failure", Some(Box::new(inner)));
+        let top = Link("PutParameter failed", Some(Box::new(middle)));
+        assert_eq!(chain(&top), "PutParameter failed: dispatch failure: connection refused");
+        // A report that shows its failure in its own text does not get it twice.
+        let shown =
+            Link("stopped: dispatch failure\ndone (0)", Some(Box::new(Link("dispatch failure", None))));
+        assert_eq!(chain(&shown), "stopped: dispatch failure\ndone (0)");
     }
 }
