@@ -27,10 +27,9 @@ use runway_schema::Product;
 use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, StackOutputs, VariableWrite};
 use serde::Serialize;
 
-use crate::{EXIT_INVALID, Exit, Format, PlanArgs, catalogue_for, load_valid, refuse_before_acting, usage};
-
-/// Exit code: a remote call failed.
-const EXIT_REMOTE: u8 = 4;
+use crate::args::{Format, PlanArgs};
+use crate::output::{EXIT_INVALID, EXIT_REMOTE, Exit, Out, chain, warn};
+use crate::planning::{catalogue_for, load_valid, refuse_before_acting};
 
 /// `runway secrets ...`.
 #[derive(Subcommand)]
@@ -101,58 +100,59 @@ pub(crate) enum SsmCommand {
 }
 
 /// Runs a `secrets` subcommand.
-pub(crate) fn secrets(command: &SecretsCommand) -> Result<(), Exit> {
+pub(crate) fn secrets(command: &SecretsCommand, out: Out) -> Result<(), Exit> {
     match command {
         SecretsCommand::Prepare { env, rotate, dry_run, format, args } => {
-            secrets_prepare(env, rotate, *dry_run, *format, args)
+            secrets_prepare(env, rotate, *dry_run, *format, args, out)
         }
         SecretsCommand::Publish { env, outputs, dry_run, format, args } => {
-            secrets_publish(env, outputs, *dry_run, *format, args)
+            secrets_publish(env, outputs, *dry_run, *format, args, out)
         }
     }
 }
 
 /// Runs an `ssm` subcommand.
-pub(crate) fn ssm(command: &SsmCommand) -> Result<(), Exit> {
+pub(crate) fn ssm(command: &SsmCommand, out: Out) -> Result<(), Exit> {
     match command {
-        SsmCommand::Publish { env, dry_run, format, args } => ssm_publish(env, *dry_run, *format, args),
-        SsmCommand::Verify { env, format, args } => ssm_verify(env, *format, args),
+        SsmCommand::Publish { env, dry_run, format, args } => ssm_publish(env, *dry_run, *format, args, out),
+        SsmCommand::Verify { env, format, args } => ssm_verify(env, *format, args, out),
     }
 }
 
 // ---- shared -------------------------------------------------------------------------------
 
 /// Loads, validates and plans one environment, keeping the product (for `secrets.infisical`).
-fn load(env: &str, args: &PlanArgs) -> Result<(Product, Plan), Exit> {
-    let cat = catalogue_for(&args.file, args.catalogue.as_deref())?;
-    let (product, warnings) = load_valid(&args.file, &cat)?;
-    eprint!("{}", crate::files::render_text(&warnings, crate::stderr_colour()));
-    let plan = runtime_plan::plan(&product, env, &cat).map_err(usage)?;
+fn load(env: &str, args: &PlanArgs, out: Out) -> Result<(Product, Plan), Exit> {
+    let cat = catalogue_for(&args.file, args.catalogue.as_deref(), out)?;
+    let (product, warnings) = load_valid(&args.file, &cat, out)?;
+    warn(&warnings);
+    let plan = runtime_plan::plan(&product, env, &cat).map_err(|e| out.usage(e))?;
     Ok((product, plan))
 }
 
 /// The Infisical side of a plan: the client (from the environment, the runway's URL as the
 /// default) and the project id. Exit 2 when the runway has no `secrets.infisical` or the
 /// credentials are missing.
-fn infisical(product: &Product, plan: &Plan) -> Result<(Client, String), Exit> {
+fn infisical(product: &Product, plan: &Plan, out: Out) -> Result<(Client, String), Exit> {
     let (Some(config), Some(project)) = (&product.root.secrets.infisical, &plan.secrets.infisical_project)
     else {
-        return Err(usage(format!(
+        return Err(out.usage(format!(
             "{} has no `secrets.infisical` block; the secrets commands write to Infisical \
              (add `secrets: {{ infisical: {{ project: <project id> }} }}`)",
             product.root.file
         )));
     };
-    let client = Client::from_env_or(&config.url).map_err(|e| usage(format!("Infisical: {e}")))?;
+    let client =
+        Client::from_env_or(&config.url).map_err(|e| out.usage(format!("Infisical: {}", chain(&e))))?;
     Ok((client, project.to_string()))
 }
 
 /// A current-thread runtime for one command's remote calls.
-fn runtime() -> Result<tokio::runtime::Runtime, Exit> {
+fn runtime(out: Out) -> Result<tokio::runtime::Runtime, Exit> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| usage(format!("cannot start the async runtime: {e}")))
+        .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))
 }
 
 fn scope(plan: &Plan) -> Scope {
@@ -160,8 +160,8 @@ fn scope(plan: &Plan) -> Scope {
 }
 
 /// Prints a remote failure (never holding a value) and gives exit 4.
-fn remote(message: impl std::fmt::Display) -> Exit {
-    crate::fail(EXIT_REMOTE, message)
+fn remote(out: Out, message: impl std::fmt::Display) -> Exit {
+    out.fail(EXIT_REMOTE, message)
 }
 
 fn print_json(value: &impl Serialize) {
@@ -191,7 +191,7 @@ enum ProxyCopyJson {
     Pending { secret_name: String, action: &'static str },
 }
 
-fn credential_specs(plan: &Plan) -> Result<Vec<(CredentialSpec, &runtime_plan::GeneratedSecret)>, Exit> {
+fn credential_specs(plan: &Plan) -> Vec<(CredentialSpec, &runtime_plan::GeneratedSecret)> {
     plan.secrets
         .generated
         .iter()
@@ -207,7 +207,7 @@ fn credential_specs(plan: &Plan) -> Result<Vec<(CredentialSpec, &runtime_plan::G
                 name: g.infisical.name.to_string(),
                 rule,
             };
-            Ok((spec, g))
+            (spec, g)
         })
         .collect()
 }
@@ -218,24 +218,26 @@ fn secrets_prepare(
     dry_run: bool,
     format: Format,
     args: &PlanArgs,
+    out: Out,
 ) -> Result<(), Exit> {
-    let (product, plan) = load(env, args)?;
+    let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
-    let specs = credential_specs(&plan)?;
+    let specs = credential_specs(&plan);
     if let Some(unknown) = rotate.iter().find(|r| !specs.iter().any(|(s, _)| &s.resource == *r)) {
         let known: Vec<&str> = specs.iter().map(|(s, _)| s.resource.as_str()).collect();
-        return Err(usage(format!(
+        return Err(out.usage(format!(
             "--rotate {unknown}: no generated credential belongs to `{unknown}` (these do: {})",
             known.join(", ")
         )));
     }
-    let (client, project) = infisical(&product, &plan)?;
+    let (client, project) = infisical(&product, &plan, out)?;
     let only_specs: Vec<CredentialSpec> = specs.iter().map(|(s, _)| s.clone()).collect();
-    let rt = runtime()?;
+    let rt = runtime(out)?;
     rt.block_on(async {
-        let report = secrets_adapter::prepare(&client, &project, &only_specs, rotate, dry_run)
-            .await
-            .map_err(|e| remote(format!("secrets prepare stopped: {e}\nproxy copies: not done")))?;
+        let report =
+            secrets_adapter::prepare(&client, &project, &only_specs, rotate, dry_run).await.map_err(|e| {
+                remote(out, format!("secrets prepare stopped: {}\nproxy copies: not done", chain(&e)))
+            })?;
         if format == Format::Text {
             if dry_run {
                 outln!("dry run: nothing written");
@@ -270,15 +272,21 @@ fn secrets_prepare(
                     continue;
                 }
                 let Some(username) = generated.secrets_manager_username.clone() else {
-                    return Err(usage(format!("the plan names no admin user for `{}`", generated.resource)));
+                    return Err(
+                        out.usage(format!("the plan names no admin user for `{}`", generated.resource))
+                    );
                 };
                 let password =
                     secrets_adapter::read_for_proxy_copy(&client, &project, spec).await.map_err(|e| {
-                        remote(format!(
-                            "proxy copy: cannot read `{}`: {e}\nnot done: {}",
-                            spec.location(),
-                            not_done()
-                        ))
+                        remote(
+                            out,
+                            format!(
+                                "proxy copy: cannot read `{}`: {}\nnot done: {}",
+                                spec.location(),
+                                chain(&e),
+                                not_done()
+                            ),
+                        )
                     })?;
                 let copy = ProxyAdminCopy {
                     secret_name: (*secret_name).to_string(),
@@ -290,7 +298,7 @@ fn secrets_prepare(
                 let copied = aws
                     .copy_proxy_admin(&scope, &copy, dry_run)
                     .await
-                    .map_err(|e| remote(format!("{e}\nnot done: {}", not_done())))?;
+                    .map_err(|e| remote(out, format!("{}\nnot done: {}", chain(&e), not_done())))?;
                 if format == Format::Text {
                     // The adapter's dry-run banner is already printed above.
                     outln!("{:<9} {} (proxy copy)", copied.action.word(dry_run), copied.secret_name);
@@ -300,7 +308,7 @@ fn secrets_prepare(
         }
         // What `pulumi up` reads from SSM (a cache's AUTH token) must exist before it runs.
         let parameters =
-            prepare_parameters(&plan, (&client, &project), &specs, &report, dry_run, format).await?;
+            prepare_parameters(&plan, (&client, &project), &specs, &report, dry_run, format, out).await?;
         if format == Format::Json {
             let json = PrepareJson { dry_run, infisical: &report, proxy_copies: &done, ssm: &parameters };
             print_json(&json);
@@ -319,6 +327,7 @@ async fn prepare_parameters(
     report: &secrets_adapter::Report,
     dry_run: bool,
     format: Format,
+    out: Out,
 ) -> Result<PreparedParameters, Exit> {
     let mut requests = Vec::new();
     let mut places = HashMap::new();
@@ -344,10 +353,15 @@ async fn prepare_parameters(
     }
     let source = InfisicalValues { client, project, places };
     let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-    let published =
-        aws.ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run).await.map_err(
-            |e| remote(format!("{e}\n(the Infisical credentials are in place; run the same command again)")),
-        )?;
+    let published = aws
+        .ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run)
+        .await
+        .map_err(|e| {
+        remote(
+            out,
+            format!("{}\n(the Infisical credentials are in place; run the same command again)", chain(&e)),
+        )
+    })?;
     if format == Format::Text {
         for o in &published.parameters {
             outln!("{:<9} {} (ssm)", o.action.word(dry_run), o.name);
@@ -377,19 +391,20 @@ fn secrets_publish(
     dry_run: bool,
     format: Format,
     args: &PlanArgs,
+    out: Out,
 ) -> Result<(), Exit> {
-    let (product, plan) = load(env, args)?;
+    let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
     let text = std::fs::read_to_string(outputs_file)
-        .map_err(|e| usage(format!("cannot read {}: {e}", outputs_file.display())))?;
-    let outputs =
-        StackOutputs::parse(&text).map_err(|e| usage(format!("{}: {e}", outputs_file.display())))?;
+        .map_err(|e| out.usage(format!("cannot read {}: {e}", outputs_file.display())))?;
+    let outputs = StackOutputs::parse(&text)
+        .map_err(|e| out.usage(format!("{}: {}", outputs_file.display(), chain(&e))))?;
     drop(text);
     let mut writes = Vec::with_capacity(plan.secrets.connection.len());
     for variable in &plan.secrets.connection {
         let value = match &variable.source {
             ConnectionSource::Output { output } => outputs.get(output).cloned().ok_or_else(|| {
-                usage(format!(
+                out.usage(format!(
                     "{} has no output `{output}` (needed for {}); was the stack updated with this runway's program?",
                     outputs_file.display(),
                     variable.infisical.display()
@@ -407,11 +422,11 @@ fn secrets_publish(
             value,
         });
     }
-    let (client, project) = infisical(&product, &plan)?;
-    let rt = runtime()?;
+    let (client, project) = infisical(&product, &plan, out)?;
+    let rt = runtime(out)?;
     let report = rt
         .block_on(secrets_adapter::publish(&client, &project, &writes, dry_run))
-        .map_err(|e| remote(format!("secrets publish stopped: {e}")))?;
+        .map_err(|e| remote(out, format!("secrets publish stopped: {}", chain(&e))))?;
     match format {
         Format::Text => {
             if dry_run {
@@ -453,10 +468,10 @@ impl ValueSource for InfisicalValues<'_> {
     }
 }
 
-fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Result<(), Exit> {
-    let (product, plan) = load(env, args)?;
+fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: Out) -> Result<(), Exit> {
+    let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
-    let (client, project) = infisical(&product, &plan)?;
+    let (client, project) = infisical(&product, &plan, out)?;
     let mut requests = Vec::new();
     let mut places = HashMap::new();
     let mut skipped = Vec::new();
@@ -476,13 +491,13 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Res
         }
     }
     let source = InfisicalValues { client: &client, project: &project, places };
-    let rt = runtime()?;
+    let rt = runtime(out)?;
     let report = rt
         .block_on(async {
             let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
             aws.ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run).await
         })
-        .map_err(remote)?;
+        .map_err(|e| remote(out, chain(&e)))?;
     match format {
         Format::Text => {
             out!("{report}");
@@ -497,21 +512,21 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs) -> Res
 
 // ---- ssm verify ---------------------------------------------------------------------------
 
-fn ssm_verify(env: &str, format: Format, args: &PlanArgs) -> Result<(), Exit> {
-    let (_, plan) = load(env, args)?;
+fn ssm_verify(env: &str, format: Format, args: &PlanArgs, out: Out) -> Result<(), Exit> {
+    let (_, plan) = load(env, args, out)?;
     let expected: Vec<ParameterExpectation> = plan
         .secrets
         .ssm_parameters
         .iter()
         .map(|p| ParameterExpectation { name: p.name.to_string(), kms_key: p.kms_key.to_string() })
         .collect();
-    let rt = runtime()?;
+    let rt = runtime(out)?;
     let report = rt
         .block_on(async {
             let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
             aws.ssm_verify(&expected).await
         })
-        .map_err(remote)?;
+        .map_err(|e| remote(out, chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),
         Format::Json => print_json(&report),

@@ -13,10 +13,9 @@ use clap::Subcommand;
 use cost::{Catalogue, PriceStatus, STALE_AFTER_DAYS, StalePrice};
 use serde_json::{Value, json};
 
-use crate::{Exit, Format, catalogue, catalogue_for, fail, load_valid, usage};
-
-/// Exit code: a remote call failed.
-const EXIT_REMOTE: u8 = 4;
+use crate::args::Format;
+use crate::output::{EXIT_REMOTE, Exit, Out};
+use crate::planning::{catalogue, catalogue_for, load_valid};
 
 /// `runway catalogue ...`.
 #[derive(Subcommand)]
@@ -43,10 +42,10 @@ pub(crate) enum CatalogueCommand {
 }
 
 /// Runs a `runway catalogue` subcommand.
-pub(crate) fn run(command: &CatalogueCommand) -> Result<(), Exit> {
+pub(crate) fn run(command: &CatalogueCommand, out: Out) -> Result<(), Exit> {
     match command {
-        CatalogueCommand::Import { regions, endpoint, out, catalogue, format } => {
-            import(regions, endpoint, out, catalogue.as_deref(), *format)
+        CatalogueCommand::Import { regions, endpoint, out: file, catalogue, format } => {
+            import(regions, endpoint, file, catalogue.as_deref(), *format, out)
         }
     }
 }
@@ -64,22 +63,22 @@ pub(crate) fn show(
     region: Option<&str>,
     format: Format,
     flag: Option<&Path>,
+    out: Out,
 ) -> Result<(), Exit> {
     let cat = match root {
-        Some(r) => catalogue_for(r, flag)?,
-        None => catalogue(flag)?,
+        Some(r) => catalogue_for(r, flag, out)?,
+        None => catalogue(flag, out)?,
     };
     if let Some(r) = region
         && !cat.regions().iter().any(|x| x == r)
     {
-        return Err(usage(format!(
-            "the catalogue has no region `{r}` (it has: {})",
-            cat.regions().join(", ")
-        )));
+        return Err(
+            out.usage(format!("the catalogue has no region `{r}` (it has: {})", cat.regions().join(", ")))
+        );
     }
     // The prices in use, per region: those the root's plans use, else every key the sizes need.
     let in_use: Vec<(String, Vec<String>)> = match root {
-        Some(root) => keys_of_plans(root, &cat)?,
+        Some(root) => keys_of_plans(root, &cat, out)?,
         None => cat.regions().into_iter().map(|r| (r, cat.price_keys())).collect(),
     };
     let today = today();
@@ -122,11 +121,11 @@ pub(crate) fn show(
 
 /// The price keys every environment's plan of a root uses (its lines and its usage-based
 /// rates), per region in the order the environments name them.
-fn keys_of_plans(root: &Path, cat: &Catalogue) -> Result<Vec<(String, Vec<String>)>, Exit> {
-    let (product, _) = load_valid(root, cat)?;
+fn keys_of_plans(root: &Path, cat: &Catalogue, out: Out) -> Result<Vec<(String, Vec<String>)>, Exit> {
+    let (product, _) = load_valid(root, cat, out)?;
     let mut in_use: Vec<(String, Vec<String>)> = Vec::new();
     for (name, env) in &product.root.environments {
-        let plan = runtime_plan::plan(&product, name, cat).map_err(usage)?;
+        let plan = runtime_plan::plan(&product, name, cat).map_err(|e| out.usage(e))?;
         let keys = plan
             .cost
             .lines
@@ -217,11 +216,12 @@ impl ProgressLine {
 fn import(
     regions: &[String],
     endpoint: &str,
-    out: &Path,
+    file: &Path,
     flag: Option<&Path>,
     format: Format,
+    out: Out,
 ) -> Result<(), Exit> {
-    let cat = catalogue(flag)?;
+    let cat = catalogue(flag, out)?;
     let mut wanted: Vec<String> = Vec::new();
     for r in regions {
         if !wanted.contains(r) {
@@ -230,14 +230,14 @@ fn import(
     }
     let keys = cat.price_keys();
     // An `--out` that cannot be written is found before the downloads, not after.
-    let temp = temp_beside(out);
+    let temp = temp_beside(file);
     std::fs::write(&temp, "")
         .and_then(|()| std::fs::remove_file(&temp))
-        .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| out.usage(format!("cannot write {}: {e}", file.display())))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| usage(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))?;
     let mut line = ProgressLine {
         terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         last: 0,
@@ -247,8 +247,8 @@ fn import(
     line.finish();
     let imported = match result {
         Ok(i) => i,
-        Err(e) if e.is_usage() => return Err(usage(e)),
-        Err(e) => return Err(fail(EXIT_REMOTE, format!("{e}; nothing was written"))),
+        Err(e) if e.is_usage() => return Err(out.usage(e)),
+        Err(e) => return Err(out.fail(EXIT_REMOTE, format!("{e}; nothing was written"))),
     };
     let mut text = format!(
         "# Prices read by `runway catalogue import` from the AWS Price List at {endpoint} on {}.\n\
@@ -256,19 +256,19 @@ fn import(
         today()
     );
     text.push_str(&imported.catalogue.to_yaml());
-    write_whole(out, &text)?;
-    report(out, endpoint, &imported, &cat, format);
+    write_whole(file, &text, out)?;
+    report(file, endpoint, &imported, &cat, format);
     Ok(())
 }
 
 /// Writes `text` to `path` through a temporary file in the same folder, renamed over it: a
 /// reader never sees half a file, and a failure leaves the old file as it was.
-fn write_whole(path: &Path, text: &str) -> Result<(), Exit> {
+fn write_whole(path: &Path, text: &str, out: Out) -> Result<(), Exit> {
     let temp = temp_beside(path);
     let written = std::fs::write(&temp, text).and_then(|()| std::fs::rename(&temp, path));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&temp);
-        return Err(usage(format!("cannot write {}: {e}", path.display())));
+        return Err(out.usage(format!("cannot write {}: {e}", path.display())));
     }
     Ok(())
 }

@@ -3,23 +3,15 @@
 //! the root's `catalogue:` setting, and `runway catalogue ROOT`'s age of prices.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use common::runway;
 use serde_json::Value;
 use test_support::{FileServer, Scratch, acme_shop_with_dev_cap, copy_dir, free_port, scratch, workspace};
 
 const EXIT_INVALID: i32 = 1;
 const EXIT_USAGE: i32 = 2;
 const EXIT_REMOTE: i32 = 4;
-
-fn runway(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway")).args(args).env("NO_COLOR", "1").output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The price-list fixtures of the price-import crate (eu-west-1 only).
 fn offers() -> PathBuf {

@@ -6,16 +6,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use aws_adapter::aws::{
     Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterExpectation, ParameterWrite,
     ProxyAdminCopy, Scope,
 };
+use common::Run;
 use secrets_adapter::SecretString;
 use serde_json::{Value, json};
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto, free_port, scratch};
+
+mod common;
 
 /// The example's Infisical project id.
 const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
@@ -60,12 +62,6 @@ fn scope() -> Scope {
     Scope { product: "acme-shop".into(), environment: "dev".into() }
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 /// Runs `runway` with only the test's Infisical and AWS settings (the host's never leak in).
 fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
     runway_with(infisical_url, aws_url, args, &[])
@@ -74,7 +70,7 @@ fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
 /// [`runway`] with some settings changed: `(name, Some(value))` sets one, `(name, None)`
 /// removes it.
 fn runway_with(infisical_url: &str, aws_url: &str, args: &[&str], changed: &[(&str, Option<&str>)]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_runway"));
+    let mut cmd = common::bare();
     for (k, _) in std::env::vars_os() {
         let k2 = k.to_string_lossy();
         if k2.starts_with("AWS_") || k2.starts_with("INFISICAL_") {
@@ -100,12 +96,7 @@ fn runway_with(infisical_url: &str, aws_url: &str, args: &[&str], changed: &[(&s
             None => cmd.env_remove(name),
         };
     }
-    let Output { status, stdout, stderr } = cmd.output().expect("run runway");
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8(stdout).unwrap(),
-        stderr: String::from_utf8(stderr).unwrap(),
-    };
+    let run = Run::of_utf8(&mut cmd);
     println!("$ runway {}\nexit {}\n{}{}", args.join(" "), run.code, run.stdout, run.stderr);
     run
 }
@@ -121,7 +112,7 @@ fn assert_no_secret(runs: &[&Run], secrets: &[&str]) {
 /// A hand-written `pulumi stack output --json --show-secrets` for the example's dev plan.
 fn outputs_file(dir: &Path) -> PathBuf {
     let file = example();
-    let plan = Command::new(env!("CARGO_BIN_EXE_runway"))
+    let plan = common::bare()
         .args(["plan", "--env", "dev", "--format", "json", file.to_str().unwrap()])
         .output()
         .unwrap();

@@ -3,7 +3,8 @@
 //! included, through the binary's text output.
 
 use std::path::PathBuf;
-use std::process::Command;
+
+mod common;
 
 /// Broken runways, each with the line the first diagnostic must name.
 const CASES: &[(&str, &str, u32)] = &[
@@ -67,13 +68,8 @@ fn every_excerpt_shows_the_line_and_column_its_header_names() {
         // A short relative name, so the header does not wrap inside it.
         let path = &format!("case{i}.yaml");
         std::fs::write(dir.join(path), text).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-            .current_dir(&dir)
-            .args(["check", path])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let out = common::Run::of(common::command().current_dir(&dir).args(["check", path]));
+        let all = format!("{}{}", out.stdout, out.stderr);
         let heads = headers(&all, path);
         let shown = excerpts(&all);
         assert!(!heads.is_empty(), "{name}: no diagnostic\n{all}");
@@ -112,13 +108,10 @@ fn every_invalid_fixture_excerpt_shows_its_position() {
             continue;
         }
         let run = |format: &str| {
-            let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-                .current_dir(&dir)
-                .args(["check", "--format", format, &name])
-                .env("NO_COLOR", "1")
-                .output()
-                .unwrap();
-            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+            let out = common::Run::of(
+                common::command().current_dir(&dir).args(["check", "--format", format, &name]),
+            );
+            format!("{}{}", out.stdout, out.stderr)
         };
         let json: serde_json::Value = serde_json::from_str(run("json").trim()).unwrap();
         let heads: Vec<(u32, u32)> = json["diagnostics"]

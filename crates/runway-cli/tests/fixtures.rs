@@ -3,7 +3,7 @@
 //! diagnostic, every one under `warnings` only warnings, every one under `invalid` exits 1 with
 //! the code its name starts with; the rendered text and JSON of each are snapshotted.
 
-use std::process::Command;
+mod common;
 
 use test_support::workspace;
 
@@ -31,13 +31,8 @@ struct Run {
 }
 
 fn runway(args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-        .args(args)
-        .current_dir(workspace())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    Run { code: out.status.code().unwrap_or(-1), stdout: String::from_utf8_lossy(&out.stdout).into_owned() }
+    let run = common::Run::of(common::command().args(args).current_dir(workspace()));
+    Run { code: run.code, stdout: run.stdout }
 }
 
 fn json_diagnostics(rel: &str) -> (i32, Vec<serde_json::Value>, String) {

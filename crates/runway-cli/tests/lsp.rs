@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 use test_support::{example, python};
 
 #[test]
@@ -21,7 +23,7 @@ fn a_real_client_drives_every_capability() {
     let out = Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto"])
         .arg(&tests)
-        .env("RUNWAY_BIN", env!("CARGO_BIN_EXE_runway"))
+        .env("RUNWAY_BIN", common::RUNWAY)
         .env("RUNWAY_EXAMPLE", example("acme-shop"))
         .current_dir(&tests)
         .output()
@@ -41,7 +43,7 @@ fn a_real_client_drives_every_capability() {
 fn lsp_exit_code(messages: &[serde_json::Value]) -> Option<i32> {
     use std::io::Write;
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_runway"))
+    let mut child = common::bare()
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -2,21 +2,13 @@
 //! `runway plan|cost|graph|diff|emit` on the shipped example, through the binary.
 
 use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
+use common::runway;
 use test_support::{acme_shop_with_dev_cap, scratch};
 
 fn example() -> PathBuf {
     test_support::example("acme-shop")
-}
-
-fn runway(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway")).args(args).env("NO_COLOR", "1").output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn dev_estimate() -> String {
@@ -128,12 +120,8 @@ fn a_closed_stdout_is_not_a_panic() {
     let root = example().join("runway.yaml");
     let root = root.to_str().unwrap();
     for args in [vec!["plan", "--env", "dev", root], vec!["check", root], vec!["catalogue"]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_runway"))
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            common::bare().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         // The reader goes away before runway writes: every write meets a broken pipe.
         drop(child.stdout.take());
         let out = child.wait_with_output().unwrap();

@@ -4,8 +4,10 @@
 //! out: `cargo xtask ci` is what CI runs, and the release build is the same code.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use std::path::Path;
-use std::process::Command;
+
+mod common;
+
+use common::git;
 
 use test_support::{copy_dir, example, scratch, workspace};
 
@@ -31,16 +33,6 @@ fn readme_commands() -> Vec<Vec<String>> {
     commands
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(["-c", "user.name=readme", "-c", "user.email=readme@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
-
 #[test]
 fn the_readme_commands_run_as_written() {
     let commands = readme_commands();
@@ -58,14 +50,9 @@ fn the_readme_commands_run_as_written() {
     git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
 
     for args in &commands {
-        let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("runway runs");
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert_eq!(out.status.code(), Some(0), "runway {}:\n{stdout}{stderr}", args.join(" "));
+        let out = common::Run::of(common::command().args(args).current_dir(dir.path()));
+        let (stdout, stderr) = (out.stdout, out.stderr);
+        assert_eq!(out.code, 0, "runway {}:\n{stdout}{stderr}", args.join(" "));
         let wrote = args[0] == "emit" && dir.join("build/dev/Pulumi.yaml").is_file();
         assert!(!stdout.trim().is_empty() || wrote, "runway {} printed nothing", args.join(" "));
     }

@@ -3,41 +3,20 @@
 //! commits of the shipped example): golden markdown, exit codes and the error cases.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+
+use common::git;
 
 fn runway_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // A temporary folder must not be taken for part of an enclosing repository.
-        .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::Run::of(
+        common::command()
+            .args(args)
+            .current_dir(dir)
+            // A temporary folder must not be taken for part of an enclosing repository.
+            .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir()),
     )
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=runway",
-            "-c",
-            "user.email=runway@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    .parts()
 }
 
 fn edit(path: &Path, from: &str, to: &str) {

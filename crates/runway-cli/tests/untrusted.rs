@@ -4,50 +4,32 @@
 //! variable nor an outside file's content reaches stdout or stderr of any command that reads
 //! runway files (`check`, `plan`, `cost`, `diff --base-ref` in every format).
 
+mod common;
+
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::Command;
 
+use common::{Run, command, git};
 use test_support::{copy_dir, example, scratch};
 
 /// The canary: set in the environment of every run, and written in every outside file.
 const CANARY: &str = "canary-7d1f-do-not-print";
 
-struct Run {
+/// Every reading command's run: exit code and everything it printed, stdout then stderr.
+struct Ran {
     code: i32,
     all: String,
 }
 
-fn runway(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("RUNWAY_TEST_CANARY", CANARY)
-        .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir())
-        .output()
-        .unwrap();
-    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    Run { code: out.status.code().unwrap_or(-1), all }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=runway",
-            "-c",
-            "user.email=runway@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+fn runway(dir: &Path, args: &[&str]) -> Ran {
+    let run = Run::of(
+        command()
+            .args(args)
+            .current_dir(dir)
+            .env("RUNWAY_TEST_CANARY", CANARY)
+            .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir()),
+    );
+    Ran { code: run.code, all: format!("{}{}", run.stdout, run.stderr) }
 }
 
 /// A copy of the example under `<scratch>/repo`, with an outside folder beside it holding the

@@ -3,21 +3,13 @@
 //! and `check` reports what `plan` would refuse.
 
 use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
+use common::runway;
 use test_support::{Scratch, acme_shop_with_dev_cap};
 
 /// Exit code of a plan refused by its cap (or unpriced under a cap).
 const EXIT_CAP: i32 = 3;
-
-fn runway(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_runway")).args(args).env("NO_COLOR", "1").output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A copy of the example with its root file edited by `edit` (which must change it).
 fn example_with(name: &str, edit: impl Fn(&str) -> String) -> (Scratch, PathBuf) {

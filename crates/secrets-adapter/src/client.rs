@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 use zeroize::Zeroizing;
 
-use crate::error::Error;
+use crate::error::{Error, HttpFailure};
 
 /// Infisical Cloud (US).
 pub const INFISICAL_CLOUD: &str = "https://app.infisical.com";
@@ -238,7 +238,7 @@ impl Client {
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("runway-secrets-adapter/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| Error::Config(format!("HTTP client: {e}")))?;
+            .map_err(|source| Error::HttpClient { source })?;
         let token = match &config.auth {
             Auth::Token(t) => Some(t.clone()),
             Auth::UniversalAuth { .. } => None,
@@ -306,7 +306,7 @@ impl Client {
                 "clientId": client_id,
                 "clientSecret": client_secret.expose_secret(),
             }))
-            .map_err(|e| Error::Config(e.to_string()))?,
+            .map_err(|source| Error::Encode { source })?,
         );
         let op = "universal-auth login";
         let answer = self
@@ -408,7 +408,7 @@ impl Client {
                 req = req.header("Content-Type", "application/json").body(b.to_vec());
             }
             let (failure, hint) = match req.send().await {
-                Err(e) => (self.transport(op, &e), None),
+                Err(e) => (self.transport(op, e), None),
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let header_hint = resp
@@ -418,7 +418,7 @@ impl Client {
                         .and_then(|v| v.trim().parse::<u64>().ok())
                         .map(Duration::from_secs);
                     match resp.bytes().await {
-                        Err(e) => (self.transport(op, &e), None),
+                        Err(e) => (self.transport(op, e), None),
                         Ok(bytes) => {
                             let body = Zeroizing::new(bytes.to_vec());
                             if (200..300).contains(&status) {
@@ -448,10 +448,9 @@ impl Client {
         }
     }
 
-    fn transport(&self, op: &str, e: &reqwest::Error) -> Error {
-        // Strip the URL: it carries only names, but the message reads better without it.
-        let e2 = reqwest_without_url(e);
-        Error::Transport { operation: op.into(), message: e2, timeout: e.is_timeout() }
+    fn transport(&self, op: &str, e: reqwest::Error) -> Error {
+        // The URL is stripped: it carries only names, but the message reads better without it.
+        Error::Transport { operation: op.into(), timeout: e.is_timeout(), source: HttpFailure::new(e) }
     }
 
     // ---- secrets (v4) ----------------------------------------------------------------------
@@ -643,7 +642,7 @@ impl Client {
                 "name": name,
                 "path": parent,
             }))
-            .map_err(|e| Error::Config(e.to_string()))?,
+            .map_err(|source| Error::Encode { source })?,
         );
         match self.call(&op, Method::POST, "/api/v2/folders", &[], Some(&body)).await {
             Ok(_) => Ok(Outcome::Created),
@@ -699,7 +698,7 @@ fn write_body(
     if let Some(v) = value {
         body["secretValue"] = serde_json::Value::String(v.expose_secret().to_string());
     }
-    let bytes = serde_json::to_vec(&body).map_err(|e| Error::Config(e.to_string()));
+    let bytes = serde_json::to_vec(&body).map_err(|source| Error::Encode { source });
     // The JSON tree held a plain copy of the value: wipe it before it is dropped.
     if let Some(serde_json::Value::String(s)) = body.get_mut("secretValue") {
         zeroize::Zeroize::zeroize(s);
@@ -735,34 +734,6 @@ fn api_error(op: &str, status: u16, body: &[u8]) -> Error {
         None => (String::new(), "(no JSON error body)".into(), String::new()),
     };
     Error::Api { operation: op.into(), status, kind, message, req_id }
-}
-
-fn reqwest_without_url(e: &reqwest::Error) -> String {
-    let mut parts = vec![e.without_url_ref()];
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        parts.push(s.to_string());
-        source = s.source();
-    }
-    parts.join(": ")
-}
-
-trait WithoutUrl {
-    fn without_url_ref(&self) -> String;
-}
-
-impl WithoutUrl for reqwest::Error {
-    fn without_url_ref(&self) -> String {
-        if self.is_timeout() {
-            "timed out".into()
-        } else if self.is_connect() {
-            "could not connect".into()
-        } else if self.is_body() || self.is_decode() {
-            "body error".into()
-        } else {
-            "request failed".into()
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,16 @@
 //! Typed errors. No variant ever carries a secret value: messages come from Infisical's error
-//! bodies (which name secrets and folders, never values) or from this crate.
+//! bodies (which name secrets and folders, never values) or from this crate, and the causes
+//! kept (the HTTP client's, the JSON encoder's, the OS random source's) never hold a body.
+//!
+//! A cause is kept as the error's `source()` and left out of its `Display`; whoever reports
+//! the error prints the chain (`RunError` does for its failure).
 
 use crate::report::Report;
 
 /// What went wrong talking to Infisical or preparing a call. Shown as the first step to take
 /// (for failures a person fixes outside runway: credentials, token, reachability, access), then
 /// the cause on one line.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// Infisical answered with an error body `{reqId, statusCode, message, error}`.
@@ -45,16 +49,16 @@ pub enum Error {
         operation: String,
         /// Attempts made.
         attempts: u32,
-        /// The last failure.
-        #[source]
+        /// The last failure: shown as part of this one, its source is this one's source.
         last: Box<Error>,
     },
     /// The request did not complete: connection refused or dropped, or a timeout.
     Transport {
         /// What was being done.
         operation: String,
-        /// The HTTP client's description (URLs carry no values: values travel only in bodies).
-        message: String,
+        /// The HTTP client's error, without its URL (URLs carry no values: values travel only
+        /// in bodies).
+        source: HttpFailure,
         /// Whether the call timed out.
         timeout: bool,
     },
@@ -68,6 +72,16 @@ pub enum Error {
     },
     /// A required setting is missing or malformed (e.g. `INFISICAL_CLIENT_ID`).
     Config(String),
+    /// The HTTP client could not be built.
+    HttpClient {
+        /// The HTTP client's error.
+        source: reqwest::Error,
+    },
+    /// A request body could not be encoded as JSON.
+    Encode {
+        /// The encoder's error (it names no value).
+        source: serde_json::Error,
+    },
     /// The input to `prepare`/`publish` is not usable (bad folder name, duplicate location…).
     InvalidInput(String),
     /// A Pulumi output was masked; the outputs must be read with `--show-secrets`.
@@ -78,8 +92,75 @@ pub enum Error {
     /// `pulumi stack output --json` text is not a JSON object.
     Outputs(String),
     /// The operating system's random source failed.
-    Random(String),
+    Random {
+        /// The random source's error.
+        source: RandomFailure,
+    },
 }
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            // `last` is shown as part of this error (after "last: "); its cause follows.
+            Error::RetriesExhausted { last, .. } => last.source(),
+            Error::Transport { source, .. } => Some(source),
+            Error::HttpClient { source } => Some(source),
+            Error::Encode { source } => Some(source),
+            Error::Random { source } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// A request that did not complete, as the HTTP client reported it: shown as what kind of
+/// failure it was (never its URL), the client's own causes following as its source.
+#[derive(Debug)]
+pub struct HttpFailure(reqwest::Error);
+
+impl HttpFailure {
+    /// The HTTP client's error, its URL removed.
+    pub(crate) fn new(error: reqwest::Error) -> Self {
+        HttpFailure(error.without_url())
+    }
+
+    /// The HTTP client's error.
+    pub fn error(&self) -> &reqwest::Error {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for HttpFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = &self.0;
+        f.write_str(if e.is_timeout() {
+            "timed out"
+        } else if e.is_connect() {
+            "could not connect"
+        } else if e.is_body() || e.is_decode() {
+            "body error"
+        } else {
+            "request failed"
+        })
+    }
+}
+
+impl std::error::Error for HttpFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0)
+    }
+}
+
+/// The operating system's random source failed.
+#[derive(Debug)]
+pub struct RandomFailure(pub(crate) getrandom::Error);
+
+impl std::fmt::Display for RandomFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for RandomFailure {}
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -149,11 +230,11 @@ impl Error {
                 write!(f, "gave up on {operation} after {attempts} attempts; last: ")?;
                 last.write_cause(f)
             }
-            Error::Transport { operation, message, .. } => {
-                write!(f, "{operation}: no answer from Infisical ({})", one_line(message))
-            }
+            Error::Transport { operation, .. } => write!(f, "{operation}: no answer from Infisical"),
             Error::Protocol { operation, detail } => write!(f, "unexpected answer to {operation}: {detail}"),
             Error::Config(message) => write!(f, "configuration: {message}"),
+            Error::HttpClient { .. } => write!(f, "configuration: HTTP client"),
+            Error::Encode { .. } => write!(f, "configuration: cannot encode the request body"),
             Error::InvalidInput(message) => write!(f, "invalid input: {message}"),
             Error::MaskedOutput { name } => write!(
                 f,
@@ -161,7 +242,7 @@ impl Error {
                  `pulumi stack output --json --show-secrets`"
             ),
             Error::Outputs(message) => write!(f, "Pulumi stack outputs are not a JSON object: {message}"),
-            Error::Random(message) => write!(f, "the OS random source failed: {message}"),
+            Error::Random { .. } => write!(f, "the OS random source failed"),
         }
     }
     /// The HTTP status of an Infisical error answer, if this is one.
@@ -200,7 +281,7 @@ pub struct RunError {
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "{}", self.cause)?;
+        writeln!(f, "{}", Chain(&self.cause))?;
         writeln!(f, "done before the failure ({}):", self.completed.entries.len())?;
         for entry in &self.completed.entries {
             writeln!(f, "  {entry}")?;
@@ -216,6 +297,27 @@ impl std::fmt::Display for RunError {
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.cause)
+    }
+}
+
+/// An error followed by its sources' messages, `: `-separated and each on one line, a message
+/// already shown left out.
+struct Chain<'a>(&'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = self.0.to_string();
+        let mut source = self.0.source();
+        while let Some(e) = source {
+            let message = e.to_string();
+            let line = one_line(&message);
+            if !text.contains(&message) && !text.contains(&line) {
+                text.push_str(": ");
+                text.push_str(&line);
+            }
+            source = e.source();
+        }
+        f.write_str(&text)
     }
 }
 

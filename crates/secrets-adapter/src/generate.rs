@@ -9,7 +9,7 @@
 use secrecy::SecretString;
 use zeroize::Zeroizing;
 
-use crate::error::Error;
+use crate::error::{Error, RandomFailure};
 
 const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -100,7 +100,7 @@ impl CredentialRule {
         let mut out = Zeroizing::new(String::with_capacity(len));
         let mut pool = Zeroizing::new([0u8; 64]);
         while out.len() < len {
-            getrandom::fill(&mut pool[..]).map_err(|e| Error::Random(e.to_string()))?;
+            getrandom::fill(&mut pool[..]).map_err(|e| Error::Random { source: RandomFailure(e) })?;
             for &byte in pool.iter() {
                 if out.len() == len {
                     break;

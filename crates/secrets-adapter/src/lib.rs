@@ -21,7 +21,7 @@ mod outputs;
 mod report;
 
 pub use client::{Auth, Client, ClientConfig, INFISICAL_CLOUD, Outcome, RetryPolicy, SecretMeta};
-pub use error::{Error, RunError};
+pub use error::{Error, HttpFailure, RandomFailure, RunError};
 pub use generate::{CredentialRule, RuleViolation};
 pub use ops::{CredentialSpec, VariableWrite, prepare, publish, read_for_proxy_copy};
 pub use outputs::StackOutputs;

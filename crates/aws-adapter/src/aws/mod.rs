@@ -91,17 +91,21 @@ impl Action {
 }
 
 /// A failed AWS call, described without any request or response body. Shown as the first
-/// step to take (when the failure is of a known class), then the cause on one line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+/// step to take (when the failure is of a known class), then the call; the service's own
+/// message when it answered with one, else the failure of the call as the error's source
+/// (`dispatch failure: io error: ...`), which whoever reports it prints after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RemoteError {
     /// The API operation, e.g. `PutParameter`.
     pub operation: &'static str,
     /// The AWS error code when the service answered, e.g. `AccessDeniedException`.
     pub code: Option<String>,
-    /// The error and its causes on one line, e.g. `dispatch failure: io error: Connection refused`.
-    pub message: String,
+    /// The service's message, on one line, when it answered with one.
+    pub message: Option<String>,
     /// What to do first, when the failure is of a known class.
     pub remedy: Option<Remedy>,
+    /// Why the call failed when the service said nothing: the SDK's failure and its causes.
+    pub cause: Option<Cause>,
 }
 
 impl fmt::Display for RemoteError {
@@ -113,42 +117,136 @@ impl fmt::Display for RemoteError {
         if let Some(code) = &self.code {
             write!(f, " ({code})")?;
         }
-        write!(f, ": {}", self.message)
+        if let Some(message) = &self.message {
+            write!(f, ": {message}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RemoteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_ref().map(|c| c as &(dyn std::error::Error + 'static))
     }
 }
 
 impl RemoteError {
-    pub(crate) fn from_sdk<E, R>(operation: &'static str, err: &SdkError<E, R>) -> Self
+    pub(crate) fn from_sdk<E, R>(operation: &'static str, err: SdkError<E, R>) -> Self
     where
-        E: ProvideErrorMetadata + std::error::Error + 'static,
+        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
         R: fmt::Debug + 'static,
     {
-        let (code, message) = match err {
-            SdkError::ServiceError(service) => (
-                service.err().code().map(str::to_owned),
-                service.err().message().map_or_else(|| error_chain(err), str::to_owned),
-            ),
-            _ => (None, error_chain(err)),
+        let remedy = remedy::of(&err);
+        let (code, message) = match &err {
+            SdkError::ServiceError(service) => {
+                (service.err().code().map(str::to_owned), service.err().message().map(one_line))
+            }
+            _ => (None, None),
         };
-        // One line: the SDK's messages may carry a service's multi-line text.
-        let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-        RemoteError { operation, code, message, remedy: remedy::of(err) }
+        // The service's answer says it all; else the SDK's failure is the cause. Only its
+        // sources are kept: a response (which may hold a value read) is dropped here.
+        let cause = match message {
+            Some(_) => None,
+            None => Some(Cause::new(SdkFailure { what: err.to_string(), source: err.into_source().ok() })),
+        };
+        RemoteError { operation, code, message, remedy, cause }
     }
 }
 
-/// An error and its sources' messages, `: `-separated, each shown once.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(e) = source {
-        let message = e.to_string();
-        if !text.contains(&message) {
-            text.push_str(": ");
-            text.push_str(&message);
-        }
-        source = e.source();
+/// The SDK's failure of a call without its request or response: what failed (`dispatch
+/// failure`, `response error`, ...) and why.
+#[derive(Debug)]
+struct SdkFailure {
+    what: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl fmt::Display for SdkFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)
     }
-    text
+}
+
+impl std::error::Error for SdkFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// The cause of a failure, kept as the error it was (its own sources reachable through
+/// [`std::error::Error::source`], which it forwards). Compared, shown in `Debug` and
+/// serialised by its messages only ([`Chain`]): never a request, response or value.
+#[derive(Clone)]
+pub struct Cause(std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl Cause {
+    /// Keeps `error` as a cause.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Cause(std::sync::Arc::new(error))
+    }
+
+    /// Keeps a boxed error (a [`SourceError`]) as a cause.
+    pub fn boxed(error: Box<dyn std::error::Error + Send + Sync>) -> Self {
+        Cause(std::sync::Arc::from(error))
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Cause").field(&Chain(self).to_string()).finish()
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Self) -> bool {
+        Chain(self).to_string() == Chain(other).to_string()
+    }
+}
+
+impl Eq for Cause {}
+
+impl Serialize for Cause {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&Chain(self))
+    }
+}
+
+/// An error followed by its sources' messages, `: `-separated and each on one line, a message
+/// already shown left out: how a report lays out a failure in its own text.
+pub(crate) struct Chain<'a>(pub(crate) &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = self.0.to_string();
+        let mut source = self.0.source();
+        while let Some(e) = source {
+            let message = e.to_string();
+            let line = one_line(&message);
+            if !text.contains(&message) && !text.contains(&line) {
+                text.push_str(": ");
+                text.push_str(&line);
+            }
+            source = e.source();
+        }
+        f.write_str(&text)
+    }
+}
+
+/// Text on one line: the SDK's messages may carry a service's multi-line text.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// How to reach AWS. Region comes from the runway environment; endpoint, credentials and profile

@@ -8,7 +8,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroize;
 
-use super::{Action, AwsClients, RemoteError, Scope, standard_tags, tags_satisfied};
+use super::{Action, AwsClients, Chain, RemoteError, Scope, standard_tags, tags_satisfied};
 
 /// The admin credential RDS Proxy logs in with, to be stored as JSON
 /// `{"username": ..., "password": ...}` in the Secrets Manager secret `secret_name`.
@@ -49,7 +49,8 @@ impl fmt::Display for ProxyCopyReport {
 /// The proxy copy failed; `done` says what was already written before the failure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error(
-    "proxy credential copy to `{secret_name}` failed: {cause}; done: {}; running it again completes the rest",
+    "proxy credential copy to `{secret_name}` failed: {}; done: {}; running it again completes the rest",
+    Chain(cause),
     if done.is_empty() { "nothing".to_owned() } else { done.join(", ") }
 )]
 pub struct ProxyCopyError {
@@ -57,7 +58,8 @@ pub struct ProxyCopyError {
     pub secret_name: String,
     /// Steps completed before the failure, e.g. `new version`.
     pub done: Vec<&'static str>,
-    /// The failed call.
+    /// The failed call (shown with its causes).
+    #[source]
     pub cause: RemoteError,
 }
 
@@ -123,7 +125,7 @@ impl AwsClients {
                 .set_tags(Some(tags.iter().map(sm_tag).collect()))
                 .send()
                 .await
-                .map_err(|e| fail(&done, RemoteError::from_sdk("CreateSecret", &e)))?;
+                .map_err(|e| fail(&done, RemoteError::from_sdk("CreateSecret", e)))?;
             return Ok(report(Action::Created));
         };
 
@@ -133,7 +135,7 @@ impl AwsClients {
             .secret_id(name)
             .send()
             .await
-            .map_err(|e| fail(&done, RemoteError::from_sdk("GetSecretValue", &e)))?;
+            .map_err(|e| fail(&done, RemoteError::from_sdk("GetSecretValue", e)))?;
         let same = stored.secret_string().is_some_and(|s| copy.matches(s));
         drop(stored);
         let present: Vec<(String, String)> = described
@@ -158,7 +160,7 @@ impl AwsClients {
                 .secret_string(json.expose_secret())
                 .send()
                 .await
-                .map_err(|e| fail(&done, RemoteError::from_sdk("PutSecretValue", &e)))?;
+                .map_err(|e| fail(&done, RemoteError::from_sdk("PutSecretValue", e)))?;
             done.push("new version");
         }
         if !tags_ok {
@@ -168,7 +170,7 @@ impl AwsClients {
                 .set_tags(Some(tags.iter().map(sm_tag).collect()))
                 .send()
                 .await
-                .map_err(|e| fail(&done, RemoteError::from_sdk("TagResource", &e)))?;
+                .map_err(|e| fail(&done, RemoteError::from_sdk("TagResource", e)))?;
         }
         Ok(report(action))
     }
@@ -178,7 +180,7 @@ impl AwsClients {
         match self.secrets.describe_secret().secret_id(name).send().await {
             Ok(out) => Ok(Some(out)),
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(None),
-            Err(e) => Err(RemoteError::from_sdk("DescribeSecret", &e)),
+            Err(e) => Err(RemoteError::from_sdk("DescribeSecret", e)),
         }
     }
 }

@@ -8,7 +8,9 @@ use aws_sdk_ssm::types::{
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
-use super::{Action, AwsClients, RemoteError, Scope, ValueSource, standard_tags, tags_satisfied};
+use super::{
+    Action, AwsClients, Cause, Chain, RemoteError, Scope, ValueSource, standard_tags, tags_satisfied,
+};
 
 /// One parameter to publish, its value to be taken from a [`ValueSource`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,10 +143,11 @@ pub enum PublishFailure {
         variable: String,
     },
     /// The value source failed.
-    #[error("the value source failed: {message}")]
+    #[error("the value source failed")]
     Source {
-        /// The source's error message.
-        message: String,
+        /// The source's error (whose message names no value).
+        #[source]
+        source: Cause,
     },
 }
 
@@ -158,7 +161,8 @@ pub struct PublishError {
     pub done: Vec<ParameterOutcome>,
     /// The parameter being handled when it failed.
     pub failed: String,
-    /// Why.
+    /// Why (shown with its causes).
+    #[source]
     pub failure: PublishFailure,
     /// Parameters not attempted.
     pub not_done: Vec<String>,
@@ -166,7 +170,7 @@ pub struct PublishError {
 
 impl fmt::Display for PublishError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "ssm publish stopped at `{}`: {}", self.failed, self.failure)?;
+        writeln!(f, "ssm publish stopped at `{}`: {}", self.failed, Chain(&self.failure))?;
         writeln!(f, "done ({}):", self.done.len())?;
         for o in &self.done {
             write!(f, "  ")?;
@@ -250,8 +254,8 @@ impl fmt::Display for VerifyReport {
 
 /// Verify could not read parameter metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("ssm verify could not read parameter metadata: {0}")]
-pub struct VerifyError(pub RemoteError);
+#[error("ssm verify could not read parameter metadata: {}", Chain(.0))]
+pub struct VerifyError(#[source] pub RemoteError);
 
 /// Whether a stored key id matches the plan's: equal, or one is an ARN ending in the other
 /// (`arn:aws:kms:...:key/<id>` and `<id>`, `arn:aws:kms:...:alias/x` and `alias/x`).
@@ -300,7 +304,7 @@ impl AwsClients {
                     ));
                 }
                 Err(e) => {
-                    return Err(fail(done, PublishFailure::Source { message: e.to_string() }));
+                    return Err(fail(done, PublishFailure::Source { source: Cause::boxed(e) }));
                 }
             };
             let write = ParameterWrite {
@@ -395,7 +399,7 @@ impl AwsClients {
                 .set_next_token(token.take())
                 .send()
                 .await
-                .map_err(|e| RemoteError::from_sdk("DescribeParameters", &e))?;
+                .map_err(|e| RemoteError::from_sdk("DescribeParameters", e))?;
             out.extend(page.parameters().iter().cloned());
             match page.next_token() {
                 Some(t) if !t.is_empty() => token = Some(t.to_owned()),
@@ -436,7 +440,7 @@ impl AwsClients {
                 Err(e) if e.as_service_error().is_some_and(|s| s.is_parameter_already_exists()) => {
                     meta = self.describe(&[&write.name]).await?.into_iter().next();
                 }
-                Err(e) => return Err(RemoteError::from_sdk("PutParameter", &e)),
+                Err(e) => return Err(RemoteError::from_sdk("PutParameter", e)),
             }
         }
         let reasons = self.differences(kms_key, write, meta.as_ref()).await?;
@@ -459,7 +463,7 @@ impl AwsClients {
                 .overwrite(true)
                 .send()
                 .await
-                .map_err(|e| RemoteError::from_sdk("PutParameter", &e))?;
+                .map_err(|e| RemoteError::from_sdk("PutParameter", e))?;
         }
         if !tags_ok {
             self.ssm
@@ -469,7 +473,7 @@ impl AwsClients {
                 .set_tags(Some(tags.iter().map(ssm_tag).collect()))
                 .send()
                 .await
-                .map_err(|e| RemoteError::from_sdk("AddTagsToResource", &e))?;
+                .map_err(|e| RemoteError::from_sdk("AddTagsToResource", e))?;
         }
         Ok(outcome(action, reasons))
     }
@@ -489,7 +493,7 @@ impl AwsClients {
             .with_decryption(true)
             .send()
             .await
-            .map_err(|e| RemoteError::from_sdk("GetParameter", &e))?;
+            .map_err(|e| RemoteError::from_sdk("GetParameter", e))?;
         let current: Option<SecretString> =
             got.parameter().and_then(|p| p.value()).map(|v| SecretString::from(v.to_owned()));
         drop(got);
@@ -516,7 +520,7 @@ impl AwsClients {
             .resource_id(name)
             .send()
             .await
-            .map_err(|e| RemoteError::from_sdk("ListTagsForResource", &e))?;
+            .map_err(|e| RemoteError::from_sdk("ListTagsForResource", e))?;
         let present: Vec<(String, String)> =
             listed.tag_list().iter().map(|t| (t.key().to_owned(), t.value().to_owned())).collect();
         Ok(tags_satisfied(wanted, &present))

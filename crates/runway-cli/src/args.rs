@@ -1,0 +1,203 @@
+//! The command line: clap's types for every command, and which commands print JSON.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::output::Out;
+use crate::{deploy, prices, review};
+
+#[derive(Parser)]
+#[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Validate the root runway and its members, and plan every environment; print every
+    /// diagnostic, those `plan` would refuse an environment for among them.
+    Check {
+        /// The root runway file.
+        #[arg(default_value = "runway.yaml")]
+        file: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// A catalogue file that replaces or extends the built-in one.
+        #[arg(long)]
+        catalogue: Option<PathBuf>,
+    },
+    /// The plan for one environment: resources, workloads, bindings, secrets layout, cost.
+    Plan {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// Every environment side by side: estimate, ceiling, cap, verdict.
+    Cost {
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// The resource graph of one environment (consumers -> resources -> platform).
+    Graph {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        #[arg(long, value_enum, default_value = "mermaid")]
+        format: GraphFormat,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// What changes between two runway versions: added, removed, resized items, cost delta,
+    /// and (as a review) what breaks for consumers.
+    Diff {
+        /// The environment; without it, every environment either side declares.
+        #[arg(long)]
+        env: Option<String>,
+        /// The older root runway file to compare against.
+        #[arg(long, conflicts_with = "base_ref", required_unless_present = "base_ref")]
+        base: Option<PathBuf>,
+        /// A git revision: the base is FILE and its members as of that revision.
+        #[arg(long, value_name = "REV")]
+        base_ref: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: review::DiffFormat,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// Write a program for one environment (`runway emit pulumi --env ENV --out DIR`).
+    Emit {
+        #[command(subcommand)]
+        target: EmitTarget,
+    },
+    /// Deploy job: generate credentials, publish connection details (Infisical, Secrets Manager).
+    Secrets {
+        #[command(subcommand)]
+        command: deploy::SecretsCommand,
+    },
+    /// Deploy job: write or check the SSM parameters workloads reference.
+    Ssm {
+        #[command(subcommand)]
+        command: deploy::SsmCommand,
+    },
+    /// Print the JSON Schema of the root and member formats.
+    Schema {
+        /// Which format.
+        #[arg(long, value_enum, default_value = "root")]
+        which: SchemaWhich,
+        /// The schema is JSON already; `--format json` is accepted like on every command.
+        #[arg(long, value_enum, default_value = "json")]
+        format: SchemaFormat,
+    },
+    /// The language server for editors, over stdin and stdout: check's diagnostics as you type,
+    /// cost on hover, completion, go to definition, references and fixes (docs/editor.md).
+    Lsp {
+        /// A catalogue file that replaces or extends the built-in one.
+        #[arg(long)]
+        catalogue: Option<PathBuf>,
+    },
+    /// The sizes and prices in use, with their sources and how old they are;
+    /// `runway catalogue import` reads prices from the AWS Price List.
+    #[command(args_conflicts_with_subcommands = true)]
+    Catalogue {
+        #[command(subcommand)]
+        command: Option<prices::CatalogueCommand>,
+        /// A root runway file: its `catalogue:` setting is used, and the prices its plans use
+        /// are checked for age.
+        root: Option<PathBuf>,
+        /// Only this region's prices.
+        #[arg(long)]
+        region: Option<String>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// A catalogue file that replaces or extends the built-in one.
+        #[arg(long)]
+        catalogue: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum GraphFormat {
+    Mermaid,
+    Dot,
+    /// The graph as data: `{"nodes":[{"id","label","layer"}],"edges":[{"from","to","label"}]}`.
+    Json,
+}
+
+/// What every planning command takes.
+#[derive(clap::Args)]
+pub(crate) struct PlanArgs {
+    /// The root runway file.
+    #[arg(default_value = "runway.yaml")]
+    pub(crate) file: PathBuf,
+    /// A catalogue file that replaces or extends the built-in one.
+    #[arg(long)]
+    pub(crate) catalogue: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum EmitTarget {
+    /// A Pulumi YAML program (`Pulumi.yaml`) declaring every planned item.
+    Pulumi {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The program's folder (created when missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// `json`: what was written, with the plan's verdict (`{"environment","verdict",
+        /// "refused","wrote":[..],"diagnostics":[..]}`).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SchemaFormat {
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SchemaWhich {
+    Root,
+    Member,
+}
+
+impl Command {
+    /// Where the command reports failures: also as JSON on stdout when it prints JSON
+    /// (`--format json`).
+    pub(crate) fn out(&self) -> Out {
+        use deploy::{SecretsCommand as S, SsmCommand as M};
+        let json = match self {
+            Self::Check { format, .. }
+            | Self::Plan { format, .. }
+            | Self::Cost { format, .. }
+            | Self::Catalogue { command: None, format, .. }
+            | Self::Catalogue { command: Some(prices::CatalogueCommand::Import { format, .. }), .. }
+            | Self::Secrets { command: S::Prepare { format, .. } | S::Publish { format, .. } }
+            | Self::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } } => {
+                *format == Format::Json
+            }
+            Self::Diff { format, .. } => *format == review::DiffFormat::Json,
+            Self::Graph { format, .. } => *format == GraphFormat::Json,
+            Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,
+            Self::Schema { .. } | Self::Lsp { .. } => false,
+        };
+        Out::new(json)
+    }
+}

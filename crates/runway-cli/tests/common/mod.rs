@@ -1,0 +1,89 @@
+//! The one runner of the built `runway` binary that every integration test uses: a command
+//! for it, and its run (exit code, stdout, stderr).
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)] // reason: each test uses part of it; test helpers fail loudly
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The built binary under test.
+pub const RUNWAY: &str = env!("CARGO_BIN_EXE_runway");
+
+/// A finished run of the binary.
+pub struct Run {
+    /// The exit code (-1 when ended by a signal).
+    pub code: i32,
+    /// What it printed on stdout.
+    pub stdout: String,
+    /// What it printed on stderr.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Runs `cmd` to its end; its output decoded lossily.
+    pub fn of(cmd: &mut Command) -> Self {
+        let Output { status, stdout, stderr } = cmd.output().unwrap();
+        Self {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        }
+    }
+
+    /// Runs `cmd` to its end; its output must be UTF-8.
+    pub fn of_utf8(cmd: &mut Command) -> Self {
+        let Output { status, stdout, stderr } = cmd.output().expect("run runway");
+        Self {
+            code: status.code().unwrap_or(-1),
+            stdout: String::from_utf8(stdout).unwrap(),
+            stderr: String::from_utf8(stderr).unwrap(),
+        }
+    }
+
+    /// `(code, stdout, stderr)`.
+    pub fn parts(self) -> (i32, String, String) {
+        (self.code, self.stdout, self.stderr)
+    }
+}
+
+/// The binary as a command, nothing set.
+pub fn bare() -> Command {
+    Command::new(RUNWAY)
+}
+
+/// The binary as a command, without colours (`NO_COLOR=1`).
+pub fn command() -> Command {
+    let mut cmd = bare();
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// `runway ARGS` without colours: `(code, stdout, stderr)`.
+pub fn runway(args: &[&str]) -> (i32, String, String) {
+    Run::of(command().args(args)).parts()
+}
+
+/// `runway ARGS` in `dir` without colours: `(code, stdout, stderr)`.
+pub fn runway_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    Run::of(command().args(args).current_dir(dir)).parts()
+}
+
+/// `git ARGS` in `dir`, as a fixed user and without the machine's git configuration; fails
+/// the test when git does.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=runway",
+            "-c",
+            "user.email=runway@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
