@@ -15,6 +15,14 @@
 //!   its consumers;
 //! - code actions for diagnostics with a fix (a "did you mean" name, a `reason` skeleton).
 //!
+//! The modules: `position` (byte offsets and UTF-16 positions), `documents` (open documents
+//! over the disk, read through `runway-files`), `analysis` (`check` and every plan of a root),
+//! `cursor` (what is under the cursor, over `runway_schema::syntax`), `hover`, `completion`
+//! (from the text, which may not parse), `navigate` (definition, references), `actions` (fixes
+//! from diagnostics' help), `diagnostics`; the protocol loop in `server` (lsp-server,
+//! synchronous) over its own stdio framing in `transport` (garbage bytes and lone surrogates
+//! are read as U+FFFD, not the end of the server).
+//!
 //! What it does not do: it never writes a file (edits go to the editor), runs no command and
 //! makes no network call. Bad input never panics it: every file goes through the schema's
 //! bounded reader, and a request that panicked anyway is answered with an error while the

@@ -5,6 +5,14 @@
 //! module per kind, one `match` line each), binds consumers, lowers the workloads, and prices
 //! the result. Every step appends to one lowering context (`context::Cx`), so the plan's
 //! item order is the order of these steps.
+//!
+//! The rooms: `postgres`, `cache`, `queue`, `topic`, `bucket` and `workload` (one per kind);
+//! `identity` (each workload's execution and task roles and their grants); `reach` (who reaches
+//! what, from the graph) read by `network` (security groups and their rules) and `context`
+//! (`Cx`, `NewItem`); `platform` (cluster, namespace, ALB, subnet groups), `budget` (a capped
+//! environment's backstop), `endpoints` (`network.endpoints`), `protection`; `bindings` and
+//! `secrets` (Infisical places, connection variables, SSM parameters); `resources` (declared and
+//! implicit resources); physical names in `crate::naming`.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
