@@ -4,7 +4,6 @@
 //! out: `cargo xtask ci` is what CI runs, and the release build is the same code.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-
 mod common;
 
 use common::git;

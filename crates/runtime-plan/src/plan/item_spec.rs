@@ -4,7 +4,7 @@ use compact_str::CompactString;
 use runway_schema::Money;
 use serde::Serialize;
 
-use super::items::{Grant, SecurityRule};
+use super::parts::{Grant, SecurityRule};
 use super::specs::{
     AlbListenerSpec, AuroraClusterSpec, BudgetAlert, CacheReplicationGroupSpec, EcsServiceSpec,
     RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,

@@ -18,6 +18,7 @@
 mod bindings;
 mod item_spec;
 mod items;
+mod parts;
 mod secrets;
 mod specs;
 mod verdict;
@@ -30,6 +31,7 @@ use serde::Serialize;
 pub use bindings::*;
 pub use item_spec::*;
 pub use items::*;
+pub use parts::*;
 pub use secrets::*;
 pub use specs::*;
 pub use verdict::*;

@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use runway_schema::Expose;
 use serde::Serialize;
 
-use super::items::{HealthSpec, ListenerAction, TaskSecret};
+use super::parts::{HealthSpec, ListenerAction, TaskSecret};
 
 /// RDS PostgreSQL instance; master password from the proxy secret.
 #[derive(Clone, Debug, PartialEq, Serialize)]

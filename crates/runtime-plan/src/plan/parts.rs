@@ -1,0 +1,132 @@
+//! The small parts item specs are made of: health checks, task secrets, grants, security rules
+//! and listener actions. A leaf: it uses no other module of the plan.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use serde::Serialize;
+
+/// A health check as the task definition and target group take it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthSpec {
+    /// HTTP path, when an HTTP check.
+    pub path: Option<CompactString>,
+    /// Command, when a command check.
+    pub command: Option<Vec<CompactString>>,
+    /// Seconds between checks.
+    pub interval_seconds: u64,
+    /// Seconds a check may take.
+    pub timeout_seconds: u64,
+    /// Successes before healthy.
+    pub healthy_threshold: u32,
+    /// Failures before unhealthy.
+    pub unhealthy_threshold: u32,
+}
+
+/// A secret of a task definition: the container variable and the SSM parameter it reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSecret {
+    /// The variable name in the container.
+    pub name: CompactString,
+    /// The SSM parameter name (`valueFrom`).
+    pub parameter: CompactString,
+}
+
+/// One permission statement of a role: these actions allowed on these resources.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Grant {
+    /// IAM actions (`sqs:SendMessage`), sorted; never a wildcard. A list the planner holds
+    /// once for every grant of its kind.
+    pub actions: &'static [&'static str],
+    /// What they apply to.
+    pub resources: Vec<PolicyResource>,
+}
+
+/// A resource of a [`Grant`], as the plan knows it; the renderer writes its ARN.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+pub enum PolicyResource {
+    /// The ARN of an item of the plan.
+    Item {
+        /// Its logical id.
+        item: CompactString,
+    },
+    /// Every object of a bucket item: its ARN followed by `/*`.
+    ItemObjects {
+        /// Logical id of the bucket.
+        item: CompactString,
+    },
+    /// Every log stream of a log group item: its ARN followed by `:*`.
+    ItemLogStreams {
+        /// Logical id of the log group.
+        item: CompactString,
+    },
+    /// SSM parameters of the deploying account, in the plan's region.
+    SsmParameters {
+        /// Their full names (`/acme-shop/dev/main-db/MAIN_DB_URL`); a binding's list is shared
+        /// with the binding (`Arc`).
+        names: Arc<[CompactString]>,
+    },
+    /// The KMS key an alias names, looked up when the program runs.
+    KmsAlias {
+        /// `alias/...`.
+        alias: CompactString,
+    },
+    /// A KMS key of the deploying account, in the plan's region, by key id.
+    KmsKeyId {
+        /// The key id.
+        id: CompactString,
+    },
+    /// An ARN the plan knows in full (a key ARN, an ECR repository).
+    Arn {
+        /// The ARN.
+        arn: CompactString,
+    },
+    /// Every resource: only for an action AWS authorizes on no resource
+    /// (`ecr:GetAuthorizationToken`).
+    Any,
+}
+
+/// One rule of a security group: TCP on one port, from (ingress) or to (egress) a peer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRule {
+    /// Who is on the other side.
+    pub peer: Peer,
+    /// The TCP port.
+    pub port: u16,
+}
+
+/// The other side of a [`SecurityRule`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+pub enum Peer {
+    /// Whatever another security group of the plan is attached to.
+    Group {
+        /// Logical id of the group.
+        item: CompactString,
+    },
+    /// Any IPv4 address (`0.0.0.0/0`).
+    Internet,
+    /// The members' security groups: the program's `memberSecurityGroupIds` input.
+    Members,
+}
+
+/// What a listener does with a request no rule matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+pub enum ListenerAction {
+    /// A fixed `404 not found`.
+    NotFound,
+    /// A redirect to the same host and path over HTTPS.
+    #[serde(rename_all = "camelCase")]
+    RedirectToHttps {
+        /// The HTTPS port (443).
+        port: u16,
+        /// `HTTP_301` (permanent).
+        status_code: CompactString,
+    },
+}
