@@ -361,9 +361,10 @@ pub(crate) fn to_yaml(c: &Catalogue) -> String {
     // Writing to a String cannot fail; `let _ =` drops the always-Ok fmt::Result.
     let mut o = String::new();
     o.push_str("# runway size catalogue (format: docs/catalogue.md)\nsizes:\n");
-    let s = &c.sizes;
+    // Every section named: a new one is a compile error here.
+    let Sizes { postgres_rds, postgres_aurora, cache, messaging, bucket, workload } = &c.sizes;
     o.push_str("  postgres:\n");
-    for (engine, map) in [("rds", &s.postgres_rds), ("aurora", &s.postgres_aurora)] {
+    for (engine, map) in [("rds", postgres_rds), ("aurora", postgres_aurora)] {
         let _ = writeln!(o, "    {engine}:{}", if map.is_empty() { " {}" } else { "" });
         for (name, p) in map {
             let _ = writeln!(
@@ -387,7 +388,7 @@ pub(crate) fn to_yaml(c: &Catalogue) -> String {
     section(
         &mut o,
         "cache",
-        s.cache
+        cache
             .iter()
             .map(|(k, v)| (k.clone(), format!("nodeType: {}, nodes: {}", quoted(&v.node_type), v.nodes)))
             .collect(),
@@ -395,13 +396,13 @@ pub(crate) fn to_yaml(c: &Catalogue) -> String {
     section(
         &mut o,
         "messaging",
-        s.messaging.iter().map(|(k, v)| (k.clone(), format!("requests: {v}"))).collect(),
+        messaging.iter().map(|(k, v)| (k.clone(), format!("requests: {v}"))).collect(),
     );
-    section(&mut o, "bucket", s.bucket.iter().map(|(k, v)| (k.clone(), format!("storageGb: {v}"))).collect());
+    section(&mut o, "bucket", bucket.iter().map(|(k, v)| (k.clone(), format!("storageGb: {v}"))).collect());
     section(
         &mut o,
         "workload",
-        s.workload
+        workload
             .iter()
             .map(|(k, v)| (k.clone(), format!("cpu: {}, memoryMib: {}", v.cpu, v.memory_mib)))
             .collect(),

@@ -317,18 +317,19 @@ impl Catalogue {
     /// and the per-environment ALB, private zone, secret and VPC endpoint. Usage-based charges (logs,
     /// budgets) are not among them: they never make a plan unpriced.
     pub fn price_keys(&self) -> Vec<String> {
-        let s = &self.sizes;
+        // Every section named: a new one is a compile error here.
+        let Sizes { postgres_rds, postgres_aurora, cache, messaging, bucket, workload } = &self.sizes;
         let mut items: Vec<Item<'_>> = Vec::new();
         for (engine, map) in
-            [(PostgresEngine::Rds, &s.postgres_rds), (PostgresEngine::Aurora, &s.postgres_aurora)]
+            [(PostgresEngine::Rds, &postgres_rds), (PostgresEngine::Aurora, &postgres_aurora)]
         {
             for size in map.keys() {
                 items.push(Item::Postgres { engine, size });
                 items.push(Item::RdsProxy { engine, size });
             }
         }
-        items.extend(s.cache.keys().map(|size| Item::Cache { size }));
-        for size in s.messaging.keys() {
+        items.extend(cache.keys().map(|size| Item::Cache { size }));
+        for size in messaging.keys() {
             items.extend([
                 Item::Queue { fifo: false, size },
                 Item::Queue { fifo: true, size },
@@ -336,8 +337,8 @@ impl Catalogue {
                 Item::Topic { fifo: true, size },
             ]);
         }
-        items.extend(s.bucket.keys().map(|size| Item::Bucket { size }));
-        items.extend(s.workload.keys().map(|size| Item::Tasks { size, tasks: 1 }));
+        items.extend(bucket.keys().map(|size| Item::Bucket { size }));
+        items.extend(workload.keys().map(|size| Item::Tasks { size, tasks: 1 }));
         items.extend([Item::Alb, Item::PrivateZone, Item::Secret, Item::InterfaceEndpoint { zones: 2 }]);
         let mut keys: Vec<String> = Vec::new();
         for item in &items {
@@ -391,16 +392,16 @@ impl Catalogue {
 
     /// Every size name of any kind (for `unknown-size` checks), in catalogue order.
     pub fn size_names(&self) -> Vec<String> {
-        let s = &self.sizes;
+        // Every section named: a new one is a compile error here.
+        let Sizes { postgres_rds, postgres_aurora, cache, messaging, bucket, workload } = &self.sizes;
         let mut names: Vec<String> = Vec::new();
-        let all = s
-            .postgres_rds
+        let all = postgres_rds
             .keys()
-            .chain(s.postgres_aurora.keys())
-            .chain(s.cache.keys())
-            .chain(s.messaging.keys())
-            .chain(s.bucket.keys())
-            .chain(s.workload.keys());
+            .chain(postgres_aurora.keys())
+            .chain(cache.keys())
+            .chain(messaging.keys())
+            .chain(bucket.keys())
+            .chain(workload.keys());
         for name in all {
             if !names.contains(name) {
                 names.push(name.clone());

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use runway_schema::PostgresEngine;
 use serde_json::{Value, json};
 
-use crate::{Catalogue, Item, PriceStatus, Priced};
+use crate::{Catalogue, Item, PriceStatus, Priced, Sizes};
 
 /// One size of one kind, as the estimate table lists it.
 struct SizeRow<'a> {
@@ -17,11 +17,12 @@ struct SizeRow<'a> {
 
 impl Catalogue {
     fn size_rows(&self) -> Vec<SizeRow<'_>> {
-        let s = &self.sizes;
+        // Every section named: a new one is a compile error here.
+        let Sizes { postgres_rds, postgres_aurora, cache, messaging, bucket, workload } = &self.sizes;
         let mut rows = Vec::new();
         for (engine, kind, map) in [
-            (PostgresEngine::Rds, "postgres rds", &s.postgres_rds),
-            (PostgresEngine::Aurora, "postgres aurora", &s.postgres_aurora),
+            (PostgresEngine::Rds, "postgres rds", postgres_rds),
+            (PostgresEngine::Aurora, "postgres aurora", postgres_aurora),
         ] {
             for (size, p) in map {
                 let az = if p.multi_az { ", Multi-AZ" } else { "" };
@@ -40,7 +41,7 @@ impl Catalogue {
                 });
             }
         }
-        for (size, c) in &s.cache {
+        for (size, c) in cache {
             rows.push(SizeRow {
                 kind: "cache",
                 size,
@@ -48,7 +49,7 @@ impl Catalogue {
                 items: vec![Item::Cache { size }],
             });
         }
-        for (size, r) in &s.messaging {
+        for (size, r) in messaging {
             rows.push(SizeRow {
                 kind: "queue",
                 size,
@@ -62,7 +63,7 @@ impl Catalogue {
                 items: vec![Item::Topic { fifo: false, size }],
             });
         }
-        for (size, gb) in &s.bucket {
+        for (size, gb) in bucket {
             rows.push(SizeRow {
                 kind: "bucket",
                 size,
@@ -70,7 +71,7 @@ impl Catalogue {
                 items: vec![Item::Bucket { size }],
             });
         }
-        for (size, t) in &s.workload {
+        for (size, t) in workload {
             rows.push(SizeRow {
                 kind: "workload",
                 size,
@@ -162,13 +163,14 @@ impl Catalogue {
     /// or the one asked for) the prices (exact decimal strings) and each size's estimate
     /// (cents, as plans show money). An unknown region gives `{"error": ...}` beside the sizes.
     pub fn to_json_value(&self, region: Option<&str>) -> Value {
-        let s = &self.sizes;
+        // Every section named: a new one is a compile error here.
+        let Sizes { postgres_rds, postgres_aurora, cache, messaging, bucket, workload } = &self.sizes;
         let sizes = json!({
-            "postgres": { "rds": s.postgres_rds, "aurora": s.postgres_aurora },
-            "cache": s.cache,
-            "messaging": s.messaging.iter().map(|(k, v)| (k.clone(), json!({ "requests": v }))).collect::<serde_json::Map<_, _>>(),
-            "bucket": s.bucket.iter().map(|(k, v)| (k.clone(), json!({ "storageGb": v }))).collect::<serde_json::Map<_, _>>(),
-            "workload": s.workload,
+            "postgres": { "rds": postgres_rds, "aurora": postgres_aurora },
+            "cache": cache,
+            "messaging": messaging.iter().map(|(k, v)| (k.clone(), json!({ "requests": v }))).collect::<serde_json::Map<_, _>>(),
+            "bucket": bucket.iter().map(|(k, v)| (k.clone(), json!({ "storageGb": v }))).collect::<serde_json::Map<_, _>>(),
+            "workload": workload,
         });
         let mut out = json!({ "hoursPerMonth": crate::HOURS_PER_MONTH, "sizes": sizes });
         let regions = match self.shown_regions(region) {

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use proptest::prelude::*;
 use runway_schema::{
     DEFAULT_INFISICAL_PATH, DEFAULT_INFISICAL_URL, DeadLetter, Duration, Engine, Environment, Expose, Ground,
-    Health, HealthCheck, ImageRef, Infisical, Location, Member, Money, PostgresEngine, Product, Reason,
+    Health, HealthCheck, ImageRef, Infisical, Kind, Location, Member, Money, PostgresEngine, Product, Reason,
     Resource, ResourceSpec, Runtime, Runway, Scale, Secrets, Ssm, Workload,
 };
 
@@ -33,22 +33,25 @@ pub fn product_name() -> impl Strategy<Value = String> {
 
 /// A resource spec of any kind with its options.
 pub fn resource_spec() -> impl Strategy<Value = ResourceSpec> {
-    prop_oneof![
-        prop::bool::ANY.prop_map(|aurora| ResourceSpec::Postgres {
-            engine: if aurora { PostgresEngine::Aurora } else { PostgresEngine::Rds },
-            version: "16".into(),
-        }),
-        (prop::bool::ANY, 0u64..=43_200, prop::option::of(1u32..=10)).prop_map(|(fifo, secs, dl)| {
-            ResourceSpec::Queue {
+    // Every kind, through a match that names each: a new kind must say how it is generated.
+    prop::sample::select(Kind::ALL).prop_flat_map(|kind| match kind {
+        Kind::Postgres => prop::bool::ANY
+            .prop_map(|aurora| ResourceSpec::Postgres {
+                engine: if aurora { PostgresEngine::Aurora } else { PostgresEngine::Rds },
+                version: "16".into(),
+            })
+            .boxed(),
+        Kind::Queue => (prop::bool::ANY, 0u64..=43_200, prop::option::of(1u32..=10))
+            .prop_map(|(fifo, secs, dl)| ResourceSpec::Queue {
                 fifo,
                 visibility_timeout: Duration::from_millis(secs * 1000),
                 dead_letter: dl.map(|max_receives| DeadLetter { max_receives }),
-            }
-        }),
-        prop::bool::ANY.prop_map(|fifo| ResourceSpec::Topic { fifo }),
-        Just(ResourceSpec::Cache { version: "8.0".into() }),
-        prop::bool::ANY.prop_map(|versioning| ResourceSpec::Bucket { versioning }),
-    ]
+            })
+            .boxed(),
+        Kind::Topic => prop::bool::ANY.prop_map(|fifo| ResourceSpec::Topic { fifo }).boxed(),
+        Kind::Cache => Just(ResourceSpec::Cache { version: "8.0".into() }).boxed(),
+        Kind::Bucket => prop::bool::ANY.prop_map(|versioning| ResourceSpec::Bucket { versioning }).boxed(),
+    })
 }
 
 fn per_env<T: Clone + std::fmt::Debug>(

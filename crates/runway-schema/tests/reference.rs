@@ -41,3 +41,18 @@ fn reference_names_every_field_and_code() {
         );
     }
 }
+
+/// A new kind is documented and exercised: docs/runway-reference.md lists it where `kind` is
+/// described, and the `every-kind` fixture (which every reading test and the fuzz seeds read)
+/// declares one.
+#[test]
+fn every_kind_is_in_the_reference_and_the_every_kind_fixture() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc = std::fs::read_to_string(format!("{root}/docs/runway-reference.md")).unwrap();
+    let kind_line = doc.lines().find(|l| l.starts_with("Common: `kind`")).unwrap();
+    let fixture = std::fs::read_to_string(format!("{root}/tests/fixtures/valid/every-kind.yaml")).unwrap();
+    for name in runway_schema::Kind::NAMES {
+        assert!(kind_line.contains(&format!("`{name}`")), "`{name}` missing from the reference's kind line");
+        assert!(fixture.contains(&format!("kind: {name}")), "no `kind: {name}` in every-kind.yaml");
+    }
+}

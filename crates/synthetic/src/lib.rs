@@ -265,6 +265,16 @@ pub fn product(n: usize) -> Vec<(String, String)> {
 mod tests {
     use super::*;
 
+    /// The benches and the golden comparisons see every kind the format has.
+    #[test]
+    fn a_product_of_ten_resources_declares_every_kind() {
+        let files = product(10);
+        let root = &files[0].1;
+        for name in runway_schema::Kind::NAMES {
+            assert!(root.contains(&format!("kind: {name}")), "no `kind: {name}` in a synthetic product");
+        }
+    }
+
     #[test]
     fn deterministic_and_sized() {
         assert_eq!(product(100), product(100));

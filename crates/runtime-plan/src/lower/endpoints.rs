@@ -49,13 +49,25 @@ fn interface_services(cx: &Cx, tasks: bool, resources: &Resources) -> Vec<&'stat
     if resources.iter().any(|r| r.spec.kind() == Kind::Postgres) {
         services.push("secretsmanager");
     }
-    if cx.network.workloads_use(resources, Kind::Queue) {
-        services.push("sqs");
-    }
-    if cx.network.workloads_use(resources, Kind::Topic) {
-        services.push("sns");
+    for &kind in Kind::ALL {
+        if let Some(api) = called_api(kind)
+            && cx.network.workloads_use(resources, kind)
+        {
+            services.push(api);
+        }
     }
     services
+}
+
+/// The AWS API a workload calls to use a resource of `kind`, when that takes an interface
+/// endpoint in a VPC without NAT. Postgres (through its proxy) and caches are reached inside the
+/// VPC; S3 goes through the gateway endpoint every environment with tasks gets.
+fn called_api(kind: Kind) -> Option<&'static str> {
+    match kind {
+        Kind::Queue => Some("sqs"),
+        Kind::Topic => Some("sns"),
+        Kind::Postgres | Kind::Cache | Kind::Bucket => None,
+    }
 }
 
 /// The spec of one endpoint; only an interface endpoint has groups and zones.

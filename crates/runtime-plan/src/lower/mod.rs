@@ -20,7 +20,7 @@ use std::ops::Range;
 use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{
-    Engine, Environment, Expose, Money, PostgresEngine, Product, ResourceSpec, did_you_mean,
+    Engine, Environment, Expose, Kind, Money, PostgresEngine, Product, ResourceSpec, did_you_mean,
 };
 
 use crate::naming::{fit_with_suffix, hash6, limit};
@@ -256,12 +256,11 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
 /// items by kind (an Aurora cluster with its instances counted as 10), and each workload's
 /// items in this environment.
 fn expected_items(product: &Product, env: &str) -> usize {
+    // Using a queue, topic or bucket grants the task role something (`identity.rs`).
     let granting = |name: &str| {
-        product.root.resources.get(name).is_some_and(|r| {
-            matches!(
-                r.spec,
-                ResourceSpec::Queue { .. } | ResourceSpec::Topic { .. } | ResourceSpec::Bucket { .. }
-            )
+        product.root.resources.get(name).is_some_and(|r| match r.spec.kind() {
+            Kind::Queue | Kind::Topic | Kind::Bucket => true,
+            Kind::Postgres | Kind::Cache => false,
         })
     };
     let resources: usize = product

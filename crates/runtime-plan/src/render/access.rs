@@ -87,14 +87,41 @@ pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 
 /// Can a grant name the item (a queue, topic, bucket or log group)?
 fn named_by_grants(spec: &ItemSpec) -> bool {
-    matches!(
-        spec,
+    match spec {
         ItemSpec::SqsQueue { .. }
-            | ItemSpec::SqsDeadLetterQueue { .. }
-            | ItemSpec::SnsTopic { .. }
-            | ItemSpec::S3Bucket { .. }
-            | ItemSpec::LogGroup { .. }
-    )
+        | ItemSpec::SqsDeadLetterQueue { .. }
+        | ItemSpec::SnsTopic { .. }
+        | ItemSpec::S3Bucket { .. }
+        | ItemSpec::LogGroup { .. } => true,
+        ItemSpec::EcsCluster { .. }
+        | ItemSpec::TaskExecutionRole { .. }
+        | ItemSpec::TaskRole { .. }
+        | ItemSpec::SecurityGroup { .. }
+        | ItemSpec::CloudMapNamespace { .. }
+        | ItemSpec::Alb { .. }
+        | ItemSpec::AlbListener(_)
+        | ItemSpec::DbSubnetGroup { .. }
+        | ItemSpec::CacheSubnetGroup { .. }
+        | ItemSpec::RdsInstance(_)
+        | ItemSpec::AuroraCluster(_)
+        | ItemSpec::AuroraInstance { .. }
+        | ItemSpec::ProxySecret { .. }
+        | ItemSpec::ProxyRole { .. }
+        | ItemSpec::RdsProxy(_)
+        | ItemSpec::RdsProxyTargetGroup { .. }
+        | ItemSpec::RdsProxyTarget { .. }
+        | ItemSpec::CacheReplicationGroup(_)
+        | ItemSpec::TaskDefinition(_)
+        | ItemSpec::EcsService(_)
+        | ItemSpec::CloudMapService { .. }
+        | ItemSpec::AlbTargetGroup { .. }
+        | ItemSpec::AlbListenerRule { .. }
+        | ItemSpec::ScalingTarget { .. }
+        | ItemSpec::ScalingPolicy { .. }
+        | ItemSpec::DnsRecord { .. }
+        | ItemSpec::Budget { .. }
+        | ItemSpec::VpcEndpoint { .. } => false,
+    }
 }
 
 /// The label of a named item (its id when the plan lacks it).
