@@ -14,7 +14,8 @@ pub use runway_files::FsFiles;
 
 /// Loads the product at `file`; `None` when the root file cannot be read (reported).
 pub fn load(file: &Path, options: &Options) -> Result<Loaded, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let bytes = runway_files::read_named(file, runway_schema::MAX_FILE_BYTES)
+        .map_err(|u| format!("cannot read {}: {}", file.display(), runway_files::describe(&u)))?;
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = file.to_string_lossy().replace('\\', "/");
     Ok(runway_schema::load(&name, &bytes, &FsFiles::new(base), options))
@@ -38,7 +39,8 @@ pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
         let text = match sources.iter().find(|(f, _)| f == file) {
             Some((_, t)) => t.clone(),
             None => {
-                let t = std::fs::read(file)
+                // Read again as the loader read it: never through a link leading out.
+                let t = runway_files::read_named(Path::new(file), runway_schema::MAX_FILE_BYTES)
                     .ok()
                     .and_then(|b| String::from_utf8(b).ok())
                     .filter(|text| quotable(text))
@@ -61,7 +63,9 @@ pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
 fn quotable(text: &str) -> bool {
     let declared =
         text.trim().is_empty() || runway_schema::paths::declares(text, &["runway", "regions", "sizes"]);
-    declared && runway_schema::paths::first_control(text).is_none()
+    // A lone carriage return or a NEL would let a quoted line overwrite or start another.
+    let lone_cr = text.split("\r\n").any(|part| part.contains('\r'));
+    declared && runway_schema::paths::first_control(text).is_none() && !lone_cr && !text.contains('\u{85}')
 }
 
 pub use runway_schema::summary;

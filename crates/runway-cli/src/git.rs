@@ -148,7 +148,10 @@ impl Revision {
                 continue;
             }
             if rel == self.file_name || rel.ends_with("/runway.yaml") {
-                wanted.push(rel.to_owned());
+                // By object id: a path may hold a newline, which the batch protocol would read
+                // as the end of one request and the start of another.
+                let oid = meta.rsplit(' ').next().unwrap_or_default();
+                wanted.push((rel.to_owned(), oid.to_owned()));
             }
         }
         if links.contains(&self.file_name) {
@@ -160,7 +163,7 @@ impl Revision {
     }
 
     /// Reads the files at the commit with one `git cat-file --batch`.
-    fn read_blobs(&self, rel: &[String]) -> Result<BTreeMap<String, Vec<u8>>, GitError> {
+    fn read_blobs(&self, wanted: &[(String, String)]) -> Result<BTreeMap<String, Vec<u8>>, GitError> {
         let failed = |detail: String| GitError::Failed { command: "cat-file", detail };
         let mut child = git(&self.top)
             .args(["cat-file", "--batch"])
@@ -169,7 +172,8 @@ impl Revision {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(GitError::NotRunnable)?;
-        let requests: String = rel.iter().map(|r| format!("{}:{}{r}\n", self.commit, self.prefix)).collect();
+        let requests: String = wanted.iter().map(|(_, oid)| format!("{oid}\n")).collect();
+        let rel: Vec<String> = wanted.iter().map(|(r, _)| r.clone()).collect();
         let mut stdin = child.stdin.take().ok_or_else(|| failed("no stdin".into()))?;
         // Written from a thread: git answers while it reads, and a full stdout pipe would stop
         // it reading, and us writing, for good.
@@ -187,7 +191,7 @@ impl Revision {
             }
             return Err(failed(err.trim().to_owned()));
         }
-        parse_batch(rel, &out).map_err(failed)
+        parse_batch(&rel, &out).map_err(failed)
     }
 }
 

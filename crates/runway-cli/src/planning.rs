@@ -14,8 +14,10 @@ use crate::output::{EXIT_CAP, EXIT_INVALID, Exit, Out, warn};
 pub(crate) fn catalogue(file: Option<&Path>, out: Out) -> Result<Catalogue, Exit> {
     let builtin = Catalogue::builtin();
     let Some(file) = file else { return Ok(builtin) };
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| out.usage(format!("cannot read {}: {e}", file.display())))?;
+    let cannot = |why: String| out.usage(format!("cannot read {}: {why}", file.display()));
+    let bytes = runway_files::read_named(file, cost::MAX_CATALOGUE_BYTES)
+        .map_err(|u| cannot(runway_files::describe(&u)))?;
+    let text = String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8 text".to_owned()))?;
     let name = file.to_string_lossy();
     match Catalogue::parse(&name, &text) {
         Ok(user) => Ok(builtin.extended_with(&user)),
@@ -47,7 +49,7 @@ pub(crate) fn catalogue_for(root: &Path, flag: Option<&Path>, out: Out) -> Resul
 /// names none (or cannot be read: the loader reports that). `Err` holds a `catalogue-file`
 /// diagnostic at the setting, then the file's own diagnostics.
 pub(crate) fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> {
-    let bytes = std::fs::read(root).ok()?;
+    let bytes = runway_files::read_named(root, runway_schema::MAX_FILE_BYTES).ok()?;
     let name = root.to_string_lossy().replace('\\', "/");
     let setting = runway_schema::catalogue_setting(&name, &bytes)?;
     let base = root.parent().unwrap_or(Path::new(""));

@@ -163,8 +163,8 @@ fn a_file_that_is_not_a_catalogue_or_runway_file_is_refused_unquoted() {
     std::fs::remove_file(repo.join("runway.yaml")).unwrap();
     symlink("/proc/self/environ", repo.join("runway.yaml")).unwrap();
     let run = runway(&repo, &["check", "runway.yaml"]);
-    assert_eq!(run.code, 1, "{}", run.all);
-    assert!(run.all.contains("yaml-syntax") && run.all.contains("control character"), "{}", run.all);
+    assert_eq!(run.code, 2, "{}", run.all);
+    assert!(run.all.contains("leads outside the folder it is named from"), "{}", run.all);
     assert_no_leak(&run.all, "check of a root linked to the environment");
 
     // A member runway linked to a file inside the repository that is not a runway file.
@@ -233,4 +233,59 @@ fn a_catalogue_over_its_size_bound_is_refused_without_reading_it_all() {
     let run = runway(&repo, &["check", "runway.yaml"]);
     assert_eq!(run.code, 1, "{}", run.all);
     assert!(run.all.contains("catalogue-file") && run.all.contains("over the limit"), "{}", run.all);
+}
+
+#[test]
+fn a_root_or_catalogue_named_on_the_command_line_may_not_lead_outside() {
+    // The pull request turns the root the job names into a link to a runway file outside.
+    let (s, repo) = product("untrusted-root-out");
+    std::fs::remove_file(repo.join("runway.yaml")).unwrap();
+    symlink(s.path().join("outside/member/runway.yaml"), repo.join("runway.yaml")).unwrap();
+    for args in
+        [vec!["check", "runway.yaml"], vec!["plan", "--env", "dev", "--format", "json", "runway.yaml"]]
+    {
+        let run = runway(&repo, &args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.all);
+        assert!(run.all.contains("leads outside the folder it is named from"), "{}", run.all);
+        assert_no_leak(&run.all, &format!("{args:?}"));
+    }
+    // Or a folder on the root's path.
+    let (s, repo) = product("untrusted-root-folder-out");
+    symlink(s.path().join("outside/member"), repo.join("app")).unwrap();
+    let run = runway(&repo, &["check", "app/runway.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.all);
+    assert_no_leak(&run.all, "check app/runway.yaml");
+    // `--catalogue FILE` is the job's choice, but the file is the pull request's.
+    let (s, repo) = product("untrusted-flag-out");
+    symlink(s.path().join("outside/prices.yaml"), repo.join("prices.yaml")).unwrap();
+    let run = runway(&repo, &["check", "--catalogue", "prices.yaml", "runway.yaml"]);
+    assert_eq!(run.code, 2, "{}", run.all);
+    assert_no_leak(&run.all, "check --catalogue");
+}
+
+#[test]
+fn an_excerpt_is_never_drawn_through_a_link_leading_outside() {
+    // The base's member is invalid; the working tree puts a link to an outside runway file
+    // where that member was, hoping the base's diagnostic quotes it.
+    let (s, repo) = product("untrusted-excerpt");
+    let member = repo.join("services/billing/runway.yaml");
+    let text = std::fs::read_to_string(&member).unwrap();
+    std::fs::write(&member, format!("{text}bogus: 1\n")).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base with an invalid member"]);
+    // The canary on the very line the base's diagnostic points at, and around it.
+    let line = text.lines().count() + 1;
+    // Long enough lines that the diagnostic's byte offset falls inside this file too.
+    let padding = format!("# {}\n", "-".repeat(78)).repeat(line - 3);
+    let outside = format!("runway: 3\n{padding}x: {CANARY}\nbogus: {CANARY}\ny: {CANARY}\n");
+    std::fs::write(s.path().join("outside/member/runway.yaml"), outside).unwrap();
+    std::fs::remove_file(&member).unwrap();
+    symlink(s.path().join("outside/member/runway.yaml"), &member).unwrap();
+    // The working version no longer reads that folder, so it is valid and the base is read.
+    set_root(&repo, "", Some("[\"services/orders\", \"tools/*\"]"));
+    let run = runway(&repo, &["diff", "--base-ref", "HEAD", "runway.yaml"]);
+    assert!(run.all.contains("bogus"), "the base's own diagnostic is shown: {}", run.all);
+    assert_ne!(run.code, 0, "{}", run.all);
+    assert_no_leak(&run.all, "diff --base-ref with a linked member");
 }

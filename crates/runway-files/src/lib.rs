@@ -77,19 +77,12 @@ impl FsFiles {
 
 impl Files for FsFiles {
     fn member_folders(&self, pattern: &str) -> Vec<String> {
-        let full = self.base.join(pattern);
-        let Some(full) = full.to_str() else { return Vec::new() };
-        let Ok(paths) = glob::glob(full) else { return Vec::new() };
-        let mut out: Vec<String> = paths
-            .filter_map(Result::ok)
-            .filter(|p| p.is_dir())
-            .filter_map(|p| {
-                p.strip_prefix(&self.base).ok().and_then(|r| r.to_str()).map(|s| s.replace('\\', "/"))
-            })
-            // More is refused whole: a glob over a vast tree stops here, not at its end.
-            .take(MAX_MEMBERS + 1)
-            .collect();
+        let segments: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+        let mut out = Vec::new();
+        let base = if self.base.as_os_str().is_empty() { Path::new(".") } else { &self.base };
+        walk(base, "", &segments, &mut out);
         out.sort();
+        out.dedup();
         out
     }
 
@@ -98,14 +91,65 @@ impl Files for FsFiles {
     }
 }
 
+/// The folders under `dir` (`rel` from the root's folder) that `segments` of a glob match,
+/// into `out`, stopping past [`MAX_MEMBERS`]. `*`, `?` and `[...]` stay within a segment and
+/// `**` spans any number of folders. A symbolic link is matched by its name but never walked
+/// through: a link cannot make the walk loop or list what is under a folder outside the root
+/// (reading a member through it is then refused by [`FsFiles::resolve`]).
+fn walk(dir: &Path, rel: &str, segments: &[&str], out: &mut Vec<String>) {
+    let Some((first, rest)) = segments.split_first() else {
+        if !rel.is_empty() {
+            out.push(rel.to_owned());
+        }
+        return;
+    };
+    if out.len() > MAX_MEMBERS {
+        return;
+    }
+    let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::default() };
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<(String, PathBuf, bool)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let link = e.file_type().ok()?.is_symlink();
+            // A link's target decides whether it is a folder to match; it is never descended.
+            let is_dir = if link { e.path().is_dir() } else { e.file_type().ok()?.is_dir() };
+            is_dir.then(|| (name, e.path(), link))
+        })
+        .collect();
+    entries.sort();
+    let join = |name: &str| if rel.is_empty() { name.to_owned() } else { format!("{rel}/{name}") };
+    if *first == "**" {
+        walk(dir, rel, rest, out);
+        for (name, path, link) in &entries {
+            if !link {
+                walk(path, &join(name), segments, out);
+            }
+        }
+        return;
+    }
+    if *first == ".." {
+        // Only a glob that stays inside the root reaches here (checked lexically first).
+        walk(&dir.join(".."), &join(".."), rest, out);
+        return;
+    }
+    let Ok(pattern) = glob::Pattern::new(first) else { return };
+    for (name, path, link) in &entries {
+        if pattern.matches_with(name, options) && (rest.is_empty() || !link) {
+            walk(path, &join(name), rest, out);
+        }
+    }
+}
+
 /// A regular file's bytes, refused past `max` bytes without reading the rest (a device or a
-/// pipe is not read at all).
+/// pipe is not opened at all).
 pub fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, Unread> {
-    let file = File::open(path).map_err(unread)?;
-    let meta = file.metadata().map_err(unread)?;
-    if !meta.is_file() {
+    // Asked before opening: opening a pipe would wait for a writer.
+    if !std::fs::metadata(path).map_err(unread)?.is_file() {
         return Err(Unread::Failed("it is not a regular file".to_owned()));
     }
+    let file = File::open(path).map_err(unread)?;
     let mut bytes = Vec::new();
     let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
     file.take(limit).read_to_end(&mut bytes).map_err(unread)?;
@@ -113,6 +157,39 @@ pub fn read_bounded(path: &Path, max: usize) -> Result<Vec<u8>, Unread> {
         return Err(Unread::Failed(format!("it is over the limit of {max} bytes")));
     }
     Ok(bytes)
+}
+
+/// Reads a file the command line names (the root runway, `--catalogue FILE`), at most `max`
+/// bytes. The file may come from a pull request, so a symbolic link on its way must not lead
+/// outside the folder it is named from: the current folder for a relative path that stays inside
+/// it, else the file's own folder.
+pub fn read_named(path: &Path, max: usize) -> Result<Vec<u8>, Unread> {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let (anchor, rel) = if path.is_relative() && runway_schema::paths::outside_root(&text).is_none() {
+        (PathBuf::from("."), text)
+    } else {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        (path.parent().map(Path::to_path_buf).unwrap_or_default(), name)
+    };
+    let real = FsFiles::new(anchor).resolve(&rel).map_err(|u| match u {
+        Unread::Outside(_) => {
+            Unread::Outside("a symbolic link on its way leads outside the folder it is named from".to_owned())
+        }
+        // In the operating system's words, as before this check.
+        Unread::Missing | Unread::Failed(_) => match File::open(path) {
+            Err(e) => Unread::Failed(e.to_string()),
+            Ok(_) => u,
+        },
+    })?;
+    read_bounded(&real, max)
+}
+
+/// Why a file was not read, as a person reads it after its name.
+pub fn describe(unread: &Unread) -> String {
+    match unread {
+        Unread::Missing => std::io::Error::from(ErrorKind::NotFound).to_string(),
+        Unread::Failed(why) | Unread::Outside(why) => why.clone(),
+    }
 }
 
 fn unread(e: std::io::Error) -> Unread {
@@ -172,6 +249,35 @@ mod tests {
         assert!(outside(files.read("../outside/m/runway.yaml")));
         assert_eq!(files.read("members/alias/runway.yaml").unwrap(), b"runway: 3\n");
         assert_eq!(files.read("members/none/runway.yaml"), Err(Unread::Missing));
+    }
+
+    #[test]
+    fn globs_never_walk_through_a_link_so_they_neither_loop_nor_list_outside() {
+        let t = Tree::new("walk");
+        let root = t.0.join("root");
+        symlink(".", root.join("members/loop")).unwrap();
+        symlink("/", root.join("slash")).unwrap();
+        std::fs::create_dir_all(root.join("deep/a/b")).unwrap();
+        let files = t.files();
+        // `**` under a folder holding a link to itself ends, and finds the real folders.
+        assert_eq!(files.member_folders("**/b"), ["deep/a/b"]);
+        assert_eq!(files.member_folders("members/**/zz"), Vec::<String>::new());
+        // The link itself is a match (its reading is then refused); nothing under it is listed.
+        assert_eq!(files.member_folders("slash/*"), Vec::<String>::new());
+        assert!(files.member_folders("*").contains(&"slash".to_owned()));
+        assert!(outside(files.read("slash/runway.yaml")));
+        assert_eq!(files.member_folders("members/*"), ["members/a", "members/loop"]);
+    }
+
+    #[test]
+    fn a_named_file_may_not_lead_outside_the_folder_it_is_named_from() {
+        let t = Tree::new("named");
+        let root = t.0.join("root");
+        symlink(t.0.join("outside/m/runway.yaml"), root.join("linked.yaml")).unwrap();
+        assert!(outside(read_named(&root.join("linked.yaml"), 1000)));
+        assert_eq!(read_named(&root.join("members/a/runway.yaml"), 1000).unwrap(), b"runway: 3\n");
+        let missing = read_named(&root.join("none.yaml"), 1000);
+        assert!(matches!(missing, Err(Unread::Failed(m)) if m.contains("No such file")), "in the OS's words");
     }
 
     #[test]

@@ -156,6 +156,8 @@ impl Diagnostic {
         path: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
+        // A file's name comes from the disk (a member folder's name, say) and is printed too.
+        let location = Location { file: crate::paths::printable(location.file), ..location };
         Self {
             code,
             severity: Severity::Error,

@@ -11,7 +11,11 @@ use crate::tree::{self, MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_REPLAYED_EVE
 
 /// Parses one file into a tree, or the one diagnostic that stops reading it.
 pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
-    let text = bounded_text(file, bytes)?;
+    parse_text(file, bounded_text(file, bytes)?)
+}
+
+/// Parses a text already within the bounds.
+fn parse_text(file: &str, text: &str) -> Result<Node, Diagnostic> {
     if text.trim().is_empty() || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
     {
         return Ok(Node { value: Value::Null, line: 1, column: 1, offset: 0, len: 0 });
@@ -29,10 +33,11 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
 /// declare itself).
 pub(crate) fn runway_file(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
     let text = bounded_text(file, bytes)?;
-    let empty = text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
     // An empty file is validation's to report: there is nothing in it to quote.
-    if empty || crate::paths::declares(text, &["runway"]) {
-        return parse(file, bytes);
+    if crate::paths::declares(text, &["runway"])
+        || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return parse_text(file, text);
     }
     let message =
         format!("`{file}` is not a runway file: no line starts with `runway:`, so none of it is shown");

@@ -43,7 +43,12 @@ pub(crate) fn is_forbidden(c: char) -> bool {
 
 /// The first forbidden character of `text` with its 1-based line and column.
 pub fn first_control(text: &str) -> Option<(char, u32, u32)> {
-    let (offset, c) = text.char_indices().find(|(_, c)| is_forbidden(*c))?;
+    // Every forbidden character is a byte below 0x20, DEL, or starts with 0xC2 (C1 controls):
+    // a byte scan rules out almost every file without decoding it.
+    let suspect = |b: &u8| (*b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || *b == 0x7f || *b == 0xc2;
+    let start = text.as_bytes().iter().position(suspect)?;
+    let (offset, c) =
+        text[start..].char_indices().map(|(i, c)| (start + i, c)).find(|(_, c)| is_forbidden(*c))?;
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;

@@ -61,15 +61,19 @@ impl Cx<'_> {
     }
 
     pub fn error(&mut self, code: Code, node: &Node, path: &str, message: String, help: Option<String>) {
-        let mut d = Diagnostic::error(code, self.loc(node), path, message);
-        d.help = help;
-        self.diags.push(d);
+        let d = Diagnostic::error(code, self.loc(node), path, message);
+        self.diags.push(match help {
+            Some(help) => d.with_help(help),
+            None => d,
+        });
     }
 
     pub fn warning(&mut self, code: Code, node: &Node, path: &str, message: String, help: Option<String>) {
-        let mut d = Diagnostic::warning(code, self.loc(node), path, message);
-        d.help = help;
-        self.diags.push(d);
+        let d = Diagnostic::warning(code, self.loc(node), path, message);
+        self.diags.push(match help {
+            Some(help) => d.with_help(help),
+            None => d,
+        });
     }
 
     pub fn invalid(&mut self, node: &Node, path: &str, message: String, help: Option<String>) {
@@ -205,17 +209,46 @@ impl Cx<'_> {
         if t.is_none() {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
         }
-        t
+        self.printable(node, path, what, t?, |_| false)
     }
 
-    /// A string (not a number or boolean).
+    /// A string (not a number or boolean) on one line.
     pub fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         if let Value::Str(s) = &node.value {
-            Some(s.to_string())
+            self.printable(node, path, what, s.to_string(), |_| false)
         } else {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
             None
         }
+    }
+
+    /// Free text (an environment value, a reason's detail): a scalar that may span lines.
+    pub fn free_text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
+        let t = node.scalar_text();
+        if t.is_none() {
+            self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
+        }
+        self.printable(node, path, what, t?, |c| c == '\n' || c == '\t')
+    }
+
+    /// `text`, unless it holds a control character `allowed` does not take: one written with a
+    /// YAML escape (`"\e[2J"`) would reach plans and logs as is.
+    fn printable(
+        &mut self,
+        node: &Node,
+        path: &str,
+        what: &str,
+        text: String,
+        allowed: fn(char) -> bool,
+    ) -> Option<String> {
+        // Every control character is a byte below 0x20, DEL, or starts with 0xC2 (C1).
+        if !text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+            return Some(text);
+        }
+        let Some(c) = text.chars().find(|c| c.is_control() && !allowed(*c)) else { return Some(text) };
+        let message = format!("{what} holds the control character U+{:04X}", u32::from(c));
+        self.invalid(node, path, message, Some("write it as plain text on one line".to_owned()));
+        None
     }
 
     /// A whole number within `min..=max`.

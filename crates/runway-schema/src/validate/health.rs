@@ -218,7 +218,12 @@ pub(super) fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason>
     let detail = cx
         .require(&f, path, "`reason`", "detail", "add `detail:` why no managed service fits")
         .and_then(|d| {
-            let t = cx.string(d, &join(path, "detail"), "`detail`")?;
+            let dp = join(path, "detail");
+            // Free text, but a string: a number is reported as one.
+            let t = match &d.value {
+                Value::Str(_) => cx.free_text(d, &dp, "`detail`"),
+                _ => cx.string(d, &dp, "`detail`"),
+            }?;
             if t.trim().is_empty() {
                 cx.error(
                     Code::MissingReason,

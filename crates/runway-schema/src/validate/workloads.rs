@@ -137,7 +137,7 @@ fn env_values<'n>(
             );
             continue;
         }
-        let Some(val) = cx.text(v, &p, "an environment value") else { continue };
+        let Some(val) = cx.free_text(v, &p, "an environment value") else { continue };
         let reference = val.strip_prefix("${").and_then(|r| r.strip_suffix('}'));
         match reference {
             Some(var) if is_variable_name(var) => {
