@@ -130,8 +130,14 @@ fn walk(dir: &Path, rel: &str, segments: &[&str], out: &mut Vec<String>) {
         return;
     }
     if *first == ".." {
-        // Only a glob that stays inside the root reaches here (checked lexically first).
-        walk(&dir.join(".."), &join(".."), rest, out);
+        // Back to the folder above, never above the root's folder (the loader has already
+        // refused such a glob; this holds whoever calls).
+        let up = match rel.rsplit_once('/') {
+            Some((up, _)) => up,
+            None if !rel.is_empty() => "",
+            None => return,
+        };
+        walk(&dir.join(".."), up, rest, out);
         return;
     }
     let Ok(pattern) = glob::Pattern::new(first) else { return };
@@ -267,6 +273,10 @@ mod tests {
         assert!(files.member_folders("*").contains(&"slash".to_owned()));
         assert!(outside(files.read("slash/runway.yaml")));
         assert_eq!(files.member_folders("members/*"), ["members/a", "members/loop"]);
+        assert_eq!(files.member_folders("deep/../members/a"), ["members/a"]);
+        // However it is called, a walk never climbs above the root's folder.
+        assert_eq!(files.member_folders("../*"), Vec::<String>::new());
+        assert_eq!(files.member_folders("**/../*").iter().filter(|f| f.starts_with("..")).count(), 0);
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub fn outside_root(path: &str) -> Option<&'static str> {
     let mut depth: usize = 0;
     for part in p.split(['/', '\\']) {
         match part {
-            "" | "." => {}
+            // `**` may match no folder at all, so it never counts as one.
+            "" | "." | "**" => {}
             ".." => match depth.checked_sub(1) {
                 Some(d) => depth = d,
                 None => return Some("its `..` climbs above the root's folder"),
@@ -100,6 +101,7 @@ mod tests {
             assert_eq!(outside_root(inside), None, "{inside}");
         }
         for outside in [
+            "**/../*",
             "/proc/self/environ",
             "../../etc/passwd",
             "a/../../b",
