@@ -100,7 +100,10 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
     let resources = resource_nodes(&tree);
     // Members look resources up by name: a scan per use was quadratic in a large product.
     let resources_by_name = validate::first_by_name(&resources);
-    let base = match root_file.rfind('/') {
+    // Members are named from the root's name: `services/a/runway.yaml` beside `runway.yaml`, and
+    // `<commit>:services/a/runway.yaml` beside `<commit>:runway.yaml` (a git revision's root), so
+    // that no base member is taken for today's file of the same path.
+    let base = match root_file.rfind('/').or_else(|| root_file.rfind(':')) {
         Some(i) => &root_file[..=i],
         None => "",
     };
