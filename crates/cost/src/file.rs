@@ -157,15 +157,6 @@ fn refuse_foreign(file: &str, text: &str) -> Result<(), Diagnostic> {
             "a catalogue file holds sizes and prices; check that the path names one",
         );
     }
-    if let Some((c, line, column)) = runway_schema::paths::first_control(text) {
-        return refuse(
-            format!(
-                "the file holds the control character U+{:04X} at line {line}, column {column}: it is not a catalogue file",
-                u32::from(c)
-            ),
-            "a catalogue file is UTF-8 text; check that the path names one",
-        );
-    }
     let empty = text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
     if !empty && !runway_schema::paths::declares(text, &["regions", "sizes"]) {
         return refuse(
@@ -173,6 +164,15 @@ fn refuse_foreign(file: &str, text: &str) -> Result<(), Diagnostic> {
                 "`{file}` is not a catalogue file: no line starts with `regions:` or `sizes:`, so none of it is shown"
             ),
             "a catalogue file starts with `regions:` or `sizes:` (docs/catalogue.md); check the path",
+        );
+    }
+    if let Some((c, line, column)) = runway_schema::paths::first_control(text) {
+        return refuse(
+            format!(
+                "the file holds the control character U+{:04X} at line {line}, column {column}: it is not a catalogue file",
+                u32::from(c)
+            ),
+            "a catalogue file is UTF-8 text; check that the path names one",
         );
     }
     Ok(())

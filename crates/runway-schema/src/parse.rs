@@ -32,12 +32,14 @@ fn parse_text(file: &str, text: &str) -> Result<Node, Diagnostic> {
 /// one diagnostic that quotes none of it (and the CLI draws no excerpt from a file that does not
 /// declare itself).
 pub(crate) fn runway_file(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
-    let text = bounded_text(file, bytes)?;
+    // Whether it declares itself comes first: of a foreign file not even the place of its first
+    // control character is told.
+    let text = utf8_text(file, bytes)?;
     // An empty file is validation's to report: there is nothing in it to quote.
     if crate::paths::declares(text, &["runway"])
         || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
     {
-        return parse_text(file, text);
+        return parse_text(file, printable_text(file, text)?);
     }
     let message =
         format!("`{file}` is not a runway file: no line starts with `runway:`, so none of it is shown");
@@ -53,7 +55,11 @@ fn at(file: &str, line: u32, column: u32, offset: usize) -> Location {
 /// The file as text, when it is within the size bound, UTF-8 and free of control characters
 /// (none of which YAML allows; quoting them would let a file drive a terminal or a CI log).
 fn bounded_text<'b>(file: &str, bytes: &'b [u8]) -> Result<&'b str, Diagnostic> {
-    let text = utf8_text(file, bytes)?;
+    printable_text(file, utf8_text(file, bytes)?)
+}
+
+/// The text, when it holds no control character.
+fn printable_text<'b>(file: &str, text: &'b str) -> Result<&'b str, Diagnostic> {
     match crate::paths::first_control(text) {
         None => Ok(text),
         Some((c, line, column)) => Err(Diagnostic::error(
