@@ -52,43 +52,11 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
 /// Looks up an item another component creates, into a variable of its id.
 pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     cx.begin(item);
-    match &item.spec {
-        ItemSpec::ProxySecret { .. } => postgres::look_up_proxy_secret(cx, item),
-        ItemSpec::EcsCluster { .. }
-        | ItemSpec::TaskExecutionRole { .. }
-        | ItemSpec::TaskRole { .. }
-        | ItemSpec::SecurityGroup { .. }
-        | ItemSpec::CloudMapNamespace { .. }
-        | ItemSpec::Alb { .. }
-        | ItemSpec::AlbListener(_)
-        | ItemSpec::DbSubnetGroup { .. }
-        | ItemSpec::CacheSubnetGroup { .. }
-        | ItemSpec::RdsInstance(_)
-        | ItemSpec::AuroraCluster(_)
-        | ItemSpec::AuroraInstance { .. }
-        | ItemSpec::ProxyRole { .. }
-        | ItemSpec::RdsProxy(_)
-        | ItemSpec::RdsProxyTargetGroup { .. }
-        | ItemSpec::RdsProxyTarget { .. }
-        | ItemSpec::CacheReplicationGroup(_)
-        | ItemSpec::SqsQueue { .. }
-        | ItemSpec::SqsDeadLetterQueue { .. }
-        | ItemSpec::SnsTopic { .. }
-        | ItemSpec::S3Bucket { .. }
-        | ItemSpec::TaskDefinition(_)
-        | ItemSpec::EcsService(_)
-        | ItemSpec::CloudMapService { .. }
-        | ItemSpec::AlbTargetGroup { .. }
-        | ItemSpec::AlbListenerRule { .. }
-        | ItemSpec::ScalingTarget { .. }
-        | ItemSpec::ScalingPolicy { .. }
-        | ItemSpec::DnsRecord { .. }
-        | ItemSpec::LogGroup { .. }
-        | ItemSpec::Budget { .. }
-        | ItemSpec::VpcEndpoint { .. } => {
-            Err(unsupported(item, "only a proxy secret can be created outside the program"))
-        }
-    }
+    // A projection: the proxy secret is the one item another tool creates.
+    let ItemSpec::ProxySecret { .. } = &item.spec else {
+        return Err(unsupported(item, "only a proxy secret can be created outside the program"));
+    };
+    postgres::look_up_proxy_secret(cx, item)
 }
 
 /// Resources an item renders to (see [`super::expected_resources`]).

@@ -319,42 +319,14 @@ pub(super) fn proxy_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
     let ItemSpec::RdsProxyTarget { proxy, target_group, target } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let (instance, cluster) = match cx.item(target)?.kind {
-        ItemKind::RdsInstance => (Some(cx.reference(target, "identifier")?), None),
-        ItemKind::AuroraCluster => (None, Some(cx.reference(target, "clusterIdentifier")?)),
-        ItemKind::EcsCluster
-        | ItemKind::TaskExecutionRole
-        | ItemKind::TaskRole
-        | ItemKind::SecurityGroup
-        | ItemKind::CloudMapNamespace
-        | ItemKind::Alb
-        | ItemKind::AlbListener
-        | ItemKind::DbSubnetGroup
-        | ItemKind::CacheSubnetGroup
-        | ItemKind::AuroraInstance
-        | ItemKind::ProxySecret
-        | ItemKind::ProxyRole
-        | ItemKind::RdsProxy
-        | ItemKind::RdsProxyTargetGroup
-        | ItemKind::RdsProxyTarget
-        | ItemKind::CacheReplicationGroup
-        | ItemKind::SqsQueue
-        | ItemKind::SqsDeadLetterQueue
-        | ItemKind::SnsTopic
-        | ItemKind::S3Bucket
-        | ItemKind::TaskDefinition
-        | ItemKind::EcsService
-        | ItemKind::CloudMapService
-        | ItemKind::AlbTargetGroup
-        | ItemKind::AlbListenerRule
-        | ItemKind::ScalingTarget
-        | ItemKind::ScalingPolicy
-        | ItemKind::Budget
-        | ItemKind::LogGroup
-        | ItemKind::DnsRecord
-        | ItemKind::VpcEndpoint => {
-            return Err(cx.missing("an RDS instance or Aurora cluster as its target"));
-        }
+    // A projection: a proxy targets an RDS instance or an Aurora cluster, nothing else.
+    let kind = cx.item(target)?.kind;
+    let (instance, cluster) = if kind == ItemKind::RdsInstance {
+        (Some(cx.reference(target, "identifier")?), None)
+    } else if kind == ItemKind::AuroraCluster {
+        (None, Some(cx.reference(target, "clusterIdentifier")?))
+    } else {
+        return Err(cx.missing("an RDS instance or Aurora cluster as its target"));
     };
     let props = ProxyTarget {
         db_proxy_name: cx.reference(proxy, "name")?,

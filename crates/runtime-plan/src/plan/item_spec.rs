@@ -304,6 +304,64 @@ pub enum ItemSpec {
     },
 }
 
+/// What an item says about access: a security group's rules, a role's grants, or nothing.
+#[derive(Clone, Copy, Debug)]
+pub enum Access<'a> {
+    /// A security group's rules.
+    Rules {
+        /// Who may reach what it guards.
+        ingress: &'a [SecurityRule],
+        /// Where what it guards may go.
+        egress: &'a [SecurityRule],
+    },
+    /// A role's grants.
+    Grants(&'a [Grant]),
+    /// Neither.
+    None,
+}
+
+impl ItemSpec {
+    /// The item's rules or grants: every kind says which it has.
+    pub fn access(&self) -> Access<'_> {
+        match self {
+            ItemSpec::SecurityGroup { ingress, egress, .. } => Access::Rules { ingress, egress },
+            ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
+                Access::Grants(grants)
+            }
+            ItemSpec::EcsCluster { .. }
+            | ItemSpec::CloudMapNamespace { .. }
+            | ItemSpec::Alb { .. }
+            | ItemSpec::AlbListener(_)
+            | ItemSpec::DbSubnetGroup { .. }
+            | ItemSpec::CacheSubnetGroup { .. }
+            | ItemSpec::RdsInstance(_)
+            | ItemSpec::AuroraCluster(_)
+            | ItemSpec::AuroraInstance { .. }
+            | ItemSpec::ProxySecret { .. }
+            | ItemSpec::ProxyRole { .. }
+            | ItemSpec::RdsProxy(_)
+            | ItemSpec::RdsProxyTargetGroup { .. }
+            | ItemSpec::RdsProxyTarget { .. }
+            | ItemSpec::CacheReplicationGroup(_)
+            | ItemSpec::SqsQueue { .. }
+            | ItemSpec::SqsDeadLetterQueue { .. }
+            | ItemSpec::SnsTopic { .. }
+            | ItemSpec::S3Bucket { .. }
+            | ItemSpec::TaskDefinition(_)
+            | ItemSpec::EcsService(_)
+            | ItemSpec::CloudMapService { .. }
+            | ItemSpec::AlbTargetGroup { .. }
+            | ItemSpec::AlbListenerRule { .. }
+            | ItemSpec::ScalingTarget { .. }
+            | ItemSpec::ScalingPolicy { .. }
+            | ItemSpec::DnsRecord { .. }
+            | ItemSpec::LogGroup { .. }
+            | ItemSpec::Budget { .. }
+            | ItemSpec::VpcEndpoint { .. } => Access::None,
+        }
+    }
+}
+
 /// How a VPC endpoint joins the VPC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum EndpointType {

@@ -186,45 +186,19 @@ impl PlannedItem {
     /// What the item is within its owner, as a person reads it (`RDS instance`,
     /// `Aurora instance 2`).
     pub fn what(&self) -> String {
-        match &self.spec {
-            ItemSpec::AuroraInstance { index, .. } => format!("Aurora instance {index}"),
-            ItemSpec::SecurityGroup { guards, .. } => format!("security group ({guards})"),
-            // `com.amazonaws.<region>.<service>`: the service is what tells endpoints apart.
-            ItemSpec::VpcEndpoint { service_name, .. } => {
-                let service = service_name.splitn(4, '.').nth(3).unwrap_or(service_name);
-                format!("VPC endpoint ({service})")
-            }
-            ItemSpec::EcsCluster { .. }
-            | ItemSpec::TaskExecutionRole { .. }
-            | ItemSpec::TaskRole { .. }
-            | ItemSpec::CloudMapNamespace { .. }
-            | ItemSpec::Alb { .. }
-            | ItemSpec::AlbListener(_)
-            | ItemSpec::DbSubnetGroup { .. }
-            | ItemSpec::CacheSubnetGroup { .. }
-            | ItemSpec::RdsInstance(_)
-            | ItemSpec::AuroraCluster(_)
-            | ItemSpec::ProxySecret { .. }
-            | ItemSpec::ProxyRole { .. }
-            | ItemSpec::RdsProxy(_)
-            | ItemSpec::RdsProxyTargetGroup { .. }
-            | ItemSpec::RdsProxyTarget { .. }
-            | ItemSpec::CacheReplicationGroup(_)
-            | ItemSpec::SqsQueue { .. }
-            | ItemSpec::SqsDeadLetterQueue { .. }
-            | ItemSpec::SnsTopic { .. }
-            | ItemSpec::S3Bucket { .. }
-            | ItemSpec::TaskDefinition(_)
-            | ItemSpec::EcsService(_)
-            | ItemSpec::CloudMapService { .. }
-            | ItemSpec::AlbTargetGroup { .. }
-            | ItemSpec::AlbListenerRule { .. }
-            | ItemSpec::ScalingTarget { .. }
-            | ItemSpec::ScalingPolicy { .. }
-            | ItemSpec::DnsRecord { .. }
-            | ItemSpec::LogGroup { .. }
-            | ItemSpec::Budget { .. } => self.kind.words().to_owned(),
+        // The kind's words (every kind has them), told apart where one owner has several.
+        if let ItemSpec::AuroraInstance { index, .. } = &self.spec {
+            return format!("Aurora instance {index}");
         }
+        if let ItemSpec::SecurityGroup { guards, .. } = &self.spec {
+            return format!("security group ({guards})");
+        }
+        // `com.amazonaws.<region>.<service>`: the service is what tells endpoints apart.
+        if let ItemSpec::VpcEndpoint { service_name, .. } = &self.spec {
+            let service = service_name.splitn(4, '.').nth(3).unwrap_or(service_name);
+            return format!("VPC endpoint ({service})");
+        }
+        self.kind.words().to_owned()
     }
 
     /// The owner a person reads: the resource or workload name, or `environment` for the

@@ -4,11 +4,11 @@
 //! hold the same in `spec`; this only words them, row by row (a large plan has hundreds of
 //! thousands: none is kept), the last column wrapped to the width.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::table::{WIDTH, width, wrap};
-use crate::plan::{Grant, ItemSpec, Peer, Plan, PlannedItem, PolicyResource, SecurityRule};
+use crate::plan::{Access, Grant, ItemSpec, Peer, Plan, PlannedItem, PolicyResource, SecurityRule};
 
 const HEADER: [&str; 3] = ["item", "rule", "peer / actions on resources"];
 
@@ -27,17 +27,14 @@ pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         return out.write_str("  (none)\n");
     };
     let first = labels.max(width(HEADER[0]));
-    let named: Named = p
-        .items
-        .iter()
-        .filter(|i| matches!(i.spec, ItemSpec::SecurityGroup { .. }) || named_by_grants(&i.spec))
-        .map(|i| (i.id.as_str(), i))
-        .collect();
+    let ids = named_ids(p);
+    let named: Named =
+        p.items.iter().filter(|i| ids.contains(i.id.as_str())).map(|i| (i.id.as_str(), i)).collect();
     write_row(out, first, (HEADER[0], HEADER[1]), HEADER[2])?;
     for item in &p.items {
         let label = item.label();
-        match &item.spec {
-            ItemSpec::SecurityGroup { ingress, egress, .. } => {
+        match item.spec.access() {
+            Access::Rules { ingress, egress } => {
                 for r in ingress {
                     write_row(out, first, (&label, &rule_text("in", r)), &peer_text(&named, "from", r))?;
                 }
@@ -45,83 +42,15 @@ pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
                     write_row(out, first, (&label, &rule_text("out", r)), &peer_text(&named, "to", r))?;
                 }
             }
-            ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
+            Access::Grants(grants) => {
                 for g in grants {
                     write_row(out, first, (&label, "allow"), &grant_text(&named, g))?;
                 }
             }
-            ItemSpec::EcsCluster { .. }
-            | ItemSpec::CloudMapNamespace { .. }
-            | ItemSpec::Alb { .. }
-            | ItemSpec::AlbListener(_)
-            | ItemSpec::DbSubnetGroup { .. }
-            | ItemSpec::CacheSubnetGroup { .. }
-            | ItemSpec::RdsInstance(_)
-            | ItemSpec::AuroraCluster(_)
-            | ItemSpec::AuroraInstance { .. }
-            | ItemSpec::ProxySecret { .. }
-            | ItemSpec::ProxyRole { .. }
-            | ItemSpec::RdsProxy(_)
-            | ItemSpec::RdsProxyTargetGroup { .. }
-            | ItemSpec::RdsProxyTarget { .. }
-            | ItemSpec::CacheReplicationGroup(_)
-            | ItemSpec::SqsQueue { .. }
-            | ItemSpec::SqsDeadLetterQueue { .. }
-            | ItemSpec::SnsTopic { .. }
-            | ItemSpec::S3Bucket { .. }
-            | ItemSpec::TaskDefinition(_)
-            | ItemSpec::EcsService(_)
-            | ItemSpec::CloudMapService { .. }
-            | ItemSpec::AlbTargetGroup { .. }
-            | ItemSpec::AlbListenerRule { .. }
-            | ItemSpec::ScalingTarget { .. }
-            | ItemSpec::ScalingPolicy { .. }
-            | ItemSpec::DnsRecord { .. }
-            | ItemSpec::LogGroup { .. }
-            | ItemSpec::Budget { .. }
-            | ItemSpec::VpcEndpoint { .. } => {}
+            Access::None => {}
         }
     }
     Ok(())
-}
-
-/// Can a grant name the item (a queue, topic, bucket or log group)?
-fn named_by_grants(spec: &ItemSpec) -> bool {
-    match spec {
-        ItemSpec::SqsQueue { .. }
-        | ItemSpec::SqsDeadLetterQueue { .. }
-        | ItemSpec::SnsTopic { .. }
-        | ItemSpec::S3Bucket { .. }
-        | ItemSpec::LogGroup { .. } => true,
-        ItemSpec::EcsCluster { .. }
-        | ItemSpec::TaskExecutionRole { .. }
-        | ItemSpec::TaskRole { .. }
-        | ItemSpec::SecurityGroup { .. }
-        | ItemSpec::CloudMapNamespace { .. }
-        | ItemSpec::Alb { .. }
-        | ItemSpec::AlbListener(_)
-        | ItemSpec::DbSubnetGroup { .. }
-        | ItemSpec::CacheSubnetGroup { .. }
-        | ItemSpec::RdsInstance(_)
-        | ItemSpec::AuroraCluster(_)
-        | ItemSpec::AuroraInstance { .. }
-        | ItemSpec::ProxySecret { .. }
-        | ItemSpec::ProxyRole { .. }
-        | ItemSpec::RdsProxy(_)
-        | ItemSpec::RdsProxyTargetGroup { .. }
-        | ItemSpec::RdsProxyTarget { .. }
-        | ItemSpec::CacheReplicationGroup(_)
-        | ItemSpec::TaskDefinition(_)
-        | ItemSpec::EcsService(_)
-        | ItemSpec::CloudMapService { .. }
-        | ItemSpec::AlbTargetGroup { .. }
-        | ItemSpec::AlbListenerRule { .. }
-        | ItemSpec::ScalingTarget { .. }
-        | ItemSpec::ScalingPolicy { .. }
-        | ItemSpec::DnsRecord { .. }
-        | ItemSpec::Budget { .. }
-        | ItemSpec::VpcEndpoint { .. } => false,
-    }
 }
 
 /// The label of a named item (its id when the plan lacks it).
@@ -131,40 +60,40 @@ fn label(named: &Named, id: &str) -> String {
 
 /// Does the item have a row in the section?
 fn has_access(spec: &ItemSpec) -> bool {
-    match spec {
-        ItemSpec::SecurityGroup { ingress, egress, .. } => !ingress.is_empty() || !egress.is_empty(),
-        ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => !grants.is_empty(),
-        ItemSpec::EcsCluster { .. }
-        | ItemSpec::CloudMapNamespace { .. }
-        | ItemSpec::Alb { .. }
-        | ItemSpec::AlbListener(_)
-        | ItemSpec::DbSubnetGroup { .. }
-        | ItemSpec::CacheSubnetGroup { .. }
-        | ItemSpec::RdsInstance(_)
-        | ItemSpec::AuroraCluster(_)
-        | ItemSpec::AuroraInstance { .. }
-        | ItemSpec::ProxySecret { .. }
-        | ItemSpec::ProxyRole { .. }
-        | ItemSpec::RdsProxy(_)
-        | ItemSpec::RdsProxyTargetGroup { .. }
-        | ItemSpec::RdsProxyTarget { .. }
-        | ItemSpec::CacheReplicationGroup(_)
-        | ItemSpec::SqsQueue { .. }
-        | ItemSpec::SqsDeadLetterQueue { .. }
-        | ItemSpec::SnsTopic { .. }
-        | ItemSpec::S3Bucket { .. }
-        | ItemSpec::TaskDefinition(_)
-        | ItemSpec::EcsService(_)
-        | ItemSpec::CloudMapService { .. }
-        | ItemSpec::AlbTargetGroup { .. }
-        | ItemSpec::AlbListenerRule { .. }
-        | ItemSpec::ScalingTarget { .. }
-        | ItemSpec::ScalingPolicy { .. }
-        | ItemSpec::DnsRecord { .. }
-        | ItemSpec::LogGroup { .. }
-        | ItemSpec::Budget { .. }
-        | ItemSpec::VpcEndpoint { .. } => false,
+    match spec.access() {
+        Access::Rules { ingress, egress } => !ingress.is_empty() || !egress.is_empty(),
+        Access::Grants(grants) => !grants.is_empty(),
+        Access::None => false,
     }
+}
+
+/// The ids of the items the section's rules and grants name: only their labels are needed.
+fn named_ids(p: &Plan) -> BTreeSet<&str> {
+    let mut ids = BTreeSet::new();
+    for item in &p.items {
+        match item.spec.access() {
+            Access::Rules { ingress, egress } => {
+                ids.extend(ingress.iter().chain(egress).filter_map(|r| match &r.peer {
+                    Peer::Group { item } => Some(item.as_str()),
+                    Peer::Internet | Peer::Members => None,
+                }));
+            }
+            Access::Grants(grants) => {
+                ids.extend(grants.iter().flat_map(|g| &g.resources).filter_map(|r| match r {
+                    PolicyResource::Item { item }
+                    | PolicyResource::ItemObjects { item }
+                    | PolicyResource::ItemLogStreams { item } => Some(item.as_str()),
+                    PolicyResource::SsmParameters { .. }
+                    | PolicyResource::KmsAlias { .. }
+                    | PolicyResource::KmsKeyId { .. }
+                    | PolicyResource::Arn { .. }
+                    | PolicyResource::Any => None,
+                }));
+            }
+            Access::None => {}
+        }
+    }
+    ids
 }
 
 /// One row: the item, the rule, and the last column wrapped under itself; when the first two
