@@ -157,8 +157,9 @@ fn refuse_foreign(file: &str, text: &str) -> Result<(), Diagnostic> {
             "a catalogue file holds sizes and prices; check that the path names one",
         );
     }
-    let empty = text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
-    if !empty && !runway_schema::paths::declares(text, &["regions", "sizes"]) {
+    if !runway_schema::paths::only_comments(text)
+        && !runway_schema::paths::declares(text, &["regions", "sizes"])
+    {
         return refuse(
             format!(
                 "`{file}` is not a catalogue file: no line starts with `regions:` or `sizes:`, so none of it is shown"

@@ -62,14 +62,7 @@ impl FsFiles {
     /// [`cost::MAX_CATALOGUE_BYTES`]. Every failure but a path outside the root's folder is in
     /// the operating system's words.
     pub fn catalogue_text(&self, rel: &str) -> Result<String, Unread> {
-        let path = self.resolve(rel).map_err(|u| match u {
-            // In the operating system's words, as for any other failure to open it.
-            Unread::Missing => match File::open(self.base.join(rel)) {
-                Err(e) => Unread::Failed(e.to_string()),
-                Ok(_) => Unread::Failed("it appeared while it was read; run again".to_owned()),
-            },
-            other => other,
-        })?;
+        let path = self.resolve(rel).map_err(|u| in_os_words(u, &self.base.join(rel)))?;
         let bytes = read_bounded(&path, cost::MAX_CATALOGUE_BYTES)?;
         String::from_utf8(bytes).map_err(|_| Unread::Failed("it is not UTF-8 text".to_owned()))
     }
@@ -181,13 +174,21 @@ pub fn read_named(path: &Path, max: usize) -> Result<Vec<u8>, Unread> {
         Unread::Outside(_) => {
             Unread::Outside("a symbolic link on its way leads outside the folder it is named from".to_owned())
         }
-        // In the operating system's words, as before this check.
-        Unread::Missing | Unread::Failed(_) => match File::open(path) {
-            Err(e) => Unread::Failed(e.to_string()),
-            Ok(_) => u,
-        },
+        other => in_os_words(other, path),
     })?;
     read_bounded(&real, max)
+}
+
+/// A missing file in the operating system's words (opening it says why), as for any other
+/// failure to open it; other reasons as they are.
+fn in_os_words(unread: Unread, path: &Path) -> Unread {
+    match unread {
+        Unread::Missing => match File::open(path) {
+            Err(e) => Unread::Failed(e.to_string()),
+            Ok(_) => Unread::Failed("it appeared while it was read; run again".to_owned()),
+        },
+        other => other,
+    }
 }
 
 /// Why a file was not read, as a person reads it after its name.

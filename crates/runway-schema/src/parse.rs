@@ -16,8 +16,7 @@ pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> {
 
 /// Parses a text already within the bounds.
 fn parse_text(file: &str, text: &str) -> Result<Node, Diagnostic> {
-    if text.trim().is_empty() || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-    {
+    if crate::paths::only_comments(text) {
         return Ok(Node { value: Value::Null, line: 1, column: 1, offset: 0, len: 0 });
     }
     let options = tree::options();
@@ -36,9 +35,7 @@ pub(crate) fn runway_file(file: &str, bytes: &[u8]) -> Result<Node, Diagnostic> 
     // control character is told.
     let text = utf8_text(file, bytes)?;
     // An empty file is validation's to report: there is nothing in it to quote.
-    if crate::paths::declares(text, &["runway"])
-        || text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-    {
+    if crate::paths::declares(text, &["runway"]) || crate::paths::only_comments(text) {
         return parse_text(file, printable_text(file, text)?);
     }
     let message =

@@ -42,11 +42,20 @@ pub(crate) fn is_forbidden(c: char) -> bool {
     (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{85}')) || c == '\u{7f}'
 }
 
+/// Could this byte start a control character? Every one is a byte below 0x20, DEL, or starts
+/// with 0xC2 (the C1 controls): a byte scan rules out almost every text without decoding it.
+pub(crate) fn may_start_control(b: u8) -> bool {
+    b < 0x20 || b == 0x7f || b == 0xc2
+}
+
+/// Does `text` hold nothing but blank lines and comments?
+pub fn only_comments(text: &str) -> bool {
+    text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+}
+
 /// The first forbidden character of `text` with its 1-based line and column.
 pub fn first_control(text: &str) -> Option<(char, u32, u32)> {
-    // Every forbidden character is a byte below 0x20, DEL, or starts with 0xC2 (C1 controls):
-    // a byte scan rules out almost every file without decoding it.
-    let suspect = |b: &u8| (*b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || *b == 0x7f || *b == 0xc2;
+    let suspect = |b: &u8| may_start_control(*b) && !matches!(b, b'\t' | b'\n' | b'\r');
     let start = text.as_bytes().iter().position(suspect)?;
     let (offset, c) =
         text[start..].char_indices().map(|(i, c)| (start + i, c)).find(|(_, c)| is_forbidden(*c))?;

@@ -209,13 +209,13 @@ impl Cx<'_> {
         if t.is_none() {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
         }
-        self.printable(node, path, what, t?, |_| false)
+        self.no_controls(node, path, what, t?, |_| false)
     }
 
     /// A string (not a number or boolean) on one line.
     pub fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         if let Value::Str(s) = &node.value {
-            self.printable(node, path, what, s.to_string(), |_| false)
+            self.no_controls(node, path, what, s.to_string(), |_| false)
         } else {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
             None
@@ -228,12 +228,12 @@ impl Cx<'_> {
         if t.is_none() {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
         }
-        self.printable(node, path, what, t?, |c| c == '\n' || c == '\t')
+        self.no_controls(node, path, what, t?, |c| c == '\n' || c == '\t')
     }
 
     /// `text`, unless it holds a control character `allowed` does not take: one written with a
     /// YAML escape (`"\e[2J"`) would reach plans and logs as is.
-    fn printable(
+    fn no_controls(
         &mut self,
         node: &Node,
         path: &str,
@@ -241,8 +241,7 @@ impl Cx<'_> {
         text: String,
         allowed: fn(char) -> bool,
     ) -> Option<String> {
-        // Every control character is a byte below 0x20, DEL, or starts with 0xC2 (C1).
-        if !text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        if !text.bytes().any(crate::paths::may_start_control) {
             return Some(text);
         }
         let Some(c) = text.chars().find(|c| c.is_control() && !allowed(*c)) else { return Some(text) };
