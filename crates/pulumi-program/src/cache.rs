@@ -5,7 +5,6 @@ use runtime_plan::{CacheReplicationGroupSpec, ItemSpec, PlannedItem};
 use serde::Serialize;
 
 use super::context::{Context, Tags, wrong_spec};
-use super::expr::{invoke_field, secret, var};
 use super::{RenderError, network};
 
 #[derive(Serialize)]
@@ -29,14 +28,6 @@ struct ReplicationGroup<'p> {
     tags: Tags<'p>,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct DecryptedParameter<'p> {
-    name: &'p str,
-    with_decryption: bool,
-    region: &'p str,
-}
-
 /// The replication group, encrypted at rest and (for AUTH) in transit, its daily snapshots kept
 /// as planned; Multi-AZ with automatic failover when it has more than one node.
 pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
@@ -56,11 +47,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         subnet_group,
         security_groups,
     } = &**spec;
-    let token = format!("{}--auth-token", item.id);
-    let parameter =
-        DecryptedParameter { name: auth_token_parameter, with_decryption: true, region: cx.region() };
-    let read = secret(invoke_field("aws:ssm:getParameter", parameter, "value"));
-    cx.variable(item, token.clone(), &read)?;
+    let auth_token = cx.decrypted_parameter(auth_token_parameter)?;
     let props = ReplicationGroup {
         replication_group_id: &item.physical_name,
         description: format!("runway {} {} {resource}", cx.plan.product, cx.plan.environment),
@@ -73,7 +60,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         transit_encryption_enabled: *transit_encryption,
         at_rest_encryption_enabled: *at_rest_encryption,
         snapshot_retention_limit: *snapshot_retention_days,
-        auth_token: var(&token),
+        auth_token,
         subnet_group_name: cx.reference(subnet_group, "name")?,
         security_group_ids: network::group_ids(cx, security_groups)?,
         region: cx.region(),

@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use runtime_plan::{CredentialKind, ItemSpec, ManagedBy, Plan, PlannedItem};
+use runtime_plan::{CredentialKind, ItemSpec, ManagedBy, ParameterWriter, Plan, PlannedItem, SsmParameter};
 use serde::Serialize;
 
 use super::RenderError;
-use super::expr::var;
+use super::expr::{invoke_field, secret, var};
 use super::ser::to_yaml;
 use super::yaml::{Y, m, s};
 
@@ -69,6 +69,15 @@ pub(super) struct Tags<'p> {
     name: Option<&'p str>,
 }
 
+/// The arguments of `aws:ssm:getParameter` reading a SecureString's value.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DecryptedParameter<'a> {
+    name: &'a str,
+    with_decryption: bool,
+    region: &'a str,
+}
+
 /// One resource of the program.
 #[derive(Serialize)]
 struct Resource<P> {
@@ -111,6 +120,12 @@ pub(super) struct Context<'p> {
     policies: BTreeMap<String, String>,
     /// Look-up variables declared so far (the account, KMS aliases): each declared once.
     looked_up: BTreeSet<String>,
+    /// The SSM parameters the program writes, by name: what reads one waits for it.
+    program_parameters: BTreeMap<&'p str, &'p SsmParameter>,
+    /// The program's parameters the item being rendered reads (see [`Self::waits_for`]).
+    waits: Vec<String>,
+    /// Decrypted credential variables declared so far: parameter name -> variable.
+    decrypted: BTreeMap<String, String>,
 }
 
 /// The variable of the deploying identity's account id.
@@ -137,6 +152,15 @@ impl<'p> Context<'p> {
                 .collect(),
             policies: BTreeMap::new(),
             looked_up: BTreeSet::new(),
+            program_parameters: plan
+                .secrets
+                .ssm_parameters
+                .iter()
+                .filter(|p| p.written_by == ParameterWriter::Program)
+                .map(|p| (p.name.as_str(), p))
+                .collect(),
+            waits: Vec::new(),
+            decrypted: BTreeMap::new(),
         }
     }
 
@@ -144,6 +168,46 @@ impl<'p> Context<'p> {
     pub(super) fn begin(&mut self, item: &PlannedItem) {
         self.current = item.id.to_string();
         self.referenced.clear();
+        self.waits.clear();
+    }
+
+    /// Records that the item being rendered reads the SSM parameter `name`: when the program
+    /// writes it, the item's resource depends on it, so no task starts before its value exists.
+    pub(super) fn waits_for(&mut self, name: &str) {
+        if let Some(p) = self.program_parameters.get(name) {
+            let id = var(&p.program_id());
+            if !self.waits.contains(&id) {
+                self.waits.push(id);
+            }
+        }
+    }
+
+    /// `${credential-<VARIABLE>}`: the decrypted value of the SSM SecureString `name` (a
+    /// credential `secrets prepare` wrote), a secret variable declared once per parameter.
+    pub(super) fn decrypted_parameter(&mut self, name: &str) -> Result<String, RenderError> {
+        if let Some(v) = self.decrypted.get(name) {
+            return Ok(var(v));
+        }
+        // The variable's name (`SESSIONS_PASSWORD`) is the parameter's last segment; told
+        // apart by a number in the unlikely case two parameters share it.
+        let last = name.rsplit('/').next().unwrap_or(name);
+        let mut variable = format!("credential-{last}");
+        let taken: BTreeSet<&String> = self.decrypted.values().collect();
+        let mut n = 1;
+        while taken.contains(&variable) {
+            n += 1;
+            variable = format!("credential-{last}-{n}");
+        }
+        let arguments = DecryptedParameter { name, with_decryption: true, region: &self.plan.region };
+        let read = secret(invoke_field("aws:ssm:getParameter", arguments, "value"));
+        let value = to_yaml(&read).map_err(|e| RenderError::Unsupported {
+            item: self.current.clone(),
+            kind: "aws:ssm:getParameter".to_owned(),
+            why: format!("its arguments cannot be written: {e}"),
+        })?;
+        self.variables.push((variable.clone(), value));
+        self.decrypted.insert(name.to_owned(), variable.clone());
+        Ok(var(&variable))
     }
 
     /// The `config` section: the inputs used, then the secret passwords.
@@ -213,6 +277,20 @@ impl<'p> Context<'p> {
             environment: &self.plan.environment,
             runway_resource: item.owner.as_deref().unwrap_or("platform"),
             runway_item: &item.id,
+            name: None,
+        }
+    }
+
+    /// The tags of a resource that is no item of the plan (an SSM parameter the program writes).
+    pub(super) fn tags_of<'a>(&self, owner: &'a str, id: &'a str) -> Tags<'a>
+    where
+        'p: 'a,
+    {
+        Tags {
+            product: &self.plan.product,
+            environment: &self.plan.environment,
+            runway_resource: owner,
+            runway_item: id,
             name: None,
         }
     }
@@ -299,6 +377,7 @@ impl<'p> Context<'p> {
                 depends.push(var(policy));
             }
         }
+        depends.append(&mut self.waits);
         let depends_on = (!depends.is_empty()).then_some(depends);
         let ignore_changes = self.scaled.contains(item.id.as_str()).then(|| vec!["desiredCount"]);
         let protect = item.protected().then_some(true);
@@ -346,6 +425,29 @@ impl<'p> Context<'p> {
             self.policies.insert(item.id.to_string(), name.clone());
         }
         self.resources.push((name, value));
+        Ok(())
+    }
+
+    /// Declares a resource that is no item of the plan, under `id`, with `dependsOn` when given.
+    pub(super) fn declare_other(
+        &mut self,
+        id: String,
+        token: &'static str,
+        properties: impl Serialize,
+        depends_on: Vec<String>,
+    ) -> Result<(), RenderError> {
+        let options = (!depends_on.is_empty()).then_some(Options {
+            depends_on: Some(depends_on),
+            ignore_changes: None,
+            protect: None,
+        });
+        let resource = Resource { token, properties, options };
+        let value = to_yaml(&resource).map_err(|e| RenderError::Unsupported {
+            item: id.clone(),
+            kind: token.to_owned(),
+            why: format!("its properties cannot be written: {e}"),
+        })?;
+        self.resources.push((id, value));
         Ok(())
     }
 

@@ -35,6 +35,7 @@ mod identity;
 mod items;
 mod logs;
 mod network;
+mod parameters;
 mod platform;
 mod postgres;
 mod queue;
@@ -46,7 +47,7 @@ pub mod yaml;
 
 pub use stack::check_stack_settings;
 
-use runtime_plan::{ManagedBy, Plan};
+use runtime_plan::{ManagedBy, ParameterWriter, Plan};
 use yaml::{Y, m, s};
 
 /// The file name of the program.
@@ -113,6 +114,7 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
             ManagedBy::SecretsAdapter => items::look_up(&mut ctx, item)?,
         }
     }
+    parameters::declare_all(&mut ctx)?;
     let mut outputs = Vec::new();
     for output in &plan.outputs {
         let value = ctx.output_reference(&output.name, &output.item, &output.attribute)?;
@@ -154,7 +156,12 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 /// the companions the plan does not list as items of their own: each S3 bucket's public access
 /// block, default encryption and TLS-only policy (and its versioning when enabled), each role's
 /// policy when it grants anything, and
-/// each security group's rules (but the members' rule, written on its group).
+/// each security group's rules (but the members' rule, written on its group); and the SSM
+/// parameters the program writes.
 pub fn expected_resources(plan: &Plan) -> usize {
-    plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum()
+    let items: usize =
+        plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum();
+    let parameters =
+        plan.secrets.ssm_parameters.iter().filter(|p| p.written_by == ParameterWriter::Program).count();
+    items + parameters
 }

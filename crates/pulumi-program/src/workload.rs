@@ -112,6 +112,9 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         log_group,
         task_role,
     } = &**spec;
+    for s in secrets {
+        cx.waits_for(&s.parameter);
+    }
     let container = Container {
         name: workload,
         image,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::plan::{
     Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine, Delivery,
-    GeneratedSecret, ItemSpec, ParameterSource, Plan, PlannedItem, PlannedResource, PlannedWorkload,
+    GeneratedSecret, ItemSpec, ParameterWriter, Plan, PlannedItem, PlannedResource, PlannedWorkload,
     SsmParameter, UnpricedItem, Verdict,
 };
 
@@ -154,30 +154,30 @@ fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         let rows = s.connection.iter().map(|c| Row::Cells(connection_row(c))).collect();
         Table { indent: 4, header: &["variable", "infisical", "value"], rows, flex: Some(2) }.write(out)?;
     }
-    let (copied, own): (Vec<&SsmParameter>, Vec<&SsmParameter>) =
-        s.ssm_parameters.iter().partition(|s| s.source != ParameterSource::WorkloadSecret);
-    if !copied.is_empty() {
-        write_note(
-            out,
-            2,
-            &format!("ssm parameters copied from Infisical (SecureString, key {}):", s.kms_key),
-        )?;
-        let labels: BTreeMap<&str, &PlannedItem> = p.items.iter().map(|i| (i.id.as_str(), i)).collect();
-        let label =
-            |id: &CompactString| labels.get(id.as_str()).map_or_else(|| id.to_string(), |i| i.label());
-        let rows = copied
-            .iter()
-            .map(|s| {
-                let by: Vec<String> = s.referenced_by.iter().map(label).collect();
-                Row::Cells(vec![s.name.to_string(), by.join(", ")])
-            })
-            .collect();
-        Table { indent: 4, header: &["parameter", "read by"], rows, flex: Some(1) }.write(out)?;
+    let by = |w: ParameterWriter| s.ssm_parameters.iter().filter(move |p| p.written_by == w);
+    let labels: BTreeMap<&str, &PlannedItem> = p.items.iter().map(|i| (i.id.as_str(), i)).collect();
+    for (writer, note) in [
+        (ParameterWriter::SecretsPrepare, "ssm parameters `runway secrets prepare` copies from Infisical"),
+        (ParameterWriter::Program, "ssm parameters the program writes before a service reads them"),
+    ] {
+        let rows: Vec<Row> = by(writer).map(|s| Row::Cells(parameter_row(s, &labels))).collect();
+        if !rows.is_empty() {
+            write_note(out, 2, &format!("{note} (SecureString, key {}):", s.kms_key))?;
+            Table { indent: 4, header: &["parameter", "read by"], rows, flex: Some(1) }.write(out)?;
+        }
     }
+    let own: Vec<&SsmParameter> = by(ParameterWriter::People).collect();
     if !own.is_empty() {
         write_workload_secrets(out, &own, &s.kms_key)?;
     }
     Ok(())
+}
+
+/// A parameter and the items that read it, as people read them.
+fn parameter_row(s: &SsmParameter, labels: &BTreeMap<&str, &PlannedItem>) -> Vec<String> {
+    let label = |id: &CompactString| labels.get(id.as_str()).map_or_else(|| id.to_string(), |i| i.label());
+    let by: Vec<String> = s.referenced_by.iter().map(label).collect();
+    vec![s.name.to_string(), by.join(", ")]
 }
 
 /// The workloads' own secrets: where each one goes, how a person sets it, and what

@@ -2,6 +2,8 @@
 //! credentials to generate, the connection variables (stack outputs, literals, templates) and
 //! the SSM parameters items reference (resource variables and workload secrets).
 
+use std::collections::BTreeSet;
+
 use compact_str::CompactString;
 use indexmap::IndexMap;
 use runway_schema::Runway;
@@ -10,7 +12,7 @@ use super::cat;
 use super::resources::Res;
 use crate::plan::{
     ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    SecretsLayout, SsmParameter,
+    ParameterWriter, SecretsLayout, SsmParameter,
 };
 
 /// The secrets layout of one environment, filled while it is lowered.
@@ -123,6 +125,8 @@ impl Layout {
             name: name.clone(),
             variable: variable.clone(),
             source: ParameterSource::Resource,
+            // Until the layout is finished and knows which variables are generated.
+            written_by: ParameterWriter::Program,
             owner: r.name.clone(),
             infisical: Some(InfisicalPlace {
                 environment: environment.clone(),
@@ -149,6 +153,7 @@ impl Layout {
             name: param,
             variable: secret.into(),
             source: ParameterSource::WorkloadSecret,
+            written_by: ParameterWriter::People,
             owner: name.into(),
             infisical: None,
             referenced_by: vec![],
@@ -157,8 +162,19 @@ impl Layout {
         });
     }
 
-    /// The finished layout.
-    pub(super) fn into_layout(self) -> SecretsLayout {
+    /// The finished layout: a resource variable's parameter is written by `secrets prepare`
+    /// when the variable is a generated credential, by the program otherwise (a connection
+    /// variable: the program knows every part of its value once the resources exist).
+    pub(super) fn into_layout(mut self) -> SecretsLayout {
+        let generated: BTreeSet<(&str, &str)> =
+            self.generated.iter().map(|g| (g.resource.as_str(), g.variable.as_str())).collect();
+        for p in &mut self.ssm.list {
+            if p.source == ParameterSource::Resource
+                && generated.contains(&(p.owner.as_str(), p.variable.as_str()))
+            {
+                p.written_by = ParameterWriter::SecretsPrepare;
+            }
+        }
         SecretsLayout {
             infisical_project: self.infisical_project,
             ssm_prefix: self.ssm_prefix,
@@ -223,6 +239,7 @@ mod tests {
             name: name.into(),
             variable: "V".into(),
             source: ParameterSource::Resource,
+            written_by: ParameterWriter::Program,
             owner: "o".into(),
             infisical: None,
             referenced_by: vec![],

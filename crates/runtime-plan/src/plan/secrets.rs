@@ -97,6 +97,34 @@ pub enum ParameterSource {
     WorkloadSecret,
 }
 
+/// Who writes an SSM parameter, and so when it exists: every parameter a task reads must exist
+/// before the task's service starts (docs/pipeline.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParameterWriter {
+    /// `runway secrets prepare`, before `pulumi up`: a generated credential, copied from
+    /// Infisical (`runway ssm publish` copies it again after a change in Infisical).
+    SecretsPrepare,
+    /// The emitted program, from the resources' outputs, before the services that read it: a
+    /// connection variable (a stack output, a value the plan knows, or a template composed with
+    /// the credentials `secrets prepare` wrote). `runway ssm publish` leaves it alone; its value
+    /// equals what `secrets publish` writes to Infisical.
+    Program,
+    /// People, before the workload first starts: a workload's own secret.
+    People,
+}
+
+impl ParameterWriter {
+    /// As shown (`secrets prepare`, `the program`, `people`).
+    pub fn words(self) -> &'static str {
+        match self {
+            ParameterWriter::SecretsPrepare => "secrets prepare",
+            ParameterWriter::Program => "the program",
+            ParameterWriter::People => "people",
+        }
+    }
+}
+
 /// An SSM SecureString parameter something in the plan references.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,6 +135,8 @@ pub struct SsmParameter {
     pub variable: CompactString,
     /// Resource variable or workload secret.
     pub source: ParameterSource,
+    /// Who writes it, and so when it exists.
+    pub written_by: ParameterWriter,
     /// The resource (for resource variables) or the workload (for its own secrets).
     pub owner: CompactString,
     /// Infisical place the value is copied from (resource variables only).
@@ -117,6 +147,14 @@ pub struct SsmParameter {
     pub r#type: CompactString,
     /// The KMS key (`ssm.kmsKey`).
     pub kms_key: CompactString,
+}
+
+impl SsmParameter {
+    /// The logical id the program declares it under when the program writes it
+    /// (`main-db_ssm-MAIN_DB_URL`): no item's id, whose roles are lowercase words.
+    pub fn program_id(&self) -> String {
+        format!("{}_ssm-{}", self.owner, self.variable)
+    }
 }
 
 /// The secrets layout of a plan: names and places, never values.

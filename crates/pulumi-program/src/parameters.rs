@@ -1,0 +1,162 @@
+//! The SSM parameters the program writes (`ParameterWriter::Program`): each connection variable
+//! a task reads, as a SecureString under the plan's key, from the resources' outputs. The task
+//! definitions that read one depend on it (`Context::waits_for`), so from an empty account no
+//! task starts before the values it reads exist. Its value is the one `secrets publish` writes
+//! to Infisical: a stack output is the same `${item.attribute}`, a literal the same text, and a
+//! template is composed the way Infisical expands it, with each credential read (decrypted)
+//! from the parameter `secrets prepare` wrote.
+
+use std::collections::BTreeMap;
+
+use runtime_plan::{ConnectionSource, ParameterWriter, SsmParameter};
+use serde::Serialize;
+
+use super::RenderError;
+use super::context::{Context, Tags};
+use super::expr::secret;
+
+/// The resource type of an SSM parameter.
+const PARAMETER: &str = "aws:ssm/parameter:Parameter";
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Parameter<'p, V> {
+    name: &'p str,
+    #[serde(rename = "type")]
+    kind: &'p str,
+    key_id: &'p str,
+    value: V,
+    /// A parameter an earlier `runway ssm publish` wrote is taken over, not a failed create.
+    overwrite: bool,
+    region: &'p str,
+    tags: Tags<'p>,
+}
+
+/// A parameter's value: plain for an output or a literal, secret for a template (it embeds a
+/// credential).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Value {
+    Plain(String),
+    Secret(super::expr::Secret<String>),
+}
+
+/// Declares every parameter the program writes, in the plan's order (by name).
+pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
+    let plan = cx.plan;
+    let sources: BTreeMap<(&str, &str), &ConnectionSource> = plan
+        .secrets
+        .connection
+        .iter()
+        .map(|c| ((c.resource.as_str(), c.infisical.name.as_str()), &c.source))
+        .collect();
+    let parameters: BTreeMap<(&str, &str), &SsmParameter> =
+        plan.secrets.ssm_parameters.iter().map(|p| ((p.owner.as_str(), p.variable.as_str()), p)).collect();
+    for p in plan.secrets.ssm_parameters.iter().filter(|p| p.written_by == ParameterWriter::Program) {
+        let id = p.program_id();
+        let missing = |what: String| RenderError::Missing { item: id.clone(), what };
+        let source = sources
+            .get(&(p.owner.as_str(), p.variable.as_str()))
+            .ok_or_else(|| missing(format!("the connection variable `{}` of `{}`", p.variable, p.owner)))?;
+        let value = match source {
+            ConnectionSource::Template { template } => {
+                Value::Secret(secret(compose(cx, p, template, &sources, &parameters)?))
+            }
+            ConnectionSource::Output { .. } | ConnectionSource::Literal { .. } => {
+                Value::Plain(part(cx, p, source)?)
+            }
+        };
+        let props = Parameter {
+            name: &p.name,
+            kind: &p.r#type,
+            key_id: &p.kms_key,
+            value,
+            overwrite: true,
+            region: &plan.region,
+            tags: cx.tags_of(&p.owner, &id),
+        };
+        cx.declare_other(id.clone(), PARAMETER, props, Vec::new())?;
+    }
+    Ok(())
+}
+
+/// The Pulumi form of an output or a literal: `${item.attribute}`, or the text itself.
+fn part(cx: &mut Context<'_>, p: &SsmParameter, source: &ConnectionSource) -> Result<String, RenderError> {
+    let unwritable = |why: &str| RenderError::Unsupported {
+        item: p.program_id(),
+        kind: PARAMETER.to_owned(),
+        why: why.to_owned(),
+    };
+    match source {
+        ConnectionSource::Output { output } => {
+            let o = cx.plan.outputs.iter().find(|o| o.name == *output).ok_or_else(|| {
+                RenderError::Missing { item: p.program_id(), what: format!("the output `{output}`") }
+            })?;
+            cx.reference(&o.item, &o.attribute)
+        }
+        // Ports, database and user names, regions: never a `$`, which Pulumi would read as an
+        // interpolation.
+        ConnectionSource::Literal { value } if value.contains('$') => {
+            Err(unwritable("its value holds a `$`"))
+        }
+        ConnectionSource::Literal { value } => Ok(value.to_string()),
+        ConnectionSource::Template { .. } => Err(unwritable("a template refers to another template")),
+    }
+}
+
+/// A template (`postgresql://${MAIN_DB_USER}:${MAIN_DB_PASSWORD}@...`) with each `${VAR}` of
+/// the owner's folder replaced by its Pulumi form: a credential by its decrypted parameter, any
+/// other variable by its output or literal.
+fn compose(
+    cx: &mut Context<'_>,
+    p: &SsmParameter,
+    template: &str,
+    sources: &BTreeMap<(&str, &str), &ConnectionSource>,
+    parameters: &BTreeMap<(&str, &str), &SsmParameter>,
+) -> Result<String, RenderError> {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(start) = rest.find("${") {
+        let text = &rest[..start];
+        let end = rest[start..].find('}').map(|e| start + e).ok_or_else(|| RenderError::Unsupported {
+            item: p.program_id(),
+            kind: PARAMETER.to_owned(),
+            why: "its template has an unclosed `${`".to_owned(),
+        })?;
+        if text.contains('$') {
+            return Err(RenderError::Unsupported {
+                item: p.program_id(),
+                kind: PARAMETER.to_owned(),
+                why: "its template holds a `$` outside a reference".to_owned(),
+            });
+        }
+        out.push_str(text);
+        let name = &rest[start + 2..end];
+        let key = (p.owner.as_str(), name);
+        if let Some(source) = sources.get(&key) {
+            out.push_str(&part(cx, p, source)?);
+        } else if let Some(credential) =
+            parameters.get(&key).filter(|c| c.written_by == ParameterWriter::SecretsPrepare)
+        {
+            out.push_str(&cx.decrypted_parameter(&credential.name)?);
+        } else {
+            return Err(RenderError::Missing {
+                item: p.program_id(),
+                what: format!(
+                    "`{name}` of `{}` (a connection variable or a credential's parameter)",
+                    p.owner
+                ),
+            });
+        }
+        rest = &rest[end + 1..];
+    }
+    if rest.contains('$') {
+        return Err(RenderError::Unsupported {
+            item: p.program_id(),
+            kind: PARAMETER.to_owned(),
+            why: "its template holds a `$` outside a reference".to_owned(),
+        });
+    }
+    out.push_str(rest);
+    Ok(out)
+}
