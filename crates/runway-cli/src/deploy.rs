@@ -22,7 +22,7 @@ use aws_adapter::aws::{
     PublishReport, Scope, SourceError, ValueSource,
 };
 use clap::Subcommand;
-use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterSource, Plan};
+use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterWriter, Plan};
 use runway_schema::Product;
 use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, StackOutputs, VariableWrite};
 use serde::Serialize;
@@ -474,10 +474,10 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
     let (client, project) = infisical(&product, &plan, out)?;
     let mut requests = Vec::new();
     let mut places = HashMap::new();
-    let mut skipped = Vec::new();
+    let (mut skipped, mut program) = (Vec::new(), Vec::new());
     for p in &plan.secrets.ssm_parameters {
-        match (p.source, &p.infisical) {
-            (ParameterSource::Resource, Some(place)) => {
+        match (p.written_by, &p.infisical) {
+            (ParameterWriter::SecretsPrepare, Some(place)) => {
                 places.insert((p.owner.as_str(), p.variable.as_str()), place);
                 requests.push(ParameterRequest {
                     name: p.name.to_string(),
@@ -486,8 +486,10 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
                     tags: Vec::new(),
                 });
             }
+            // The program writes it from the resources' outputs; a copy here would race it.
+            (ParameterWriter::Program, _) => program.push(p.name.as_str()),
             // Workload secrets are set by people; nothing to copy them from.
-            _ => skipped.push(p.name.as_str()),
+            (ParameterWriter::People | ParameterWriter::SecretsPrepare, _) => skipped.push(p.name.as_str()),
         }
     }
     let source = InfisicalValues { client: &client, project: &project, places };
@@ -501,11 +503,16 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
     match format {
         Format::Text => {
             out!("{report}");
+            for name in &program {
+                outln!("program   {name} (written by the program at `pulumi up`)");
+            }
             for name in &skipped {
                 outln!("skipped   {name} (workload secret, set by people)");
             }
         }
-        Format::Json => print_json(&serde_json::json!({ "ssm": report, "skipped": skipped })),
+        Format::Json => {
+            print_json(&serde_json::json!({ "ssm": report, "program": program, "skipped": skipped }))
+        }
     }
     Ok(())
 }

@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use aws_adapter::aws::{
-    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterExpectation, ParameterWrite,
-    ProxyAdminCopy, Scope,
+    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy, Scope,
 };
 use common::Run;
 use secrets_adapter::SecretString;
@@ -22,6 +21,9 @@ mod common;
 /// The example's Infisical project id.
 const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
 const REGION: &str = "us-east-1";
+/// A workload secret's value, set by a person.
+const PERSON_SET: &str = "set-by-a-person-4d9e1b7c";
+
 /// A stack output value that must never be printed.
 const CANARY: &str = "canary-7f3a9c1e5b2d.cluster-x.us-east-1.rds.amazonaws.com";
 
@@ -111,7 +113,11 @@ fn assert_no_secret(runs: &[&Run], secrets: &[&str]) {
 
 /// A hand-written `pulumi stack output --json --show-secrets` for the example's dev plan.
 fn outputs_file(dir: &Path) -> PathBuf {
-    let file = example();
+    outputs_file_of(&example(), dir)
+}
+
+/// [`outputs_file`] of the dev plan of the runway `file`.
+fn outputs_file_of(file: &Path, dir: &Path) -> PathBuf {
     let plan = common::bare()
         .args(["plan", "--env", "dev", "--format", "json", file.to_str().unwrap()])
         .output()
@@ -126,6 +132,63 @@ fn outputs_file(dir: &Path) -> PathBuf {
     let path = dir.join("outputs.json");
     std::fs::write(&path, Value::Object(outputs).to_string()).unwrap();
     path
+}
+
+/// `pulumi up` of the program in `program` against moto, with `outputs` as the stack's outputs
+/// (`tools/simulate_up.py`): writes the parameters the program declares, in the order Pulumi
+/// would, and reports every task that could start before a parameter it reads exists.
+fn simulate_up(moto: &Moto, program: &Path, outputs: &Path) -> Value {
+    let mut cmd = std::process::Command::new(test_support::python());
+    cmd.arg(test_support::workspace().join("tools/simulate_up.py")).arg(program).arg(outputs);
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("AWS_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("AWS_ENDPOINT_URL", moto.url())
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    let out = cmd.output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("simulate_up: {e}\n{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out.status.success(), report["failures"].as_array().unwrap().is_empty(), "{report:#}");
+    report
+}
+
+/// The names of a JSON array of strings.
+fn names(value: &Value) -> Vec<&str> {
+    value.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect()
+}
+
+/// The workload's own secret, set by a person before its first start (docs/pipeline.md).
+fn set_person_secret(moto: &Moto) {
+    with_aws(moto, async |aws| {
+        let write = ParameterWrite {
+            name: "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY".into(),
+            value: SecretString::from(PERSON_SET),
+            resource: "metabase".into(),
+            tags: Vec::new(),
+        };
+        aws.ssm_publish_values(&scope(), "alias/aws/ssm", &[write], false).await.unwrap();
+    });
+}
+
+/// Whether SSM holds exactly `value` at `name`, read back decrypted with boto3 (the test's own
+/// reader: runway never reads a value back).
+fn ssm_holds(moto: &Moto, name: &str, value: &str) -> bool {
+    let read = "import boto3, sys\n\
+                p = boto3.client('ssm', region_name='us-east-1').get_parameter(Name=sys.argv[1], WithDecryption=True)\n\
+                sys.stdout.write(p['Parameter']['Value'])";
+    let out = std::process::Command::new(test_support::python())
+        .args(["-c", read, name])
+        .env("AWS_ENDPOINT_URL", moto.url())
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out.stdout == value.as_bytes()
 }
 
 const CREDENTIALS: [&str; 3] = [
@@ -240,56 +303,48 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     assert_eq!(again.stdout.lines().count(), 20);
     assert_eq!(infisical.versions(), versions);
 
-    // The workload's own secret is set by people.
-    with_aws(&moto, async |aws| {
-        let write = ParameterWrite {
-            name: "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY".into(),
-            value: SecretString::from("set-by-a-person"),
-            resource: "metabase".into(),
-            tags: Vec::new(),
-        };
-        aws.ssm_publish_values(&scope(), "alias/aws/ssm", &[write], false).await.unwrap();
-    });
+    // The workload's own secret is set by people; `pulumi up` writes the connection parameters.
+    set_person_secret(&moto);
+    let before_up = run(&["ssm", "verify", "--env", "dev", file]);
+    assert_eq!(before_up.code, 1, "{}", before_up.stdout);
+    assert!(
+        before_up.stdout.contains("missing    /acme-shop/dev/main-db/MAIN_DB_URL"),
+        "{}",
+        before_up.stdout
+    );
+    let program = dir.join("program");
+    assert_eq!(run(&["emit", "pulumi", "--env", "dev", "--out", program.to_str().unwrap(), file]).code, 0);
+    let up = simulate_up(&moto, &program, Path::new(outputs));
+    assert_eq!(names(&up["written"]).len(), 11, "{up:#}");
 
+    // `ssm publish` copies the credentials and leaves the program's parameters alone.
     let dry = run(&["ssm", "publish", "--env", "dev", "--dry-run", file]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
-    assert!(dry.stdout.contains("would create /acme-shop/dev/main-db/MAIN_DB_URL"));
-    let still_missing = run(&["ssm", "verify", "--env", "dev", file]);
-    assert_eq!(still_missing.code, 1, "the dry run wrote to SSM");
-
+    assert!(dry.stdout.contains("program   /acme-shop/dev/main-db/MAIN_DB_URL"), "{}", dry.stdout);
     let ssm = run(&["ssm", "publish", "--env", "dev", file]);
     assert_eq!(ssm.code, 0, "{}", ssm.stderr);
-    assert!(ssm.stdout.contains("created   /acme-shop/dev/main-db/MAIN_DB_URL"));
+    assert!(ssm.stdout.contains("unchanged /acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "{}", ssm.stdout);
+    assert!(ssm.stdout.contains("program   /acme-shop/dev/main-db/MAIN_DB_URL"));
     assert!(ssm.stdout.contains("skipped   /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"));
+    assert!(!ssm.stdout.contains("created") && !ssm.stdout.contains("updated"), "{}", ssm.stdout);
     let verify = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(verify.code, 0, "{}", verify.stdout);
     assert!(verify.stdout.contains("15 parameter(s) checked, 0 problem(s)"));
-    let ssm_again = run(&["ssm", "publish", "--env", "dev", file]);
-    assert_eq!(ssm_again.code, 0);
-    assert!(!ssm_again.stdout.contains("created") && !ssm_again.stdout.contains("updated"));
 
-    // SSM got the values workloads need: the output as is, the URL with references expanded.
+    // SSM holds what Infisical holds: the output as is, the URL with references expanded.
     let url =
         format!("postgresql://runway:{}@{CANARY}:5432/main_db?sslmode=require", values["MAIN_DB_PASSWORD"]);
-    let expected = [("main-db/MAIN_DB_HOST", CANARY.to_owned()), ("main-db/MAIN_DB_URL", url)];
-    for (name, value) in expected {
-        let action = with_aws(&moto, async |aws| {
-            let write = ParameterWrite {
-                name: format!("/acme-shop/dev/{name}"),
-                value: SecretString::from(value),
-                resource: "main-db".into(),
-                tags: Vec::new(),
-            };
-            aws.ssm_publish_values(&scope(), "alias/aws/ssm", &[write], true).await.unwrap().parameters[0]
-                .action
-        });
-        assert_eq!(action, Action::Unchanged, "{name}");
-    }
+    assert!(ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_HOST", CANARY));
+    assert!(ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_URL", &url));
+    assert!(
+        !ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_URL", "postgresql://other"),
+        "the check can fail"
+    );
 
     let secrets: Vec<&str> =
         values.values().map(String::as_str).filter(|v| v.len() > 12 && !v.contains("${")).collect();
     assert!(secrets.contains(&CANARY));
-    assert_no_secret(&[&publish, &again, &missing, &dry, &ssm, &ssm_again, &verify], &secrets);
+    assert_no_secret(&[&publish, &again, &missing, &dry, &ssm, &verify, &before_up], &secrets);
 }
 
 #[test]
@@ -540,9 +595,11 @@ fn looked_up(program: &str, function: &str) -> Vec<String> {
 }
 
 /// The first deploy by the documented order, from an empty account: after `secrets prepare`,
-/// everything `pulumi up` looks up exists (the proxy secret in Secrets Manager, each cache's
-/// AUTH token in SSM); then a simulated `up` (its outputs file), `secrets publish`,
-/// `ssm publish` and `ssm verify` finish with every parameter in place.
+/// everything `pulumi up` looks up exists (the proxy secret in Secrets Manager, each credential's
+/// SSM parameter); a simulated `up` writes the program's parameters before any service that
+/// reads them starts, so every `valueFrom` of every task resolves at its start; then
+/// `secrets publish`, `ssm publish` and `ssm verify` finish, and what each task reads from SSM
+/// equals what Infisical holds. A later deploy that adds a binding starts as cleanly.
 #[test]
 fn the_documented_order_runs_from_an_empty_account() {
     let (infisical, moto) = (start_infisical(), Moto::start());
@@ -555,7 +612,7 @@ fn the_documented_order_runs_from_an_empty_account() {
     assert_eq!(emit.code, 0, "{}", emit.stderr);
     let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
     let parameters = looked_up(&program, "aws:ssm:getParameter");
-    assert_eq!(parameters.len(), 2, "the example's two caches: {parameters:?}");
+    assert_eq!(parameters.len(), 3, "the credentials of main-db and the two caches: {parameters:?}");
     assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET]);
 
     let prepare = run(&["secrets", "prepare", "--env", "dev", file]);
@@ -563,17 +620,16 @@ fn the_documented_order_runs_from_an_empty_account() {
     for name in &parameters {
         assert!(prepare.stdout.contains(&format!("created   {name} (ssm)")), "{}", prepare.stdout);
     }
-    let expected: Vec<ParameterExpectation> = parameters
-        .iter()
-        .map(|name| ParameterExpectation { name: name.clone(), kms_key: "alias/aws/ssm".into() })
-        .collect();
-    let report = with_aws(&moto, async |aws| aws.ssm_verify(&expected).await.unwrap());
-    assert!(report.is_ok(), "after prepare, pulumi up would not find: {report}");
     let password = infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD").unwrap();
     assert_eq!(proxy_state(&moto, &password), Action::Unchanged, "the proxy secret is in place");
+    set_person_secret(&moto);
 
-    // `pulumi up` (simulated by its outputs file), then the rest of the documented order.
+    // `pulumi up`: no task starts before a parameter it reads exists.
     let outputs = outputs_file(&dir);
+    let up = simulate_up(&moto, &out, &outputs);
+    assert!(up["failures"].as_array().unwrap().is_empty(), "{up:#}");
+    assert_eq!(names(&up["started"]), ["metabase_service", "pdf-render_service"], "{up:#}");
+
     let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
     assert_eq!(publish.code, 0, "{}", publish.stderr);
     let ssm = run(&["ssm", "publish", "--env", "dev", file]);
@@ -582,16 +638,96 @@ fn the_documented_order_runs_from_an_empty_account() {
         assert!(ssm.stdout.contains(&format!("unchanged {name}")), "{}", ssm.stdout);
     }
     let verify = run(&["ssm", "verify", "--env", "dev", file]);
-    assert_eq!(verify.code, 1, "only the person-set secret is missing: {}", verify.stdout);
-    assert!(verify.stdout.contains("15 parameter(s) checked, 1 problem(s)"), "{}", verify.stdout);
-    assert!(
-        verify.stdout.contains("missing    /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"),
-        "{}",
-        verify.stdout
-    );
+    assert_eq!(verify.code, 0, "{}", verify.stdout);
+    assert!(verify.stdout.contains("15 parameter(s) checked, 0 problem(s)"), "{}", verify.stdout);
+
+    // What a task reads from SSM is what Infisical holds, references expanded.
+    for (name, folder, variable) in program_parameters(file) {
+        let value = expanded(&infisical, &folder, &variable);
+        assert!(ssm_holds(&moto, &name, &value), "{name} differs from Infisical's {folder}/{variable}");
+    }
 
     let secrets: Vec<String> =
         infisical.values().into_values().filter(|v| v.len() > 12 && !v.contains("${")).collect();
-    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    let mut secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    secrets.push(PERSON_SET);
     assert_no_secret(&[&prepare, &publish, &ssm, &verify], &secrets);
+
+    // A later deploy adds a binding (pdf-render uses the sessions cache too): its new
+    // parameters exist before the new tasks start.
+    let copy = scratch("deploy-binding");
+    test_support::copy_dir(&test_support::example("acme-shop"), copy.path());
+    let root = copy.path().join("runway.yaml");
+    let text = std::fs::read_to_string(&root).unwrap();
+    let changed = text.replace("uses: [jobs, uploads]", "uses: [jobs, uploads, sessions]");
+    assert_ne!(changed, text);
+    std::fs::write(&root, changed).unwrap();
+    let later = copy.path().join("program");
+    let root = root.to_str().unwrap();
+    assert_eq!(run(&["emit", "pulumi", "--env", "dev", "--out", later.to_str().unwrap(), root]).code, 0);
+    let up = simulate_up(&moto, &later, &outputs_file_of(Path::new(root), copy.path()));
+    assert!(names(&up["written"]).contains(&"/acme-shop/dev/sessions/SESSIONS_URL"), "{up:#}");
+    assert!(up["failures"].as_array().unwrap().is_empty(), "{up:#}");
+}
+
+/// The simulated `up` can fail: the same program with the task definitions no longer waiting
+/// for the parameters they read lets a service start first, from an empty account.
+#[test]
+fn tasks_that_do_not_wait_for_their_parameters_fail_the_simulated_up() {
+    let (infisical, moto) = (start_infisical(), Moto::start());
+    let dir = scratch("deploy-no-wait");
+    let file = example();
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+    let out = dir.join("program");
+    assert_eq!(run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]).code, 0);
+    assert_eq!(run(&["secrets", "prepare", "--env", "dev", file]).code, 0);
+    set_person_secret(&moto);
+    let path = out.join("Pulumi.yaml");
+    let program = std::fs::read_to_string(&path).unwrap();
+    let unwaited: String = program
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("- \"${") || !l.contains("_ssm-"))
+        .map(|l| l.to_owned() + "\n")
+        .collect();
+    assert!(unwaited.len() < program.len());
+    std::fs::write(&path, unwaited).unwrap();
+    let up = simulate_up(&moto, &out, &outputs_file(&dir));
+    let failures = names(&up["failures"]);
+    assert!(failures.iter().all(|f| f.contains("ResourceInitializationError")), "{up:#}");
+    // Every parameter the program writes is one a task may miss (some are read twice, under an
+    // `env` name too).
+    let missed: std::collections::BTreeSet<&str> =
+        failures.iter().filter_map(|f| f.split("parameter ").nth(1)?.split(' ').next()).collect();
+    assert_eq!(missed.len(), 11, "{up:#}");
+}
+
+/// `(parameter, Infisical folder, variable)` of each parameter the dev plan of `file` says the
+/// program writes.
+fn program_parameters(file: &str) -> Vec<(String, String, String)> {
+    let plan = common::bare().args(["plan", "--env", "dev", "--format", "json", file]).output().unwrap();
+    let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let list = plan["secrets"]["ssmParameters"].as_array().unwrap();
+    let program: Vec<(String, String, String)> = list
+        .iter()
+        .filter(|p| p["writtenBy"] == "program")
+        .map(|p| {
+            let text = |v: &Value| v.as_str().unwrap().to_owned();
+            (text(&p["name"]), text(&p["infisical"]["folder"]), text(&p["infisical"]["name"]))
+        })
+        .collect();
+    assert_eq!(program.len(), 11);
+    program
+}
+
+/// The value Infisical gives for `folder/variable` of `dev`, its `${VAR}` references to the
+/// same folder expanded (as Infisical expands them).
+fn expanded(infisical: &ContractServer, folder: &str, variable: &str) -> String {
+    let mut value = infisical.value("dev", folder, variable).unwrap();
+    while let Some(start) = value.find("${") {
+        let end = start + value[start..].find('}').unwrap();
+        let inner = infisical.value("dev", folder, &value[start + 2..end]).unwrap();
+        value.replace_range(start..=end, &inner);
+    }
+    value
 }

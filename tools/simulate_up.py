@@ -1,0 +1,175 @@
+"""A `pulumi up` of an emitted runway program against moto, as far as the SSM parameters a task
+reads go: the deploy test's stand-in for `pulumi up`, which cannot run without an AWS account.
+
+    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON
+
+It reads `PROGRAM_DIR/Pulumi.yaml` and the stack outputs a real `up` would give (a
+`pulumi stack output --json --show-secrets` file, the test's values), then walks the program's
+resources in the order Pulumi would create them (each after everything it references or
+`dependsOn`) and models what matters for a task's start:
+
+- a variable read with `aws:ssm:getParameter` must exist when the program runs (after
+  `secrets prepare`); `aws:secretsmanager:getSecret` likewise;
+- an `aws:ssm/parameter:Parameter` is written to SSM (moto, from `AWS_ENDPOINT_URL`) with its
+  value: `${item.attribute}` resolved through the outputs that name the same expression, `${var}`
+  through the decrypted look-ups;
+- an `aws:ecs/service:Service` starts its tasks as soon as what it waits for exists (Pulumi
+  creates everything else in parallel): every `valueFrom` of its task definition must then exist
+  in SSM, either from before `up` or written by a parameter resource the service waits for
+  (directly or not), or ECS stops the task with `ResourceInitializationError`.
+
+Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
+task could not start or the program could not run); exits 1 when there is a failure.
+"""
+
+import json
+import re
+import sys
+
+import boto3
+import yaml
+
+REF = re.compile(r"\$\{([^}]+)\}")
+
+
+def refs(value):
+    """Every `${...}` a value holds, anywhere inside it."""
+    if isinstance(value, str):
+        return REF.findall(value)
+    if isinstance(value, dict):
+        return [r for v in value.values() for r in refs(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in refs(v)]
+    return []
+
+
+def dependencies(resources):
+    """Each resource's direct dependencies: what its properties reference and its `dependsOn`."""
+    deps = {}
+    for name, res in resources.items():
+        named = {r.split(".")[0] for r in refs(res.get("properties", {}))}
+        named |= {r.split(".")[0] for r in refs((res.get("options") or {}).get("dependsOn", []))}
+        deps[name] = {d for d in named if d in resources and d != name}
+    return deps
+
+
+def closure(deps, name):
+    """Everything a resource waits for, directly or not."""
+    seen, todo = set(), [name]
+    while todo:
+        for d in deps[todo.pop()]:
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return seen
+
+
+def order(resources, deps):
+    """Resource names in an order Pulumi could create them: each after what it references."""
+    done, out = set(), []
+    while len(out) < len(resources):
+        ready = sorted(n for n in resources if n not in done and deps[n] <= done)
+        if not ready:
+            raise SystemExit(f"a dependency cycle among {sorted(set(resources) - done)}")
+        for n in ready:
+            done.add(n)
+            out.append(n)
+    return out
+
+
+def main():
+    program_dir, outputs_file = sys.argv[1], sys.argv[2]
+    with open(f"{program_dir}/Pulumi.yaml", encoding="utf-8") as f:
+        program = yaml.safe_load(f)
+    with open(outputs_file, encoding="utf-8") as f:
+        outputs = json.load(f)
+    region = program["resources"][next(iter(program["resources"]))]["properties"].get("region", "us-east-1")
+    ssm = boto3.client("ssm", region_name=region)
+    secrets = boto3.client("secretsmanager", region_name=region)
+
+    # What an expression `${x.y}` evaluates to: the stack output that exports it.
+    known = {}
+    for name, expr in (program.get("outputs") or {}).items():
+        if name in outputs:
+            known[expr.strip("${}")] = outputs[name]
+    failures, written, started = [], [], []
+
+    for name, value in (program.get("variables") or {}).items():
+        call = (value.get("fn::secret") or value).get("fn::invoke") if isinstance(value, dict) else None
+        if not call:
+            continue
+        args = call.get("arguments") or {}
+        try:
+            if call["function"] == "aws:ssm:getParameter":
+                got = ssm.get_parameter(Name=args["name"], WithDecryption=True)
+                known[name] = got["Parameter"]["Value"]
+            elif call["function"] == "aws:secretsmanager:getSecret":
+                secrets.describe_secret(SecretId=args["name"])
+        except ssm.exceptions.ParameterNotFound:
+            failures.append(f"the program cannot run: parameter {args['name']} does not exist")
+        except secrets.exceptions.ResourceNotFoundException:
+            failures.append(f"the program cannot run: secret {args['name']} does not exist")
+
+    def evaluate(text):
+        def one(m):
+            if m.group(1) not in known:
+                raise KeyError(m.group(1))
+            return known[m.group(1)]
+
+        return REF.sub(one, text)
+
+    resources = program["resources"]
+    deps = dependencies(resources)
+
+    def exists(parameter):
+        try:
+            ssm.get_parameter(Name=parameter)
+            return True
+        except ssm.exceptions.ParameterNotFound:
+            return False
+
+    # What every service's tasks read, and which of it exists before `up` writes anything.
+    reads = {}
+    for name, res in resources.items():
+        if res["type"] == "aws:ecs/service:Service":
+            task = res["properties"]["taskDefinition"].strip("${}").split(".")[0]
+            containers = resources[task]["properties"]["containerDefinitions"]["fn::toJSON"]
+            reads[name] = [s["valueFrom"] for c in containers for s in c.get("secrets") or []]
+    before = {p for ps in reads.values() for p in ps if exists(p)}
+
+    writes = {}
+    for name in order(resources, deps):
+        res = resources[name]
+        props = res.get("properties", {})
+        if res["type"] != "aws:ssm/parameter:Parameter":
+            continue
+        value = props["value"]
+        value = value["fn::secret"] if isinstance(value, dict) else value
+        try:
+            value = evaluate(value)
+        except KeyError as missing:
+            failures.append(f"{name}: `${{{missing.args[0]}}}` is no stack output or look-up")
+            continue
+        ssm.put_parameter(Name=props["name"], Value=value, Type=props["type"], KeyId=props["keyId"], Overwrite=True)
+        tags = [{"Key": k, "Value": v} for k, v in (props.get("tags") or {}).items()]
+        if tags:
+            ssm.add_tags_to_resource(ResourceType="Parameter", ResourceId=props["name"], Tags=tags)
+        written.append(props["name"])
+        writes[name] = props["name"]
+
+    for name, parameters in reads.items():
+        waited = {writes[r] for r in closure(deps, name) if r in writes}
+        for parameter in parameters:
+            if parameter not in before and parameter not in waited:
+                failures.append(
+                    f"{name}: ResourceInitializationError: parameter {parameter} "
+                    "may not exist when the task starts"
+                )
+        started.append(name)
+
+    print(json.dumps({"written": written, "started": started, "failures": failures}, indent=1))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
