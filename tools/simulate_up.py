@@ -1,7 +1,7 @@
 """A `pulumi up` of an emitted runway program against moto, as far as the SSM parameters a task
 reads go: the deploy test's stand-in for `pulumi up`, which cannot run without an AWS account.
 
-    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON
+    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON [--as-prepared PLAN_JSON]
 
 It reads `PROGRAM_DIR/Pulumi.yaml` and the stack outputs a real `up` would give (a
 `pulumi stack output --json --show-secrets` file, the test's values), then walks the program's
@@ -17,6 +17,10 @@ resources in the order Pulumi would create them (each after everything it refere
   creates everything else in parallel): every `valueFrom` of its task definition must then exist
   in SSM, either from before `up` or written by a parameter resource the service waits for
   (directly or not), or ECS stops the task with `ResourceInitializationError`.
+
+With `--as-prepared`, first does what `secrets prepare` and people do before `up`, with
+placeholder values: every parameter the plan (`runway plan --format json`) says `secrets prepare`
+or people write, and every Secrets Manager copy of a generated credential.
 
 Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
 task could not start or the program could not run); exits 1 when there is a failure.
@@ -77,6 +81,19 @@ def order(resources, deps):
     return out
 
 
+def prepare(plan_file, ssm, secrets):
+    """What exists before `up`: the credentials' and people's parameters, the proxy copies."""
+    with open(plan_file, encoding="utf-8") as f:
+        plan = json.load(f)
+    layout = plan["secrets"]
+    for p in layout["ssmParameters"]:
+        if p["writtenBy"] in ("secrets-prepare", "people"):
+            ssm.put_parameter(Name=p["name"], Value="placeholder", Type="SecureString", KeyId=p["kmsKey"])
+    for g in layout["generated"]:
+        if g.get("secretsManager"):
+            secrets.create_secret(Name=g["secretsManager"], SecretString="{}")
+
+
 def main():
     program_dir, outputs_file = sys.argv[1], sys.argv[2]
     with open(f"{program_dir}/Pulumi.yaml", encoding="utf-8") as f:
@@ -86,6 +103,8 @@ def main():
     region = program["resources"][next(iter(program["resources"]))]["properties"].get("region", "us-east-1")
     ssm = boto3.client("ssm", region_name=region)
     secrets = boto3.client("secretsmanager", region_name=region)
+    if len(sys.argv) > 4 and sys.argv[3] == "--as-prepared":
+        prepare(sys.argv[4], ssm, secrets)
 
     # What an expression `${x.y}` evaluates to: the stack output that exports it.
     known = {}
