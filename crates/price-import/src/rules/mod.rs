@@ -380,6 +380,31 @@ mod tests {
         assert_eq!(price_of("sqs-standard", &sqs).as_deref(), Some("0.4"));
     }
 
+    /// The SQS offer's queue types as it spells them: each key reads its own rows, and the
+    /// `Fair` rows beside them are read by neither.
+    #[test]
+    fn sqs_queue_types_as_the_offer_spells_them() {
+        let us = ("regionCode", "us-east-1");
+        let row = |sku, queue_type, usagetype, usd| {
+            (
+                sku,
+                "API Request",
+                vec![us, ("queueType", queue_type), ("usagetype", usagetype)],
+                "Requests",
+                usd,
+            )
+        };
+        let rows = [
+            row("S", "Standard", "Requests-RBP", "0.0000004"),
+            row("F", "FIFO (first-in, first-out)", "Requests-FIFO-RBP", "0.0000005"),
+            row("R", "Fair", "Requests-Fair-RBP", "0.0000001"),
+        ];
+        let rows: Vec<Row<'_>> = rows.iter().map(|(s, f, a, u, p)| (*s, *f, a.as_slice(), *u, *p)).collect();
+        let sqs = offer("AWSQueueService", &rows);
+        assert_eq!(price_of("sqs-standard", &sqs).as_deref(), Some("0.4"));
+        assert_eq!(price_of("sqs-fifo", &sqs).as_deref(), Some("0.5"));
+    }
+
     #[test]
     fn every_offer_key_has_a_rule_and_others_are_unknown() {
         for key in [
