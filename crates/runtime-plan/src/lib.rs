@@ -49,8 +49,8 @@ pub use render::{
     CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_plan_text,
 };
 pub use review::{
-    Breaking, Cause, EnvironmentReview, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename, Review, Side,
-    SideCost, breaking, render_review_markdown, render_review_text, review, review_environment,
+    Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename,
+    Review, Side, SideCost, breaking, render_review_markdown, render_review_text, review, review_environment,
 };
 
 /// The README's code examples, compiled and run as doctests.

@@ -177,6 +177,7 @@ fn build(
                 domain: Some(format!("{name}.{product}.example")),
                 at: loc(),
                 limit_at: cap.map(|_| loc()),
+                increase_limit: None,
                 log_retention_days: None,
                 network: network(name),
             };

@@ -120,6 +120,56 @@ fn exit_3_when_the_working_version_is_over_its_cap() {
     done(&dir);
 }
 
+/// A change that raises dev by more than its `limits.increase: 10%` but stays under the cap is
+/// a warning in every format and exit 0; the golden markdown shows it.
+#[test]
+fn a_rise_over_limits_increase_warns_and_exits_0() {
+    let dir = repo("increase");
+    // pdf-render twice its size in dev: about +$14 on $93.68, over 10% ($9.37), under $150.
+    edit(
+        &dir.join("app/runway.yaml"),
+        "    uses: [jobs, uploads]\n",
+        "    uses: [jobs, uploads]\n    size: { dev: medium }\n",
+    );
+    let diff = |format: &str| {
+        runway_in(&dir, &["diff", "--base-ref", "HEAD", "--format", format, "app/runway.yaml"])
+    };
+    let (code, md, err) = diff("markdown");
+    assert_eq!(code, 0, "{err}");
+    assert!(md.contains("> [!WARNING]\n> `dev`: this change raises the estimate by +$"), "{md}");
+    insta::assert_snapshot!("review-increase.md", md);
+    let (code, text, _) = diff("text");
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("  warning: the rise is over its limit `limits.increase: 10%` ($9.37 a month)"),
+        "{text}"
+    );
+    let (code, json, _) = diff("json");
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["environments"][0]["increase"],
+        serde_json::json!({"limit": "10%", "allowed": "9.37", "over": true})
+    );
+    assert_eq!(v["environments"][2]["increase"]["over"], false, "production is within its $200");
+    // The base's limit applies: raising it in the same change does not silence the warning.
+    edit(&dir.join("app/runway.yaml"), "increase: 10%", "increase: 50%");
+    assert!(diff("markdown").1.contains("[!WARNING]"));
+    // Once the new limit is in the base, the same rise is within it: no warning.
+    git(&dir, &["commit", "-q", "-a", "-m", "a higher limit"]);
+    edit(&dir.join("app/runway.yaml"), "size: { dev: medium }", "size: { dev: large }");
+    git(&dir, &["commit", "-q", "-a", "-m", "a larger pdf-render"]);
+    let (code, md, _) =
+        runway_in(&dir, &["diff", "--base-ref", "HEAD~1", "--format", "markdown", "app/runway.yaml"]);
+    assert_eq!(code, 0);
+    assert!(
+        !md.contains("[!WARNING]")
+            && md.contains("Rise limit (`limits.increase: 50%`, $57.66 a month): within."),
+        "{md}"
+    );
+    done(&dir);
+}
+
 #[test]
 fn exit_1_when_the_working_version_or_the_base_is_invalid() {
     let dir = repo("invalid");

@@ -54,8 +54,9 @@ fn unpriced() -> Case {
 
 /// Production without its cap.
 fn uncapped() -> Case {
-    let (dir, root) =
-        example_with("verdict-uncapped", |t| t.replace("    limits:\n      monthly: 2500\n", ""));
+    let (dir, root) = example_with("verdict-uncapped", |t| {
+        t.replace("    limits:\n      monthly: 2500\n      increase: 200\n", "")
+    });
     Case { _dir: dir, root, env: "production", verdict: "uncapped" }
 }
 

@@ -155,6 +155,20 @@ struct LogsFile {
 struct LimitsFile {
     /// Monthly cap in US dollars (defaults: dev 150, staging 500, others none).
     monthly: Option<MoneyFile>,
+    /// The rise of the estimate one change may bring without a warning in review
+    /// (`runway diff --base-ref`): US dollars (`50`) or a percentage of the base's estimate
+    /// (`"20%"`).
+    increase: Option<IncreaseFile>,
+}
+
+/// `limits.increase`: dollars, or a percentage.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum IncreaseFile {
+    /// US dollars.
+    Dollars(MoneyFile),
+    /// A percentage of the base's estimate (`"20%"`).
+    Percent(#[schemars(regex(pattern = r"^[0-9]+(\.[0-9]+)?%$"))] String),
 }
 
 /// An amount of US dollars.

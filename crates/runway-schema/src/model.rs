@@ -131,11 +131,42 @@ pub struct Environment {
     pub at: Location,
     /// Where `limits.monthly` is written, when it is.
     pub limit_at: Option<Location>,
+    /// `limits.increase`: the rise one change may bring without a warning in review.
+    pub increase_limit: Option<Increase>,
     /// `logs.retentionDays` as written; `None` for the planner's default (90 days in
     /// `production`, 14 elsewhere).
     pub log_retention_days: Option<u32>,
     /// `network` as written, defaults applied.
     pub network: Network,
+}
+
+/// `limits.increase`: how much one change may raise an environment's estimate before review
+/// (`runway diff --base-ref`) warns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Increase {
+    /// US dollars a month.
+    Dollars(Money),
+    /// A percentage of the base's estimate.
+    Percent(Money),
+}
+
+impl Increase {
+    /// The rise allowed from an estimate of `before`.
+    pub fn allowed(self, before: Money) -> Money {
+        match self {
+            Increase::Dollars(d) => d,
+            Increase::Percent(p) => Money(before.0 * p.0 / rust_decimal::Decimal::ONE_HUNDRED),
+        }
+    }
+
+    /// As written in the file (`50`, `20%`).
+    pub fn text(self) -> String {
+        match self {
+            Increase::Dollars(d) => d.0.normalize().to_string(),
+            Increase::Percent(p) => format!("{}%", p.0.normalize()),
+        }
+    }
 }
 
 /// `environments.<env>.network`: VPC endpoints for the private subnets.

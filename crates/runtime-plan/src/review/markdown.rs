@@ -33,6 +33,9 @@ pub fn render_review_markdown(r: &Review) -> String {
         return out;
     }
     summary(&mut out, r);
+    for e in r.over_increase() {
+        let _ = writeln!(out, "> [!WARNING]\n> {}\n", increase_warning(e));
+    }
     for e in &r.environments {
         environment(&mut out, e);
     }
@@ -83,9 +86,14 @@ fn cost_sentence(out: &mut String, e: &EnvironmentReview) {
                 (x, y) if x == y => cap_text(y),
                 (x, y) => format!("{} → {}", cap_text(x), cap_text(y)),
             };
+            let increase = match &e.increase {
+                Some(i) if i.over => format!(" **Over its rise limit** ({}).", limit_text(i)),
+                Some(i) => format!(" Rise limit ({}): within.", limit_text(i)),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "Estimate {} → {} (**{} a month**); cap {cap}: **{}**.\n",
+                "Estimate {} → {} (**{} a month**); cap {cap}: **{}**.{increase}\n",
                 dollars(b.monthly),
                 dollars(a.monthly),
                 signed(e.delta),
@@ -105,6 +113,28 @@ fn cost_sentence(out: &mut String, e: &EnvironmentReview) {
             let _ = writeln!(out, "Environment removed: its estimate was {} a month.\n", dollars(b.monthly));
         }
         (None, None) => {}
+    }
+}
+
+/// The warning an environment over its `limits.increase` gets above the sections.
+pub(super) fn increase_warning(e: &EnvironmentReview) -> String {
+    let Some(i) = &e.increase else { return String::new() };
+    format!(
+        "`{}`: this change raises the estimate by {} a month, over its rise limit ({}). Not a \
+         refusal: check the rise is meant. The base's limit applies; a new limit counts from the \
+         next change.",
+        e.name,
+        signed(e.delta),
+        limit_text(i)
+    )
+}
+
+/// `` `limits.increase: 20%`, $19.43 a month `` (the amount only for a percentage).
+fn limit_text(i: &super::IncreaseCheck) -> String {
+    if i.limit.ends_with('%') {
+        format!("`limits.increase: {}`, {} a month", i.limit, dollars(i.allowed))
+    } else {
+        format!("`limits.increase: {}`", i.limit)
     }
 }
 

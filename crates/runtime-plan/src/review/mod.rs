@@ -42,6 +42,11 @@ pub struct Review {
 }
 
 impl Review {
+    /// Environments whose rise is over their `limits.increase`.
+    pub fn over_increase(&self) -> impl Iterator<Item = &EnvironmentReview> {
+        self.environments.iter().filter(|e| e.increase.as_ref().is_some_and(|i| i.over))
+    }
+
     /// No environment has an item change, a breaking change or a cost change.
     pub fn is_empty(&self) -> bool {
         self.environments.iter().all(EnvironmentReview::is_empty)
@@ -70,6 +75,22 @@ pub struct EnvironmentReview {
     pub items: Vec<ItemRow>,
     /// What breaks for consumers, in the base's binding order (both sides declared only).
     pub breaking: Vec<Breaking>,
+    /// The rise `limits.increase` allows and whether this change goes past it (a warning, not a
+    /// refusal); `None` when neither side sets one, or the environment is new or removed.
+    pub increase: Option<IncreaseCheck>,
+}
+
+/// An environment's rise against its `limits.increase`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IncreaseCheck {
+    /// The limit as written (`$50`, `20%`): the base's, or the working version's when only it
+    /// sets one (so a change cannot loosen the limit it is checked against).
+    pub limit: String,
+    /// The rise it allows a month, in dollars (a percentage taken of the base's estimate).
+    pub allowed: Money,
+    /// The rise is over it: review warns.
+    pub over: bool,
 }
 
 impl EnvironmentReview {
@@ -222,7 +243,11 @@ pub fn review(base: &str, old: Option<Side<'_>>, new: Side<'_>) -> Review {
         .map(|env| {
             let before = old.and_then(|s| find(s.plans, env).map(|i| &s.plans[i]));
             let after = find(new.plans, env).map(|i| &new.plans[i]);
-            review_environment(env, before, after, new.product)
+            let mut r = review_environment(env, before, after, new.product);
+            let limit = |p: &Product| p.root.environments.get(env).and_then(|e| e.increase_limit);
+            let limit = old.and_then(|s| limit(s.product)).or_else(|| limit(new.product));
+            r.increase = limit.and_then(|l| increase_check(&r, l));
+            r
         })
         .collect();
     Review { product: new.product.root.product.clone(), base: base.to_owned(), environments }
@@ -243,7 +268,22 @@ pub fn review_environment(
         (Some(o), Some(n)) => breaking(o, n, new_product),
         _ => Vec::new(),
     };
-    EnvironmentReview { name: env.to_owned(), before, after, delta, items: item_rows(old, new), breaking }
+    EnvironmentReview {
+        name: env.to_owned(),
+        before,
+        after,
+        delta,
+        items: item_rows(old, new),
+        breaking,
+        increase: None,
+    }
+}
+
+/// The environment's rise against `limit`, when it is declared on both sides.
+fn increase_check(r: &EnvironmentReview, limit: runway_schema::Increase) -> Option<IncreaseCheck> {
+    let (before, _) = (r.before.as_ref()?, r.after.as_ref()?);
+    let allowed = limit.allowed(before.monthly.cents()).cents();
+    Some(IncreaseCheck { limit: limit.text(), allowed, over: r.delta.0 > allowed.0 })
 }
 
 fn side_cost(p: &Plan) -> SideCost {

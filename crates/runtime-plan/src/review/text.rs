@@ -38,6 +38,13 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
         side(&e.after),
         signed(e.delta)
     );
+    if let Some(i) = e.increase.as_ref().filter(|i| i.over) {
+        let _ = writeln!(
+            out,
+            "  warning: the rise is over its limit `limits.increase: {}` (${} a month); not a refusal",
+            i.limit, i.allowed
+        );
+    }
     if e.items.is_empty() {
         out.push_str("  no item changes\n");
     }

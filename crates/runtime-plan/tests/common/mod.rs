@@ -16,6 +16,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         domain: domain.map(str::to_owned),
         at: loc(),
         limit_at: limit.map(|_| Location { line: 9, column: 16, ..loc() }),
+        increase_limit: None,
         log_retention_days: None,
         network: runway_schema::Network::default(),
     }

@@ -2,6 +2,7 @@
 
 use indexmap::IndexMap;
 
+use crate::Location;
 use crate::diagnostic::did_you_mean;
 use crate::model::*;
 use crate::read::{Cx, join, quote};
@@ -40,38 +41,8 @@ pub(super) fn environment(
             );
             None
         });
-    let mut monthly_limit = None;
-    let mut limit_at = None;
-    if let Some(limits) = f.get("limits") {
-        let lp = join(path, "limits");
-        if let Some(lf) = cx.fields(limits, &lp, "`limits`", keys::LIMITS)
-            && let Some(m) = lf.get("monthly")
-        {
-            let mp = join(&lp, "monthly");
-            limit_at = Some(cx.loc(m));
-            let text = match &m.value {
-                Value::Int(i) => Some(i.get().to_string()),
-                Value::Float(x) if x.is_finite() => Some(x.to_string()),
-                Value::Str(s) => Some(s.to_string()),
-                _ => None,
-            };
-            match text.map(|t| Money::parse(&t)) {
-                Some(Ok(money)) => monthly_limit = Some(money),
-                Some(Err(e)) => cx.invalid(
-                    m,
-                    &mp,
-                    e.to_string(),
-                    Some("write the cap in US dollars, e.g. `monthly: 150`".to_owned()),
-                ),
-                None => cx.invalid(
-                    m,
-                    &mp,
-                    format!("`monthly` must be an amount of US dollars, found {}", m.describe()),
-                    Some("write e.g. `monthly: 150`".to_owned()),
-                ),
-            }
-        }
-    }
+    let (monthly_limit, limit_at, increase_limit) =
+        f.get("limits").map_or((None, None, None), |l| limits(cx, l, &join(path, "limits")));
     let mut shared = IndexMap::new();
     if let Some(s) = f.get("shared") {
         let sp = join(path, "shared");
@@ -118,6 +89,7 @@ pub(super) fn environment(
         domain,
         at: cx.loc(key),
         limit_at,
+        increase_limit,
         log_retention_days,
         network,
     })
@@ -162,4 +134,66 @@ fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
         );
     }
     accepted
+}
+
+/// `limits`: the monthly cap (and where it is written) and the rise allowed in review.
+fn limits(cx: &mut Cx, limits: &Node, lp: &str) -> (Option<Money>, Option<Location>, Option<Increase>) {
+    let Some(lf) = cx.fields(limits, lp, "`limits`", keys::LIMITS) else { return (None, None, None) };
+    let (mut monthly_limit, mut limit_at) = (None, None);
+    if let Some(m) = lf.get("monthly") {
+        limit_at = Some(cx.loc(m));
+        monthly_limit = dollars(cx, m, &join(lp, "monthly"), "`monthly`", "the cap");
+    }
+    let increase = lf.get("increase").and_then(|i| increase(cx, i, &join(lp, "increase")));
+    (monthly_limit, limit_at, increase)
+}
+
+/// An amount of US dollars, as a number or a decimal string.
+fn dollars(cx: &mut Cx, m: &Node, mp: &str, what: &str, meaning: &str) -> Option<Money> {
+    let text = match &m.value {
+        Value::Int(i) => Some(i.get().to_string()),
+        Value::Float(x) if x.is_finite() => Some(x.to_string()),
+        Value::Str(s) => Some(s.to_string()),
+        _ => None,
+    };
+    let example = what.trim_matches('`');
+    match text.map(|t| Money::parse(&t)) {
+        Some(Ok(money)) => Some(money),
+        Some(Err(e)) => {
+            cx.invalid(
+                m,
+                mp,
+                e.to_string(),
+                Some(format!("write {meaning} in US dollars, e.g. `{example}: 150`")),
+            );
+            None
+        }
+        None => {
+            let message = format!("{what} must be an amount of US dollars, found {}", m.describe());
+            cx.invalid(m, mp, message, Some(format!("write e.g. `{example}: 150`")));
+            None
+        }
+    }
+}
+
+/// `limits.increase`: dollars (`50`) or a percentage of the base's estimate (`"20%"`).
+fn increase(cx: &mut Cx, i: &Node, ip: &str) -> Option<Increase> {
+    if let Value::Str(s) = &i.value
+        && let Some(number) = s.strip_suffix('%')
+    {
+        return match Money::parse(number) {
+            Ok(p) => Some(Increase::Percent(p)),
+            Err(_) => {
+                let message = format!("{} is not a percentage", quote(s));
+                cx.invalid(
+                    i,
+                    ip,
+                    message,
+                    Some("write e.g. `increase: 20%` or dollars, `increase: 50`".to_owned()),
+                );
+                None
+            }
+        };
+    }
+    dollars(cx, i, ip, "`increase`", "the rise").map(Increase::Dollars)
 }

@@ -36,7 +36,7 @@ pub(crate) mod keys {
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
     pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs", "network"];
-    pub const LIMITS: &[&str] = &["monthly"];
+    pub const LIMITS: &[&str] = &["monthly", "increase"];
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones"];
     pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
