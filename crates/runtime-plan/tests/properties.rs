@@ -244,7 +244,7 @@ proptest! {
                 ("env_sns-endpoint", used_by_workloads(Kind::Topic)),
             ];
             let interfaces = after.items.iter().any(|i| matches!(&i.spec, ItemSpec::VpcEndpoint { zones: Some(_), .. }));
-            let groups = [("env_endpoints-sg", interfaces), ("env_endpoint-clients-sg", interfaces)];
+            let groups = [("env_endpoints-sg", interfaces)];
             for (id, needed) in needed.into_iter().chain(groups) {
                 if !needed && let Some(id) = old.get(id) {
                     expected.insert(id);
@@ -431,6 +431,8 @@ enum Node {
     Cache(String),
     /// The environment's VPC interface endpoints (`network.endpoints`).
     Endpoints,
+    /// Any address of the VPC (`vpcCidrBlocks`): other environments, members, anything else.
+    Vpc,
 }
 
 type Reach = BTreeSet<(Node, Node, u16)>;
@@ -470,6 +472,7 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
             let sources = match &r.peer {
                 Peer::Internet => vec![Node::Internet],
                 Peer::Members => vec![Node::Members],
+                Peer::Vpc => vec![Node::Vpc],
                 Peer::Group { item: a } => {
                     let allowed = groups[a.as_str()]
                         .1
@@ -564,18 +567,13 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
             _ => {}
         }
     }
-    // With `network.endpoints`, every service and proxy reaches the interface endpoints, which
-    // exist when something calls AWS from the private subnets: a task or a proxy.
-    let postgres: Vec<&str> =
-        plan.resources.iter().filter(|r| r.kind == Kind::Postgres).map(|r| r.name.as_str()).collect();
+    // With `network.endpoints: true`, the whole VPC reaches the interface endpoints (their
+    // private DNS answers for all of it), which exist when something calls AWS from the private
+    // subnets: a task or a proxy (whose 443 egress reaches them). `existing` declares none.
+    let postgres = plan.resources.iter().any(|r| r.kind == Kind::Postgres);
     let endpoints = p.root.environments[plan.environment.as_str()].network.endpoints;
-    if endpoints && (!plan.workloads.is_empty() || !postgres.is_empty()) {
-        for w in &plan.workloads {
-            want.insert((Node::Workload(w.name.to_string()), Node::Endpoints, 443));
-        }
-        for r in postgres {
-            want.insert((Node::Proxy(r.to_owned()), Node::Endpoints, 443));
-        }
+    if endpoints == runway_schema::Endpoints::Declared && (!plan.workloads.is_empty() || postgres) {
+        want.insert((Node::Vpc, Node::Endpoints, 443));
     }
     want
 }

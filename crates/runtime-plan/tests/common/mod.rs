@@ -18,6 +18,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         limit_at: limit.map(|_| Location { line: 9, column: 16, ..loc() }),
         log_retention_days: None,
         network: runway_schema::Network::default(),
+        apply_changes: None,
     }
 }
 
