@@ -69,6 +69,17 @@ fn one_resource_per_planned_item() {
     }
 }
 
+/// Every tagged resource carries its item's tags from the plan, and every service propagates
+/// them to its tasks.
+#[test]
+fn every_resource_is_tagged_and_every_service_tags_its_tasks() {
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        let services = pulumi_support::assert_tags(&plan, &program);
+        assert_eq!(services, plan.workloads.len(), "{}", plan.environment);
+    }
+}
+
 #[test]
 fn every_program_of_the_example_passes_the_sdk_check() {
     let mut dirs: Vec<Scratch> = Vec::new();

@@ -1,6 +1,7 @@
 //! The emitter over generated runways (runtime-plan's `proptest1` strategies): every program
-//! renders, declares one resource per planned item, and passes the pulumi_aws SDK check (all
-//! programs in one Python run).
+//! renders, declares one resource per planned item, tags every resource with its item's tags and
+//! every service's tasks with the service's, and passes the pulumi_aws SDK check (all programs in
+//! one Python run), every tag required.
 
 mod pulumi_support;
 
@@ -24,9 +25,17 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let catalogue = cost::Catalogue::builtin();
     let mut dirs: Vec<Scratch> = Vec::new();
     // The optional parts the SDK check must have seen at least once.
-    let mut seen = [("vpcEndpointType: Interface", 0), ("vpcEndpointType: Gateway", 0)];
+    let mut seen = [
+        ("vpcEndpointType: Interface", 0),
+        ("vpcEndpointType: Gateway", 0),
+        ("cidrBlocks: \"${vpcCidrBlocks}\"", 0),
+        ("applyImmediately: true", 0),
+        ("applyImmediately: false", 0),
+    ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();
+    // ECS services seen, each checked to propagate its tags.
+    let mut services = 0;
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
         for env in product.root.environments.keys() {
@@ -41,6 +50,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
                 .count();
             assert_eq!(declared, expected_resources(&plan), "runway {n} env {env}");
+            services += pulumi_support::assert_tags(&plan, &program);
             for (needle, count) in &mut seen {
                 *count += usize::from(text.contains(*needle));
             }
@@ -51,6 +61,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         }
     }
     assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
+    assert!(services > RUNWAYS, "only {services} services generated");
     assert!(seen.iter().all(|(_, count)| *count > 0), "not every optional part was generated: {seen:?}");
     #[allow(clippy::disallowed_methods)] // reason: the test reads the committed reference program
     let reference =

@@ -6,9 +6,9 @@ use runway_schema::Money;
 use serde::Serialize;
 
 use crate::plan::{
-    ApplyChanges, Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine, Delivery,
-    Endpoints, GeneratedSecret, ItemSpec, ParameterSource, Plan, PlannedItem, PlannedResource, PlannedWorkload,
-    SsmParameter, UnpricedItem, Verdict,
+    ApplyChanges, Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine,
+    Delivery, Endpoints, GeneratedSecret, ItemSpec, ParameterSource, Plan, PlannedItem, PlannedResource,
+    PlannedWorkload, SsmParameter, UnpricedItem, Verdict,
 };
 
 mod access;
@@ -93,7 +93,9 @@ fn write_settings(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 /// When database and cache changes take effect, as the plan's text says it.
 pub fn apply_changes_text(apply: ApplyChanges) -> &'static str {
     match apply {
-        ApplyChanges::Immediately => "database and cache changes apply at the deploy (applyChanges: immediately)",
+        ApplyChanges::Immediately => {
+            "database and cache changes apply at the deploy (applyChanges: immediately)"
+        }
         ApplyChanges::MaintenanceWindow => {
             "database and cache changes apply at their next maintenance window, not at the deploy \
              (applyChanges: maintenance-window)"

@@ -667,7 +667,9 @@ fn the_endpoints_admit_every_client_in_the_vpc() {
     assert!(p.items.iter().all(|i| !i.id.contains("endpoint-clients")), "no clients group");
     for i in p.items.iter().filter(|i| matches!(i.kind, ItemKind::EcsService | ItemKind::RdsProxy)) {
         let out_443 = groups_of(i).iter().any(|g| {
-            let Some(ItemSpec::SecurityGroup { egress, .. }) = p.item(g).map(|g| &g.spec) else { return false };
+            let Some(ItemSpec::SecurityGroup { egress, .. }) = p.item(g).map(|g| &g.spec) else {
+                return false;
+            };
             egress.iter().any(|r| r.port == 443 && r.peer == Peer::Internet)
         });
         assert!(out_443, "{} cannot reach the endpoints", i.id);

@@ -47,10 +47,8 @@ pub enum TagValue {
 /// The tag rules of an environment's plan, in the order the tags are written: `product`,
 /// `environment`, `resource`, `runway-item`.
 pub fn tag_rules(product: &str, environment: &str) -> Vec<TagRule> {
-    let text = |key: &str, value: &str| TagRule {
-        key: key.into(),
-        value: TagValue::Text { value: value.into() },
-    };
+    let text =
+        |key: &str, value: &str| TagRule { key: key.into(), value: TagValue::Text { value: value.into() } };
     vec![
         text(PRODUCT_TAG, product),
         text(ENVIRONMENT_TAG, environment),

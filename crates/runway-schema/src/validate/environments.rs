@@ -156,9 +156,16 @@ fn endpoints(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Endpoints> {
     let found = node.scalar_text().map_or_else(|| node.describe().to_string(), |t| quote(&t));
     let help = match node.scalar_text().and_then(|t| did_you_mean(&t, ["existing", "true", "false"])) {
         Some(s) => format!("did you mean `{s}`?"),
-        None => "write `true` (the program declares them), `existing` (the VPC has them) or `false`".to_owned(),
+        None => {
+            "write `true` (the program declares them), `existing` (the VPC has them) or `false`".to_owned()
+        }
     };
-    cx.invalid(node, path, format!("`endpoints` must be true, false or `existing`, found {found}"), Some(help));
+    cx.invalid(
+        node,
+        path,
+        format!("`endpoints` must be true, false or `existing`, found {found}"),
+        Some(help),
+    );
     None
 }
 
