@@ -83,8 +83,8 @@ fn write_settings(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         Endpoints::Existing => write_note(
             out,
             2,
-            "VPC endpoints: existing in the VPC, assumed present (none declared, none charged; \
-             network.endpoints: existing)",
+            "VPC endpoints: existing in the VPC and assumed present; none declared or charged \
+             (network.endpoints: existing)",
         ),
         Endpoints::None | Endpoints::Declared => Ok(()),
     }

@@ -689,7 +689,7 @@ fn existing_endpoints_are_assumed_not_declared() {
     assert!(p.items.iter().all(|i| i.kind != ItemKind::VpcEndpoint && i.id != "env_endpoints-sg"));
     assert_eq!((p.items.len(), p.cost.monthly), (without.items.len(), without.cost.monthly));
     let text = render_plan_text(&p);
-    assert!(text.contains("VPC endpoints: existing in the VPC, assumed present"), "{text}");
+    assert!(text.contains("VPC endpoints: existing in the VPC and assumed present"), "{text}");
     assert!(!render_plan_text(&without).contains("VPC endpoints"));
     let json: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
     assert_eq!(json["vpcEndpoints"], "existing");

@@ -197,4 +197,21 @@ fn emit_checks_the_subnets_of_the_stack_settings() {
     stack(&["subnet-a", "subnet-b", "subnet-c"]);
     let (code, _, err) = runway(&args);
     assert_eq!((code, err.as_str()), (0, ""));
+
+    // The endpoints admit the VPC's CIDR blocks: each one must be a block a VPC can have.
+    let settings = std::fs::read_to_string(out.join("Pulumi.dev.yaml")).unwrap();
+    std::fs::remove_file(out.join("Pulumi.yaml")).unwrap();
+    let cidrs = |blocks: &str| {
+        let text = format!("{settings}  acme-shop:vpcCidrBlocks: {blocks}\n");
+        std::fs::write(out.join("Pulumi.dev.yaml"), text).unwrap();
+    };
+    cidrs("[10.0.0.0/16, 0.0.0.0/0]");
+    let (code, _, err) = runway(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("\"0.0.0.0/0\" is not an IPv4 CIDR block a VPC can have"), "{err}");
+    assert!(err.contains("Pulumi.dev.yaml:10:"), "points at the list: {err}");
+    assert!(!out.join("Pulumi.yaml").exists(), "nothing written");
+    cidrs("[10.0.0.0/16, 100.64.0.0/20]");
+    let (code, _, err) = runway(&args);
+    assert_eq!((code, err.as_str()), (0, ""));
 }
