@@ -112,6 +112,38 @@ proptest! {
         }
     }
 
+    /// Database and cache changes apply when the plan says: as the environment writes
+    /// `applyChanges`, else at the next maintenance window in production and at the deploy
+    /// elsewhere; every database, Aurora instance and cache follows the plan's setting. Every
+    /// service tags its tasks and every database copies its tags to its snapshots.
+    #[test]
+    fn changes_apply_when_the_plan_says_and_tags_reach_tasks_and_snapshots(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            let written = p.root.environments[plan.environment.as_str()].apply_changes;
+            let default = if plan.environment == lower::PRODUCTION {
+                runway_schema::ApplyChanges::MaintenanceWindow
+            } else {
+                runway_schema::ApplyChanges::Immediately
+            };
+            prop_assert_eq!(plan.apply_changes, written.unwrap_or(default));
+            let now = plan.apply_changes == runway_schema::ApplyChanges::Immediately;
+            for i in &plan.items {
+                if let Some(applies) = i.apply_immediately() {
+                    prop_assert_eq!(applies, now, "{}", i.id);
+                }
+                match &i.spec {
+                    ItemSpec::EcsService(s) => prop_assert!(s.propagate_tags, "{}", i.id),
+                    ItemSpec::RdsInstance(db) => prop_assert!(db.protection.copy_tags_to_snapshot),
+                    ItemSpec::AuroraCluster(db) => prop_assert!(db.protection.copy_tags_to_snapshot),
+                    _ => {}
+                }
+                let tags = plan.tags_of(i);
+                prop_assert_eq!(&tags[..3], &[("product", plan.product.as_str()), ("environment", plan.environment.as_str()), ("resource", i.owner_name())][..]);
+            }
+        }
+    }
+
     #[test]
     fn public_services_start_after_their_rule_and_http_redirects(p in product()) {
         let c = Catalogue::builtin();
