@@ -76,3 +76,37 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
+
+/// The benchmarks' synthetic products (`crates/synthetic`: every kind, public and internal
+/// workloads, members, three environments): every resource carries its item's tags and every
+/// service tags its tasks; the smaller one's programs also pass the SDK check, every tag
+/// required.
+#[test]
+fn synthetic_products_tag_every_resource_and_every_task() {
+    let catalogue = cost::Catalogue::builtin();
+    let options = runway_schema::Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
+    let mut dirs: Vec<Scratch> = Vec::new();
+    for n in [10, 100] {
+        let files = synthetic::product(n);
+        let mut mem = runway_schema::MemFiles::default();
+        for (path, text) in &files[1..] {
+            mem = mem.with(path, text.as_bytes());
+        }
+        let loaded = runway_schema::load("runway.yaml", files[0].1.as_bytes(), &mem, &options);
+        let product = loaded.product.expect("a valid synthetic product");
+        for env in synthetic::ENVIRONMENTS {
+            let plan = runtime_plan::plan(&product, env, &catalogue).expect("plan");
+            let program = render(&plan).unwrap_or_else(|e| panic!("n = {n}, {env}: {e}"));
+            let services = pulumi_support::assert_tags(&plan, &program);
+            assert_eq!(services, n / 2, "n = {n}, {env}");
+            if n == 10 {
+                let dir = scratch(&format!("pulumi-synthetic-{n}-{env}"));
+                pulumi_support::write(&dir, &program);
+                dirs.push(dir);
+            }
+        }
+    }
+    let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
+    let outcome = pulumi_support::check(&refs);
+    assert!(outcome.success, "{}", outcome.output);
+}
