@@ -153,8 +153,15 @@ pub enum ApplyChanges {
 }
 
 impl ApplyChanges {
+    /// Every value, in the order the reference lists them.
+    pub const ALL: [ApplyChanges; 2] = [ApplyChanges::Immediately, ApplyChanges::MaintenanceWindow];
     /// Every value, as written in files.
     pub const NAMES: &'static [&'static str] = &["immediately", "maintenance-window"];
+
+    /// The value written `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == name)
+    }
 
     /// As written in files.
     pub fn as_str(self) -> &'static str {
@@ -195,17 +202,6 @@ pub enum Endpoints {
     /// `existing`: the VPC already has them (another environment or the network team made
     /// them); none is declared or charged, and they are assumed present.
     Existing,
-}
-
-impl Endpoints {
-    /// As written in files (`false`, `true`, `existing`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Endpoints::None => "false",
-            Endpoints::Declared => "true",
-            Endpoints::Existing => "existing",
-        }
-    }
 }
 
 /// Fewest Availability Zones an environment's subnets span (RDS Proxy, the ALB and DB subnet
@@ -573,4 +569,19 @@ pub enum Runtime {
     Encore,
     /// Anything else.
     Other,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApplyChanges;
+
+    #[test]
+    fn apply_changes_names_are_its_values() {
+        let names: Vec<&str> = ApplyChanges::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(names, ApplyChanges::NAMES);
+        for a in ApplyChanges::ALL {
+            assert_eq!(ApplyChanges::from_name(a.as_str()), Some(a));
+        }
+        assert_eq!(ApplyChanges::from_name("maintenance"), None);
+    }
 }

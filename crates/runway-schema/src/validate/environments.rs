@@ -113,7 +113,7 @@ pub(super) fn environment(
     let network = f.get("network").map_or_else(Network::default, |n| network(cx, n, &join(path, "network")));
     let apply_changes = f.get("applyChanges").and_then(|a| {
         let word = cx.one_of(a, &join(path, "applyChanges"), "`applyChanges`", ApplyChanges::NAMES)?;
-        Some(if word == "immediately" { ApplyChanges::Immediately } else { ApplyChanges::MaintenanceWindow })
+        ApplyChanges::from_name(word)
     });
     Some(Environment {
         region: region?,
