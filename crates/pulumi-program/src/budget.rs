@@ -1,7 +1,7 @@
 //! The environment's budget backstop: an AWS Budgets monthly cost budget over the costs tagged
 //! with the product and environment, notifying the `budgetAlertEmails` input.
 
-use runtime_plan::{BudgetBasis, ItemSpec, PlannedItem};
+use runtime_plan::{BudgetBasis, ENVIRONMENT_TAG, ItemSpec, PRODUCT_TAG, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
@@ -63,7 +63,7 @@ pub(super) fn budget<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
         limit_amount: limit.cents().to_string(),
         limit_unit: "USD",
         filter_expression: FilterExpression {
-            ands: [tag("product", product), tag("environment", environment)],
+            ands: [tag(PRODUCT_TAG, product), tag(ENVIRONMENT_TAG, environment)],
         },
         notifications: alerts
             .iter()

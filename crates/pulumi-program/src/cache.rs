@@ -24,12 +24,14 @@ struct ReplicationGroup<'p> {
     auth_token: String,
     subnet_group_name: String,
     security_group_ids: Vec<String>,
+    apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
 
 /// The replication group, encrypted at rest and (for AUTH) in transit, its daily snapshots kept
-/// as planned; Multi-AZ with automatic failover when it has more than one node.
+/// as planned; Multi-AZ with automatic failover when it has more than one node; its changes
+/// applied when the plan says.
 pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::CacheReplicationGroup(spec) = &item.spec else {
         return Err(wrong_spec(item));
@@ -46,6 +48,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         auth_token_parameter,
         subnet_group,
         security_groups,
+        apply_immediately,
     } = &**spec;
     let auth_token = cx.decrypted_parameter(auth_token_parameter)?;
     let props = ReplicationGroup {
@@ -63,6 +66,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         auth_token,
         subnet_group_name: cx.reference(subnet_group, "name")?,
         security_group_ids: network::group_ids(cx, security_groups)?,
+        apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
     };

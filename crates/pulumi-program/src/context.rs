@@ -27,6 +27,7 @@ pub(super) enum Input {
     BudgetAlertEmails,
     MemberSecurityGroupIds,
     PrivateRouteTableIds,
+    VpcCidrBlocks,
 }
 
 impl Input {
@@ -40,6 +41,7 @@ impl Input {
             Input::BudgetAlertEmails => "budgetAlertEmails",
             Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
             Input::PrivateRouteTableIds => "privateRouteTableIds",
+            Input::VpcCidrBlocks => "vpcCidrBlocks",
         }
     }
 
@@ -50,23 +52,28 @@ impl Input {
             | Input::PublicSubnetIds
             | Input::BudgetAlertEmails
             | Input::MemberSecurityGroupIds
-            | Input::PrivateRouteTableIds => m([("type", s("array")), ("items", m([("type", s("string"))]))]),
+            | Input::PrivateRouteTableIds
+            | Input::VpcCidrBlocks => m([("type", s("array")), ("items", m([("type", s("string"))]))]),
         }
     }
 }
 
-/// The `tags` property of every tagged resource (see [`super::TAG_KEYS`]).
-#[derive(Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// The `tags` property of every tagged resource: the plan's tags of its item
+/// ([`Plan::tags_of`]: product, environment, resource, runway-item), and for a resource
+/// without a name property its physical name as `Name`, which the console shows.
 pub(super) struct Tags<'p> {
-    product: &'p str,
-    environment: &'p str,
-    /// The runway resource or workload; `platform` for environment items.
-    runway_resource: &'p str,
-    runway_item: &'p str,
-    /// The console's name of a resource that has no name property (VPC endpoints).
-    #[serde(rename = "Name")]
-    name: Option<&'p str>,
+    tags: Vec<(&'p str, &'p str)>,
+}
+
+impl Serialize for Tags<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.tags.len()))?;
+        for (key, value) in &self.tags {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
 }
 
 /// The arguments of `aws:ssm:getParameter` reading a SecureString's value.
@@ -272,13 +279,7 @@ impl<'p> Context<'p> {
 
     /// The tags of an item's resource.
     pub(super) fn tags(&self, item: &'p PlannedItem) -> Tags<'p> {
-        Tags {
-            product: &self.plan.product,
-            environment: &self.plan.environment,
-            runway_resource: item.owner.as_deref().unwrap_or("platform"),
-            runway_item: &item.id,
-            name: None,
-        }
+        Tags { tags: self.plan.tags_of(item) }
     }
 
     /// The tags of a resource that is no item of the plan (an SSM parameter the program writes).
@@ -286,19 +287,15 @@ impl<'p> Context<'p> {
     where
         'p: 'a,
     {
-        Tags {
-            product: &self.plan.product,
-            environment: &self.plan.environment,
-            runway_resource: owner,
-            runway_item: id,
-            name: None,
-        }
+        Tags { tags: self.plan.tags_with(owner, id) }
     }
 
     /// The tags of an item's resource that has no name property: its physical name is the
     /// `Name` tag the console shows.
     pub(super) fn name_tags(&self, item: &'p PlannedItem) -> Tags<'p> {
-        Tags { name: Some(&item.physical_name), ..self.tags(item) }
+        let mut tags = self.plan.tags_of(item);
+        tags.push(("Name", &item.physical_name));
+        Tags { tags }
     }
 
     /// The item of a logical id.

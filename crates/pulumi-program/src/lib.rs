@@ -53,9 +53,15 @@ use yaml::{Y, m, s};
 /// The file name of the program.
 pub const PROGRAM_FILE: &str = "Pulumi.yaml";
 
-/// Tags every tagged resource carries: product, environment, the runway resource or workload
-/// (`platform` for environment items) and the item's logical id.
-pub const TAG_KEYS: [&str; 4] = ["product", "environment", "runway-resource", "runway-item"];
+/// Tags every resource whose type takes tags carries, from the plan's tag rule
+/// ([`runtime_plan::Plan::tags`]): the product, the environment, the runway resource or
+/// workload (`environment` for the environment's shared items), and the item's logical id.
+pub const TAG_KEYS: [&str; 4] = [
+    runtime_plan::PRODUCT_TAG,
+    runtime_plan::ENVIRONMENT_TAG,
+    runtime_plan::RESOURCE_TAG,
+    runtime_plan::ITEM_TAG,
+];
 
 /// A rendered program: file names (relative to the program directory) and contents. Writing
 /// them is the caller's: each name is a plain file name, written into the program directory.

@@ -1,7 +1,8 @@
 //! Security groups: each planned group in the VPC input, and each of its rules as a resource of
 //! its own (`SecurityGroupIngressRule` / `SecurityGroupEgressRule`), so groups that name each
-//! other make no cycle. The members' rule takes the `memberSecurityGroupIds` list input, which
-//! only a group's own rule list can hold: it is written on its group, which holds nothing else.
+//! other make no cycle. A rule whose peer is a list input (the members' rule and its
+//! `memberSecurityGroupIds`, the VPC endpoints' rule and its `vpcCidrBlocks`) is written on its
+//! group, as only a group's own rule list can hold a list: such a group holds nothing else.
 
 use runtime_plan::{CompactString, ItemSpec, Peer, PlannedItem, SecurityRule};
 use serde::Serialize;
@@ -15,19 +16,23 @@ struct SecurityGroup<'p> {
     name: &'p str,
     description: String,
     vpc_id: String,
-    /// The members' rule only.
-    ingress: Option<Vec<MembersRule>>,
+    /// The rules whose peer is a list input only.
+    ingress: Option<Vec<ListRule>>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
+/// A rule of a group's own list: its peer is a list input.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct MembersRule {
+struct ListRule {
     protocol: &'static str,
     from_port: u16,
     to_port: u16,
-    security_groups: String,
+    /// The members' groups (`memberSecurityGroupIds`).
+    security_groups: Option<String>,
+    /// The VPC's CIDR blocks (`vpcCidrBlocks`).
+    cidr_blocks: Option<String>,
     description: &'static str,
 }
 
@@ -50,37 +55,49 @@ pub(super) fn security_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
     let ItemSpec::SecurityGroup { ingress, egress, .. } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let members: Vec<&SecurityRule> = ingress.iter().filter(|r| r.peer == Peer::Members).collect();
-    if !members.is_empty() && (members.len() != ingress.len() || !egress.is_empty()) {
-        return Err(unsupported(item, "a group admitting the members holds no other rule"));
+    let listed: Vec<&SecurityRule> = ingress.iter().filter(|r| r.peer.is_list_input()).collect();
+    if !listed.is_empty() && (listed.len() != ingress.len() || !egress.is_empty()) {
+        return Err(unsupported(
+            item,
+            "a group admitting a list input (members, the VPC) holds no other rule",
+        ));
     }
-    let members_rules = (!members.is_empty()).then(|| {
-        let list = cx.input(Input::MemberSecurityGroupIds);
-        members
-            .iter()
-            .map(|r| MembersRule {
-                protocol: "tcp",
-                from_port: r.port,
-                to_port: r.port,
-                security_groups: list.clone(),
-                description: "the members of the product",
-            })
-            .collect()
-    });
+    let list_rules = (!listed.is_empty())
+        .then(|| listed.iter().map(|r| list_rule(cx, item, r)).collect::<Result<Vec<_>, _>>())
+        .transpose()?;
     let props = SecurityGroup {
         name: &item.physical_name,
         description: format!("runway {} {}: {}", cx.plan.product, cx.plan.environment, item.label()),
         vpc_id: cx.input(Input::VpcId),
-        ingress: members_rules,
+        ingress: list_rules,
         region: cx.region(),
         tags: cx.tags(item),
     };
     cx.declare(item, "aws:ec2/securityGroup:SecurityGroup", props)?;
-    let rules = ingress.iter().filter(|r| r.peer != Peer::Members).map(|r| (r, true));
+    let rules = ingress.iter().filter(|r| !r.peer.is_list_input()).map(|r| (r, true));
     for (rule, inbound) in rules.chain(egress.iter().map(|r| (r, false))) {
         declare_rule(cx, item, rule, inbound)?;
     }
     Ok(())
+}
+
+/// A rule of the group's own list, admitting a list input on its port.
+fn list_rule(cx: &mut Context<'_>, item: &PlannedItem, rule: &SecurityRule) -> Result<ListRule, RenderError> {
+    let (security_groups, cidr_blocks, description) = match &rule.peer {
+        Peer::Members => (Some(cx.input(Input::MemberSecurityGroupIds)), None, "the members of the product"),
+        Peer::Vpc => (None, Some(cx.input(Input::VpcCidrBlocks)), "every address of the VPC"),
+        Peer::Group { .. } | Peer::Internet => {
+            return Err(unsupported(item, "only a list input is written on the group"));
+        }
+    };
+    Ok(ListRule {
+        protocol: "tcp",
+        from_port: rule.port,
+        to_port: rule.port,
+        security_groups,
+        cidr_blocks,
+        description,
+    })
 }
 
 /// One rule, `<group>--in-<peer>-<port>` or `<group>--out-<peer>-<port>`.
@@ -93,8 +110,10 @@ fn declare_rule<'p>(
     let (peer, referenced, cidr) = match &rule.peer {
         Peer::Group { item: group } => (group.as_str(), Some(cx.reference(group, "id")?), None),
         Peer::Internet => ("internet", None, Some("0.0.0.0/0")),
-        // The planner resolves members to their security group before rendering.
-        Peer::Members => return Err(unsupported(item, "a rule names members, not a security group")),
+        // Written on the group (`list_rule`).
+        Peer::Members | Peer::Vpc => {
+            return Err(unsupported(item, "a list input is written on its group, not as a rule of its own"));
+        }
     };
     let (direction, token, word) = if inbound {
         ("in", "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "from")
@@ -120,7 +139,7 @@ pub(super) fn group_ids(cx: &mut Context<'_>, groups: &[CompactString]) -> Resul
     groups.iter().map(|g| cx.reference(g, "id")).collect()
 }
 
-/// Resources a group renders to: itself and each rule but the members' (written on it).
+/// Resources a group renders to: itself and each rule but those of list inputs (written on it).
 pub(super) fn resources(ingress: &[SecurityRule], egress: &[SecurityRule]) -> usize {
-    1 + ingress.iter().filter(|r| r.peer != Peer::Members).count() + egress.len()
+    1 + ingress.iter().filter(|r| !r.peer.is_list_input()).count() + egress.len()
 }

@@ -30,6 +30,7 @@ struct Instance<'p> {
     publicly_accessible: bool,
     #[serde(flatten)]
     protection: Protection<'p>,
+    apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -42,6 +43,7 @@ struct Protection<'p> {
     deletion_protection: bool,
     skip_final_snapshot: bool,
     final_snapshot_identifier: Option<&'p str>,
+    copy_tags_to_snapshot: bool,
 }
 
 impl<'p> Protection<'p> {
@@ -51,6 +53,7 @@ impl<'p> Protection<'p> {
             deletion_protection: p.deletion_protection,
             skip_final_snapshot: p.final_snapshot.is_none(),
             final_snapshot_identifier: p.final_snapshot.as_deref(),
+            copy_tags_to_snapshot: p.copy_tags_to_snapshot,
         }
     }
 }
@@ -74,6 +77,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         storage_encrypted,
         publicly_accessible,
         protection,
+        apply_immediately,
     } = &**spec;
     cx.item(admin_secret)?;
     let props = Instance {
@@ -92,6 +96,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         publicly_accessible: *publicly_accessible,
         protection: Protection::of(protection),
+        apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -112,6 +117,7 @@ struct AuroraCluster<'p> {
     storage_encrypted: bool,
     #[serde(flatten)]
     protection: Protection<'p>,
+    apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -132,6 +138,7 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         security_groups,
         storage_encrypted,
         protection,
+        apply_immediately,
         ..
     } = &**spec;
     cx.item(admin_secret)?;
@@ -146,6 +153,7 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         storage_encrypted: *storage_encrypted,
         protection: Protection::of(protection),
+        apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
     };
@@ -161,13 +169,16 @@ struct AuroraInstance<'p> {
     instance_class: &'p str,
     db_subnet_group_name: String,
     publicly_accessible: bool,
+    apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
 
 /// One instance of an Aurora cluster, in its cluster's subnet group.
 pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, .. } = &item.spec else {
+    let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, apply_immediately, .. } =
+        &item.spec
+    else {
         return Err(wrong_spec(item));
     };
     let ItemSpec::AuroraCluster(spec) = &cx.item(cluster)?.spec else {
@@ -181,6 +192,7 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         instance_class,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         publicly_accessible: *publicly_accessible,
+        apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
     };

@@ -1,26 +1,30 @@
 //! The stack settings a program is deployed with (`Pulumi.<stack>.yaml`): Pulumi YAML config
-//! has no minimum length, so a subnet list of one would only fail at `pulumi up`, half-way
-//! through creating resources. This checks the list inputs before the program is written.
+//! has no minimum length nor format, so a subnet list of one, or a VPC CIDR block that is not
+//! one, would only fail at `pulumi up`, half-way through creating resources. This checks the
+//! list inputs before the program is written.
 
 use std::collections::BTreeMap;
 
-use runtime_plan::{ItemKind, ItemSpec, Plan};
+use runtime_plan::{ItemKind, ItemSpec, Peer, Plan};
 use runway_schema::{Code, Diagnostic, Location};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 /// Fewest subnets an ALB, an RDS Proxy and a DB subnet group accept (two Availability Zones).
 const MIN_SUBNETS: usize = 2;
+/// The prefix lengths a VPC's IPv4 CIDR block may have.
+const VPC_PREFIXES: std::ops::RangeInclusive<u8> = 16..=28;
 
 #[derive(Deserialize)]
 struct Settings {
     config: Option<BTreeMap<String, Spanned<serde_json::Value>>>,
 }
 
-/// Checks the subnet inputs of a stack settings file against the plan of its program: each
-/// subnet list the program reads holds at least two subnets (error), and with interface
-/// endpoints the private subnets are as many as the zones their hours are priced for
-/// (warning). Inputs not set yet are left to Pulumi, which names them.
+/// Checks the list inputs of a stack settings file against the plan of its program: each
+/// subnet list the program reads holds at least two subnets (error), with interface endpoints
+/// the private subnets are as many as the zones their hours are priced for (warning), and the
+/// VPC's CIDR blocks the endpoints admit are one or more IPv4 blocks a VPC can have (error).
+/// Inputs not set yet are left to Pulumi, which names them.
 pub fn check_stack_settings(plan: &Plan, file: &str, text: &str) -> Vec<Diagnostic> {
     let settings: Settings = match serde_saphyr::from_str(text) {
         Ok(s) => s,
@@ -49,7 +53,49 @@ pub fn check_stack_settings(plan: &Plan, file: &str, text: &str) -> Vec<Diagnost
             out.push(zones_differ(count, zones, loc));
         }
     }
+    if reads_vpc_cidr_blocks(plan)
+        && let Some(value) = config.get(&format!("{}:vpcCidrBlocks", plan.product))
+    {
+        let loc = at(file, text, (value.referenced.line(), value.referenced.column()));
+        out.extend(cidr_blocks(&value.value, loc));
+    }
     out
+}
+
+/// Does the program read the `vpcCidrBlocks` input (a group admitting the VPC)?
+fn reads_vpc_cidr_blocks(plan: &Plan) -> bool {
+    plan.items.iter().any(|i| {
+        let ItemSpec::SecurityGroup { ingress, .. } = &i.spec else { return false };
+        ingress.iter().any(|r| r.peer == Peer::Vpc)
+    })
+}
+
+/// `vpcCidrBlocks`: a list of one or more IPv4 CIDR blocks with a prefix a VPC may have.
+fn cidr_blocks(value: &serde_json::Value, loc: Location) -> Option<Diagnostic> {
+    let help = "the VPC's IPv4 CIDR blocks, primary and secondary, as the VPC console lists them: \
+                `pulumi config set --path 'vpcCidrBlocks[0]' 10.0.0.0/16`";
+    let problem = match value.as_array() {
+        None => format!("`vpcCidrBlocks` must be a list of CIDR blocks, found {value}"),
+        Some(list) if list.is_empty() => {
+            "`vpcCidrBlocks` is empty: the VPC endpoints would admit nobody".to_owned()
+        }
+        Some(list) => {
+            let bad = list.iter().find(|b| !b.as_str().is_some_and(is_vpc_cidr))?;
+            format!("{bad} is not an IPv4 CIDR block a VPC can have (a.b.c.d/16 to /28)")
+        }
+    };
+    Some(Diagnostic::error(Code::InvalidValue, loc, "vpcCidrBlocks", problem).with_help(help))
+}
+
+/// `a.b.c.d/n`: four decimal octets and a prefix length a VPC block may have.
+fn is_vpc_cidr(text: &str) -> bool {
+    let Some((address, prefix)) = text.split_once('/') else { return false };
+    let octets: Vec<&str> = address.split('.').collect();
+    let decimal = |t: &str| !t.is_empty() && t.len() <= 3 && t.bytes().all(|b| b.is_ascii_digit());
+    octets.len() == 4
+        && octets.iter().all(|o| decimal(o) && o.parse::<u8>().is_ok())
+        && decimal(prefix)
+        && prefix.parse::<u8>().is_ok_and(|p| VPC_PREFIXES.contains(&p))
 }
 
 fn too_few(input: &str, count: usize, loc: Location) -> Diagnostic {
@@ -95,5 +141,32 @@ fn at(file: &str, text: &str, (line, column): (u64, u64)) -> Location {
         column: u32::try_from(column).unwrap_or(u32::MAX),
         offset: line_start + in_line,
         len: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_vpc_cidr;
+
+    #[test]
+    fn vpc_cidr_blocks_are_ipv4_blocks_of_16_to_28() {
+        for ok in ["10.0.0.0/16", "172.31.0.0/16", "10.1.2.0/24", "192.168.0.0/28"] {
+            assert!(is_vpc_cidr(ok), "{ok}");
+        }
+        for bad in [
+            "10.0.0.0",
+            "10.0.0.0/8",
+            "0.0.0.0/0",
+            "10.0.0.0/29",
+            "10.0.0/16",
+            "256.0.0.0/16",
+            "a.b.c.d/16",
+            "10.0.0.0/+16",
+            "10.0.0.0/",
+            "2001:db8::/56",
+            "",
+        ] {
+            assert!(!is_vpc_cidr(bad), "{bad}");
+        }
     }
 }

@@ -181,6 +181,10 @@ struct Service<'p> {
     deployment_circuit_breaker: CircuitBreaker,
     health_check_grace_period_seconds: Option<u32>,
     wait_for_steady_state: bool,
+    /// `SERVICE`: its tasks carry its tags.
+    propagate_tags: Option<&'static str>,
+    /// Its tasks also carry the tags ECS manages (cluster and service names).
+    enable_ecs_managed_tags: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -215,7 +219,7 @@ struct LoadBalancer<'p> {
 
 /// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
 /// registered with the workload's target group (public); its deployments as planned (circuit
-/// breaker, health-check grace, waiting for a steady state).
+/// breaker, health-check grace, waiting for a steady state); its tasks tagged with its tags.
 pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::EcsService(spec) = &item.spec else {
         return Err(wrong_spec(item));
@@ -233,6 +237,7 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         rollback_failed_deployments,
         health_check_grace_period_seconds,
         wait_for_steady_state,
+        propagate_tags,
     } = &**spec;
     let cluster = cx.reference(cluster, "arn")?;
     let task_definition = cx.reference(task_definition, "arn")?;
@@ -267,6 +272,8 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         },
         health_check_grace_period_seconds: *health_check_grace_period_seconds,
         wait_for_steady_state: *wait_for_steady_state,
+        propagate_tags: propagate_tags.then_some("SERVICE"),
+        enable_ecs_managed_tags: *propagate_tags,
         region: cx.region(),
         tags: cx.tags(item),
     };

@@ -69,6 +69,17 @@ fn one_resource_per_planned_item() {
     }
 }
 
+/// Every tagged resource carries its item's tags from the plan, and every service propagates
+/// them to its tasks.
+#[test]
+fn every_resource_is_tagged_and_every_service_tags_its_tasks() {
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        let services = pulumi_support::assert_tags(&plan, &program);
+        assert_eq!(services, plan.workloads.len(), "{}", plan.environment);
+    }
+}
+
 #[test]
 fn every_program_of_the_example_passes_the_sdk_check() {
     let mut dirs: Vec<Scratch> = Vec::new();
@@ -107,4 +118,42 @@ fn no_secret_value_and_inputs_are_config() {
             }
         }
     }
+}
+
+/// Two environments in one VPC (`tests/fixtures/valid/shared-vpc.yaml`): staging declares the
+/// endpoints, whose group admits the VPC's CIDR blocks (an input); production declares none
+/// (`endpoints: existing`) and applies its database and cache changes at the deploy
+/// (`applyChanges: immediately`). Both programs pass the SDK check, every tag required.
+#[test]
+fn a_shared_vpc_and_changes_applied_at_the_deploy_pass_the_sdk_check() {
+    const FIXTURE: &str = "tests/fixtures/valid/shared-vpc.yaml";
+    let text = std::fs::read(workspace().join(FIXTURE)).expect("the fixture");
+    let loaded = runway_schema::load(FIXTURE, &text, &MemFiles::default(), &Options::default());
+    let product = loaded.product.unwrap_or_else(|| panic!("fixture invalid: {:?}", loaded.diagnostics));
+    let catalogue = cost::Catalogue::builtin();
+    let mut dirs: Vec<Scratch> = Vec::new();
+    for env in ["staging", "production"] {
+        let plan = runtime_plan::plan(&product, env, &catalogue).expect("plan");
+        let program = render(&plan).expect("render");
+        let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+        let declares_endpoints = text.contains("type: aws:ec2/vpcEndpoint:VpcEndpoint");
+        let admits_the_vpc = text.contains("cidrBlocks: \"${vpcCidrBlocks}\"")
+            && text.contains("  vpcCidrBlocks:\n    type: array\n");
+        let (now, later) =
+            (text.matches("applyImmediately: true").count(), text.contains("applyImmediately: false"));
+        if env == "staging" {
+            assert!(declares_endpoints && admits_the_vpc, "{text}");
+            assert_eq!((now, later), (2, false), "outside production: at the deploy");
+        } else {
+            assert!(!declares_endpoints && !text.contains("vpcCidrBlocks"), "{text}");
+            assert_eq!((now, later), (2, false), "applyChanges: immediately");
+        }
+        pulumi_support::assert_tags(&plan, &program);
+        let dir = scratch(&format!("pulumi-shared-vpc-{env}"));
+        pulumi_support::write(&dir, &program);
+        dirs.push(dir);
+    }
+    let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
+    let outcome = pulumi_support::check(&refs);
+    assert!(outcome.success, "{}", outcome.output);
 }

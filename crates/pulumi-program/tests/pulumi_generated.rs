@@ -1,6 +1,7 @@
 //! The emitter over generated runways (runtime-plan's `proptest1` strategies): every program
-//! renders, declares one resource per planned item, and passes the pulumi_aws SDK check (all
-//! programs in one Python run).
+//! renders, declares one resource per planned item, tags every resource with its item's tags and
+//! every service's tasks with the service's, and passes the pulumi_aws SDK check (all programs in
+//! one Python run), every tag required.
 
 mod pulumi_support;
 
@@ -24,9 +25,17 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let catalogue = cost::Catalogue::builtin();
     let mut dirs: Vec<Scratch> = Vec::new();
     // The optional parts the SDK check must have seen at least once.
-    let mut seen = [("vpcEndpointType: Interface", 0), ("vpcEndpointType: Gateway", 0)];
+    let mut seen = [
+        ("vpcEndpointType: Interface", 0),
+        ("vpcEndpointType: Gateway", 0),
+        ("cidrBlocks: \"${vpcCidrBlocks}\"", 0),
+        ("applyImmediately: true", 0),
+        ("applyImmediately: false", 0),
+    ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();
+    // ECS services seen, each checked to propagate its tags.
+    let mut services = 0;
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
         for env in product.root.environments.keys() {
@@ -41,6 +50,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
                 .count();
             assert_eq!(declared, expected_resources(&plan), "runway {n} env {env}");
+            services += pulumi_support::assert_tags(&plan, &program);
             for (needle, count) in &mut seen {
                 *count += usize::from(text.contains(*needle));
             }
@@ -51,6 +61,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         }
     }
     assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
+    assert!(services > RUNWAYS, "only {services} services generated");
     assert!(seen.iter().all(|(_, count)| *count > 0), "not every optional part was generated: {seen:?}");
     #[allow(clippy::disallowed_methods)] // reason: the test reads the committed reference program
     let reference =
@@ -61,6 +72,40 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     // A new resource type the emitter starts to use must join the reference program too (or,
     // for a while, this list).
     assert_eq!(missing, NOT_IN_REFERENCE_YET, "types the emitter uses that the reference program lacks");
+    let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
+    let outcome = pulumi_support::check(&refs);
+    assert!(outcome.success, "{}", outcome.output);
+}
+
+/// The benchmarks' synthetic products (`crates/synthetic`: every kind, public and internal
+/// workloads, members, three environments): every resource carries its item's tags and every
+/// service tags its tasks; the smaller one's programs also pass the SDK check, every tag
+/// required.
+#[test]
+fn synthetic_products_tag_every_resource_and_every_task() {
+    let catalogue = cost::Catalogue::builtin();
+    let options = runway_schema::Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
+    let mut dirs: Vec<Scratch> = Vec::new();
+    for n in [10, 100] {
+        let files = synthetic::product(n);
+        let mut mem = runway_schema::MemFiles::default();
+        for (path, text) in &files[1..] {
+            mem = mem.with(path, text.as_bytes());
+        }
+        let loaded = runway_schema::load("runway.yaml", files[0].1.as_bytes(), &mem, &options);
+        let product = loaded.product.expect("a valid synthetic product");
+        for env in synthetic::ENVIRONMENTS {
+            let plan = runtime_plan::plan(&product, env, &catalogue).expect("plan");
+            let program = render(&plan).unwrap_or_else(|e| panic!("n = {n}, {env}: {e}"));
+            let services = pulumi_support::assert_tags(&plan, &program);
+            assert_eq!(services, n / 2, "n = {n}, {env}");
+            if n == 10 {
+                let dir = scratch(&format!("pulumi-synthetic-{n}-{env}"));
+                pulumi_support::write(&dir, &program);
+                dirs.push(dir);
+            }
+        }
+    }
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
     let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);

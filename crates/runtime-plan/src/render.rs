@@ -6,9 +6,9 @@ use runway_schema::Money;
 use serde::Serialize;
 
 use crate::plan::{
-    Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine, Delivery,
-    GeneratedSecret, ItemSpec, ParameterWriter, Plan, PlannedItem, PlannedResource, PlannedWorkload,
-    SsmParameter, UnpricedItem, Verdict,
+    ApplyChanges, Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine,
+    Delivery, Endpoints, GeneratedSecret, ItemSpec, ParameterWriter, Plan, PlannedItem, PlannedResource,
+    PlannedWorkload, SsmParameter, UnpricedItem, Verdict,
 };
 
 mod access;
@@ -45,6 +45,7 @@ pub fn render_plan_text(p: &Plan) -> String {
 /// whole in memory; only one section's rows at a time).
 pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region)?;
+    write_settings(p, out)?;
     write_section(
         out,
         "resources",
@@ -70,6 +71,36 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     write_secrets(p, out)?;
     write_cost(p, out)?;
     write_diagnostics(p, out)
+}
+
+/// The environment's settings under the title, where they matter: when database and cache
+/// changes take effect (with a database or cache), and VPC endpoints assumed present.
+fn write_settings(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    if p.items.iter().any(|i| i.apply_immediately().is_some()) {
+        write_note(out, 2, apply_changes_text(p.apply_changes))?;
+    }
+    match p.vpc_endpoints {
+        Endpoints::Existing => write_note(
+            out,
+            2,
+            "VPC endpoints: existing in the VPC and assumed present; none declared or charged \
+             (network.endpoints: existing)",
+        ),
+        Endpoints::None | Endpoints::Declared => Ok(()),
+    }
+}
+
+/// When database and cache changes take effect, as the plan's text says it.
+pub fn apply_changes_text(apply: ApplyChanges) -> &'static str {
+    match apply {
+        ApplyChanges::Immediately => {
+            "database and cache changes apply at the deploy (applyChanges: immediately)"
+        }
+        ApplyChanges::MaintenanceWindow => {
+            "database and cache changes apply at their next maintenance window, not at the deploy \
+             (applyChanges: maintenance-window)"
+        }
+    }
 }
 
 /// A titled table: a header and one row per record (its last column wraps), or `(none)`.

@@ -144,10 +144,26 @@ fn kms_key(product: &str) -> String {
     }
 }
 
-/// The network of a generated environment: endpoints in some, over 2 to 4 zones.
+/// The network of a generated environment: endpoints declared in some, existing in `qa`, over
+/// 2 to 4 zones.
 fn network(env: &str) -> runway_schema::Network {
     let zones = 2 + u32::try_from(env.len() % 3).unwrap_or(0);
-    runway_schema::Network { endpoints: env.len() % 2 == 1, zones }
+    let endpoints = match env {
+        "qa" => runway_schema::Endpoints::Existing,
+        _ if env.len() % 2 == 1 => runway_schema::Endpoints::Declared,
+        _ => runway_schema::Endpoints::None,
+    };
+    runway_schema::Network { endpoints, zones }
+}
+
+/// `applyChanges` of a generated environment: written in `staging` (the window) and `qa` (at
+/// the deploy), the default elsewhere.
+fn apply_changes(env: &str) -> Option<runway_schema::ApplyChanges> {
+    match env {
+        "staging" => Some(runway_schema::ApplyChanges::MaintenanceWindow),
+        "qa" => Some(runway_schema::ApplyChanges::Immediately),
+        _ => None,
+    }
 }
 
 fn build(
@@ -180,6 +196,7 @@ fn build(
                 increase_limit: None,
                 log_retention_days: None,
                 network: network(name),
+                apply_changes: apply_changes(name),
             };
             (name.clone(), env)
         })

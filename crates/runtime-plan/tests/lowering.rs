@@ -5,7 +5,7 @@ mod common;
 
 use cost::Catalogue;
 use runtime_plan::*;
-use runway_schema::{Code, Expose, Kind, Money, PostgresEngine};
+use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
 
 fn cat() -> Catalogue {
     Catalogue::builtin()
@@ -623,7 +623,7 @@ fn endpoints_follow_what_the_environment_calls() {
     let mut product = common::example();
     assert_eq!(endpoints(&plan(&product, "dev", &cat()).unwrap()).0.len(), 0, "off by default");
     let dev = product.root.environments.get_mut("dev").unwrap();
-    dev.network = runway_schema::Network { endpoints: true, zones: 3 };
+    dev.network = runway_schema::Network { endpoints: Endpoints::Declared, zones: 3 };
     let p = plan(&product, "dev", &cat()).unwrap();
     // metabase uses main-db, shop uses sessions and uploads: no queue or topic is used.
     let basics = ["ssm", "ecr.api", "ecr.dkr", "logs", "secretsmanager"];
@@ -648,31 +648,146 @@ fn endpoints_follow_what_the_environment_calls() {
     assert_eq!(interfaces[5..], ["sqs".to_owned(), "sns".to_owned()]);
 }
 
-/// The endpoints admit 443 from the endpoint clients group only, and every service and proxy
-/// (nothing else) is in that group.
+/// The endpoints admit 443 from the whole VPC (their private DNS answers for all of it, other
+/// environments and members included); services and proxies reach them through their own 443
+/// egress, and no group of clients is declared.
 #[test]
-fn only_services_and_proxies_reach_the_endpoints() {
+fn the_endpoints_admit_every_client_in_the_vpc() {
     let mut product = common::example();
-    product.root.environments.get_mut("dev").unwrap().network.endpoints = true;
+    product.root.environments.get_mut("dev").unwrap().network.endpoints = Endpoints::Declared;
     let p = plan(&product, "dev", &cat()).unwrap();
+    assert_eq!(p.vpc_endpoints, Endpoints::Declared);
     let ItemSpec::SecurityGroup { ingress, egress, .. } = &p.item("env_endpoints-sg").unwrap().spec else {
         panic!("no endpoints group")
     };
-    let clients = Peer::Group { item: "env_endpoint-clients-sg".into() };
     assert_eq!(
         (ingress.as_slice(), egress.is_empty()),
-        (&[SecurityRule { peer: clients, port: 443 }][..], true)
+        (&[SecurityRule { peer: Peer::Vpc, port: 443 }][..], true)
     );
-    let in_clients: Vec<ItemKind> = p
-        .items
-        .iter()
-        .filter(|i| groups_of(i).iter().any(|g| g == "env_endpoint-clients-sg"))
-        .map(|i| i.kind)
-        .collect();
-    let services = p.items.iter().filter(|i| i.kind == ItemKind::EcsService).count();
-    let proxies = p.items.iter().filter(|i| i.kind == ItemKind::RdsProxy).count();
-    assert_eq!(in_clients.len(), services + proxies);
-    assert!(in_clients.iter().all(|k| matches!(k, ItemKind::EcsService | ItemKind::RdsProxy)));
+    assert!(p.items.iter().all(|i| !i.id.contains("endpoint-clients")), "no clients group");
+    for i in p.items.iter().filter(|i| matches!(i.kind, ItemKind::EcsService | ItemKind::RdsProxy)) {
+        let out_443 = groups_of(i).iter().any(|g| {
+            let Some(ItemSpec::SecurityGroup { egress, .. }) = p.item(g).map(|g| &g.spec) else {
+                return false;
+            };
+            egress.iter().any(|r| r.port == 443 && r.peer == Peer::Internet)
+        });
+        assert!(out_443, "{} cannot reach the endpoints", i.id);
+    }
+    assert!(render_plan_text(&p).contains("from the VPC (vpcCidrBlocks)"));
+}
+
+/// `network.endpoints: existing`: the VPC has them already (a second environment in the same
+/// VPC): nothing is declared or charged, and the plan says they are assumed present.
+#[test]
+fn existing_endpoints_are_assumed_not_declared() {
+    let mut product = common::example();
+    let without = plan(&product, "dev", &cat()).unwrap();
+    product.root.environments.get_mut("dev").unwrap().network.endpoints = Endpoints::Existing;
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert_eq!(p.vpc_endpoints, Endpoints::Existing);
+    assert!(p.items.iter().all(|i| i.kind != ItemKind::VpcEndpoint && i.id != "env_endpoints-sg"));
+    assert_eq!((p.items.len(), p.cost.monthly), (without.items.len(), without.cost.monthly));
+    let text = render_plan_text(&p);
+    assert!(text.contains("VPC endpoints: existing in the VPC and assumed present"), "{text}");
+    assert!(!render_plan_text(&without).contains("VPC endpoints"));
+    let json: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
+    assert_eq!(json["vpcEndpoints"], "existing");
+}
+
+/// Outside `production` database and cache changes apply at the deploy; in `production` at
+/// the next maintenance window unless `applyChanges: immediately`; the plan says which.
+#[test]
+fn database_and_cache_changes_apply_when_the_plan_says() {
+    let applies = |p: &Plan| -> Vec<(String, bool)> {
+        p.items.iter().filter_map(|i| Some((i.id.to_string(), i.apply_immediately()?))).collect()
+    };
+    for engine in [PostgresEngine::Rds, PostgresEngine::Aurora] {
+        let mut product = common::example();
+        product.root.resources["main-db"].spec =
+            runway_schema::ResourceSpec::Postgres { engine, version: "16".into() };
+        for (env, written, immediately) in [
+            ("dev", None, true),
+            ("staging", None, true),
+            ("production", None, false),
+            ("production", Some(ApplyChanges::Immediately), true),
+            ("staging", Some(ApplyChanges::MaintenanceWindow), false),
+        ] {
+            product.root.environments.get_mut(env).unwrap().apply_changes = written;
+            let p = plan(&product, env, &cat()).unwrap();
+            let found = applies(&p);
+            // The database (and Aurora's instances) and the cache.
+            assert!(found.len() >= 2, "{env}: {found:?}");
+            assert!(found.iter().all(|(_, now)| *now == immediately), "{env} {written:?}: {found:?}");
+            let want = if immediately { ApplyChanges::Immediately } else { ApplyChanges::MaintenanceWindow };
+            assert_eq!(p.apply_changes, want);
+            // Under the title, wrapped.
+            let text = render_plan_text(&p);
+            let header: Vec<&str> = text.split("\n\nresources").next().unwrap().split_whitespace().collect();
+            let said: Vec<&str> = render::apply_changes_text(want).split_whitespace().collect();
+            assert!(header.ends_with(&said), "{text}");
+            let json: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
+            assert_eq!(json["applyChanges"], want.as_str());
+            product.root.environments.get_mut(env).unwrap().apply_changes = None;
+        }
+    }
+}
+
+/// A plan without a database or cache says nothing of when their changes apply.
+#[test]
+fn no_apply_changes_line_without_a_database_or_cache() {
+    let mut product = common::example();
+    product.root.resources.retain(|_, r| !matches!(r.spec.kind(), Kind::Postgres | Kind::Cache));
+    product.root.workloads.values_mut().for_each(|w| w.uses.clear());
+    product.members.clear();
+    let p = plan(&product, "production", &cat()).unwrap();
+    assert!(p.items.iter().all(|i| i.apply_immediately().is_none()));
+    assert!(!render_plan_text(&p).contains("changes apply"));
+}
+
+/// Every item's tags: the product, the environment, its resource or workload (`environment`
+/// for the environment's own items) and its logical id, from the one rule the plan holds.
+#[test]
+fn every_item_is_tagged_with_product_environment_and_resource() {
+    let p = plan(&common::example(), "production", &cat()).unwrap();
+    let keys: Vec<&str> = p.tags.iter().map(|t| t.key.as_str()).collect();
+    assert_eq!(keys, ["product", "environment", "resource", "runway-item"]);
+    for item in &p.items {
+        let tags = p.tags_of(item);
+        let owner = item.owner.as_deref().unwrap_or("environment");
+        assert_eq!(
+            tags,
+            [
+                ("product", "acme-shop"),
+                ("environment", "production"),
+                ("resource", owner),
+                ("runway-item", item.id.as_str())
+            ],
+            "{}",
+            item.id
+        );
+    }
+    let cluster = p.item("env_ecs-cluster").unwrap();
+    assert_eq!(p.tags_of(cluster)[2], ("resource", "environment"));
+    let json: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
+    assert_eq!(json["tags"][0], serde_json::json!({"key": "product", "from": "text", "value": "acme-shop"}));
+    assert_eq!(json["tags"][2], serde_json::json!({"key": "resource", "from": "owner"}));
+}
+
+/// Services propagate their tags to their tasks; databases copy theirs to their snapshots.
+#[test]
+fn tasks_and_snapshots_carry_the_tags() {
+    for env in ["dev", "production"] {
+        let p = plan(&common::example(), env, &cat()).unwrap();
+        for item in &p.items {
+            match &item.spec {
+                ItemSpec::EcsService(s) => assert!(s.propagate_tags, "{}", item.id),
+                ItemSpec::RdsInstance(s) => assert!(s.protection.copy_tags_to_snapshot, "{}", item.id),
+                ItemSpec::AuroraCluster(s) => assert!(s.protection.copy_tags_to_snapshot, "{}", item.id),
+                _ => {}
+            }
+        }
+    }
 }
 
 fn groups_of(i: &PlannedItem) -> &[CompactString] {

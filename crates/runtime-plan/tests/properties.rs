@@ -112,6 +112,38 @@ proptest! {
         }
     }
 
+    /// Database and cache changes apply when the plan says: as the environment writes
+    /// `applyChanges`, else at the next maintenance window in production and at the deploy
+    /// elsewhere; every database, Aurora instance and cache follows the plan's setting. Every
+    /// service tags its tasks and every database copies its tags to its snapshots.
+    #[test]
+    fn changes_apply_when_the_plan_says_and_tags_reach_tasks_and_snapshots(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            let written = p.root.environments[plan.environment.as_str()].apply_changes;
+            let default = if plan.environment == lower::PRODUCTION {
+                runway_schema::ApplyChanges::MaintenanceWindow
+            } else {
+                runway_schema::ApplyChanges::Immediately
+            };
+            prop_assert_eq!(plan.apply_changes, written.unwrap_or(default));
+            let now = plan.apply_changes == runway_schema::ApplyChanges::Immediately;
+            for i in &plan.items {
+                if let Some(applies) = i.apply_immediately() {
+                    prop_assert_eq!(applies, now, "{}", i.id);
+                }
+                match &i.spec {
+                    ItemSpec::EcsService(s) => prop_assert!(s.propagate_tags, "{}", i.id),
+                    ItemSpec::RdsInstance(db) => prop_assert!(db.protection.copy_tags_to_snapshot),
+                    ItemSpec::AuroraCluster(db) => prop_assert!(db.protection.copy_tags_to_snapshot),
+                    _ => {}
+                }
+                let tags = plan.tags_of(i);
+                prop_assert_eq!(&tags[..3], &[("product", plan.product.as_str()), ("environment", plan.environment.as_str()), ("resource", i.owner_name())][..]);
+            }
+        }
+    }
+
     #[test]
     fn public_services_start_after_their_rule_and_http_redirects(p in product()) {
         let c = Catalogue::builtin();
@@ -244,7 +276,7 @@ proptest! {
                 ("env_sns-endpoint", used_by_workloads(Kind::Topic)),
             ];
             let interfaces = after.items.iter().any(|i| matches!(&i.spec, ItemSpec::VpcEndpoint { zones: Some(_), .. }));
-            let groups = [("env_endpoints-sg", interfaces), ("env_endpoint-clients-sg", interfaces)];
+            let groups = [("env_endpoints-sg", interfaces)];
             for (id, needed) in needed.into_iter().chain(groups) {
                 if !needed && let Some(id) = old.get(id) {
                     expected.insert(id);
@@ -431,6 +463,8 @@ enum Node {
     Cache(String),
     /// The environment's VPC interface endpoints (`network.endpoints`).
     Endpoints,
+    /// Any address of the VPC (`vpcCidrBlocks`): other environments, members, anything else.
+    Vpc,
 }
 
 type Reach = BTreeSet<(Node, Node, u16)>;
@@ -470,6 +504,7 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
             let sources = match &r.peer {
                 Peer::Internet => vec![Node::Internet],
                 Peer::Members => vec![Node::Members],
+                Peer::Vpc => vec![Node::Vpc],
                 Peer::Group { item: a } => {
                     let allowed = groups[a.as_str()]
                         .1
@@ -564,18 +599,13 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
             _ => {}
         }
     }
-    // With `network.endpoints`, every service and proxy reaches the interface endpoints, which
-    // exist when something calls AWS from the private subnets: a task or a proxy.
-    let postgres: Vec<&str> =
-        plan.resources.iter().filter(|r| r.kind == Kind::Postgres).map(|r| r.name.as_str()).collect();
+    // With `network.endpoints: true`, the whole VPC reaches the interface endpoints (their
+    // private DNS answers for all of it), which exist when something calls AWS from the private
+    // subnets: a task or a proxy (whose 443 egress reaches them). `existing` declares none.
+    let postgres = plan.resources.iter().any(|r| r.kind == Kind::Postgres);
     let endpoints = p.root.environments[plan.environment.as_str()].network.endpoints;
-    if endpoints && (!plan.workloads.is_empty() || !postgres.is_empty()) {
-        for w in &plan.workloads {
-            want.insert((Node::Workload(w.name.to_string()), Node::Endpoints, 443));
-        }
-        for r in postgres {
-            want.insert((Node::Proxy(r.to_owned()), Node::Endpoints, 443));
-        }
+    if endpoints == runway_schema::Endpoints::Declared && (!plan.workloads.is_empty() || postgres) {
+        want.insert((Node::Vpc, Node::Endpoints, 443));
     }
     want
 }

@@ -197,4 +197,56 @@ fn emit_checks_the_subnets_of_the_stack_settings() {
     stack(&["subnet-a", "subnet-b", "subnet-c"]);
     let (code, _, err) = runway(&args);
     assert_eq!((code, err.as_str()), (0, ""));
+
+    // The endpoints admit the VPC's CIDR blocks: each one must be a block a VPC can have.
+    let settings = std::fs::read_to_string(out.join("Pulumi.dev.yaml")).unwrap();
+    std::fs::remove_file(out.join("Pulumi.yaml")).unwrap();
+    let cidrs = |blocks: &str| {
+        let text = format!("{settings}  acme-shop:vpcCidrBlocks: {blocks}\n");
+        std::fs::write(out.join("Pulumi.dev.yaml"), text).unwrap();
+    };
+    cidrs("[10.0.0.0/16, 0.0.0.0/0]");
+    let (code, _, err) = runway(&args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("\"0.0.0.0/0\" is not an IPv4 CIDR block a VPC can have"), "{err}");
+    assert!(err.contains("Pulumi.dev.yaml:10:"), "points at the list: {err}");
+    assert!(!out.join("Pulumi.yaml").exists(), "nothing written");
+    cidrs("[10.0.0.0/16, 100.64.0.0/20]");
+    let (code, _, err) = runway(&args);
+    assert_eq!((code, err.as_str()), (0, ""));
+}
+
+/// Two environments in one VPC (`tests/fixtures/valid/shared-vpc.yaml`): the plan of the one
+/// that shares the other's endpoints says they are assumed present and declares none, and says
+/// when its database and cache changes apply; `runway cost` charges the endpoints once.
+#[test]
+fn plan_says_when_changes_apply_and_which_endpoints_are_assumed() {
+    let fixture = test_support::workspace().join("tests/fixtures/valid/shared-vpc.yaml");
+    let fixture = fixture.to_str().unwrap();
+    let (code, text, err) = runway(&["plan", "--env", "production", fixture]);
+    assert_eq!(code, 0, "{err}");
+    let head: Vec<&str> = text.lines().take(4).collect();
+    assert_eq!(
+        head,
+        [
+            "plan shared-vpc / production (us-east-1)",
+            "  database and cache changes apply at the deploy (applyChanges: immediately)",
+            "  VPC endpoints: existing in the VPC and assumed present; none declared or charged",
+            "    (network.endpoints: existing)",
+        ]
+    );
+    assert!(!text.contains("VPC endpoint ("), "no endpoint is declared or priced:\n{text}");
+    let (_, json, _) = runway(&["plan", "--env", "production", "--format", "json", fixture]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v["applyChanges"].as_str(), v["vpcEndpoints"].as_str()),
+        (Some("immediately"), Some("existing"))
+    );
+    let keys: Vec<&str> = v["tags"].as_array().unwrap().iter().filter_map(|t| t["key"].as_str()).collect();
+    assert_eq!(keys, ["product", "environment", "resource", "runway-item"]);
+
+    let (code, text, err) = runway(&["plan", "--env", "staging", fixture]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("VPC endpoint (ssm)") && !text.contains("assumed present"), "{text}");
+    assert!(text.contains("from the VPC (vpcCidrBlocks)"), "{text}");
 }

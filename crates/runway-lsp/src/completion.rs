@@ -225,6 +225,8 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
             (["resources" | "workloads", _, "size"], _) => values(&words.sizes, "size"),
             (["environments", _, "shared"], _) => values(&words.sizes, "size"),
             (["environments", _], "region") => values(&words.regions, "region"),
+            (["environments", _], "applyChanges") => fixed(syntax::APPLY_CHANGES, "applyChanges"),
+            (["environments", _, "network"], "endpoints") => fixed(syntax::ENDPOINTS, "endpoints"),
             (["workloads", _], "expose") => fixed(syntax::EXPOSES, "expose"),
             (["workloads", _, "reason"], "ground") => fixed(syntax::grounds(), "ground"),
             _ => Vec::new(),
@@ -357,5 +359,17 @@ mod tests {
         assert_eq!(labels(candidates(&size_keys, true, &words, None)), ["dev"]);
         let queue = Context { path: strings(&["resources", "q"]), key: None, item: false };
         assert!(labels(candidates(&queue, true, &words, Some("queue"))).contains(&"deadLetter".to_owned()));
+        let apply = Context {
+            path: strings(&["environments", "production"]),
+            key: Some("applyChanges".into()),
+            item: false,
+        };
+        assert_eq!(labels(candidates(&apply, true, &words, None)), ["immediately", "maintenance-window"]);
+        let endpoints = Context {
+            path: strings(&["environments", "dev", "network"]),
+            key: Some("endpoints".into()),
+            item: false,
+        };
+        assert_eq!(labels(candidates(&endpoints, true, &words, None)), ["true", "existing", "false"]);
     }
 }

@@ -12,7 +12,7 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::model::{ApplyChanges, Engine, Expose, Ground, PostgresEngine, Runtime};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -121,6 +121,10 @@ struct EnvironmentFile {
     logs: Option<LogsFile>,
     /// VPC endpoints for the private subnets.
     network: Option<NetworkFile>,
+    /// When a change to a database or cache takes effect: `immediately` (at the deploy) or
+    /// `maintenance-window` (at its next weekly window). Default `maintenance-window` in
+    /// `production`, `immediately` elsewhere.
+    apply_changes: Option<ApplyChanges>,
 }
 
 /// `environments.<env>.network`.
@@ -129,12 +133,32 @@ struct EnvironmentFile {
 #[schemars(transform = Keys(keys::NETWORK))]
 struct NetworkFile {
     /// Interface endpoints (ssm, ecr.api, ecr.dkr, logs, and secretsmanager, sqs, sns when
-    /// used) and the S3 gateway endpoint, so tasks reach AWS without a NAT (default false).
-    endpoints: Option<bool>,
+    /// used) and the S3 gateway endpoint, so tasks reach AWS without a NAT: `true` declares
+    /// them, `existing` says the VPC already has them (none declared or charged), `false` (the
+    /// default) uses none.
+    endpoints: Option<EndpointsFile>,
     /// Availability Zones of the private subnets given to the program; interface endpoints are
     /// billed per zone (default 2).
     #[schemars(range(min = 2, max = 6))]
     zones: Option<u32>,
+}
+
+/// `environments.<env>.network.endpoints`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum EndpointsFile {
+    /// `true`: the program declares them; `false`: none.
+    Declare(bool),
+    /// `existing`: the VPC already has them.
+    Existing(ExistingEndpoints),
+}
+
+/// The word `existing`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+enum ExistingEndpoints {
+    /// The VPC already has the endpoints.
+    Existing,
 }
 
 /// `environments.<env>.logs`.

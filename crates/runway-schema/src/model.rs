@@ -138,6 +138,40 @@ pub struct Environment {
     pub log_retention_days: Option<u32>,
     /// `network` as written, defaults applied.
     pub network: Network,
+    /// `applyChanges` as written; `None` for the planner's default (`maintenance-window` in
+    /// `production`, `immediately` elsewhere).
+    pub apply_changes: Option<ApplyChanges>,
+}
+
+/// `environments.<env>.applyChanges`: when a change to a database or cache takes effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApplyChanges {
+    /// At the deploy that makes it (`applyImmediately`): a resize or an engine change may
+    /// restart the database or cache during the deploy.
+    Immediately,
+    /// At the resource's next weekly maintenance window; until then it keeps running as it was.
+    MaintenanceWindow,
+}
+
+impl ApplyChanges {
+    /// Every value, in the order the reference lists them.
+    pub const ALL: [ApplyChanges; 2] = [ApplyChanges::Immediately, ApplyChanges::MaintenanceWindow];
+    /// Every value, as written in files.
+    pub const NAMES: &'static [&'static str] = &["immediately", "maintenance-window"];
+
+    /// The value written `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
+    /// As written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyChanges::Immediately => "immediately",
+            ApplyChanges::MaintenanceWindow => "maintenance-window",
+        }
+    }
 }
 
 /// `limits.increase`: how much one change may raise an environment's estimate before review
@@ -174,8 +208,8 @@ impl Increase {
 #[serde(rename_all = "camelCase")]
 pub struct Network {
     /// Interface endpoints for the AWS APIs the environment's tasks and proxies call, and the
-    /// S3 gateway endpoint, so the private subnets need no NAT for AWS (default false).
-    pub endpoints: bool,
+    /// S3 gateway endpoint, so the private subnets need no NAT for AWS (default none).
+    pub endpoints: Endpoints,
     /// Availability Zones of the private subnets the program is given: interface endpoints are
     /// billed per zone (default and minimum 2).
     pub zones: u32,
@@ -183,8 +217,22 @@ pub struct Network {
 
 impl Default for Network {
     fn default() -> Self {
-        Network { endpoints: false, zones: MIN_ZONES }
+        Network { endpoints: Endpoints::None, zones: MIN_ZONES }
     }
+}
+
+/// `environments.<env>.network.endpoints`: who provides the VPC endpoints of the AWS APIs the
+/// environment calls from its private subnets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Endpoints {
+    /// `false` (the default): none; the private subnets reach AWS through the account's NAT.
+    None,
+    /// `true`: the program declares the endpoints the environment needs, priced in the plan.
+    Declared,
+    /// `existing`: the VPC already has them (another environment or the network team made
+    /// them); none is declared or charged, and they are assumed present.
+    Existing,
 }
 
 /// Fewest Availability Zones an environment's subnets span (RDS Proxy, the ALB and DB subnet
@@ -552,4 +600,19 @@ pub enum Runtime {
     Encore,
     /// Anything else.
     Other,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApplyChanges;
+
+    #[test]
+    fn apply_changes_names_are_its_values() {
+        let names: Vec<&str> = ApplyChanges::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(names, ApplyChanges::NAMES);
+        for a in ApplyChanges::ALL {
+            assert_eq!(ApplyChanges::from_name(a.as_str()), Some(a));
+        }
+        assert_eq!(ApplyChanges::from_name("maintenance"), None);
+    }
 }

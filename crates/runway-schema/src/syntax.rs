@@ -226,6 +226,10 @@ pub fn grounds() -> &'static [&'static str] {
 pub const POSTGRES_ENGINES: &[&str] = validate::POSTGRES_ENGINES;
 /// The ways a workload is reached (`expose:`).
 pub const EXPOSES: &[&str] = validate::EXPOSES;
+/// When database and cache changes take effect (`applyChanges:`).
+pub const APPLY_CHANGES: &[&str] = crate::model::ApplyChanges::NAMES;
+/// Who provides the VPC endpoints (`network.endpoints:`).
+pub const ENDPOINTS: &[&str] = &["true", "existing", "false"];
 /// A member's runtimes (`runtime:`).
 pub const RUNTIMES: &[&str] = validate::RUNTIMES;
 

@@ -26,15 +26,46 @@ pub struct Outcome {
     pub output: String,
 }
 
-/// Runs the check over program directories, every tag required.
+/// Runs the check over program directories, every tag of the plan's rule required on every
+/// resource whose type takes tags.
 pub fn check(dirs: &[&Path]) -> Outcome {
     let out = Command::new(python())
         .arg(workspace().join("tools/pulumi_check.py"))
-        .args(["--require-tags", "product,environment,runway-resource"])
+        .args(["--require-tags", &pulumi_program::TAG_KEYS.join(",")])
         .args(dirs)
         .output()
         .expect("cannot start the Python check");
     let output = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(!output.contains("run `cargo xtask venv`"), "the Python check cannot run: {output}");
     Outcome { success: out.status.success(), output }
+}
+
+/// Asserts what the tags of a rendered program say: every resource that has tags carries the
+/// plan's tags of its item (product, environment, its resource or workload, `environment` for
+/// the environment's items, and its logical id), and every ECS service propagates its tags to
+/// its tasks (`propagateTags: SERVICE`, `enableEcsManagedTags`). Which types take tags at all,
+/// and that every one of them has them, is the SDK check's (`--require-tags`). Returns how many
+/// services it saw.
+pub fn assert_tags(plan: &runtime_plan::Plan, program: &Program) -> usize {
+    let text = program.file(pulumi_program::PROGRAM_FILE).expect("Pulumi.yaml");
+    let doc: serde_json::Value = serde_saphyr::from_str(text).expect("the program is YAML");
+    let resources = doc["resources"].as_object().expect("resources");
+    let mut services = 0;
+    for (name, resource) in resources {
+        let id = name.split("--").next().unwrap_or(name);
+        let item = plan.item(id).unwrap_or_else(|| panic!("{name}: no item {id}"));
+        let props = &resource["properties"];
+        if let Some(tags) = props.get("tags") {
+            for (key, value) in plan.tags_of(item) {
+                assert_eq!(tags[key].as_str(), Some(value), "{}: {name} tag {key}", plan.environment);
+            }
+            assert_eq!(tags["resource"].as_str(), Some(item.owner_name()), "{name}");
+        }
+        if resource["type"] == "aws:ecs/service:Service" {
+            services += 1;
+            assert_eq!(props["propagateTags"], "SERVICE", "{}: {name} propagates no tags", plan.environment);
+            assert_eq!(props["enableEcsManagedTags"], true, "{}: {name}", plan.environment);
+        }
+    }
+    services
 }

@@ -34,6 +34,7 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) ->
         subnet_group: subnet_group.clone(),
         size: sizing.clone(),
         security_groups: network::cache_groups(cx, r.index, &r.name),
+        apply_immediately: protection::apply_immediately(cx.env_name, cx.env.apply_changes),
     }));
     let depends_on = [vec![subnet_group], network::cache_groups(cx, r.index, &r.name)].concat();
     let id = cx.push(

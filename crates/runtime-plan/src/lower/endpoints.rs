@@ -4,10 +4,14 @@
 //! there are workloads; secretsmanager when there is a postgres (its proxy reads its secret);
 //! sqs and sns when a workload uses a queue or topic. The S3 gateway endpoint (no charge) when
 //! there are workloads: image layers come from S3, and so do buckets.
+//!
+//! `network.endpoints: existing` declares none: the VPC already has them (another environment
+//! in the same VPC declared them, or the network team did), and the plan says so
+//! ([`crate::Plan::vpc_endpoints`]).
 
 use compact_str::CompactString;
 use indexmap::IndexMap;
-use runway_schema::{Kind, Workload};
+use runway_schema::{Endpoints, Kind, Workload};
 
 use super::context::{Cx, NewItem};
 use super::resources::Resources;
@@ -17,8 +21,9 @@ use crate::pricing::Priceable;
 
 /// Declares the environment's endpoints and their groups, when it asks for them.
 pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resources: &Resources) {
-    if !cx.env.network.endpoints {
-        return;
+    match cx.env.network.endpoints {
+        Endpoints::Declared => {}
+        Endpoints::None | Endpoints::Existing => return,
     }
     let tasks = !workloads.is_empty();
     let interfaces = interface_services(cx, tasks, resources);

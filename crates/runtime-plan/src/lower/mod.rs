@@ -208,6 +208,9 @@ fn finish(
         items,
         outputs,
         secrets: secrets.into_layout(),
+        tags: tag_rules(product, env_name),
+        apply_changes: protection::apply_changes(env_name, env.apply_changes),
+        vpc_endpoints: env.network.endpoints,
     }
 }
 

@@ -11,14 +11,19 @@
 //! | a database | its proxy on 5432 | none |
 //! | a cache | each workload that uses it, on 6379 | none |
 //! | the environment's members group of a port | the members' groups (`memberSecurityGroupIds`) on that port | none |
-//! | the VPC endpoints (`network.endpoints`) | the endpoint clients group on 443 | none |
-//! | the endpoint clients group (on every service and proxy, with endpoints) | none | the VPC endpoints on 443 |
+//! | the VPC endpoints (`network.endpoints: true`) | the VPC's CIDR blocks (`vpcCidrBlocks`) on 443 | none |
 //!
 //! Members run outside the program: a target the members reach (the proxy of a postgres a
 //! member uses, a cache a member uses, an internal workload) also gets the members group of its
 //! own port, whose one rule admits the members' groups on that port only: targets share it, and
 //! none is reached on another's port. It is a group of its own because the members' groups are
 //! a list input, which only a group's own rule list can take.
+//!
+//! The VPC endpoints' private DNS names answer for the whole VPC, so their group admits every
+//! address of the VPC on 443, not only this environment's tasks and proxies: another
+//! environment, a member or anything else sharing the VPC reaches AWS through them too (and may
+//! declare `network.endpoints: existing`). Tasks and proxies reach them through their 443
+//! egress.
 
 use compact_str::{CompactString, ToCompactString};
 use runway_schema::{Expose, Kind, Workload};
@@ -39,8 +44,6 @@ const ALB_GROUP: &str = "env_alb-sg";
 const WORKLOADS_GROUP: &str = "env_workloads-sg";
 /// The logical id of the VPC endpoints' group.
 const ENDPOINTS_GROUP: &str = "env_endpoints-sg";
-/// The logical id of the endpoint clients group.
-const ENDPOINT_CLIENTS_GROUP: &str = "env_endpoint-clients-sg";
 
 fn workload_group(w: &str) -> CompactString {
     cat(&[w, "_sg"])
@@ -119,22 +122,15 @@ pub(super) fn workloads(cx: &mut Cx, env_base: &str) {
     cx.network.workloads = Some(id);
 }
 
-/// The VPC endpoints' group, admitting on 443 only the endpoint clients group, which every
-/// service and proxy gets (one rule, however many workloads); returns the endpoints' group.
+/// The VPC endpoints' group, admitting every address of the VPC on 443; returns its id.
 pub(super) fn endpoints(cx: &mut Cx, env_base: &str) -> CompactString {
-    let ingress = vec![rule(group_peer(ENDPOINT_CLIENTS_GROUP.into()), HTTPS_PORT)];
+    let ingress = vec![rule(Peer::Vpc, HTTPS_PORT)];
     let id = (ENDPOINTS_GROUP.into(), cat(&[env_base, "-endpoints-sg"]), None);
-    let endpoints = group(cx, id, "AWS endpoints".into(), ingress, Vec::new());
-    let egress = vec![rule(group_peer(endpoints.clone()), HTTPS_PORT)];
-    let id = (ENDPOINT_CLIENTS_GROUP.into(), cat(&[env_base, "-endpoint-clients-sg"]), None);
-    let clients = group(cx, id, "endpoint clients".into(), Vec::new(), egress);
-    cx.network.endpoint_clients = Some(clients);
-    endpoints
+    group(cx, id, "AWS endpoints".into(), ingress, Vec::new())
 }
 
-/// A workload's groups: its own, the environment's workloads group when there is one, the
-/// endpoint clients group when there are endpoints, and the members group of its port when it
-/// is internal and the product has members.
+/// A workload's groups: its own, the environment's workloads group when there is one, and the
+/// members group of its port when it is internal and the product has members.
 pub(super) fn workload(
     cx: &mut Cx,
     resources: &Resources,
@@ -156,7 +152,6 @@ pub(super) fn workload(
     let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));
     let mut groups = vec![group(cx, id, "tasks".into(), ingress, egress)];
     groups.extend(cx.network.workloads.clone());
-    groups.extend(cx.network.endpoint_clients.clone());
     if spec.expose == Expose::Internal && cx.network.members {
         groups.push(members_group(spec.port));
     }
@@ -169,11 +164,9 @@ pub(super) fn database_groups(r: &str) -> Vec<CompactString> {
 }
 
 /// A postgres resource's proxy groups (its own declared by [`declare_postgres`]): its own,
-/// the endpoint clients group when there are endpoints (it reads its secret from Secrets
-/// Manager), and the members group of 5432 when a member uses it.
+/// and the members group of 5432 when a member uses it.
 pub(super) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
     let mut groups = vec![proxy_group(r)];
-    groups.extend(cx.network.endpoint_clients.clone());
     if cx.network.member_uses[index] {
         groups.push(members_group(POSTGRES_PORT));
     }

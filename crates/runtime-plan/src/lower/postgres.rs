@@ -74,6 +74,7 @@ fn database(
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
     let protection = protection::database(cx.env_name, &name, &generation);
+    let apply_immediately = protection::apply_immediately(cx.env_name, cx.env.apply_changes);
     let spec = match engine {
         PostgresEngine::Rds => ItemSpec::RdsInstance(Box::new(RdsInstanceSpec {
             resource: r.name.clone(),
@@ -88,6 +89,7 @@ fn database(
             storage_encrypted: true,
             publicly_accessible: false,
             protection,
+            apply_immediately,
         })),
         PostgresEngine::Aurora => ItemSpec::AuroraCluster(Box::new(AuroraClusterSpec {
             resource: r.name.clone(),
@@ -100,6 +102,7 @@ fn database(
             security_groups: network::database_groups(&r.name),
             storage_encrypted: true,
             protection,
+            apply_immediately,
         })),
     };
     let id = cx.push(
@@ -125,6 +128,7 @@ fn aurora_instances(cx: &mut Cx, r: &Res, base: &str, cluster: &CompactString, s
             instance_class: sizing.instance_class.as_str().into(),
             index: i,
             publicly_accessible: false,
+            apply_immediately: protection::apply_immediately(cx.env_name, cx.env.apply_changes),
         };
         cx.push(
             NewItem::new(format_compact!("{}_instance-{i}", r.name), name, Some(&r.name), spec)

@@ -5,9 +5,18 @@
 //! `protect`) and leave a final snapshot when deleted anyway; buckets are `protect`ed; caches
 //! keep 7 daily snapshots. Elsewhere a database keeps 1 day of backups (the AWS default, written
 //! out) and is deleted without a final snapshot: those environments are rebuilt, not restored,
-//! and a second teardown would trip over the first one's snapshot.
+//! and a second teardown would trip over the first one's snapshot. Every database copies its
+//! tags to its snapshots.
+//!
+//! When a change to a database or cache takes effect is decided here too: at the deploy
+//! (`applyImmediately`) outside `production`, where a restart during the deploy is the lesser
+//! evil than a plan that says one size while the old one runs for up to a week; in
+//! `production` at the next maintenance window unless the environment writes
+//! `applyChanges: immediately`.
 
 use compact_str::CompactString;
+
+use runway_schema::ApplyChanges;
 
 use crate::naming::hash6;
 use crate::plan::DatabaseProtection;
@@ -55,6 +64,7 @@ pub(super) fn database(env_name: &str, identifier: &str, generation: &[&str]) ->
             deletion_protection: false,
             protect: false,
             final_snapshot: None,
+            copy_tags_to_snapshot: true,
         };
     }
     let fingerprint = [&[identifier], generation].concat().join("\n");
@@ -64,7 +74,24 @@ pub(super) fn database(env_name: &str, identifier: &str, generation: &[&str]) ->
         deletion_protection: true,
         protect: true,
         final_snapshot: Some(snapshot),
+        copy_tags_to_snapshot: true,
     }
+}
+
+/// When a change to the environment's databases and caches takes effect: as written
+/// (`applyChanges`), or at the deploy outside `production` and at the next maintenance window in
+/// `production`.
+pub(super) fn apply_changes(env_name: &str, written: Option<ApplyChanges>) -> ApplyChanges {
+    written.unwrap_or(if production(env_name) {
+        ApplyChanges::MaintenanceWindow
+    } else {
+        ApplyChanges::Immediately
+    })
+}
+
+/// Does a change to the environment's databases and caches take effect at the deploy?
+pub(super) fn apply_immediately(env_name: &str, written: Option<ApplyChanges>) -> bool {
+    apply_changes(env_name, written) == ApplyChanges::Immediately
 }
 
 /// Days a cache keeps its daily snapshots: 0 (none) outside production.

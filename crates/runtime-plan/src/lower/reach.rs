@@ -30,8 +30,6 @@ pub(super) struct Network {
     pub(super) alb: Option<CompactString>,
     /// The environment's workloads group, once declared (internal workloads).
     pub(super) workloads: Option<CompactString>,
-    /// The environment's endpoint clients group, once declared (`network.endpoints`).
-    pub(super) endpoint_clients: Option<CompactString>,
 }
 
 impl Network {
@@ -79,7 +77,6 @@ impl Network {
             members,
             alb: None,
             workloads: None,
-            endpoint_clients: None,
         }
     }
 

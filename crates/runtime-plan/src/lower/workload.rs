@@ -313,7 +313,7 @@ fn public_entry(
 /// The ECS service, priced at its tasks; returns it. Every deployment waits to be steady and
 /// rolls back when its tasks do not become healthy; a public one starts after its listener
 /// rule (a target group no listener forwards to cannot take a service) and its new tasks get
-/// [`HEALTH_CHECK_GRACE_SECONDS`] to boot.
+/// [`HEALTH_CHECK_GRACE_SECONDS`] to boot. Its tasks carry its tags.
 fn service(
     cx: &mut Cx,
     w: &Lowering,
@@ -342,6 +342,7 @@ fn service(
         health_check_grace_period_seconds: target_group.is_some().then_some(HEALTH_CHECK_GRACE_SECONDS),
         wait_for_steady_state: true,
         target_group,
+        propagate_tags: true,
     }));
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)

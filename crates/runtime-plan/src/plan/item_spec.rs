@@ -84,6 +84,9 @@ pub enum ItemSpec {
         index: u32,
         /// Reachable from outside the VPC (always false).
         publicly_accessible: bool,
+        /// A change takes effect at the deploy, not at the next maintenance window (the
+        /// plan's `applyChanges`).
+        apply_immediately: bool,
     },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {

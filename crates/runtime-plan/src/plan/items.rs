@@ -247,6 +247,47 @@ impl PlannedItem {
         }
     }
 
+    /// Whether a change to it takes effect at the deploy (`Some(true)`) or at its next
+    /// maintenance window (`Some(false)`); `None` for an item without a maintenance window.
+    /// Databases and caches (the plan's `applyChanges`).
+    pub fn apply_immediately(&self) -> Option<bool> {
+        match &self.spec {
+            ItemSpec::RdsInstance(db) => Some(db.apply_immediately),
+            ItemSpec::AuroraCluster(db) => Some(db.apply_immediately),
+            ItemSpec::AuroraInstance { apply_immediately, .. } => Some(*apply_immediately),
+            ItemSpec::CacheReplicationGroup(cache) => Some(cache.apply_immediately),
+            ItemSpec::EcsCluster { .. }
+            | ItemSpec::TaskExecutionRole { .. }
+            | ItemSpec::TaskRole { .. }
+            | ItemSpec::SecurityGroup { .. }
+            | ItemSpec::CloudMapNamespace { .. }
+            | ItemSpec::Alb { .. }
+            | ItemSpec::AlbListener(_)
+            | ItemSpec::DbSubnetGroup { .. }
+            | ItemSpec::CacheSubnetGroup { .. }
+            | ItemSpec::ProxySecret { .. }
+            | ItemSpec::ProxyRole { .. }
+            | ItemSpec::RdsProxy(_)
+            | ItemSpec::RdsProxyTargetGroup { .. }
+            | ItemSpec::RdsProxyTarget { .. }
+            | ItemSpec::SqsQueue { .. }
+            | ItemSpec::SqsDeadLetterQueue { .. }
+            | ItemSpec::SnsTopic { .. }
+            | ItemSpec::S3Bucket { .. }
+            | ItemSpec::TaskDefinition(_)
+            | ItemSpec::EcsService(_)
+            | ItemSpec::CloudMapService { .. }
+            | ItemSpec::AlbTargetGroup { .. }
+            | ItemSpec::AlbListenerRule { .. }
+            | ItemSpec::ScalingTarget { .. }
+            | ItemSpec::ScalingPolicy { .. }
+            | ItemSpec::DnsRecord { .. }
+            | ItemSpec::LogGroup { .. }
+            | ItemSpec::Budget { .. }
+            | ItemSpec::VpcEndpoint { .. } => None,
+        }
+    }
+
     /// The item as the plan's text names it: its owner and what it is (`main-db RDS
     /// instance`, `environment ALB`, `pdf-render task definition`). JSON keeps the logical id.
     pub fn label(&self) -> String {

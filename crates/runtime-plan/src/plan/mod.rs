@@ -21,10 +21,12 @@ mod items;
 mod parts;
 mod secrets;
 mod specs;
+mod tags;
 mod verdict;
 
 pub use compact_str::CompactString;
 use cost::TaskSize;
+pub use runway_schema::{ApplyChanges, Endpoints};
 use runway_schema::{Diagnostic, Expose, Kind, Money, PostgresEngine};
 use serde::Serialize;
 
@@ -34,6 +36,7 @@ pub use items::*;
 pub use parts::*;
 pub use secrets::*;
 pub use specs::*;
+pub use tags::*;
 pub use verdict::*;
 
 /// The plan of one environment of a product.
@@ -67,6 +70,15 @@ pub struct Plan {
     pub outputs: Vec<PlannedOutput>,
     /// Generated credentials, connection variables and SSM parameters: names and places only.
     pub secrets: SecretsLayout,
+    /// The tags every AWS item carries, each a rule over the item ([`Plan::tags_of`]).
+    pub tags: Vec<TagRule>,
+    /// When a change to a database or cache takes effect (`applyChanges`); each database's and
+    /// cache's `applyImmediately` follows it.
+    pub apply_changes: ApplyChanges,
+    /// Who provides the VPC endpoints of the private subnets (`network.endpoints`): nobody, the
+    /// program (its `vpc-endpoint` items), or the VPC already (`existing`: assumed present,
+    /// none declared or charged).
+    pub vpc_endpoints: Endpoints,
 }
 
 /// Where a resource comes from.

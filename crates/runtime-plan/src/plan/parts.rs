@@ -113,6 +113,19 @@ pub enum Peer {
     Internet,
     /// The members' security groups: the program's `memberSecurityGroupIds` input.
     Members,
+    /// Any address of the VPC: its IPv4 CIDR blocks, the program's `vpcCidrBlocks` input.
+    Vpc,
+}
+
+impl Peer {
+    /// Is it a list input of the program (the members' groups, the VPC's CIDR blocks)? Only a
+    /// group's own rule list can take one, so a group admitting it holds no other rule.
+    pub fn is_list_input(&self) -> bool {
+        match self {
+            Peer::Members | Peer::Vpc => true,
+            Peer::Group { .. } | Peer::Internet => false,
+        }
+    }
 }
 
 /// What a listener does with a request no rule matches.

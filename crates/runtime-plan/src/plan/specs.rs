@@ -39,6 +39,9 @@ pub struct RdsInstanceSpec {
     /// Backups, deletion protection and final snapshot.
     #[serde(flatten)]
     pub protection: DatabaseProtection,
+    /// A change takes effect at the deploy, not at the next maintenance window (the plan's
+    /// `applyChanges`).
+    pub apply_immediately: bool,
 }
 
 /// Aurora PostgreSQL cluster; master password from the proxy secret.
@@ -67,6 +70,9 @@ pub struct AuroraClusterSpec {
     /// Backups, deletion protection and final snapshot.
     #[serde(flatten)]
     pub protection: DatabaseProtection,
+    /// A change takes effect at the deploy, not at the next maintenance window (the plan's
+    /// `applyChanges`).
+    pub apply_immediately: bool,
 }
 
 /// Fargate task definition, ARM64, awsvpc.
@@ -125,6 +131,9 @@ pub struct CacheReplicationGroupSpec {
     pub subnet_group: CompactString,
     /// Logical ids of its security groups.
     pub security_groups: Vec<CompactString>,
+    /// A change takes effect at the deploy, not at the next maintenance window (the plan's
+    /// `applyChanges`).
+    pub apply_immediately: bool,
 }
 
 /// ECS service on Fargate in the program's private subnets input.
@@ -158,6 +167,10 @@ pub struct EcsServiceSpec {
     /// The deploy waits until the service is steady (its tasks running and healthy), so a
     /// crash-looping deployment fails the deploy.
     pub wait_for_steady_state: bool,
+    /// Its tasks carry the service's tags (the plan's [`tags`](super::Plan::tags)) and the
+    /// ones ECS manages (cluster and service names), so the bill and the budget see the tasks'
+    /// compute by product, environment and resource.
+    pub propagate_tags: bool,
 }
 
 /// RDS Proxy, TLS required, auth from the secret.
@@ -208,6 +221,9 @@ pub struct DatabaseProtection {
     pub protect: bool,
     /// The snapshot its deletion takes; `None` when it is deleted without one.
     pub final_snapshot: Option<CompactString>,
+    /// Its snapshots (automated, final) carry its tags (always true): a kept snapshot is billed
+    /// to its product, environment and resource.
+    pub copy_tags_to_snapshot: bool,
 }
 
 /// One notification of a budget: when `basis` spend passes `percent` of the limit.

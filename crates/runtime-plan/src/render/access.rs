@@ -75,7 +75,7 @@ fn named_ids(p: &Plan) -> BTreeSet<&str> {
             Access::Rules { ingress, egress } => {
                 ids.extend(ingress.iter().chain(egress).filter_map(|r| match &r.peer {
                     Peer::Group { item } => Some(item.as_str()),
-                    Peer::Internet | Peer::Members => None,
+                    Peer::Internet | Peer::Members | Peer::Vpc => None,
                 }));
             }
             Access::Grants(grants) => {
@@ -126,6 +126,7 @@ fn peer_text(named: &Named, word: &str, rule: &SecurityRule) -> String {
         Peer::Group { item } => format!("{word} {}", label(named, item)),
         Peer::Internet => format!("{word} internet (0.0.0.0/0)"),
         Peer::Members => format!("{word} members (memberSecurityGroupIds)"),
+        Peer::Vpc => format!("{word} the VPC (vpcCidrBlocks)"),
     }
 }
 

@@ -19,6 +19,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         increase_limit: None,
         log_retention_days: None,
         network: runway_schema::Network::default(),
+        apply_changes: None,
     }
 }
 

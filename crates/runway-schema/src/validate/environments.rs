@@ -82,6 +82,10 @@ pub(super) fn environment(
     });
     let log_retention_days = f.get("logs").and_then(|l| log_retention(cx, l, &join(path, "logs")));
     let network = f.get("network").map_or_else(Network::default, |n| network(cx, n, &join(path, "network")));
+    let apply_changes = f.get("applyChanges").and_then(|a| {
+        let word = cx.one_of(a, &join(path, "applyChanges"), "`applyChanges`", ApplyChanges::NAMES)?;
+        ApplyChanges::from_name(word)
+    });
     Some(Environment {
         region: region?,
         monthly_limit,
@@ -92,6 +96,7 @@ pub(super) fn environment(
         increase_limit,
         log_retention_days,
         network,
+        apply_changes,
     })
 }
 
@@ -101,7 +106,7 @@ fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
     let mut out = Network::default();
     let Some(f) = cx.fields(node, path, "`network`", keys::NETWORK) else { return out };
     if let Some(e) = f.get("endpoints") {
-        out.endpoints = cx.boolean(e, &join(path, "endpoints"), "`endpoints`").unwrap_or(false);
+        out.endpoints = endpoints(cx, e, &join(path, "endpoints")).unwrap_or(Endpoints::None);
     }
     if let Some(z) = f.get("zones") {
         let (min, max) = (u64::from(MIN_ZONES), u64::from(MAX_ZONES));
@@ -110,6 +115,30 @@ fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
         }
     }
     out
+}
+
+/// `network.endpoints`: `true`, `false` or `existing`.
+fn endpoints(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Endpoints> {
+    match &node.value {
+        Value::Bool(true) => return Some(Endpoints::Declared),
+        Value::Bool(false) => return Some(Endpoints::None),
+        Value::Str(s) if s.as_str() == "existing" => return Some(Endpoints::Existing),
+        _ => {}
+    }
+    let found = node.scalar_text().map_or_else(|| node.describe().to_string(), |t| quote(&t));
+    let help = match node.scalar_text().and_then(|t| did_you_mean(&t, ["existing", "true", "false"])) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => {
+            "write `true` (the program declares them), `existing` (the VPC has them) or `false`".to_owned()
+        }
+    };
+    cx.invalid(
+        node,
+        path,
+        format!("`endpoints` must be true, false or `existing`, found {found}"),
+        Some(help),
+    );
+    None
 }
 
 /// `logs.retentionDays`: one of the values CloudWatch Logs accepts.

@@ -35,7 +35,8 @@ pub(crate) mod keys {
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] = &["region", "limits", "shared", "domain", "logs", "network"];
+    pub const ENVIRONMENT: &[&str] =
+        &["region", "limits", "shared", "domain", "logs", "network", "applyChanges"];
     pub const LIMITS: &[&str] = &["monthly", "increase"];
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones"];
