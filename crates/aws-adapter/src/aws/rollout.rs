@@ -174,10 +174,9 @@ impl fmt::Display for ServiceRollout {
     }
 }
 
-/// The overall verdict of a rollout.
+/// The overall verdict of a rollout. Not `non_exhaustive`: the CLI gives each its exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
 pub enum Verdict {
     /// Every service complete.
     Complete,
