@@ -152,15 +152,13 @@ impl fmt::Display for ServiceRollout {
         match self.state {
             RolloutState::Missing => f.write_str(self.message.as_deref().unwrap_or("not found")),
             RolloutState::RolledBack => {
-                write!(f, "expected {expected}, running {running} ({})", self.counts())
+                write!(f, "expected {expected}, running {running} ({})", self.counts())?;
+                self.message.as_ref().map_or(Ok(()), |m| write!(f, ": {m}"))
             }
             RolloutState::Complete => write!(f, "{running}, {}", self.counts()),
             RolloutState::Failed => {
                 write!(f, "{running}, {}", self.counts())?;
-                match &self.message {
-                    Some(m) => write!(f, ": {m}"),
-                    None => Ok(()),
-                }
+                self.message.as_ref().map_or(Ok(()), |m| write!(f, ": {m}"))
             }
             RolloutState::InProgress | RolloutState::TimedOut => {
                 let revision = self.running_revision.as_deref().unwrap_or(expected);
@@ -546,12 +544,14 @@ impl AwsClients {
             let mut said: Vec<String> = task.stopped_reason().map(one_line).into_iter().collect();
             for c in task.containers() {
                 let name = c.name().unwrap_or("?");
-                match (c.reason(), c.exit_code()) {
-                    (Some(reason), _) => said.push(format!("container {name}: {}", one_line(reason))),
-                    (None, Some(code)) if code != 0 => {
-                        said.push(format!("container {name}: exit code {code}"))
+                let exit = c.exit_code().filter(|code| *code != 0);
+                match (c.reason(), exit) {
+                    (Some(reason), Some(code)) => {
+                        said.push(format!("container {name}: {} (exit code {code})", one_line(reason)));
                     }
-                    (None, _) => {}
+                    (Some(reason), None) => said.push(format!("container {name}: {}", one_line(reason))),
+                    (None, Some(code)) => said.push(format!("container {name}: exit code {code}")),
+                    (None, None) => {}
                 }
             }
             said.dedup();
@@ -659,7 +659,10 @@ mod tests {
         ));
         assert_eq!(back.state, RolloutState::RolledBack);
         assert_eq!(back.message.as_deref(), Some("deployment FAILED"));
-        assert_eq!(back.to_string(), "rolled back web: expected c-web:2, running c-web:1 (1 of 1 running)");
+        assert_eq!(
+            back.to_string(),
+            "rolled back web: expected c-web:2, running c-web:1 (1 of 1 running): deployment FAILED"
+        );
         let failed = judged(&service(1, 0, vec![deployment("PRIMARY", "c-web:2", 0, Some("FAILED"))]));
         assert_eq!(failed.state, RolloutState::Failed);
         assert_eq!(failed.to_string(), "failed      web: c-web:2, 0 of 1 running: deployment FAILED");
