@@ -246,6 +246,9 @@ impl fmt::Display for RolloutReport {
                 counts.push(format!("{n} {}", state.word()));
             }
         }
+        if counts.is_empty() {
+            counts.push("nothing to wait for".to_owned());
+        }
         write!(f, "{} service(s): {}", self.services.len(), counts.join(", "))
     }
 }
@@ -694,5 +697,7 @@ mod tests {
         assert_eq!(with(&[RolloutState::TimedOut, RolloutState::RolledBack]), Verdict::Failed);
         assert_eq!(with(&[RolloutState::Missing]), Verdict::Failed);
         assert_eq!(with(&[]), Verdict::Complete);
+        let empty = RolloutReport::of(Vec::new(), std::time::Duration::ZERO);
+        assert_eq!(empty.to_string(), "0 service(s): nothing to wait for");
     }
 }
