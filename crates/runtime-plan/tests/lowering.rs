@@ -169,7 +169,7 @@ fn the_alb_redirects_http_to_https_and_drops_invalid_headers() {
 }
 
 #[test]
-fn services_roll_back_wait_and_start_after_their_listener_rule() {
+fn services_roll_back_leave_the_wait_to_rollout_and_start_after_their_listener_rule() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
     let shop = p.item("shop_service").unwrap();
     let ItemSpec::EcsService(spec) = &shop.spec else { panic!() };
@@ -180,11 +180,12 @@ fn services_roll_back_wait_and_start_after_their_listener_rule() {
         target_group,
         ..
     } = &**spec;
-    assert!(*rollback_failed_deployments && *wait_for_steady_state);
+    // `runway rollout` waits: the provider's wait reports a rolled-back release as a success.
+    assert!(*rollback_failed_deployments && !*wait_for_steady_state);
     assert_eq!(*health_check_grace_period_seconds, Some(lower::HEALTH_CHECK_GRACE_SECONDS));
     assert!(shop.depends_on.iter().any(|d| d == "shop_listener-rule"), "{:?}", shop.depends_on);
     assert!(shop.depends_on.contains(target_group.as_ref().unwrap()));
-    // An internal service has no target group, hence no grace period; it still rolls back and waits.
+    // An internal service has no target group, hence no grace period; it rolls back the same way.
     let ItemSpec::EcsService(spec) = &p.item("metabase_service").unwrap().spec else { panic!() };
     let EcsServiceSpec {
         rollback_failed_deployments,
@@ -192,7 +193,7 @@ fn services_roll_back_wait_and_start_after_their_listener_rule() {
         wait_for_steady_state,
         ..
     } = &**spec;
-    assert!(*rollback_failed_deployments && *wait_for_steady_state);
+    assert!(*rollback_failed_deployments && !*wait_for_steady_state);
     assert_eq!(*health_check_grace_period_seconds, None);
 }
 

@@ -151,7 +151,7 @@ proptest! {
             for i in &plan.items {
                 match &i.spec {
                     ItemSpec::EcsService(service) => {
-                        prop_assert!(service.rollback_failed_deployments && service.wait_for_steady_state, "{}", i.id);
+                        prop_assert!(service.rollback_failed_deployments && !service.wait_for_steady_state, "{}", i.id);
                         prop_assert_eq!(service.health_check_grace_period_seconds.is_some(), service.target_group.is_some());
                         if let Some(tg) = &service.target_group {
                             // The rule that forwards to its target group is among its dependencies.

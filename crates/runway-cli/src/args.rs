@@ -1,11 +1,12 @@
 //! The command line: clap's types for every command, and which commands print JSON.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::output::Out;
-use crate::{deploy, prices, review};
+use crate::{deploy, prices, review, rollout};
 
 #[derive(Parser)]
 #[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
@@ -92,6 +93,27 @@ pub(crate) enum Command {
     Ssm {
         #[command(subcommand)]
         command: deploy::SsmCommand,
+    },
+    /// Deploy job, after `pulumi up`: wait until every ECS service runs the task definition the
+    /// stack declared with every desired task running. Exit 1 when ECS rolled a release back,
+    /// a deployment failed or a service is missing (with the stopped tasks' reasons), 5 when
+    /// the timeout came first.
+    Rollout {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The most time to wait, from 1s to 6h (`30s`, `15m`, `1h`).
+        #[arg(long, default_value = "15m", value_parser = rollout::timeout)]
+        timeout: Duration,
+        /// The pause between two looks at the services, from 1s to 5m.
+        #[arg(long, default_value = "10s", value_parser = rollout::interval)]
+        interval: Duration,
+        /// `json`: `{"environment","region","timeoutSeconds","verdict","waitedSeconds",
+        /// "services":[..]}` on stdout, progress lines on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
     },
     /// Print the JSON Schema of the root and member formats.
     Schema {
@@ -190,9 +212,8 @@ impl Command {
             | Self::Catalogue { command: None, format, .. }
             | Self::Catalogue { command: Some(prices::CatalogueCommand::Import { format, .. }), .. }
             | Self::Secrets { command: S::Prepare { format, .. } | S::Publish { format, .. } }
-            | Self::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } } => {
-                *format == Format::Json
-            }
+            | Self::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } }
+            | Self::Rollout { format, .. } => *format == Format::Json,
             Self::Diff { format, .. } => *format == review::DiffFormat::Json,
             Self::Graph { format, .. } => *format == GraphFormat::Json,
             Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,

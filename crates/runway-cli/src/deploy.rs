@@ -1,8 +1,8 @@
 //! The deploy-job commands: `runway secrets prepare|publish` and `runway ssm publish|verify`.
 //!
 //! They belong in the product's protected deploy job, in this order:
-//! `secrets prepare` -> `pulumi up` -> `secrets publish` -> `ssm publish` (products without
-//! Infisical's own sync) -> `ssm verify`.
+//! `secrets prepare` -> `pulumi up` -> `rollout` (`rollout.rs`) -> `secrets publish` ->
+//! `ssm publish` (products without Infisical's own sync) -> `ssm verify`.
 //!
 //! Every name, place, key and tag comes from the plan; the adapters carry it out. No value is
 //! ever printed: values travel only as `SecretString`s between Infisical and AWS, and what is
@@ -122,7 +122,7 @@ pub(crate) fn ssm(command: &SsmCommand, out: Out) -> Result<(), Exit> {
 // ---- shared -------------------------------------------------------------------------------
 
 /// Loads, validates and plans one environment, keeping the product (for `secrets.infisical`).
-fn load(env: &str, args: &PlanArgs, out: Out) -> Result<(Product, Plan), Exit> {
+pub(crate) fn load(env: &str, args: &PlanArgs, out: Out) -> Result<(Product, Plan), Exit> {
     let cat = catalogue_for(&args.file, args.catalogue.as_deref(), out)?;
     let (product, warnings) = load_valid(&args.file, &cat, out)?;
     warn(&warnings);
@@ -148,7 +148,7 @@ fn infisical(product: &Product, plan: &Plan, out: Out) -> Result<(Client, String
 }
 
 /// A current-thread runtime for one command's remote calls.
-fn runtime(out: Out) -> Result<tokio::runtime::Runtime, Exit> {
+pub(crate) fn runtime(out: Out) -> Result<tokio::runtime::Runtime, Exit> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -160,11 +160,11 @@ fn scope(plan: &Plan) -> Scope {
 }
 
 /// Prints a remote failure (never holding a value) and gives exit 4.
-fn remote(out: Out, message: impl std::fmt::Display) -> Exit {
+pub(crate) fn remote(out: Out, message: impl std::fmt::Display) -> Exit {
     out.fail(EXIT_REMOTE, message)
 }
 
-fn print_json(value: &impl Serialize) {
+pub(crate) fn print_json(value: &impl Serialize) {
     // Invariant: the reports are plain strings, numbers and lists; serialising cannot fail.
     outln!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
 }

@@ -1,7 +1,8 @@
 //! The `runway` command: plans a product's cloud runtime from its `runway.yaml`.
 //!
-//! Exit codes: 0 success (warnings allowed), 1 the runway is invalid, 2 usage error,
-//! 3 refused by a cost cap, 4 a remote call failed.
+//! Exit codes: 0 success (warnings allowed), 1 the runway is invalid (or what `ssm verify` and
+//! `rollout` check is wrong), 2 usage error, 3 refused by a cost cap, 4 a remote call failed,
+//! 5 `rollout` timed out.
 //!
 //! `args` holds the command line, `output` what is printed and the exit codes, `planning`
 //! what the planning commands share; one module per command family carries it out.
@@ -30,6 +31,7 @@ mod planning;
 mod prices;
 mod program;
 mod review;
+mod rollout;
 mod schema;
 
 /// Planning makes many short strings; glibc malloc spends a third of a large plan consolidating
@@ -61,6 +63,9 @@ fn main() -> ExitCode {
         }
         Command::Secrets { command } => deploy::secrets(&command, out),
         Command::Ssm { command } => deploy::ssm(&command, out),
+        Command::Rollout { env, timeout, interval, format, args } => {
+            rollout::run(&env, timeout, interval, format, &args, out)
+        }
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command, out),

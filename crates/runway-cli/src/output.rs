@@ -13,6 +13,8 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 pub(crate) const EXIT_CAP: u8 = 3;
 /// Exit code: a remote call failed.
 pub(crate) const EXIT_REMOTE: u8 = 4;
+/// Exit code: `runway rollout` waited its whole `--timeout` and a release had not settled.
+pub(crate) const EXIT_TIMEOUT: u8 = 5;
 
 /// A command's failure: its exit code, with what was already printed.
 pub(crate) struct Exit(pub(crate) u8);

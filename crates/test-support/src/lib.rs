@@ -1,11 +1,13 @@
 //! Helpers shared by the workspace's integration tests: where the workspace, its examples and
 //! the venv Python are; scratch directories and fixture copies; a free loopback port and a bare
-//! HTTP call; moto, the Infisical contract server and a file server on loopback, stopped on drop.
+//! HTTP call; moto, the Infisical contract server, a file server and an AWS endpoint of canned
+//! answers on loopback, stopped on drop.
 //!
 //! Dev-only, and std plus serde_json only (no async runtime, no HTTP or AWS client), so that any
 //! test can use it whatever runtime it runs on. Helpers panic instead of returning errors: a
 //! broken fixture or a missing venv fails the test loudly, it never skips.
 
+mod canned;
 pub mod contract;
 mod dirs;
 mod files;
@@ -13,6 +15,7 @@ mod moto;
 mod net;
 mod paths;
 
+pub use canned::{CannedAws, Route};
 pub use contract::ContractServer;
 pub use dirs::{Scratch, acme_shop_with_dev_cap, copy_dir, scratch};
 pub use files::FileServer;

@@ -19,6 +19,12 @@ impl Moto {
     /// Starts moto with no `AWS_*` variable of the host, and waits (up to a minute) until it
     /// answers. Panics when it exits early or never answers.
     pub fn start() -> Moto {
+        Moto::start_with(&[])
+    }
+
+    /// [`Moto::start`] with variables of moto's own set, e.g. `MOTO_ECS_SERVICE_RUNNING=1` (the
+    /// running count and a `COMPLETED` deployment of every ECS service created).
+    pub fn start_with(variables: &[(&str, &str)]) -> Moto {
         let port = free_port();
         let mut command = Command::new(python());
         command
@@ -27,10 +33,12 @@ impl Moto {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("AWS_") {
+            let name = key.to_string_lossy();
+            if name.starts_with("AWS_") || name.starts_with("MOTO_") {
                 command.env_remove(key);
             }
         }
+        command.envs(variables.iter().copied());
         let mut moto = Moto { child: command.spawn().expect("cannot start moto"), port };
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {

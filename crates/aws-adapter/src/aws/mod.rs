@@ -1,5 +1,6 @@
-//! The AWS side of the adapter: SSM parameters (`runway ssm publish|verify`) and the copy of a
-//! database admin credential that RDS Proxy reads from Secrets Manager.
+//! The AWS side of the adapter: SSM parameters (`runway ssm publish|verify`), the copy of a
+//! database admin credential that RDS Proxy reads from Secrets Manager, and the state of the ECS
+//! services after `pulumi up` (`runway rollout`, which only reads).
 //!
 //! Everything here carries out what the plan already decided: names, KMS key, tags. Nothing is
 //! deleted. Values travel only as [`SecretString`] and are never printed, logged, put in an error
@@ -10,6 +11,7 @@
 
 mod proxy;
 mod remedy;
+mod rollout;
 mod ssm;
 
 use std::fmt;
@@ -27,6 +29,10 @@ use serde::Serialize;
 
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport};
 pub use remedy::Remedy;
+pub use rollout::{
+    RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
+    Verdict,
+};
 pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
@@ -302,10 +308,11 @@ pub struct IsolatedEndpoint {
 pub struct AwsClients {
     pub(crate) ssm: aws_sdk_ssm::Client,
     pub(crate) secrets: aws_sdk_secretsmanager::Client,
+    pub(crate) ecs: aws_sdk_ecs::Client,
 }
 
 impl AwsClients {
-    /// Loads the AWS configuration and builds the SSM and Secrets Manager clients.
+    /// Loads the AWS configuration and builds the SSM, Secrets Manager and ECS clients.
     pub async fn connect(settings: &ClientSettings) -> Self {
         let timeouts = TimeoutConfig::builder()
             .connect_timeout(settings.connect_timeout)
@@ -335,6 +342,7 @@ impl AwsClients {
         AwsClients {
             ssm: aws_sdk_ssm::Client::new(&config),
             secrets: aws_sdk_secretsmanager::Client::new(&config),
+            ecs: aws_sdk_ecs::Client::new(&config),
         }
     }
 }

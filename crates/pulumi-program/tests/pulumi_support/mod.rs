@@ -53,13 +53,19 @@ pub fn assert_tags(plan: &runtime_plan::Plan, program: &Program) -> usize {
     let mut services = 0;
     for (name, resource) in resources {
         let id = name.split("--").next().unwrap_or(name);
-        let item = plan.item(id).unwrap_or_else(|| panic!("{name}: no item {id}"));
         let props = &resource["properties"];
+        // An SSM parameter the program writes is no item: tagged as its owner's.
+        let parameter = plan.secrets.ssm_parameters.iter().find(|p| p.program_id() == *name);
+        let (owner, expected) = match (plan.item(id), parameter) {
+            (Some(item), _) => (item.owner_name(), plan.tags_of(item)),
+            (None, Some(p)) => (p.owner.as_str(), plan.tags_with(&p.owner, name)),
+            (None, None) => panic!("{name}: no item {id} and no parameter the program writes"),
+        };
         if let Some(tags) = props.get("tags") {
-            for (key, value) in plan.tags_of(item) {
+            for (key, value) in expected {
                 assert_eq!(tags[key].as_str(), Some(value), "{}: {name} tag {key}", plan.environment);
             }
-            assert_eq!(tags["resource"].as_str(), Some(item.owner_name()), "{name}");
+            assert_eq!(tags["resource"].as_str(), Some(owner), "{name}");
         }
         if resource["type"] == "aws:ecs/service:Service" {
             services += 1;

@@ -340,7 +340,8 @@ fn service(
         security_groups,
         rollback_failed_deployments: true,
         health_check_grace_period_seconds: target_group.is_some().then_some(HEALTH_CHECK_GRACE_SECONDS),
-        wait_for_steady_state: true,
+        // `runway rollout` waits, and tells a rollback from a success (docs/pipeline.md).
+        wait_for_steady_state: false,
         target_group,
         propagate_tags: true,
     }));

@@ -1,0 +1,200 @@
+//! A loopback AWS endpoint of canned JSON answers, for what moto cannot do: fields it leaves out
+//! (a deployment's `FAILED` rollout state, a container's exit code), answers that change from
+//! one call to the next, or refusals (an expired session).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The answers to one kind of request: the requests whose `X-Amz-Target` ends in
+/// `.<operation>` (any, for `*`) and whose body contains `body_contains` (when set).
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The operation, e.g. `DescribeServices`, or `*` for any.
+    pub operation: String,
+    /// A text the request body must contain, e.g. `"acme-shop-dev-metabase"`.
+    pub body_contains: Option<String>,
+    /// `(status line, JSON body)` in order: each matching request takes the next, the last
+    /// repeats.
+    pub answers: Vec<(String, String)>,
+}
+
+impl Route {
+    /// Every request for `operation` gets `200 OK` with `body`.
+    pub fn ok(operation: &str, body: &str) -> Route {
+        Route::ok_each(operation, &[body])
+    }
+
+    /// The requests for `operation` get `200 OK` with each of `bodies` in turn, the last
+    /// repeating.
+    pub fn ok_each(operation: &str, bodies: &[&str]) -> Route {
+        Route {
+            operation: operation.to_owned(),
+            body_contains: None,
+            answers: bodies.iter().map(|b| ("200 OK".to_owned(), (*b).to_owned())).collect(),
+        }
+    }
+
+    /// Only requests whose body contains `text` take this route.
+    #[must_use]
+    pub fn when_body_has(mut self, text: &str) -> Route {
+        self.body_contains = Some(text.to_owned());
+        self
+    }
+}
+
+/// What the server keeps between requests: the routes, how far each has gone, the operations
+/// asked.
+#[derive(Debug)]
+struct State {
+    routes: Vec<(Route, usize)>,
+    asked: Vec<String>,
+}
+
+/// An AWS JSON endpoint (`application/x-amz-json-1.1`) on a free loopback port answering from
+/// its [`Route`]s, first match first; a request no route matches gets `400` with
+/// `UnknownOperationException`. One connection at a time, each answer closes its connection.
+/// Stopped on drop.
+#[derive(Debug)]
+pub struct CannedAws {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    state: Arc<Mutex<State>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl CannedAws {
+    /// Starts answering from `routes`.
+    pub fn start(routes: Vec<Route>) -> CannedAws {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("cannot bind a loopback port");
+        let port = listener.local_addr().expect("a bound listener has an address").port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let state = Arc::new(Mutex::new(State {
+            routes: routes.into_iter().map(|r| (r, 0)).collect(),
+            asked: Vec::new(),
+        }));
+        let (stopped, shared) = (stop.clone(), state.clone());
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(mut stream) = stream else { continue };
+                // The whole request is read before answering: closing a socket with unread
+                // bytes resets the connection, which the SDK would report as unreachable.
+                let (target, body) = read_request(&mut stream);
+                let (status, answer) = answer(&shared, &target, &body);
+                let reply = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: application/x-amz-json-1.1\r\n\
+                     x-amzn-RequestId: canned\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+                let _ = stream.write_all(reply.as_bytes());
+                let _ = stream.flush();
+            }
+        });
+        CannedAws { port, stop, state, thread: Some(thread) }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The operations asked so far, in order (`DescribeServices`, ...).
+    pub fn asked(&self) -> Vec<String> {
+        self.state.lock().map(|s| s.asked.clone()).unwrap_or_default()
+    }
+}
+
+/// The answer of the first route matching `target`'s operation and `body`.
+fn answer(state: &Mutex<State>, target: &str, body: &str) -> (String, String) {
+    let operation = target.rsplit('.').next().unwrap_or_default().to_owned();
+    let Ok(mut state) = state.lock() else {
+        return ("500 Internal Server Error".to_owned(), "{}".to_owned());
+    };
+    state.asked.push(operation.clone());
+    for (route, taken) in &mut state.routes {
+        let operation_matches = route.operation == "*" || route.operation == operation;
+        let body_matches = route.body_contains.as_deref().is_none_or(|t| body.contains(t));
+        if operation_matches && body_matches && !route.answers.is_empty() {
+            let at = (*taken).min(route.answers.len() - 1);
+            *taken += 1;
+            return route.answers[at].clone();
+        }
+    }
+    let unknown =
+        format!(r#"{{"__type":"UnknownOperationException","message":"no canned answer for {operation}"}}"#);
+    ("400 Bad Request".to_owned(), unknown)
+}
+
+/// Reads one HTTP request: its head, then `Content-Length` bytes of body. Returns its
+/// `X-Amz-Target` header and its body.
+fn read_request(stream: &mut TcpStream) -> (String, String) {
+    let mut request = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let text = String::from_utf8_lossy(&request).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let header = |name: &str| {
+                head.lines()
+                    .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case(name)))
+                    .map(|(_, v)| v.trim().to_owned())
+            };
+            let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
+            if body.len() >= length {
+                return (header("x-amz-target").unwrap_or_default(), body.to_owned());
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return (String::new(), String::new()),
+            Ok(n) => request.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+impl Drop for CannedAws {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accept loop so it sees the flag.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CannedAws, Route};
+    use std::io::{Read, Write};
+
+    fn call(server: &CannedAws, target: &str, body: &str) -> String {
+        let port: u16 = server.url().rsplit(':').next().unwrap().parse().unwrap();
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let request = format!(
+            "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: {target}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply
+    }
+
+    #[test]
+    fn routes_match_by_operation_and_body_and_step_through_their_answers() {
+        let server = CannedAws::start(vec![
+            Route::ok("Describe", r#"{"a":1}"#).when_body_has("\"one\""),
+            Route::ok_each("Describe", &[r#"{"n":1}"#, r#"{"n":2}"#]),
+        ]);
+        assert!(call(&server, "X.Describe", r#"{"name":"one"}"#).ends_with(r#"{"a":1}"#));
+        assert!(call(&server, "X.Describe", "{}").ends_with(r#"{"n":1}"#));
+        assert!(call(&server, "X.Describe", "{}").ends_with(r#"{"n":2}"#));
+        assert!(call(&server, "X.Describe", "{}").ends_with(r#"{"n":2}"#));
+        let unknown = call(&server, "X.Other", "{}");
+        assert!(unknown.starts_with("HTTP/1.1 400") && unknown.contains("UnknownOperationException"));
+        assert_eq!(server.asked(), ["Describe", "Describe", "Describe", "Describe", "Other"]);
+    }
+}
