@@ -213,6 +213,8 @@ fn build(
                 // execution role may pull from the repository), the others elsewhere.
                 image: ImageRef::parse(&format!("{}/app/{w}:1.0@sha256:{digest}", registry(&w)))
                     .unwrap_or_else(|_| unreachable!("a generated image reference is valid")),
+                platform: runway_schema::Architecture::Arm64,
+                registry_credentials: None,
                 port: 8080,
                 health: health.map(|http| Health {
                     check: if http {
@@ -224,6 +226,7 @@ fn build(
                     timeout: Duration::from_millis(5_000),
                     healthy_threshold: 2,
                     unhealthy_threshold: 3,
+                    grace: Duration::from_millis(60_000),
                 }),
                 env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
                 // The image's own name for the first variable of its first resource.

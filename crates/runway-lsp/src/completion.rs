@@ -226,6 +226,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
             (["environments", _, "shared"], _) => values(&words.sizes, "size"),
             (["environments", _], "region") => values(&words.regions, "region"),
             (["workloads", _], "expose") => fixed(syntax::EXPOSES, "expose"),
+            (["workloads", _], "platform") => fixed(syntax::PLATFORMS, "platform"),
             (["workloads", _, "reason"], "ground") => fixed(syntax::grounds(), "ground"),
             _ => Vec::new(),
         };

@@ -226,6 +226,8 @@ pub fn grounds() -> &'static [&'static str] {
 pub const POSTGRES_ENGINES: &[&str] = validate::POSTGRES_ENGINES;
 /// The ways a workload is reached (`expose:`).
 pub const EXPOSES: &[&str] = validate::EXPOSES;
+/// The CPU architectures of a workload (`platform:`).
+pub const PLATFORMS: &[&str] = validate::PLATFORMS;
 /// A member's runtimes (`runtime:`).
 pub const RUNTIMES: &[&str] = validate::RUNTIMES;
 

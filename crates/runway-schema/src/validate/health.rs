@@ -155,6 +155,11 @@ pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health>
     };
     let healthy_threshold = threshold(cx, "healthyThreshold", 2);
     let unhealthy_threshold = threshold(cx, "unhealthyThreshold", 3);
+    let grace = f
+        .get("grace")
+        .map_or(Some(Duration::from_millis(u64::from(DEFAULT_HEALTH_GRACE_SECONDS) * 1000)), |n| {
+            grace(cx, n, &join(path, "grace"))
+        });
     if let (Some(i), Some(t)) = (interval, timeout)
         && t >= i
     {
@@ -173,7 +178,27 @@ pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health>
         timeout: timeout?,
         healthy_threshold: healthy_threshold?,
         unhealthy_threshold: unhealthy_threshold?,
+        grace: grace?,
     })
+}
+
+/// `health.grace`: whole seconds from 0s to [`MAX_HEALTH_GRACE_SECONDS`].
+fn grace(cx: &mut Cx<'_>, n: &Node, p: &str) -> Option<Duration> {
+    let d = duration(cx, n, p, "`grace`")?;
+    let max = u64::from(MAX_HEALTH_GRACE_SECONDS);
+    if d.as_millis() <= max * 1000 && d.as_millis() % 1000 == 0 {
+        return Some(d);
+    }
+    let max = Duration::from_millis(max * 1000);
+    cx.invalid(
+        n,
+        p,
+        format!("health grace {d} is outside 0s..{max} or not whole seconds"),
+        Some(format!(
+            "write whole seconds up to {max}, e.g. `grace: 5m` for a tool that migrates its schema at boot"
+        )),
+    );
+    None
 }
 
 pub(super) fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason> {
