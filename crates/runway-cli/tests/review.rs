@@ -115,7 +115,7 @@ fn exit_3_when_the_working_version_is_over_its_cap() {
     let (code, out, err) =
         runway_in(&dir, &["diff", "--base-ref", "HEAD", "--format", "markdown", "app/runway.yaml"]);
     assert_eq!(code, 3, "{err}");
-    assert!(out.contains("| dev | $93.68 | $93.68 | $0.00 | $10.00 | over, refused |"), "{out}");
+    assert!(out.contains("| dev | $95.48 | $95.48 | $0.00 | $10.00 | over, refused |"), "{out}");
     assert!(err.contains("refused: the dev plan of acme-shop"), "{err}");
     done(&dir);
 }
