@@ -358,5 +358,11 @@ mod tests {
         assert_eq!(labels(candidates(&size_keys, true, &words, None)), ["dev"]);
         let queue = Context { path: strings(&["resources", "q"]), key: None, item: false };
         assert!(labels(candidates(&queue, true, &words, Some("queue"))).contains(&"deadLetter".to_owned()));
+        let platform =
+            Context { path: strings(&["workloads", "w"]), key: Some("platform".into()), item: false };
+        assert_eq!(labels(candidates(&platform, true, &words, None)), ["arm64", "x86_64"]);
+        let workload = Context { path: strings(&["workloads", "w"]), key: None, item: false };
+        let keys = labels(candidates(&workload, true, &words, None));
+        assert!(keys.contains(&"registryCredentials".to_owned()) && keys.contains(&"platform".to_owned()));
     }
 }
