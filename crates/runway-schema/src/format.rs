@@ -294,10 +294,10 @@ struct HealthFile {
     path: Option<String>,
     /// Command run in the container.
     command: Option<Vec<String>>,
-    /// Default 30s.
+    /// Whole seconds, 5s..5m (default 30s).
     #[schemars(regex(pattern = DURATION))]
     interval: Option<String>,
-    /// Default 5s.
+    /// Whole seconds, 2s..1m, shorter than the interval (default 5s).
     #[schemars(regex(pattern = DURATION))]
     timeout: Option<String>,
     /// Default 2.
