@@ -20,7 +20,8 @@ resources in the order Pulumi would create them (each after everything it refere
 
 With `--as-prepared`, first does what `secrets prepare` and people do before `up`, with
 placeholder values: every parameter the plan (`runway plan --format json`) says `secrets prepare`
-or people write, and every Secrets Manager copy of a generated credential.
+or people write, every Secrets Manager copy of a generated credential, and every registry
+credentials copy.
 
 Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
 task could not start or the program could not run); exits 1 when there is a failure.
@@ -92,6 +93,8 @@ def prepare(plan_file, ssm, secrets):
     for g in layout["generated"]:
         if g.get("secretsManager"):
             secrets.create_secret(Name=g["secretsManager"], SecretString="{}")
+    for copy in layout.get("registryCopies") or []:
+        secrets.create_secret(Name=copy["secretsManager"], SecretString="{}")
 
 
 def main():

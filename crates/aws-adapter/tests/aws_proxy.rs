@@ -1,8 +1,9 @@
-//! The RDS Proxy's Secrets Manager copy against a real moto server.
+//! The Secrets Manager copies (the RDS Proxy's credential, a workload's registry credentials)
+//! against a real moto server.
 
 mod aws_support;
 
-use aws_adapter::aws::{Action, ProxyAdminCopy};
+use aws_adapter::aws::{Action, ProxyAdminCopy, RegistryCredentialsCopy};
 use aws_support::{clients, scope, sdk_config};
 use secrecy::SecretString;
 use test_support::Moto;
@@ -21,9 +22,14 @@ fn copy(password: &str) -> ProxyAdminCopy {
 
 /// (version count, current JSON), read straight from moto.
 async fn stored(url: &str) -> (usize, serde_json::Value) {
+    stored_in(url, NAME).await
+}
+
+/// (version count, current JSON) of the secret `name`.
+async fn stored_in(url: &str, name: &str) -> (usize, serde_json::Value) {
     let sm = aws_sdk_secretsmanager::Client::new(&sdk_config(url).await);
-    let versions = sm.list_secret_version_ids().secret_id(NAME).send().await.expect("ListSecretVersionIds");
-    let current = sm.get_secret_value().secret_id(NAME).send().await.expect("GetSecretValue");
+    let versions = sm.list_secret_version_ids().secret_id(name).send().await.expect("ListSecretVersionIds");
+    let current = sm.get_secret_value().secret_id(name).send().await.expect("GetSecretValue");
     let json = serde_json::from_str(current.secret_string().expect("string")).expect("json");
     (versions.versions().len(), json)
 }
@@ -103,4 +109,47 @@ async fn an_existing_right_value_without_tags_is_only_retagged() {
     assert_eq!(described.tags().len(), 3);
     let again = aws.copy_proxy_admin(&scope(), &copy("pw-1"), false).await.expect("again");
     assert_eq!(again.action, Action::Unchanged);
+}
+
+const REGISTRY: &str = "acme-shop/dev/pdf-render/registry-credentials";
+
+fn registry(username: &str, password: &str) -> RegistryCredentialsCopy {
+    RegistryCredentialsCopy {
+        secret_name: REGISTRY.to_owned(),
+        workload: "pdf-render".to_owned(),
+        username: SecretString::from(username.to_owned()),
+        password: SecretString::from(password.to_owned()),
+        tags: Vec::new(),
+    }
+}
+
+/// A registry's credentials: the `{"username","password"}` ECS reads, tagged with the workload;
+/// a new version only when either value changes; the report names the secret, never a value.
+#[tokio::test]
+async fn registry_copy_writes_the_pair_ecs_reads_once_per_change() {
+    let moto = Moto::start();
+    let aws = clients(&moto.url()).await;
+    let dry = aws.copy_registry_credentials(&scope(), &registry("bot", "ghp_1"), true).await.expect("dry");
+    assert_eq!(dry.action, Action::Created);
+    let first =
+        aws.copy_registry_credentials(&scope(), &registry("bot", "ghp_1"), false).await.expect("create");
+    assert_eq!(first.to_string(), format!("created   {REGISTRY}\n"));
+    let pair = serde_json::json!({"username": "bot", "password": "ghp_1"});
+    assert_eq!(stored_in(&moto.url(), REGISTRY).await, (1, pair.clone()));
+    let same = aws.copy_registry_credentials(&scope(), &registry("bot", "ghp_1"), false).await.expect("same");
+    assert_eq!(same.action, Action::Unchanged);
+    // A new user name alone is a change too.
+    let renamed =
+        aws.copy_registry_credentials(&scope(), &registry("bot2", "ghp_1"), false).await.expect("user");
+    assert_eq!(renamed.action, Action::Updated);
+    let pair = serde_json::json!({"username": "bot2", "password": "ghp_1"});
+    assert_eq!(stored_in(&moto.url(), REGISTRY).await, (2, pair));
+    let sm = aws_sdk_secretsmanager::Client::new(&sdk_config(&moto.url()).await);
+    let described = sm.describe_secret().secret_id(REGISTRY).send().await.expect("describe");
+    let resource = described.tags().iter().find(|t| t.key() == Some("resource")).and_then(|t| t.value());
+    assert_eq!(resource, Some("pdf-render"));
+    for report in [&dry, &first, &same, &renamed] {
+        let text = format!("{report} {report:?} {}", serde_json::to_string(report).unwrap());
+        assert!(!text.contains("ghp_1") && !text.contains("bot"), "{text}");
+    }
 }

@@ -71,13 +71,13 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
     let (mut public, mut internal) = (false, false);
     for w in root.workloads.values() {
         let (size, scale) = (w.size_in(env), w.scale_in(env));
-        let monthly = figure(&[Item::Tasks { size, tasks: scale.min }], &mut total);
+        let monthly = figure(&[Item::Tasks { size, tasks: scale.min, architecture: w.platform }], &mut total);
         // The ceiling is not part of the total at rest.
         let mut at_most = Money::ZERO;
         let ceiling = if scale.max == scale.min {
             monthly
         } else {
-            figure(&[Item::Tasks { size, tasks: scale.max }], &mut at_most)
+            figure(&[Item::Tasks { size, tasks: scale.max, architecture: w.platform }], &mut at_most)
         };
         public |= w.expose == Expose::Public;
         internal |= w.expose != Expose::Public;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 pub use runway_schema::Money;
-use runway_schema::{Diagnostic, PostgresEngine};
+use runway_schema::{Architecture, Diagnostic, PostgresEngine};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
@@ -131,7 +131,7 @@ pub struct CacheSize {
     pub nodes: u32,
 }
 
-/// What a workload size declares (one Fargate ARM64 task).
+/// What a workload size declares (one Fargate task, of either architecture).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSize {
@@ -184,12 +184,14 @@ pub enum Item<'a> {
         /// Catalogue size name.
         size: &'a str,
     },
-    /// `tasks` Fargate ARM64 tasks of a workload size.
+    /// `tasks` Fargate tasks of a workload size, at the rates of their CPU architecture.
     Tasks {
         /// Catalogue size name.
         size: &'a str,
         /// Tasks running all month.
         tasks: u32,
+        /// ARM64 (`fargate-arm-*`) or x86_64 (`fargate-x86-*`).
+        architecture: Architecture,
     },
     /// The environment's ALB (hourly + one LCU).
     Alb,
@@ -338,7 +340,9 @@ impl Catalogue {
             ]);
         }
         items.extend(bucket.keys().map(|size| Item::Bucket { size }));
-        items.extend(workload.keys().map(|size| Item::Tasks { size, tasks: 1 }));
+        for size in workload.keys() {
+            items.extend(Architecture::ALL.map(|architecture| Item::Tasks { size, tasks: 1, architecture }));
+        }
         items.extend([Item::Alb, Item::PrivateZone, Item::Secret, Item::InterfaceEndpoint { zones: 2 }]);
         let mut keys: Vec<String> = Vec::new();
         for item in &items {
@@ -587,19 +591,20 @@ impl Catalogue {
                     quantity: Decimal::from(gb),
                 }]
             }
-            Item::Tasks { size, tasks } => {
+            Item::Tasks { size, tasks, architecture } => {
                 let t = self.task(size).ok_or_else(|| unknown("workload", size))?;
                 let per = Decimal::from(1024u32);
                 let n = Decimal::from(tasks);
+                let (arch, key) = fargate_rates(architecture);
                 vec![
                     Usage {
-                        what: format!("{tasks} x {} CPU units Fargate ARM64 vCPU-hours", t.cpu),
-                        key: "fargate-arm-vcpu".to_owned(),
+                        what: format!("{tasks} x {} CPU units Fargate {arch} vCPU-hours", t.cpu),
+                        key: format!("{key}-vcpu"),
                         quantity: n * Decimal::from(t.cpu) / per * hours,
                     },
                     Usage {
-                        what: format!("{tasks} x {} MiB Fargate ARM64 GB-hours", t.memory_mib),
-                        key: "fargate-arm-gb".to_owned(),
+                        what: format!("{tasks} x {} MiB Fargate {arch} GB-hours", t.memory_mib),
+                        key: format!("{key}-gb"),
                         quantity: n * Decimal::from(t.memory_mib) / per * hours,
                     },
                 ]
@@ -650,6 +655,15 @@ fn usage_charges(item: &Item<'_>) -> Option<&'static [(&'static str, &'static st
         | Item::PrivateZone
         | Item::Secret
         | Item::InterfaceEndpoint { .. } => None,
+    }
+}
+
+/// How the Fargate lines of an architecture name it, and the stem of its price keys
+/// (`fargate-arm-vcpu`, `fargate-x86-gb`).
+fn fargate_rates(architecture: Architecture) -> (&'static str, &'static str) {
+    match architecture {
+        Architecture::Arm64 => ("ARM64", "fargate-arm"),
+        Architecture::X86_64 => ("x86_64", "fargate-x86"),
     }
 }
 

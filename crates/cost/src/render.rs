@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use runway_schema::PostgresEngine;
+use runway_schema::{Architecture, PostgresEngine};
 use serde_json::{Value, json};
 
 use crate::{Catalogue, Item, PriceStatus, Priced, Sizes};
@@ -71,13 +71,18 @@ impl Catalogue {
                 items: vec![Item::Bucket { size }],
             });
         }
-        for (size, t) in workload {
-            rows.push(SizeRow {
-                kind: "workload",
-                size,
-                declares: format!("{} CPU units / {} MiB per task", t.cpu, t.memory_mib),
-                items: vec![Item::Tasks { size, tasks: 1 }],
-            });
+        // ARM64 (the default) first, then the same sizes at the x86_64 rates.
+        for (kind, architecture) in
+            [("workload", Architecture::Arm64), ("workload x86_64", Architecture::X86_64)]
+        {
+            for (size, t) in workload {
+                rows.push(SizeRow {
+                    kind,
+                    size,
+                    declares: format!("{} CPU units / {} MiB per task", t.cpu, t.memory_mib),
+                    items: vec![Item::Tasks { size, tasks: 1, architecture }],
+                });
+            }
         }
         rows
     }

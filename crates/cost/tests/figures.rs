@@ -7,6 +7,9 @@ use cost::{Catalogue, Item, Priced};
 use runway_schema::PostgresEngine::{Aurora, Rds};
 use rust_decimal::Decimal;
 
+/// The default architecture's tasks.
+const ARM: runway_schema::Architecture = runway_schema::Architecture::Arm64;
+
 fn d(text: &str) -> Decimal {
     Decimal::from_str(text).expect("test decimal")
 }
@@ -157,24 +160,68 @@ fn fargate_tasks() {
     //                0.5 GB x 730 = 365 GB-h x 0.00356 = 1.2994; total 7.20875.
     check(
         US,
-        Item::Tasks { size: "small", tasks: 1 },
+        Item::Tasks { size: "small", tasks: 1, architecture: ARM },
         &[("182.5", "0.03238", "5.90935"), ("365", "0.00356", "1.2994")],
         "7.20875",
     );
     // medium, 1 task: 1 x 730 x 0.03238 = 23.6374; 2 x 730 = 1460 x 0.00356 = 5.1976; total 28.835.
     check(
         US,
-        Item::Tasks { size: "medium", tasks: 1 },
+        Item::Tasks { size: "medium", tasks: 1, architecture: ARM },
         &[("730", "0.03238", "23.6374"), ("1460", "0.00356", "5.1976")],
         "28.835",
     );
     // large, 3 tasks: 3 x 2 x 730 = 4380 x 0.03238 = 141.8244; 3 x 4 x 730 = 8760 x 0.00356 = 31.1856.
     check(
         US,
-        Item::Tasks { size: "large", tasks: 3 },
+        Item::Tasks { size: "large", tasks: 3, architecture: ARM },
         &[("4380", "0.03238", "141.8244"), ("8760", "0.00356", "31.1856")],
         "173.01",
     );
+}
+
+/// x86_64 tasks at the Linux/x86 rates, in each region the built-in catalogue prices them.
+#[test]
+fn fargate_x86_tasks() {
+    let x86 = runway_schema::Architecture::X86_64;
+    // small, 1 task: 0.25 vCPU x 730 = 182.5 vCPU-h x 0.04048 = 7.3876;
+    //                0.5 GB x 730 = 365 GB-h x 0.004445 = 1.622425; total 9.010025.
+    check(
+        US,
+        Item::Tasks { size: "small", tasks: 1, architecture: x86 },
+        &[("182.5", "0.04048", "7.3876"), ("365", "0.004445", "1.622425")],
+        "9.010025",
+    );
+    // medium, 2 tasks: 2 x 1 x 730 = 1460 x 0.04048 = 59.1008; 2 x 2 x 730 = 2920 x 0.004445 = 12.9794.
+    check(
+        US,
+        Item::Tasks { size: "medium", tasks: 2, architecture: x86 },
+        &[("1460", "0.04048", "59.1008"), ("2920", "0.004445", "12.9794")],
+        "72.0802",
+    );
+    // eu-west-1 has the us-east-1 x86 rates.
+    check(
+        "eu-west-1",
+        Item::Tasks { size: "small", tasks: 1, architecture: x86 },
+        &[("182.5", "0.04048", "7.3876"), ("365", "0.004445", "1.622425")],
+        "9.010025",
+    );
+    // eu-central-1 (Frankfurt), large, 1 task: 2 x 730 = 1460 x 0.04656 = 67.9776;
+    //                                          4 x 730 = 2920 x 0.00511 = 14.9212; total 82.8988.
+    check(
+        "eu-central-1",
+        Item::Tasks { size: "large", tasks: 1, architecture: x86 },
+        &[("1460", "0.04656", "67.9776"), ("2920", "0.00511", "14.9212")],
+        "82.8988",
+    );
+    // The same task costs more on x86 than on ARM, and the lines say which rates they use.
+    let cat = Catalogue::builtin();
+    let arm = cat.price(US, &Item::Tasks { size: "small", tasks: 1, architecture: ARM });
+    let intel = cat.price(US, &Item::Tasks { size: "small", tasks: 1, architecture: x86 });
+    assert!(intel.monthly() > arm.monthly());
+    let Priced::Lines { lines } = intel else { panic!("priced") };
+    assert_eq!(lines[0].key.as_ref(), "fargate-x86-vcpu");
+    assert!(lines[0].what.contains("Fargate x86_64 vCPU-hours"), "{}", lines[0].what);
 }
 
 #[test]
@@ -194,7 +241,7 @@ fn a_small_environment_adds_up_to_the_cent() {
         Item::Postgres { engine: Rds, size: "small" },
         Item::RdsProxy { engine: Rds, size: "small" },
         Item::Secret,
-        Item::Tasks { size: "small", tasks: 1 },
+        Item::Tasks { size: "small", tasks: 1, architecture: ARM },
         Item::PrivateZone,
     ];
     let total: cost::Money = items.iter().map(|i| cat.price(US, i).monthly().expect("priced")).sum();
@@ -206,7 +253,7 @@ fn a_small_environment_adds_up_to_the_cent() {
 fn other_regions_say_what_they_lack() {
     unpriced(
         "eu-central-1",
-        Item::Tasks { size: "small", tasks: 1 },
+        Item::Tasks { size: "small", tasks: 1, architecture: ARM },
         "runway catalogue import --region eu-central-1",
     );
     unpriced(
@@ -222,14 +269,14 @@ fn other_regions_say_what_they_lack() {
     // small, 1 task: 0.25 x 730 = 182.5 vCPU-h x 0.03238 = 5.90935; 0.5 x 730 = 365 GB-h x 0.00356 = 1.2994.
     check(
         "eu-west-1",
-        Item::Tasks { size: "small", tasks: 1 },
+        Item::Tasks { size: "small", tasks: 1, architecture: ARM },
         &[("182.5", "0.03238", "5.90935"), ("365", "0.00356", "1.2994")],
         "7.20875",
     );
     // medium, 2 tasks: 2 x 1 x 730 = 1460 x 0.03238 = 47.2748; 2 x 2 x 730 = 2920 x 0.00356 = 10.3952.
     check(
         "eu-west-1",
-        Item::Tasks { size: "medium", tasks: 2 },
+        Item::Tasks { size: "medium", tasks: 2, architecture: ARM },
         &[("1460", "0.03238", "47.2748"), ("2920", "0.00356", "10.3952")],
         "57.67",
     );

@@ -7,6 +7,9 @@ use proptest::prelude::*;
 use runway_schema::PostgresEngine;
 use rust_decimal::Decimal;
 
+/// The default architecture's tasks.
+const ARM: runway_schema::Architecture = runway_schema::Architecture::Arm64;
+
 /// The built-in catalogue with these prices laid over every key of `region`.
 fn with_prices(region: &str, prices: &[(&str, &str, Money)]) -> Catalogue {
     let mut text = format!("regions:\n  {region}:\n");
@@ -43,7 +46,7 @@ fn larger_sizes_never_cost_less_in_the_builtin_catalogue() {
         Box::new(|size| Item::Queue { fifo: true, size }),
         Box::new(|size| Item::Topic { fifo: false, size }),
         Box::new(|size| Item::Bucket { size }),
-        Box::new(|size| Item::Tasks { size, tasks: 1 }),
+        Box::new(|size| Item::Tasks { size, tasks: 1, architecture: ARM }),
     ];
     let mut compared = 0;
     for region in cat.regions() {
@@ -79,7 +82,7 @@ proptest! {
         for (small, big) in [
             (Item::Queue { fifo: false, size: "lo" }, Item::Queue { fifo: false, size: "hi" }),
             (Item::Bucket { size: "lo" }, Item::Bucket { size: "hi" }),
-            (Item::Tasks { size: "lo", tasks: 1 }, Item::Tasks { size: "hi", tasks: 1 }),
+            (Item::Tasks { size: "lo", tasks: 1, architecture: ARM }, Item::Tasks { size: "hi", tasks: 1, architecture: ARM }),
         ] {
             let (x, y) = (cat.price("us-east-1", &small).monthly(), cat.price("us-east-1", &big).monthly());
             prop_assert!(x.is_some() && x <= y, "{small:?} {x:?} vs {big:?} {y:?}");
@@ -97,7 +100,7 @@ proptest! {
             ("rds-instance/db.t4g.micro", "hour", instance), ("rds-storage-gp3", "GB-month", storage),
             ("fargate-arm-vcpu", "vCPU-hour", vcpu), ("fargate-arm-gb", "GB-hour", gb),
         ]).extended_with(&sized(&task, &pg));
-        for item in [Item::Postgres { engine: PostgresEngine::Rds, size: "p" }, Item::Tasks { size: "t", tasks }] {
+        for item in [Item::Postgres { engine: PostgresEngine::Rds, size: "p" }, Item::Tasks { size: "t", tasks, architecture: ARM }] {
             let priced = cat.price("us-east-1", &item);
             let Priced::Lines { lines } = &priced else { panic!("priced: {priced:?}") };
             let mut sum = Decimal::ZERO;
@@ -132,13 +135,13 @@ proptest! {
         let max = min + extra;
         let pg = cost::PostgresSize { instance_class: "db.t4g.micro".into(), instances: 1, storage_gb: 20, multi_az: false, vcpu: 2 };
         let cat = sized(&task, &pg);
-        let at_min = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: min }).monthly().expect("priced");
-        let at_max = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max }).monthly().expect("priced");
-        let one = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: 1 }).monthly().expect("priced");
+        let at_min = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: min, architecture: ARM }).monthly().expect("priced");
+        let at_max = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max, architecture: ARM }).monthly().expect("priced");
+        let one = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: 1, architecture: ARM }).monthly().expect("priced");
         prop_assert_eq!(at_max.0 * Decimal::from(min), at_min.0 * Decimal::from(max));
         prop_assert_eq!(at_min.0, one.0 * Decimal::from(min));
         // And the vCPU line is what the arithmetic says: tasks x cpu/1024 x 730 hours.
-        let Priced::Lines { lines } = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max }) else { panic!("priced") };
+        let Priced::Lines { lines } = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max, architecture: ARM }) else { panic!("priced") };
         prop_assert_eq!(lines[0].quantity, Decimal::from(max) * Decimal::from(task.cpu) / Decimal::from(1024) * Decimal::from(HOURS_PER_MONTH));
     }
 

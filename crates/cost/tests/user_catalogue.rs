@@ -3,6 +3,9 @@
 use cost::{Catalogue, Item, Priced};
 use runway_schema::{Code, PostgresEngine};
 
+/// The default architecture's tasks.
+const ARM: runway_schema::Architecture = runway_schema::Architecture::Arm64;
+
 const USER: &str = r#"
 sizes:
   workload:
@@ -28,7 +31,7 @@ fn every_item() -> Vec<Item<'static>> {
         items.push(Item::Queue { fifo: true, size: name });
         items.push(Item::Topic { fifo: false, size: name });
         items.push(Item::Bucket { size: name });
-        items.push(Item::Tasks { size: name, tasks: 2 });
+        items.push(Item::Tasks { size: name, tasks: 2, architecture: ARM });
     }
     items
 }
@@ -44,10 +47,10 @@ fn a_user_file_adds_a_size_and_overrides_a_price_and_nothing_else() {
 
     // The new size is priced: 2 tasks x 4 vCPU x 730 = 5840 vCPU-h x 0.03238 = 189.0992;
     // 2 x 8 GB x 730 = 11680 GB-h x 0.00356 = 41.5808; total 230.68.
-    let xl = merged.price("us-east-1", &Item::Tasks { size: "xlarge", tasks: 2 });
+    let xl = merged.price("us-east-1", &Item::Tasks { size: "xlarge", tasks: 2, architecture: ARM });
     assert_eq!(xl.monthly().map(|m| m.0.normalize().to_string()), Some("230.68".to_owned()));
     assert!(matches!(
-        base.price("us-east-1", &Item::Tasks { size: "xlarge", tasks: 2 }),
+        base.price("us-east-1", &Item::Tasks { size: "xlarge", tasks: 2, architecture: ARM }),
         Priced::Unpriced { .. }
     ));
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use cost::{Catalogue, PriceEntry, PriceStatus};
 use price_import::{Error, Imported, import};
-use runway_schema::PostgresEngine;
+use runway_schema::{Architecture, PostgresEngine};
 use test_support::{FileServer, copy_dir, free_port, scratch};
 
 const REGION: &str = "eu-west-1";
@@ -146,6 +146,8 @@ async fn every_key_is_priced_from_the_row_that_prices_it() {
         ("s3-standard", "0.023", "AmazonS3", "20261107000000", "EU-TimedStorage-ByteHrs"),
         ("fargate-arm-vcpu", "0.03238", "AmazonECS", "20261103000000", "EU-Fargate-ARM-vCPU-Hours:perCPU"),
         ("fargate-arm-gb", "0.00356", "AmazonECS", "20261103000000", "EU-Fargate-ARM-GB-Hours"),
+        ("fargate-x86-vcpu", "0.04048", "AmazonECS", "20261103000000", "EU-Fargate-vCPU-Hours:perCPU"),
+        ("fargate-x86-gb", "0.004445", "AmazonECS", "20261103000000", "EU-Fargate-GB-Hours"),
         ("alb-hour", "0.0252", "AWSELB", "20261104000000", "EU-LoadBalancerUsage"),
         ("alb-lcu", "0.008", "AWSELB", "20261104000000", "EU-LCUUsage"),
         ("route53-zone", "0.5", "AmazonRoute53", "20261109000000", "HostedZone"),
@@ -204,7 +206,8 @@ async fn the_written_file_reads_back_and_prices_every_size() {
             cost::Item::Postgres { engine: PostgresEngine::Rds, size },
             cost::Item::Postgres { engine: PostgresEngine::Aurora, size },
             cost::Item::Cache { size },
-            cost::Item::Tasks { size, tasks: 2 },
+            cost::Item::Tasks { size, tasks: 2, architecture: Architecture::Arm64 },
+            cost::Item::Tasks { size, tasks: 2, architecture: Architecture::X86_64 },
             cost::Item::Bucket { size },
         ] {
             assert!(cat.price(REGION, &item).monthly().is_some(), "{item:?}: {:?}", cat.price(REGION, &item));

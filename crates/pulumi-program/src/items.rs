@@ -16,6 +16,9 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
     match &item.spec {
         ItemSpec::EcsCluster {} => platform::cluster(cx, item),
         ItemSpec::TaskExecutionRole { .. } | ItemSpec::TaskRole { .. } => identity::role(cx, item),
+        ItemSpec::RegistrySecret { .. } => {
+            Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared"))
+        }
         ItemSpec::SecurityGroup { .. } => network::security_group(cx, item),
         ItemSpec::CloudMapNamespace { .. } => platform::namespace(cx, item),
         ItemSpec::DbSubnetGroup {} => platform::db_subnet_group(cx, item),
@@ -52,9 +55,12 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
 /// Looks up an item another component creates, into a variable of its id.
 pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     cx.begin(item);
-    // A projection: the proxy secret is the one item another tool creates.
+    // Projections: the proxy and registry secrets are the items another tool creates.
+    if let ItemSpec::RegistrySecret { .. } = &item.spec {
+        return workload::look_up_registry_secret(cx, item);
+    }
     let ItemSpec::ProxySecret { .. } = &item.spec else {
-        return Err(unsupported(item, "only a proxy secret can be created outside the program"));
+        return Err(unsupported(item, "only a proxy or registry secret can be created outside the program"));
     };
     postgres::look_up_proxy_secret(cx, item)
 }
@@ -81,6 +87,7 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         | ItemSpec::AuroraCluster(_)
         | ItemSpec::AuroraInstance { .. }
         | ItemSpec::ProxySecret { .. }
+        | ItemSpec::RegistrySecret { .. }
         | ItemSpec::RdsProxy(_)
         | ItemSpec::RdsProxyTargetGroup { .. }
         | ItemSpec::RdsProxyTarget { .. }

@@ -2,12 +2,14 @@
 //! internal, and its autoscaling target and policy when it scales. (A public workload's target
 //! group and listener rule are in `alb.rs`.)
 
-use runtime_plan::{EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, TaskDefinitionSpec};
+use runtime_plan::{
+    EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials, TaskDefinitionSpec,
+};
 use runway_schema::Expose;
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags, wrong_spec};
-use super::expr::{ToJson, to_json};
+use super::expr::{ToJson, invoke, to_json};
 use super::{RenderError, network};
 
 #[derive(Serialize)]
@@ -38,12 +40,21 @@ struct RuntimePlatform<'p> {
 struct Container<'p> {
     name: &'p str,
     image: &'p str,
+    /// A private registry's credentials: the secret ECS reads them from.
+    repository_credentials: Option<RepositoryCredentialsProps>,
     essential: bool,
     port_mappings: [PortMapping; 1],
     environment: Vec<Variable<'p>>,
     secrets: Vec<Secret<'p>>,
     health_check: Option<ContainerHealth<'p>>,
     log_configuration: LogConfiguration<'p>,
+}
+
+/// `repositoryCredentials`: the ARN of the secret holding `{"username", "password"}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RepositoryCredentialsProps {
+    credentials_parameter: String,
 }
 
 /// The `awslogs` driver: the container's output goes to the workload's log group.
@@ -92,9 +103,9 @@ struct ContainerHealth<'p> {
     retries: u32,
 }
 
-/// The task definition: Fargate, awsvpc, one container with the workload's image, port,
-/// environment, SSM secrets, its output to the workload's log group, and (for a command check)
-/// health check.
+/// The task definition: Fargate on the planned CPU architecture, awsvpc, one container with the
+/// workload's image (and its registry's credentials), port, environment, SSM secrets, its
+/// output to the workload's log group, and the container health check the plan decided.
 pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::TaskDefinition(spec) = &item.spec else {
         return Err(wrong_spec(item));
@@ -102,6 +113,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
     let TaskDefinitionSpec {
         workload,
         image,
+        repository_credentials,
         task,
         cpu_architecture,
         port,
@@ -115,9 +127,20 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
     for s in secrets {
         cx.waits_for(&s.parameter);
     }
+    let repository_credentials = match repository_credentials {
+        // Looked up by name (`runway secrets prepare` writes it before `pulumi up`).
+        Some(RepositoryCredentials::Item { item }) => {
+            Some(RepositoryCredentialsProps { credentials_parameter: cx.reference(item, "arn")? })
+        }
+        Some(RepositoryCredentials::Arn { arn }) => {
+            Some(RepositoryCredentialsProps { credentials_parameter: arn.to_string() })
+        }
+        None => None,
+    };
     let container = Container {
         name: workload,
         image,
+        repository_credentials,
         essential: true,
         port_mappings: [PortMapping { container_port: *port, protocol: "tcp" }],
         environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
@@ -148,17 +171,12 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
     cx.declare(item, "aws:ecs/taskDefinition:TaskDefinition", props)
 }
 
-/// The container health check of a command check; an HTTP path is checked by the target
-/// group (public workloads) and has no container form without assuming a tool in the image.
+/// The container health check the plan decided (`containerCommand`: a command check, or an
+/// internal workload's HTTP path in a shell); none when the target group checks the path.
 fn container_health(health: &HealthSpec) -> Option<ContainerHealth<'_>> {
-    let words = health.command.as_ref()?;
-    let mut command = Vec::with_capacity(words.len() + 1);
-    if !matches!(words.first().map(|w| w.as_str()), Some("CMD" | "CMD-SHELL")) {
-        command.push("CMD");
-    }
-    command.extend(words.iter().map(|w| w.as_str()));
+    let words = health.container_command.as_ref()?;
     Some(ContainerHealth {
-        command,
+        command: words.iter().map(|w| w.as_str()).collect(),
         interval: health.interval_seconds,
         timeout: health.timeout_seconds,
         retries: health.unhealthy_threshold,
@@ -410,4 +428,22 @@ pub(super) fn scaling_policy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         region: cx.region(),
     };
     cx.declare(item, "aws:appautoscaling/policy:Policy", props)
+}
+
+#[derive(Serialize)]
+struct SecretByName<'p> {
+    name: &'p str,
+    region: &'p str,
+}
+
+/// A workload's registry secret, which `runway secrets prepare` writes: looked up by name.
+pub(super) fn look_up_registry_secret<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+) -> Result<(), RenderError> {
+    let ItemSpec::RegistrySecret { name, .. } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let lookup = invoke("aws:secretsmanager:getSecret", SecretByName { name, region: cx.region() });
+    cx.variable(item, item.id.to_string(), &lookup)
 }

@@ -31,6 +31,13 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         ("cidrBlocks: \"${vpcCidrBlocks}\"", 0),
         ("applyImmediately: true", 0),
         ("applyImmediately: false", 0),
+        ("cpuArchitecture: X86_64", 0),
+        ("cpuArchitecture: ARM64", 0),
+        // A registry secret looked up by name, and an existing one by ARN.
+        ("_registry-secret.arn}", 0),
+        ("credentialsParameter: arn:aws:secretsmanager:", 0),
+        // An internal workload's HTTP check in its container.
+        ("- CMD-SHELL", 0),
     ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();

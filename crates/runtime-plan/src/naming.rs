@@ -35,7 +35,7 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => 80,
         ItemKind::SnsTopic => 256,
         ItemKind::TaskExecutionRole | ItemKind::TaskRole | ItemKind::ProxyRole => 64,
-        ItemKind::ProxySecret => 512,
+        ItemKind::ProxySecret | ItemKind::RegistrySecret => 512,
         ItemKind::EcsCluster | ItemKind::EcsService | ItemKind::TaskDefinition => 255,
         ItemKind::DbSubnetGroup | ItemKind::CacheSubnetGroup | ItemKind::SecurityGroup => 255,
         ItemKind::CloudMapNamespace => 253,

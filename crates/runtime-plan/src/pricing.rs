@@ -1,7 +1,7 @@
 //! Pricing the planned items, the cap check and its diagnostics.
 
 use cost::{Catalogue, Item, Priced};
-use runway_schema::{Code, Diagnostic, Environment, Money, PostgresEngine};
+use runway_schema::{Architecture, Code, Diagnostic, Environment, Money, PostgresEngine};
 
 use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, UsageLine, Verdict};
 
@@ -14,7 +14,7 @@ pub enum Priceable {
     Queue { fifo: bool, size: String },
     Topic { fifo: bool, size: String },
     Bucket { size: String },
-    Tasks { size: String, min: u32, max: u32 },
+    Tasks { size: String, min: u32, max: u32, architecture: Architecture },
     Alb,
     PrivateZone,
     Secret,
@@ -24,9 +24,9 @@ pub enum Priceable {
 }
 
 impl Priceable {
-    /// A service's tasks: `min` for the estimate, `max` for the ceiling.
-    pub(crate) fn tasks(size: &str, min: u32, max: u32) -> Priceable {
-        Priceable::Tasks { size: size.into(), min, max }
+    /// A service's tasks of `architecture`: `min` for the estimate, `max` for the ceiling.
+    pub(crate) fn tasks(size: &str, min: u32, max: u32, architecture: Architecture) -> Priceable {
+        Priceable::Tasks { size: size.into(), min, max, architecture }
     }
 
     /// The catalogue item at rest (`ceiling == false`) or at most.
@@ -38,8 +38,8 @@ impl Priceable {
             Priceable::Queue { fifo, size } => Item::Queue { fifo: *fifo, size },
             Priceable::Topic { fifo, size } => Item::Topic { fifo: *fifo, size },
             Priceable::Bucket { size } => Item::Bucket { size },
-            Priceable::Tasks { size, min, max } => {
-                Item::Tasks { size, tasks: if ceiling { *max } else { *min } }
+            Priceable::Tasks { size, min, max, architecture } => {
+                Item::Tasks { size, tasks: if ceiling { *max } else { *min }, architecture: *architecture }
             }
             Priceable::Alb => Item::Alb,
             Priceable::PrivateZone => Item::PrivateZone,

@@ -134,6 +134,27 @@ fn registry(word: &str) -> &'static str {
     }
 }
 
+/// The CPU architecture of a generated workload: x86_64 for some words, arm64 for the others.
+fn platform(word: &str) -> runway_schema::Architecture {
+    if word.len().is_multiple_of(3) {
+        runway_schema::Architecture::X86_64
+    } else {
+        runway_schema::Architecture::Arm64
+    }
+}
+
+/// The registry credentials of a generated workload: none on ECR (its execution role pulls);
+/// elsewhere Infisical secrets for some words, an existing secret's ARN for others.
+fn registry_credentials(word: &str) -> Option<runway_schema::RegistryCredentials> {
+    match word.len() % 4 {
+        1 => Some(runway_schema::RegistryCredentials::Infisical("REGISTRY_PULL".to_owned())),
+        3 => Some(runway_schema::RegistryCredentials::SecretArn(
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:registry-pull-Ab12Cd".to_owned(),
+        )),
+        _ => None,
+    }
+}
+
 /// The SSM key of a generated product: the default alias, another alias, a key ARN or a key id.
 fn kms_key(product: &str) -> String {
     match product.len() % 4 {
@@ -231,6 +252,8 @@ fn build(
                 // execution role may pull from the repository), the others elsewhere.
                 image: ImageRef::parse(&format!("{}/app/{w}:1.0@sha256:{digest}", registry(&w)))
                     .unwrap_or_else(|_| unreachable!("a generated image reference is valid")),
+                platform: platform(&w),
+                registry_credentials: registry_credentials(&w),
                 port: 8080,
                 health: health.map(|http| Health {
                     check: if http {
@@ -242,6 +265,7 @@ fn build(
                     timeout: Duration::from_millis(5_000),
                     healthy_threshold: 2,
                     unhealthy_threshold: 3,
+                    grace: Duration::from_millis(30_000 * (w.len() % 5) as u64),
                 }),
                 env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
                 // The image's own name for the first variable of its first resource.

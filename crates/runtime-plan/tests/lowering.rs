@@ -185,7 +185,8 @@ fn services_roll_back_leave_the_wait_to_rollout_and_start_after_their_listener_r
     assert_eq!(*health_check_grace_period_seconds, Some(lower::HEALTH_CHECK_GRACE_SECONDS));
     assert!(shop.depends_on.iter().any(|d| d == "shop_listener-rule"), "{:?}", shop.depends_on);
     assert!(shop.depends_on.contains(target_group.as_ref().unwrap()));
-    // An internal service has no target group, hence no grace period; it rolls back the same way.
+    // An internal service has no target group; its HTTP health check runs in the container,
+    // which the grace covers too. It rolls back the same way.
     let ItemSpec::EcsService(spec) = &p.item("metabase_service").unwrap().spec else { panic!() };
     let EcsServiceSpec {
         rollback_failed_deployments,
@@ -194,7 +195,165 @@ fn services_roll_back_leave_the_wait_to_rollout_and_start_after_their_listener_r
         ..
     } = &**spec;
     assert!(*rollback_failed_deployments && !*wait_for_steady_state);
-    assert_eq!(*health_check_grace_period_seconds, None);
+    assert_eq!(*health_check_grace_period_seconds, Some(60));
+    // Without `health`, nothing checks an internal service's tasks: no grace period.
+    let mut product = common::example();
+    product.root.workloads["metabase"].health = None;
+    let p = plan(&product, "production", &cat()).unwrap();
+    let ItemSpec::EcsService(spec) = &p.item("metabase_service").unwrap().spec else { panic!() };
+    assert_eq!(spec.health_check_grace_period_seconds, None);
+}
+
+/// `health.grace` is the service's grace period, public or internal.
+#[test]
+fn the_declared_grace_is_the_services_grace_period() {
+    let mut product = common::example();
+    for (name, minutes) in [("metabase", 5), ("shop", 20)] {
+        let health = product.root.workloads[name].health.as_mut().unwrap();
+        health.grace = runway_schema::Duration::from_millis(minutes * 60_000);
+    }
+    let p = plan(&product, "production", &cat()).unwrap();
+    for (service, seconds) in [("metabase_service", 300), ("shop_service", 1200)] {
+        let ItemSpec::EcsService(spec) = &p.item(service).unwrap().spec else { panic!() };
+        assert_eq!(spec.health_check_grace_period_seconds, Some(seconds), "{service}");
+    }
+}
+
+/// The container health check is decided in the plan: an internal HTTP path becomes a shell
+/// GET with curl, else wget (the URL quoted for the shell); a public path stays the target
+/// group's; a command is kept, `CMD` put first when it names no form.
+#[test]
+fn health_checks_run_in_the_container_where_nothing_else_checks() {
+    let health = |p: &Plan, id: &str| {
+        let ItemSpec::TaskDefinition(t) = &p.item(id).unwrap().spec else { panic!() };
+        t.health.clone().unwrap()
+    };
+    let mut product = common::example();
+    let p = plan(&product, "dev", &cat()).unwrap();
+    let internal = health(&p, "metabase_task").container_command.unwrap();
+    assert_eq!(
+        internal,
+        [
+            "CMD-SHELL",
+            "curl -fsS -o /dev/null 'http://localhost:3000/api/health' \
+             || wget -q -O /dev/null 'http://localhost:3000/api/health' || exit 1"
+        ]
+    );
+    assert_eq!(health(&p, "shop_task").container_command, None, "the target group checks a public path");
+    // A path with a quote stays one word of the shell.
+    product.root.workloads["metabase"].health.as_mut().unwrap().check =
+        runway_schema::HealthCheck::Http("/it's;rm".into());
+    let p = plan(&product, "dev", &cat()).unwrap();
+    let quoted = health(&p, "metabase_task").container_command.unwrap();
+    assert!(
+        quoted[1].starts_with("curl -fsS -o /dev/null 'http://localhost:3000/it'\\''s;rm' ||"),
+        "{}",
+        quoted[1]
+    );
+    // Commands, public or internal: as written, `CMD` first when no form is named.
+    for (words, want) in [
+        (vec!["/bin/check", "--quick"], vec!["CMD", "/bin/check", "--quick"]),
+        (vec!["CMD-SHELL", "pg_isready"], vec!["CMD-SHELL", "pg_isready"]),
+    ] {
+        for name in ["metabase", "shop"] {
+            product.root.workloads[name].health.as_mut().unwrap().check =
+                runway_schema::HealthCheck::Command(words.iter().map(|w| w.to_string()).collect());
+        }
+        let p = plan(&product, "dev", &cat()).unwrap();
+        for task in ["metabase_task", "shop_task"] {
+            assert_eq!(health(&p, task).container_command.unwrap(), want, "{task}");
+        }
+    }
+}
+
+/// `platform: x86_64` runs the tasks on X86_64 and prices them at the x86 Fargate rates; the
+/// workload's record says which.
+#[test]
+fn an_x86_workload_runs_and_is_priced_on_x86() {
+    let mut product = common::example();
+    product.root.workloads["metabase"].platform = runway_schema::Architecture::X86_64;
+    let p = plan(&product, "production", &cat()).unwrap();
+    let task = |id: &str| {
+        let ItemSpec::TaskDefinition(t) = &p.item(id).unwrap().spec else { panic!() };
+        t.cpu_architecture.to_string()
+    };
+    assert_eq!(task("metabase_task"), "X86_64");
+    assert_eq!(task("shop_task"), "ARM64");
+    let record = |name: &str| p.workloads.iter().find(|w| w.name == name).unwrap();
+    assert_eq!(record("metabase").platform, runway_schema::Architecture::X86_64);
+    assert_eq!(record("shop").platform, runway_schema::Architecture::Arm64);
+    let keys = |item: &str| -> Vec<String> {
+        p.cost.lines.iter().filter(|l| l.item == item).map(|l| l.line.key.to_string()).collect()
+    };
+    assert_eq!(keys("metabase_service"), ["fargate-x86-vcpu", "fargate-x86-gb"]);
+    assert_eq!(keys("shop_service"), ["fargate-arm-vcpu", "fargate-arm-gb"]);
+    // medium, 2 tasks at the x86 rates: 1460 x 0.04048 + 2920 x 0.004445 = 72.0802.
+    assert_eq!(p.item("metabase_service").unwrap().monthly, Some(Money::parse("72.0802").unwrap()));
+}
+
+/// Registry credentials in Infisical: a registry secret of the workload (made by `secrets
+/// prepare`, looked up by the program, priced as a secret), listed as a copy with its two
+/// Infisical places, named by the task definition and readable by the execution role only.
+#[test]
+fn infisical_registry_credentials_become_the_workloads_registry_secret() {
+    let mut product = common::example();
+    product.root.workloads["shop"].registry_credentials =
+        Some(runway_schema::RegistryCredentials::Infisical("GHCR_PULL".into()));
+    let p = plan(&product, "production", &cat()).unwrap();
+    let secret = p.item("shop_registry-secret").unwrap();
+    assert_eq!(secret.kind, ItemKind::RegistrySecret);
+    assert_eq!(secret.managed_by, ManagedBy::SecretsAdapter);
+    assert_eq!(secret.physical_name, "acme-shop/production/shop/registry-credentials");
+    assert_eq!(secret.monthly, Some(Money::parse("0.40").unwrap()));
+    let [copy] = &p.secrets.registry_copies[..] else { panic!("{:?}", p.secrets.registry_copies) };
+    assert_eq!((copy.workload.as_str(), copy.item.as_str()), ("shop", "shop_registry-secret"));
+    assert_eq!(copy.secrets_manager, secret.physical_name);
+    assert_eq!(copy.username.display(), "prod:/runtime/shop");
+    assert_eq!(
+        (copy.username.name.as_str(), copy.password.name.as_str()),
+        ("GHCR_PULL_USERNAME", "GHCR_PULL_PASSWORD")
+    );
+    let ItemSpec::TaskDefinition(task) = &p.item("shop_task").unwrap().spec else { panic!() };
+    assert_eq!(
+        task.repository_credentials,
+        Some(RepositoryCredentials::Item { item: "shop_registry-secret".into() })
+    );
+    assert!(p.item("shop_task").unwrap().depends_on.iter().any(|d| d == "shop_registry-secret"));
+    let reads = |role: &str| -> Vec<PolicyResource> {
+        let ItemSpec::TaskExecutionRole { grants, .. } = &p.item(role).unwrap().spec else { panic!() };
+        grants
+            .iter()
+            .filter(|g| g.actions == ["secretsmanager:GetSecretValue"])
+            .flat_map(|g| g.resources.clone())
+            .collect()
+    };
+    assert_eq!(reads("shop_execution-role"), [PolicyResource::Item { item: "shop_registry-secret".into() }]);
+    assert_eq!(reads("metabase_execution-role"), []);
+    // The workload's items and the estimate include the secret.
+    let shop = p.workloads.iter().find(|w| w.name == "shop").unwrap();
+    assert!(shop.items.iter().any(|i| i == "shop_registry-secret"));
+}
+
+/// An existing secret by ARN: nothing to declare, copy or price; the task definition names it
+/// and the execution role may read exactly it.
+#[test]
+fn an_existing_registry_secret_is_named_and_granted_by_its_arn() {
+    let arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:ghcr-pull-Ab12Cd";
+    let mut product = common::example();
+    product.root.workloads["shop"].registry_credentials =
+        Some(runway_schema::RegistryCredentials::SecretArn(arn.into()));
+    let p = plan(&product, "production", &cat()).unwrap();
+    assert!(p.items.iter().all(|i| i.kind != ItemKind::RegistrySecret));
+    assert!(p.secrets.registry_copies.is_empty());
+    let ItemSpec::TaskDefinition(task) = &p.item("shop_task").unwrap().spec else { panic!() };
+    assert_eq!(task.repository_credentials, Some(RepositoryCredentials::Arn { arn: arn.into() }));
+    let ItemSpec::TaskExecutionRole { grants, .. } = &p.item("shop_execution-role").unwrap().spec else {
+        panic!()
+    };
+    let read: Vec<&Grant> =
+        grants.iter().filter(|g| g.actions == ["secretsmanager:GetSecretValue"]).collect();
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0].resources, [PolicyResource::Arn { arn: arn.into() }]);
 }
 
 #[test]

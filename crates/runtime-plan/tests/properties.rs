@@ -152,7 +152,18 @@ proptest! {
                 match &i.spec {
                     ItemSpec::EcsService(service) => {
                         prop_assert!(service.rollback_failed_deployments && !service.wait_for_steady_state, "{}", i.id);
-                        prop_assert_eq!(service.health_check_grace_period_seconds.is_some(), service.target_group.is_some());
+                        // A grace period exactly when something checks the tasks: the target
+                        // group, or a container health check.
+                        let task = plan.item(&service.task_definition).unwrap();
+                        let ItemSpec::TaskDefinition(task) = &task.spec else { panic!("{}", i.id) };
+                        let container = task.health.as_ref().is_some_and(|h| h.container_command.is_some());
+                        prop_assert_eq!(
+                            service.health_check_grace_period_seconds.is_some(),
+                            service.target_group.is_some() || container,
+                            "{}", i.id
+                        );
+                        // An internal workload's declared health is always a container check.
+                        prop_assert!(service.target_group.is_some() || task.health.is_none() || container, "{}", i.id);
                         if let Some(tg) = &service.target_group {
                             // The rule that forwards to its target group is among its dependencies.
                             let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule { target_group, .. } if target_group == tg));
@@ -396,6 +407,19 @@ fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeS
             &PolicyResource::Arn { arn: arn.into() },
         ));
     }
+    // A private registry's credentials: its own registry secret, or the existing secret the
+    // task definition names; that one secret only.
+    let registry_item = w.items.iter().find(|i| plan.item(i).unwrap().kind == ItemKind::RegistrySecret);
+    let ItemSpec::TaskDefinition(spec) = &plan.item(task).unwrap().spec else { panic!("{task}") };
+    let secret = match (&spec.repository_credentials, registry_item) {
+        (Some(RepositoryCredentials::Item { item }), Some(own)) if item == own => {
+            Some(PolicyResource::Item { item: own.clone() })
+        }
+        (Some(RepositoryCredentials::Arn { arn }), None) => Some(PolicyResource::Arn { arn: arn.clone() }),
+        (None, None) => None,
+        other => panic!("{}: registry credentials {other:?}", w.name),
+    };
+    want.extend(secret.map(|s| ("secretsmanager:GetSecretValue", s)));
     want
 }
 

@@ -123,7 +123,9 @@ fn estimate_is_the_exact_sum_of_lines_and_items() {
         // The service line is the catalogue's price of its tasks at min.
         let svc = p.item("metabase_service").unwrap();
         let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
-        let expect = c.price(&p.region, &Item::Tasks { size: &w.size, tasks: w.min }).monthly();
+        let expect = c
+            .price(&p.region, &Item::Tasks { size: &w.size, tasks: w.min, architecture: w.platform })
+            .monthly();
         assert_eq!(svc.monthly, expect);
         assert!(p.cost.ceiling >= p.cost.monthly);
     }

@@ -9,7 +9,8 @@
 //! printed are the adapters' reports (locations and actions) and errors (which name, never
 //! quote). `--dry-run` passes through to the adapters, which then call only read APIs.
 //!
-//! Exit codes: 1 `ssm verify` found a missing or wrong parameter, 2 usage (incl. a runway
+//! Exit codes: 1 `ssm verify` found a missing or wrong parameter, or `secrets prepare` found a
+//! workload's registry credentials unset in Infisical, 2 usage (incl. a runway
 //! without `secrets.infisical`, a missing stack output, missing Infisical credentials),
 //! 3 refused by a cost cap (before any call), 4 a remote call failed (what was done and what
 //! was not is printed; running the same command again finishes the job).
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 
 use aws_adapter::aws::{
     AwsClients, ClientSettings, ParameterExpectation, ParameterRequest, ProxyAdminCopy, ProxyCopyReport,
-    PublishReport, Scope, SourceError, ValueSource,
+    PublishReport, RegistryCredentialsCopy, Scope, SourceError, ValueSource,
 };
 use clap::Subcommand;
 use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterWriter, Plan};
@@ -34,8 +35,9 @@ use crate::planning::{catalogue_for, load_valid, refuse_before_acting};
 /// `runway secrets ...`.
 #[derive(Subcommand)]
 pub(crate) enum SecretsCommand {
-    /// Generate missing credentials, write them blind to Infisical, and copy each postgres
-    /// admin credential to Secrets Manager for RDS Proxy. Run before `pulumi up`.
+    /// Generate missing credentials, write them blind to Infisical, copy each postgres admin
+    /// credential to Secrets Manager for RDS Proxy, and each workload's registry credentials
+    /// from Infisical to its Secrets Manager secret. Run before `pulumi up`.
     Prepare {
         /// The environment.
         #[arg(long)]
@@ -180,6 +182,8 @@ struct PrepareJson<'a> {
     proxy_copies: &'a [ProxyCopyJson],
     /// The generated credentials' SSM parameters.
     ssm: &'a PreparedParameters,
+    /// The workloads' registry credentials copied from Infisical to Secrets Manager.
+    registry_copies: &'a [ProxyCopyReport],
 }
 
 /// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
@@ -309,12 +313,103 @@ fn secrets_prepare(
         // What `pulumi up` reads from SSM (a cache's AUTH token) must exist before it runs.
         let parameters =
             prepare_parameters(&plan, (&client, &project), &specs, &report, dry_run, format, out).await?;
+        // What `pulumi up` looks up for a private registry, copied last: a value people have
+        // not set yet stops only this part.
+        let registry = copy_registry_credentials(&plan, (&client, &project), dry_run, format, out).await?;
         if format == Format::Json {
-            let json = PrepareJson { dry_run, infisical: &report, proxy_copies: &done, ssm: &parameters };
+            let json = PrepareJson {
+                dry_run,
+                infisical: &report,
+                proxy_copies: &done,
+                ssm: &parameters,
+                registry_copies: &registry,
+            };
             print_json(&json);
         }
         Ok(())
     })
+}
+
+/// Copies each workload's registry credentials (`registryCredentials: NAME`) from Infisical,
+/// where people set them, to the Secrets Manager secret the program looks up, as
+/// `{"username", "password"}`. The two values are read with their references expanded (as
+/// Infisical's syncs deliver values) and go straight to the AWS adapter. A value nobody has set
+/// yet stops the command with exit 1, naming where to set it (in a dry run too: the real run
+/// would stop there).
+async fn copy_registry_credentials(
+    plan: &Plan,
+    (client, project): (&Client, &str),
+    dry_run: bool,
+    format: Format,
+    out: Out,
+) -> Result<Vec<ProxyCopyReport>, Exit> {
+    let copies = &plan.secrets.registry_copies;
+    let mut done = Vec::with_capacity(copies.len());
+    if copies.is_empty() {
+        return Ok(done);
+    }
+    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let scope = scope(plan);
+    for (i, copy) in copies.iter().enumerate() {
+        let not_done =
+            || copies[i..].iter().map(|c| c.secrets_manager.as_str()).collect::<Vec<_>>().join(", ");
+        let mut values = Vec::with_capacity(2);
+        for place in [&copy.username, &copy.password] {
+            let value = client
+                .read_expanded_value(project, &place.environment, &place.folder, &place.name)
+                .await
+                .map_err(|e| {
+                    let at = format!("{}/{}", place.display(), place.name);
+                    remote(
+                        out,
+                        format!("registry copy: cannot read `{at}`: {}\nnot done: {}", chain(&e), not_done()),
+                    )
+                })?;
+            values.push(value);
+        }
+        let [Some(username), Some(password)] =
+            <[Option<SecretString>; 2]>::try_from(values).unwrap_or([None, None])
+        else {
+            let (user, pass) = (&copy.username, &copy.password);
+            return Err(out.fail(
+                EXIT_INVALID,
+                format!(
+                    "set the registry credentials of workload `{}` in Infisical: `{}/{}` (the registry's user) and \
+                     `{}/{}` (a read-only token), then run `runway secrets prepare` again; until then `pulumi up` \
+                     cannot look up `{}`\nnot done: {}",
+                    copy.workload,
+                    user.display(),
+                    user.name,
+                    pass.display(),
+                    pass.name,
+                    copy.secrets_manager,
+                    not_done()
+                ),
+            ));
+        };
+        let write = RegistryCredentialsCopy {
+            secret_name: copy.secrets_manager.to_string(),
+            workload: copy.workload.to_string(),
+            username,
+            password,
+            tags: Vec::new(),
+        };
+        let copied = aws
+            .copy_registry_credentials(&scope, &write, dry_run)
+            .await
+            .map_err(|e| remote(out, format!("{}\nnot done: {}", chain(&e), not_done())))?;
+        drop(write);
+        if format == Format::Text {
+            outln!(
+                "{:<9} {} (registry credentials of {})",
+                copied.action.word(dry_run),
+                copied.secret_name,
+                copy.workload
+            );
+        }
+        done.push(copied);
+    }
+    Ok(done)
 }
 
 /// Publishes the generated credentials' SSM parameters (copied from Infisical, where `prepare`

@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use aws_adapter::aws::{
-    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy, Scope,
+    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy,
+    RegistryCredentialsCopy, Scope,
 };
 use common::Run;
 use secrets_adapter::SecretString;
@@ -730,4 +731,114 @@ fn expanded(infisical: &ContractServer, folder: &str, variable: &str) -> String 
         value.replace_range(start..=end, &inner);
     }
     value
+}
+
+/// The example with pdf-render's registry credentials in Infisical (`GHCR_PULL`) instead of an
+/// existing secret's ARN.
+fn example_with_infisical_registry(name: &str) -> test_support::Scratch {
+    let dir = scratch(name);
+    test_support::copy_dir(&test_support::example("acme-shop"), &dir);
+    let root = dir.join("runway.yaml");
+    let text = std::fs::read_to_string(&root).unwrap();
+    let arn =
+        "registryCredentials: arn:aws:secretsmanager:us-east-1:123456789012:secret:acme/ghcr-pull-Q3xR7p";
+    assert!(text.contains(arn), "the example no longer names pdf-render's secret by ARN");
+    std::fs::write(&root, text.replace(arn, "registryCredentials: GHCR_PULL")).unwrap();
+    dir
+}
+
+const REGISTRY_SECRET: &str = "acme-shop/dev/pdf-render/registry-credentials";
+
+/// Whether moto's registry secret holds exactly `{"username":<user>,"password":<password>}`
+/// (`Unchanged`) or is absent (`Created`), asked with a dry-run copy (read calls only).
+fn registry_state(moto: &Moto, user: &str, password: &str) -> Action {
+    with_aws(moto, async |aws| {
+        let copy = RegistryCredentialsCopy {
+            secret_name: REGISTRY_SECRET.into(),
+            workload: "pdf-render".into(),
+            username: SecretString::from(user),
+            password: SecretString::from(password),
+            tags: Vec::new(),
+        };
+        aws.copy_registry_credentials(&scope(), &copy, true).await.unwrap().action
+    })
+}
+
+/// A private registry's credentials set in Infisical reach the secret the program looks up,
+/// through `secrets prepare` and never through its output: unset, prepare stops (exit 1) naming
+/// the two places to set, after everything else is done; set (one by an Infisical reference),
+/// it writes `{"username","password"}` once; the canaries appear in no output.
+#[test]
+fn registry_credentials_are_copied_from_infisical_before_up_and_never_shown() {
+    let (infisical, moto) = (start_infisical(), Moto::start());
+    let dir = example_with_infisical_registry("deploy-registry");
+    let file = dir.join("runway.yaml");
+    let file = file.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+
+    // The program looks the registry secret up by name, beside the proxy secret.
+    let out = dir.join("program");
+    let emit = run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]);
+    assert_eq!(emit.code, 0, "{}", emit.stderr);
+    let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
+    assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET, REGISTRY_SECRET]);
+    assert!(program.contains("credentialsParameter: \"${pdf-render_registry-secret.arn}\""), "{program}");
+
+    // Nobody has set them: everything else is prepared, then the command names what to set.
+    let unset = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(unset.code, 1, "{}{}", unset.stdout, unset.stderr);
+    for place in ["dev:/runtime/pdf-render/GHCR_PULL_USERNAME", "dev:/runtime/pdf-render/GHCR_PULL_PASSWORD"]
+    {
+        assert!(unset.stderr.contains(place), "{}", unset.stderr);
+    }
+    assert!(unset.stderr.contains(&format!("not done: {REGISTRY_SECRET}")), "{}", unset.stderr);
+    assert!(unset.stdout.contains(&format!("created   {PROXY_SECRET} (proxy copy)")), "{}", unset.stdout);
+    assert_eq!(registry_state(&moto, "x", "y"), Action::Created, "nothing was written for the registry");
+
+    // People set them (the token through an Infisical reference, expanded as syncs deliver it).
+    let (user, token) = ("canary-user-5c1e9a", "canary-token-8d2f4b7a0e6c");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let client = secrets_adapter::Client::new(secrets_adapter::ClientConfig::new(
+            infisical.url(),
+            secrets_adapter::Auth::UniversalAuth {
+                client_id: CLIENT_ID.into(),
+                client_secret: SecretString::from(CLIENT_SECRET),
+            },
+        ))
+        .unwrap();
+        let folder = "/runtime/pdf-render";
+        client.ensure_folder(PROJECT, "dev", folder).await.unwrap();
+        for (name, value) in
+            [("GHCR_PULL_USERNAME", user), ("GHCR_TOKEN", token), ("GHCR_PULL_PASSWORD", "${GHCR_TOKEN}")]
+        {
+            client.create_secret(PROJECT, "dev", folder, name, &SecretString::from(value)).await.unwrap();
+        }
+    });
+
+    let dry = run(&["secrets", "prepare", "--env", "dev", "--dry-run", file]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(
+        dry.stdout.contains(&format!("would create {REGISTRY_SECRET} (registry credentials of pdf-render)"))
+    );
+    assert_eq!(registry_state(&moto, user, token), Action::Created, "the dry run wrote the secret");
+
+    let set = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert!(
+        set.stdout.contains(&format!("created   {REGISTRY_SECRET} (registry credentials of pdf-render)"))
+    );
+    assert_eq!(
+        registry_state(&moto, user, token),
+        Action::Unchanged,
+        "the pair ECS reads, reference expanded"
+    );
+
+    let again = run(&["secrets", "prepare", "--env", "dev", "--format", "json", file]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let report: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(report["registryCopies"][0]["secret_name"], REGISTRY_SECRET);
+    assert_eq!(report["registryCopies"][0]["action"], "unchanged");
+
+    assert_no_secret(&[&emit, &unset, &dry, &set, &again], &[user, token]);
 }

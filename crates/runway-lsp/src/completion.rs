@@ -228,6 +228,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
             (["environments", _], "applyChanges") => fixed(syntax::APPLY_CHANGES, "applyChanges"),
             (["environments", _, "network"], "endpoints") => fixed(syntax::ENDPOINTS, "endpoints"),
             (["workloads", _], "expose") => fixed(syntax::EXPOSES, "expose"),
+            (["workloads", _], "platform") => fixed(syntax::PLATFORMS, "platform"),
             (["workloads", _, "reason"], "ground") => fixed(syntax::grounds(), "ground"),
             _ => Vec::new(),
         };
@@ -371,5 +372,11 @@ mod tests {
             item: false,
         };
         assert_eq!(labels(candidates(&endpoints, true, &words, None)), ["true", "existing", "false"]);
+        let platform =
+            Context { path: strings(&["workloads", "w"]), key: Some("platform".into()), item: false };
+        assert_eq!(labels(candidates(&platform, true, &words, None)), ["arm64", "x86_64"]);
+        let workload = Context { path: strings(&["workloads", "w"]), key: None, item: false };
+        let keys = labels(candidates(&workload, true, &words, None));
+        assert!(keys.contains(&"registryCredentials".to_owned()) && keys.contains(&"platform".to_owned()));
     }
 }

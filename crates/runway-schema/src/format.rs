@@ -12,7 +12,7 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{ApplyChanges, Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::model::{ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -292,6 +292,15 @@ struct WorkloadFile {
     /// Image pinned by digest: `[registry/]name[:tag]@sha256:<64 hex>`.
     #[schemars(regex(pattern = r"^[^@\s]+@sha256:[0-9a-f]{64}$"))]
     image: String,
+    /// CPU architecture the image is built for: `arm64` (default) or `x86_64` (amd64).
+    platform: Option<Architecture>,
+    /// Credentials of a private registry: `NAME` for the Infisical secrets `NAME_USERNAME` and
+    /// `NAME_PASSWORD` (copied to Secrets Manager by `runway secrets prepare`), or the full ARN
+    /// of an existing Secrets Manager secret holding `{"username", "password"}`.
+    #[schemars(regex(
+        pattern = r"^([A-Za-z_][A-Za-z0-9_]*|arn:aws[a-z0-9-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6})$"
+    ))]
+    registry_credentials: Option<String>,
     /// Container port.
     #[schemars(range(min = 1, max = 65535))]
     port: u16,
@@ -323,10 +332,10 @@ struct HealthFile {
     path: Option<String>,
     /// Command run in the container.
     command: Option<Vec<String>>,
-    /// Default 30s.
+    /// Whole seconds, 5s..5m (default 30s).
     #[schemars(regex(pattern = DURATION))]
     interval: Option<String>,
-    /// Default 5s.
+    /// Whole seconds, 2s..1m, shorter than the interval (default 5s).
     #[schemars(regex(pattern = DURATION))]
     timeout: Option<String>,
     /// Default 2.
@@ -335,6 +344,10 @@ struct HealthFile {
     /// Default 3.
     #[schemars(range(min = 1, max = 10))]
     unhealthy_threshold: Option<u32>,
+    /// Time after a task starts in which failing health checks are ignored: whole seconds from
+    /// 0s to 1h (default 60s).
+    #[schemars(regex(pattern = DURATION))]
+    grace: Option<String>,
 }
 
 /// `scale.<env>`.

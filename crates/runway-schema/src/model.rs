@@ -464,6 +464,11 @@ pub struct DeadLetter {
 pub struct Workload {
     /// The image, pinned by digest.
     pub image: ImageRef,
+    /// The CPU architecture the image is built for (`platform`, default `arm64`).
+    pub platform: Architecture,
+    /// Where the credentials of the image's registry are (`registryCredentials`), when it
+    /// needs them.
+    pub registry_credentials: Option<RegistryCredentials>,
     /// Container port.
     pub port: u16,
     /// Health check, when declared.
@@ -498,6 +503,45 @@ impl Workload {
     pub fn scale_in(&self, env: &str) -> Scale {
         self.scale.get(env).copied().unwrap_or(Scale { min: 1, max: 1 })
     }
+}
+
+/// The CPU architecture of a workload's tasks (`platform`): what its image is built for.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+pub enum Architecture {
+    /// 64-bit ARM (Graviton), the default: Fargate's cheaper rates.
+    #[default]
+    #[serde(rename = "arm64")]
+    Arm64,
+    /// 64-bit x86 (`amd64`), for an image published for it only.
+    #[serde(rename = "x86_64")]
+    X86_64,
+}
+
+impl Architecture {
+    /// Both, in the order the reference lists them.
+    pub const ALL: [Architecture; 2] = [Architecture::Arm64, Architecture::X86_64];
+
+    /// As written in files (`platform:`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Architecture::Arm64 => "arm64",
+            Architecture::X86_64 => "x86_64",
+        }
+    }
+}
+
+/// Where the credentials of a private registry are (`registryCredentials`); ECS reads them as
+/// a Secrets Manager secret holding `{"username", "password"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RegistryCredentials {
+    /// `NAME`: the Infisical secrets `NAME_USERNAME` and `NAME_PASSWORD` in the workload's
+    /// folder, which `runway secrets prepare` copies to a Secrets Manager secret of the plan.
+    Infisical(String),
+    /// `arn:...:secretsmanager:...:secret:...`: an existing secret, by its full ARN.
+    SecretArn(String),
 }
 
 /// How a workload is reached.
@@ -543,7 +587,16 @@ pub struct Health {
     pub healthy_threshold: u32,
     /// Failures before unhealthy (default 3).
     pub unhealthy_threshold: u32,
+    /// Time after a task starts in which failing health checks are ignored (`grace`, default
+    /// 60s, whole seconds up to [`MAX_HEALTH_GRACE_SECONDS`]).
+    pub grace: Duration,
 }
+
+/// Default `health.grace`, in seconds.
+pub const DEFAULT_HEALTH_GRACE_SECONDS: u32 = 60;
+/// Longest `health.grace`, in seconds (one hour). ECS takes up to 2,147,483,647 s; a longer
+/// grace would keep a hung task in service for that long and outlast the deploy's wait.
+pub const MAX_HEALTH_GRACE_SECONDS: u32 = 3600;
 
 /// What a health check runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]

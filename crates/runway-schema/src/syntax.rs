@@ -230,6 +230,8 @@ pub const EXPOSES: &[&str] = validate::EXPOSES;
 pub const APPLY_CHANGES: &[&str] = crate::model::ApplyChanges::NAMES;
 /// Who provides the VPC endpoints (`network.endpoints:`).
 pub const ENDPOINTS: &[&str] = &["true", "existing", "false"];
+/// The CPU architectures of a workload (`platform:`).
+pub const PLATFORMS: &[&str] = validate::PLATFORMS;
 /// A member's runtimes (`runtime:`).
 pub const RUNTIMES: &[&str] = validate::RUNTIMES;
 

@@ -176,11 +176,20 @@ fn root(n: usize) -> String {
             j % 7,
             j as u128 * 0x9e37_79b9_7f4a_7c15
         );
+        // Some images are amd64-only, some private (their credentials in Infisical).
+        if j % 5 == 3 {
+            s.push_str("    platform: x86_64\n");
+        }
+        if j % 6 == 1 {
+            s.push_str("    registryCredentials: GHCR_PULL\n");
+        }
         let _ = writeln!(s, "    port: {}", 8000 + j % 1000);
         if j.is_multiple_of(2) {
             s.push_str("    health: { path: /healthz }\n");
         } else {
-            s.push_str("    health:\n      path: /ready\n      interval: 20s\n      timeout: 4s\n");
+            s.push_str(
+                "    health:\n      path: /ready\n      interval: 20s\n      timeout: 4s\n      grace: 2m\n",
+            );
         }
         if j.is_multiple_of(3) {
             let _ = writeln!(s, "    env: {{ LOG_LEVEL: info, WORKER_ID: \"{j}\" }}");

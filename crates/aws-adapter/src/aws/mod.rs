@@ -27,7 +27,7 @@ use aws_sdk_ssm::error::{ProvideErrorMetadata, SdkError};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
-pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport};
+pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,

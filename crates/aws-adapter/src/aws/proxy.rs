@@ -1,4 +1,6 @@
-//! The RDS Proxy's copy of a database admin credential in Secrets Manager.
+//! Credentials copied to Secrets Manager as `{"username", "password"}`: the RDS Proxy's copy of
+//! a database admin credential, and a workload's private registry credentials (what ECS reads
+//! for `repositoryCredentials`). One write serves both.
 
 use std::fmt;
 
@@ -26,7 +28,24 @@ pub struct ProxyAdminCopy {
     pub tags: Vec<(String, String)>,
 }
 
-/// What the proxy copy did.
+/// A workload's private registry credentials, to be stored as JSON
+/// `{"username": ..., "password": ...}` in the Secrets Manager secret `secret_name`, the one its
+/// task definition's `repositoryCredentials` names. Neither value is ever shown.
+#[derive(Debug, Clone)]
+pub struct RegistryCredentialsCopy {
+    /// `<product>/<env>/<workload>/registry-credentials`, as the plan names it.
+    pub secret_name: String,
+    /// The workload, e.g. `pdf-render`; also the `resource` tag.
+    pub workload: String,
+    /// The registry user name; never shown.
+    pub username: SecretString,
+    /// The registry password or token; never shown.
+    pub password: SecretString,
+    /// Extra tags besides `product`, `environment` and `resource`.
+    pub tags: Vec<(String, String)>,
+}
+
+/// What a credential copy did (the proxy's or a registry's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProxyCopyReport {
     /// Whether this was a dry run (nothing written).
@@ -46,14 +65,16 @@ impl fmt::Display for ProxyCopyReport {
     }
 }
 
-/// The proxy copy failed; `done` says what was already written before the failure.
+/// A credential copy failed; `done` says what was already written before the failure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error(
-    "proxy credential copy to `{secret_name}` failed: {}; done: {}; running it again completes the rest",
+    "{copy} credential copy to `{secret_name}` failed: {}; done: {}; running it again completes the rest",
     Chain(cause),
     if done.is_empty() { "nothing".to_owned() } else { done.join(", ") }
 )]
 pub struct ProxyCopyError {
+    /// Which copy: `proxy` or `registry`.
+    pub copy: &'static str,
     /// The secret name.
     pub secret_name: String,
     /// Steps completed before the failure, e.g. `new version`.
@@ -81,16 +102,26 @@ impl Drop for CredentialIn {
     }
 }
 
-impl ProxyAdminCopy {
+/// One credential to write: the secret, its `resource` tag, the pair and the extra tags.
+struct Credential<'a> {
+    copy: &'static str,
+    secret_name: &'a str,
+    resource: &'a str,
+    username: &'a str,
+    password: &'a str,
+    tags: &'a [(String, String)],
+}
+
+impl Credential<'_> {
     fn json(&self) -> SecretString {
-        let out = CredentialOut { username: &self.username, password: self.password.expose_secret() };
+        let out = CredentialOut { username: self.username, password: self.password };
         // Invariant: a struct of two strings always serialises.
         SecretString::from(serde_json::to_string(&out).expect("two strings serialise"))
     }
 
     fn matches(&self, stored: &str) -> bool {
         serde_json::from_str::<CredentialIn>(stored)
-            .is_ok_and(|c| c.username == self.username && c.password == self.password.expose_secret())
+            .is_ok_and(|c| c.username == self.username && c.password == self.password)
     }
 }
 
@@ -104,15 +135,54 @@ impl AwsClients {
         copy: &ProxyAdminCopy,
         dry_run: bool,
     ) -> Result<ProxyCopyReport, ProxyCopyError> {
-        let name = &copy.secret_name;
-        let tags = standard_tags(scope, &copy.resource, &copy.tags);
+        let credential = Credential {
+            copy: "proxy",
+            secret_name: &copy.secret_name,
+            resource: &copy.resource,
+            username: &copy.username,
+            password: copy.password.expose_secret(),
+            tags: &copy.tags,
+        };
+        self.write_credential(scope, &credential, dry_run).await
+    }
+
+    /// Makes the secret `copy.secret_name` hold a workload's registry credentials, as
+    /// [`AwsClients::copy_proxy_admin`] does for the proxy: created when absent, a new version
+    /// only when the stored pair differs, missing tags added; nothing deleted or shown.
+    pub async fn copy_registry_credentials(
+        &self,
+        scope: &Scope,
+        copy: &RegistryCredentialsCopy,
+        dry_run: bool,
+    ) -> Result<ProxyCopyReport, ProxyCopyError> {
+        let credential = Credential {
+            copy: "registry",
+            secret_name: &copy.secret_name,
+            resource: &copy.workload,
+            username: copy.username.expose_secret(),
+            password: copy.password.expose_secret(),
+            tags: &copy.tags,
+        };
+        self.write_credential(scope, &credential, dry_run).await
+    }
+
+    /// Writes one credential: see [`AwsClients::copy_proxy_admin`].
+    async fn write_credential(
+        &self,
+        scope: &Scope,
+        copy: &Credential<'_>,
+        dry_run: bool,
+    ) -> Result<ProxyCopyReport, ProxyCopyError> {
+        let name = copy.secret_name;
+        let tags = standard_tags(scope, copy.resource, copy.tags);
         let mut done = Vec::new();
         let fail = |done: &Vec<&'static str>, cause| ProxyCopyError {
-            secret_name: name.clone(),
+            copy: copy.copy,
+            secret_name: name.to_owned(),
             done: done.clone(),
             cause,
         };
-        let report = |action| ProxyCopyReport { dry_run, secret_name: name.clone(), action };
+        let report = |action| ProxyCopyReport { dry_run, secret_name: name.to_owned(), action };
         let Some(described) = self.describe_secret(name).await.map_err(|e| fail(&done, e))? else {
             if dry_run {
                 return Ok(report(Action::Created));

@@ -220,6 +220,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         | ItemKind::RdsInstance
         | ItemKind::AuroraCluster
         | ItemKind::ProxySecret
+        | ItemKind::RegistrySecret
         | ItemKind::ProxyRole
         | ItemKind::RdsProxy
         | ItemKind::CacheReplicationGroup

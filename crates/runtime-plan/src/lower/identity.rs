@@ -10,8 +10,9 @@
 //!   `ssm:GetParameters` on exactly the parameters its task definition references and
 //!   `kms:Decrypt` on their key;
 //!   for an image on ECR, the pull actions on its repository and `ecr:GetAuthorizationToken`,
-//!   the one action AWS authorizes on no resource (`*`). Images from other registries are
-//!   pulled anonymously and need nothing.
+//!   the one action AWS authorizes on no resource (`*`); for an image whose registry needs
+//!   credentials (`registryCredentials`), `secretsmanager:GetSecretValue` on exactly that
+//!   secret. Other images are pulled anonymously and need nothing.
 //!
 //! No action is a wildcard; the renderer turns each [`PolicyResource`] into an ARN.
 
@@ -45,6 +46,8 @@ pub(super) const PARAMETER_ACTIONS: [&str; 1] = ["ssm:GetParameters"];
 pub(super) const KEY_ACTIONS: [&str; 1] = ["kms:Decrypt"];
 /// The ECR token: AWS authorizes it on no resource, so it is granted on `*`.
 pub(super) const ECR_TOKEN_ACTIONS: [&str; 1] = ["ecr:GetAuthorizationToken"];
+/// What pulling an image from a private registry uses on its credentials' secret.
+pub(super) const SECRET_ACTIONS: [&str; 1] = ["secretsmanager:GetSecretValue"];
 /// What pulling an image uses on its ECR repository.
 pub(super) const ECR_PULL_ACTIONS: [&str; 3] =
     ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"];
@@ -62,6 +65,8 @@ pub(super) struct Identity<'a> {
     pub(super) image: &'a str,
     /// Logical id of its log group.
     pub(super) log_group: &'a str,
+    /// The secret of its registry's credentials, when the registry needs them.
+    pub(super) registry_secret: Option<PolicyResource>,
     /// The SSM parameters its task definition references, in order: its bindings' lists
     /// (shared with the bindings), then its own secrets'.
     pub(super) parameters: Vec<Arc<[CompactString]>>,
@@ -76,6 +81,9 @@ pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
     if let Some(repository) = ecr_repository(id.image) {
         execution.push(grant(&ECR_TOKEN_ACTIONS, vec![PolicyResource::Any]));
         execution.push(grant(&ECR_PULL_ACTIONS, vec![PolicyResource::Arn { arn: repository }]));
+    }
+    if let Some(secret) = &id.registry_secret {
+        execution.push(grant(&SECRET_ACTIONS, vec![secret.clone()]));
     }
     let parameters: Vec<PolicyResource> = (id.parameters.iter())
         .filter(|names| !names.is_empty())
@@ -146,6 +154,7 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
             ItemKind::EcsCluster
             | ItemKind::TaskExecutionRole
             | ItemKind::TaskRole
+            | ItemKind::RegistrySecret
             | ItemKind::SecurityGroup
             | ItemKind::CloudMapNamespace
             | ItemKind::Alb

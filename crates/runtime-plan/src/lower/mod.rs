@@ -20,7 +20,8 @@ use std::ops::Range;
 use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{
-    Engine, Environment, Expose, Kind, Money, PostgresEngine, Product, ResourceSpec, did_you_mean,
+    Engine, Environment, Expose, Kind, Money, PostgresEngine, Product, RegistryCredentials, ResourceSpec,
+    did_you_mean,
 };
 
 use crate::naming::{fit_with_suffix, hash6, limit};
@@ -220,6 +221,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::EcsCluster {} => ItemKind::EcsCluster,
         ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
         ItemSpec::TaskRole { .. } => ItemKind::TaskRole,
+        ItemSpec::RegistrySecret { .. } => ItemKind::RegistrySecret,
         ItemSpec::SecurityGroup { .. } => ItemKind::SecurityGroup,
         ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
         ItemSpec::Alb { .. } => ItemKind::Alb,
@@ -284,7 +286,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
     // A log group, an execution role, a security group, a service and its task definition; a
     // task role when it uses a queue, topic or bucket; its discovery service (internal) or
     // target group, listener rule and DNS record (public); a scaling target and policy when it
-    // scales in this environment.
+    // scales in this environment; a registry secret when its credentials are in Infisical.
     let workloads: usize = product
         .root
         .workloads
@@ -292,6 +294,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
         .map(|w| {
             let scale = w.scale_in(env);
             5 + usize::from(w.uses.iter().any(|u| granting(u)))
+                + usize::from(matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))))
                 + if w.expose == Expose::Public { 3 } else { 1 }
                 + if scale.max > scale.min { 2 } else { 0 }
         })

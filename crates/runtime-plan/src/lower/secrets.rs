@@ -12,7 +12,7 @@ use super::cat;
 use super::resources::Res;
 use crate::plan::{
     ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    ParameterWriter, SecretsLayout, SsmParameter,
+    ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
 };
 
 /// The secrets layout of one environment, filled while it is lowered.
@@ -25,6 +25,9 @@ pub(super) struct Layout {
     /// SSM KMS key.
     pub(super) kms_key: CompactString,
     generated: Vec<GeneratedSecret>,
+    registry_copies: Vec<RegistryCopy>,
+    /// The Infisical folder template (`secrets.infisical.path`, `{resource}` in it).
+    folder_template: CompactString,
     connection: Vec<ConnectionVariable>,
     ssm: SsmParams,
 }
@@ -40,6 +43,10 @@ impl Layout {
             ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
             kms_key: root.secrets.ssm.kms_key.as_str().into(),
             generated: Vec::new(),
+            registry_copies: Vec::new(),
+            folder_template: infisical
+                .map_or(runway_schema::DEFAULT_INFISICAL_PATH, |i| i.path.as_str())
+                .into(),
             connection: Vec::with_capacity(variables),
             ssm: SsmParams::default(),
         }
@@ -86,6 +93,31 @@ impl Layout {
             infisical: self.place(r, r.var("PASSWORD")),
             secrets_manager,
             secrets_manager_username,
+        });
+    }
+
+    /// The registry credentials of workload `workload` to copy to the Secrets Manager secret
+    /// `secrets_manager` (the item `item`): `<name>_USERNAME` and `<name>_PASSWORD` of the
+    /// workload's Infisical folder.
+    pub(super) fn registry_copy(
+        &mut self,
+        workload: &str,
+        (item, secrets_manager): (CompactString, CompactString),
+        name: &str,
+    ) {
+        let folder: CompactString = self.folder_template.replace("{resource}", workload).into();
+        let place = |suffix: &str| InfisicalPlace {
+            environment: self.infisical_env.clone(),
+            folder: folder.clone(),
+            name: cat(&[name, suffix]),
+        };
+        let (username, password) = (place("_USERNAME"), place("_PASSWORD"));
+        self.registry_copies.push(RegistryCopy {
+            workload: workload.into(),
+            item,
+            secrets_manager,
+            username,
+            password,
         });
     }
 
@@ -180,6 +212,7 @@ impl Layout {
             ssm_prefix: self.ssm_prefix,
             kms_key: self.kms_key,
             generated: self.generated,
+            registry_copies: self.registry_copies,
             connection: self.connection,
             ssm_parameters: self.ssm.into_sorted(),
         }

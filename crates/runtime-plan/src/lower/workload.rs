@@ -8,7 +8,7 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use cost::TaskSize;
 use indexmap::IndexMap;
-use runway_schema::{Expose, HealthCheck, Scale, Workload};
+use runway_schema::{Architecture, Expose, HealthCheck, RegistryCredentials, Scale, Workload};
 
 use super::bindings::by_consumer;
 use super::context::{Cx, Named, NewItem};
@@ -18,7 +18,8 @@ use super::resources::Resources;
 use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
 use super::{network, protection};
 use crate::plan::{
-    Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, PlannedWorkload, TaskDefinitionSpec, TaskSecret,
+    Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, PlannedWorkload, PolicyResource,
+    RepositoryCredentials, TaskDefinitionSpec, TaskSecret,
 };
 use crate::pricing::Priceable;
 
@@ -84,14 +85,15 @@ fn lower(
 ) -> PlannedWorkload {
     let first_item = cx.items.len();
     let log_group = log_group(cx, w);
-    let roles = roles(cx, w, used, &log_group);
+    let registry = registry_credentials(cx, w);
+    let roles = roles(cx, w, used, &log_group, registry.as_ref());
     let task = cx.catalogue.task(w.size);
     if task.is_none() {
         cx.unknown_size(format!("workloads.{}.size", w.name), "workload", w.size);
     }
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
-    let task_definition = task_definition(cx, w, task.clone(), health.clone(), roles, &log_group);
+    let task_definition = task_definition(cx, w, (task.clone(), registry), health.clone(), roles, &log_group);
     reference_parameters(cx, w, used.resources, &task_definition);
     let (mut discovery, mut dns_name, mut entry, mut host) = (None, None, None, None);
     let env = cx.env;
@@ -127,6 +129,7 @@ fn lower(
         monthly: None,
         ceiling: None,
         task,
+        platform: w.spec.platform,
         image: w.spec.image.as_str().into(),
         port: w.spec.port,
         host,
@@ -147,14 +150,46 @@ fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
     cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
 }
 
-/// The workload's execution and task roles, granted from its log group, its parameters (its
-/// bindings' lists, shared with them, and its own secrets'; an `env` value's parameter is a
-/// bound variable's, already among them) and the items of the resources it uses.
-fn roles(cx: &mut Cx, w: &Lowering, used: &Used, log_group: &str) -> Roles {
+/// The workload's registry credentials, when its registry needs them: for Infisical secrets,
+/// the Secrets Manager secret `secrets prepare` writes from them (an item of the plan, priced,
+/// which the program looks up by name) and the copy the layout lists; else the existing
+/// secret's ARN.
+fn registry_credentials(cx: &mut Cx, w: &Lowering) -> Option<RepositoryCredentials> {
+    match w.spec.registry_credentials.as_ref()? {
+        RegistryCredentials::SecretArn(arn) => Some(RepositoryCredentials::Arn { arn: arn.as_str().into() }),
+        RegistryCredentials::Infisical(name) => {
+            let secret_name = cat(&[cx.product, "/", cx.env_name, "/", w.name, "/registry-credentials"]);
+            let spec = ItemSpec::RegistrySecret { workload: w.name.into(), name: secret_name.clone() };
+            let item = cx.push(
+                NewItem::new(cat(&[w.name, "_registry-secret"]), secret_name.clone(), Some(w.name), spec)
+                    .managed_by(ManagedBy::SecretsAdapter)
+                    .priced(Priceable::Secret),
+            );
+            cx.secrets.registry_copy(w.name, (item.clone(), secret_name), name);
+            Some(RepositoryCredentials::Item { item })
+        }
+    }
+}
+
+/// The workload's execution and task roles, granted from its log group, its registry's
+/// credentials, its parameters (its bindings' lists, shared with them, and its own secrets';
+/// an `env` value's parameter is a bound variable's, already among them) and the items of the
+/// resources it uses.
+fn roles(
+    cx: &mut Cx,
+    w: &Lowering,
+    used: &Used,
+    log_group: &str,
+    registry: Option<&RepositoryCredentials>,
+) -> Roles {
     let own: Arc<[CompactString]> = w.spec.secrets.iter().map(|s| cx.secrets.ssm_name(w.name, s)).collect();
     let id = Identity {
         image: w.spec.image.as_str(),
         log_group,
+        registry_secret: registry.map(|r| match r {
+            RepositoryCredentials::Item { item } => PolicyResource::Item { item: item.clone() },
+            RepositoryCredentials::Arn { arn } => PolicyResource::Arn { arn: arn.clone() },
+        }),
         parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([own]).collect(),
         uses: w
             .bindings
@@ -171,17 +206,22 @@ fn roles(cx: &mut Cx, w: &Lowering, used: &Used, log_group: &str) -> Roles {
 fn task_definition(
     cx: &mut Cx,
     w: &Lowering,
-    task: TaskSize,
+    (task, repository_credentials): (TaskSize, Option<RepositoryCredentials>),
     health: Option<HealthSpec>,
     roles: Roles,
     log_group: &CompactString,
 ) -> CompactString {
     let Roles { execution: execution_role, task: task_role } = roles;
+    let registry_secret = match &repository_credentials {
+        Some(RepositoryCredentials::Item { item }) => Some(item.clone()),
+        Some(RepositoryCredentials::Arn { .. }) | None => None,
+    };
     let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
         workload: w.name.into(),
         image: w.spec.image.as_str().into(),
+        repository_credentials,
         task,
-        cpu_architecture: "ARM64".into(),
+        cpu_architecture: cpu_architecture(w.spec.platform).into(),
         port: w.spec.port,
         health,
         environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
@@ -192,9 +232,14 @@ fn task_definition(
     }));
     let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
     cx.push(
-        NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec)
-            .size(w.size)
-            .depends_on([execution_role].into_iter().chain(task_role).chain([log_group.clone()]).collect()),
+        NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec).size(w.size).depends_on(
+            [execution_role]
+                .into_iter()
+                .chain(task_role)
+                .chain([log_group.clone()])
+                .chain(registry_secret)
+                .collect(),
+        ),
     )
 }
 
@@ -312,8 +357,8 @@ fn public_entry(
 
 /// The ECS service, priced at its tasks; returns it. Every deployment waits to be steady and
 /// rolls back when its tasks do not become healthy; a public one starts after its listener
-/// rule (a target group no listener forwards to cannot take a service) and its new tasks get
-/// [`HEALTH_CHECK_GRACE_SECONDS`] to boot. Its tasks carry its tags.
+/// rule (a target group no listener forwards to cannot take a service). Its new tasks get the
+/// grace of [`grace_seconds`] to boot. Its tasks carry its tags.
 fn service(
     cx: &mut Cx,
     w: &Lowering,
@@ -339,7 +384,7 @@ fn service(
         port: w.spec.port,
         security_groups,
         rollback_failed_deployments: true,
-        health_check_grace_period_seconds: target_group.is_some().then_some(HEALTH_CHECK_GRACE_SECONDS),
+        health_check_grace_period_seconds: grace_seconds(w.spec, target_group.is_some()),
         // `runway rollout` waits, and tells a rollback from a success (docs/pipeline.md).
         wait_for_steady_state: false,
         target_group,
@@ -349,7 +394,7 @@ fn service(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
             .size(w.size)
             .depends_on(depends_on)
-            .priced(Priceable::tasks(w.size, w.scale.min, w.scale.max)),
+            .priced(Priceable::tasks(w.size, w.scale.min, w.scale.max, w.spec.platform)),
     );
     Named { id, name }
 }
@@ -384,7 +429,30 @@ fn scaling(cx: &mut Cx, w: &Lowering, service: &Named, platform: &Platform) {
     );
 }
 
-/// The workload's health check as the task and target group declare it.
+/// ECS's name of a CPU architecture (`runtimePlatform.cpuArchitecture`).
+fn cpu_architecture(platform: Architecture) -> &'static str {
+    match platform {
+        Architecture::Arm64 => "ARM64",
+        Architecture::X86_64 => "X86_64",
+    }
+}
+
+/// Seconds ECS ignores a new task's failing health checks: `health.grace` when a check of the
+/// service acts on its tasks (its target group's, public; its container's, internal with a
+/// `health`), [`HEALTH_CHECK_GRACE_SECONDS`] for a public workload without `health`, none
+/// when nothing checks the tasks. ECS applies the grace period to container health checks as
+/// well as to a load balancer's (docs/planning.md).
+fn grace_seconds(w: &Workload, target_group: bool) -> Option<u32> {
+    let declared = w.health.as_ref().map(|h| u32::try_from(h.grace.as_secs()).unwrap_or(u32::MAX));
+    match (declared, target_group) {
+        (Some(grace), _) => Some(grace),
+        (None, true) => Some(HEALTH_CHECK_GRACE_SECONDS),
+        (None, false) => None,
+    }
+}
+
+/// The workload's health check as the task and target group declare it, with the container
+/// health check the task runs (see [`container_command`]).
 fn health_spec(w: &Workload) -> Option<HealthSpec> {
     w.health.as_ref().map(|h| {
         let (path, command) = match &h.check {
@@ -398,6 +466,34 @@ fn health_spec(w: &Workload) -> Option<HealthSpec> {
             timeout_seconds: h.timeout.as_secs(),
             healthy_threshold: h.healthy_threshold,
             unhealthy_threshold: h.unhealthy_threshold,
+            container_command: container_command(&h.check, w.expose, w.port),
         }
     })
+}
+
+/// The container health check of a workload: a command check as written (`CMD` put first
+/// when it names neither form); an internal workload's HTTP path as a shell GET of
+/// `http://localhost:<port><path>` with `curl`, else `wget` (busybox has it), so ECS replaces
+/// a task that stops answering; none for a public workload's path, which the target group
+/// checks. The shell form assumes the image has `sh` and one of the two tools; an image
+/// without them declares a `command` instead (docs/runway-reference.md).
+fn container_command(check: &HealthCheck, expose: Expose, port: u16) -> Option<Vec<CompactString>> {
+    match (check, expose) {
+        (HealthCheck::Command(words), _) => {
+            let named = matches!(words.first().map(String::as_str), Some("CMD" | "CMD-SHELL"));
+            let form = (!named).then(|| CompactString::from("CMD"));
+            Some(form.into_iter().chain(words.iter().map(|w| w.as_str().into())).collect())
+        }
+        (HealthCheck::Http(path), Expose::Internal) => {
+            let url = shell_quote(&format!("http://localhost:{port}{path}"));
+            let line = format!("curl -fsS -o /dev/null {url} || wget -q -O /dev/null {url} || exit 1");
+            Some(vec!["CMD-SHELL".into(), line.into()])
+        }
+        (HealthCheck::Http(_), Expose::Public) => None,
+    }
+}
+
+/// `text` as one word of a POSIX shell: single-quoted, each `'` written `'\''`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }

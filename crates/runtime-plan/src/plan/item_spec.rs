@@ -37,6 +37,15 @@ pub enum ItemSpec {
         /// What the role may do, on what; never empty.
         grants: Vec<Grant>,
     },
+    /// Secrets Manager secret `{"username","password"}` of a workload's private registry: the
+    /// secrets adapter writes it from Infisical, the program looks it up by name, and ECS
+    /// reads it (through the workload's execution role) to pull the image.
+    RegistrySecret {
+        /// The workload.
+        workload: CompactString,
+        /// The secret name `<product>/<env>/<workload>/registry-credentials`.
+        name: CompactString,
+    },
     /// Security group in the program's VPC input; what it may not do is denied (no default
     /// egress).
     SecurityGroup {
@@ -341,6 +350,7 @@ impl ItemSpec {
             | ItemSpec::AuroraCluster(_)
             | ItemSpec::AuroraInstance { .. }
             | ItemSpec::ProxySecret { .. }
+            | ItemSpec::RegistrySecret { .. }
             | ItemSpec::ProxyRole { .. }
             | ItemSpec::RdsProxy(_)
             | ItemSpec::RdsProxyTargetGroup { .. }

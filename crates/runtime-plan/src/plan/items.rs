@@ -52,6 +52,9 @@ item_kinds! {
     TaskExecutionRole = "task-execution-role", "task execution role";
     /// IAM role one workload's containers run as: what its `uses` need, nothing more.
     TaskRole = "task-role", "task role";
+    /// Secrets Manager secret `{"username","password"}` of a workload's private registry,
+    /// copied from Infisical by `runway secrets prepare` (`registryCredentials: NAME`).
+    RegistrySecret = "registry-secret", "registry secret";
     /// VPC security group: who may reach what it guards, on which port, and where that may go.
     SecurityGroup = "security-group", "security group";
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
@@ -225,6 +228,7 @@ impl PlannedItem {
             | ItemSpec::CacheSubnetGroup { .. }
             | ItemSpec::AuroraInstance { .. }
             | ItemSpec::ProxySecret { .. }
+            | ItemSpec::RegistrySecret { .. }
             | ItemSpec::ProxyRole { .. }
             | ItemSpec::RdsProxy(_)
             | ItemSpec::RdsProxyTargetGroup { .. }
@@ -284,7 +288,8 @@ impl PlannedItem {
             | ItemSpec::DnsRecord { .. }
             | ItemSpec::LogGroup { .. }
             | ItemSpec::Budget { .. }
-            | ItemSpec::VpcEndpoint { .. } => None,
+            | ItemSpec::VpcEndpoint { .. }
+            | ItemSpec::RegistrySecret { .. } => None,
         }
     }
 

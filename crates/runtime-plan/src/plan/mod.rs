@@ -27,7 +27,7 @@ mod verdict;
 pub use compact_str::CompactString;
 use cost::TaskSize;
 pub use runway_schema::{ApplyChanges, Endpoints};
-use runway_schema::{Diagnostic, Expose, Kind, Money, PostgresEngine};
+use runway_schema::{Architecture, Diagnostic, Expose, Kind, Money, PostgresEngine};
 use serde::Serialize;
 
 pub use bindings::*;
@@ -149,6 +149,8 @@ pub struct PlannedWorkload {
     pub ceiling: Option<Money>,
     /// CPU units and memory of one task.
     pub task: TaskSize,
+    /// The CPU architecture of its tasks (`arm64`, `x86_64`): the Fargate rates it is priced at.
+    pub platform: Architecture,
     /// The pinned image.
     pub image: CompactString,
     /// Container port.

@@ -22,6 +22,28 @@ pub struct HealthSpec {
     pub healthy_threshold: u32,
     /// Failures before unhealthy.
     pub unhealthy_threshold: u32,
+    /// The container health check ECS runs in the task (`healthCheck.command`): a command
+    /// check as written (`CMD` first when it names neither `CMD` nor `CMD-SHELL`), or for an
+    /// internal workload's HTTP path a `CMD-SHELL` GET of it with `curl`, else `wget`;
+    /// `None` for a public workload's HTTP path, which its target group checks.
+    pub container_command: Option<Vec<CompactString>>,
+}
+
+/// The Secrets Manager secret a task's registry credentials are read from
+/// (`repositoryCredentials.credentialsParameter`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "is")]
+pub enum RepositoryCredentials {
+    /// The registry secret item of the plan (written by `runway secrets prepare`).
+    Item {
+        /// Its logical id.
+        item: CompactString,
+    },
+    /// An existing secret the plan does not declare.
+    Arn {
+        /// Its full ARN.
+        arn: CompactString,
+    },
 }
 
 /// A secret of a task definition: the container variable and the SSM parameter it reads.

@@ -53,6 +53,24 @@ pub struct GeneratedSecret {
     pub secrets_manager_username: Option<CompactString>,
 }
 
+/// A workload's registry credentials `secrets prepare` copies: two secrets people set in
+/// Infisical, written together to a Secrets Manager secret as `{"username", "password"}` (what
+/// ECS reads for `repositoryCredentials`). Names and places, no value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistryCopy {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of its registry secret item.
+    pub item: CompactString,
+    /// The Secrets Manager secret name (`<product>/<env>/<workload>/registry-credentials`).
+    pub secrets_manager: CompactString,
+    /// Where people set the user name (`<NAME>_USERNAME` in the workload's folder).
+    pub username: InfisicalPlace,
+    /// Where people set the password or token (`<NAME>_PASSWORD`).
+    pub password: InfisicalPlace,
+}
+
 /// Where a non-generated connection variable's value comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "from")]
@@ -169,6 +187,10 @@ pub struct SecretsLayout {
     pub kms_key: CompactString,
     /// Credentials `secrets prepare` generates, in resource order.
     pub generated: Vec<GeneratedSecret>,
+    /// Registry credentials `secrets prepare` copies from Infisical to Secrets Manager, in
+    /// workload order (left out of JSON when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub registry_copies: Vec<RegistryCopy>,
     /// Connection variables `secrets publish` writes, in resource then spec order.
     pub connection: Vec<ConnectionVariable>,
     /// SSM parameters referenced by the plan, sorted by name.

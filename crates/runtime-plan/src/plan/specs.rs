@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use runway_schema::Expose;
 use serde::Serialize;
 
-use super::parts::{HealthSpec, ListenerAction, TaskSecret};
+use super::parts::{HealthSpec, ListenerAction, RepositoryCredentials, TaskSecret};
 
 /// RDS PostgreSQL instance; master password from the proxy secret.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -75,7 +75,7 @@ pub struct AuroraClusterSpec {
     pub apply_immediately: bool,
 }
 
-/// Fargate task definition, ARM64, awsvpc.
+/// Fargate task definition, awsvpc, on the workload's CPU architecture.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskDefinitionSpec {
@@ -83,10 +83,13 @@ pub struct TaskDefinitionSpec {
     pub workload: CompactString,
     /// The pinned image.
     pub image: CompactString,
+    /// Where the image's registry credentials are read from; `None` for an image pulled
+    /// anonymously (or from ECR, with the execution role).
+    pub repository_credentials: Option<RepositoryCredentials>,
     /// CPU units and memory from the catalogue.
     #[serde(flatten)]
     pub task: TaskSize,
-    /// `ARM64`.
+    /// `ARM64` or `X86_64` (`runtimePlatform.cpuArchitecture`), from the workload's `platform`.
     pub cpu_architecture: CompactString,
     /// Container port.
     pub port: u16,
@@ -161,8 +164,9 @@ pub struct EcsServiceSpec {
     /// A deployment whose tasks do not become healthy stops and rolls back to the last
     /// working one (the deployment circuit breaker with rollback).
     pub rollback_failed_deployments: bool,
-    /// Seconds the target group's failing health checks are ignored after a task starts
-    /// (public workloads); `None` without a target group.
+    /// Seconds failing health checks are ignored after a task starts (`health.grace`, 60
+    /// without `health`): the target group's (public workloads) and the container's (a
+    /// container health check); `None` when the service has neither.
     pub health_check_grace_period_seconds: Option<u32>,
     /// The deploy waits until the service is steady (its tasks running and healthy), so a
     /// crash-looping deployment fails the deploy.

@@ -30,6 +30,8 @@ pub fn sizes(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
 pub fn workload(uses: &[&str], expose: Expose) -> Workload {
     Workload {
         image: ImageRef::parse(&format!("metabase/metabase:v0.50.3@sha256:{}", "a".repeat(64))).unwrap(),
+        platform: runway_schema::Architecture::Arm64,
+        registry_credentials: None,
         port: 3000,
         health: Some(Health {
             check: HealthCheck::Http("/api/health".into()),
@@ -37,6 +39,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
             timeout: Duration::from_millis(5_000),
             healthy_threshold: 2,
             unhealthy_threshold: 3,
+            grace: Duration::from_millis(60_000),
         }),
         env: sizes(&[("MB_DB_TYPE", "postgres")]),
         env_from: IndexMap::new(),

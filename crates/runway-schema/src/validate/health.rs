@@ -141,13 +141,14 @@ pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health>
             }
         }
     };
-    let dur = |cx: &mut Cx<'_>, key: &str, default: u64| -> Option<Duration> {
+    // Whole seconds within what both the ALB and an ECS container health check take.
+    let dur = |cx: &mut Cx<'_>, key: &str, default: u64, (min, max): (u64, u64)| -> Option<Duration> {
         f.get(key).map_or(Some(Duration::from_millis(default)), |n| {
-            duration(cx, n, &join(path, key), &format!("`{key}`"))
+            seconds_within(cx, n, &join(path, key), key, (min, max))
         })
     };
-    let interval = dur(cx, "interval", 30_000);
-    let timeout = dur(cx, "timeout", 5_000);
+    let interval = dur(cx, "interval", 30_000, (5, 300));
+    let timeout = dur(cx, "timeout", 5_000, (2, 60));
     let threshold = |cx: &mut Cx<'_>, key: &str, default: u32| -> Option<u32> {
         f.get(key).map_or(Some(default), |n| {
             cx.uint(n, &join(path, key), &format!("`{key}`"), 1, 10).and_then(|v| u32::try_from(v).ok())
@@ -155,6 +156,7 @@ pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health>
     };
     let healthy_threshold = threshold(cx, "healthyThreshold", 2);
     let unhealthy_threshold = threshold(cx, "unhealthyThreshold", 3);
+    let grace = dur(cx, "grace", u64::from(DEFAULT_HEALTH_GRACE_SECONDS) * 1000, (0, MAX_GRACE));
     if let (Some(i), Some(t)) = (interval, timeout)
         && t >= i
     {
@@ -173,7 +175,33 @@ pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health>
         timeout: timeout?,
         healthy_threshold: healthy_threshold?,
         unhealthy_threshold: unhealthy_threshold?,
+        grace: grace?,
     })
+}
+
+/// [`MAX_HEALTH_GRACE_SECONDS`] as the bound of a duration.
+const MAX_GRACE: u64 = MAX_HEALTH_GRACE_SECONDS as u64;
+
+/// A duration of `health`: whole seconds within `min..=max`. The interval (5s..300s) and the
+/// timeout (2s..60s) are what an ALB target group and an ECS container health check both take;
+/// the grace is bounded by [`MAX_HEALTH_GRACE_SECONDS`].
+fn seconds_within(cx: &mut Cx<'_>, n: &Node, p: &str, key: &str, (min, max): (u64, u64)) -> Option<Duration> {
+    let d = duration(cx, n, p, &format!("`{key}`"))?;
+    if (min * 1000..=max * 1000).contains(&d.as_millis()) && d.as_millis() % 1000 == 0 {
+        return Some(d);
+    }
+    let (lo, hi) = (Duration::from_millis(min * 1000), Duration::from_millis(max * 1000));
+    let help = if key == "grace" {
+        format!(
+            "write whole seconds up to {hi}, e.g. `grace: 5m` for a tool that migrates its schema at boot"
+        )
+    } else {
+        format!(
+            "write whole seconds from {lo} to {hi}: the ALB and an ECS container health check take no other"
+        )
+    };
+    cx.invalid(n, p, format!("health {key} {d} is outside {lo}..{hi} or not whole seconds"), Some(help));
+    None
 }
 
 pub(super) fn reason(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Reason> {

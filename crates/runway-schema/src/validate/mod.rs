@@ -47,10 +47,22 @@ pub(crate) mod keys {
     pub const CACHE: &[&str] = &["kind", "version", "size"];
     pub const BUCKET: &[&str] = &["kind", "versioning", "size"];
     pub const DEAD_LETTER: &[&str] = &["maxReceives"];
-    pub const WORKLOAD: &[&str] =
-        &["image", "port", "health", "env", "secrets", "uses", "expose", "size", "scale", "reason"];
+    pub const WORKLOAD: &[&str] = &[
+        "image",
+        "platform",
+        "registryCredentials",
+        "port",
+        "health",
+        "env",
+        "secrets",
+        "uses",
+        "expose",
+        "size",
+        "scale",
+        "reason",
+    ];
     pub const HEALTH: &[&str] =
-        &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold"];
+        &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold", "grace"];
     pub const SCALE: &[&str] = &["min", "max"];
     pub const REASON: &[&str] = &["ground", "detail"];
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
@@ -61,6 +73,7 @@ pub(crate) const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
 pub(crate) const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];
 pub(crate) const POSTGRES_ENGINES: &[&str] = &["rds", "aurora"];
 pub(crate) const EXPOSES: &[&str] = &["internal", "public"];
+pub(crate) const PLATFORMS: &[&str] = &["arm64", "x86_64"];
 pub(crate) const RUNTIMES: &[&str] = &["encore", "other"];
 const MAX_VISIBILITY_MS: u64 = 12 * 3_600_000;
 

@@ -13,7 +13,7 @@ use crate::values::{ImageError, ImageRef};
 
 use super::health::{health, reason, scales};
 use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
-use super::{EXPOSES, Known, keys, sizes};
+use super::{EXPOSES, Known, PLATFORMS, keys, sizes};
 
 /// One workload: each concern read in file-format order (the order of its diagnostics), then
 /// the check that every variable it sees has one source. `None` when any of it is an error.
@@ -34,6 +34,11 @@ pub(super) fn workload(
     let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
 
     let image = image(cx, &f, path, &what);
+    let platform = f.get("platform").map_or(Some(Architecture::Arm64), |n| platform(cx, n, path));
+    let registry_credentials = match f.get("registryCredentials") {
+        None => Some(None),
+        Some(n) => registry_credentials(cx, n, &join(path, "registryCredentials")).map(Some),
+    };
     let port = cx
         .require(&f, path, &what, "port", "add `port:` the container port")
         .and_then(|n| cx.uint(n, &join(path, "port"), "`port`", 1, 65535))
@@ -69,6 +74,8 @@ pub(super) fn workload(
     }
     Some(Workload {
         image: image?,
+        platform: platform?,
+        registry_credentials: registry_credentials?,
         port: port?,
         health,
         env,
@@ -108,6 +115,101 @@ fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<Imag
             );
             None
         }
+    }
+}
+
+/// `platform`: `arm64` or `x86_64`; the other names of the two (`amd64`, `aarch64`) are
+/// refused with the spelling to use.
+fn platform(cx: &mut Cx<'_>, n: &Node, path: &str) -> Option<Architecture> {
+    let p = join(path, "platform");
+    let text = cx.text(n, &p, "`platform`")?;
+    if let Some(a) = Architecture::ALL.into_iter().find(|a| a.as_str() == text) {
+        return Some(a);
+    }
+    let lower = text.to_ascii_lowercase();
+    let word = lower.strip_prefix("linux/").unwrap_or(&lower);
+    let help = match word {
+        "amd64" | "x86-64" | "x86_64" | "x64" => "write `x86_64` (ECS's name for amd64)".to_owned(),
+        "arm64" | "aarch64" | "arm" | "arm64/v8" | "graviton" => "write `arm64`".to_owned(),
+        _ => match did_you_mean(&text, PLATFORMS.iter().copied()) {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => format!("write one of: {}", PLATFORMS.join(", ")),
+        },
+    };
+    cx.invalid(n, &p, format!("{} is not a platform runway runs", quote(&text)), Some(help));
+    None
+}
+
+/// `registryCredentials`: the name of Infisical secrets (`NAME` for `NAME_USERNAME` and
+/// `NAME_PASSWORD`), or the full ARN of a Secrets Manager secret.
+fn registry_credentials(cx: &mut Cx<'_>, n: &Node, p: &str) -> Option<RegistryCredentials> {
+    let text = cx.string(n, p, "`registryCredentials`")?;
+    if text.starts_with("arn:") {
+        return match secret_arn_problem(&text) {
+            None => Some(RegistryCredentials::SecretArn(text)),
+            Some(problem) => {
+                cx.invalid(
+                    n,
+                    p,
+                    format!("{} is not a Secrets Manager secret ARN: {problem}", quote(&text)),
+                    Some("copy the secret's full ARN, its six-character suffix included: `aws secretsmanager describe-secret --secret-id NAME --query ARN`".to_owned()),
+                );
+                None
+            }
+        };
+    }
+    if is_variable_name(&text) {
+        return Some(RegistryCredentials::Infisical(text));
+    }
+    cx.invalid(
+        n,
+        p,
+        format!("{} is neither a secret name nor a Secrets Manager secret ARN", quote(&text)),
+        Some("write `NAME` for the Infisical secrets NAME_USERNAME and NAME_PASSWORD (letters, digits and `_`), or `arn:aws:secretsmanager:<region>:<account>:secret:<name>-<suffix>`".to_owned()),
+    );
+    None
+}
+
+/// What is wrong with a Secrets Manager secret ARN, if anything: it must read
+/// `arn:<partition>:secretsmanager:<region>:<12-digit account>:secret:<name>-<6 characters>`
+/// (the full ARN: IAM matches the execution role's grant against it).
+fn secret_arn_problem(arn: &str) -> Option<&'static str> {
+    let parts: Vec<&str> = arn.splitn(7, ':').collect();
+    if parts.get(2).is_some_and(|s| *s != "secretsmanager") {
+        return Some("it names another service than `secretsmanager`");
+    }
+    let [_, partition, service, region, account, kind, name] = parts[..] else {
+        return Some("it has fewer than seven `:`-separated parts");
+    };
+    let word = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    if !partition.starts_with("aws") || !word(partition) {
+        return Some("its partition is not `aws` (or `aws-cn`, `aws-us-gov`)");
+    }
+    if service != "secretsmanager" || kind != "secret" {
+        return Some("it is not `...:secretsmanager:...:secret:...`");
+    }
+    if !word(region) || !region.contains('-') {
+        return Some("its region is missing or malformed");
+    }
+    if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
+        return Some("its account is not 12 digits");
+    }
+    let name_ok = |s: &str| {
+        !s.is_empty()
+            && s.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'/' | b'_' | b'+' | b'=' | b'.' | b'@' | b'-')
+            })
+    };
+    match name.rsplit_once('-') {
+        Some((base, suffix))
+            if name_ok(base) && suffix.len() == 6 && suffix.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            None
+        }
+        _ if name_ok(name) => Some("its name lacks the `-` and six characters Secrets Manager appends"),
+        _ => Some("its name holds a character Secrets Manager names do not"),
     }
 }
 
@@ -325,6 +427,41 @@ fn variable_collisions(
             } else {
                 seen.push((v, p.clone()));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_platform_words_are_the_architectures() {
+        let names: Vec<&str> = Architecture::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(names, PLATFORMS);
+    }
+
+    #[test]
+    fn secret_arns_of_every_partition_with_their_suffix_only() {
+        for ok in [
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:ghcr-pull-Ab12Cd",
+            "arn:aws-cn:secretsmanager:cn-north-1:123456789012:secret:team/pull+1=x.y@z-ABCDEF",
+            "arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:p-a-000000",
+        ] {
+            assert_eq!(secret_arn_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:ghcr-pull",
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:-Ab12Cd",
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:a b-Ab12Cd",
+            "arn:aws:secretsmanager:us-east-1:123456789012:parameter:x-Ab12Cd",
+            "arn:aws:secretsmanager::123456789012:secret:x-Ab12Cd",
+            "arn:gcp:secretsmanager:us-east-1:123456789012:secret:x-Ab12Cd",
+            "arn:aws:secretsmanager:us-east-1:1234567890123:secret:x-Ab12Cd",
+            "arn:aws:ssm:us-east-1:123456789012:parameter/x",
+            "arn:aws",
+        ] {
+            assert!(secret_arn_problem(bad).is_some(), "{bad}");
         }
     }
 }
