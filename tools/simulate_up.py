@@ -1,7 +1,7 @@
 """A `pulumi up` of an emitted runway program against moto, as far as the SSM parameters a task
 reads go: the deploy test's stand-in for `pulumi up`, which cannot run without an AWS account.
 
-    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON [--as-prepared PLAN_JSON]
+    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON [--as-prepared PLAN_JSON] [--ecs]
 
 It reads `PROGRAM_DIR/Pulumi.yaml` and the stack outputs a real `up` would give (a
 `pulumi stack output --json --show-secrets` file, the test's values), then walks the program's
@@ -22,6 +22,10 @@ With `--as-prepared`, first does what `secrets prepare` and people do before `up
 placeholder values: every parameter the plan (`runway plan --format json`) says `secrets prepare`
 or people write, every Secrets Manager copy of a generated credential, and every registry
 credentials copy.
+
+With `--ecs`, also declares what `runway rollout` reads: the ECS clusters, a revision of each
+task definition family, and each service on it (moto runs the services' tasks when started with
+`MOTO_ECS_SERVICE_RUNNING=1`), in the same order.
 
 Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
 task could not start or the program could not run); exits 1 when there is a failure.
@@ -97,6 +101,31 @@ def prepare(plan_file, ssm, secrets):
         secrets.create_secret(Name=copy["secretsManager"], SecretString="{}")
 
 
+def declare_ecs(resources, names, ecs):
+    """The clusters, task definitions and services, as `up` would create them (in `names` order)."""
+    name_of = {}
+    for name in names:
+        res = resources[name]
+        props = res.get("properties", {})
+        if res["type"] == "aws:ecs/cluster:Cluster":
+            ecs.create_cluster(clusterName=props["name"])
+            name_of[name] = props["name"]
+        elif res["type"] == "aws:ecs/taskDefinition:TaskDefinition":
+            containers = props["containerDefinitions"]["fn::toJSON"]
+            ecs.register_task_definition(
+                family=props["family"],
+                containerDefinitions=[{"name": c["name"], "image": c["image"], "memory": int(props["memory"])}
+                                      for c in containers],
+                requiresCompatibilities=["FARGATE"], networkMode="awsvpc",
+                cpu=props["cpu"], memory=props["memory"])
+            name_of[name] = props["family"]
+        elif res["type"] == "aws:ecs/service:Service":
+            ref = lambda v: name_of[v.strip("${}").split(".")[0]]
+            ecs.create_service(cluster=ref(props["cluster"]), serviceName=props["name"],
+                               taskDefinition=ref(props["taskDefinition"]),
+                               desiredCount=props["desiredCount"], launchType="FARGATE")
+
+
 def main():
     program_dir, outputs_file = sys.argv[1], sys.argv[2]
     with open(f"{program_dir}/Pulumi.yaml", encoding="utf-8") as f:
@@ -106,8 +135,8 @@ def main():
     region = program["resources"][next(iter(program["resources"]))]["properties"].get("region", "us-east-1")
     ssm = boto3.client("ssm", region_name=region)
     secrets = boto3.client("secretsmanager", region_name=region)
-    if len(sys.argv) > 4 and sys.argv[3] == "--as-prepared":
-        prepare(sys.argv[4], ssm, secrets)
+    if "--as-prepared" in sys.argv:
+        prepare(sys.argv[sys.argv.index("--as-prepared") + 1], ssm, secrets)
 
     # What an expression `${x.y}` evaluates to: the stack output that exports it.
     known = {}
@@ -160,7 +189,10 @@ def main():
     before = {p for ps in reads.values() for p in ps if exists(p)}
 
     writes = {}
-    for name in order(resources, deps):
+    names = order(resources, deps)
+    if "--ecs" in sys.argv:
+        declare_ecs(resources, names, boto3.client("ecs", region_name=region))
+    for name in names:
         res = resources[name]
         props = res.get("properties", {})
         if res["type"] != "aws:ssm/parameter:Parameter":

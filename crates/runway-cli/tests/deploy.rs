@@ -136,11 +136,12 @@ fn outputs_file_of(file: &Path, dir: &Path) -> PathBuf {
 }
 
 /// `pulumi up` of the program in `program` against moto, with `outputs` as the stack's outputs
-/// (`tools/simulate_up.py`): writes the parameters the program declares, in the order Pulumi
-/// would, and reports every task that could start before a parameter it reads exists.
+/// (`tools/simulate_up.py --ecs`): writes the parameters the program declares, in the order
+/// Pulumi would, declares the ECS clusters, task definitions and services `runway rollout`
+/// reads, and reports every task that could start before a parameter it reads exists.
 fn simulate_up(moto: &Moto, program: &Path, outputs: &Path) -> Value {
     let mut cmd = std::process::Command::new(test_support::python());
-    cmd.arg(test_support::workspace().join("tools/simulate_up.py")).arg(program).arg(outputs);
+    cmd.arg(test_support::workspace().join("tools/simulate_up.py")).arg(program).arg(outputs).arg("--ecs");
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("AWS_") {
             cmd.env_remove(k);
@@ -598,12 +599,14 @@ fn looked_up(program: &str, function: &str) -> Vec<String> {
 /// The first deploy by the documented order, from an empty account: after `secrets prepare`,
 /// everything `pulumi up` looks up exists (the proxy secret in Secrets Manager, each credential's
 /// SSM parameter); a simulated `up` writes the program's parameters before any service that
-/// reads them starts, so every `valueFrom` of every task resolves at its start; then
-/// `secrets publish`, `ssm publish` and `ssm verify` finish, and what each task reads from SSM
+/// reads them starts, so every `valueFrom` of every task resolves at its start; `rollout` finds
+/// every service on its declared revision; then `secrets publish`, `ssm publish` and
+/// `ssm verify` finish, and what each task reads from SSM
 /// equals what Infisical holds. A later deploy that adds a binding starts as cleanly.
 #[test]
 fn the_documented_order_runs_from_an_empty_account() {
-    let (infisical, moto) = (start_infisical(), Moto::start());
+    // moto runs the tasks of the services the simulated `up` declares, as ECS would.
+    let (infisical, moto) = (start_infisical(), Moto::start_with(&[("MOTO_ECS_SERVICE_RUNNING", "1")]));
     let dir = scratch("deploy-first");
     let file = example();
     let file = file.to_str().unwrap();
@@ -630,6 +633,9 @@ fn the_documented_order_runs_from_an_empty_account() {
     let up = simulate_up(&moto, &out, &outputs);
     assert!(up["failures"].as_array().unwrap().is_empty(), "{up:#}");
     assert_eq!(names(&up["started"]), ["metabase_service", "pdf-render_service"], "{up:#}");
+    let rollout = run(&["rollout", "--env", "dev", "--interval", "1s", "--timeout", "60s", file]);
+    assert_eq!(rollout.code, 0, "{}{}", rollout.stdout, rollout.stderr);
+    assert!(rollout.stdout.contains("complete    metabase: acme-shop-dev-metabase:1"), "{}", rollout.stdout);
 
     let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
     assert_eq!(publish.code, 0, "{}", publish.stderr);
