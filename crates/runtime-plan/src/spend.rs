@@ -146,7 +146,7 @@ pub struct SpendRow {
     pub estimate: Option<Money>,
     /// What the bill says (zero when it names nothing under this value).
     pub actual: Money,
-    /// `actual - estimate`, when there is an estimate.
+    /// `actual - estimate`, each rounded to cents as shown, when there is an estimate.
     pub difference: Option<Money>,
     /// For a difference over 20% of the estimate (the month over): what would explain it.
     pub hint: Option<Hint>,
@@ -255,7 +255,7 @@ pub fn spend_report(plan: &Plan, month: Month, actuals: &Actuals) -> SpendReport
         let actual = actual_of(name);
         let owner = (kind != RowKind::Environment).then_some(name.as_str());
         let hint = estimate.filter(|_| !actuals.partial).and_then(|e| hint(plan, owner, e, actual));
-        let difference = estimate.map(|e| actual - e);
+        let difference = estimate.map(|e| actual.cents() - e.cents());
         rows.push(SpendRow { name: name.clone(), kind, estimate, actual, difference, hint });
     }
     for (name, _) in &actuals.by_resource {
@@ -302,12 +302,14 @@ fn shared_estimate(plan: &Plan) -> Option<Money> {
     Some(total)
 }
 
-/// The hint for a row whose `actual` is more than 20% away from its `estimate` (`None` when it
-/// is not): the quantity of each usage-based rate of the row's items (`owner`, `None` for the
+/// The hint for a row whose `actual` is more than 20% away from its `estimate`, both rounded
+/// to cents as shown (`None` when it is not): the quantity of each usage-based rate of the row's items (`owner`, `None` for the
 /// environment's) that the difference pays for, or why no usage explains it.
 pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) -> Option<Hint> {
+    // Both as shown, to the cent: the hint explains the difference a person sees.
+    let (estimate, actual) = (estimate.cents(), actual.cents());
     let difference = actual - estimate;
-    if difference.0.abs() <= estimate.0 * HINT_SHARE || difference.cents() == Money::ZERO {
+    if difference.0.abs() <= estimate.0 * HINT_SHARE || difference == Money::ZERO {
         return None;
     }
     let name = owner.unwrap_or(ENVIRONMENT_ROW);

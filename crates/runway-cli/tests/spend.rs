@@ -330,6 +330,52 @@ fn access_denied_names_the_permission_and_the_region() {
 }
 
 #[test]
+fn cost_explorer_without_data_for_the_account_is_no_data_too() {
+    let aws = Canned::start(
+        "400 Bad Request",
+        r#"{"__type":"DataUnavailableException","Message":"Data is not available. Please try to adjust the time period."}"#,
+    );
+    let run = spend(&aws.url(), &["--month", MONTH]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(
+            "error: Cost Explorer has no cost of acme-shop / dev for 2026-10 (Data is not available. Please try to adjust the time period.): activate the cost allocation tags"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("enable Cost Explorer once"), "{}", run.stderr);
+}
+
+#[test]
+fn only_untagged_spend_asks_whether_the_resource_tag_is_active() {
+    let moto = Moto::start();
+    queue(&moto, &[answer(&[("resource$", "42")], false, None)]);
+    let run = spend(&moto.url(), &["--month", MONTH]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("all of it is without a `resource` tag: is `resource` an active cost allocation tag"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_bill_in_another_currency_is_not_compared() {
+    let mut cny = answer(&[("resource$main-db", "100")], false, None);
+    cny["ResultsByTime"][0]["Groups"][0]["Metrics"]["UnblendedCost"]["Unit"] = json!("CNY");
+    let aws = Canned::start("200 OK", &cny.to_string());
+    let run = spend(&aws.url(), &["--month", MONTH]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Cost Explorer answered in CNY; the estimate and the cap are in US dollars"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn the_request_asks_for_the_month_the_two_tags_and_the_resource_groups() {
     let aws = Canned::start("200 OK", &answer(&[("resource$main-db", "1")], false, None).to_string());
     let run = spend(&aws.url(), &["--month", "2026-02", "--format", "json"]);

@@ -69,6 +69,13 @@ fn write_spend_text(r: &SpendReport, out: &mut String) -> fmt::Result {
         (Some(cap), _) => writeln!(out, "within the cap {}", dollars(cap))?,
         (None, _) => writeln!(out, "no cap")?,
     }
+    if r.untagged.cents() > Money::ZERO && r.rows.iter().all(|row| row.actual.cents() == Money::ZERO) {
+        writeln!(
+            out,
+            "all of it is without a `resource` tag: is `resource` an active cost allocation tag in the \
+             payer account? (activation does not backfill)"
+        )?;
+    }
     if r.partial {
         writeln!(
             out,
@@ -98,15 +105,17 @@ fn estimate(m: Option<Money>) -> String {
     m.map_or_else(|| "-".to_owned(), dollars)
 }
 
-/// `+$5.32 (+14.8%)`, `-$1.00 (-2.0%)`; no share when the estimate is zero.
+/// `+$5.32 (+14.8%)`, `-$1.00 (-2.0%)`, of the amounts as shown (to the cent); no share when
+/// the estimate is zero.
 fn difference(estimate: Money, actual: Money) -> String {
-    let d = (actual - estimate).cents();
+    let (estimate, actual) = (estimate.cents(), actual.cents());
+    let d = actual - estimate;
     let sign = if d.0.is_sign_negative() && !d.0.is_zero() { "-" } else { "+" };
     let amount = format!("{sign}${}", Money(d.0.abs()));
     if estimate.0.is_zero() {
         return amount;
     }
-    let share = ((actual - estimate).0 * rust_decimal::Decimal::ONE_HUNDRED / estimate.0).round_dp(1);
+    let share = (d.0 * rust_decimal::Decimal::ONE_HUNDRED / estimate.0).round_dp(1);
     let share_sign = if share.is_sign_negative() && !share.is_zero() { "-" } else { "+" };
     format!("{amount} ({share_sign}{:.1}%)", share.abs())
 }
