@@ -259,7 +259,7 @@ pub fn spend_report(plan: &Plan, month: Month, actuals: &Actuals) -> SpendReport
         rows.push(SpendRow { name: name.clone(), kind, estimate, actual, difference, hint });
     }
     for (name, _) in &actuals.by_resource {
-        if !rows.iter().any(|r| &r.name == name) {
+        if !rows.iter().any(|r| r.name == *name) {
             let actual = actual_of(name);
             rows.push(SpendRow {
                 name: name.clone(),

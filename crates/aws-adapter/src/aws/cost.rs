@@ -229,14 +229,17 @@ mod tests {
     fn cost_explorer_is_reached_in_us_east_1_from_any_region() {
         for region in ["eu-central-1", "eu-west-1", "us-east-1", "ap-southeast-2"] {
             let params = Params::builder().region(region).build().unwrap();
-            let endpoint = DefaultResolver::new().resolve_endpoint(&params);
-            let endpoint = futures_poll(endpoint);
+            let resolver = DefaultResolver::new();
+            let endpoint = ready(resolver.resolve_endpoint(&params));
             assert_eq!(endpoint.url(), "https://ce.us-east-1.amazonaws.com", "{region}");
+            // Signed for us-east-1 too (the endpoint's auth scheme).
+            let scheme = format!("{:?}", endpoint.properties().get("authSchemes"));
+            assert!(scheme.contains("signingRegion") && scheme.contains("us-east-1"), "{scheme}");
         }
     }
 
-    /// The resolver's future is ready at once (no I/O); polled without a runtime.
-    fn futures_poll(
+    /// The resolver's future, ready at once (no I/O), awaited on a bare runtime.
+    fn ready(
         f: aws_sdk_costexplorer::config::endpoint::EndpointFuture<'_>,
     ) -> aws_sdk_costexplorer::config::endpoint::Endpoint {
         let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();

@@ -27,6 +27,12 @@ fn write_spend_text(r: &SpendReport, out: &mut String) -> fmt::Result {
         "spend {} / {}, {} (Cost Explorer, unblended cost; {state})",
         r.product, r.environment, r.month
     )?;
+    rows_table(r).write(out)?;
+    write_notes(r, out)
+}
+
+/// The rows, the untagged spend and the totals.
+fn rows_table(r: &SpendReport) -> Table<'static> {
     let mut t = Table::new(2, &["name", "kind", "estimate", "actual", "difference"]);
     for row in &r.rows {
         let difference = match (row.kind, row.estimate) {
@@ -56,7 +62,11 @@ fn write_spend_text(r: &SpendReport, out: &mut String) -> fmt::Result {
         dollars(r.total.actual),
         difference(r.total.estimate, r.total.actual),
     ]);
-    t.write(out)?;
+    t
+}
+
+/// The verdict on the cap, what the bill's state means, then the hints.
+fn write_notes(r: &SpendReport, out: &mut String) -> fmt::Result {
     match (r.cap, r.verdict) {
         (Some(cap), Verdict::Over) => {
             writeln!(
@@ -66,8 +76,12 @@ fn write_spend_text(r: &SpendReport, out: &mut String) -> fmt::Result {
                 dollars(cap)
             )?;
         }
-        (Some(cap), _) => writeln!(out, "within the cap {}", dollars(cap))?,
-        (None, _) => writeln!(out, "no cap")?,
+        (Some(cap), Verdict::Within | Verdict::RefusedUnpriced | Verdict::Uncapped) => {
+            writeln!(out, "within the cap {}", dollars(cap))?;
+        }
+        (None, Verdict::Within | Verdict::Over | Verdict::RefusedUnpriced | Verdict::Uncapped) => {
+            writeln!(out, "no cap")?;
+        }
     }
     if r.untagged.cents() > Money::ZERO && r.rows.iter().all(|row| row.actual.cents() == Money::ZERO) {
         writeln!(
