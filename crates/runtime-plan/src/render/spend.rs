@@ -4,7 +4,7 @@ use std::fmt::{self, Write as _};
 
 use runway_schema::Money;
 
-use super::table::Table;
+use super::table::{Table, WIDTH, wrap};
 use crate::plan::Verdict;
 use crate::spend::{RowKind, SpendReport};
 
@@ -36,8 +36,8 @@ fn rows_table(r: &SpendReport) -> Table<'static> {
     let mut t = Table::new(2, &["name", "kind", "estimate", "actual", "difference"]);
     for row in &r.rows {
         let difference = match (row.kind, row.estimate) {
-            (RowKind::Unplanned, _) => "no resource or workload of the plan".to_owned(),
-            (_, None) => "unpriced in the plan".to_owned(),
+            (RowKind::Unplanned, _) => "-".to_owned(),
+            (_, None) => "unpriced".to_owned(),
             (_, Some(e)) => difference(e, row.actual),
         };
         t.row(vec![
@@ -84,10 +84,11 @@ fn write_notes(r: &SpendReport, out: &mut String) -> fmt::Result {
         }
     }
     if r.untagged.cents() > Money::ZERO && r.rows.iter().all(|row| row.actual.cents() == Money::ZERO) {
-        writeln!(
+        wrapped(
             out,
+            0,
             "all of it is without a `resource` tag: is `resource` an active cost allocation tag in the \
-             payer account? (activation does not backfill)"
+             payer account? (activation does not backfill)",
         )?;
     }
     if r.partial {
@@ -105,8 +106,18 @@ fn write_notes(r: &SpendReport, out: &mut String) -> fmt::Result {
     if !hints.is_empty() {
         writeln!(out, "differences over 20%:")?;
         for (name, hint) in hints {
-            writeln!(out, "  {name}: {}", hint.text())?;
+            wrapped(out, 2, &format!("{name}: {}", hint.text()))?;
         }
+    }
+    Ok(())
+}
+
+/// `text` at `indent`, wrapped to the width of the text renderings, its further lines two
+/// spaces deeper.
+fn wrapped(out: &mut String, indent: usize, text: &str) -> fmt::Result {
+    for (i, line) in wrap(text, WIDTH - indent - 2).iter().enumerate() {
+        let at = if i == 0 { indent } else { indent + 2 };
+        writeln!(out, "{:at$}{line}", "")?;
     }
     Ok(())
 }
