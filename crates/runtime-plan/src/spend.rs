@@ -9,14 +9,16 @@
 //! "untagged","total":{"estimate","actual"},"cap","verdict","estimated","partial"}`; money as
 //! decimal strings rounded to cents, as in the plan.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use compact_str::CompactString;
+use indexmap::IndexMap;
 use runway_schema::Money;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
-use crate::plan::{Plan, Pricing, Verdict};
+use crate::plan::{Plan, Pricing, UsageLine, Verdict};
 
 /// The `resource` tag value of the environment's shared items (the platform: cluster, ALB,
 /// endpoints, budget): what [`crate::PlannedItem::owner_name`] says for an item without owner.
@@ -121,7 +123,7 @@ pub enum RowKind {
 }
 
 impl RowKind {
-    /// As shown (`resource`, `workload`, `environment`, `not in the plan`).
+    /// As the text shows it (`resource`, `workload`, `shared`, `not in the plan`).
     pub fn words(self) -> &'static str {
         match self {
             RowKind::Resource => "resource",
@@ -244,32 +246,37 @@ impl SpendReport {
 /// Sets the bill beside the plan: one row per resource, workload and the environment's shared
 /// items, then one per tag value the plan does not name; the totals against the cap.
 pub fn spend_report(plan: &Plan, month: Month, actuals: &Actuals) -> SpendReport {
-    let actual_of =
-        |name: &str| actuals.by_resource.iter().filter(|(n, _)| n == name).map(|(_, m)| *m).sum::<Money>();
+    // Each tag value once, amounts added, in bill order (a plan may have thousands of rows).
+    let mut billed: IndexMap<&str, Money> = IndexMap::new();
+    for (name, amount) in &actuals.by_resource {
+        let sum = billed.entry(name.as_str()).or_insert(Money::ZERO);
+        *sum = *sum + *amount;
+    }
     let mut rows: Vec<SpendRow> = Vec::with_capacity(plan.resources.len() + plan.workloads.len() + 1);
     let planned = plan.resources.iter().map(|r| (&r.name, RowKind::Resource, r.monthly));
     let planned = planned.chain(plan.workloads.iter().map(|w| (&w.name, RowKind::Workload, w.monthly)));
     let environment = CompactString::const_new(ENVIRONMENT_ROW);
     let planned = planned.chain(std::iter::once((&environment, RowKind::Environment, shared_estimate(plan))));
+    // The usage-based rates of each owner (`None`: the environment's), grouped once.
+    let mut rates: BTreeMap<Option<&str>, Vec<&UsageLine>> = BTreeMap::new();
+    for u in &plan.cost.usage_based {
+        rates.entry(u.owner.as_deref()).or_default().push(u);
+    }
+    let mut named = BTreeSet::new();
     for (name, kind, estimate) in planned {
-        let actual = actual_of(name);
+        named.insert(name.as_str());
+        let actual = billed.get(name.as_str()).copied().unwrap_or(Money::ZERO);
         let owner = (kind != RowKind::Environment).then_some(name.as_str());
-        let hint = estimate.filter(|_| !actuals.partial).and_then(|e| hint(plan, owner, e, actual));
+        let own = rates.get(&owner).map_or(&[][..], Vec::as_slice);
+        let hint = estimate
+            .filter(|_| !actuals.partial)
+            .and_then(|e| hint_from(own, &plan.region, owner, e, actual));
         let difference = estimate.map(|e| actual.cents() - e.cents());
         rows.push(SpendRow { name: name.clone(), kind, estimate, actual, difference, hint });
     }
-    for (name, _) in &actuals.by_resource {
-        if !rows.iter().any(|r| r.name == *name) {
-            let actual = actual_of(name);
-            rows.push(SpendRow {
-                name: name.clone(),
-                kind: RowKind::Unplanned,
-                estimate: None,
-                actual,
-                difference: None,
-                hint: None,
-            });
-        }
+    for (name, actual) in billed.iter().filter(|(name, _)| !named.contains(*name)) {
+        let (name, kind, actual) = ((*name).into(), RowKind::Unplanned, *actual);
+        rows.push(SpendRow { name, kind, estimate: None, actual, difference: None, hint: None });
     }
     let actual: Money = actuals.by_resource.iter().map(|(_, m)| *m).sum::<Money>() + actuals.untagged;
     let cap = plan.cost.cap;
@@ -306,6 +313,19 @@ fn shared_estimate(plan: &Plan) -> Option<Money> {
 /// to cents as shown (`None` when it is not): the quantity of each usage-based rate of the row's items (`owner`, `None` for the
 /// environment's) that the difference pays for, or why no usage explains it.
 pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) -> Option<Hint> {
+    let rates: Vec<&UsageLine> =
+        plan.cost.usage_based.iter().filter(|u| u.owner.as_deref() == owner).collect();
+    hint_from(&rates, &plan.region, owner, estimate, actual)
+}
+
+/// [`hint`] with the row's usage-based rates at hand (`region` for the message).
+fn hint_from(
+    rates: &[&UsageLine],
+    region: &str,
+    owner: Option<&str>,
+    estimate: Money,
+    actual: Money,
+) -> Option<Hint> {
     // Both as shown, to the cent: the hint explains the difference a person sees.
     let (estimate, actual) = (estimate.cents(), actual.cents());
     let difference = actual - estimate;
@@ -321,7 +341,6 @@ pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) ->
             ),
         });
     }
-    let rates: Vec<_> = plan.cost.usage_based.iter().filter(|u| u.owner.as_deref() == owner).collect();
     let matches: Vec<UsageMatch> = rates
         .iter()
         .filter_map(|u| {
@@ -340,7 +359,7 @@ pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) ->
         let why = if rates.is_empty() {
             format!("no usage of `{name}` is billed outside the estimate")
         } else {
-            format!("the usage-based rates of `{name}` have no price in {}", plan.region)
+            format!("the usage-based rates of `{name}` have no price in {region}")
         };
         return Some(Hint::Unexplained {
             text: format!(
@@ -349,6 +368,13 @@ pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) ->
             ),
         });
     }
+    let text = usage_text(&matches);
+    Some(Hint::Usage { matches, text })
+}
+
+/// `declaring usage of 20 GB a month of CloudWatch Logs ingestion (logs-ingestion at $0.5 per
+/// GB), or ... would match the bill`.
+fn usage_text(matches: &[UsageMatch]) -> String {
     let each: Vec<String> = matches
         .iter()
         .map(|m| {
@@ -358,8 +384,7 @@ pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) ->
             format!("{} {}{a_month} of {} ({} at ${price} per {})", m.quantity, m.unit, m.what, m.key, m.unit)
         })
         .collect();
-    let text = format!("declaring usage of {} would match the bill", each.join(", or "));
-    Some(Hint::Usage { matches, text })
+    format!("declaring usage of {} would match the bill", each.join(", or "))
 }
 
 /// A quantity rounded for reading: to 2 decimals, or 3 significant digits below 0.01.
