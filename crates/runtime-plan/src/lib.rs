@@ -19,6 +19,7 @@
 //! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
 //! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
+//! | `runway spend` | [`spend_report`] of the [`Plan`], a [`Month`] and the bill's [`Actuals`], then [`render_spend_text`] or [`to_json`] |
 //! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans, then [`render_review_markdown`], [`render_review_text`] or [`to_json`] |
 //!
 //! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
@@ -37,6 +38,7 @@ pub mod plan;
 mod pricing;
 pub mod render;
 pub mod review;
+pub mod spend;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
 
@@ -45,12 +47,16 @@ pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, rend
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
+pub use render::render_spend_text;
 pub use render::{
     CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_plan_text,
 };
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename,
     Review, Side, SideCost, breaking, render_review_markdown, render_review_text, review, review_environment,
+};
+pub use spend::{
+    Actuals, Hint, Month, MonthError, RowKind, SpendReport, SpendRow, SpendTotal, UsageMatch, spend_report,
 };
 
 /// The README's code examples, compiled and run as doctests.

@@ -12,10 +12,12 @@ use crate::plan::{
 };
 
 mod access;
+mod spend;
 mod table;
 
 use std::collections::BTreeMap;
 
+pub use spend::render_spend_text;
 use table::{Row, Table, WIDTH, wrap};
 
 fn money(m: Option<Money>) -> String {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::output::Out;
-use crate::{deploy, prices, review, rollout};
+use crate::{deploy, prices, review, rollout, spend};
 
 #[derive(Parser)]
 #[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
@@ -47,6 +47,24 @@ pub(crate) enum Command {
     },
     /// Every environment side by side: estimate, ceiling, cap, verdict.
     Cost {
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
+    /// The month's bill read back from Cost Explorer, per resource and workload beside the
+    /// plan's estimate, and the total against the cap. Exit 3 when the actual total is over the
+    /// cap, 1 when Cost Explorer has no data for the environment's tags.
+    Spend {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The month, `YYYY-MM`; by default the previous month (UTC). The current month is read
+        /// month to date.
+        #[arg(long, value_parser = spend::month)]
+        month: Option<runtime_plan::Month>,
+        /// `json`: `{"environment","month","rows":[{"name","kind","estimate","actual",
+        /// "difference","hint"}],"untagged","total":{"estimate","actual"},"cap","verdict",..}`.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         #[command(flatten)]
@@ -217,6 +235,7 @@ impl Command {
             Self::Diff { format, .. } => *format == review::DiffFormat::Json,
             Self::Graph { format, .. } => *format == GraphFormat::Json,
             Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,
+            Self::Spend { format, .. } => *format == Format::Json,
             Self::Schema { .. } | Self::Lsp { .. } => false,
         };
         Out::new(json)

@@ -33,6 +33,7 @@ mod program;
 mod review;
 mod rollout;
 mod schema;
+mod spend;
 
 /// Planning makes many short strings; glibc malloc spends a third of a large plan consolidating
 /// free chunks, mimalloc does not (docs/benchmarks.md).
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         Command::Check { file, format, catalogue } => check::check(&file, format, catalogue.as_deref(), out),
         Command::Plan { env, format, args } => check::plan(&env, format, &args, out),
         Command::Cost { format, args } => check::cost(format, &args, out),
+        Command::Spend { env, month, format, args } => spend::run(&env, month, format, &args, out),
         Command::Graph { env, format, args } => check::graph(&env, format, &args, out),
         Command::Diff { env, base, base_ref, format, args } => {
             review::diff(env.as_deref(), base.as_deref(), base_ref.as_deref(), format, &args, out)

@@ -1,6 +1,7 @@
 //! The AWS side of the adapter: SSM parameters (`runway ssm publish|verify`), the copy of a
-//! database admin credential that RDS Proxy reads from Secrets Manager, and the state of the ECS
-//! services after `pulumi up` (`runway rollout`, which only reads).
+//! database admin credential that RDS Proxy reads from Secrets Manager, the state of the ECS
+//! services after `pulumi up` (`runway rollout`, which only reads), and the month's bill read
+//! back from Cost Explorer (`runway spend`, read only).
 //!
 //! Everything here carries out what the plan already decided: names, KMS key, tags. Nothing is
 //! deleted. Values travel only as [`SecretString`] and are never printed, logged, put in an error
@@ -9,6 +10,7 @@
 //! Every writing function takes `dry_run`: with it set, only read APIs are called and the report
 //! says what would change.
 
+mod cost;
 mod proxy;
 mod remedy;
 mod rollout;
@@ -27,6 +29,7 @@ use aws_sdk_ssm::error::{ProvideErrorMetadata, SdkError};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
+pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -251,7 +254,7 @@ impl fmt::Display for Chain<'_> {
 }
 
 /// Text on one line: the SDK's messages may carry a service's multi-line text.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -309,10 +312,13 @@ pub struct AwsClients {
     pub(crate) ssm: aws_sdk_ssm::Client,
     pub(crate) secrets: aws_sdk_secretsmanager::Client,
     pub(crate) ecs: aws_sdk_ecs::Client,
+    /// Cost Explorer: reached in us-east-1 whatever the region (its endpoint rules).
+    pub(crate) ce: aws_sdk_costexplorer::Client,
 }
 
 impl AwsClients {
-    /// Loads the AWS configuration and builds the SSM, Secrets Manager and ECS clients.
+    /// Loads the AWS configuration and builds the SSM, Secrets Manager, ECS and Cost Explorer
+    /// clients.
     pub async fn connect(settings: &ClientSettings) -> Self {
         let timeouts = TimeoutConfig::builder()
             .connect_timeout(settings.connect_timeout)
@@ -343,6 +349,7 @@ impl AwsClients {
             ssm: aws_sdk_ssm::Client::new(&config),
             secrets: aws_sdk_secretsmanager::Client::new(&config),
             ecs: aws_sdk_ecs::Client::new(&config),
+            ce: aws_sdk_costexplorer::Client::new(&config),
         }
     }
 }

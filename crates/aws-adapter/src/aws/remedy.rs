@@ -24,6 +24,8 @@ pub enum Remedy {
     AccessDenied,
     /// The endpoint did not answer: network, proxy or a wrong endpoint URL.
     Unreachable,
+    /// The identity may not read the bill from Cost Explorer (`runway spend`).
+    CostExplorerDenied,
 }
 
 impl fmt::Display for Remedy {
@@ -52,6 +54,13 @@ impl fmt::Display for Remedy {
             Remedy::Unreachable => {
                 "AWS did not answer: check the network or proxy of this machine, and \
                  AWS_ENDPOINT_URL if it is set"
+            }
+            Remedy::CostExplorerDenied => {
+                "the AWS identity may not read the bill: grant its role `ce:GetCostAndUsage` \
+                 (resource `*`), in the payer account or in a member account the payer lets see \
+                 its costs; Cost Explorer answers in us-east-1 whatever the environment's region, \
+                 so a policy or SCP limiting `aws:RequestedRegion` must allow us-east-1 \
+                 (docs/pipeline.md, \"The monthly spend job\")"
             }
         })
     }
