@@ -132,7 +132,7 @@ fn the_text_and_the_json() {
             ("jobs", "0.41"),
             ("sessions", "9.34"),
             ("shared-cache", "9.34"),
-            ("metabase", "17.21"),
+            ("metabase", "19.01"),
             ("pdf-render", "7.21"),
             ("environment", "22.77"),
             ("old-worker", "3.10"),
@@ -162,11 +162,11 @@ fn the_text_and_the_json() {
     assert_eq!(metabase["name"], "metabase");
     assert_eq!(
         (&metabase["estimate"], &metabase["actual"], &metabase["difference"]),
-        (&"7.21".into(), &"17.21".into(), &"10.00".into())
+        (&"9.01".into(), &"19.01".into(), &"10.00".into())
     );
     assert_eq!(metabase["hint"]["kind"], "usage");
     assert_eq!(metabase["hint"]["matches"][0]["unitPrice"], "0.5");
-    assert_eq!(json["total"], serde_json::json!({"estimate": "93.68", "actual": "109.91"}));
+    assert_eq!(json["total"], serde_json::json!({"estimate": "95.48", "actual": "111.71"}));
     assert_eq!(
         (&json["cap"], &json["verdict"], &json["untagged"]),
         (&"150.00".into(), &"within".into(), &"4.25".into())
