@@ -9,12 +9,14 @@
 //! What the program takes as inputs (Pulumi config, never literals): the VPC, its private and
 //! public subnets, the TLS certificate, and each postgres resource's admin password (a secret
 //! config value). Items the secrets adapter creates (`ManagedBy::SecretsAdapter`) are looked up
-//! with `fn::invoke`; the cache AUTH token is read from its SSM SecureString the same way. No
-//! secret value is ever part of the program. See `docs/pulumi.md`.
+//! with `fn::invoke`; the credentials `secrets prepare` wrote to SSM (a cache's AUTH token, the
+//! credential a connection template embeds) are read the same way. No secret value is ever
+//! part of the program. See `docs/pulumi.md`.
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
-//! `logs`, `budget`, `identity`, `network`, `endpoints`).
+//! `logs`, `budget`, `identity`, `network`, `endpoints`); `parameters` declares the SSM
+//! parameters the plan says the program writes.
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
