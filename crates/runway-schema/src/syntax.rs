@@ -143,6 +143,12 @@ pub enum Place {
     Limits,
     /// `environments.<env>.logs`.
     Logs,
+    /// `environments.<env>.network`.
+    Network,
+    /// `environments.<env>.usage`.
+    Usage,
+    /// `environments.<env>.usage.for.<name>`.
+    UsageFor,
     /// `environments.<env>.shared`.
     Shared,
     /// `resources.<name>` of a kind (`postgres`, ...), or of any kind for `None` or an unknown
@@ -173,6 +179,9 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Environment => &[keys::ENVIRONMENT],
         Place::Limits => &[keys::LIMITS],
         Place::Logs => &[keys::LOGS],
+        Place::Network => &[keys::NETWORK],
+        Place::Usage => &[keys::USAGE],
+        Place::UsageFor => &[keys::USAGE_FOR],
         Place::Shared => &[keys::SHARED],
         Place::Resource(name) => {
             // One kind's keys, or every kind's while `kind:` is unknown.
