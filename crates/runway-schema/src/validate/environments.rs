@@ -134,7 +134,9 @@ fn usage(cx: &mut Cx<'_>, node: &Node, path: &str, usage_for: &mut Vec<UsageFor>
     let fp = join(path, "for");
     for (owner, key_node, v) in cx.named_map(for_node, &fp, "`usage.for`") {
         let op = join(&fp, owner);
-        let Some(of) = cx.fields(v, &op, &format!("the usage of `{owner}`"), keys::USAGE_FOR) else { continue };
+        let Some(of) = cx.fields(v, &op, &format!("the usage of `{owner}`"), keys::USAGE_FOR) else {
+            continue;
+        };
         let mut amounts = std::collections::BTreeMap::new();
         let mut written = Vec::new();
         for (key, k_node, value) in &of.entries {
@@ -161,15 +163,19 @@ fn usage_amount(cx: &mut Cx<'_>, node: &Node, path: &str, key: UsageKey) -> Opti
     let amount = text.and_then(|t| rust_decimal::Decimal::from_str(&t).ok());
     let help = Some(format!("write {} a month as a number, e.g. `{}: 10`", key.unit(), key.as_str()));
     match amount {
-        Some(a) if !a.is_sign_negative() && a <= rust_decimal::Decimal::from(MAX_USAGE) => Some(a.normalize()),
+        Some(a) if !a.is_sign_negative() && a <= rust_decimal::Decimal::from(MAX_USAGE) => {
+            Some(a.normalize())
+        }
         Some(a) => {
-            let message = format!("`{}` is {a}, outside 0..={MAX_USAGE} ({} a month)", key.as_str(), key.unit());
+            let message =
+                format!("`{}` is {a}, outside 0..={MAX_USAGE} ({} a month)", key.as_str(), key.unit());
             cx.invalid(node, path, message, help);
             None
         }
         None => {
             let found = node.scalar_text().map_or_else(|| node.describe().to_string(), |t| quote(&t));
-            let message = format!("`{}` must be a number of {} a month, found {found}", key.as_str(), key.unit());
+            let message =
+                format!("`{}` must be a number of {} a month, found {found}", key.as_str(), key.unit());
             cx.invalid(node, path, message, help);
             None
         }
@@ -178,7 +184,10 @@ fn usage_amount(cx: &mut Cx<'_>, node: &Node, path: &str, key: UsageKey) -> Opti
 
 /// The kind of an owner as [`UsageScope::Owners`] names it, for a name of the root: a declared
 /// resource, a workload, or an implicit `shared-<engine>`; `None` when nothing has the name.
-fn owner_kind(runway: (&IndexMap<String, Resource>, &IndexMap<String, Workload>), name: &str) -> Option<&'static str> {
+fn owner_kind(
+    runway: (&IndexMap<String, Resource>, &IndexMap<String, Workload>),
+    name: &str,
+) -> Option<&'static str> {
     let (resources, workloads) = runway;
     if workloads.contains_key(name) {
         return Some("workload");
@@ -215,7 +224,9 @@ pub(crate) fn check_usage_for(
             let names = resources.keys().chain(workloads.keys()).map(String::as_str);
             let help = match did_you_mean(&u.owner, names) {
                 Some(s) => format!("did you mean `{s}`?"),
-                None => "name a resource or workload of this file (or an implicit `shared-<engine>`)".to_owned(),
+                None => {
+                    "name a resource or workload of this file (or an implicit `shared-<engine>`)".to_owned()
+                }
             };
             cx.error(
                 crate::diagnostic::Code::UnknownResource,
@@ -256,7 +267,9 @@ fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
         }
     }
     if let Some(n) = f.get("nat") {
-        out.nat = cx.uint(n, &join(path, "nat"), "`nat`", 0, u64::from(MAX_NAT)).and_then(|n| u32::try_from(n).ok());
+        out.nat = cx
+            .uint(n, &join(path, "nat"), "`nat`", 0, u64::from(MAX_NAT))
+            .and_then(|n| u32::try_from(n).ok());
     }
     out
 }

@@ -160,10 +160,8 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     // `usage.for` names resources and workloads: checked now that they are known. A name whose
     // own declaration had errors is not checked again.
     let declared: BTreeSet<&str> = res_entries.iter().chain(&wl_entries).map(|(n, _, _)| *n).collect();
-    let failed: BTreeSet<&str> = declared
-        .into_iter()
-        .filter(|n| !resources.contains_key(*n) && !workloads.contains_key(*n))
-        .collect();
+    let failed: BTreeSet<&str> =
+        declared.into_iter().filter(|n| !resources.contains_key(*n) && !workloads.contains_key(*n)).collect();
     check_usage_for(cx, &usage_for, (&resources, &workloads), &failed);
 
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
