@@ -317,8 +317,31 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             write_note(out, 4, &format!("items: {}", labels.join(", ")))?;
         }
     }
+    write_usage(p, out)?;
     write_usage_based(p, out)?;
     write_budget(p, out)
+}
+
+/// The amounts of use the estimate counts, each with where it comes from: declared in the
+/// environment's `usage`, or the default of the item's size.
+fn write_usage(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    if p.cost.usage.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "  usage counted in the estimate (a month; declare it under environments.{}.usage):", p.environment)?;
+    let mut table = Table { flex: Some(3), ..Table::new(4, &["owner", "usage", "amount", "source"]) };
+    // The title names the environment's `usage`: each key is shown from there.
+    let prefix = format!("environments.{}.", p.environment);
+    for u in &p.cost.usage {
+        let from = u.from.strip_prefix(prefix.as_str()).unwrap_or(&u.from);
+        table.row(vec![
+            u.owner.as_deref().unwrap_or("environment").to_owned(),
+            u.usage.as_str().to_owned(),
+            format!("{} {}", u.amount.normalize(), u.unit),
+            format!("{} ({from})", u.source.as_str()),
+        ]);
+    }
+    table.write(out)
 }
 
 /// The rates of what is billed by use: shown, never added to the estimate.

@@ -4,7 +4,8 @@
 use super::context::{Cx, NewItem};
 use super::protection::{self, BUCKET_ENCRYPTION};
 use super::resources::Res;
-use super::{Described, cat};
+use super::{Described, cat, usage};
+use runway_schema::UsageKey;
 use crate::plan::{ItemKind, ItemSpec};
 use crate::pricing::Priceable;
 
@@ -25,10 +26,17 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
         tls_only: true,
         protect: protection::protect_bucket(cx.env_name),
     };
+    let bucket = cat(&[&r.name, "_bucket"]);
+    let owner_item = (Some(r.name.as_str()), bucket.as_str());
+    let declared = usage::declared(cx, Some(&r.name), UsageKey::StorageGb);
+    let default = gb.map(|g| (rust_decimal::Decimal::from(g), r.size.as_str()));
+    let storage_gb = usage::count(cx, owner_item, UsageKey::StorageGb, declared, default);
+    let declared = usage::declared(cx, Some(&r.name), UsageKey::Requests);
+    let requests = usage::count(cx, owner_item, UsageKey::Requests, declared, None);
     let id = cx.push(
-        NewItem::new(cat(&[&r.name, "_bucket"]), name, Some(&r.name), spec)
+        NewItem::new(bucket.clone(), name, Some(&r.name), spec)
             .size(&r.size)
-            .priced(Priceable::Bucket { size: r.size.as_str().into() }),
+            .priced(Priceable::Bucket { size: r.size.as_str().into(), storage_gb, requests }),
     );
     cx.output(r, &id, "bucket", r.var("NAME"));
     cx.output(r, &id, "arn", r.var("ARN"));
