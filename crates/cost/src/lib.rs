@@ -684,7 +684,7 @@ impl Catalogue {
                     key: "s3-standard".to_owned(),
                     quantity: gb,
                 }]);
-                c.by_use(requests, ("S3 requests (PUT, COPY, POST, LIST rate)", "s3-requests"), |m| Usage {
+                c.by_use(requests, ("S3 requests, at the PUT rate", "s3-requests"), |m| Usage {
                     what: format!(
                         "S3 {} requests at the PUT, COPY, POST, LIST rate",
                         (m * Decimal::from(MILLION)).normalize()
@@ -839,12 +839,12 @@ fn vpc_charges(
     let mut c = Charges::default();
     if nat > 0 {
         c.usages.push(Usage {
-            what: format!("{nat} NAT gateway-hours"),
+            what: format!("{nat} x NAT gateway-hours"),
             key: "nat-gateway-hour".to_owned(),
             quantity: hours * Decimal::from(nat),
         });
         c.usages.push(Usage {
-            what: format!("NAT gateways' public IPv4 addresses ({nat})"),
+            what: format!("{nat} x NAT gateway public IPv4 address-hours"),
             key: PUBLIC_IPV4.to_owned(),
             quantity: hours * Decimal::from(nat),
         });

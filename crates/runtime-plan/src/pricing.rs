@@ -10,20 +10,59 @@ use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Usa
 /// use the plan assumes (`None`: the size's, or billed by use and not counted).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priceable {
-    Postgres { engine: PostgresEngine, size: String, storage_gb: Option<Decimal>, io: Option<Decimal> },
-    RdsProxy { engine: PostgresEngine, size: String },
-    Cache { size: String },
-    Queue { fifo: bool, size: String, requests: Option<Decimal> },
-    Topic { fifo: bool, size: String, requests: Option<Decimal> },
-    Bucket { size: String, storage_gb: Option<Decimal>, requests: Option<Decimal> },
-    Tasks { size: String, min: u32, max: u32 },
-    Alb { zones: u32 },
+    Postgres {
+        engine: PostgresEngine,
+        size: String,
+        storage_gb: Option<Decimal>,
+        io: Option<Decimal>,
+    },
+    RdsProxy {
+        engine: PostgresEngine,
+        size: String,
+    },
+    Cache {
+        size: String,
+    },
+    Queue {
+        fifo: bool,
+        size: String,
+        requests: Option<Decimal>,
+    },
+    Topic {
+        fifo: bool,
+        size: String,
+        requests: Option<Decimal>,
+    },
+    Bucket {
+        size: String,
+        storage_gb: Option<Decimal>,
+        requests: Option<Decimal>,
+    },
+    Tasks {
+        size: String,
+        min: u32,
+        max: u32,
+    },
+    Alb {
+        zones: u32,
+    },
     PrivateZone,
     Secret,
-    LogGroup { ingested_gb: Option<Decimal>, retention_days: u32 },
+    LogGroup {
+        ingested_gb: Option<Decimal>,
+        retention_days: u32,
+    },
     Budget,
-    InterfaceEndpoint { zones: u32 },
-    Vpc { nat: u32, endpoints: bool, nat_gb: Option<Decimal>, endpoint_gb: Option<Decimal>, internet_gb: Option<Decimal> },
+    InterfaceEndpoint {
+        zones: u32,
+    },
+    Vpc {
+        nat: u32,
+        endpoints: bool,
+        nat_gb: Option<Decimal>,
+        endpoint_gb: Option<Decimal>,
+        internet_gb: Option<Decimal>,
+    },
 }
 
 impl Priceable {
@@ -40,8 +79,12 @@ impl Priceable {
             }
             Priceable::RdsProxy { engine, size } => Item::RdsProxy { engine: *engine, size },
             Priceable::Cache { size } => Item::Cache { size },
-            Priceable::Queue { fifo, size, requests } => Item::Queue { fifo: *fifo, size, requests: *requests },
-            Priceable::Topic { fifo, size, requests } => Item::Topic { fifo: *fifo, size, requests: *requests },
+            Priceable::Queue { fifo, size, requests } => {
+                Item::Queue { fifo: *fifo, size, requests: *requests }
+            }
+            Priceable::Topic { fifo, size, requests } => {
+                Item::Topic { fifo: *fifo, size, requests: *requests }
+            }
             Priceable::Bucket { size, storage_gb, requests } => {
                 Item::Bucket { size, storage_gb: *storage_gb, requests: *requests }
             }

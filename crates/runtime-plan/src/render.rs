@@ -328,7 +328,11 @@ fn write_usage(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     if p.cost.usage.is_empty() {
         return Ok(());
     }
-    writeln!(out, "  usage counted in the estimate (a month; declare it under environments.{}.usage):", p.environment)?;
+    writeln!(
+        out,
+        "  usage counted in the estimate (a month; declare it under environments.{}.usage):",
+        p.environment
+    )?;
     let mut table = Table { flex: Some(3), ..Table::new(4, &["owner", "usage", "amount", "source"]) };
     // The title names the environment's `usage`: each key is shown from there.
     let prefix = format!("environments.{}.", p.environment);
@@ -356,7 +360,11 @@ fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     for u in &p.cost.usage_based {
         let label = items.get(u.item.as_str()).map_or_else(|| u.item.to_string(), |i| i.label());
         let rate = match u.rate.unit_price {
-            Some(price) => format!("${} per {}", price.0.normalize(), u.rate.unit),
+            // `$0.5 / GB`, `$5 / 1M requests`: the column stays narrow enough for 30-character
+            // names beside the longest charges.
+            Some(price) => {
+                format!("${} / {}", price.0.normalize(), u.rate.unit.replacen("million ", "1M ", 1))
+            }
             None => "no price in the catalogue".to_owned(),
         };
         table.row(vec![label, u.rate.what.to_string(), rate]);

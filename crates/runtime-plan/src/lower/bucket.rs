@@ -5,9 +5,9 @@ use super::context::{Cx, NewItem};
 use super::protection::{self, BUCKET_ENCRYPTION};
 use super::resources::Res;
 use super::{Described, cat, usage};
-use runway_schema::UsageKey;
 use crate::plan::{ItemKind, ItemSpec};
 use crate::pricing::Priceable;
+use runway_schema::UsageKey;
 
 /// Lowers a bucket resource: the bucket, its name, ARN and region.
 pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
@@ -34,9 +34,11 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
     let declared = usage::declared(cx, Some(&r.name), UsageKey::Requests);
     let requests = usage::count(cx, owner_item, UsageKey::Requests, declared, None);
     let id = cx.push(
-        NewItem::new(bucket.clone(), name, Some(&r.name), spec)
-            .size(&r.size)
-            .priced(Priceable::Bucket { size: r.size.as_str().into(), storage_gb, requests }),
+        NewItem::new(bucket.clone(), name, Some(&r.name), spec).size(&r.size).priced(Priceable::Bucket {
+            size: r.size.as_str().into(),
+            storage_gb,
+            requests,
+        }),
     );
     cx.output(r, &id, "bucket", r.var("NAME"));
     cx.output(r, &id, "arn", r.var("ARN"));
@@ -46,7 +48,11 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
         version: None,
         summary: format!(
             "{}{}",
-            gb.map(|g| format!("{g} GB")).unwrap_or_else(|| "unknown size".into()),
+            match (storage_gb, gb) {
+                (Some(declared), _) => format!("{} GB", declared.normalize()),
+                (None, Some(g)) => format!("{g} GB"),
+                (None, None) => "unknown size".into(),
+            },
             if versioning { ", versioned" } else { "" }
         ),
     }

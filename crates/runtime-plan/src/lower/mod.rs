@@ -188,7 +188,17 @@ fn finish(
     (mut workloads, workload_items): Lowered<PlannedWorkload>,
 ) -> Plan {
     let Cx {
-        product, env_name, env, catalogue, mut items, prices, mut diagnostics, outputs, secrets, usage, ..
+        product,
+        env_name,
+        env,
+        catalogue,
+        mut items,
+        prices,
+        mut diagnostics,
+        outputs,
+        secrets,
+        usage,
+        ..
     } = cx;
     dedupe_physical_names(&mut items);
     let mut cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);

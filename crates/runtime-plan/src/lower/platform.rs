@@ -111,8 +111,8 @@ fn alb(
         drop_invalid_header_fields: true,
     };
     let zones = cx.env.network.zones;
-    let alb =
-        cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb { zones }));
+    let alb = cx
+        .push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb { zones }));
     let name = cat(&[&alb_name, "/https-443"]);
     let spec = ItemSpec::AlbListener(Box::new(AlbListenerSpec {
         alb: alb.clone(),

@@ -66,7 +66,9 @@ pub(super) fn lower(
         summary: format!(
             "{}{}, visibility {visibility_timeout}{}",
             if fifo { "FIFO" } else { "standard" },
-            requests.map(|n| format!(", {} requests/month", group(n))).unwrap_or_default(),
+            usage::shown_requests(counted, requests)
+                .map(|n| format!(", {} requests/month", group(n)))
+                .unwrap_or_default(),
             dead_letter.map(|d| format!(", dead-letter after {}", d.max_receives)).unwrap_or_default()
         ),
     }

@@ -30,7 +30,9 @@ pub(super) fn count(
 ) -> Option<Decimal> {
     let (amount, source, from) = match (&declared, default) {
         (Some((amount, at)), _) => (*amount, UsageSource::Declared, at.clone()),
-        (None, Some((amount, size))) => (amount, UsageSource::Default, compact_str::format_compact!("size {size}")),
+        (None, Some((amount, size))) => {
+            (amount, UsageSource::Default, compact_str::format_compact!("size {size}"))
+        }
         (None, None) => return None,
     };
     cx.usage.push(UsageAssumption {
@@ -48,4 +50,14 @@ pub(super) fn count(
 /// Million requests a month, from requests.
 pub(super) fn millions(requests: u64) -> Decimal {
     Decimal::from(requests) / Decimal::from(1_000_000u32)
+}
+
+/// The requests a month a resource's summary shows: the declared amount (in millions), else the
+/// size's.
+pub(super) fn shown_requests(declared_millions: Option<Decimal>, size: Option<u64>) -> Option<u64> {
+    use rust_decimal::prelude::ToPrimitive;
+    match declared_millions {
+        Some(m) => (m * Decimal::from(1_000_000u32)).round().to_u64(),
+        None => size,
+    }
 }

@@ -36,9 +36,15 @@ pub(super) fn lower(cx: &mut Cx, workloads: bool) {
         return;
     }
     // Data through gateways the environment does not pay for is not its charge.
-    let nat_gb = not_applied(cx, nat_gb, nat > 0, UsageKey::NatGb, "pays for no NAT gateway (`network.nat` is 0)");
-    let endpoint_gb =
-        not_applied(cx, endpoint_gb, endpoints, UsageKey::EndpointGb, "declares no VPC endpoints (`network.endpoints`)");
+    let nat_gb =
+        not_applied(cx, nat_gb, nat > 0, UsageKey::NatGb, "pays for no NAT gateway (`network.nat` is 0)");
+    let endpoint_gb = not_applied(
+        cx,
+        endpoint_gb,
+        endpoints,
+        UsageKey::EndpointGb,
+        "declares no VPC endpoints (`network.endpoints`)",
+    );
     let spec = ItemSpec::Vpc { nat_gateways: nat, endpoints };
     let item = NewItem::new(ID.into(), NAME.into(), None, spec).managed_by(ManagedBy::Existing);
     // The item's id is known before it is pushed: the amounts are recorded first.
@@ -62,7 +68,10 @@ fn not_applied<T>(cx: &mut Cx, declared: Option<T>, applies: bool, key: UsageKey
             format!("environments.{e}.usage.{}", key.as_str()),
             format!("`usage.{}` of `{e}` is not counted: the environment {why}", key.as_str()),
         )
-        .with_help(format!("remove `usage.{}`, or set `network` so the environment pays for what it names", key.as_str())),
+        .with_help(format!(
+            "remove `usage.{}`, or set `network` so the environment pays for what it names",
+            key.as_str()
+        )),
     );
     None
 }

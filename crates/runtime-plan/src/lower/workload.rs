@@ -146,7 +146,10 @@ fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
     let id = cat(&[w.name, "_logs"]);
     let declared = usage::declared(cx, Some(w.name), UsageKey::Logs);
     let ingested_gb = usage::count(cx, (Some(w.name), &id), UsageKey::Logs, declared, None);
-    cx.push(NewItem::new(id, name, Some(w.name), spec).priced(Priceable::LogGroup { ingested_gb, retention_days }))
+    cx.push(
+        NewItem::new(id, name, Some(w.name), spec)
+            .priced(Priceable::LogGroup { ingested_gb, retention_days }),
+    )
 }
 
 /// The workload's execution and task roles, granted from its log group, its parameters (its
