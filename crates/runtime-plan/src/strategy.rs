@@ -154,7 +154,7 @@ fn network(env: &str) -> runway_schema::Network {
         _ => runway_schema::Endpoints::None,
     };
     // One NAT gateway where the name's length is a multiple of four, the default elsewhere.
-    let nat = (env.len() % 4 == 0).then_some(1);
+    let nat = env.len().is_multiple_of(4).then_some(1);
     runway_schema::Network { endpoints, zones, nat }
 }
 

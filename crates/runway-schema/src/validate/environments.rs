@@ -18,8 +18,9 @@ pub(super) fn environment(
     node: &Node,
     path: &str,
     known: &Known<'_>,
-    shared_nodes: &mut Vec<(String, Engine, Node)>,
-    usage_for: &mut Vec<UsageFor>,
+    // What is checked once members, resources and workloads are known: the `shared` sizes and
+    // the `usage.for` names.
+    (shared_nodes, usage_for): (&mut Vec<(String, Engine, Node)>, &mut Vec<UsageFor>),
 ) -> Option<Environment> {
     let what = format!("environment `{name}`");
     let f = cx.fields(node, path, &what, keys::ENVIRONMENT)?;

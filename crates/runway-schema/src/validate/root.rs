@@ -102,7 +102,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             parts.env_names.push(name.to_owned());
             let ok_name = name_ok(cx, k, &path, name, "environment", false);
             if let Some(env) =
-                environment(cx, name, k, v, &path, known, &mut parts.shared_nodes, &mut usage_for)
+                environment(cx, name, k, v, &path, known, (&mut parts.shared_nodes, &mut usage_for))
                 && ok_name
             {
                 environments.insert(name.to_owned(), env);
