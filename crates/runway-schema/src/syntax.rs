@@ -269,6 +269,11 @@ mod tests {
         assert!(any.contains(&"engine") && any.contains(&"versioning"));
         assert_eq!(any.iter().filter(|k| **k == "kind").count(), 1);
         assert!(fields(Place::Workload).contains(&"reason"));
+        // An environment's usage: its keys and `for`; one owner's, the keys that apply to owners.
+        assert!(fields(Place::Environment).contains(&"usage"));
+        assert_eq!(fields(Place::Usage).last(), Some(&"for"));
+        assert!(fields(Place::UsageFor).contains(&"logs") && !fields(Place::UsageFor).contains(&"natGb"));
+        assert!(fields(Place::Network).contains(&"nat"));
     }
 
     #[test]
