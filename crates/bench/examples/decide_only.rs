@@ -55,16 +55,22 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
         let m = match &r.spec {
             ResourceSpec::Postgres { engine, .. } => figure(
                 &[
-                    Item::Postgres { engine: *engine, size },
+                    Item::Postgres { engine: *engine, size, storage_gb: None, io: None },
                     Item::RdsProxy { engine: *engine, size },
                     Item::Secret,
                 ],
                 &mut total,
             ),
             ResourceSpec::Cache { .. } => figure(&[Item::Cache { size }], &mut total),
-            ResourceSpec::Queue { fifo, .. } => figure(&[Item::Queue { fifo: *fifo, size }], &mut total),
-            ResourceSpec::Topic { fifo } => figure(&[Item::Topic { fifo: *fifo, size }], &mut total),
-            ResourceSpec::Bucket { .. } => figure(&[Item::Bucket { size }], &mut total),
+            ResourceSpec::Queue { fifo, .. } => {
+                figure(&[Item::Queue { fifo: *fifo, size, requests: None }], &mut total)
+            }
+            ResourceSpec::Topic { fifo } => {
+                figure(&[Item::Topic { fifo: *fifo, size, requests: None }], &mut total)
+            }
+            ResourceSpec::Bucket { .. } => {
+                figure(&[Item::Bucket { size, storage_gb: None, requests: None }], &mut total)
+            }
         };
         owners.push(Figures { monthly: m, ceiling: m });
     }
@@ -83,7 +89,10 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
         internal |= w.expose != Expose::Public;
         owners.push(Figures { monthly, ceiling });
     }
-    let platform = [(public, Item::Alb), (internal, Item::PrivateZone)];
+    // The VPC's NAT gateways, one per zone by default when there are workloads (`env_vpc`).
+    let nat = Item::Vpc { nat: 2, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None };
+    let platform =
+        [(public, Item::Alb { zones: 2 }), (internal, Item::PrivateZone), (public || internal, nat)];
     for (needed, item) in platform {
         if needed {
             figure(&[item], &mut total);

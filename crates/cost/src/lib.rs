@@ -143,15 +143,27 @@ pub struct TaskSize {
 
 /// A planned item to price. The planner builds these; [`Catalogue::price`] prices them.
 ///
+/// An amount of use (`Option<Decimal>`) is the one the plan assumes: `None` where the size's
+/// assumption holds (queue and topic requests, bucket and Aurora storage), or, for what no size
+/// assumes, where nobody declared one: that charge's rate is shown ([`Priced::Lines`]'s
+/// `rates`), not added.
+///
 /// Exhaustive on purpose: a new item breaks every match over it, so no price is forgotten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item<'a> {
-    /// A postgres resource's database: RDS instance + storage, or Aurora instances + storage.
+    /// A postgres resource's database: RDS instance + storage, or Aurora instances + storage
+    /// (+ I/O requests on standard storage).
     Postgres {
         /// RDS or Aurora.
         engine: PostgresEngine,
         /// Catalogue size name.
         size: &'a str,
+        /// Aurora: GB stored (`None`: the size's `storageGb`). Not read for RDS, whose storage
+        /// is allocated by its size.
+        storage_gb: Option<Decimal>,
+        /// Aurora: million I/O requests a month (`None`: billed by use, its rate shown). Not
+        /// read for RDS (gp3 bills no I/O).
+        io: Option<Decimal>,
     },
     /// The RDS Proxy in front of a postgres resource of this engine and size.
     RdsProxy {
@@ -165,12 +177,14 @@ pub enum Item<'a> {
         /// Catalogue size name.
         size: &'a str,
     },
-    /// An SQS queue (its monthly requests from the size).
+    /// An SQS queue.
     Queue {
         /// FIFO queues have their own request price.
         fifo: bool,
         /// Catalogue size name.
         size: &'a str,
+        /// Million requests a month (`None`: the size's `requests`).
+        requests: Option<Decimal>,
     },
     /// An SNS topic.
     Topic {
@@ -178,11 +192,18 @@ pub enum Item<'a> {
         fifo: bool,
         /// Catalogue size name.
         size: &'a str,
+        /// Million requests a month (`None`: the size's `requests`).
+        requests: Option<Decimal>,
     },
     /// An S3 bucket.
     Bucket {
         /// Catalogue size name.
         size: &'a str,
+        /// GB stored (`None`: the size's `storageGb`).
+        storage_gb: Option<Decimal>,
+        /// Million requests a month, priced at the PUT/COPY/POST/LIST rate (`None`: billed by
+        /// use, its rate shown).
+        requests: Option<Decimal>,
     },
     /// `tasks` Fargate tasks of a workload size, at the rates of their CPU architecture.
     Tasks {
@@ -193,22 +214,49 @@ pub enum Item<'a> {
         /// ARM64 (`fargate-arm-*`) or x86_64 (`fargate-x86-*`).
         architecture: Architecture,
     },
-    /// The environment's ALB (hourly + one LCU).
-    Alb,
+    /// The environment's ALB: hourly, one LCU, and a public IPv4 address in each zone.
+    Alb {
+        /// Availability Zones it has a node (and a public IPv4 address) in.
+        zones: u32,
+    },
     /// The Cloud Map namespace's Route 53 private hosted zone.
     PrivateZone,
     /// One Secrets Manager secret.
     Secret,
-    /// A CloudWatch Logs log group: usage-based, per GB ingested and per GB-month stored.
-    LogGroup,
+    /// A CloudWatch Logs log group: per GB ingested and per GB-month stored.
+    LogGroup {
+        /// GB ingested a month (`None`: billed by use, its rates shown).
+        ingested_gb: Option<Decimal>,
+        /// Days the logs are kept: what is stored at steady state.
+        retention_days: u32,
+    },
     /// An AWS Budgets cost budget: usage-based, as an account's first budgets are free.
     Budget,
     /// A VPC interface endpoint: billed per hour in each zone of its subnets. The data it
-    /// processes is billed by use and not estimated (docs/planning.md).
+    /// processes is the environment's ([`Item::Vpc`]).
     InterfaceEndpoint {
         /// Availability Zones it has a network interface in.
         zones: u32,
     },
+    /// What the VPC the environment runs in charges it: the NAT gateways it pays for (each
+    /// with its public IPv4 address), the data they and the interface endpoints process, and
+    /// the data out to the internet.
+    Vpc {
+        /// NAT gateways the environment pays for.
+        nat: u32,
+        /// The environment declares interface endpoints (their data is charged to it).
+        endpoints: bool,
+        /// GB a month through the NAT gateways (`None`: billed by use, its rate shown when
+        /// `nat` > 0).
+        nat_gb: Option<Decimal>,
+        /// GB a month through the interface endpoints (`None`: billed by use, its rate shown
+        /// when `endpoints`).
+        endpoint_gb: Option<Decimal>,
+        /// GB a month out to the internet (`None`: billed by use, its rate shown).
+        internet_gb: Option<Decimal>,
+    },
+    /// One CloudWatch standard-resolution metric alarm (none is planned yet).
+    Alarm,
 }
 
 /// One line of arithmetic a person can check: quantity x unit price = monthly.
@@ -243,6 +291,8 @@ pub enum Priced {
     Lines {
         /// The lines.
         lines: Vec<Line>,
+        /// The rates of its charges billed by a use nobody declared: shown, not added.
+        rates: Vec<Rate>,
     },
     /// The catalogue has no price for it; never counted as $0.
     Unpriced {
@@ -278,7 +328,7 @@ impl Priced {
     /// Exact sum of the lines; `None` when unpriced or usage-based (no amount is known).
     pub fn monthly(&self) -> Option<Money> {
         match self {
-            Priced::Lines { lines } => Some(lines.iter().map(|l| l.monthly).sum()),
+            Priced::Lines { lines, .. } => Some(lines.iter().map(|l| l.monthly).sum()),
             Priced::Unpriced { .. } | Priced::UsageBased { .. } => None,
         }
     }
@@ -289,6 +339,39 @@ struct Usage {
     what: String,
     key: String,
     quantity: Decimal,
+}
+
+/// What an item is charged: quantities of price keys, and the rates (`(what, price key)`) of
+/// what it is billed by a use nobody declared.
+#[derive(Default)]
+struct Charges {
+    usages: Vec<Usage>,
+    rates: Vec<(&'static str, &'static str)>,
+}
+
+impl Charges {
+    fn of(usages: Vec<Usage>) -> Charges {
+        Charges { usages, rates: Vec::new() }
+    }
+
+    /// Adds a usage of `key` when the amount is known, else its rate.
+    fn by_use(
+        &mut self,
+        amount: Option<Decimal>,
+        rate: (&'static str, &'static str),
+        usage: impl FnOnce(Decimal) -> Usage,
+    ) {
+        match amount {
+            Some(a) => self.usages.push(usage(a)),
+            None => self.rates.push(rate),
+        }
+    }
+}
+
+/// GB-months stored at steady state by `gb` ingested a month and kept `days` (at most a year
+/// counted: the estimate is of a month of the first year), to the hundredth.
+pub fn stored_gb_months(gb: Decimal, days: u32) -> Decimal {
+    (gb * Decimal::from(days.min(365)) / Decimal::from(30u32)).round_dp(2)
 }
 
 impl Catalogue {
@@ -316,37 +399,62 @@ impl Catalogue {
     /// Every price key the sizes of this catalogue need to be priced, in catalogue order, each
     /// once: instances, storage and proxy of every postgres size, nodes of every cache size,
     /// standard and FIFO requests of queues and topics, bucket storage, Fargate vCPU and GB,
-    /// and the per-environment ALB, private zone, secret and VPC endpoint. Usage-based charges (logs,
-    /// budgets) are not among them: they never make a plan unpriced.
+    /// the per-environment ALB (with its public IPv4 addresses), private zone, secret, VPC
+    /// endpoint and NAT gateway, and an alarm; then the rates of what is billed by use that
+    /// an environment may declare (`usage`): log ingestion and storage, Aurora I/O, bucket
+    /// requests, data through NAT and endpoints and out to the internet. The budget's rate is
+    /// not among them: no amount of it is ever counted.
     pub fn price_keys(&self) -> Vec<String> {
         // Every section named: a new one is a compile error here.
         let Sizes { postgres_rds, postgres_aurora, cache, messaging, bucket, workload } = &self.sizes;
+        let one = Some(Decimal::ONE);
         let mut items: Vec<Item<'_>> = Vec::new();
         for (engine, map) in
             [(PostgresEngine::Rds, &postgres_rds), (PostgresEngine::Aurora, &postgres_aurora)]
         {
             for size in map.keys() {
-                items.push(Item::Postgres { engine, size });
+                items.push(Item::Postgres { engine, size, storage_gb: None, io: None });
                 items.push(Item::RdsProxy { engine, size });
             }
         }
         items.extend(cache.keys().map(|size| Item::Cache { size }));
         for size in messaging.keys() {
             items.extend([
-                Item::Queue { fifo: false, size },
-                Item::Queue { fifo: true, size },
-                Item::Topic { fifo: false, size },
-                Item::Topic { fifo: true, size },
+                Item::Queue { fifo: false, size, requests: None },
+                Item::Queue { fifo: true, size, requests: None },
+                Item::Topic { fifo: false, size, requests: None },
+                Item::Topic { fifo: true, size, requests: None },
             ]);
         }
-        items.extend(bucket.keys().map(|size| Item::Bucket { size }));
+        items.extend(bucket.keys().map(|size| Item::Bucket { size, storage_gb: None, requests: None }));
         for size in workload.keys() {
             items.extend(Architecture::ALL.map(|architecture| Item::Tasks { size, tasks: 1, architecture }));
         }
-        items.extend([Item::Alb, Item::PrivateZone, Item::Secret, Item::InterfaceEndpoint { zones: 2 }]);
+        items.extend([
+            Item::Alb { zones: 2 },
+            Item::PrivateZone,
+            Item::Secret,
+            Item::InterfaceEndpoint { zones: 2 },
+            Item::Vpc { nat: 1, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None },
+            Item::Alarm,
+        ]);
+        // What an environment may declare a use of.
+        let aurora = postgres_aurora.keys().next();
+        items.extend(aurora.map(|size| Item::Postgres {
+            engine: PostgresEngine::Aurora,
+            size,
+            storage_gb: one,
+            io: one,
+        }));
+        items.extend(bucket.keys().next().map(|size| Item::Bucket { size, storage_gb: one, requests: one }));
+        items.extend([
+            Item::LogGroup { ingested_gb: one, retention_days: 30 },
+            Item::Vpc { nat: 1, endpoints: true, nat_gb: one, endpoint_gb: one, internet_gb: one },
+        ]);
         let mut keys: Vec<String> = Vec::new();
         for item in &items {
-            for usage in self.usages(item).unwrap_or_default() {
+            let usages = self.charges(item).map(|c| c.usages).unwrap_or_default();
+            for usage in usages {
                 if !keys.contains(&usage.key) {
                     keys.push(usage.key);
                 }
@@ -452,22 +560,25 @@ impl Catalogue {
         self.sizes.bucket.get(size).copied()
     }
 
-    /// Prices an item in a region.
+    /// Prices an item in a region: its lines, and the rates of what it is billed by a use
+    /// nobody declared. An item with no line and only rates (a log group whose volume nobody
+    /// declared, a budget) is [`Priced::UsageBased`]. A line whose price is missing makes the
+    /// item unpriced; a rate whose price is missing is shown as such.
     pub fn price(&self, region: &str, item: &Item<'_>) -> Priced {
-        if let Some(charges) = usage_charges(item) {
-            return self.rates(region, charges);
-        }
-        let usages = match self.usages(item) {
-            Ok(u) => u,
+        let charges = match self.charges(item) {
+            Ok(c) => c,
             Err(reason) => return Priced::Unpriced { reason },
         };
+        if charges.usages.is_empty() && !charges.rates.is_empty() {
+            return Priced::UsageBased { rates: self.rates(region, &charges.rates) };
+        }
         let Some(table) = self.regions.get(region) else {
             return Priced::Unpriced {
                 reason: format!("no price table for region `{region}` in the catalogue"),
             };
         };
-        let mut lines = Vec::with_capacity(usages.len());
-        for u in usages {
+        let mut lines = Vec::with_capacity(charges.usages.len());
+        for u in charges.usages {
             let Some(entry) = table.get(&u.key) else {
                 return Priced::Unpriced { reason: format!("no price `{}` in {region}", u.key) };
             };
@@ -488,13 +599,13 @@ impl Catalogue {
                 }
             }
         }
-        Priced::Lines { lines }
+        Priced::Lines { lines, rates: self.rates(region, &charges.rates) }
     }
 
-    /// The rates of a usage-based item's charges (`(what, price key)`).
-    fn rates(&self, region: &str, charges: &[(&str, &str)]) -> Priced {
+    /// The rates of charges billed by use (`(what, price key)`), priced or not.
+    fn rates(&self, region: &str, charges: &[(&str, &str)]) -> Vec<Rate> {
         let table = self.regions.get(region);
-        let rates = charges
+        charges
             .iter()
             .map(|&(what, key)| {
                 let entry = table.and_then(|t| t.get(key));
@@ -516,37 +627,22 @@ impl Catalogue {
                     source: source.into(),
                 }
             })
-            .collect();
-        Priced::UsageBased { rates }
+            .collect()
     }
 
-    /// The price keys and monthly quantities an item uses, or why its size is unknown.
-    fn usages(&self, item: &Item<'_>) -> Result<Vec<Usage>, String> {
+    /// What an item is charged: the price keys and monthly quantities it uses, and the rates
+    /// of what it is billed by a use nobody declared; or why its size is unknown.
+    fn charges(&self, item: &Item<'_>) -> Result<Charges, String> {
         let hours = Decimal::from(HOURS_PER_MONTH);
         let unknown = |kind: &str, size: &str| format!("no {kind} size `{size}` in the catalogue");
-        let usages = match *item {
-            Item::Postgres { engine, size } => {
-                let (kind, prefix, storage_key, storage_what) = match engine {
-                    PostgresEngine::Rds => ("postgres rds", "rds-instance", "rds-storage-gp3", "gp3 storage"),
-                    PostgresEngine::Aurora => {
-                        ("postgres aurora", "aurora-instance", "aurora-storage", "Aurora storage")
-                    }
+        let charges = match *item {
+            Item::Postgres { engine, size, storage_gb, io } => {
+                let kind = match engine {
+                    PostgresEngine::Rds => "postgres rds",
+                    PostgresEngine::Aurora => "postgres aurora",
                 };
                 let p = self.postgres(engine, size).ok_or_else(|| unknown(kind, size))?;
-                let copies = Decimal::from(if p.multi_az { 2u32 } else { 1 });
-                let az = if p.multi_az { " (Multi-AZ: primary + standby)" } else { "" };
-                vec![
-                    Usage {
-                        what: format!("{} x {} instance-hours{az}", p.instances, p.instance_class),
-                        key: format!("{prefix}/{}", p.instance_class),
-                        quantity: hours * Decimal::from(p.instances) * copies,
-                    },
-                    Usage {
-                        what: format!("{storage_what} {} GB{az}", p.storage_gb),
-                        key: storage_key.to_owned(),
-                        quantity: Decimal::from(p.storage_gb) * copies,
-                    },
-                ]
+                postgres_charges(engine, &p, storage_gb, io)
             }
             Item::RdsProxy { engine, size } => {
                 let kind = match engine {
@@ -555,48 +651,59 @@ impl Catalogue {
                 };
                 let p = self.postgres(engine, size).ok_or_else(|| unknown(kind, size))?;
                 let vcpus = proxy_vcpus(engine, &p);
-                vec![Usage {
+                Charges::of(vec![Usage {
                     what: format!("RDS Proxy {vcpus} vCPU-hours (min 2 vCPU)"),
                     key: "rds-proxy".to_owned(),
                     quantity: hours * Decimal::from(vcpus),
-                }]
+                }])
             }
             Item::Cache { size } => {
                 let c = self.cache(size).ok_or_else(|| unknown("cache", size))?;
-                vec![Usage {
+                Charges::of(vec![Usage {
                     what: format!("{} x {} node-hours", c.nodes, c.node_type),
                     key: format!("cache-node/{}", c.node_type),
                     quantity: hours * Decimal::from(c.nodes),
-                }]
+                }])
             }
-            Item::Queue { fifo, size } | Item::Topic { fifo, size } => {
+            Item::Queue { fifo, size, requests } | Item::Topic { fifo, size, requests } => {
                 let (kind, key) = match (matches!(item, Item::Queue { .. }), fifo) {
                     (true, false) => ("queue", "sqs-standard"),
                     (true, true) => ("queue", "sqs-fifo"),
                     (false, false) => ("topic", "sns-standard"),
                     (false, true) => ("topic", "sns-fifo"),
                 };
-                let r = self.requests(size).ok_or_else(|| unknown(kind, size))?;
-                vec![Usage {
-                    what: format!("{key} {r} requests"),
+                let default = self.requests(size).ok_or_else(|| unknown(kind, size))?;
+                let millions = requests.unwrap_or_else(|| Decimal::from(default) / Decimal::from(MILLION));
+                Charges::of(vec![Usage {
+                    what: format!("{key} {} requests", (millions * Decimal::from(MILLION)).normalize()),
                     key: key.to_owned(),
-                    quantity: Decimal::from(r) / Decimal::from(1_000_000u32),
-                }]
+                    quantity: millions,
+                }])
             }
-            Item::Bucket { size } => {
-                let gb = self.bucket_gb(size).ok_or_else(|| unknown("bucket", size))?;
-                vec![Usage {
-                    what: format!("S3 Standard {gb} GB"),
+            Item::Bucket { size, storage_gb, requests } => {
+                let default = self.bucket_gb(size).ok_or_else(|| unknown("bucket", size))?;
+                let gb = storage_gb.unwrap_or_else(|| Decimal::from(default));
+                let mut c = Charges::of(vec![Usage {
+                    what: format!("S3 Standard {} GB", gb.normalize()),
                     key: "s3-standard".to_owned(),
-                    quantity: Decimal::from(gb),
-                }]
+                    quantity: gb,
+                }]);
+                c.by_use(requests, ("S3 requests, at the PUT rate", "s3-requests"), |m| Usage {
+                    what: format!(
+                        "S3 {} requests at the PUT, COPY, POST, LIST rate",
+                        (m * Decimal::from(MILLION)).normalize()
+                    ),
+                    key: "s3-requests".to_owned(),
+                    quantity: m,
+                });
+                c
             }
             Item::Tasks { size, tasks, architecture } => {
                 let t = self.task(size).ok_or_else(|| unknown("workload", size))?;
                 let per = Decimal::from(1024u32);
                 let n = Decimal::from(tasks);
                 let (arch, key) = fargate_rates(architecture);
-                vec![
+                Charges::of(vec![
                     Usage {
                         what: format!("{tasks} x {} CPU units Fargate {arch} vCPU-hours", t.cpu),
                         key: format!("{key}-vcpu"),
@@ -607,55 +714,164 @@ impl Catalogue {
                         key: format!("{key}-gb"),
                         quantity: n * Decimal::from(t.memory_mib) / per * hours,
                     },
-                ]
+                ])
             }
-            Item::Alb => vec![
+            Item::Alb { zones } => Charges::of(vec![
                 Usage { what: "ALB hours".to_owned(), key: "alb-hour".to_owned(), quantity: hours },
                 Usage { what: "ALB 1 LCU every hour".to_owned(), key: "alb-lcu".to_owned(), quantity: hours },
-            ],
-            Item::PrivateZone => vec![Usage {
+                Usage {
+                    what: format!("ALB public IPv4 addresses, one in each of {zones} zones"),
+                    key: PUBLIC_IPV4.to_owned(),
+                    quantity: hours * Decimal::from(zones),
+                },
+            ]),
+            Item::PrivateZone => Charges::of(vec![Usage {
                 what: "Route 53 private hosted zone".to_owned(),
                 key: "route53-zone".to_owned(),
                 quantity: Decimal::ONE,
-            }],
-            Item::Secret => vec![Usage {
+            }]),
+            Item::Secret => Charges::of(vec![Usage {
                 what: "Secrets Manager secret".to_owned(),
                 key: "secret".to_owned(),
                 quantity: Decimal::ONE,
-            }],
-            Item::InterfaceEndpoint { zones } => vec![Usage {
+            }]),
+            Item::InterfaceEndpoint { zones } => Charges::of(vec![Usage {
                 what: format!("endpoint hours in {zones} zones"),
                 key: "vpc-endpoint-hour".to_owned(),
                 quantity: hours * Decimal::from(zones),
-            }],
-            // Priced by `rates`, never by quantity.
-            Item::LogGroup | Item::Budget => Vec::new(),
+            }]),
+            Item::LogGroup { ingested_gb, retention_days } => log_charges(ingested_gb, retention_days),
+            Item::Budget => Charges {
+                usages: Vec::new(),
+                rates: vec![("AWS Budgets, past an account's first two", "budget")],
+            },
+            Item::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb } => {
+                vpc_charges(nat, endpoints, nat_gb, endpoint_gb, internet_gb)
+            }
+            Item::Alarm => Charges::of(vec![Usage {
+                what: "CloudWatch standard alarm".to_owned(),
+                key: "alarm".to_owned(),
+                quantity: Decimal::ONE,
+            }]),
         };
-        Ok(usages)
+        Ok(charges)
     }
 }
 
-/// The charges of a usage-based item, as `(what, price key)`; `None` for items priced by
-/// quantity.
-fn usage_charges(item: &Item<'_>) -> Option<&'static [(&'static str, &'static str)]> {
-    match item {
-        Item::LogGroup => Some(&[
-            ("CloudWatch Logs ingestion", "logs-ingestion"),
-            ("CloudWatch Logs storage", "logs-storage"),
-        ]),
-        Item::Budget => Some(&[("AWS Budgets, past an account's first two", "budget")]),
-        Item::Postgres { .. }
-        | Item::RdsProxy { .. }
-        | Item::Cache { .. }
-        | Item::Queue { .. }
-        | Item::Topic { .. }
-        | Item::Bucket { .. }
-        | Item::Tasks { .. }
-        | Item::Alb
-        | Item::PrivateZone
-        | Item::Secret
-        | Item::InterfaceEndpoint { .. } => None,
+/// A million, the unit of request prices and amounts.
+const MILLION: u32 = 1_000_000;
+
+/// The price key of a public IPv4 address-hour (the ALB's, the NAT gateways').
+const PUBLIC_IPV4: &str = "public-ipv4-hour";
+
+/// A database's charges: instance-hours and storage (both doubled when Multi-AZ), and
+/// Aurora's I/O requests on standard storage.
+fn postgres_charges(
+    engine: PostgresEngine,
+    p: &PostgresSize,
+    storage_gb: Option<Decimal>,
+    io: Option<Decimal>,
+) -> Charges {
+    let hours = Decimal::from(HOURS_PER_MONTH);
+    let (prefix, storage_key, storage_what) = match engine {
+        PostgresEngine::Rds => ("rds-instance", "rds-storage-gp3", "gp3 storage"),
+        PostgresEngine::Aurora => ("aurora-instance", "aurora-storage", "Aurora storage"),
+    };
+    // RDS storage is what the size allocates; Aurora's is what it stores.
+    let gb = match engine {
+        PostgresEngine::Rds => Decimal::from(p.storage_gb),
+        PostgresEngine::Aurora => storage_gb.unwrap_or_else(|| Decimal::from(p.storage_gb)),
+    };
+    let copies = Decimal::from(if p.multi_az { 2u32 } else { 1 });
+    let az = if p.multi_az { " (Multi-AZ: primary + standby)" } else { "" };
+    let mut c = Charges::of(vec![
+        Usage {
+            what: format!("{} x {} instance-hours{az}", p.instances, p.instance_class),
+            key: format!("{prefix}/{}", p.instance_class),
+            quantity: hours * Decimal::from(p.instances) * copies,
+        },
+        Usage {
+            what: format!("{storage_what} {} GB{az}", gb.normalize()),
+            key: storage_key.to_owned(),
+            quantity: gb * copies,
+        },
+    ]);
+    if engine == PostgresEngine::Aurora {
+        c.by_use(io, ("Aurora I/O requests (standard storage)", "aurora-io"), |m| Usage {
+            what: format!("Aurora I/O {} million requests", m.normalize()),
+            key: "aurora-io".to_owned(),
+            quantity: m,
+        });
     }
+    c
+}
+
+/// A log group's charges: ingestion and storage at steady state, or both rates.
+fn log_charges(ingested_gb: Option<Decimal>, retention_days: u32) -> Charges {
+    let Some(gb) = ingested_gb else {
+        return Charges {
+            usages: Vec::new(),
+            rates: vec![
+                ("CloudWatch Logs ingestion", "logs-ingestion"),
+                ("CloudWatch Logs storage", "logs-storage"),
+            ],
+        };
+    };
+    let kept = retention_days.min(365);
+    Charges::of(vec![
+        Usage {
+            what: format!("CloudWatch Logs ingestion {} GB", gb.normalize()),
+            key: "logs-ingestion".to_owned(),
+            quantity: gb,
+        },
+        Usage {
+            what: format!("CloudWatch Logs storage, {} GB a month kept {kept} days", gb.normalize()),
+            key: "logs-storage".to_owned(),
+            quantity: stored_gb_months(gb, retention_days),
+        },
+    ])
+}
+
+/// What the VPC charges the environment.
+fn vpc_charges(
+    nat: u32,
+    endpoints: bool,
+    nat_gb: Option<Decimal>,
+    endpoint_gb: Option<Decimal>,
+    internet_gb: Option<Decimal>,
+) -> Charges {
+    let hours = Decimal::from(HOURS_PER_MONTH);
+    let mut c = Charges::default();
+    if nat > 0 {
+        c.usages.push(Usage {
+            what: format!("{nat} x NAT gateway-hours"),
+            key: "nat-gateway-hour".to_owned(),
+            quantity: hours * Decimal::from(nat),
+        });
+        c.usages.push(Usage {
+            what: format!("{nat} x NAT gateway public IPv4 address-hours"),
+            key: PUBLIC_IPV4.to_owned(),
+            quantity: hours * Decimal::from(nat),
+        });
+        c.by_use(nat_gb, ("data processed by the NAT gateways", "nat-gateway-gb"), |gb| Usage {
+            what: format!("{} GB processed by the NAT gateways", gb.normalize()),
+            key: "nat-gateway-gb".to_owned(),
+            quantity: gb,
+        });
+    }
+    if endpoints {
+        c.by_use(endpoint_gb, ("data processed by the VPC endpoints", "vpc-endpoint-gb"), |gb| Usage {
+            what: format!("{} GB processed by the VPC endpoints", gb.normalize()),
+            key: "vpc-endpoint-gb".to_owned(),
+            quantity: gb,
+        });
+    }
+    c.by_use(internet_gb, ("data out to the internet (first paid tier)", "internet-out-gb"), |gb| Usage {
+        what: format!("{} GB out to the internet (first paid tier)", gb.normalize()),
+        key: "internet-out-gb".to_owned(),
+        quantity: gb,
+    });
+    c
 }
 
 /// How the Fargate lines of an architecture name it, and the stem of its price keys

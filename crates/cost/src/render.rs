@@ -34,7 +34,7 @@ impl Catalogue {
                         p.instances, p.instance_class, p.vcpu, p.storage_gb
                     ),
                     items: vec![
-                        Item::Postgres { engine, size },
+                        Item::Postgres { engine, size, storage_gb: None, io: None },
                         Item::RdsProxy { engine, size },
                         Item::Secret,
                     ],
@@ -54,13 +54,13 @@ impl Catalogue {
                 kind: "queue",
                 size,
                 declares: format!("{r} requests/month"),
-                items: vec![Item::Queue { fifo: false, size }],
+                items: vec![Item::Queue { fifo: false, size, requests: None }],
             });
             rows.push(SizeRow {
                 kind: "topic",
                 size,
                 declares: format!("{r} requests/month"),
-                items: vec![Item::Topic { fifo: false, size }],
+                items: vec![Item::Topic { fifo: false, size, requests: None }],
             });
         }
         for (size, gb) in bucket {
@@ -68,7 +68,7 @@ impl Catalogue {
                 kind: "bucket",
                 size,
                 declares: format!("{gb} GB"),
-                items: vec![Item::Bucket { size }],
+                items: vec![Item::Bucket { size, storage_gb: None, requests: None }],
             });
         }
         // ARM64 (the default) first, then the same sizes at the x86_64 rates.
@@ -103,13 +103,14 @@ impl Catalogue {
         let mut lines = Vec::new();
         for item in items {
             match self.price(region, item) {
-                Priced::Lines { lines: l } => lines.extend(l),
+                // A size row's charges billed by use (Aurora I/O, bucket requests) add no amount.
+                Priced::Lines { lines: l, .. } => lines.extend(l),
                 unpriced @ Priced::Unpriced { .. } => return unpriced,
                 // Adds no amount; no size row holds one.
                 Priced::UsageBased { .. } => {}
             }
         }
-        Priced::Lines { lines }
+        Priced::Lines { lines, rates: Vec::new() }
     }
 
     /// A readable table of the sizes and, per region (all, or the one asked for), the prices

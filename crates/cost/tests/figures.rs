@@ -18,7 +18,7 @@ fn d(text: &str) -> Decimal {
 fn check(region: &str, item: Item<'_>, lines: &[(&str, &str, &str)], total: &str) {
     let cat = Catalogue::builtin();
     let priced = cat.price(region, &item);
-    let Priced::Lines { lines: got } = &priced else {
+    let Priced::Lines { lines: got, .. } = &priced else {
         panic!("{item:?} in {region} should be priced, got {priced:?}");
     };
     assert_eq!(got.len(), lines.len(), "{item:?}: {got:#?}");
@@ -46,21 +46,21 @@ fn rds_postgres() {
     // small: db.t4g.micro 0.016 x 730 = 11.68; gp3 0.115 x 20 GB = 2.30; single-AZ.
     check(
         US,
-        Item::Postgres { engine: Rds, size: "small" },
+        Item::Postgres { engine: Rds, size: "small", storage_gb: None, io: None },
         &[("730", "0.016", "11.68"), ("20", "0.115", "2.30")],
         "13.98",
     );
     // medium: Multi-AZ doubles both: 0.065 x 730 x 2 = 94.90; 0.115 x 100 x 2 = 23.00.
     check(
         US,
-        Item::Postgres { engine: Rds, size: "medium" },
+        Item::Postgres { engine: Rds, size: "medium", storage_gb: None, io: None },
         &[("1460", "0.065", "94.90"), ("200", "0.115", "23.00")],
         "117.90",
     );
     // large: 0.168 x 730 x 2 = 245.28; 0.115 x 200 x 2 = 46.00.
     check(
         US,
-        Item::Postgres { engine: Rds, size: "large" },
+        Item::Postgres { engine: Rds, size: "large", storage_gb: None, io: None },
         &[("1460", "0.168", "245.28"), ("400", "0.115", "46.00")],
         "291.28",
     );
@@ -84,21 +84,21 @@ fn aurora_postgres() {
     // small: 1 x db.t4g.medium 0.073 x 730 = 53.29; Aurora storage 0.10 x 20 GB = 2.00.
     check(
         US,
-        Item::Postgres { engine: Aurora, size: "small" },
+        Item::Postgres { engine: Aurora, size: "small", storage_gb: None, io: None },
         &[("730", "0.073", "53.29"), ("20", "0.10", "2.00")],
         "55.29",
     );
     // medium: 2 x db.r7g.large: 1460 h x 0.276 = 402.96; storage counted once: 100 x 0.10 = 10.
     check(
         US,
-        Item::Postgres { engine: Aurora, size: "medium" },
+        Item::Postgres { engine: Aurora, size: "medium", storage_gb: None, io: None },
         &[("1460", "0.276", "402.96"), ("100", "0.10", "10.00")],
         "412.96",
     );
     // large: 2 x db.r7g.xlarge: 1460 h x 0.553 = 807.38; 200 GB x 0.10 = 20.
     check(
         US,
-        Item::Postgres { engine: Aurora, size: "large" },
+        Item::Postgres { engine: Aurora, size: "large", storage_gb: None, io: None },
         &[("1460", "0.553", "807.38"), ("200", "0.10", "20.00")],
         "827.38",
     );
@@ -133,25 +133,55 @@ fn us_east_1_is_complete() {
 #[test]
 fn queues_and_topics() {
     // SQS standard 0.40 per million: 1M -> 0.40, 10M -> 4.00, 100M -> 40.00.
-    check(US, Item::Queue { fifo: false, size: "small" }, &[("1", "0.40", "0.40")], "0.40");
-    check(US, Item::Queue { fifo: false, size: "medium" }, &[("10", "0.40", "4.00")], "4.00");
-    check(US, Item::Queue { fifo: false, size: "large" }, &[("100", "0.40", "40.00")], "40.00");
+    check(US, Item::Queue { fifo: false, size: "small", requests: None }, &[("1", "0.40", "0.40")], "0.40");
+    check(US, Item::Queue { fifo: false, size: "medium", requests: None }, &[("10", "0.40", "4.00")], "4.00");
+    check(
+        US,
+        Item::Queue { fifo: false, size: "large", requests: None },
+        &[("100", "0.40", "40.00")],
+        "40.00",
+    );
     // SQS FIFO 0.50 per million.
-    check(US, Item::Queue { fifo: true, size: "small" }, &[("1", "0.50", "0.50")], "0.50");
-    check(US, Item::Queue { fifo: true, size: "large" }, &[("100", "0.50", "50.00")], "50.00");
+    check(US, Item::Queue { fifo: true, size: "small", requests: None }, &[("1", "0.50", "0.50")], "0.50");
+    check(
+        US,
+        Item::Queue { fifo: true, size: "large", requests: None },
+        &[("100", "0.50", "50.00")],
+        "50.00",
+    );
     // SNS standard 0.50 per million.
-    check(US, Item::Topic { fifo: false, size: "small" }, &[("1", "0.50", "0.50")], "0.50");
-    check(US, Item::Topic { fifo: false, size: "medium" }, &[("10", "0.50", "5.00")], "5.00");
-    check(US, Item::Topic { fifo: false, size: "large" }, &[("100", "0.50", "50.00")], "50.00");
-    unpriced(US, Item::Topic { fifo: true, size: "small" }, "sns-fifo");
+    check(US, Item::Topic { fifo: false, size: "small", requests: None }, &[("1", "0.50", "0.50")], "0.50");
+    check(US, Item::Topic { fifo: false, size: "medium", requests: None }, &[("10", "0.50", "5.00")], "5.00");
+    check(
+        US,
+        Item::Topic { fifo: false, size: "large", requests: None },
+        &[("100", "0.50", "50.00")],
+        "50.00",
+    );
+    unpriced(US, Item::Topic { fifo: true, size: "small", requests: None }, "sns-fifo");
 }
 
 #[test]
 fn buckets() {
     // S3 Standard 0.023 per GB-month: 10 -> 0.23, 100 -> 2.30, 1024 -> 23.552.
-    check(US, Item::Bucket { size: "small" }, &[("10", "0.023", "0.23")], "0.23");
-    check(US, Item::Bucket { size: "medium" }, &[("100", "0.023", "2.30")], "2.30");
-    check(US, Item::Bucket { size: "large" }, &[("1024", "0.023", "23.552")], "23.552");
+    check(
+        US,
+        Item::Bucket { size: "small", storage_gb: None, requests: None },
+        &[("10", "0.023", "0.23")],
+        "0.23",
+    );
+    check(
+        US,
+        Item::Bucket { size: "medium", storage_gb: None, requests: None },
+        &[("100", "0.023", "2.30")],
+        "2.30",
+    );
+    check(
+        US,
+        Item::Bucket { size: "large", storage_gb: None, requests: None },
+        &[("1024", "0.023", "23.552")],
+        "23.552",
+    );
 }
 
 #[test]
@@ -219,7 +249,7 @@ fn fargate_x86_tasks() {
     let arm = cat.price(US, &Item::Tasks { size: "small", tasks: 1, architecture: ARM });
     let intel = cat.price(US, &Item::Tasks { size: "small", tasks: 1, architecture: x86 });
     assert!(intel.monthly() > arm.monthly());
-    let Priced::Lines { lines } = intel else { panic!("priced") };
+    let Priced::Lines { lines, .. } = intel else { panic!("priced") };
     assert_eq!(lines[0].key.as_ref(), "fargate-x86-vcpu");
     assert!(lines[0].what.contains("Fargate x86_64 vCPU-hours"), "{}", lines[0].what);
 }
@@ -227,7 +257,12 @@ fn fargate_x86_tasks() {
 #[test]
 fn per_environment_items() {
     // ALB: 0.0225 x 730 = 16.425 hours + one LCU every hour 0.008 x 730 = 5.84; total 22.265.
-    check(US, Item::Alb, &[("730", "0.0225", "16.425"), ("730", "0.008", "5.84")], "22.265");
+    check(
+        US,
+        Item::Alb { zones: 2 },
+        &[("730", "0.0225", "16.425"), ("730", "0.008", "5.84"), ("1460", "0.005", "7.30")],
+        "29.565",
+    );
     check(US, Item::PrivateZone, &[("1", "0.50", "0.50")], "0.50");
     check(US, Item::Secret, &[("1", "0.40", "0.40")], "0.40");
 }
@@ -238,7 +273,7 @@ fn a_small_environment_adds_up_to_the_cent() {
     // shown as 43.99 (half away from zero).
     let cat = Catalogue::builtin();
     let items = [
-        Item::Postgres { engine: Rds, size: "small" },
+        Item::Postgres { engine: Rds, size: "small", storage_gb: None, io: None },
         Item::RdsProxy { engine: Rds, size: "small" },
         Item::Secret,
         Item::Tasks { size: "small", tasks: 1, architecture: ARM },
@@ -258,11 +293,15 @@ fn other_regions_say_what_they_lack() {
     );
     unpriced(
         "eu-west-1",
-        Item::Postgres { engine: Rds, size: "small" },
+        Item::Postgres { engine: Rds, size: "small", storage_gb: None, io: None },
         "runway catalogue import --region eu-west-1",
     );
-    unpriced("ap-south-2", Item::Alb, "no price table for region `ap-south-2`");
-    unpriced(US, Item::Bucket { size: "xlarge" }, "no bucket size `xlarge`");
+    unpriced("ap-south-2", Item::Alb { zones: 2 }, "no price table for region `ap-south-2`");
+    unpriced(
+        US,
+        Item::Bucket { size: "xlarge", storage_gb: None, requests: None },
+        "no bucket size `xlarge`",
+    );
     // Route 53 hosted zones are a global price.
     check("eu-west-1", Item::PrivateZone, &[("1", "0.50", "0.50")], "0.50");
     // eu-west-1 Fargate Linux/ARM has the us-east-1 rates, 0.03238 / 0.00356:
@@ -299,6 +338,137 @@ fn eu_alb_hours_are_priced_but_the_alb_stays_unpriced_without_an_lcu_rate() {
         assert_eq!(seen, date, "{region}");
         // 730 h x 0.027 = 19.71 (eu-central-1); 730 h x 0.0252 = 18.396 (eu-west-1); but no
         // public source gave the LCU-hour rate, so the ALB item as a whole is unpriced.
-        unpriced(region, Item::Alb, "alb-lcu");
+        unpriced(region, Item::Alb { zones: 2 }, "alb-lcu");
     }
+}
+
+/// The rate keys of a price, in order (what is billed by a use nobody declared).
+fn rate_keys(region: &str, item: &Item<'_>) -> Vec<String> {
+    match Catalogue::builtin().price(region, item) {
+        Priced::Lines { rates, .. } | Priced::UsageBased { rates } => {
+            rates.iter().map(|r| r.key.to_string()).collect()
+        }
+        Priced::Unpriced { reason } => panic!("{item:?}: {reason}"),
+    }
+}
+
+#[test]
+fn the_vpc_charges_nat_gateways_their_addresses_and_declared_data() {
+    // 2 NAT gateways: 2 x 730 x 0.045 = 65.70; their addresses 2 x 730 x 0.005 = 7.30.
+    let none = Item::Vpc { nat: 2, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None };
+    check(US, none.clone(), &[("1460", "0.045", "65.70"), ("1460", "0.005", "7.30")], "73.00");
+    // Data through NAT and out to the internet nobody declared: rates, not amounts.
+    assert_eq!(rate_keys(US, &none), ["nat-gateway-gb", "internet-out-gb"]);
+    // Declared: 100 GB x 0.045 = 4.50 through NAT; 50 GB x 0.09 = 4.50 out.
+    let declared = Item::Vpc {
+        nat: 2,
+        endpoints: false,
+        nat_gb: Some(d("100")),
+        endpoint_gb: None,
+        internet_gb: Some(d("50")),
+    };
+    check(
+        US,
+        declared.clone(),
+        &[
+            ("1460", "0.045", "65.70"),
+            ("1460", "0.005", "7.30"),
+            ("100", "0.045", "4.50"),
+            ("50", "0.09", "4.50"),
+        ],
+        "82.00",
+    );
+    assert!(rate_keys(US, &declared).is_empty());
+    // No NAT (endpoints instead): nothing fixed; endpoint data at 0.01 when declared.
+    let endpoints = Item::Vpc {
+        nat: 0,
+        endpoints: true,
+        nat_gb: Some(d("100")),
+        endpoint_gb: Some(d("20")),
+        internet_gb: None,
+    };
+    check(US, endpoints.clone(), &[("20", "0.01", "0.20")], "0.20");
+    assert_eq!(rate_keys(US, &endpoints), ["internet-out-gb"]);
+    let nothing = Item::Vpc { nat: 0, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None };
+    assert!(matches!(Catalogue::builtin().price(US, &nothing), Priced::UsageBased { .. }));
+    // eu-west-1 prices the NAT gateway; eu-central-1 does not yet.
+    check("eu-west-1", none.clone(), &[("1460", "0.048", "70.08"), ("1460", "0.005", "7.30")], "77.38");
+    unpriced("eu-central-1", none, "nat-gateway-hour");
+}
+
+#[test]
+fn declared_usage_is_counted_and_the_rest_is_a_rate() {
+    // 5 GB ingested x 0.50 = 2.50; kept 90 days: 5 x 90 / 30 = 15 GB-months x 0.03 = 0.45.
+    let logs = Item::LogGroup { ingested_gb: Some(d("5")), retention_days: 90 };
+    check(US, logs, &[("5", "0.50", "2.50"), ("15", "0.03", "0.45")], "2.95");
+    // Kept 14 days: 5 x 14 / 30 = 2.333.. -> 2.33 GB-months; a retention past a year counts a year.
+    check(
+        US,
+        Item::LogGroup { ingested_gb: Some(d("5")), retention_days: 14 },
+        &[("5", "0.50", "2.50"), ("2.33", "0.03", "0.0699")],
+        "2.5699",
+    );
+    check(
+        US,
+        Item::LogGroup { ingested_gb: Some(d("1")), retention_days: 3653 },
+        &[("1", "0.50", "0.50"), ("12.17", "0.03", "0.3651")],
+        "0.8651",
+    );
+    let undeclared = Item::LogGroup { ingested_gb: None, retention_days: 90 };
+    assert!(matches!(Catalogue::builtin().price(US, &undeclared), Priced::UsageBased { .. }));
+    // Queue requests declared: 2.5 million x 0.40 = 1.00 (the size's 1 million overridden).
+    check(
+        US,
+        Item::Queue { fifo: false, size: "small", requests: Some(d("2.5")) },
+        &[("2.5", "0.40", "1.00")],
+        "1.00",
+    );
+    // Bucket: 50 GB x 0.023 = 1.15; 3 million requests x 5.00 = 15.00.
+    check(
+        US,
+        Item::Bucket { size: "small", storage_gb: Some(d("50")), requests: Some(d("3")) },
+        &[("50", "0.023", "1.15"), ("3", "5.00", "15.00")],
+        "16.15",
+    );
+    assert_eq!(
+        rate_keys(US, &Item::Bucket { size: "small", storage_gb: None, requests: None }),
+        ["s3-requests"]
+    );
+    // Aurora small, 40 GB stored and 50 million I/O: 0.073 x 730 = 53.29; 40 x 0.10 = 4.00; 50 x 0.20 = 10.00.
+    check(
+        US,
+        Item::Postgres { engine: Aurora, size: "small", storage_gb: Some(d("40")), io: Some(d("50")) },
+        &[("730", "0.073", "53.29"), ("40", "0.10", "4.00"), ("50", "0.20", "10.00")],
+        "67.29",
+    );
+    assert_eq!(
+        rate_keys(US, &Item::Postgres { engine: Aurora, size: "small", storage_gb: None, io: None }),
+        ["aurora-io"]
+    );
+    // RDS storage is what its size allocates; neither amount is read.
+    let rds = Item::Postgres { engine: Rds, size: "small", storage_gb: Some(d("999")), io: Some(d("999")) };
+    check(US, rds.clone(), &[("730", "0.016", "11.68"), ("20", "0.115", "2.30")], "13.98");
+    assert!(rate_keys(US, &rds).is_empty());
+    // An alarm, for the operations issue: 0.10 a month.
+    check(US, Item::Alarm, &[("1", "0.10", "0.10")], "0.10");
+}
+
+#[test]
+fn every_new_key_is_among_the_price_keys() {
+    let keys = Catalogue::builtin().price_keys();
+    for key in [
+        "public-ipv4-hour",
+        "nat-gateway-hour",
+        "alarm",
+        "aurora-io",
+        "s3-requests",
+        "logs-ingestion",
+        "logs-storage",
+        "nat-gateway-gb",
+        "vpc-endpoint-gb",
+        "internet-out-gb",
+    ] {
+        assert!(keys.iter().any(|k| k == key), "{key} in {keys:?}");
+    }
+    assert!(!keys.iter().any(|k| k == "budget"), "no amount of a budget is counted");
 }

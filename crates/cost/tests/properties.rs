@@ -37,15 +37,15 @@ fn larger_sizes_never_cost_less_in_the_builtin_catalogue() {
     let cat = Catalogue::builtin();
     let sizes = ["small", "medium", "large"];
     let kinds: Vec<Box<dyn Fn(&'static str) -> Item<'static>>> = vec![
-        Box::new(|size| Item::Postgres { engine: PostgresEngine::Rds, size }),
-        Box::new(|size| Item::Postgres { engine: PostgresEngine::Aurora, size }),
+        Box::new(|size| Item::Postgres { engine: PostgresEngine::Rds, size, storage_gb: None, io: None }),
+        Box::new(|size| Item::Postgres { engine: PostgresEngine::Aurora, size, storage_gb: None, io: None }),
         Box::new(|size| Item::RdsProxy { engine: PostgresEngine::Rds, size }),
         Box::new(|size| Item::RdsProxy { engine: PostgresEngine::Aurora, size }),
         Box::new(|size| Item::Cache { size }),
-        Box::new(|size| Item::Queue { fifo: false, size }),
-        Box::new(|size| Item::Queue { fifo: true, size }),
-        Box::new(|size| Item::Topic { fifo: false, size }),
-        Box::new(|size| Item::Bucket { size }),
+        Box::new(|size| Item::Queue { fifo: false, size, requests: None }),
+        Box::new(|size| Item::Queue { fifo: true, size, requests: None }),
+        Box::new(|size| Item::Topic { fifo: false, size, requests: None }),
+        Box::new(|size| Item::Bucket { size, storage_gb: None, requests: None }),
         Box::new(|size| Item::Tasks { size, tasks: 1, architecture: ARM }),
     ];
     let mut compared = 0;
@@ -80,8 +80,8 @@ proptest! {
             ("fargate-arm-vcpu", "vCPU-hour", p), ("fargate-arm-gb", "GB-hour", p),
         ]).extended_with(&Catalogue::parse("s.yaml", &text).expect("parses"));
         for (small, big) in [
-            (Item::Queue { fifo: false, size: "lo" }, Item::Queue { fifo: false, size: "hi" }),
-            (Item::Bucket { size: "lo" }, Item::Bucket { size: "hi" }),
+            (Item::Queue { fifo: false, size: "lo", requests: None }, Item::Queue { fifo: false, size: "hi", requests: None }),
+            (Item::Bucket { size: "lo", storage_gb: None, requests: None }, Item::Bucket { size: "hi", storage_gb: None, requests: None }),
             (Item::Tasks { size: "lo", tasks: 1, architecture: ARM }, Item::Tasks { size: "hi", tasks: 1, architecture: ARM }),
         ] {
             let (x, y) = (cat.price("us-east-1", &small).monthly(), cat.price("us-east-1", &big).monthly());
@@ -100,9 +100,9 @@ proptest! {
             ("rds-instance/db.t4g.micro", "hour", instance), ("rds-storage-gp3", "GB-month", storage),
             ("fargate-arm-vcpu", "vCPU-hour", vcpu), ("fargate-arm-gb", "GB-hour", gb),
         ]).extended_with(&sized(&task, &pg));
-        for item in [Item::Postgres { engine: PostgresEngine::Rds, size: "p" }, Item::Tasks { size: "t", tasks, architecture: ARM }] {
+        for item in [Item::Postgres { engine: PostgresEngine::Rds, size: "p", storage_gb: None, io: None }, Item::Tasks { size: "t", tasks, architecture: ARM }] {
             let priced = cat.price("us-east-1", &item);
-            let Priced::Lines { lines } = &priced else { panic!("priced: {priced:?}") };
+            let Priced::Lines { lines, .. } = &priced else { panic!("priced: {priced:?}") };
             let mut sum = Decimal::ZERO;
             for l in lines {
                 prop_assert_eq!(l.monthly.0, l.quantity * l.unit_price.0);
@@ -118,8 +118,8 @@ proptest! {
         let task = cost::TaskSize { cpu: 256, memory_mib: 512 };
         let single = sized(&task, &cost::PostgresSize { multi_az: false, ..pg.clone() });
         let multi = sized(&task, &cost::PostgresSize { multi_az: true, ..pg });
-        let item = Item::Postgres { engine: PostgresEngine::Rds, size: "p" };
-        let (Priced::Lines { lines: one }, Priced::Lines { lines: two }) =
+        let item = Item::Postgres { engine: PostgresEngine::Rds, size: "p", storage_gb: None, io: None };
+        let (Priced::Lines { lines: one, .. }, Priced::Lines { lines: two, .. }) =
             (single.price("us-east-1", &item), multi.price("us-east-1", &item)) else { panic!("priced") };
         prop_assert_eq!(one.len(), 2);
         for (a, b) in one.iter().zip(&two) {
@@ -141,7 +141,7 @@ proptest! {
         prop_assert_eq!(at_max.0 * Decimal::from(min), at_min.0 * Decimal::from(max));
         prop_assert_eq!(at_min.0, one.0 * Decimal::from(min));
         // And the vCPU line is what the arithmetic says: tasks x cpu/1024 x 730 hours.
-        let Priced::Lines { lines } = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max, architecture: ARM }) else { panic!("priced") };
+        let Priced::Lines { lines, .. } = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max, architecture: ARM }) else { panic!("priced") };
         prop_assert_eq!(lines[0].quantity, Decimal::from(max) * Decimal::from(task.cpu) / Decimal::from(1024) * Decimal::from(HOURS_PER_MONTH));
     }
 

@@ -20,17 +20,17 @@ regions:
 "#;
 
 fn every_item() -> Vec<Item<'static>> {
-    let mut items = vec![Item::Alb, Item::PrivateZone, Item::Secret];
+    let mut items = vec![Item::Alb { zones: 2 }, Item::PrivateZone, Item::Secret];
     for name in ["small", "medium", "large"] {
         for engine in [PostgresEngine::Rds, PostgresEngine::Aurora] {
-            items.push(Item::Postgres { engine, size: name });
+            items.push(Item::Postgres { engine, size: name, storage_gb: None, io: None });
             items.push(Item::RdsProxy { engine, size: name });
         }
         items.push(Item::Cache { size: name });
-        items.push(Item::Queue { fifo: false, size: name });
-        items.push(Item::Queue { fifo: true, size: name });
-        items.push(Item::Topic { fifo: false, size: name });
-        items.push(Item::Bucket { size: name });
+        items.push(Item::Queue { fifo: false, size: name, requests: None });
+        items.push(Item::Queue { fifo: true, size: name, requests: None });
+        items.push(Item::Topic { fifo: false, size: name, requests: None });
+        items.push(Item::Bucket { size: name, storage_gb: None, requests: None });
         items.push(Item::Tasks { size: name, tasks: 2, architecture: ARM });
     }
     items
@@ -55,9 +55,9 @@ fn a_user_file_adds_a_size_and_overrides_a_price_and_nothing_else() {
     ));
 
     // The override: large bucket 1024 GB x 0.021 = 21.504 instead of 1024 x 0.023 = 23.552.
-    let bucket = merged.price("us-east-1", &Item::Bucket { size: "large" });
+    let bucket = merged.price("us-east-1", &Item::Bucket { size: "large", storage_gb: None, requests: None });
     assert_eq!(bucket.monthly().map(|m| m.0.normalize().to_string()), Some("21.504".to_owned()));
-    let Priced::Lines { lines } = &bucket else { panic!("priced") };
+    let Priced::Lines { lines, .. } = &bucket else { panic!("priced") };
     assert_eq!(&*lines[0].source, "negotiated rate, contract 2026-11 (seen 2026-11-30)");
 
     // Every other figure, in every region, is unchanged.
@@ -85,7 +85,7 @@ fn a_user_file_can_add_a_region() {
         Some("0.40".to_owned())
     );
     // A key the new region lacks is unpriced, never $0.
-    assert!(merged.price("ap-south-2", &Item::Alb).monthly().is_none());
+    assert!(merged.price("ap-south-2", &Item::Alb { zones: 2 }).monthly().is_none());
 }
 
 fn one_error(text: &str) -> runway_schema::Diagnostic {

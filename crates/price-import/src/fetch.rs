@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use crate::{Error, Progress};
 
-/// The largest file read: the biggest offer the catalogue needs (AmazonRDS) is about 27 MB a
-/// region; about twenty times that is not a price-list file of ours.
-pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+/// The largest file read: the biggest offer the catalogue needs (AmazonEC2, for the NAT
+/// gateway) is about 480 MB for us-east-1; about twice that is not a price-list file of ours.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// An HTTP client with timeouts: 10 s to connect, 60 s without a byte.
 pub(crate) fn client() -> Result<reqwest::Client, Error> {

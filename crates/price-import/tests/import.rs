@@ -152,6 +152,18 @@ async fn every_key_is_priced_from_the_row_that_prices_it() {
         ("alb-lcu", "0.008", "AWSELB", "20261104000000", "EU-LCUUsage"),
         ("route53-zone", "0.5", "AmazonRoute53", "20261109000000", "HostedZone"),
         ("secret", "0.4", "AWSSecretsManager", "20261108000000", "EU-AWSSecretsManager-Secrets"),
+        // The fixed network charges and the rates of what is billed by use.
+        ("vpc-endpoint-hour", "0.011", "AmazonVPC", "20261110000000", "EU-VpcEndpoint-Hours"),
+        ("public-ipv4-hour", "0.005", "AmazonVPC", "20261110000000", "EU-PublicIPv4:InUseAddress"),
+        ("vpc-endpoint-gb", "0.01", "AmazonVPC", "20261110000000", "EU-VpcEndpoint-Bytes"),
+        ("nat-gateway-hour", "0.048", "AmazonEC2", "20261113000000", "EU-NatGateway-Hours"),
+        ("nat-gateway-gb", "0.048", "AmazonEC2", "20261113000000", "EU-NatGateway-Bytes"),
+        ("internet-out-gb", "0.09", "AWSDataTransfer", "20261112000000", "EU-DataTransfer-Out-Bytes"),
+        ("alarm", "0.1", "AmazonCloudWatch", "20261111000000", "EU-CW:AlarmMonitorUsage"),
+        ("logs-ingestion", "0.57", "AmazonCloudWatch", "20261111000000", "EU-DataProcessing-Bytes"),
+        ("logs-storage", "0.03", "AmazonCloudWatch", "20261111000000", "EU-TimedStorage-ByteHrs"),
+        ("aurora-io", "0.22", "AmazonRDS", "20261101000000", "EU-Aurora:StorageIOUsage"),
+        ("s3-requests", "5", "AmazonS3", "20261107000000", "EU-Requests-Tier1"),
     ];
     for (key, price, offer, version, usage) in expected {
         let url = format!("{}/offers/v1.0/aws/{offer}/{version}/{REGION}/index.json", server.url());
@@ -201,14 +213,26 @@ async fn the_written_file_reads_back_and_prices_every_size() {
     let read = Catalogue::parse("prices.yaml", &text).unwrap();
     assert_eq!(read, imported.catalogue);
     let cat = Catalogue::builtin().extended_with(&read);
+    // Every size, with every usage declared: the region is priced whole.
+    let one = rust_decimal::Decimal::ONE;
     for size in ["small", "medium", "large"] {
         for item in [
-            cost::Item::Postgres { engine: PostgresEngine::Rds, size },
-            cost::Item::Postgres { engine: PostgresEngine::Aurora, size },
+            cost::Item::Postgres { engine: PostgresEngine::Rds, size, storage_gb: None, io: None },
+            cost::Item::Postgres { engine: PostgresEngine::Aurora, size, storage_gb: None, io: Some(one) },
             cost::Item::Cache { size },
             cost::Item::Tasks { size, tasks: 2, architecture: Architecture::Arm64 },
             cost::Item::Tasks { size, tasks: 2, architecture: Architecture::X86_64 },
-            cost::Item::Bucket { size },
+            cost::Item::Bucket { size, storage_gb: None, requests: Some(one) },
+            cost::Item::Alb { zones: 2 },
+            cost::Item::LogGroup { ingested_gb: Some(one), retention_days: 30 },
+            cost::Item::Vpc {
+                nat: 2,
+                endpoints: true,
+                nat_gb: Some(one),
+                endpoint_gb: Some(one),
+                internet_gb: Some(one),
+            },
+            cost::Item::Alarm,
         ] {
             assert!(cat.price(REGION, &item).monthly().is_some(), "{item:?}: {:?}", cat.price(REGION, &item));
         }
@@ -220,7 +244,7 @@ async fn the_written_file_reads_back_and_prices_every_size() {
 #[tokio::test(flavor = "current_thread")]
 async fn the_endpoint_hour_is_read_when_asked_for() {
     let server = FileServer::start(&fixtures());
-    let keys = vec!["vpc-endpoint-hour".to_owned(), "logs-ingestion".to_owned()];
+    let keys = vec!["vpc-endpoint-hour".to_owned(), "budget".to_owned()];
     let imported = import(&server.url(), &[REGION.to_owned()], &keys, &mut |_| {}).await.unwrap();
     let table = imported.catalogue.price_table(REGION).unwrap();
     // A key no rule reads is left out: the catalogue's own entry stays.

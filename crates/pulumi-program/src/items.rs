@@ -49,6 +49,9 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::Budget { .. } => budget::budget(cx, item),
         ItemSpec::LogGroup { .. } => logs::log_group(cx, item),
         ItemSpec::VpcEndpoint { .. } => endpoints::endpoint(cx, item),
+        // The plan marks it `existing`, which `render` skips; a plan that asks Pulumi to declare
+        // it is not one runway makes.
+        ItemSpec::Vpc { .. } => Err(unsupported(item, "the VPC is a program input, never declared")),
     }
 }
 
@@ -106,5 +109,7 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         | ItemSpec::LogGroup { .. }
         | ItemSpec::Budget { .. }
         | ItemSpec::VpcEndpoint { .. } => 1,
+        // Not declared (`managedBy: existing`; not counted by `expected_resources`).
+        ItemSpec::Vpc { .. } => 0,
     }
 }

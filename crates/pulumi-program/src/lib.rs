@@ -120,6 +120,8 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
         match item.managed_by {
             ManagedBy::Pulumi => items::declare(&mut ctx, item)?,
             ManagedBy::SecretsAdapter => items::look_up(&mut ctx, item)?,
+            // Part of the VPC the program is given: the plan holds it for its charges only.
+            ManagedBy::Existing => {}
         }
     }
     parameters::declare_all(&mut ctx)?;

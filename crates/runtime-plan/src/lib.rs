@@ -20,6 +20,7 @@
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
 //! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
 //! | `runway spend` | [`spend_report`] of the [`Plan`], a [`Month`] and the bill's [`Actuals`], then [`render_spend_text`] or [`to_json`] |
+//! | `runway spend` (the usage that would have matched a bill) | [`usage_hint()`] |
 //! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans, then [`render_review_markdown`], [`render_review_text`] or [`to_json`] |
 //!
 //! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
@@ -32,6 +33,7 @@
 mod check;
 pub mod diff;
 pub mod graph;
+mod hint;
 pub mod lower;
 pub mod naming;
 pub mod plan;
@@ -45,6 +47,7 @@ pub mod strategy;
 pub use check::{Checked, check, check_each};
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
+pub use hint::{UsageHint, usage_hint};
 pub use lower::{PlanError, database_name, plan, variables};
 pub use plan::*;
 pub use render::render_spend_text;

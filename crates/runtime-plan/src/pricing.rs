@@ -2,25 +2,68 @@
 
 use cost::{Catalogue, Item, Priced};
 use runway_schema::{Architecture, Code, Diagnostic, Environment, Money, PostgresEngine};
+use rust_decimal::Decimal;
 
 use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, UsageLine, Verdict};
 
-/// An owned description of what to ask the catalogue for an item.
+/// An owned description of what to ask the catalogue for an item: its size and the amounts of
+/// use the plan assumes (`None`: the size's, or billed by use and not counted).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priceable {
-    Postgres { engine: PostgresEngine, size: String },
-    RdsProxy { engine: PostgresEngine, size: String },
-    Cache { size: String },
-    Queue { fifo: bool, size: String },
-    Topic { fifo: bool, size: String },
-    Bucket { size: String },
-    Tasks { size: String, min: u32, max: u32, architecture: Architecture },
-    Alb,
+    Postgres {
+        engine: PostgresEngine,
+        size: String,
+        storage_gb: Option<Decimal>,
+        io: Option<Decimal>,
+    },
+    RdsProxy {
+        engine: PostgresEngine,
+        size: String,
+    },
+    Cache {
+        size: String,
+    },
+    Queue {
+        fifo: bool,
+        size: String,
+        requests: Option<Decimal>,
+    },
+    Topic {
+        fifo: bool,
+        size: String,
+        requests: Option<Decimal>,
+    },
+    Bucket {
+        size: String,
+        storage_gb: Option<Decimal>,
+        requests: Option<Decimal>,
+    },
+    Tasks {
+        size: String,
+        min: u32,
+        max: u32,
+        architecture: Architecture,
+    },
+    Alb {
+        zones: u32,
+    },
     PrivateZone,
     Secret,
-    LogGroup,
+    LogGroup {
+        ingested_gb: Option<Decimal>,
+        retention_days: u32,
+    },
     Budget,
-    InterfaceEndpoint { zones: u32 },
+    InterfaceEndpoint {
+        zones: u32,
+    },
+    Vpc {
+        nat: u32,
+        endpoints: bool,
+        nat_gb: Option<Decimal>,
+        endpoint_gb: Option<Decimal>,
+        internet_gb: Option<Decimal>,
+    },
 }
 
 impl Priceable {
@@ -32,21 +75,38 @@ impl Priceable {
     /// The catalogue item at rest (`ceiling == false`) or at most.
     fn item(&self, ceiling: bool) -> Item<'_> {
         match self {
-            Priceable::Postgres { engine, size } => Item::Postgres { engine: *engine, size },
+            Priceable::Postgres { engine, size, storage_gb, io } => {
+                Item::Postgres { engine: *engine, size, storage_gb: *storage_gb, io: *io }
+            }
             Priceable::RdsProxy { engine, size } => Item::RdsProxy { engine: *engine, size },
             Priceable::Cache { size } => Item::Cache { size },
-            Priceable::Queue { fifo, size } => Item::Queue { fifo: *fifo, size },
-            Priceable::Topic { fifo, size } => Item::Topic { fifo: *fifo, size },
-            Priceable::Bucket { size } => Item::Bucket { size },
+            Priceable::Queue { fifo, size, requests } => {
+                Item::Queue { fifo: *fifo, size, requests: *requests }
+            }
+            Priceable::Topic { fifo, size, requests } => {
+                Item::Topic { fifo: *fifo, size, requests: *requests }
+            }
+            Priceable::Bucket { size, storage_gb, requests } => {
+                Item::Bucket { size, storage_gb: *storage_gb, requests: *requests }
+            }
             Priceable::Tasks { size, min, max, architecture } => {
                 Item::Tasks { size, tasks: if ceiling { *max } else { *min }, architecture: *architecture }
             }
-            Priceable::Alb => Item::Alb,
+            Priceable::Alb { zones } => Item::Alb { zones: *zones },
             Priceable::PrivateZone => Item::PrivateZone,
             Priceable::Secret => Item::Secret,
-            Priceable::LogGroup => Item::LogGroup,
+            Priceable::LogGroup { ingested_gb, retention_days } => {
+                Item::LogGroup { ingested_gb: *ingested_gb, retention_days: *retention_days }
+            }
             Priceable::Budget => Item::Budget,
             Priceable::InterfaceEndpoint { zones } => Item::InterfaceEndpoint { zones: *zones },
+            Priceable::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb } => Item::Vpc {
+                nat: *nat,
+                endpoints: *endpoints,
+                nat_gb: *nat_gb,
+                endpoint_gb: *endpoint_gb,
+                internet_gb: *internet_gb,
+            },
         }
     }
 
@@ -94,7 +154,7 @@ pub(crate) fn summarize(
         });
         let c = *c;
         match priced {
-            Priced::Lines { lines: item_lines } => {
+            Priced::Lines { lines: item_lines, rates } => {
                 let m: Money = item_lines.iter().map(|l| l.monthly).sum();
                 item.monthly = Some(m);
                 item.ceiling = Some(c);
@@ -105,6 +165,12 @@ pub(crate) fn summarize(
                     item: item.id.clone(),
                     owner: item.owner.clone(),
                     line: line.clone(),
+                }));
+                // What the item is billed by a use nobody declared: shown, never added.
+                usage_based.extend(rates.iter().map(|rate| UsageLine {
+                    item: item.id.clone(),
+                    owner: item.owner.clone(),
+                    rate: rate.clone(),
                 }));
             }
             Priced::UsageBased { rates } => {
@@ -204,7 +270,7 @@ pub(crate) fn summarize(
         });
     }
     let refused = diagnostics.iter().any(Diagnostic::is_error);
-    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, refused }
+    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, usage: Vec::new(), refused }
 }
 
 /// The `n` largest owners (resource, workload, or platform item) by estimate, as

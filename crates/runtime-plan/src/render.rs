@@ -347,8 +347,35 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             write_note(out, 4, &format!("items: {}", labels.join(", ")))?;
         }
     }
+    write_usage(p, out)?;
     write_usage_based(p, out)?;
     write_budget(p, out)
+}
+
+/// The amounts of use the estimate counts, each with where it comes from: declared in the
+/// environment's `usage`, or the default of the item's size.
+fn write_usage(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+    if p.cost.usage.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  usage counted in the estimate (a month; declare it under environments.{}.usage):",
+        p.environment
+    )?;
+    let mut table = Table { flex: Some(3), ..Table::new(4, &["owner", "usage", "amount", "source"]) };
+    // The title names the environment's `usage`: each key is shown from there.
+    let prefix = format!("environments.{}.", p.environment);
+    for u in &p.cost.usage {
+        let from = u.from.strip_prefix(prefix.as_str()).unwrap_or(&u.from);
+        table.row(vec![
+            u.owner.as_deref().unwrap_or("environment").to_owned(),
+            u.usage.as_str().to_owned(),
+            format!("{} {}", u.amount.normalize(), u.unit),
+            format!("{} ({from})", u.source.as_str()),
+        ]);
+    }
+    table.write(out)
 }
 
 /// The rates of what is billed by use: shown, never added to the estimate.
@@ -363,7 +390,11 @@ fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     for u in &p.cost.usage_based {
         let label = items.get(u.item.as_str()).map_or_else(|| u.item.to_string(), |i| i.label());
         let rate = match u.rate.unit_price {
-            Some(price) => format!("${} per {}", price.0.normalize(), u.rate.unit),
+            // `$0.5 / GB`, `$5 / 1M requests`: the column stays narrow enough for 30-character
+            // names beside the longest charges.
+            Some(price) => {
+                format!("${} / {}", price.0.normalize(), u.rate.unit.replacen("million ", "1M ", 1))
+            }
             None => "no price in the catalogue".to_owned(),
         };
         table.row(vec![label, u.rate.what.to_string(), rate]);

@@ -174,7 +174,41 @@ fn network(env: &str) -> runway_schema::Network {
         _ if env.len() % 2 == 1 => runway_schema::Endpoints::Declared,
         _ => runway_schema::Endpoints::None,
     };
-    runway_schema::Network { endpoints, zones }
+    // One NAT gateway where the name's length is a multiple of four, the default elsewhere.
+    let nat = env.len().is_multiple_of(4).then_some(1);
+    runway_schema::Network { endpoints, zones, nat }
+}
+
+/// `usage` of a generated environment: none where the name's length is odd; else amounts for
+/// the environment, and for the first resource and workload their own (which may not apply to
+/// the resource's kind: the planner reads only what does).
+fn usage(env: &str, resource: Option<&String>, workload: Option<&String>) -> runway_schema::Usage {
+    use runway_schema::UsageKey;
+    let mut usage = runway_schema::Usage::default();
+    if env.len() % 2 == 1 {
+        return usage;
+    }
+    let d = |n: i64, scale: u32| rust_decimal::Decimal::new(n, scale);
+    usage.amounts = [
+        (UsageKey::Logs, d(15, 1)),
+        (UsageKey::Requests, d(3, 0)),
+        (UsageKey::AuroraIo, d(25, 0)),
+        (UsageKey::NatGb, d(10, 0)),
+        (UsageKey::EndpointGb, d(4, 0)),
+        (UsageKey::InternetGb, d(5, 0)),
+    ]
+    .into_iter()
+    .collect();
+    for (owner, key, amount) in [
+        (resource, UsageKey::StorageGb, d(42, 0)),
+        (resource, UsageKey::Requests, d(7, 1)),
+        (workload, UsageKey::Logs, d(4, 0)),
+    ] {
+        if let Some(owner) = owner {
+            usage.overrides.entry(owner.clone()).or_default().insert(key, amount);
+        }
+    }
+    usage
 }
 
 /// `applyChanges` of a generated environment: written in `staging` (the window) and `qa` (at
@@ -218,6 +252,8 @@ fn build(
                 log_retention_days: None,
                 network: network(name),
                 apply_changes: apply_changes(name),
+                // Filled in once the resources and workloads are named.
+                usage: runway_schema::Usage::default(),
             };
             (name.clone(), env)
         })
@@ -288,6 +324,10 @@ fn build(
             (name('w', i, &w), workload)
         })
         .collect();
+    let mut environments = environments;
+    for (name, env) in &mut environments {
+        env.usage = usage(name, resources.keys().next(), workloads.keys().next());
+    }
     let members = members
         .into_iter()
         .enumerate()

@@ -28,6 +28,8 @@ fn production_declares_every_item_of_the_example() {
             SecurityGroup,
             SecurityGroup,
             SecurityGroup,
+            // The VPC's charges (its NAT gateways), not declared.
+            Vpc,
             SecurityGroup,
             Alb,
             AlbListener,
@@ -456,6 +458,13 @@ fn platform_only_when_needed() {
     product.root.workloads.clear();
     product.root.resources.retain(|n, _| n == "uploads");
     product.members.clear();
+    // dev pays for one NAT gateway even without workloads, as it writes `network.nat: 1`.
+    let p = plan(&product, "dev", &cat()).unwrap();
+    assert_eq!(
+        p.items.iter().map(|i| i.kind).collect::<Vec<_>>(),
+        [ItemKind::Vpc, ItemKind::S3Bucket, ItemKind::Budget]
+    );
+    product.root.environments.get_mut("dev").unwrap().network.nat = None;
     let p = plan(&product, "dev", &cat()).unwrap();
     // dev is capped: its budget backstop comes last.
     assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket, ItemKind::Budget]);
@@ -732,17 +741,32 @@ fn budgets_back_every_cap_and_usage_is_shown_not_counted() {
                 assert!(warning.message.contains("no AWS Budgets backstop"), "{}", warning.message);
             }
         }
-        // Billed by use: rates listed per log group (and budget), no line in the estimate.
+        // Billed by use: rates listed per log group whose volume nobody declared (and budget),
+        // no line in the estimate; a declared volume is counted instead (production's).
+        let declared: Vec<&str> = p
+            .cost
+            .usage
+            .iter()
+            .filter(|u| u.usage == runway_schema::UsageKey::Logs)
+            .map(|u| u.item.as_str())
+            .collect();
+        for id in &declared {
+            let keys: Vec<&str> =
+                p.cost.lines.iter().filter(|l| l.item == *id).map(|l| &*l.line.key).collect();
+            assert_eq!(keys, ["logs-ingestion", "logs-storage"], "{env}: {id}");
+            assert!(p.cost.usage_based.iter().all(|u| u.item != *id), "{env}: {id} is counted, not a rate");
+        }
+        let undeclared = p.workloads.len() - declared.len();
         let by_use: Vec<&str> =
             p.items.iter().filter(|i| i.pricing == Pricing::UsageBased).map(|i| i.id.as_str()).collect();
-        assert_eq!(by_use.len(), p.workloads.len() + budgets.len(), "{env}");
+        assert_eq!(by_use.len(), undeclared + budgets.len(), "{env}");
         for id in &by_use {
             assert!(p.cost.usage_based.iter().any(|u| u.item == *id), "{env}: {id} has no rate");
             assert!(p.cost.lines.iter().all(|l| l.item != *id), "{env}: {id} is in the estimate");
         }
         let logs = p.cost.usage_based.iter().filter(|u| u.rate.what.starts_with("CloudWatch Logs"));
         assert!(logs.clone().all(|u| u.rate.unit_price.is_some()), "{env}: us-east-1 prices logs");
-        assert_eq!(logs.count(), 2 * p.workloads.len(), "{env}: ingestion and storage per workload");
+        assert_eq!(logs.count(), 2 * undeclared, "{env}: ingestion and storage per workload");
     }
 }
 
@@ -783,7 +807,7 @@ fn endpoints_follow_what_the_environment_calls() {
     let mut product = common::example();
     assert_eq!(endpoints(&plan(&product, "dev", &cat()).unwrap()).0.len(), 0, "off by default");
     let dev = product.root.environments.get_mut("dev").unwrap();
-    dev.network = runway_schema::Network { endpoints: Endpoints::Declared, zones: 3 };
+    dev.network = runway_schema::Network { endpoints: Endpoints::Declared, zones: 3, nat: None };
     let p = plan(&product, "dev", &cat()).unwrap();
     // metabase uses main-db, shop uses sessions and uploads: no queue or topic is used.
     let basics = ["ssm", "ecr.api", "ecr.dkr", "logs", "secretsmanager"];

@@ -162,10 +162,9 @@ fn emit_checks_the_subnets_of_the_stack_settings() {
     let dir = acme_shop_with_dev_cap("1000", "emit-subnets");
     let root = dir.join("runway.yaml");
     let text = std::fs::read_to_string(&root).unwrap();
-    let with_endpoints = text.replace(
-        "domain: dev.acme.example\n",
-        "domain: dev.acme.example\n    network: { endpoints: true, zones: 3 }\n",
-    );
+    // dev's `network` (one NAT gateway) becomes endpoints in three zones (and no NAT).
+    let with_endpoints = text.replace("network: { nat: 1 }", "network: { endpoints: true, zones: 3 }");
+    assert_ne!(with_endpoints, text, "the example's dev writes `network: {{ nat: 1 }}`");
     std::fs::write(&root, with_endpoints).unwrap();
     let out = dir.join("infra");
     std::fs::create_dir_all(&out).unwrap();

@@ -125,6 +125,61 @@ struct EnvironmentFile {
     /// `maintenance-window` (at its next weekly window). Default `maintenance-window` in
     /// `production`, `immediately` elsewhere.
     apply_changes: Option<ApplyChanges>,
+    /// What the environment expects to use a month of what is billed by use: counted in the
+    /// estimate (and the cap), each shown with its source in the plan.
+    usage: Option<UsageFile>,
+}
+
+/// `environments.<env>.usage`: amounts a month; each applies to every owner of the kinds it
+/// applies to, or (the network's) to the environment.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::USAGE))]
+struct UsageFile {
+    /// GB of logs each workload sends to CloudWatch Logs a month.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    logs: Option<f64>,
+    /// Million requests a month, per queue, topic and bucket (default for queues and topics:
+    /// the size's).
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    requests: Option<f64>,
+    /// GB stored, per bucket and Aurora cluster (default: the size's).
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    storage_gb: Option<f64>,
+    /// Million I/O requests a month, per Aurora cluster (standard storage).
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    aurora_io: Option<f64>,
+    /// GB a month through the environment's NAT gateways.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    nat_gb: Option<f64>,
+    /// GB a month through the environment's VPC interface endpoints.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    endpoint_gb: Option<f64>,
+    /// GB a month out to the internet (priced at the first paid tier).
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    internet_gb: Option<f64>,
+    /// One resource's or workload's amounts, overriding the environment's.
+    #[serde(rename = "for")]
+    for_: Option<IndexMap<String, UsageForFile>>,
+}
+
+/// `environments.<env>.usage.for.<name>`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::USAGE_FOR))]
+struct UsageForFile {
+    /// GB of logs the workload sends to CloudWatch Logs a month.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    logs: Option<f64>,
+    /// Million requests a month to the queue, topic or bucket.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    requests: Option<f64>,
+    /// GB the bucket or Aurora cluster stores.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    storage_gb: Option<f64>,
+    /// Million I/O requests a month of the Aurora cluster.
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    aurora_io: Option<f64>,
 }
 
 /// `environments.<env>.network`.
@@ -141,6 +196,11 @@ struct NetworkFile {
     /// billed per zone (default 2).
     #[schemars(range(min = 2, max = 6))]
     zones: Option<u32>,
+    /// NAT gateways of the VPC the environment pays for, each priced per hour with its public
+    /// IPv4 address (default: one per zone when it has workloads and no endpoints, else 0; `0`
+    /// when the VPC's NAT is shared and paid elsewhere).
+    #[schemars(range(min = 0, max = 12))]
+    nat: Option<u32>,
 }
 
 /// `environments.<env>.network.endpoints`.
@@ -454,6 +514,8 @@ mod tests {
             ("LimitsFile", keys::LIMITS),
             ("LogsFile", keys::LOGS),
             ("NetworkFile", keys::NETWORK),
+            ("UsageFile", keys::USAGE),
+            ("UsageForFile", keys::USAGE_FOR),
             ("SharedFile", keys::SHARED),
             ("DeadLetterFile", keys::DEAD_LETTER),
             ("WorkloadFile", keys::WORKLOAD),

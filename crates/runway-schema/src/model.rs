@@ -141,6 +141,9 @@ pub struct Environment {
     /// `applyChanges` as written; `None` for the planner's default (`maintenance-window` in
     /// `production`, `immediately` elsewhere).
     pub apply_changes: Option<ApplyChanges>,
+    /// `usage` as written: what the environment expects to use a month of what is billed by
+    /// use (empty when the file declares none).
+    pub usage: Usage,
 }
 
 /// `environments.<env>.applyChanges`: when a change to a database or cache takes effect.
@@ -213,11 +216,14 @@ pub struct Network {
     /// Availability Zones of the private subnets the program is given: interface endpoints are
     /// billed per zone (default and minimum 2).
     pub zones: u32,
+    /// `nat` as written: how many NAT gateways of the VPC the environment pays for; `None` for
+    /// the planner's default (one per zone when it has workloads and no VPC endpoints, else 0).
+    pub nat: Option<u32>,
 }
 
 impl Default for Network {
     fn default() -> Self {
-        Network { endpoints: Endpoints::None, zones: MIN_ZONES }
+        Network { endpoints: Endpoints::None, zones: MIN_ZONES, nat: None }
     }
 }
 
@@ -240,6 +246,123 @@ pub enum Endpoints {
 pub const MIN_ZONES: u32 = 2;
 /// Most Availability Zones a region has.
 pub const MAX_ZONES: u32 = 6;
+
+/// Most NAT gateways `network.nat` may count (one per zone of the largest region, twice over).
+pub const MAX_NAT: u32 = 2 * MAX_ZONES;
+
+/// `environments.<env>.usage`: what the environment expects to use a month of what AWS bills by
+/// use. The environment's amounts apply to every owner of a kind the key applies to (or, for
+/// the network keys, to the environment as a whole); `for` overrides them per resource or
+/// workload.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// The environment's amounts, by key.
+    pub amounts: std::collections::BTreeMap<UsageKey, rust_decimal::Decimal>,
+    /// `for`: the amounts of one resource or workload, by its name, overriding the
+    /// environment's.
+    pub overrides: IndexMap<String, std::collections::BTreeMap<UsageKey, rust_decimal::Decimal>>,
+}
+
+impl Usage {
+    /// The amount of `key` for `owner` (a resource or workload; `None` for the environment's
+    /// own keys) and where the file writes it (`usage.for.jobs.requests`, `usage.requests`),
+    /// when it declares one.
+    pub fn amount(&self, owner: Option<&str>, key: UsageKey) -> Option<(rust_decimal::Decimal, String)> {
+        if let Some(owner) = owner
+            && let Some(amount) = self.overrides.get(owner).and_then(|o| o.get(&key))
+        {
+            return Some((*amount, format!("usage.for.{owner}.{}", key.as_str())));
+        }
+        self.amounts.get(&key).map(|a| (*a, format!("usage.{}", key.as_str())))
+    }
+}
+
+/// What an environment may declare under `usage`: each key, its unit and what it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UsageKey {
+    /// GB of logs a workload sends to CloudWatch Logs a month.
+    Logs,
+    /// Million requests a month to a queue, topic or bucket.
+    Requests,
+    /// GB a bucket or an Aurora cluster stores.
+    StorageGb,
+    /// Million I/O requests a month of an Aurora cluster (standard storage).
+    AuroraIo,
+    /// GB a month through the environment's NAT gateways.
+    NatGb,
+    /// GB a month through the environment's VPC interface endpoints.
+    EndpointGb,
+    /// GB a month out to the internet.
+    InternetGb,
+}
+
+/// What a usage key applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UsageScope {
+    /// Each owner of these kinds (`workload` for workloads), set for all of them at the
+    /// environment's level or for one under `for`.
+    Owners(&'static [&'static str]),
+    /// The environment as a whole: never under `for`.
+    Environment,
+}
+
+impl UsageKey {
+    /// Every key, in the order the reference lists them.
+    pub const ALL: [UsageKey; 7] = [
+        UsageKey::Logs,
+        UsageKey::Requests,
+        UsageKey::StorageGb,
+        UsageKey::AuroraIo,
+        UsageKey::NatGb,
+        UsageKey::EndpointGb,
+        UsageKey::InternetGb,
+    ];
+
+    /// As written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageKey::Logs => "logs",
+            UsageKey::Requests => "requests",
+            UsageKey::StorageGb => "storageGb",
+            UsageKey::AuroraIo => "auroraIo",
+            UsageKey::NatGb => "natGb",
+            UsageKey::EndpointGb => "endpointGb",
+            UsageKey::InternetGb => "internetGb",
+        }
+    }
+
+    /// The key written `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<UsageKey> {
+        UsageKey::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// The unit of its amount (`GB ingested`, `million requests`).
+    pub fn unit(self) -> &'static str {
+        match self {
+            UsageKey::Logs => "GB ingested",
+            UsageKey::Requests => "million requests",
+            UsageKey::StorageGb => "GB stored",
+            UsageKey::AuroraIo => "million I/O requests",
+            UsageKey::NatGb => "GB through NAT",
+            UsageKey::EndpointGb => "GB through endpoints",
+            UsageKey::InternetGb => "GB out to the internet",
+        }
+    }
+
+    /// What it applies to: the kinds of owner (`workload`, `queue`, `postgres aurora`, ...), or
+    /// the environment.
+    pub fn scope(self) -> UsageScope {
+        match self {
+            UsageKey::Logs => UsageScope::Owners(&["workload"]),
+            UsageKey::Requests => UsageScope::Owners(&["queue", "topic", "bucket"]),
+            UsageKey::StorageGb => UsageScope::Owners(&["bucket", "postgres aurora"]),
+            UsageKey::AuroraIo => UsageScope::Owners(&["postgres aurora"]),
+            UsageKey::NatGb | UsageKey::EndpointGb | UsageKey::InternetGb => UsageScope::Environment,
+        }
+    }
+}
 
 /// The retention values CloudWatch Logs accepts, in days.
 pub const LOG_RETENTION_DAYS: [u32; 22] =

@@ -143,6 +143,12 @@ pub enum Place {
     Limits,
     /// `environments.<env>.logs`.
     Logs,
+    /// `environments.<env>.network`.
+    Network,
+    /// `environments.<env>.usage`.
+    Usage,
+    /// `environments.<env>.usage.for.<name>`.
+    UsageFor,
     /// `environments.<env>.shared`.
     Shared,
     /// `resources.<name>` of a kind (`postgres`, ...), or of any kind for `None` or an unknown
@@ -173,6 +179,9 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Environment => &[keys::ENVIRONMENT],
         Place::Limits => &[keys::LIMITS],
         Place::Logs => &[keys::LOGS],
+        Place::Network => &[keys::NETWORK],
+        Place::Usage => &[keys::USAGE],
+        Place::UsageFor => &[keys::USAGE_FOR],
         Place::Shared => &[keys::SHARED],
         Place::Resource(name) => {
             // One kind's keys, or every kind's while `kind:` is unknown.
@@ -262,6 +271,11 @@ mod tests {
         assert!(any.contains(&"engine") && any.contains(&"versioning"));
         assert_eq!(any.iter().filter(|k| **k == "kind").count(), 1);
         assert!(fields(Place::Workload).contains(&"reason"));
+        // An environment's usage: its keys and `for`; one owner's, the keys that apply to owners.
+        assert!(fields(Place::Environment).contains(&"usage"));
+        assert_eq!(fields(Place::Usage).last(), Some(&"for"));
+        assert!(fields(Place::UsageFor).contains(&"logs") && !fields(Place::UsageFor).contains(&"natGb"));
+        assert!(fields(Place::Network).contains(&"nat"));
     }
 
     #[test]

@@ -9,6 +9,8 @@ use rust_decimal::Decimal;
 use crate::offer::{Dimension, Offer, Product};
 use crate::region::usage_is;
 
+mod cloudwatch;
+mod ec2;
 mod ecs;
 mod elasticache;
 mod elb;
@@ -18,6 +20,7 @@ mod s3;
 mod secretsmanager;
 mod sns;
 mod sqs;
+mod transfer;
 mod vpc;
 
 /// The offers the catalogue's keys are read from, in the order they are fetched.
@@ -32,6 +35,10 @@ pub const OFFERS: &[&str] = &[
     "AWSSecretsManager",
     "AmazonRoute53",
     "AmazonVPC",
+    "AmazonCloudWatch",
+    "AWSDataTransfer",
+    // The largest (about 480 MB for us-east-1), read last: the NAT gateway's rows.
+    "AmazonEC2",
 ];
 
 /// A product test: the product and the region's usage-type prefix.
@@ -83,6 +90,9 @@ pub(crate) fn lookup(key: &str) -> Lookup {
         secretsmanager::rule,
         route53::rule,
         vpc::rule,
+        cloudwatch::rule,
+        transfer::rule,
+        ec2::rule,
     ] {
         if let Some(found) = module(key) {
             return found;
@@ -109,11 +119,13 @@ struct Candidate<'a> {
     price: Decimal,
 }
 
-/// Is the product in the region (by `regionCode`, never by the `location` text, which
-/// differs between sources)? A global price (Route 53) is the same wherever its row says it
-/// is, so its rows match whatever their `regionCode`, or without one.
+/// Is the product in the region (by `regionCode`, or `fromRegionCode` for data transfer's
+/// rows, never by the `location` text, which differs between sources)? A global price (Route
+/// 53) is the same wherever its row says it is, so its rows match whatever their `regionCode`,
+/// or without one.
 fn in_region(p: &Product, region: &str, global: bool) -> bool {
-    global || p.attributes.get("regionCode").is_some_and(|code| code == region)
+    let code = p.attributes.get("regionCode").or_else(|| p.attributes.get("fromRegionCode"));
+    global || code.is_some_and(|code| code == region)
 }
 
 /// Does the rule want this product in this region? Used to keep products while reading.
@@ -221,6 +233,12 @@ pub(crate) mod units {
     pub const GB_MONTH: &[&str] = &["GB-Mo", "GB-Month"];
     /// Per request (scaled to per million).
     pub const REQUESTS: &[&str] = &["Requests", "Request"];
+    /// Per I/O request (scaled to per million).
+    pub const IOS: &[&str] = &["IOs", "IO"];
+    /// Per GB (of data processed, transferred or ingested).
+    pub const GB: &[&str] = &["GB", "GigaBytes"];
+    /// Per alarm a month.
+    pub const ALARMS: &[&str] = &["Alarms", "Alarm"];
 }
 
 #[cfg(test)]
@@ -405,6 +423,151 @@ mod tests {
         assert_eq!(price_of("sqs-fifo", &sqs).as_deref(), Some("0.5"));
     }
 
+    /// The rows of the fixed network charges and of what is billed by use, as the offers spell
+    /// them in us-east-1 (bare, or `USE1-`), each beside the row a naive reader would take.
+    #[test]
+    fn network_and_usage_rows_beside_their_decoys() {
+        let us = ("regionCode", "us-east-1");
+        let ec2 = offer(
+            "AmazonEC2",
+            &[
+                ("N1", "NAT Gateway", &[us, ("usagetype", "NatGateway-Hours")], "Hrs", "0.045"),
+                ("N2", "NAT Gateway", &[us, ("usagetype", "RegionalNatGateway-Hours")], "Hrs", "0.9"),
+                ("N3", "NAT Gateway", &[us, ("usagetype", "NatGateway-Prvd-Hours")], "Gbps-hrs", "1.076"),
+                ("N4", "NAT Gateway", &[us, ("usagetype", "NatGateway-Bytes")], "GB", "0.045"),
+                ("N5", "NAT Gateway", &[us, ("usagetype", "RegionalNatGateway-Bytes")], "GB", "0.9"),
+                ("N6", "Compute Instance", &[us, ("usagetype", "BoxUsage:t3.micro")], "Hrs", "0.0104"),
+            ],
+        );
+        assert_eq!(price_of("nat-gateway-hour", &ec2).as_deref(), Some("0.045"));
+        assert_eq!(price_of("nat-gateway-gb", &ec2).as_deref(), Some("0.045"));
+        let vpc = offer(
+            "AmazonVPC",
+            &[
+                (
+                    "V1",
+                    "VPC Public IPv4 Address",
+                    &[us, ("usagetype", "USE1-PublicIPv4:InUseAddress")],
+                    "Hrs",
+                    "0.005",
+                ),
+                (
+                    "V2",
+                    "VPC Public IPv4 Address",
+                    &[us, ("usagetype", "USE1-PublicIPv4:IdleAddress")],
+                    "Hrs",
+                    "0.9",
+                ),
+                ("V3", "VpcEndpoint", &[us, ("usagetype", "USE1-VpcEndpoint-Bytes")], "GB", "0.01"),
+                ("V4", "VpcEndpoint", &[us, ("usagetype", "USE1-VpcEndpoint-Hours")], "Hrs", "0.01"),
+            ],
+        );
+        assert_eq!(price_of("public-ipv4-hour", &vpc).as_deref(), Some("0.005"));
+        assert_eq!(price_of("vpc-endpoint-gb", &vpc).as_deref(), Some("0.01"));
+        // Data transfer names its region `fromRegionCode`; between zones, to another region
+        // and in are other rows.
+        let from = ("fromRegionCode", "us-east-1");
+        let out = [
+            from,
+            ("toLocation", "External"),
+            ("transferType", "AWS Outbound"),
+            ("usagetype", "DataTransfer-Out-Bytes"),
+        ];
+        let transfer = offer(
+            "AWSDataTransfer",
+            &[
+                ("T1", "Data Transfer", &out, "GB", "0.09"),
+                (
+                    "T2",
+                    "Data Transfer",
+                    &[
+                        from,
+                        ("toLocation", "US East (N. Virginia)"),
+                        ("transferType", "IntraRegion"),
+                        ("usagetype", "DataTransfer-Regional-Bytes"),
+                    ],
+                    "GB",
+                    "0.01",
+                ),
+                (
+                    "T3",
+                    "Data Transfer",
+                    &[
+                        from,
+                        ("toLocation", "EU (Ireland)"),
+                        ("transferType", "InterRegion Outbound"),
+                        ("usagetype", "USE1-EU-AWS-Out-Bytes"),
+                    ],
+                    "GB",
+                    "0.02",
+                ),
+                (
+                    "T4",
+                    "Data Transfer",
+                    &[
+                        ("fromRegionCode", "eu-west-1"),
+                        out[1],
+                        out[2],
+                        ("usagetype", "EU-DataTransfer-Out-Bytes"),
+                    ],
+                    "GB",
+                    "0.9",
+                ),
+            ],
+        );
+        assert_eq!(price_of("internet-out-gb", &transfer).as_deref(), Some("0.09"));
+        let cw = offer(
+            "AmazonCloudWatch",
+            &[
+                ("C1", "Alarm", &[us, ("usagetype", "CW:AlarmMonitorUsage")], "Alarms", "0.10"),
+                ("C2", "Alarm", &[us, ("usagetype", "CW:HighResAlarmMonitorUsage")], "Alarms", "0.30"),
+                ("C3", "Data Payload", &[us, ("usagetype", "USE1-DataProcessing-Bytes")], "GB", "0.50"),
+                ("C4", "Data Payload", &[us, ("usagetype", "USE1-DataProcessingIA-Bytes")], "GB", "0.25"),
+                ("C5", "Data Payload", &[us, ("usagetype", "USE1-VendedLog-Bytes")], "GB", "0.75"),
+                (
+                    "C6",
+                    "Storage Snapshot",
+                    &[us, ("usagetype", "USE1-TimedStorage-ByteHrs")],
+                    "GB-Mo",
+                    "0.03",
+                ),
+            ],
+        );
+        assert_eq!(price_of("alarm", &cw).as_deref(), Some("0.1"));
+        assert_eq!(price_of("logs-ingestion", &cw).as_deref(), Some("0.5"));
+        assert_eq!(price_of("logs-storage", &cw).as_deref(), Some("0.03"));
+        // Per request or I/O, written per million.
+        let s3 = offer(
+            "AmazonS3",
+            &[
+                ("S1", "API Request", &[us, ("usagetype", "Requests-Tier1")], "Requests", "0.000005"),
+                ("S2", "API Request", &[us, ("usagetype", "Requests-Tier2")], "Requests", "0.0000004"),
+                ("S3", "API Request", &[us, ("usagetype", "Requests-SIA-Tier1")], "Requests", "0.00001"),
+            ],
+        );
+        assert_eq!(price_of("s3-requests", &s3).as_deref(), Some("5"));
+        let rds = offer(
+            "AmazonRDS",
+            &[
+                (
+                    "R1",
+                    "System Operation",
+                    &[us, ("databaseEngine", "Any"), ("usagetype", "Aurora:StorageIOUsage")],
+                    "IOs",
+                    "0.0000002",
+                ),
+                (
+                    "R2",
+                    "Database Storage",
+                    &[us, ("databaseEngine", "Any"), ("usagetype", "Aurora:IO-OptimizedStorageUsage")],
+                    "GB-Mo",
+                    "0.225",
+                ),
+            ],
+        );
+        assert_eq!(price_of("aurora-io", &rds).as_deref(), Some("0.2"));
+    }
+
     #[test]
     fn every_offer_key_has_a_rule_and_others_are_unknown() {
         for key in [
@@ -425,11 +588,26 @@ mod tests {
             "secret",
             "route53-zone",
             "vpc-endpoint-hour",
+            "vpc-endpoint-gb",
+            "public-ipv4-hour",
+            "nat-gateway-hour",
+            "nat-gateway-gb",
+            "internet-out-gb",
+            "aurora-io",
+            "s3-requests",
+            "alarm",
+            "logs-ingestion",
+            "logs-storage",
         ] {
             assert!(matches!(lookup(key), Lookup::Rule(_)), "{key}");
         }
+        // Every key the built-in catalogue's sizes and usages need has a rule (or is not
+        // modelled): none is left to the catalogue's own entry by accident.
+        for key in cost::Catalogue::builtin().price_keys() {
+            assert!(!matches!(lookup(&key), Lookup::Unknown), "{key} has no rule");
+        }
         assert!(matches!(lookup("sns-fifo"), Lookup::NotModelled { .. }));
-        for key in ["logs-ingestion", "budget", "rds-instance/", "cache-node/"] {
+        for key in ["budget", "rds-instance/", "cache-node/"] {
             assert!(matches!(lookup(key), Lookup::Unknown), "{key}");
         }
     }

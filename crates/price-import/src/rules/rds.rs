@@ -1,5 +1,6 @@
 //! `AmazonRDS`: RDS for PostgreSQL instances (Single-AZ) and gp3 storage, RDS Proxy, Aurora
-//! PostgreSQL instances (Standard, not I/O-Optimized) and Aurora storage.
+//! PostgreSQL instances (Standard, not I/O-Optimized), Aurora storage and Aurora's I/O requests
+//! on standard storage (`Aurora:StorageIOUsage`, per I/O, written per million).
 //!
 //! Traps in the file: a Multi-AZ row beside each Single-AZ one; rows of every engine (MySQL,
 //! Aurora MySQL, ...) for the same instance type; an I/O-Optimized Aurora row
@@ -93,6 +94,19 @@ pub(crate) fn rule(key: &str) -> Option<Lookup> {
                     p.family == "Database Storage"
                         && matches!(p.attr("databaseEngine"), "Aurora PostgreSQL" | "Any")
                         && usage(p, prefix, "Aurora:StorageUsage")
+                }),
+            },
+            "aurora-io" => Rule {
+                key: key.to_owned(),
+                offer: OFFER,
+                unit: "million requests",
+                offer_units: units::IOS,
+                scale: 1_000_000,
+                wants: "Aurora I/O requests on standard storage (Aurora:StorageIOUsage)".to_owned(),
+                global: false,
+                test: Box::new(|p, prefix| {
+                    matches!(p.attr("databaseEngine"), "Aurora PostgreSQL" | "Any")
+                        && usage(p, prefix, "Aurora:StorageIOUsage")
                 }),
             },
             _ => return None,

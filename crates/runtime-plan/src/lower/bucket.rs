@@ -4,9 +4,10 @@
 use super::context::{Cx, NewItem};
 use super::protection::{self, BUCKET_ENCRYPTION};
 use super::resources::Res;
-use super::{Described, cat};
+use super::{Described, cat, usage};
 use crate::plan::{ItemKind, ItemSpec};
 use crate::pricing::Priceable;
+use runway_schema::UsageKey;
 
 /// Lowers a bucket resource: the bucket, its name, ARN and region.
 pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
@@ -25,10 +26,19 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
         tls_only: true,
         protect: protection::protect_bucket(cx.env_name),
     };
+    let bucket = cat(&[&r.name, "_bucket"]);
+    let owner_item = (Some(r.name.as_str()), bucket.as_str());
+    let declared = usage::declared(cx, Some(&r.name), UsageKey::StorageGb);
+    let default = gb.map(|g| (rust_decimal::Decimal::from(g), r.size.as_str()));
+    let storage_gb = usage::count(cx, owner_item, UsageKey::StorageGb, declared, default);
+    let declared = usage::declared(cx, Some(&r.name), UsageKey::Requests);
+    let requests = usage::count(cx, owner_item, UsageKey::Requests, declared, None);
     let id = cx.push(
-        NewItem::new(cat(&[&r.name, "_bucket"]), name, Some(&r.name), spec)
-            .size(&r.size)
-            .priced(Priceable::Bucket { size: r.size.as_str().into() }),
+        NewItem::new(bucket.clone(), name, Some(&r.name), spec).size(&r.size).priced(Priceable::Bucket {
+            size: r.size.as_str().into(),
+            storage_gb,
+            requests,
+        }),
     );
     cx.output(r, &id, "bucket", r.var("NAME"));
     cx.output(r, &id, "arn", r.var("ARN"));
@@ -38,7 +48,11 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
         version: None,
         summary: format!(
             "{}{}",
-            gb.map(|g| format!("{g} GB")).unwrap_or_else(|| "unknown size".into()),
+            match (storage_gb, gb) {
+                (Some(declared), _) => format!("{} GB", declared.normalize()),
+                (None, Some(g)) => format!("{g} GB"),
+                (None, None) => "unknown size".into(),
+            },
             if versioning { ", versioned" } else { "" }
         ),
     }

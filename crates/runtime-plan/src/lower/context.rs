@@ -36,6 +36,8 @@ pub(super) struct Cx<'a> {
     pub(super) secrets: Layout,
     /// Who reaches what: the security groups' rules come from it.
     pub(super) network: Network,
+    /// The amounts of use the estimate counts so far (`cost.usage`).
+    pub(super) usage: Vec<crate::plan::UsageAssumption>,
 }
 
 impl<'a> Cx<'a> {
@@ -59,6 +61,7 @@ impl<'a> Cx<'a> {
             outputs: Vec::with_capacity(secrets.variable_capacity()),
             secrets,
             network,
+            usage: Vec::new(),
         }
     }
 
@@ -231,6 +234,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         | ItemKind::ScalingTarget
         | ItemKind::ScalingPolicy
         | ItemKind::Budget
-        | ItemKind::LogGroup => "no charge of its own",
+        | ItemKind::LogGroup
+        | ItemKind::Vpc => "no charge of its own",
     }
 }

@@ -182,7 +182,8 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
             | ItemKind::Budget
             | ItemKind::LogGroup
             | ItemKind::DnsRecord
-            | ItemKind::VpcEndpoint => {}
+            | ItemKind::VpcEndpoint
+            | ItemKind::Vpc => {}
         }
     }
     out

@@ -44,6 +44,8 @@ mod reach;
 mod resources;
 mod secrets;
 mod topic;
+mod usage;
+mod vpc;
 mod workload;
 
 use context::Cx;
@@ -55,6 +57,7 @@ pub use protection::{
     SNS_KMS_KEY,
 };
 pub use runway_schema::{variable_suffixes, variables};
+pub use vpc::nat_gateways;
 
 /// Why a plan cannot be made at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -186,10 +189,21 @@ fn finish(
     (mut workloads, workload_items): Lowered<PlannedWorkload>,
 ) -> Plan {
     let Cx {
-        product, env_name, env, catalogue, mut items, prices, mut diagnostics, outputs, secrets, ..
+        product,
+        env_name,
+        env,
+        catalogue,
+        mut items,
+        prices,
+        mut diagnostics,
+        outputs,
+        secrets,
+        usage,
+        ..
     } = cx;
     dedupe_physical_names(&mut items);
-    let cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
+    let mut cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
+    cost.usage = usage;
     for (r, range) in resources.iter_mut().zip(resource_items) {
         r.monthly = sum_items(&items[range], |i| i.monthly);
     }
@@ -251,6 +265,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::Budget { .. } => ItemKind::Budget,
         ItemSpec::LogGroup { .. } => ItemKind::LogGroup,
         ItemSpec::VpcEndpoint { .. } => ItemKind::VpcEndpoint,
+        ItemSpec::Vpc { .. } => ItemKind::Vpc,
         ItemSpec::DnsRecord { .. } => ItemKind::DnsRecord,
     }
 }
@@ -301,7 +316,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
         .sum();
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379).
     let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
-    12 + ports.len() + 8 * Engine::ALL.len() + resources + workloads
+    13 + ports.len() + 8 * Engine::ALL.len() + resources + workloads
 }
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids

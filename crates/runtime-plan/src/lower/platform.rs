@@ -45,6 +45,7 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
     }
     network::members(cx, &env_base);
     endpoints::lower(cx, workloads, resources);
+    super::vpc::lower(cx, !workloads.is_empty());
     if has(Expose::Public)
         && let Some((alb, listener)) = alb(cx, &env_base, workloads)
     {
@@ -109,7 +110,9 @@ fn alb(
         security_groups: vec![security_group],
         drop_invalid_header_fields: true,
     };
-    let alb = cx.push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb));
+    let zones = cx.env.network.zones;
+    let alb = cx
+        .push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb { zones }));
     let name = cat(&[&alb_name, "/https-443"]);
     let spec = ItemSpec::AlbListener(Box::new(AlbListenerSpec {
         alb: alb.clone(),

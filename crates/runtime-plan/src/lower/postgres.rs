@@ -4,12 +4,12 @@
 
 use compact_str::{CompactString, ToCompactString, format_compact};
 use cost::PostgresSize;
-use runway_schema::PostgresEngine;
+use runway_schema::{PostgresEngine, UsageKey};
 
 use super::context::{Cx, Named, NewItem};
 use super::platform::Platform;
 use super::resources::Res;
-use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name};
+use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
 use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{
@@ -105,13 +105,39 @@ fn database(
             apply_immediately,
         })),
     };
+    let db = cat(&[&r.name, "_db"]);
+    let (storage_gb, io) = aurora_usage(cx, r, &db, engine, sizing);
     let id = cx.push(
-        NewItem::new(cat(&[&r.name, "_db"]), name.clone(), Some(&r.name), spec)
+        NewItem::new(db, name.clone(), Some(&r.name), spec)
             .size(&r.size)
             .depends_on([vec![subnet_group, secret.clone()], network::database_groups(&r.name)].concat())
-            .priced(Priceable::Postgres { engine, size: r.size.as_str().into() }),
+            .priced(Priceable::Postgres { engine, size: r.size.as_str().into(), storage_gb, io }),
     );
     Named { id, name }
+}
+
+/// What an Aurora cluster stores and its I/O requests a month (declared, or the size's
+/// storage); an RDS instance's storage is allocated by its size and bills no I/O.
+fn aurora_usage(
+    cx: &mut Cx,
+    r: &Res,
+    db: &str,
+    engine: PostgresEngine,
+    sizing: &PostgresSize,
+) -> (Option<rust_decimal::Decimal>, Option<rust_decimal::Decimal>) {
+    match engine {
+        PostgresEngine::Rds => (None, None),
+        PostgresEngine::Aurora => {
+            let owner_item = (Some(r.name.as_str()), db);
+            // An unknown size (reported) assumes nothing.
+            let default = (!sizing.instance_class.is_empty())
+                .then(|| (rust_decimal::Decimal::from(sizing.storage_gb), r.size.as_str()));
+            let declared = usage::declared(cx, Some(&r.name), UsageKey::StorageGb);
+            let storage = usage::count(cx, owner_item, UsageKey::StorageGb, declared, default);
+            let declared = usage::declared(cx, Some(&r.name), UsageKey::AuroraIo);
+            (storage, usage::count(cx, owner_item, UsageKey::AuroraIo, declared, None))
+        }
+    }
 }
 
 /// An Aurora cluster's instances, `<base>-1` on, each name cut to 63 bytes before its number.

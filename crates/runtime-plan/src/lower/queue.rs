@@ -1,11 +1,11 @@
 //! `kind: queue`: an SQS queue and, with `deadLetter`, its dead-letter queue.
 
 use compact_str::CompactString;
-use runway_schema::{DeadLetter, Duration};
+use runway_schema::{DeadLetter, Duration, UsageKey};
 
 use super::context::{Cx, NewItem};
 use super::resources::Res;
-use super::{DLQ_RETENTION_SECONDS, Described, cat, group};
+use super::{DLQ_RETENTION_SECONDS, Described, cat, group, usage};
 use crate::naming::fit_with_suffix;
 use crate::plan::ItemSpec;
 use crate::pricing::Priceable;
@@ -25,6 +25,9 @@ pub(super) fn lower(
     let sfx = if fifo { ".fifo" } else { "" };
     let base = cx.base(&r.name);
     let queue = cat(&[&r.name, "_queue"]);
+    let declared = usage::declared(cx, Some(&r.name), UsageKey::Requests);
+    let default = requests.map(|n| (usage::millions(n), r.size.as_str()));
+    let counted = usage::count(cx, (Some(&r.name), &queue), UsageKey::Requests, declared, default);
     let dlq: Option<CompactString> = dead_letter.map(|_| cat(&[&r.name, "_dlq"]));
     let spec = ItemSpec::SqsQueue {
         resource: r.name.clone(),
@@ -40,7 +43,7 @@ pub(super) fn lower(
         NewItem::new(queue.clone(), fit_with_suffix(&base, sfx, 80), Some(&r.name), spec)
             .size(&r.size)
             .depends_on(dlq.iter().cloned().collect())
-            .priced(Priceable::Queue { fifo, size: r.size.as_str().into() }),
+            .priced(Priceable::Queue { fifo, size: r.size.as_str().into(), requests: counted }),
     );
     if let Some(id) = &dlq {
         let name = fit_with_suffix(&cat(&[&base, "-dlq"]), sfx, 80);
@@ -63,7 +66,9 @@ pub(super) fn lower(
         summary: format!(
             "{}{}, visibility {visibility_timeout}{}",
             if fifo { "FIFO" } else { "standard" },
-            requests.map(|n| format!(", {} requests/month", group(n))).unwrap_or_default(),
+            usage::shown_requests(counted, requests)
+                .map(|n| format!(", {} requests/month", group(n)))
+                .unwrap_or_default(),
             dead_letter.map(|d| format!(", dead-letter after {}", d.max_receives)).unwrap_or_default()
         ),
     }

@@ -3,10 +3,11 @@
 use super::context::{Cx, NewItem};
 use super::protection::SNS_KMS_KEY;
 use super::resources::Res;
-use super::{Described, cat, group};
+use super::{Described, cat, group, usage};
 use crate::naming::fit_with_suffix;
 use crate::plan::ItemSpec;
 use crate::pricing::Priceable;
+use runway_schema::UsageKey;
 
 /// Lowers a topic resource: the topic and its ARN.
 pub(super) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
@@ -23,11 +24,15 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
         monthly_requests: requests,
         kms_master_key: SNS_KMS_KEY.into(),
     };
-    let id = cx.push(
-        NewItem::new(cat(&[&r.name, "_topic"]), name, Some(&r.name), spec)
-            .size(&r.size)
-            .priced(Priceable::Topic { fifo, size: r.size.as_str().into() }),
-    );
+    let topic = cat(&[&r.name, "_topic"]);
+    let declared = usage::declared(cx, Some(&r.name), UsageKey::Requests);
+    let default = requests.map(|n| (usage::millions(n), r.size.as_str()));
+    let counted = usage::count(cx, (Some(&r.name), &topic), UsageKey::Requests, declared, default);
+    let id = cx.push(NewItem::new(topic, name, Some(&r.name), spec).size(&r.size).priced(Priceable::Topic {
+        fifo,
+        size: r.size.as_str().into(),
+        requests: counted,
+    }));
     cx.output(r, &id, "arn", r.var("ARN"));
     Described {
         engine: "sns".into(),
@@ -35,7 +40,9 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
         summary: format!(
             "{}{}",
             if fifo { "FIFO" } else { "standard" },
-            requests.map(|n| format!(", {} requests/month", group(n))).unwrap_or_default()
+            usage::shown_requests(counted, requests)
+                .map(|n| format!(", {} requests/month", group(n)))
+                .unwrap_or_default()
         ),
     }
 }

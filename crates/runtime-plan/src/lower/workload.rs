@@ -8,7 +8,7 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use cost::TaskSize;
 use indexmap::IndexMap;
-use runway_schema::{Architecture, Expose, HealthCheck, RegistryCredentials, Scale, Workload};
+use runway_schema::{Architecture, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload};
 
 use super::bindings::by_consumer;
 use super::context::{Cx, Named, NewItem};
@@ -16,7 +16,7 @@ use super::identity::{self, Identity, Roles};
 use super::platform::Platform;
 use super::resources::Resources;
 use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
-use super::{network, protection};
+use super::{network, protection, usage};
 use crate::plan::{
     Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, PlannedWorkload, PolicyResource,
     RepositoryCredentials, TaskDefinitionSpec, TaskSecret,
@@ -140,14 +140,19 @@ fn lower(
 }
 
 /// The workload's log group, `/runway/<product>/<env>/<workload>`, kept for the environment's
-/// retention; returns its id. Priced by use: ingestion and storage rates, never an amount.
+/// retention; returns its id. Priced by use: the GB ingested a month the environment declares
+/// for it (and what that keeps stored), else the ingestion and storage rates.
 fn log_group(cx: &mut Cx, w: &Lowering) -> CompactString {
     let name = cx.named(ItemKind::LogGroup, cat(&["/runway/", cx.product, "/", cx.env_name, "/", w.name]));
-    let spec = ItemSpec::LogGroup {
-        workload: w.name.into(),
-        retention_days: protection::log_retention_days(cx.env_name, cx.env.log_retention_days),
-    };
-    cx.push(NewItem::new(cat(&[w.name, "_logs"]), name, Some(w.name), spec).priced(Priceable::LogGroup))
+    let retention_days = protection::log_retention_days(cx.env_name, cx.env.log_retention_days);
+    let spec = ItemSpec::LogGroup { workload: w.name.into(), retention_days };
+    let id = cat(&[w.name, "_logs"]);
+    let declared = usage::declared(cx, Some(w.name), UsageKey::Logs);
+    let ingested_gb = usage::count(cx, (Some(w.name), &id), UsageKey::Logs, declared, None);
+    cx.push(
+        NewItem::new(id, name, Some(w.name), spec)
+            .priced(Priceable::LogGroup { ingested_gb, retention_days }),
+    )
 }
 
 /// The workload's registry credentials, when its registry needs them: for Infisical secrets,

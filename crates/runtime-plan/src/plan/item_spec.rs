@@ -314,6 +314,16 @@ pub enum ItemSpec {
         /// billed for (`network.zones`); none for a gateway.
         zones: Option<u32>,
     },
+    /// The VPC the program is given (`vpcId`), held for what it charges the environment: it is
+    /// not declared (`managedBy: existing`), and no renderer writes it.
+    #[serde(rename_all = "camelCase")]
+    Vpc {
+        /// NAT gateways of the VPC the environment pays for (`network.nat`, or one per zone
+        /// when it has workloads and no VPC endpoints).
+        nat_gateways: u32,
+        /// The environment declares interface endpoints, whose data it pays for.
+        endpoints: bool,
+    },
 }
 
 /// What an item says about access: a security group's rules, a role's grants, or nothing.
@@ -370,7 +380,8 @@ impl ItemSpec {
             | ItemSpec::DnsRecord { .. }
             | ItemSpec::LogGroup { .. }
             | ItemSpec::Budget { .. }
-            | ItemSpec::VpcEndpoint { .. } => Access::None,
+            | ItemSpec::VpcEndpoint { .. }
+            | ItemSpec::Vpc { .. } => Access::None,
         }
     }
 }

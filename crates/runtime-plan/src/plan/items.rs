@@ -16,6 +16,9 @@ pub enum ManagedBy {
     /// Created and filled by `runway secrets prepare` before `pulumi up`; the program only
     /// looks it up by name.
     SecretsAdapter,
+    /// Already there, outside runway: part of the VPC the program is given (its NAT gateways).
+    /// Nothing declares or looks it up; the plan holds it for what it charges the environment.
+    Existing,
 }
 
 /// Declares [`ItemKind`] from one list: each kind's doc, its JSON name and the words the plan's
@@ -115,6 +118,10 @@ item_kinds! {
     DnsRecord = "dns-record", "DNS record";
     /// VPC endpoint of an AWS service for the private subnets (`network.endpoints`).
     VpcEndpoint = "vpc-endpoint", "VPC endpoint";
+    /// The VPC the program is given, for what it charges the environment (the NAT gateways it
+    /// pays for, data through them and out to the internet): not declared (`managedBy:
+    /// existing`).
+    Vpc = "vpc", "VPC";
 }
 
 impl ItemKind {
@@ -201,6 +208,9 @@ impl PlannedItem {
             let service = service_name.splitn(4, '.').nth(3).unwrap_or(service_name);
             return format!("VPC endpoint ({service})");
         }
+        if let ItemSpec::Vpc { .. } = &self.spec {
+            return "VPC (not declared)".to_owned();
+        }
         self.kind.words().to_owned()
     }
 
@@ -247,7 +257,8 @@ impl PlannedItem {
             | ItemSpec::DnsRecord { .. }
             | ItemSpec::LogGroup { .. }
             | ItemSpec::Budget { .. }
-            | ItemSpec::VpcEndpoint { .. } => false,
+            | ItemSpec::VpcEndpoint { .. }
+            | ItemSpec::Vpc { .. } => false,
         }
     }
 
@@ -289,7 +300,8 @@ impl PlannedItem {
             | ItemSpec::LogGroup { .. }
             | ItemSpec::Budget { .. }
             | ItemSpec::VpcEndpoint { .. }
-            | ItemSpec::RegistrySecret { .. } => None,
+            | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::Vpc { .. } => None,
         }
     }
 

@@ -2,7 +2,8 @@
 
 use compact_str::CompactString;
 use cost::Line;
-use runway_schema::Money;
+use runway_schema::{Money, UsageKey};
+use rust_decimal::Decimal;
 use serde::Serialize;
 
 /// The verdict of the cost check.
@@ -74,6 +75,50 @@ pub struct UsageLine {
     pub rate: cost::Rate,
 }
 
+/// Where an amount of use the estimate counts comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UsageSource {
+    /// The environment's `usage` declares it.
+    Declared,
+    /// The item's size assumes it (the catalogue's requests or storage of the size).
+    Default,
+}
+
+impl UsageSource {
+    /// As shown (`declared`, `default`), in text and JSON alike.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageSource::Declared => "declared",
+            UsageSource::Default => "default",
+        }
+    }
+}
+
+/// One amount of use the estimate counts: what, of which item, how much, and where it comes
+/// from. JSON: `{"owner", "item", "usage", "amount", "unit", "source", "from"}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageAssumption {
+    /// The resource or workload; `None` for the environment's own (data through NAT, endpoints,
+    /// out to the internet).
+    pub owner: Option<CompactString>,
+    /// Logical id of the item it prices.
+    pub item: CompactString,
+    /// The `usage` key (`logs`, `requests`, `storageGb`, `auroraIo`, `natGb`, `endpointGb`,
+    /// `internetGb`).
+    pub usage: UsageKey,
+    /// How much a month, in `unit`, exact (a decimal string in JSON).
+    pub amount: Decimal,
+    /// The unit of the amount (`million requests`, `GB ingested`).
+    pub unit: &'static str,
+    /// Declared in the file, or the default of the item's size.
+    pub source: UsageSource,
+    /// Where: the file's key (`environments.production.usage.for.jobs.requests`) or the size
+    /// (`size medium`).
+    pub from: CompactString,
+}
+
 /// An item the catalogue cannot price.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -102,8 +147,11 @@ pub struct CostSummary {
     pub unpriced: Vec<UnpricedItem>,
     /// Lines of the estimate, in item order.
     pub lines: Vec<CostLine>,
-    /// Rates of the usage-based items, in item order: not in the estimate, whatever the use.
+    /// Rates of what is billed by a use nobody declared (and no size assumes), in item order:
+    /// not in the estimate.
     pub usage_based: Vec<UsageLine>,
+    /// The amounts of use the estimate counts, declared or the sizes' defaults, in item order.
+    pub usage: Vec<UsageAssumption>,
     /// The plan may not be applied: over the cap, or unpriced under a cap.
     pub refused: bool,
 }

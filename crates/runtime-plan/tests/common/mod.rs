@@ -20,6 +20,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         log_retention_days: None,
         network: runway_schema::Network::default(),
         apply_changes: None,
+        usage: Usage::default(),
     }
 }
 
@@ -56,7 +57,10 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
 /// metabase (internal) and shop (public); members orders (encore) and legacy (other, requires).
 pub fn example() -> Product {
     let mut environments = IndexMap::new();
-    environments.insert("dev".to_string(), env("us-east-1", Some("150"), Some("dev.acme.example")));
+    // One NAT gateway in dev, as the shipped example: two (one per zone) put it over its cap.
+    let mut dev = env("us-east-1", Some("150"), Some("dev.acme.example"));
+    dev.network.nat = Some(1);
+    environments.insert("dev".to_string(), dev);
     environments.insert("staging".to_string(), env("us-east-1", None, Some("staging.acme.example")));
     environments.insert("production".to_string(), env("us-east-1", None, Some("acme.example")));
     let mut resources = IndexMap::new();

@@ -18,7 +18,9 @@ pub(super) fn environment(
     node: &Node,
     path: &str,
     known: &Known<'_>,
-    shared_nodes: &mut Vec<(String, Engine, Node)>,
+    // What is checked once members, resources and workloads are known: the `shared` sizes and
+    // the `usage.for` names.
+    (shared_nodes, usage_for): (&mut Vec<(String, Engine, Node)>, &mut Vec<UsageFor>),
 ) -> Option<Environment> {
     let what = format!("environment `{name}`");
     let f = cx.fields(node, path, &what, keys::ENVIRONMENT)?;
@@ -82,6 +84,7 @@ pub(super) fn environment(
     });
     let log_retention_days = f.get("logs").and_then(|l| log_retention(cx, l, &join(path, "logs")));
     let network = f.get("network").map_or_else(Network::default, |n| network(cx, n, &join(path, "network")));
+    let usage = f.get("usage").map_or_else(Usage::default, |u| usage(cx, u, &join(path, "usage"), usage_for));
     let apply_changes = f.get("applyChanges").and_then(|a| {
         let word = cx.one_of(a, &join(path, "applyChanges"), "`applyChanges`", ApplyChanges::NAMES)?;
         ApplyChanges::from_name(word)
@@ -97,11 +100,161 @@ pub(super) fn environment(
         log_retention_days,
         network,
         apply_changes,
+        usage,
     })
 }
 
-/// `network`: whether the environment's private subnets get VPC endpoints, and over how many
-/// zones (what their hours are billed by).
+/// One `usage.for.<name>` of an environment, checked once the resources and workloads are
+/// known (`check_usage_for`): the name and each key, where they are written.
+pub(crate) struct UsageFor {
+    /// `environments.<env>.usage.for.<name>`.
+    pub path: String,
+    /// The resource or workload named.
+    pub owner: String,
+    /// The name's key node.
+    pub at: Node,
+    /// Each key written, with its node.
+    pub keys: Vec<(UsageKey, Node)>,
+}
+
+/// The largest amount a usage key takes (a billion GB or million requests a month): past it, a
+/// figure is a typo, and the arithmetic stays far from the decimal type's limits.
+const MAX_USAGE: u64 = 1_000_000_000;
+
+/// `usage`: the environment's amounts, and `for` each resource or workload.
+fn usage(cx: &mut Cx<'_>, node: &Node, path: &str, usage_for: &mut Vec<UsageFor>) -> Usage {
+    let mut out = Usage::default();
+    let Some(f) = cx.fields(node, path, "`usage`", keys::USAGE) else { return out };
+    for (key, _, value) in &f.entries {
+        let Some(k) = UsageKey::from_name(key) else { continue };
+        if let Some(amount) = usage_amount(cx, value, &join(path, key), k) {
+            out.amounts.insert(k, amount);
+        }
+    }
+    let Some(for_node) = f.get("for") else { return out };
+    let fp = join(path, "for");
+    for (owner, key_node, v) in cx.named_map(for_node, &fp, "`usage.for`") {
+        let op = join(&fp, owner);
+        let Some(of) = cx.fields(v, &op, &format!("the usage of `{owner}`"), keys::USAGE_FOR) else {
+            continue;
+        };
+        let mut amounts = std::collections::BTreeMap::new();
+        let mut written = Vec::new();
+        for (key, k_node, value) in &of.entries {
+            let Some(k) = UsageKey::from_name(key) else { continue };
+            written.push((k, (*k_node).clone()));
+            if let Some(amount) = usage_amount(cx, value, &join(&op, key), k) {
+                amounts.insert(k, amount);
+            }
+        }
+        usage_for.push(UsageFor { path: op, owner: owner.to_owned(), at: key_node.clone(), keys: written });
+        out.overrides.insert(owner.to_owned(), amounts);
+    }
+    out
+}
+
+/// One amount: a number from 0 to [`MAX_USAGE`], in the key's unit.
+fn usage_amount(cx: &mut Cx<'_>, node: &Node, path: &str, key: UsageKey) -> Option<rust_decimal::Decimal> {
+    use std::str::FromStr;
+    let text = match &node.value {
+        Value::Int(i) => Some(i.get().to_string()),
+        Value::Float(x) if x.is_finite() => Some(x.to_string()),
+        _ => None,
+    };
+    let amount = text.and_then(|t| rust_decimal::Decimal::from_str(&t).ok());
+    let help = Some(format!("write {} a month as a number, e.g. `{}: 10`", key.unit(), key.as_str()));
+    match amount {
+        Some(a) if !a.is_sign_negative() && a <= rust_decimal::Decimal::from(MAX_USAGE) => {
+            Some(a.normalize())
+        }
+        Some(a) => {
+            let message =
+                format!("`{}` is {a}, outside 0..={MAX_USAGE} ({} a month)", key.as_str(), key.unit());
+            cx.invalid(node, path, message, help);
+            None
+        }
+        None => {
+            let found = node.scalar_text().map_or_else(|| node.describe().to_string(), |t| quote(&t));
+            let message =
+                format!("`{}` must be a number of {} a month, found {found}", key.as_str(), key.unit());
+            cx.invalid(node, path, message, help);
+            None
+        }
+    }
+}
+
+/// The kind of an owner as [`UsageScope::Owners`] names it, for a name of the root: a declared
+/// resource, a workload, or an implicit `shared-<engine>`; `None` when nothing has the name.
+fn owner_kind(
+    runway: (&IndexMap<String, Resource>, &IndexMap<String, Workload>),
+    name: &str,
+) -> Option<&'static str> {
+    let (resources, workloads) = runway;
+    if workloads.contains_key(name) {
+        return Some("workload");
+    }
+    if let Some(r) = resources.get(name) {
+        return Some(match &r.spec {
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => "postgres rds",
+            ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => "postgres aurora",
+            ResourceSpec::Queue { .. } => "queue",
+            ResourceSpec::Topic { .. } => "topic",
+            ResourceSpec::Cache { .. } => "cache",
+            ResourceSpec::Bucket { .. } => "bucket",
+        });
+    }
+    let engine = name.strip_prefix("shared-").and_then(super::engine_of)?;
+    Some(engine.as_str())
+}
+
+/// Checks every `usage.for.<name>` once the root's resources and workloads are known: the name
+/// is a resource or workload (`unknown-resource`), each key applies to its kind
+/// (`invalid-value`). `skip` holds the names whose own declaration had errors (reported there).
+pub(crate) fn check_usage_for(
+    cx: &mut Cx<'_>,
+    usage_for: &[UsageFor],
+    runway: (&IndexMap<String, Resource>, &IndexMap<String, Workload>),
+    skip: &std::collections::BTreeSet<&str>,
+) {
+    for u in usage_for {
+        if skip.contains(u.owner.as_str()) {
+            continue;
+        }
+        let Some(kind) = owner_kind(runway, &u.owner) else {
+            let (resources, workloads) = runway;
+            let names = resources.keys().chain(workloads.keys()).map(String::as_str);
+            let help = match did_you_mean(&u.owner, names) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => {
+                    "name a resource or workload of this file (or an implicit `shared-<engine>`)".to_owned()
+                }
+            };
+            cx.error(
+                crate::diagnostic::Code::UnknownResource,
+                &u.at,
+                &u.path,
+                format!("`usage.for` names {}, which is no resource or workload", quote(&u.owner)),
+                Some(help),
+            );
+            continue;
+        };
+        for (key, node) in &u.keys {
+            let UsageScope::Owners(kinds) = key.scope() else { continue };
+            if kinds.contains(&kind) {
+                continue;
+            }
+            cx.invalid(
+                node,
+                &join(&u.path, key.as_str()),
+                format!("`{}` does not apply to `{}` (a {kind})", key.as_str(), u.owner),
+                Some(format!("`{}` applies to: {}", key.as_str(), kinds.join(", "))),
+            );
+        }
+    }
+}
+
+/// `network`: whether the environment's private subnets get VPC endpoints, over how many
+/// zones (what their hours are billed by), and how many NAT gateways it pays for.
 fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
     let mut out = Network::default();
     let Some(f) = cx.fields(node, path, "`network`", keys::NETWORK) else { return out };
@@ -113,6 +266,11 @@ fn network(cx: &mut Cx<'_>, node: &Node, path: &str) -> Network {
         if let Some(zones) = cx.uint(z, &join(path, "zones"), "`zones`", min, max) {
             out.zones = u32::try_from(zones).unwrap_or(MIN_ZONES);
         }
+    }
+    if let Some(n) = f.get("nat") {
+        out.nat = cx
+            .uint(n, &join(path, "nat"), "`nat`", 0, u64::from(MAX_NAT))
+            .and_then(|n| u32::try_from(n).ok());
     }
     out
 }
@@ -225,4 +383,27 @@ fn increase(cx: &mut Cx, i: &Node, ip: &str) -> Option<Increase> {
         };
     }
     dollars(cx, i, ip, "`increase`", "the rise").map(Increase::Dollars)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys `usage` accepts are the usage keys and `for`; those `for` accepts are the keys
+    /// that apply to owners: the validator, the JSON Schema and the editor read these lists.
+    #[test]
+    fn usage_key_lists_follow_the_usage_keys() {
+        let mut all: Vec<&str> = UsageKey::ALL.iter().map(|k| k.as_str()).collect();
+        all.push("for");
+        assert_eq!(keys::USAGE, all.as_slice());
+        let owned: Vec<&str> = UsageKey::ALL
+            .iter()
+            .filter(|k| matches!(k.scope(), UsageScope::Owners(_)))
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(keys::USAGE_FOR, owned.as_slice());
+        for k in UsageKey::ALL {
+            assert_eq!(UsageKey::from_name(k.as_str()), Some(k));
+        }
+    }
 }

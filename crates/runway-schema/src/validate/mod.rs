@@ -36,10 +36,15 @@ pub(crate) mod keys {
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
     pub const ENVIRONMENT: &[&str] =
-        &["region", "limits", "shared", "domain", "logs", "network", "applyChanges"];
+        &["region", "limits", "shared", "domain", "logs", "network", "applyChanges", "usage"];
     pub const LIMITS: &[&str] = &["monthly", "increase"];
     pub const LOGS: &[&str] = &["retentionDays"];
-    pub const NETWORK: &[&str] = &["endpoints", "zones"];
+    pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
+    pub const USAGE: &[&str] =
+        &["logs", "requests", "storageGb", "auroraIo", "natGb", "endpointGb", "internetGb", "for"];
+    /// `usage.for.<name>`: the keys that apply to one resource or workload (the network's
+    /// amounts are the environment's only).
+    pub const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo"];
     pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
     pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];

@@ -11,7 +11,7 @@ use crate::read::{Cx, index, join, quote};
 use crate::tree::{Node, Value};
 use crate::values::is_valid_product;
 
-use super::environments::environment;
+use super::environments::{UsageFor, check_usage_for, environment};
 use super::members::first_by_name;
 use super::resources::resource;
 use super::secrets::secrets;
@@ -79,6 +79,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
 
     // Environments first: every per-environment map is checked against them.
     let mut environments = IndexMap::new();
+    let mut usage_for: Vec<UsageFor> = Vec::new();
     let env_node = cx.require(
         &f,
         "",
@@ -100,7 +101,8 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             let path = join("environments", name);
             parts.env_names.push(name.to_owned());
             let ok_name = name_ok(cx, k, &path, name, "environment", false);
-            if let Some(env) = environment(cx, name, k, v, &path, known, &mut parts.shared_nodes)
+            if let Some(env) =
+                environment(cx, name, k, v, &path, known, (&mut parts.shared_nodes, &mut usage_for))
                 && ok_name
             {
                 environments.insert(name.to_owned(), env);
@@ -154,6 +156,13 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             workloads.insert((*name).to_owned(), w);
         }
     }
+
+    // `usage.for` names resources and workloads: checked now that they are known. A name whose
+    // own declaration had errors is not checked again.
+    let declared: BTreeSet<&str> = res_entries.iter().chain(&wl_entries).map(|(n, _, _)| *n).collect();
+    let failed: BTreeSet<&str> =
+        declared.into_iter().filter(|n| !resources.contains_key(*n) && !workloads.contains_key(*n)).collect();
+    check_usage_for(cx, &usage_for, (&resources, &workloads), &failed);
 
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
     if errors_after == errors_before
