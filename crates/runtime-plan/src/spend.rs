@@ -162,6 +162,10 @@ pub enum Hint {
     Usage {
         /// One per usage-based rate of the row's items, in plan order.
         matches: Vec<UsageMatch>,
+        /// The declaration that would have matched, as written in the runway file
+        /// (`environments.dev.usage.for.metabase.logs: 20`, from [`crate::usage_hint`]); `None`
+        /// when no `usage` key covers the row's rates.
+        setting: Option<String>,
         /// The same, as a person reads it.
         text: String,
     },
@@ -268,9 +272,9 @@ pub fn spend_report(plan: &Plan, month: Month, actuals: &Actuals) -> SpendReport
         let actual = billed.get(name.as_str()).copied().unwrap_or(Money::ZERO);
         let owner = (kind != RowKind::Environment).then_some(name.as_str());
         let own = rates.get(&owner).map_or(&[][..], Vec::as_slice);
-        let hint = estimate
-            .filter(|_| !actuals.partial)
-            .and_then(|e| hint_from(own, &plan.region, owner, e, actual));
+        let hint = estimate.filter(|_| !actuals.partial).and_then(|e| {
+            hint_from(own, &plan.region, owner, e, actual).map(|h| with_setting(plan, owner, e, actual, h))
+        });
         let difference = estimate.map(|e| actual.cents() - e.cents());
         rows.push(SpendRow { name: name.clone(), kind, estimate, actual, difference, hint });
     }
@@ -315,7 +319,26 @@ fn shared_estimate(plan: &Plan) -> Option<Money> {
 pub fn hint(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money) -> Option<Hint> {
     let rates: Vec<&UsageLine> =
         plan.cost.usage_based.iter().filter(|u| u.owner.as_deref() == owner).collect();
-    hint_from(&rates, &plan.region, owner, estimate, actual)
+    let hint = hint_from(&rates, &plan.region, owner, estimate, actual)?;
+    Some(with_setting(plan, owner, estimate, actual, hint))
+}
+
+/// A usage hint with the declaration that would have matched ([`crate::usage_hint`]), which
+/// counts every charge of that use (log ingestion and its storage): the one figure the text
+/// shows then, `matches` keeping each rate alone.
+fn with_setting(plan: &Plan, owner: Option<&str>, estimate: Money, actual: Money, mut hint: Hint) -> Hint {
+    // `usage_hint` measures from the owner's items as the plan prices them: hand it the bill
+    // that leaves the same difference as the row shows.
+    let items: Money =
+        plan.items.iter().filter(|i| i.owner.as_deref() == owner).filter_map(|i| i.monthly).sum();
+    if let Hint::Usage { setting, text, .. } = &mut hint
+        && let Some(u) = crate::usage_hint(plan, owner, items + (actual.cents() - estimate.cents()))
+    {
+        let declared = format!("{}: {}", u.setting, u.amount.normalize());
+        *text = format!("declaring `{declared}` ({} a month) would match the bill", u.unit);
+        *setting = Some(declared);
+    }
+    hint
 }
 
 /// [`hint`] with the row's usage-based rates at hand (`region` for the message).
@@ -369,7 +392,7 @@ fn hint_from(
         });
     }
     let text = usage_text(&matches);
-    Some(Hint::Usage { matches, text })
+    Some(Hint::Usage { matches, setting: None, text })
 }
 
 /// `declaring usage of 20 GB a month of CloudWatch Logs ingestion (logs-ingestion at $0.5 per

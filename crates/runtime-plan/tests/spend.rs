@@ -35,17 +35,19 @@ fn a_difference_of_20_percent_gets_no_hint_and_a_cent_more_does() {
     let plan = dev();
     assert_eq!(hint(&plan, Some("metabase"), usd("10"), usd("12")), None);
     assert_eq!(hint(&plan, Some("metabase"), usd("10"), usd("8")), None);
-    let Some(Hint::Usage { matches, text }) = hint(&plan, Some("metabase"), usd("10"), usd("12.01")) else {
+    let Some(Hint::Usage { matches, text, setting }) = hint(&plan, Some("metabase"), usd("10"), usd("12.01"))
+    else {
         panic!("a usage hint")
     };
     let quantities: Vec<(&str, String)> =
         matches.iter().map(|m| (m.key.as_str(), m.quantity.to_string())).collect();
     // $2.01 of ingestion at $0.5 per GB, or of storage at $0.03 per GB-month.
     assert_eq!(quantities, vec![("logs-ingestion", "4.02".to_owned()), ("logs-storage", "67".to_owned())]);
+    // The declaration counts ingestion and its storage (14 days in dev): $2.01 / ($0.5 + $0.014).
+    assert_eq!(setting.as_deref(), Some("environments.dev.usage.for.metabase.logs: 3.91"));
     assert_eq!(
         text,
-        "declaring usage of 4.02 GB a month of CloudWatch Logs ingestion (logs-ingestion at $0.5 per GB), \
-         or 67 GB-month of CloudWatch Logs storage (logs-storage at $0.03 per GB-month) would match the bill"
+        "declaring `environments.dev.usage.for.metabase.logs: 3.91` (GB ingested a month) would match the bill"
     );
 }
 

@@ -183,11 +183,13 @@ fn rows_set_the_bill_beside_the_estimate_with_untagged_and_unplanned_spend() {
     assert_eq!(ingestion["unit"], "GB");
     assert_eq!(ingestion["unitPrice"], "0.5");
     assert_eq!(ingestion["quantity"], "20");
+    // The declaration counts ingestion and storage (14 days in dev): $10 / ($0.5 + $0.014).
+    assert_eq!(metabase["hint"]["setting"], "environments.dev.usage.for.metabase.logs: 19.45");
     assert!(
         metabase["hint"]["text"]
             .as_str()
             .unwrap()
-            .contains("declaring usage of 20 GB a month of CloudWatch Logs ingestion")
+            .contains("declaring `environments.dev.usage.for.metabase.logs: 19.45` (GB ingested a month)")
     );
 
     // A tag value the plan does not name is its own row; untagged spend is apart.
@@ -229,7 +231,12 @@ fn the_text_shows_each_row_the_totals_the_cap_and_the_hints() {
     assert!(line("total ").contains(&format!("${}", plan["cost"]["monthly"].as_str().unwrap())));
     assert!(text.contains("\nwithin the cap $150.00\n"), "{text}");
     assert!(text.contains("Cost Explorer marks the bill as estimated"));
-    assert!(text.contains("\ndifferences over 20%:\n  metabase: declaring usage of 20 GB a month of CloudWatch Logs ingestion"), "{text}");
+    assert!(
+        text.contains(
+            "\ndifferences over 20%:\n  metabase: declaring `environments.dev.usage.for.metabase.logs: 19.45`"
+        ),
+        "{text}"
+    );
     assert!(line("environment: ").contains("under the estimate, which no usage explains"), "{text}");
 }
 
