@@ -167,21 +167,13 @@ pub(crate) fn summarize(
                     line: line.clone(),
                 }));
                 // What the item is billed by a use nobody declared: shown, never added.
-                usage_based.extend(rates.iter().map(|rate| UsageLine {
-                    item: item.id.clone(),
-                    owner: item.owner.clone(),
-                    rate: rate.clone(),
-                }));
+                usage_based.extend(usage_lines(item, rates));
             }
             Priced::UsageBased { rates } => {
                 item.monthly = None;
                 item.ceiling = None;
                 item.pricing = Pricing::UsageBased;
-                usage_based.extend(rates.iter().map(|rate| UsageLine {
-                    item: item.id.clone(),
-                    owner: item.owner.clone(),
-                    rate: rate.clone(),
-                }));
+                usage_based.extend(usage_lines(item, rates));
             }
             Priced::Unpriced { reason } => {
                 item.monthly = None;
@@ -242,35 +234,62 @@ pub(crate) fn summarize(
         _ => {}
     }
     if !unpriced.is_empty() {
-        // A large product may have thousands: the message names the first few, the plan's cost
-        // lists them all.
-        let mut names = unpriced_labels;
-        if unpriced.len() > UNPRICED_NAMED {
-            names.push(format!("and {} more", unpriced.len() - UNPRICED_NAMED));
-        }
-        let message = format!(
-            "{} item(s) of `{env_name}` cannot be priced: {} (reasons in the plan's cost)",
-            unpriced.len(),
-            names.join(", ")
-        );
-        let help = format!(
-            "import the region's prices with `runway catalogue import --region {region} --out prices.yaml` and \
-             name the file (`catalogue: prices.yaml` in the root, or `--catalogue prices.yaml`), or plan sizes \
-             the catalogue prices"
-        );
-        diagnostics.push(match cap {
-            Some(cap) => Diagnostic::error(
-                Code::Unpriced,
-                at,
-                path,
-                format!("{message}; a plan under a cap (${}) must be fully priced", cap.cents()),
-            )
-            .with_help(help),
-            None => Diagnostic::warning(Code::Unpriced, at, path, message).with_help(help),
-        });
+        diagnostics.push(unpriced_diagnostic(
+            (at, path),
+            (env_name, region),
+            cap,
+            &unpriced,
+            unpriced_labels,
+        ));
     }
     let refused = diagnostics.iter().any(Diagnostic::is_error);
     CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, usage: Vec::new(), refused }
+}
+
+/// The `unpriced` diagnostic: an error under a cap (a capped plan must be fully priced), a
+/// warning without one; it names the first few unpriced items.
+fn unpriced_diagnostic(
+    (at, path): (runway_schema::Location, String),
+    (env_name, region): (&str, &str),
+    cap: Option<Money>,
+    unpriced: &[UnpricedItem],
+    unpriced_labels: Vec<String>,
+) -> Diagnostic {
+    // A large product may have thousands: the message names the first few, the plan's cost
+    // lists them all.
+    let mut names = unpriced_labels;
+    if unpriced.len() > UNPRICED_NAMED {
+        names.push(format!("and {} more", unpriced.len() - UNPRICED_NAMED));
+    }
+    let message = format!(
+        "{} item(s) of `{env_name}` cannot be priced: {} (reasons in the plan's cost)",
+        unpriced.len(),
+        names.join(", ")
+    );
+    let help = format!(
+        "import the region's prices with `runway catalogue import --region {region} --out prices.yaml` and \
+         name the file (`catalogue: prices.yaml` in the root, or `--catalogue prices.yaml`), or plan sizes \
+         the catalogue prices"
+    );
+    match cap {
+        Some(cap) => Diagnostic::error(
+            Code::Unpriced,
+            at,
+            path,
+            format!("{message}; a plan under a cap (${}) must be fully priced", cap.cents()),
+        )
+        .with_help(help),
+        None => Diagnostic::warning(Code::Unpriced, at, path, message).with_help(help),
+    }
+}
+
+/// The rates an item is billed by a use nobody declared, as the plan lists them.
+fn usage_lines<'a>(item: &'a PlannedItem, rates: &'a [cost::Rate]) -> impl Iterator<Item = UsageLine> + 'a {
+    rates.iter().map(|rate| UsageLine {
+        item: item.id.clone(),
+        owner: item.owner.clone(),
+        rate: rate.clone(),
+    })
 }
 
 /// The `n` largest owners (resource, workload, or platform item) by estimate, as

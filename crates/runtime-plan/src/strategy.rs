@@ -221,6 +221,22 @@ fn apply_changes(env: &str) -> Option<runway_schema::ApplyChanges> {
     }
 }
 
+/// A generated health check: an HTTP path or a command, its grace varied by the name.
+fn generated_health(http: bool, w: &str) -> Health {
+    Health {
+        check: if http {
+            HealthCheck::Http("/health".into())
+        } else {
+            HealthCheck::Command(vec!["CMD".into(), "true".into()])
+        },
+        interval: Duration::from_millis(30_000),
+        timeout: Duration::from_millis(5_000),
+        healthy_threshold: 2,
+        unhealthy_threshold: 3,
+        grace: Duration::from_millis(30_000 * (w.len() % 5) as u64),
+    }
+}
+
 fn build(
     product: String,
     envs: &[String],
@@ -291,18 +307,7 @@ fn build(
                 platform: platform(&w),
                 registry_credentials: registry_credentials(&w),
                 port: 8080,
-                health: health.map(|http| Health {
-                    check: if http {
-                        HealthCheck::Http("/health".into())
-                    } else {
-                        HealthCheck::Command(vec!["CMD".into(), "true".into()])
-                    },
-                    interval: Duration::from_millis(30_000),
-                    timeout: Duration::from_millis(5_000),
-                    healthy_threshold: 2,
-                    unhealthy_threshold: 3,
-                    grace: Duration::from_millis(30_000 * (w.len() % 5) as u64),
-                }),
+                health: health.map(|http| generated_health(http, &w)),
                 env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
                 // The image's own name for the first variable of its first resource.
                 env_from: used

@@ -42,21 +42,9 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
     version(cx, &f, "the root runway");
 
-    let product = cx.require(&f, "", "the root runway", "product", "add `product: <name>`").and_then(|p| {
-        let name = cx.string(p, "product", "`product`")?;
-        if is_valid_product(&name) {
-            Some(name)
-        } else {
-            cx.error(
-                Code::InvalidName,
-                p,
-                "product",
-                format!("product name {} is not valid", quote(&name)),
-                Some("use 3 to 32 characters: lowercase letters, digits and `-`, starting with a letter and not ending with `-`".to_owned()),
-            );
-            None
-        }
-    });
+    let product = cx
+        .require(&f, "", "the root runway", "product", "add `product: <name>`")
+        .and_then(|p| product_name(cx, p));
 
     let mut members = Vec::new();
     if let Some(m) = f.get("members") {
@@ -180,6 +168,22 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         });
     }
     parts
+}
+
+/// `product`: a valid product name.
+fn product_name(cx: &mut Cx<'_>, p: &Node) -> Option<String> {
+    let name = cx.string(p, "product", "`product`")?;
+    if is_valid_product(&name) {
+        return Some(name);
+    }
+    cx.error(
+        Code::InvalidName,
+        p,
+        "product",
+        format!("product name {} is not valid", quote(&name)),
+        Some("use 3 to 32 characters: lowercase letters, digits and `-`, starting with a letter and not ending with `-`".to_owned()),
+    );
+    None
 }
 
 /// `catalogue: prices.yaml`: a non-empty path (the CLI reads the file, relative to the root).
