@@ -2,8 +2,6 @@
 //! credentials to generate, the connection variables (stack outputs, literals, templates) and
 //! the SSM parameters items reference (resource variables and workload secrets).
 
-use std::collections::BTreeSet;
-
 use compact_str::CompactString;
 use indexmap::IndexMap;
 use runway_schema::Runway;
@@ -25,6 +23,9 @@ pub(super) struct Layout {
     /// SSM KMS key.
     pub(super) kms_key: CompactString,
     generated: Vec<GeneratedSecret>,
+    /// The position among its resource's variables of each resource's generated credential,
+    /// by resource position: what `secrets prepare` writes, told apart by key, not by name.
+    generated_at: Vec<Option<usize>>,
     registry_copies: Vec<RegistryCopy>,
     /// The Infisical folder template (`secrets.infisical.path`, `{resource}` in it).
     folder_template: CompactString,
@@ -43,6 +44,7 @@ impl Layout {
             ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
             kms_key: root.secrets.ssm.kms_key.as_str().into(),
             generated: Vec::new(),
+            generated_at: Vec::new(),
             registry_copies: Vec::new(),
             folder_template: infisical
                 .map_or(runway_schema::DEFAULT_INFISICAL_PATH, |i| i.path.as_str())
@@ -86,6 +88,10 @@ impl Layout {
         proxy_copy: Option<(CompactString, CompactString)>,
     ) {
         let (secrets_manager, secrets_manager_username) = proxy_copy.unzip();
+        if self.generated_at.len() <= r.index {
+            self.generated_at.resize(r.index + 1, None);
+        }
+        self.generated_at[r.index] = r.var_index("PASSWORD");
         self.generated.push(GeneratedSecret {
             resource: r.name.clone(),
             kind,
@@ -198,13 +204,11 @@ impl Layout {
     /// when the variable is a generated credential, by the program otherwise (a connection
     /// variable: the program knows every part of its value once the resources exist).
     pub(super) fn into_layout(mut self) -> SecretsLayout {
-        let generated: BTreeSet<(&str, &str)> =
-            self.generated.iter().map(|g| (g.resource.as_str(), g.variable.as_str())).collect();
-        for p in &mut self.ssm.list {
-            if p.source == ParameterSource::Resource
-                && generated.contains(&(p.owner.as_str(), p.variable.as_str()))
+        for (key, &at) in &self.ssm.at {
+            if let Key::Resource(resource, var) = *key
+                && self.generated_at.get(resource).copied().flatten() == Some(var)
             {
-                p.written_by = ParameterWriter::SecretsPrepare;
+                self.ssm.list[at].written_by = ParameterWriter::SecretsPrepare;
             }
         }
         SecretsLayout {
