@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use runtime_plan::{ConnectionSource, ParameterWriter, SsmParameter};
+use runtime_plan::{ConnectionSource, ParameterWriter, PlannedOutput, SsmParameter};
 use serde::Serialize;
 
 use super::RenderError;
@@ -41,29 +41,45 @@ enum Value {
     Secret(super::expr::Secret<String>),
 }
 
+/// What a parameter's value is made of, each looked up once per program: a connection
+/// variable's source and a credential's parameter by `(owner, variable)`, an output by name.
+struct Sources<'p> {
+    connection: BTreeMap<(&'p str, &'p str), &'p ConnectionSource>,
+    parameters: BTreeMap<(&'p str, &'p str), &'p SsmParameter>,
+    outputs: BTreeMap<&'p str, &'p PlannedOutput>,
+}
+
 /// Declares every parameter the program writes, in the plan's order (by name).
 pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
     let plan = cx.plan;
-    let sources: BTreeMap<(&str, &str), &ConnectionSource> = plan
-        .secrets
-        .connection
-        .iter()
-        .map(|c| ((c.resource.as_str(), c.infisical.name.as_str()), &c.source))
-        .collect();
-    let parameters: BTreeMap<(&str, &str), &SsmParameter> =
-        plan.secrets.ssm_parameters.iter().map(|p| ((p.owner.as_str(), p.variable.as_str()), p)).collect();
+    let sources = Sources {
+        connection: plan
+            .secrets
+            .connection
+            .iter()
+            .map(|c| ((c.resource.as_str(), c.infisical.name.as_str()), &c.source))
+            .collect(),
+        parameters: plan
+            .secrets
+            .ssm_parameters
+            .iter()
+            .map(|p| ((p.owner.as_str(), p.variable.as_str()), p))
+            .collect(),
+        outputs: plan.outputs.iter().map(|o| (o.name.as_str(), o)).collect(),
+    };
     for p in plan.secrets.ssm_parameters.iter().filter(|p| p.written_by == ParameterWriter::Program) {
         let id = p.program_id();
         let missing = |what: String| RenderError::Missing { item: id.clone(), what };
         let source = sources
+            .connection
             .get(&(p.owner.as_str(), p.variable.as_str()))
             .ok_or_else(|| missing(format!("the connection variable `{}` of `{}`", p.variable, p.owner)))?;
         let value = match source {
             ConnectionSource::Template { template } => {
-                Value::Secret(secret(compose(cx, p, template, &sources, &parameters)?))
+                Value::Secret(secret(compose(cx, p, template, &sources)?))
             }
             ConnectionSource::Output { .. } | ConnectionSource::Literal { .. } => {
-                Value::Plain(part(cx, p, source)?)
+                Value::Plain(part(cx, p, source, &sources)?)
             }
         };
         let props = Parameter {
@@ -81,7 +97,12 @@ pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
 }
 
 /// The Pulumi form of an output or a literal: `${item.attribute}`, or the text itself.
-fn part(cx: &mut Context<'_>, p: &SsmParameter, source: &ConnectionSource) -> Result<String, RenderError> {
+fn part(
+    cx: &mut Context<'_>,
+    p: &SsmParameter,
+    source: &ConnectionSource,
+    sources: &Sources<'_>,
+) -> Result<String, RenderError> {
     let unwritable = |why: &str| RenderError::Unsupported {
         item: p.program_id(),
         kind: PARAMETER.to_owned(),
@@ -89,8 +110,9 @@ fn part(cx: &mut Context<'_>, p: &SsmParameter, source: &ConnectionSource) -> Re
     };
     match source {
         ConnectionSource::Output { output } => {
-            let o = cx.plan.outputs.iter().find(|o| o.name == *output).ok_or_else(|| {
-                RenderError::Missing { item: p.program_id(), what: format!("the output `{output}`") }
+            let o = sources.outputs.get(output.as_str()).ok_or_else(|| RenderError::Missing {
+                item: p.program_id(),
+                what: format!("the output `{output}`"),
             })?;
             cx.reference(&o.item, &o.attribute)
         }
@@ -111,8 +133,7 @@ fn compose(
     cx: &mut Context<'_>,
     p: &SsmParameter,
     template: &str,
-    sources: &BTreeMap<(&str, &str), &ConnectionSource>,
-    parameters: &BTreeMap<(&str, &str), &SsmParameter>,
+    sources: &Sources<'_>,
 ) -> Result<String, RenderError> {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
@@ -133,10 +154,10 @@ fn compose(
         out.push_str(text);
         let name = &rest[start + 2..end];
         let key = (p.owner.as_str(), name);
-        if let Some(source) = sources.get(&key) {
-            out.push_str(&part(cx, p, source)?);
+        if let Some(source) = sources.connection.get(&key) {
+            out.push_str(&part(cx, p, source, sources)?);
         } else if let Some(credential) =
-            parameters.get(&key).filter(|c| c.written_by == ParameterWriter::SecretsPrepare)
+            sources.parameters.get(&key).filter(|c| c.written_by == ParameterWriter::SecretsPrepare)
         {
             out.push_str(&cx.decrypted_parameter(&credential.name)?);
         } else {
