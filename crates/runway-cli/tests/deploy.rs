@@ -73,26 +73,17 @@ fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
 /// [`runway`] with some settings changed: `(name, Some(value))` sets one, `(name, None)`
 /// removes it.
 fn runway_with(infisical_url: &str, aws_url: &str, args: &[&str], changed: &[(&str, Option<&str>)]) -> Run {
-    let mut cmd = common::bare();
+    let mut cmd = common::aws_command(aws_url, "runway-deploy-test-home");
     for (k, _) in std::env::vars_os() {
-        let k2 = k.to_string_lossy();
-        if k2.starts_with("AWS_") || k2.starts_with("INFISICAL_") {
+        if k.to_string_lossy().starts_with("INFISICAL_") {
             cmd.env_remove(k);
         }
     }
-    let home = std::env::temp_dir().join("runway-deploy-test-home");
     cmd.args(args)
         .env("INFISICAL_URL", infisical_url)
         .env("INFISICAL_CLIENT_ID", CLIENT_ID)
         .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
-        .env("AWS_ENDPOINT_URL", aws_url)
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_REGION", REGION)
-        .env("AWS_CONFIG_FILE", home.join("config"))
-        .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("NO_COLOR", "1");
+        .env("AWS_REGION", REGION);
     for (name, value) in changed {
         match value {
             Some(value) => cmd.env(name, value),

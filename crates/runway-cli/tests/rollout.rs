@@ -38,21 +38,8 @@ fn example() -> String {
 /// Runs `runway ARGS` against the AWS endpoint `aws_url` with `testing` keys, the host's AWS
 /// settings removed; `changed` sets (`Some`) or removes (`None`) more variables.
 fn runway_with(aws_url: &str, args: &[&str], changed: &[(&str, Option<&str>)]) -> Run {
-    let mut cmd = common::bare();
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("AWS_") {
-            cmd.env_remove(k);
-        }
-    }
-    let home = std::env::temp_dir().join("runway-rollout-test-home");
-    cmd.args(args)
-        .env("AWS_ENDPOINT_URL", aws_url)
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_CONFIG_FILE", home.join("config"))
-        .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("NO_COLOR", "1");
+    let mut cmd = common::aws_command(aws_url, "runway-rollout-test-home");
+    cmd.args(args);
     for (name, value) in changed {
         match value {
             Some(value) => cmd.env(name, value),

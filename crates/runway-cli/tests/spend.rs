@@ -23,24 +23,8 @@ fn example() -> PathBuf {
 /// Runs `runway spend --env dev ARGS example` with only the test's AWS settings (the host's never
 /// leak in); `region` is the SDK's default region, which the command does not use.
 fn spend(aws_url: &str, args: &[&str]) -> Run {
-    let mut cmd = common::bare();
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("AWS_") {
-            cmd.env_remove(k);
-        }
-    }
-    let home = std::env::temp_dir().join("runway-spend-test-home");
-    let file = example();
-    cmd.args(["spend", "--env", "dev"])
-        .args(args)
-        .arg(&file)
-        .env("AWS_ENDPOINT_URL", aws_url)
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_CONFIG_FILE", home.join("config"))
-        .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
-        .env("AWS_EC2_METADATA_DISABLED", "true")
-        .env("NO_COLOR", "1");
+    let mut cmd = common::aws_command(aws_url, "runway-spend-test-home");
+    cmd.args(["spend", "--env", "dev"]).args(args).arg(example());
     let run = Run::of_utf8(&mut cmd);
     println!("$ runway spend --env dev {}\nexit {}\n{}{}", args.join(" "), run.code, run.stdout, run.stderr);
     run

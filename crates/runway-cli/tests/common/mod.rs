@@ -57,6 +57,26 @@ pub fn command() -> Command {
     cmd
 }
 
+/// The binary without colours, talking to AWS at `aws_url` only: every `AWS_*` of the host
+/// removed, test credentials, and config files under `<tmp>/<home>` that do not exist, so no
+/// profile, SSO cache or instance metadata of the machine is ever asked.
+pub fn aws_command(aws_url: &str, home: &str) -> Command {
+    let mut cmd = command();
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("AWS_") {
+            cmd.env_remove(key);
+        }
+    }
+    let home = std::env::temp_dir().join(home);
+    cmd.env("AWS_ENDPOINT_URL", aws_url)
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_CONFIG_FILE", home.join("config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    cmd
+}
+
 /// `runway ARGS` without colours: `(code, stdout, stderr)`.
 pub fn runway(args: &[&str]) -> (i32, String, String) {
     Run::of(command().args(args)).parts()
