@@ -49,6 +49,8 @@ struct RawPostgresSize {
     instances: u32,
     storage_gb: u32,
     #[serde(default)]
+    max_storage_gb: Option<u32>,
+    #[serde(default)]
     multi_az: bool,
     vcpu: u32,
 }
@@ -287,6 +289,8 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
         }
         true
     };
+    // Reported after the sizes' other problems (`positive` holds the list meanwhile).
+    let mut ceilings = Vec::new();
     for (engine, map, out) in [
         ("rds", s.postgres.rds, &mut sizes.postgres_rds),
         ("aurora", s.postgres.aurora, &mut sizes.postgres_aurora),
@@ -298,11 +302,18 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
                 ("storageGb", u64::from(v.storage_gb)),
                 ("vcpu", u64::from(v.vcpu)),
             ];
-            if positive(format!("sizes.postgres.{engine}.{name}"), at, &fields) {
+            let path = format!("sizes.postgres.{engine}.{name}");
+            let problem = max_storage_problem(engine, &v);
+            if let Some(message) = &problem {
+                let at = location(file, at);
+                ceilings.push(Diagnostic::error(Code::InvalidValue, at, format!("{path}.maxStorageGb"), message));
+            }
+            if positive(path, at, &fields) && problem.is_none() {
                 let size = PostgresSize {
                     instance_class: v.instance_class,
                     instances: v.instances,
                     storage_gb: v.storage_gb,
+                    max_storage_gb: v.max_storage_gb,
                     multi_az: v.multi_az,
                     vcpu: v.vcpu,
                 };
@@ -331,10 +342,33 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
             sizes.workload.insert(name, TaskSize { cpu: v.value.cpu, memory_mib: v.value.memory_mib });
         }
     }
+    diags.append(&mut ceilings);
     if !diags.is_empty() {
         return Err(diags);
     }
     Ok(Catalogue { sizes, regions })
+}
+
+/// The largest gp3 storage of an RDS instance, in GiB.
+const RDS_MAX_STORAGE_GB: u64 = 65_536;
+
+/// Why a postgres size's `maxStorageGb` is not one AWS takes, if it is not: RDS wants the
+/// ceiling at least 10% above the allocated storage and at most 64 TiB; Aurora has no such
+/// setting (its storage grows by itself).
+fn max_storage_problem(engine: &str, v: &RawPostgresSize) -> Option<String> {
+    let max = u64::from(v.max_storage_gb?);
+    let allocated = u64::from(v.storage_gb);
+    if engine == "aurora" {
+        Some("Aurora storage grows by itself: `maxStorageGb` is for RDS sizes only".to_owned())
+    } else if max * 10 < allocated * 11 {
+        Some(format!(
+            "`maxStorageGb` ({max}) must be at least 10% above `storageGb` ({allocated}): RDS refuses a lower ceiling"
+        ))
+    } else if max > RDS_MAX_STORAGE_GB {
+        Some(format!("`maxStorageGb` ({max}) is above the {RDS_MAX_STORAGE_GB} GB RDS allows"))
+    } else {
+        None
+    }
 }
 
 /// A YAML double-quoted string (always quoted: no value is ever read as a number or bool).
@@ -370,11 +404,12 @@ pub(crate) fn to_yaml(c: &Catalogue) -> String {
         for (name, p) in map {
             let _ = writeln!(
                 o,
-                "      {}: {{ instanceClass: {}, instances: {}, storageGb: {}, multiAz: {}, vcpu: {} }}",
+                "      {}: {{ instanceClass: {}, instances: {}, storageGb: {}, {}multiAz: {}, vcpu: {} }}",
                 quoted(name),
                 quoted(&p.instance_class),
                 p.instances,
                 p.storage_gb,
+                p.max_storage_gb.map(|m| format!("maxStorageGb: {m}, ")).unwrap_or_default(),
                 p.multi_az,
                 p.vcpu
             );

@@ -115,6 +115,12 @@ pub struct PostgresSize {
     pub instances: u32,
     /// Allocated gp3 storage in GB (RDS) or the storage the estimate assumes (Aurora).
     pub storage_gb: u32,
+    /// RDS: the ceiling in GB storage autoscaling may grow the allocated storage to
+    /// (`maxStorageGb`, at least 10% above `storage_gb`); `None`: the storage stays as
+    /// allocated. Always `None` for Aurora, whose storage grows by itself. The estimate counts
+    /// the allocated storage only: what autoscaling adds is billed as it grows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_storage_gb: Option<u32>,
     /// Multi-AZ (RDS): a standby in a second zone doubles instance-hours and storage.
     pub multi_az: bool,
     /// vCPUs of one instance (RDS Proxy is priced per vCPU of its target).
@@ -232,6 +238,9 @@ pub enum Item<'a> {
     },
     /// An AWS Budgets cost budget: usage-based, as an account's first budgets are free.
     Budget,
+    /// The bucket of the ALB's access logs: S3 Standard storage of what the ALB writes; billed
+    /// by use (the traffic decides), its rate shown. Log delivery itself is free.
+    LogBucket,
     /// A VPC interface endpoint: billed per hour in each zone of its subnets. The data it
     /// processes is the environment's ([`Item::Vpc`]).
     InterfaceEndpoint {
@@ -745,6 +754,10 @@ impl Catalogue {
                 usages: Vec::new(),
                 rates: vec![("AWS Budgets, past an account's first two", "budget")],
             },
+            Item::LogBucket => Charges {
+                usages: Vec::new(),
+                rates: vec![("S3 Standard storage of the ALB's access logs", "s3-standard")],
+            },
             Item::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb } => {
                 vpc_charges(nat, endpoints, nat_gb, endpoint_gb, internet_gb)
             }
@@ -791,7 +804,14 @@ fn postgres_charges(
             quantity: hours * Decimal::from(p.instances) * copies,
         },
         Usage {
-            what: format!("{storage_what} {} GB{az}", gb.normalize()),
+            what: match (engine, p.max_storage_gb) {
+                (PostgresEngine::Rds, Some(max)) => {
+                    format!("{storage_what} {} GB{az}, grows to {max} GB as used", gb.normalize())
+                }
+                (PostgresEngine::Rds | PostgresEngine::Aurora, _) => {
+                    format!("{storage_what} {} GB{az}", gb.normalize())
+                }
+            },
             key: storage_key.to_owned(),
             quantity: gb * copies,
         },

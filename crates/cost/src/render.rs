@@ -26,11 +26,12 @@ impl Catalogue {
         ] {
             for (size, p) in map {
                 let az = if p.multi_az { ", Multi-AZ" } else { "" };
+                let grows = p.max_storage_gb.map(|m| format!(" (grows to {m} GB)")).unwrap_or_default();
                 rows.push(SizeRow {
                     kind,
                     size,
                     declares: format!(
-                        "{} x {} ({} vCPU), {} GB{az}",
+                        "{} x {} ({} vCPU), {} GB{grows}{az}",
                         p.instances, p.instance_class, p.vcpu, p.storage_gb
                     ),
                     items: vec![

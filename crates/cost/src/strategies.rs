@@ -27,6 +27,7 @@ pub fn postgres_size() -> impl Strategy<Value = PostgresSize> {
             instance_class,
             instances,
             storage_gb,
+            max_storage_gb: None,
             multi_az,
             vcpu,
         },

@@ -1,8 +1,8 @@
 //! A bucket resource: the S3 bucket, its public access block, its default encryption, its
-//! TLS-only policy, and its versioning when enabled. All but the bucket are companions of the
-//! bucket item, not items of the plan.
+//! TLS-only policy, its versioning when enabled, and its lifecycle. All but the bucket are
+//! companions of the bucket item, not items of the plan.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{BucketLifecycle, ItemSpec, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
@@ -100,42 +100,121 @@ struct SecureTransport {
     secure_transport: &'static str,
 }
 
-/// The number of resources a bucket item renders to.
-pub(super) fn resources(versioning: bool, block_public_access: bool, tls_only: bool) -> usize {
-    // The bucket and its default encryption, then the optional companions.
-    2 + usize::from(versioning) + usize::from(block_public_access) + usize::from(tls_only)
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Lifecycle<'p> {
+    bucket: String,
+    rules: Vec<LifecycleRule>,
+    region: &'p str,
 }
 
-/// The bucket, then its companions.
-pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::S3Bucket { versioning, block_public_access, encryption, tls_only, .. } = &item.spec else {
-        return Err(wrong_spec(item));
+/// One rule of a lifecycle, over the whole bucket (an empty filter).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LifecycleRule {
+    id: &'static str,
+    status: &'static str,
+    filter: Empty,
+    abort_incomplete_multipart_upload: Option<AbortUploads>,
+    noncurrent_version_expiration: Option<NoncurrentExpiration>,
+    expiration: Option<Expiration>,
+}
+
+#[derive(Serialize)]
+struct Empty {}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AbortUploads {
+    days_after_initiation: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NoncurrentExpiration {
+    noncurrent_days: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Expiration {
+    days: Option<u32>,
+    expired_object_delete_marker: Option<bool>,
+}
+
+/// The number of resources a bucket item renders to.
+pub(super) fn resources(versioning: bool, block_public_access: bool, tls_only: bool) -> usize {
+    // The bucket, its default encryption and its lifecycle, then the optional companions.
+    3 + usize::from(versioning) + usize::from(block_public_access) + usize::from(tls_only)
+}
+
+/// The lifecycle of bucket `item` as planned: one rule per thing S3 deletes by itself (after
+/// its companions `after`: S3 takes one change of a bucket's configuration at a time).
+pub(super) fn lifecycle<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    plan: &BucketLifecycle,
+    after: &[&str],
+) -> Result<(), RenderError> {
+    let BucketLifecycle { abort_incomplete_uploads_days, noncurrent_version_days, expire_days } = *plan;
+    let rule = |id| LifecycleRule {
+        id,
+        status: "Enabled",
+        filter: Empty {},
+        abort_incomplete_multipart_upload: None,
+        noncurrent_version_expiration: None,
+        expiration: None,
     };
-    let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
-    cx.declare(item, "aws:s3/bucket:Bucket", props)?;
-    // The bucket's own id: companions are declared with it and need no `dependsOn`.
-    let bucket = attr(&item.id, "id");
-    if *block_public_access {
-        let block = PublicAccessBlock {
-            bucket: bucket.clone(),
-            block_public_acls: true,
-            block_public_policy: true,
-            ignore_public_acls: true,
-            restrict_public_buckets: true,
-            region: cx.region(),
-        };
-        cx.declare_companion(
-            item,
-            "public-access-block",
-            "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
-            block,
-        )?;
+    let mut rules = vec![LifecycleRule {
+        abort_incomplete_multipart_upload: Some(AbortUploads { days_after_initiation: abort_incomplete_uploads_days }),
+        ..rule("abort-incomplete-uploads")
+    }];
+    if let Some(noncurrent_days) = noncurrent_version_days {
+        rules.push(LifecycleRule {
+            noncurrent_version_expiration: Some(NoncurrentExpiration { noncurrent_days }),
+            // A delete marker whose older versions have all expired goes too.
+            expiration: Some(Expiration { days: None, expired_object_delete_marker: Some(true) }),
+            ..rule("expire-noncurrent-versions")
+        });
     }
+    if let Some(days) = expire_days {
+        rules.push(LifecycleRule {
+            expiration: Some(Expiration { days: Some(days), expired_object_delete_marker: None }),
+            ..rule("expire-objects")
+        });
+    }
+    let props = Lifecycle { bucket: attr(&item.id, "id"), rules, region: cx.region() };
+    cx.declare_companion_after(
+        item,
+        "lifecycle",
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+        props,
+        after,
+    )
+}
+
+/// Bucket `item`'s public access block: every public ACL and policy refused.
+pub(super) fn public_access_block<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let block = PublicAccessBlock {
+        bucket: attr(&item.id, "id"),
+        block_public_acls: true,
+        block_public_policy: true,
+        ignore_public_acls: true,
+        restrict_public_buckets: true,
+        region: cx.region(),
+    };
+    cx.declare_companion(item, "public-access-block", "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", block)
+}
+
+/// Bucket `item`'s default encryption of new objects (`AES256`: SSE-S3).
+pub(super) fn encryption<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    sse_algorithm: &'p str,
+) -> Result<(), RenderError> {
     let sse = Encryption {
-        bucket: bucket.clone(),
-        rules: [EncryptionRule {
-            apply_server_side_encryption_by_default: EncryptionDefault { sse_algorithm: encryption },
-        }],
+        bucket: attr(&item.id, "id"),
+        rules: [EncryptionRule { apply_server_side_encryption_by_default: EncryptionDefault { sse_algorithm } }],
         region: cx.region(),
     };
     cx.declare_companion(
@@ -143,7 +222,30 @@ pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
         "encryption",
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
         sse,
-    )?;
+    )
+}
+
+/// The bucket, then its companions.
+pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let ItemSpec::S3Bucket {
+        versioning,
+        lifecycle: plan,
+        block_public_access,
+        encryption: encryption_algorithm,
+        tls_only,
+        ..
+    } = &item.spec
+    else {
+        return Err(wrong_spec(item));
+    };
+    let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+    cx.declare(item, "aws:s3/bucket:Bucket", props)?;
+    // The bucket's own id: companions are declared with it and need no `dependsOn`.
+    let bucket = attr(&item.id, "id");
+    if *block_public_access {
+        public_access_block(cx, item)?;
+    }
+    encryption(cx, item, encryption_algorithm)?;
     if *tls_only {
         let arn = attr(&item.id, "arn");
         let policy = BucketPolicy {
@@ -179,5 +281,5 @@ pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
         };
         cx.declare_companion(item, "versioning", "aws:s3/bucketVersioning:BucketVersioning", versioning)?;
     }
-    Ok(())
+    lifecycle(cx, item, plan, if *versioning { &["versioning"] } else { &[] })
 }

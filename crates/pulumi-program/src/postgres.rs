@@ -19,6 +19,8 @@ struct Instance<'p> {
     engine_version: &'p str,
     instance_class: &'p str,
     allocated_storage: u32,
+    /// Storage autoscaling's ceiling; the provider then ignores `allocatedStorage` drifting up.
+    max_allocated_storage: Option<u32>,
     storage_type: &'p str,
     multi_az: bool,
     storage_encrypted: bool,
@@ -86,6 +88,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         engine_version,
         instance_class: &size.instance_class,
         allocated_storage: size.storage_gb,
+        max_allocated_storage: size.max_storage_gb,
         storage_type,
         multi_az: size.multi_az,
         storage_encrypted: *storage_encrypted,

@@ -31,7 +31,7 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::CacheReplicationGroup => 40,
         ItemKind::RdsInstance | ItemKind::AuroraCluster | ItemKind::AuroraInstance => 63,
         ItemKind::RdsProxy => 60,
-        ItemKind::S3Bucket => 63,
+        ItemKind::S3Bucket | ItemKind::AlbLogBucket => 63,
         ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => 80,
         ItemKind::SnsTopic => 256,
         ItemKind::TaskExecutionRole | ItemKind::TaskRole | ItemKind::ProxyRole => 64,

@@ -50,7 +50,11 @@ pub fn resource_spec() -> impl Strategy<Value = ResourceSpec> {
             .boxed(),
         Kind::Topic => prop::bool::ANY.prop_map(|fifo| ResourceSpec::Topic { fifo }).boxed(),
         Kind::Cache => Just(ResourceSpec::Cache { version: "8.0".into() }).boxed(),
-        Kind::Bucket => prop::bool::ANY.prop_map(|versioning| ResourceSpec::Bucket { versioning }).boxed(),
+        Kind::Bucket => prop::option::of(1u32..=3650)
+            .prop_map(|keep| ResourceSpec::Bucket {
+                versioning: keep.map(|keep_days| runway_schema::Versioning { keep_days }),
+            })
+            .boxed(),
     })
 }
 
@@ -324,6 +328,7 @@ fn build(
                     .into_iter()
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))
                     .collect(),
+                exec: w.len() % 3 == 0,
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
             };
             (name('w', i, &w), workload)

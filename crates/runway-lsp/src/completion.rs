@@ -253,6 +253,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["environments", _, "shared"] => keys(Place::Shared),
         ["resources", _] => keys(Place::Resource(kind)),
         ["resources", _, "deadLetter"] => keys(Place::DeadLetter),
+        ["resources", _, "versioning"] => keys(Place::Versioning),
         ["resources" | "workloads", _, "size"] | ["workloads", _, "scale"] => {
             values(&words.environments, "environment")
                 .into_iter()

@@ -327,11 +327,33 @@ enum ResourceFile {
     /// An S3 bucket, public access blocked.
     #[schemars(transform = Keys(keys::BUCKET))]
     Bucket {
-        /// Object versioning (default false).
-        versioning: Option<bool>,
+        /// Object versioning (default off): `true` keeps a replaced or deleted version 30
+        /// days, `{ keepDays: N }` N days.
+        versioning: Option<VersioningFile>,
         /// Size per environment (default `small`).
         size: Option<IndexMap<String, String>>,
     },
+}
+
+/// A bucket's `versioning`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum VersioningFile {
+    /// `true`: on, noncurrent versions kept 30 days; `false`: off.
+    On(bool),
+    /// On, noncurrent versions kept as said.
+    Keep(VersioningKeepFile),
+}
+
+/// `versioning: { keepDays: N }`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::VERSIONING))]
+struct VersioningKeepFile {
+    /// Days a version is kept once a newer one replaced it or it was deleted (1..3650,
+    /// default 30).
+    #[schemars(range(min = 1, max = 3650))]
+    keep_days: Option<u32>,
 }
 
 /// `deadLetter`.
@@ -379,6 +401,9 @@ struct WorkloadFile {
     size: Option<IndexMap<String, String>>,
     /// Scale per environment (default min 1, max 1).
     scale: Option<IndexMap<String, ScaleFile>>,
+    /// ECS Exec: allow a shell into a running task with `aws ecs execute-command` (default
+    /// false).
+    exec: Option<bool>,
     /// Why no managed service fits.
     reason: ReasonFile,
 }
@@ -518,6 +543,7 @@ mod tests {
             ("UsageForFile", keys::USAGE_FOR),
             ("SharedFile", keys::SHARED),
             ("DeadLetterFile", keys::DEAD_LETTER),
+            ("VersioningKeepFile", keys::VERSIONING),
             ("WorkloadFile", keys::WORKLOAD),
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),

@@ -524,10 +524,25 @@ pub enum ResourceSpec {
     },
     /// `kind: bucket`.
     Bucket {
-        /// `versioning` (default false).
-        versioning: bool,
+        /// `versioning` (default off): `true`, or `{ keepDays: N }`.
+        versioning: Option<Versioning>,
     },
 }
+
+/// `versioning` of a bucket: every object keeps its earlier versions, each for `keep_days`
+/// after a newer one replaced it (or it was deleted); then S3 deletes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Versioning {
+    /// Days a version is kept once it is no longer current (`keepDays`, default
+    /// [`DEFAULT_VERSION_KEEP_DAYS`]).
+    pub keep_days: u32,
+}
+
+/// Days a bucket keeps a noncurrent object version when `versioning: true` says no more.
+pub const DEFAULT_VERSION_KEEP_DAYS: u32 = 30;
+/// The most days `versioning.keepDays` may keep a noncurrent version (ten years).
+pub const MAX_VERSION_KEEP_DAYS: u32 = 3650;
 
 /// Default postgres version.
 pub const DEFAULT_POSTGRES_VERSION: &str = "16";
@@ -558,7 +573,7 @@ impl ResourceSpec {
             },
             Engine::Topic => ResourceSpec::Topic { fifo: false },
             Engine::Cache => ResourceSpec::Cache { version: DEFAULT_VALKEY_VERSION.to_owned() },
-            Engine::Bucket => ResourceSpec::Bucket { versioning: false },
+            Engine::Bucket => ResourceSpec::Bucket { versioning: None },
         }
     }
 }
@@ -612,6 +627,9 @@ pub struct Workload {
     pub size: IndexMap<String, String>,
     /// Scale per environment as written; see [`Workload::scale_in`].
     pub scale: IndexMap<String, Scale>,
+    /// ECS Exec: a shell into a running task (`aws ecs execute-command`) is allowed (`exec`,
+    /// default false).
+    pub exec: bool,
     /// Why this workload is not a managed service.
     pub reason: Reason,
 }

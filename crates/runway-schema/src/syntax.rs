@@ -156,6 +156,8 @@ pub enum Place {
     Resource(Option<&'static str>),
     /// `resources.<name>.deadLetter`.
     DeadLetter,
+    /// `resources.<name>.versioning` (a bucket's, written as a mapping).
+    Versioning,
     /// `workloads.<name>`.
     Workload,
     /// `workloads.<name>.health`.
@@ -202,6 +204,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
             return out;
         }
         Place::DeadLetter => &[keys::DEAD_LETTER],
+        Place::Versioning => &[keys::VERSIONING],
         Place::Workload => &[keys::WORKLOAD],
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],

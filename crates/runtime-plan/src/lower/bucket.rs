@@ -1,16 +1,18 @@
 //! `kind: bucket`: an S3 bucket, public access blocked, encrypted (SSE-S3), reachable over TLS
-//! only, and in production protected from deletion by the deploy.
+//! only, and in production protected from deletion by the deploy. Its lifecycle aborts uploads
+//! never completed after a week and, when versioned, deletes a version `keepDays` after it
+//! stopped being current.
 
 use super::context::{Cx, NewItem};
-use super::protection::{self, BUCKET_ENCRYPTION};
+use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
 use super::resources::Res;
 use super::{Described, cat, usage};
-use crate::plan::{ItemKind, ItemSpec};
+use crate::plan::{BucketLifecycle, ItemKind, ItemSpec};
 use crate::pricing::Priceable;
-use runway_schema::UsageKey;
+use runway_schema::{UsageKey, Versioning};
 
 /// Lowers a bucket resource: the bucket, its name, ARN and region.
-pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
+pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Described {
     let gb = cx.catalogue.bucket_gb(&r.size);
     if gb.is_none() {
         cx.unknown_resource_size(r, "bucket");
@@ -19,7 +21,12 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
     let name = cx.named(ItemKind::S3Bucket, cx.base(&r.name).to_ascii_lowercase());
     let spec = ItemSpec::S3Bucket {
         resource: r.name.clone(),
-        versioning,
+        versioning: versioning.is_some(),
+        lifecycle: BucketLifecycle {
+            abort_incomplete_uploads_days: ABORT_INCOMPLETE_UPLOADS_DAYS,
+            noncurrent_version_days: versioning.map(|v| v.keep_days),
+            expire_days: None,
+        },
         block_public_access: true,
         storage_gb: gb,
         encryption: BUCKET_ENCRYPTION.into(),
@@ -53,7 +60,7 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: bool) -> Described {
                 (None, Some(g)) => format!("{g} GB"),
                 (None, None) => "unknown size".into(),
             },
-            if versioning { ", versioned" } else { "" }
+            versioning.map(|v| format!(", versioned (old versions kept {} days)", v.keep_days)).unwrap_or_default()
         ),
     }
 }

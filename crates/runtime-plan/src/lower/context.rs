@@ -218,6 +218,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         | ItemKind::SecurityGroup
         | ItemKind::CloudMapNamespace
         | ItemKind::Alb
+        | ItemKind::AlbLogBucket
         | ItemKind::DbSubnetGroup
         | ItemKind::CacheSubnetGroup
         | ItemKind::RdsInstance

@@ -2,7 +2,8 @@
 //! APIs the environment calls without a NAT. Interface endpoints, billed per hour in each zone,
 //! only for what runs there: ssm (task secrets), ecr.api and ecr.dkr (images) and logs when
 //! there are workloads; secretsmanager when there is a postgres (its proxy reads its secret);
-//! sqs and sns when a workload uses a queue or topic. The S3 gateway endpoint (no charge) when
+//! sqs and sns when a workload uses a queue or topic; ssmmessages when a workload allows ECS
+//! Exec (`exec: true`: its shell's channels). The S3 gateway endpoint (no charge) when
 //! there are workloads: image layers come from S3, and so do buckets.
 //!
 //! `network.endpoints: existing` declares none: the VPC already has them (another environment
@@ -26,7 +27,8 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
         Endpoints::None | Endpoints::Existing => return,
     }
     let tasks = !workloads.is_empty();
-    let interfaces = interface_services(cx, tasks, resources);
+    let exec = workloads.values().any(|w| w.exec);
+    let interfaces = interface_services(cx, tasks, exec, resources);
     if interfaces.is_empty() {
         return;
     }
@@ -46,7 +48,7 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
 }
 
 /// The AWS services the environment calls from its private subnets, in a fixed order.
-fn interface_services(cx: &Cx, tasks: bool, resources: &Resources) -> Vec<&'static str> {
+fn interface_services(cx: &Cx, tasks: bool, exec: bool, resources: &Resources) -> Vec<&'static str> {
     let mut services = Vec::new();
     if tasks {
         services.extend(["ssm", "ecr.api", "ecr.dkr", "logs"]);
@@ -60,6 +62,9 @@ fn interface_services(cx: &Cx, tasks: bool, resources: &Resources) -> Vec<&'stat
         {
             services.push(api);
         }
+    }
+    if exec {
+        services.push("ssmmessages");
     }
     services
 }

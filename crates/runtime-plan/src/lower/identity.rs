@@ -4,7 +4,8 @@
 //! - The task role (what the containers run as): per used queue, the five message actions on
 //!   the queue and its dead-letter queue; per used topic, `sns:Publish` on it; per used bucket,
 //!   `s3:ListBucket` on it and object get/put/delete under it. Postgres and caches authenticate
-//!   with passwords, so they grant nothing here.
+//!   with passwords, so they grant nothing here. A workload with `exec: true` also gets the
+//!   four Session Manager channel actions ECS Exec uses, on `*` (they name no resource).
 //! - The execution role (what the ECS agent uses to start the task): `logs:CreateLogStream`
 //!   and `logs:PutLogEvents` on the streams of its own log group (the `awslogs` driver);
 //!   `ssm:GetParameters` on exactly the parameters its task definition references and
@@ -42,6 +43,14 @@ pub(super) const OBJECT_ACTIONS: [&str; 3] = ["s3:DeleteObject", "s3:GetObject",
 pub(super) const LOG_ACTIONS: [&str; 2] = ["logs:CreateLogStream", "logs:PutLogEvents"];
 /// What the execution role uses on the parameters of its task definition.
 pub(super) const PARAMETER_ACTIONS: [&str; 1] = ["ssm:GetParameters"];
+/// What ECS Exec uses, through the task role, to open its Session Manager channels; AWS
+/// authorizes them on no resource, so they are granted on `*`.
+pub(super) const EXEC_ACTIONS: [&str; 4] = [
+    "ssmmessages:CreateControlChannel",
+    "ssmmessages:CreateDataChannel",
+    "ssmmessages:OpenControlChannel",
+    "ssmmessages:OpenDataChannel",
+];
 /// What the execution role uses on the parameters' key.
 pub(super) const KEY_ACTIONS: [&str; 1] = ["kms:Decrypt"];
 /// The ECR token: AWS authorizes it on no resource, so it is granted on `*`.
@@ -72,6 +81,8 @@ pub(super) struct Identity<'a> {
     pub(super) parameters: Vec<Arc<[CompactString]>>,
     /// The items of each resource it uses, in order.
     pub(super) uses: Vec<&'a [PlannedItem]>,
+    /// ECS Exec is allowed into its tasks (`exec`).
+    pub(super) exec: bool,
 }
 
 /// The grants of a workload's two roles: (execution, task).
@@ -93,7 +104,10 @@ pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
         execution.push(grant(&PARAMETER_ACTIONS, parameters));
         execution.push(grant(&KEY_ACTIONS, vec![kms_key_resource(kms_key)]));
     }
-    let task = id.uses.iter().flat_map(|items| use_grants(items)).collect();
+    let mut task: Vec<Grant> = id.uses.iter().flat_map(|items| use_grants(items)).collect();
+    if id.exec {
+        task.push(grant(&EXEC_ACTIONS, vec![PolicyResource::Any]));
+    }
     (execution, task)
 }
 
@@ -159,6 +173,7 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
             | ItemKind::CloudMapNamespace
             | ItemKind::Alb
             | ItemKind::AlbListener
+            | ItemKind::AlbLogBucket
             | ItemKind::DbSubnetGroup
             | ItemKind::CacheSubnetGroup
             | ItemKind::RdsInstance

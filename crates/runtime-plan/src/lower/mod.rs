@@ -28,6 +28,7 @@ use crate::naming::{fit_with_suffix, hash6, limit};
 use crate::plan::*;
 use crate::pricing::summarize;
 
+mod access_logs;
 mod bindings;
 mod bucket;
 mod budget;
@@ -53,9 +54,10 @@ use platform::Platform;
 use resources::Res;
 
 pub use protection::{
-    BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS, PRODUCTION_CACHE_SNAPSHOT_DAYS,
-    SNS_KMS_KEY,
+    ABORT_INCOMPLETE_UPLOADS_DAYS, BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS,
+    PRODUCTION_CACHE_SNAPSHOT_DAYS, SNS_KMS_KEY,
 };
+pub use access_logs::{ALB_LOG_DAYS, ELB_LOG_ACCOUNTS, LOG_DELIVERY_SERVICE, log_delivery};
 pub use runway_schema::{variable_suffixes, variables};
 pub use vpc::nat_gateways;
 
@@ -255,6 +257,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::SqsDeadLetterQueue { .. } => ItemKind::SqsDeadLetterQueue,
         ItemSpec::SnsTopic { .. } => ItemKind::SnsTopic,
         ItemSpec::S3Bucket { .. } => ItemKind::S3Bucket,
+        ItemSpec::AlbLogBucket { .. } => ItemKind::AlbLogBucket,
         ItemSpec::TaskDefinition(_) => ItemKind::TaskDefinition,
         ItemSpec::EcsService(_) => ItemKind::EcsService,
         ItemSpec::CloudMapService { .. } => ItemKind::CloudMapService,

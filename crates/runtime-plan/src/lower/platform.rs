@@ -2,8 +2,9 @@
 //! (any workload; each workload has its own roles, see `identity.rs`), the workloads' security
 //! group (internal workloads) and the members' groups (one per port the members reach
 //! something on; see `network.rs`), the Cloud Map namespace (internal workloads), the ALB with
-//! its HTTPS listener and its HTTP listener that redirects to HTTPS (public workloads), and the
-//! subnet groups of databases and caches.
+//! its HTTPS listener and its HTTP listener that redirects to HTTPS (public workloads; in
+//! production with its log bucket, see `access_logs.rs`), and the subnet groups of databases
+//! and caches.
 
 use compact_str::CompactString;
 use indexmap::IndexMap;
@@ -12,7 +13,7 @@ use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
 use super::context::{Cx, Named, NewItem};
 use super::network::{self, HTTP_PORT, HTTPS_PORT};
 use super::resources::Resources;
-use super::{cat, endpoints, spec_kind};
+use super::{access_logs, cat, endpoints, spec_kind};
 use crate::plan::{AlbListenerSpec, ItemKind, ItemSpec, ListenerAction};
 use crate::pricing::Priceable;
 
@@ -104,15 +105,22 @@ fn alb(
         return None;
     };
     let security_group = network::alb(cx, env_base);
+    let protected = access_logs::production_alb(cx.env_name);
+    let log_bucket = protected.then(|| access_logs::log_bucket(cx, env_base));
     let alb_name = cx.named(ItemKind::Alb, cat(&[env_base, "-alb"]));
     let spec = ItemSpec::Alb {
         domain: domain.as_str().into(),
         security_groups: vec![security_group],
         drop_invalid_header_fields: true,
+        deletion_protection: protected,
+        access_logs: log_bucket.clone(),
     };
     let zones = cx.env.network.zones;
-    let alb = cx
-        .push(NewItem::new("env_alb".into(), alb_name.clone(), None, spec).priced(Priceable::Alb { zones }));
+    let alb = cx.push(
+        NewItem::new("env_alb".into(), alb_name.clone(), None, spec)
+            .depends_on(log_bucket.into_iter().collect())
+            .priced(Priceable::Alb { zones }),
+    );
     let name = cat(&[&alb_name, "/https-443"]);
     let spec = ItemSpec::AlbListener(Box::new(AlbListenerSpec {
         alb: alb.clone(),

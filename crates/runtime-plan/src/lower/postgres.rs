@@ -246,9 +246,10 @@ fn summary(engine: PostgresEngine, s: &PostgresSize) -> String {
     }
     match engine {
         PostgresEngine::Rds => format!(
-            "{}, {} GB gp3, {}",
+            "{}, {} GB gp3{}, {}",
             s.instance_class,
             s.storage_gb,
+            s.max_storage_gb.map(|m| format!(" (grows to {m} GB)")).unwrap_or_default(),
             if s.multi_az { "Multi-AZ" } else { "single-AZ" }
         ),
         PostgresEngine::Aurora => format!("{} x {}", s.instances, s.instance_class),
@@ -257,5 +258,12 @@ fn summary(engine: PostgresEngine, s: &PostgresSize) -> String {
 
 /// The sizing of a size the catalogue does not list (its diagnostic is reported).
 fn empty_postgres() -> PostgresSize {
-    PostgresSize { instance_class: String::new(), instances: 0, storage_gb: 0, multi_az: false, vcpu: 0 }
+    PostgresSize {
+        instance_class: String::new(),
+        instances: 0,
+        storage_gb: 0,
+        max_storage_gb: None,
+        multi_az: false,
+        vcpu: 0,
+    }
 }

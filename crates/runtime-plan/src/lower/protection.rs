@@ -34,6 +34,9 @@ pub const SNS_KMS_KEY: &str = "alias/aws/sns";
 /// Default encryption of bucket objects: SSE-S3.
 pub const BUCKET_ENCRYPTION: &str = "AES256";
 
+/// Days after which S3 aborts a multipart upload never completed, in every bucket.
+pub const ABORT_INCOMPLETE_UPLOADS_DAYS: u32 = 7;
+
 /// Days the workloads' logs are kept in production, unless `logs.retentionDays` says otherwise.
 pub const PRODUCTION_LOG_DAYS: u32 = 90;
 /// Days the workloads' logs are kept elsewhere, unless `logs.retentionDays` says otherwise.

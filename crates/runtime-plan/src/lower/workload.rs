@@ -196,6 +196,7 @@ fn roles(
             RepositoryCredentials::Arn { arn } => PolicyResource::Arn { arn: arn.clone() },
         }),
         parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([own]).collect(),
+        exec: w.spec.exec,
         uses: w
             .bindings
             .iter()
@@ -394,6 +395,7 @@ fn service(
         wait_for_steady_state: false,
         target_group,
         propagate_tags: true,
+        enable_execute_command: w.spec.exec,
     }));
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)

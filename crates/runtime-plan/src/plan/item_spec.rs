@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::parts::{Grant, SecurityRule};
 use super::specs::{
-    AlbListenerSpec, AuroraClusterSpec, BudgetAlert, CacheReplicationGroupSpec, EcsServiceSpec,
-    RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
+    AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, CacheReplicationGroupSpec, EcsServiceSpec,
+    LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
 };
 
 /// Every property of an item, by type. Item references are logical ids.
@@ -70,6 +70,30 @@ pub enum ItemSpec {
         security_groups: Vec<CompactString>,
         /// Requests with header names that are not valid HTTP are dropped, never forwarded.
         drop_invalid_header_fields: bool,
+        /// AWS refuses to delete it until this is turned off (production).
+        deletion_protection: bool,
+        /// Logical id of the bucket it writes its access logs to (production); `None`: no
+        /// access logs.
+        access_logs: Option<CompactString>,
+    },
+    /// S3 bucket of the ALB's access logs: public access blocked, SSE-S3 (the only encryption
+    /// ALB log delivery supports), reachable over TLS only, its objects deleted after a while;
+    /// its policy lets the region's Elastic Load Balancing log delivery put objects under
+    /// `AWSLogs/`.
+    #[serde(rename_all = "camelCase")]
+    AlbLogBucket {
+        /// Public access blocked (always true).
+        block_public_access: bool,
+        /// Default encryption of new objects: `AES256` (SSE-S3).
+        encryption: CompactString,
+        /// A bucket policy denies every request not made over TLS (always true).
+        tls_only: bool,
+        /// What S3 deletes by itself: unfinished uploads, and every log after its days.
+        lifecycle: BucketLifecycle,
+        /// Who delivers the logs in the environment's region.
+        log_delivery: LogDelivery,
+        /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
+        protect: bool,
     },
     /// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
     /// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
@@ -177,6 +201,9 @@ pub enum ItemSpec {
         resource: CompactString,
         /// Versioning enabled.
         versioning: bool,
+        /// What S3 deletes by itself: unfinished uploads, and noncurrent versions when
+        /// versioned.
+        lifecycle: BucketLifecycle,
         /// Public access blocked (always true).
         block_public_access: bool,
         /// GB the size assumes.
@@ -370,6 +397,7 @@ impl ItemSpec {
             | ItemSpec::SqsDeadLetterQueue { .. }
             | ItemSpec::SnsTopic { .. }
             | ItemSpec::S3Bucket { .. }
+            | ItemSpec::AlbLogBucket { .. }
             | ItemSpec::TaskDefinition(_)
             | ItemSpec::EcsService(_)
             | ItemSpec::CloudMapService { .. }

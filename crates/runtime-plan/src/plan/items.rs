@@ -66,6 +66,8 @@ item_kinds! {
     Alb = "alb", "ALB";
     /// HTTPS listener of the ALB.
     AlbListener = "alb-listener", "ALB listener";
+    /// S3 bucket the ALB writes its access logs to (production).
+    AlbLogBucket = "alb-log-bucket", "ALB log bucket";
     /// DB subnet group (one per environment with a postgres resource).
     DbSubnetGroup = "db-subnet-group", "DB subnet group";
     /// ElastiCache subnet group (one per environment with a cache).
@@ -128,7 +130,7 @@ impl ItemKind {
     /// Whether items of this kind are billed by a use the plan cannot know (log volume, an
     /// account's other budgets): their rates are shown, they have no amount.
     pub fn billed_by_use(self) -> bool {
-        matches!(self, ItemKind::LogGroup | ItemKind::Budget)
+        matches!(self, ItemKind::LogGroup | ItemKind::Budget | ItemKind::AlbLogBucket)
     }
 
     /// An item's monthly figure as people read it: `$x`, `by use`, or `unpriced`.
@@ -226,7 +228,7 @@ impl PlannedItem {
         match &self.spec {
             ItemSpec::RdsInstance(db) => db.protection.protect,
             ItemSpec::AuroraCluster(db) => db.protection.protect,
-            ItemSpec::S3Bucket { protect, .. } => *protect,
+            ItemSpec::S3Bucket { protect, .. } | ItemSpec::AlbLogBucket { protect, .. } => *protect,
             ItemSpec::EcsCluster { .. }
             | ItemSpec::TaskExecutionRole { .. }
             | ItemSpec::TaskRole { .. }
@@ -289,6 +291,7 @@ impl PlannedItem {
             | ItemSpec::SqsDeadLetterQueue { .. }
             | ItemSpec::SnsTopic { .. }
             | ItemSpec::S3Bucket { .. }
+            | ItemSpec::AlbLogBucket { .. }
             | ItemSpec::TaskDefinition(_)
             | ItemSpec::EcsService(_)
             | ItemSpec::CloudMapService { .. }

@@ -17,7 +17,8 @@ pub struct RdsInstanceSpec {
     pub resource: CompactString,
     /// Engine version (`16`).
     pub engine_version: CompactString,
-    /// Instance class, storage, Multi-AZ from the catalogue.
+    /// Instance class, storage (and the ceiling storage autoscaling grows it to), Multi-AZ
+    /// from the catalogue.
     #[serde(flatten)]
     pub size: PostgresSize,
     /// `gp3`.
@@ -175,6 +176,9 @@ pub struct EcsServiceSpec {
     /// ones ECS manages (cluster and service names), so the bill and the budget see the tasks'
     /// compute by product, environment and resource.
     pub propagate_tags: bool,
+    /// ECS Exec: a shell into a running task with `aws ecs execute-command` is allowed (the
+    /// workload's `exec`); its task role holds the Session Manager channel actions.
+    pub enable_execute_command: bool,
 }
 
 /// RDS Proxy, TLS required, auth from the secret.
@@ -228,6 +232,38 @@ pub struct DatabaseProtection {
     /// Its snapshots (automated, final) carry its tags (always true): a kept snapshot is billed
     /// to its product, environment and resource.
     pub copy_tags_to_snapshot: bool,
+}
+
+/// What S3 deletes from a bucket by itself (its lifecycle configuration), each rule over the
+/// whole bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BucketLifecycle {
+    /// Days after which a multipart upload never completed is aborted and its parts deleted
+    /// (parts are billed as storage but no object shows them).
+    pub abort_incomplete_uploads_days: u32,
+    /// Days a version is kept once it is no longer current, with the delete markers left
+    /// behind (versioned buckets); `None`: the bucket is not versioned.
+    pub noncurrent_version_days: Option<u32>,
+    /// Days after which every object is deleted (the ALB's log bucket); `None`: objects stay.
+    pub expire_days: Option<u32>,
+}
+
+/// Who puts the ALB's access logs into its bucket, by region: the bucket policy's principal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "by")]
+pub enum LogDelivery {
+    /// A region opened before August 2022: the Elastic Load Balancing account of the region.
+    #[serde(rename_all = "camelCase")]
+    Account {
+        /// The account id (`127311923021` in us-east-1).
+        account_id: CompactString,
+    },
+    /// A region opened since: the log delivery service principal.
+    Service {
+        /// `logdelivery.elasticloadbalancing.amazonaws.com`.
+        principal: CompactString,
+    },
 }
 
 /// One notification of a budget: when `basis` spend passes `percent` of the limit.

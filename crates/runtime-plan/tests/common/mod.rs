@@ -49,6 +49,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
         expose,
         size: IndexMap::new(),
         scale: IndexMap::new(),
+        exec: false,
         reason: Reason { ground: Some(Ground::NoManagedFit), detail: "BI".into() },
     }
 }
@@ -92,7 +93,7 @@ pub fn example() -> Product {
     );
     resources.insert(
         "uploads".to_string(),
-        Resource { spec: ResourceSpec::Bucket { versioning: true }, size: IndexMap::new() },
+        Resource { spec: ResourceSpec::Bucket { versioning: Some(runway_schema::Versioning { keep_days: 30 }) }, size: IndexMap::new() },
     );
     let mut workloads = IndexMap::new();
     let mut metabase = workload(&["main-db"], Expose::Internal);

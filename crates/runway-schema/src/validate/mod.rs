@@ -52,6 +52,7 @@ pub(crate) mod keys {
     pub const CACHE: &[&str] = &["kind", "version", "size"];
     pub const BUCKET: &[&str] = &["kind", "versioning", "size"];
     pub const DEAD_LETTER: &[&str] = &["maxReceives"];
+    pub const VERSIONING: &[&str] = &["keepDays"];
     pub const WORKLOAD: &[&str] = &[
         "image",
         "platform",
@@ -64,6 +65,7 @@ pub(crate) mod keys {
         "expose",
         "size",
         "scale",
+        "exec",
         "reason",
     ];
     pub const HEALTH: &[&str] =

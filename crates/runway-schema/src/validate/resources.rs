@@ -175,12 +175,36 @@ pub(super) fn resource(
         Kind::Topic => ResourceSpec::Topic { fifo: fifo(cx)? },
         Kind::Cache => ResourceSpec::Cache { version: version(cx, DEFAULT_VALKEY_VERSION)? },
         Kind::Bucket => ResourceSpec::Bucket {
-            versioning: f
-                .get("versioning")
-                .map_or(Some(false), |n| cx.boolean(n, &join(path, "versioning"), "`versioning`"))?,
+            versioning: f.get("versioning").map_or(Some(None), |n| versioning(cx, n, &join(path, "versioning")))?,
         },
     };
     Some(Resource { spec, size })
+}
+
+/// A bucket's `versioning`: `true` or `false`, or `{ keepDays: N }` (on, noncurrent versions
+/// kept N days). `None` when it is invalid (reported).
+fn versioning(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Option<Versioning>> {
+    if let Value::Map(_) = node.value {
+        let f = cx.fields(node, path, "`versioning`", keys::VERSIONING)?;
+        let keep_days = match f.get("keepDays") {
+            None => DEFAULT_VERSION_KEEP_DAYS,
+            Some(n) => {
+                let max = u64::from(MAX_VERSION_KEEP_DAYS);
+                u32::try_from(cx.uint(n, &join(path, "keepDays"), "`keepDays`", 1, max)?).ok()?
+            }
+        };
+        return Some(Some(Versioning { keep_days }));
+    }
+    let Value::Bool(on) = node.value else {
+        cx.invalid(
+            node,
+            path,
+            format!("`versioning` must be true, false or a mapping, found {}", node.describe()),
+            Some(format!("write `versioning: true` or `versioning: {{ keepDays: {DEFAULT_VERSION_KEEP_DAYS} }}`")),
+        );
+        return None;
+    };
+    Some(on.then_some(Versioning { keep_days: DEFAULT_VERSION_KEEP_DAYS }))
 }
 
 pub(super) fn is_variable_name(name: &str) -> bool {
@@ -221,7 +245,7 @@ pub(super) fn resource_spec_quiet(node: &Node) -> Option<ResourceSpec> {
     Some(match Kind::from_name(&kind)? {
         Kind::Postgres => ResourceSpec::Postgres { engine: PostgresEngine::Rds, version: String::new() },
         Kind::Cache => ResourceSpec::Cache { version: String::new() },
-        Kind::Bucket => ResourceSpec::Bucket { versioning: false },
+        Kind::Bucket => ResourceSpec::Bucket { versioning: None },
         Kind::Queue => ResourceSpec::Queue {
             fifo: false,
             visibility_timeout: Duration::from_millis(0),

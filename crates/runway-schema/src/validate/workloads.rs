@@ -53,6 +53,7 @@ pub(super) fn workload(
     let expose = expose(cx, &f, path, name, environments);
     let size = sizes(cx, &f, path, envs, known);
     let scale = scales(cx, &f, path, envs);
+    let exec = f.get("exec").map_or(Some(false), |n| cx.boolean(n, &join(path, "exec"), "`exec`"));
     let reason = match f.get("reason") {
         None => {
             cx.error(
@@ -85,6 +86,7 @@ pub(super) fn workload(
         expose: expose?,
         size,
         scale,
+        exec: exec?,
         reason: reason?,
     })
 }
