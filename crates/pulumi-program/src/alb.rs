@@ -17,14 +17,32 @@ struct LoadBalancer<'p> {
     subnets: String,
     security_groups: Vec<String>,
     drop_invalid_header_fields: bool,
+    /// Production: AWS refuses to delete it (written only when on).
+    enable_deletion_protection: Option<bool>,
+    /// Production: its access logs' bucket.
+    access_logs: Option<AccessLogs>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
-/// The internet-facing application load balancer, in the public subnets.
+#[derive(Serialize)]
+struct AccessLogs {
+    bucket: String,
+    enabled: bool,
+}
+
+/// The internet-facing application load balancer, in the public subnets, with deletion
+/// protection and access logs when planned (it waits for its log bucket's policy: ELB checks
+/// that it may write there when logging is turned on).
 pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Alb { security_groups, drop_invalid_header_fields, .. } = &item.spec else {
+    let ItemSpec::Alb { security_groups, drop_invalid_header_fields, deletion_protection, access_logs, .. } =
+        &item.spec
+    else {
         return Err(wrong_spec(item));
+    };
+    let access_logs = match access_logs {
+        Some(bucket) => Some(AccessLogs { bucket: cx.reference(bucket, "bucket")?, enabled: true }),
+        None => None,
     };
     let props = LoadBalancer {
         name: &item.physical_name,
@@ -33,6 +51,8 @@ pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> 
         subnets: cx.input(Input::PublicSubnetIds),
         security_groups: network::group_ids(cx, security_groups)?,
         drop_invalid_header_fields: *drop_invalid_header_fields,
+        enable_deletion_protection: deletion_protection.then_some(true),
+        access_logs,
         region: cx.region(),
         tags: cx.tags(item),
     };

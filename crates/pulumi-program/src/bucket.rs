@@ -77,9 +77,10 @@ struct PolicyDocument {
     statement: [DenyInsecure; 1],
 }
 
+/// A statement denying every request to a bucket not sent over TLS.
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
-struct DenyInsecure {
+pub(super) struct DenyInsecure {
     sid: &'static str,
     effect: &'static str,
     principal: &'static str,
@@ -193,6 +194,25 @@ pub(super) fn lifecycle<'p>(
     )
 }
 
+/// The S3 bucket of `item`, named as planned.
+pub(super) fn declare_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+    let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+    cx.declare(item, "aws:s3/bucket:Bucket", props)
+}
+
+/// The statement of a bucket policy that denies what is not sent over TLS, on the bucket of
+/// ARN `arn` (an expression) and its objects.
+pub(super) fn deny_insecure(arn: &str) -> DenyInsecure {
+    DenyInsecure {
+        sid: "DenyInsecureTransport",
+        effect: "Deny",
+        principal: "*",
+        action: "s3:*",
+        resource: [arn.to_owned(), format!("{arn}/*")],
+        condition: Condition { bool: SecureTransport { secure_transport: "false" } },
+    }
+}
+
 /// Bucket `item`'s public access block: every public ACL and policy refused.
 pub(super) fn public_access_block<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let block = PublicAccessBlock {
@@ -238,8 +258,7 @@ pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
     else {
         return Err(wrong_spec(item));
     };
-    let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
-    cx.declare(item, "aws:s3/bucket:Bucket", props)?;
+    declare_bucket(cx, item)?;
     // The bucket's own id: companions are declared with it and need no `dependsOn`.
     let bucket = attr(&item.id, "id");
     if *block_public_access {
@@ -252,14 +271,7 @@ pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
             bucket: bucket.clone(),
             policy: to_json(PolicyDocument {
                 version: "2012-10-17",
-                statement: [DenyInsecure {
-                    sid: "DenyInsecureTransport",
-                    effect: "Deny",
-                    principal: "*",
-                    action: "s3:*",
-                    resource: [arn.clone(), format!("{arn}/*")],
-                    condition: Condition { bool: SecureTransport { secure_transport: "false" } },
-                }],
+                statement: [deny_insecure(&arn)],
             }),
             region: cx.region(),
         };

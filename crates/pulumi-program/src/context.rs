@@ -425,6 +425,12 @@ impl<'p> Context<'p> {
         Ok(())
     }
 
+    /// What depends on `item` waits for its companion `suffix` too (as for a role's policy):
+    /// the ALB for its log bucket's policy, which ELB checks when logging is turned on.
+    pub(super) fn guarded_by(&mut self, item: &PlannedItem, suffix: &str) {
+        self.policies.insert(item.id.to_string(), format!("{}--{suffix}", item.id));
+    }
+
     /// Declares a resource that is no item of the plan, under `id`, with `dependsOn` when given.
     pub(super) fn declare_other(
         &mut self,

@@ -6,7 +6,7 @@ use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
 use super::{
-    RenderError, alb, bucket, budget, cache, endpoints, identity, logs, network, platform, postgres, queue,
+    RenderError, alb, alb_logs, bucket, budget, cache, endpoints, identity, logs, network, platform, postgres, queue,
     topic, workload,
 };
 
@@ -25,6 +25,7 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::CacheSubnetGroup {} => platform::cache_subnet_group(cx, item),
         ItemSpec::Alb { .. } => alb::load_balancer(cx, item),
         ItemSpec::AlbListener(_) => alb::listener(cx, item),
+        ItemSpec::AlbLogBucket { .. } => alb_logs::log_bucket(cx, item),
         ItemSpec::RdsInstance(_) => postgres::instance(cx, item),
         ItemSpec::AuroraCluster(_) => postgres::aurora_cluster(cx, item),
         ItemSpec::AuroraInstance { .. } => postgres::aurora_instance(cx, item),
@@ -80,6 +81,7 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         ItemSpec::SecurityGroup { ingress, egress, .. } => network::resources(ingress, egress),
         // The role and its policy.
         ItemSpec::ProxyRole { .. } => 2,
+        ItemSpec::AlbLogBucket { .. } => alb_logs::RESOURCES,
         ItemSpec::EcsCluster { .. }
         | ItemSpec::CloudMapNamespace { .. }
         | ItemSpec::Alb { .. }

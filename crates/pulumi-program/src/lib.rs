@@ -26,6 +26,7 @@
 #![warn(clippy::wildcard_enum_match_arm)]
 
 mod alb;
+mod alb_logs;
 mod bucket;
 mod budget;
 mod cache;

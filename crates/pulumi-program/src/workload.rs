@@ -203,6 +203,8 @@ struct Service<'p> {
     propagate_tags: Option<&'static str>,
     /// Its tasks also carry the tags ECS manages (cluster and service names).
     enable_ecs_managed_tags: bool,
+    /// ECS Exec allowed (written only when it is).
+    enable_execute_command: Option<bool>,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -256,6 +258,7 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         health_check_grace_period_seconds,
         wait_for_steady_state,
         propagate_tags,
+        enable_execute_command,
     } = &**spec;
     let cluster = cx.reference(cluster, "arn")?;
     let task_definition = cx.reference(task_definition, "arn")?;
@@ -292,6 +295,7 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         wait_for_steady_state: *wait_for_steady_state,
         propagate_tags: propagate_tags.then_some("SERVICE"),
         enable_ecs_managed_tags: *propagate_tags,
+        enable_execute_command: enable_execute_command.then_some(true),
         region: cx.region(),
         tags: cx.tags(item),
     };

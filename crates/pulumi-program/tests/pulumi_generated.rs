@@ -38,6 +38,14 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         ("credentialsParameter: arn:aws:secretsmanager:", 0),
         // An internal workload's HTTP check in its container.
         ("- CMD-SHELL", 0),
+        // Production safety: storage autoscaling, noncurrent versions expiring, ECS Exec, the
+        // ALB's access logs.
+        ("maxAllocatedStorage:", 0),
+        ("noncurrentDays:", 0),
+        ("enableExecuteCommand: true", 0),
+        ("- ssmmessages:OpenDataChannel", 0),
+        ("Sid: AllowAlbLogDelivery", 0),
+        ("enableDeletionProtection: true", 0),
     ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();
