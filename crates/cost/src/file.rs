@@ -306,7 +306,12 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
             let problem = max_storage_problem(engine, &v);
             if let Some(message) = &problem {
                 let at = location(file, at);
-                ceilings.push(Diagnostic::error(Code::InvalidValue, at, format!("{path}.maxStorageGb"), message));
+                ceilings.push(Diagnostic::error(
+                    Code::InvalidValue,
+                    at,
+                    format!("{path}.maxStorageGb"),
+                    message,
+                ));
             }
             if positive(path, at, &fields) && problem.is_none() {
                 let size = PostgresSize {

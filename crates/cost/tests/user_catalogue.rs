@@ -158,3 +158,50 @@ fn zero_sizes_are_refused_and_every_problem_is_reported() {
         (Code::InvalidValue, 3, "sizes.cache.tiny.nodes")
     );
 }
+
+#[test]
+fn a_storage_ceiling_is_refused_on_aurora_and_below_ten_percent_above_the_storage() {
+    let size = |engine: &str, max: u32| {
+        format!(
+            "sizes:\n  postgres:\n    {engine}:\n      big: {{ instanceClass: db.r7g.large, instances: 1, storageGb: 100, maxStorageGb: {max}, vcpu: 2 }}\n"
+        )
+    };
+    let d = one_error(&size("aurora", 500));
+    assert_eq!(
+        (d.code, d.location.line, d.path.as_str()),
+        (Code::InvalidValue, 4, "sizes.postgres.aurora.big.maxStorageGb")
+    );
+    assert!(d.message.contains("Aurora storage grows by itself"), "{}", d.message);
+    let d = one_error(&size("rds", 109));
+    assert_eq!((d.code, d.path.as_str()), (Code::InvalidValue, "sizes.postgres.rds.big.maxStorageGb"));
+    assert!(d.message.contains("at least 10% above"), "{}", d.message);
+    let d = one_error(&size("rds", 65_537));
+    assert!(d.message.contains("65536"), "{}", d.message);
+    // 10% above is the least RDS takes.
+    let ok = Catalogue::parse("ok.yaml", &size("rds", 110)).expect("110 is 10% above 100");
+    let big = ok.postgres(PostgresEngine::Rds, "big").expect("the size");
+    assert_eq!((big.storage_gb, big.max_storage_gb), (100, Some(110)));
+}
+
+#[test]
+fn the_estimate_counts_the_allocated_storage_and_says_how_far_it_grows() {
+    let cat = Catalogue::builtin();
+    // Every built-in RDS size grows (5x), every Aurora size by itself (no ceiling).
+    for name in ["small", "medium", "large"] {
+        let rds = cat.postgres(PostgresEngine::Rds, name).expect("rds size");
+        assert_eq!(rds.max_storage_gb, Some(rds.storage_gb * 5), "{name}");
+        assert_eq!(cat.postgres(PostgresEngine::Aurora, name).expect("aurora size").max_storage_gb, None);
+    }
+    let Priced::Lines { lines, .. } = cat.price(
+        "us-east-1",
+        &Item::Postgres { engine: PostgresEngine::Rds, size: "small", storage_gb: None, io: None },
+    ) else {
+        panic!("priced")
+    };
+    let storage = lines.iter().find(|l| &*l.key == "rds-storage-gp3").expect("a storage line");
+    assert_eq!(storage.quantity.normalize().to_string(), "20", "{storage:?}");
+    assert!(storage.what.contains("grows to 100 GB as used"), "{}", storage.what);
+    // The file written back keeps the ceiling.
+    let again = Catalogue::parse("again.yaml", &cat.to_yaml()).expect("the written file parses");
+    assert_eq!(again, cat);
+}

@@ -35,8 +35,9 @@ struct AccessLogs {
 /// protection and access logs when planned (it waits for its log bucket's policy: ELB checks
 /// that it may write there when logging is turned on).
 pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Alb { security_groups, drop_invalid_header_fields, deletion_protection, access_logs, .. } =
-        &item.spec
+    let ItemSpec::Alb {
+        security_groups, drop_invalid_header_fields, deletion_protection, access_logs, ..
+    } = &item.spec
     else {
         return Err(wrong_spec(item));
     };

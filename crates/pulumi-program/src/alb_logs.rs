@@ -79,11 +79,20 @@ pub(super) fn log_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Res
     };
     let policy = BucketPolicy {
         bucket: attr(&item.id, "id"),
-        policy: to_json(PolicyDocument { version: "2012-10-17", statement: (allow, bucket::deny_insecure(&arn)) }),
+        policy: to_json(PolicyDocument {
+            version: "2012-10-17",
+            statement: (allow, bucket::deny_insecure(&arn)),
+        }),
         region: cx.region(),
     };
     // After the public access block: S3 takes one change of a bucket's policy settings at a time.
-    cx.declare_companion_after(item, "policy", "aws:s3/bucketPolicy:BucketPolicy", policy, &["public-access-block"])?;
+    cx.declare_companion_after(
+        item,
+        "policy",
+        "aws:s3/bucketPolicy:BucketPolicy",
+        policy,
+        &["public-access-block"],
+    )?;
     cx.guarded_by(item, "policy");
     bucket::lifecycle(cx, item, lifecycle, &[])
 }

@@ -167,7 +167,9 @@ pub(super) fn lifecycle<'p>(
         expiration: None,
     };
     let mut rules = vec![LifecycleRule {
-        abort_incomplete_multipart_upload: Some(AbortUploads { days_after_initiation: abort_incomplete_uploads_days }),
+        abort_incomplete_multipart_upload: Some(AbortUploads {
+            days_after_initiation: abort_incomplete_uploads_days,
+        }),
         ..rule("abort-incomplete-uploads")
     }];
     if let Some(noncurrent_days) = noncurrent_version_days {
@@ -214,7 +216,10 @@ pub(super) fn deny_insecure(arn: &str) -> DenyInsecure {
 }
 
 /// Bucket `item`'s public access block: every public ACL and policy refused.
-pub(super) fn public_access_block<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+pub(super) fn public_access_block<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+) -> Result<(), RenderError> {
     let block = PublicAccessBlock {
         bucket: attr(&item.id, "id"),
         block_public_acls: true,
@@ -223,7 +228,12 @@ pub(super) fn public_access_block<'p>(cx: &mut Context<'p>, item: &'p PlannedIte
         restrict_public_buckets: true,
         region: cx.region(),
     };
-    cx.declare_companion(item, "public-access-block", "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", block)
+    cx.declare_companion(
+        item,
+        "public-access-block",
+        "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+        block,
+    )
 }
 
 /// Bucket `item`'s default encryption of new objects (`AES256`: SSE-S3).
@@ -234,7 +244,9 @@ pub(super) fn encryption<'p>(
 ) -> Result<(), RenderError> {
     let sse = Encryption {
         bucket: attr(&item.id, "id"),
-        rules: [EncryptionRule { apply_server_side_encryption_by_default: EncryptionDefault { sse_algorithm } }],
+        rules: [EncryptionRule {
+            apply_server_side_encryption_by_default: EncryptionDefault { sse_algorithm },
+        }],
         region: cx.region(),
     };
     cx.declare_companion(
@@ -269,10 +281,7 @@ pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
         let arn = attr(&item.id, "arn");
         let policy = BucketPolicy {
             bucket: bucket.clone(),
-            policy: to_json(PolicyDocument {
-                version: "2012-10-17",
-                statement: [deny_insecure(&arn)],
-            }),
+            policy: to_json(PolicyDocument { version: "2012-10-17", statement: [deny_insecure(&arn)] }),
             region: cx.region(),
         };
         // After the public access block: S3 takes one change of a bucket's policy settings at a time.

@@ -76,10 +76,7 @@ pub(super) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString {
         log_delivery: log_delivery(&cx.env.region),
         protect: protection::protect_bucket(cx.env_name),
     };
-    cx.push(
-        NewItem::new("env_alb-log-bucket".into(), name, None, spec)
-            .priced(Priceable::LogBucket),
-    )
+    cx.push(NewItem::new("env_alb-log-bucket".into(), name, None, spec).priced(Priceable::LogBucket))
 }
 
 #[cfg(test)]

@@ -60,7 +60,9 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Des
                 (None, Some(g)) => format!("{g} GB"),
                 (None, None) => "unknown size".into(),
             },
-            versioning.map(|v| format!(", versioned (old versions kept {} days)", v.keep_days)).unwrap_or_default()
+            versioning
+                .map(|v| format!(", versioned (old versions kept {} days)", v.keep_days))
+                .unwrap_or_default()
         ),
     }
 }

@@ -53,11 +53,11 @@ use context::Cx;
 use platform::Platform;
 use resources::Res;
 
+pub use access_logs::{ALB_LOG_DAYS, ELB_LOG_ACCOUNTS, LOG_DELIVERY_SERVICE, log_delivery};
 pub use protection::{
     ABORT_INCOMPLETE_UPLOADS_DAYS, BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS,
     PRODUCTION_CACHE_SNAPSHOT_DAYS, SNS_KMS_KEY,
 };
-pub use access_logs::{ALB_LOG_DAYS, ELB_LOG_ACCOUNTS, LOG_DELIVERY_SERVICE, log_delivery};
 pub use runway_schema::{variable_suffixes, variables};
 pub use vpc::nat_gateways;
 

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::parts::{Grant, SecurityRule};
 use super::specs::{
-    AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, CacheReplicationGroupSpec, EcsServiceSpec,
-    LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
+    AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, CacheReplicationGroupSpec,
+    EcsServiceSpec, LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
 };
 
 /// Every property of an item, by type. Item references are logical ids.

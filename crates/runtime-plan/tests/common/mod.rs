@@ -93,7 +93,10 @@ pub fn example() -> Product {
     );
     resources.insert(
         "uploads".to_string(),
-        Resource { spec: ResourceSpec::Bucket { versioning: Some(runway_schema::Versioning { keep_days: 30 }) }, size: IndexMap::new() },
+        Resource {
+            spec: ResourceSpec::Bucket { versioning: Some(runway_schema::Versioning { keep_days: 30 }) },
+            size: IndexMap::new(),
+        },
     );
     let mut workloads = IndexMap::new();
     let mut metabase = workload(&["main-db"], Expose::Internal);

@@ -175,7 +175,9 @@ pub(super) fn resource(
         Kind::Topic => ResourceSpec::Topic { fifo: fifo(cx)? },
         Kind::Cache => ResourceSpec::Cache { version: version(cx, DEFAULT_VALKEY_VERSION)? },
         Kind::Bucket => ResourceSpec::Bucket {
-            versioning: f.get("versioning").map_or(Some(None), |n| versioning(cx, n, &join(path, "versioning")))?,
+            versioning: f
+                .get("versioning")
+                .map_or(Some(None), |n| versioning(cx, n, &join(path, "versioning")))?,
         },
     };
     Some(Resource { spec, size })
@@ -200,7 +202,9 @@ fn versioning(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Option<Version
             node,
             path,
             format!("`versioning` must be true, false or a mapping, found {}", node.describe()),
-            Some(format!("write `versioning: true` or `versioning: {{ keepDays: {DEFAULT_VERSION_KEEP_DAYS} }}`")),
+            Some(format!(
+                "write `versioning: true` or `versioning: {{ keepDays: {DEFAULT_VERSION_KEEP_DAYS} }}`"
+            )),
         );
         return None;
     };
