@@ -48,7 +48,7 @@ proptest! {
                 if let Some(l) = runtime_plan::naming::limit(i.kind) {
                     prop_assert!(i.physical_name.len() <= l, "{} > {}", i.physical_name, l);
                 }
-                if i.kind == ItemKind::S3Bucket {
+                if matches!(i.kind, ItemKind::S3Bucket | ItemKind::AlbLogBucket) {
                     prop_assert!(i.physical_name.len() >= 3);
                     prop_assert_eq!(i.physical_name.to_ascii_lowercase(), i.physical_name.clone());
                 }
@@ -83,9 +83,24 @@ proptest! {
                         prop_assert!(*managed_sse, "{}", i.id);
                     }
                     ItemSpec::SnsTopic { kms_master_key, .. } => prop_assert_eq!(kms_master_key.as_str(), lower::SNS_KMS_KEY),
-                    ItemSpec::S3Bucket { encryption, tls_only, block_public_access, .. } => {
+                    ItemSpec::S3Bucket { encryption, tls_only, block_public_access, versioning, lifecycle, .. } => {
                         prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);
                         prop_assert_eq!(i.protected(), production, "{}", i.id);
+                        // Unfinished uploads never linger; old versions expire exactly when versioned.
+                        prop_assert_eq!(lifecycle.abort_incomplete_uploads_days, lower::ABORT_INCOMPLETE_UPLOADS_DAYS);
+                        prop_assert_eq!(lifecycle.noncurrent_version_days.is_some(), *versioning, "{}", i.id);
+                        prop_assert_eq!(lifecycle.expire_days, None, "{}", i.id);
+                    }
+                    ItemSpec::AlbLogBucket { encryption, tls_only, block_public_access, lifecycle, .. } => {
+                        prop_assert!(production, "access logs are production's");
+                        prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);
+                        prop_assert!(i.protected(), "{}", i.id);
+                        prop_assert_eq!(lifecycle.expire_days, Some(lower::ALB_LOG_DAYS));
+                    }
+                    ItemSpec::Alb { deletion_protection, access_logs, .. } => {
+                        prop_assert_eq!(*deletion_protection, production);
+                        prop_assert_eq!(access_logs.is_some(), production);
+                        prop_assert!(!i.protected(), "{}", i.id);
                     }
                     ItemSpec::RdsInstance(db) => {
                         let protection = &db.protection;
@@ -271,7 +286,9 @@ proptest! {
             for w in after.workloads.iter() {
                 let role = format!("{}_task-role", w.name);
                 let grants = w.uses.iter().any(|u| after.resources.iter().any(|r| r.name == *u && granting(r.kind)));
-                if !grants && let Some(id) = old.get(role.as_str()) {
+                // ECS Exec's channels keep a role of its own.
+                let exec = q.root.workloads[w.name.as_str()].exec;
+                if !grants && !exec && let Some(id) = old.get(role.as_str()) {
                     expected.insert(id);
                 }
             }
@@ -301,6 +318,14 @@ proptest! {
         }
     }
 }
+
+/// What ECS Exec uses on the task role.
+const EXEC_ACTIONS: &[&str] = &[
+    "ssmmessages:CreateControlChannel",
+    "ssmmessages:CreateDataChannel",
+    "ssmmessages:OpenControlChannel",
+    "ssmmessages:OpenDataChannel",
+];
 
 /// One permission of a role: an action on a resource.
 type Permission = (&'static str, PolicyResource);
@@ -335,8 +360,12 @@ fn all(actions: &[&'static str], resource: &PolicyResource) -> Vec<Permission> {
 
 /// What a workload's task role must grant: derived from its `uses` and the used resources'
 /// items, independently of the lowering.
-fn task_permissions(plan: &Plan, w: &PlannedWorkload) -> BTreeSet<Permission> {
+fn task_permissions(plan: &Plan, w: &PlannedWorkload, exec: bool) -> BTreeSet<Permission> {
     let mut want = BTreeSet::new();
+    // `exec: true`: the four channels of ECS Exec, on no resource (`*`).
+    if exec {
+        want.extend(all(EXEC_ACTIONS, &PolicyResource::Any));
+    }
     for u in &w.uses {
         let r = plan.resources.iter().find(|r| r.name == *u).unwrap();
         for id in &r.items {
@@ -452,17 +481,21 @@ proptest! {
                 prop_assert_eq!(execution_role, &execution.id);
                 prop_assert_eq!(role.as_ref(), task_role.map(|r| &r.id));
                 prop_assert!(task_role.is_none() || !task_grants.is_empty());
-                prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w), "task role of {}", w.name);
+                let exec = p.root.workloads[w.name.as_str()].exec;
+                prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w, exec), "task role of {}", w.name);
+                let ItemSpec::EcsService(service) = &of_kind(ItemKind::EcsService).unwrap().spec else { panic!() };
+                prop_assert_eq!(service.enable_execute_command, exec, "ECS Exec of {}", w.name);
                 prop_assert_eq!(
                     permissions(execution_grants),
                     execution_permissions(&plan, w, &task.id),
                     "execution role of {}", w.name
                 );
-                // No wildcard: no action has one, and `*` is the resource of the ECR token only.
+                // No wildcard: no action has one, and `*` is the resource of the ECR token and
+                // of ECS Exec's channels only.
                 for g in execution_grants.iter().chain(task_grants) {
                     prop_assert!(g.actions.iter().all(|a| !a.contains('*')), "{:?}", g.actions);
                     if g.resources.contains(&PolicyResource::Any) {
-                        prop_assert_eq!(g.actions, &["ecr:GetAuthorizationToken"][..]);
+                        prop_assert!(g.actions == ["ecr:GetAuthorizationToken"] || g.actions == EXEC_ACTIONS, "{:?}", g.actions);
                         prop_assert_eq!(g.resources.len(), 1);
                     }
                 }
