@@ -63,7 +63,7 @@ pub fn log_delivery(region: &str) -> LogDelivery {
 
 /// Declares the ALB's log bucket `<product>-<env>-alb-logs`; returns its logical id.
 pub(super) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString {
-    let name = cx.named(ItemKind::AlbLogBucket, cat(&[env_base, "-alb-logs"]).to_ascii_lowercase().into());
+    let name = cx.named(ItemKind::AlbLogBucket, cat(&[env_base, "-alb-logs"]).to_ascii_lowercase());
     let spec = ItemSpec::AlbLogBucket {
         block_public_access: true,
         encryption: BUCKET_ENCRYPTION.into(),
