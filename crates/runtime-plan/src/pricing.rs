@@ -54,6 +54,7 @@ pub enum Priceable {
         retention_days: u32,
     },
     Budget,
+    Alarm,
     InterfaceEndpoint {
         zones: u32,
     },
@@ -99,6 +100,7 @@ impl Priceable {
                 Item::LogGroup { ingested_gb: *ingested_gb, retention_days: *retention_days }
             }
             Priceable::Budget => Item::Budget,
+            Priceable::Alarm => Item::Alarm,
             Priceable::InterfaceEndpoint { zones } => Item::InterfaceEndpoint { zones: *zones },
             Priceable::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb } => Item::Vpc {
                 nat: *nat,

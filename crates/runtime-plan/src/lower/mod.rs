@@ -28,6 +28,7 @@ use crate::naming::{fit_with_suffix, hash6, limit};
 use crate::plan::*;
 use crate::pricing::summarize;
 
+mod alarms;
 mod bindings;
 mod bucket;
 mod budget;
@@ -119,6 +120,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
+    alarms::lower(&mut cx);
     budget::lower(&mut cx);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
@@ -267,6 +269,9 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::VpcEndpoint { .. } => ItemKind::VpcEndpoint,
         ItemSpec::Vpc { .. } => ItemKind::Vpc,
         ItemSpec::DnsRecord { .. } => ItemKind::DnsRecord,
+        ItemSpec::AlertTopic { .. } => ItemKind::AlertTopic,
+        ItemSpec::MetricAlarm { .. } => ItemKind::MetricAlarm,
+        ItemSpec::EcsEventRule { .. } => ItemKind::EcsEventRule,
     }
 }
 

@@ -394,6 +394,8 @@ fn service(
         wait_for_steady_state: false,
         target_group,
         propagate_tags: true,
+        // Filled by `alarms::lower` once the alarms are planned.
+        deployment_alarms: Vec::new(),
     }));
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)

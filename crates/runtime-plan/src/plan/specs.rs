@@ -175,6 +175,10 @@ pub struct EcsServiceSpec {
     /// ones ECS manages (cluster and service names), so the bill and the budget see the tasks'
     /// compute by product, environment and resource.
     pub propagate_tags: bool,
+    /// Logical ids of the alarms whose firing during a deployment rolls it back (ECS
+    /// deployment alarms): the service's own `target-5xx` and `unhealthy-targets`; empty
+    /// without alarms.
+    pub deployment_alarms: Vec<CompactString>,
 }
 
 /// RDS Proxy, TLS required, auth from the secret.
