@@ -9,9 +9,25 @@ use serde::Serialize;
 
 /// The logical id of an environment's alerts topic: every alarm notifies it.
 pub const ALERTS_TOPIC_ID: &str = "env_alerts";
-/// The service principals the alerts topic's policy lets publish (each only from this
-/// account): CloudWatch alarms and EventBridge rules.
-pub const ALERT_PUBLISHERS: &[&str] = &["cloudwatch.amazonaws.com", "events.amazonaws.com"];
+/// Who the alerts topic's policy lets publish: CloudWatch alarms and EventBridge rules, each
+/// only from this account and region (its source ARN).
+pub const ALERT_PUBLISHERS: &[AlertPublisher] = &[
+    AlertPublisher { principal: "cloudwatch.amazonaws.com", service: "cloudwatch", resources: "alarm:*" },
+    AlertPublisher { principal: "events.amazonaws.com", service: "events", resources: "rule/*" },
+];
+
+/// An AWS service allowed to publish to the alerts topic, from `arn:aws:<service>:<region>:
+/// <account>:<resources>` only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlertPublisher {
+    /// Its service principal.
+    pub principal: &'static str,
+    /// The service part of its source ARN.
+    pub service: &'static str,
+    /// The resource part of its source ARN (`alarm:*`).
+    pub resources: &'static str,
+}
 /// The ECS events the deployment rule sends to the alerts topic: `(detail-type, eventName)`.
 pub const ECS_ALERT_EVENTS: &[(&str, &str)] = &[
     ("ECS Deployment State Change", "SERVICE_DEPLOYMENT_FAILED"),

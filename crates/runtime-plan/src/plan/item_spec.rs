@@ -329,8 +329,8 @@ pub enum ItemSpec {
     /// policy lets the publishers publish from this account only; each address of the
     /// program's `alertEmails` input is subscribed by email.
     AlertTopic {
-        /// Service principals allowed to publish ([`ALERT_PUBLISHERS`](super::ALERT_PUBLISHERS)).
-        publishers: &'static [&'static str],
+        /// Who may publish ([`ALERT_PUBLISHERS`](super::ALERT_PUBLISHERS)).
+        publishers: &'static [super::AlertPublisher],
     },
     /// CloudWatch metric alarm notifying the alerts topic when it fires and when it recovers.
     /// What it watches and how: [`alarm_metric`](super::alarm_metric) of `alarm`.
