@@ -95,7 +95,12 @@ pub(super) fn alert_topic<'p>(
             resource: arn.clone(),
             condition: Condition {
                 arn_like: SourceArn {
-                    source_arn: format!("arn:aws:{}:{}:{account}:{}", p.service, cx.region(), p.resources),
+                    source_arn: format!(
+                        "arn:aws:{}:{}:{account}:{}",
+                        p.service,
+                        if p.regional { cx.region() } else { "" },
+                        p.resources
+                    ),
                 },
             },
         })

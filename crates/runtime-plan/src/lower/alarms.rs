@@ -15,7 +15,7 @@ use super::cat;
 use super::context::{Cx, NewItem};
 use super::protection::PRODUCTION;
 use crate::plan::{
-    ALERT_PUBLISHERS, ALERTS_TOPIC_ID, AlarmDimension, DimensionValue, ECS_ALERT_EVENTS, ItemKind, ItemSpec,
+    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, DimensionValue, ECS_ALERT_EVENTS, ItemKind, ItemSpec,
     alarm_metric,
 };
 use crate::pricing::Priceable;
@@ -52,7 +52,11 @@ pub(super) fn lower(cx: &mut Cx) {
         return;
     }
     let topic = cx.named(ItemKind::AlertTopic, cx.base("alerts"));
-    let spec = ItemSpec::AlertTopic { publishers: ALERT_PUBLISHERS };
+    let publishers = match cx.env.cap(cx.env_name) {
+        Some(_) => ALERT_PUBLISHERS_WITH_BUDGET,
+        None => ALERT_PUBLISHERS,
+    };
+    let spec = ItemSpec::AlertTopic { publishers };
     let topic_id = cx.push(NewItem::new(ALERTS_TOPIC_ID.into(), topic, None, spec));
     for watch in watches {
         declare(cx, watch, &topic_id);

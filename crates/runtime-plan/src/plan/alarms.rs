@@ -11,10 +11,16 @@ use serde::Serialize;
 pub const ALERTS_TOPIC_ID: &str = "env_alerts";
 /// Who the alerts topic's policy lets publish: CloudWatch alarms and EventBridge rules, each
 /// only from this account and region (its source ARN).
-pub const ALERT_PUBLISHERS: &[AlertPublisher] = &[
-    AlertPublisher { principal: "cloudwatch.amazonaws.com", service: "cloudwatch", resources: "alarm:*" },
-    AlertPublisher { principal: "events.amazonaws.com", service: "events", resources: "rule/*" },
-];
+pub const ALERT_PUBLISHERS: &[AlertPublisher] = &[CLOUDWATCH, EVENTS];
+/// [`ALERT_PUBLISHERS`] and AWS Budgets, in an environment with a budget (it notifies the
+/// topic too).
+pub const ALERT_PUBLISHERS_WITH_BUDGET: &[AlertPublisher] = &[CLOUDWATCH, EVENTS, BUDGETS];
+const CLOUDWATCH: AlertPublisher =
+    AlertPublisher { principal: "cloudwatch.amazonaws.com", service: "cloudwatch", regional: true, resources: "alarm:*" };
+const EVENTS: AlertPublisher =
+    AlertPublisher { principal: "events.amazonaws.com", service: "events", regional: true, resources: "rule/*" };
+const BUDGETS: AlertPublisher =
+    AlertPublisher { principal: "budgets.amazonaws.com", service: "budgets", regional: false, resources: "*" };
 
 /// An AWS service allowed to publish to the alerts topic, from `arn:aws:<service>:<region>:
 /// <account>:<resources>` only.
@@ -25,6 +31,8 @@ pub struct AlertPublisher {
     pub principal: &'static str,
     /// The service part of its source ARN.
     pub service: &'static str,
+    /// Its source ARN names the region (AWS Budgets is global: `arn:aws:budgets::<account>:*`).
+    pub regional: bool,
     /// The resource part of its source ARN (`alarm:*`).
     pub resources: &'static str,
 }

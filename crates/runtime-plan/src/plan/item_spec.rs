@@ -296,6 +296,10 @@ pub enum ItemSpec {
         environment: CompactString,
         /// When to notify, in order.
         alerts: Vec<BudgetAlert>,
+        /// Logical id of the alerts topic each alert also goes to, in an environment with
+        /// alarms.
+        #[serde(rename = "alertTopic")]
+        alert_topic: Option<CompactString>,
     },
     /// A VPC endpoint in the program's VPC input: the private subnets reach an AWS service
     /// without a NAT.
