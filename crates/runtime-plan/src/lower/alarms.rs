@@ -14,9 +14,11 @@ use runway_schema::{AlarmName, AlarmSetting};
 use super::cat;
 use super::context::{Cx, NewItem};
 use super::protection::PRODUCTION;
+use runway_schema::Money;
+
 use crate::plan::{
-    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, DimensionValue, ECS_ALERT_EVENTS, ItemKind, ItemSpec,
-    alarm_metric,
+    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, DimensionValue,
+    ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload, alarm_metric,
 };
 use crate::pricing::Priceable;
 
@@ -219,4 +221,29 @@ fn watches(cx: &Cx) -> Vec<Watch> {
         }
     }
     out
+}
+
+/// Adds each alarm to its resource's or workload's record: its id to the record's items, its
+/// figure to the record's monthly (and ceiling), as the record's own items are summed.
+pub(super) fn attach(items: &[PlannedItem], resources: &mut [PlannedResource], workloads: &mut [PlannedWorkload]) {
+    // The alarms follow the alerts topic, the first item of their step.
+    let Some(first) = items.iter().rposition(|i| i.kind == ItemKind::AlertTopic) else { return };
+    let resource_at: BTreeMap<CompactString, usize> =
+        resources.iter().enumerate().map(|(at, r)| (r.name.clone(), at)).collect();
+    let workload_at: BTreeMap<CompactString, usize> =
+        workloads.iter().enumerate().map(|(at, w)| (w.name.clone(), at)).collect();
+    let add = |sum: Option<Money>, figure: Option<Money>| sum.zip(figure).map(|(a, b)| a + b);
+    for alarm in items[first..].iter().filter(|i| i.kind == ItemKind::MetricAlarm) {
+        let Some(owner) = alarm.owner.as_deref() else { continue };
+        if let Some(&at) = resource_at.get(owner) {
+            let r = &mut resources[at];
+            r.items.push(alarm.id.clone());
+            r.monthly = add(r.monthly, alarm.monthly);
+        } else if let Some(&at) = workload_at.get(owner) {
+            let w = &mut workloads[at];
+            w.items.push(alarm.id.clone());
+            w.monthly = add(w.monthly, alarm.monthly);
+            w.ceiling = add(w.ceiling, alarm.ceiling);
+        }
+    }
 }

@@ -213,6 +213,7 @@ fn finish(
         w.monthly = sum_items(&items[range.clone()], |i| i.monthly);
         w.ceiling = sum_items(&items[range], |i| i.ceiling);
     }
+    alarms::attach(&items, &mut resources, &mut workloads);
     Plan {
         product: product.into(),
         environment: env_name.into(),
