@@ -38,6 +38,10 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         ("credentialsParameter: arn:aws:secretsmanager:", 0),
         // An internal workload's HTTP check in its container.
         ("- CMD-SHELL", 0),
+        // Alarms (production's default), their topic's subscription and the ECS event rule.
+        ("type: aws:cloudwatch/metricAlarm:MetricAlarm", 0),
+        ("endpoint: \"${alertEmails[0]}\"", 0),
+        ("type: aws:cloudwatch/eventRule:EventRule", 0),
     ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();
