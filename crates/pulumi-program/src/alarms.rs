@@ -120,7 +120,12 @@ pub(super) fn alert_topic<'p>(
             endpoint: format!("{}[{n}]}}", list.trim_end_matches('}')),
             region: cx.region(),
         };
-        cx.declare_companion(item, &format!("email-{n}"), "aws:sns/topicSubscription:TopicSubscription", props)?;
+        cx.declare_companion(
+            item,
+            &format!("email-{n}"),
+            "aws:sns/topicSubscription:TopicSubscription",
+            props,
+        )?;
     }
     Ok(())
 }

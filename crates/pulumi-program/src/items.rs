@@ -6,8 +6,8 @@ use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
 use super::{
-    RenderError, alarms, alb, bucket, budget, cache, endpoints, identity, logs, network, platform, postgres, queue,
-    topic, workload,
+    RenderError, alarms, alb, bucket, budget, cache, endpoints, identity, logs, network, platform, postgres,
+    queue, topic, workload,
 };
 
 /// Declares the resource(s) of an item managed by Pulumi.

@@ -88,7 +88,11 @@ impl ser::Serializer for Serializer {
     }
     // A finite number is written as Rust writes it shortest (the same bytes every time).
     fn serialize_f64(self, v: f64) -> Out {
-        if v.is_finite() { Ok(Some(Y::Number(format!("{v}")))) } else { Err(Error::Unsupported("a float that is not finite")) }
+        if v.is_finite() {
+            Ok(Some(Y::Number(format!("{v}"))))
+        } else {
+            Err(Error::Unsupported("a float that is not finite"))
+        }
     }
     fn serialize_char(self, v: char) -> Out {
         Ok(Some(Y::Str(v.to_string())))

@@ -200,7 +200,16 @@ mod tests {
         for ok in ["oncall@acme.example", "a.b+alerts@mail.acme.example"] {
             assert!(is_email(ok), "{ok}");
         }
-        for bad in ["", "oncall", "@acme.example", "oncall@", "oncall@acme", "on call@acme.example", "a@b@c.d", "a@b..c"] {
+        for bad in [
+            "",
+            "oncall",
+            "@acme.example",
+            "oncall@",
+            "oncall@acme",
+            "on call@acme.example",
+            "a@b@c.d",
+            "a@b..c",
+        ] {
             assert!(!is_email(bad), "{bad}");
         }
     }

@@ -99,10 +99,10 @@ fn defaults_are_in_the_metric_s_unit() {
     // Target group alarms name the target group and the ALB by their `arnSuffix`.
     let output = |item: &str| DimensionValue::Output { item: item.into(), attribute: "arnSuffix" };
     let dims = alarm(&p, "shop_alarm-target-5xx").2;
-    assert_eq!(dims.iter().map(|d| (d.name, d.value.clone())).collect::<Vec<_>>(), [
-        ("TargetGroup", output("shop_target-group")),
-        ("LoadBalancer", output("env_alb"))
-    ]);
+    assert_eq!(
+        dims.iter().map(|d| (d.name, d.value.clone())).collect::<Vec<_>>(),
+        [("TargetGroup", output("shop_target-group")), ("LoadBalancer", output("env_alb"))]
+    );
     // A cache's alarms watch each node of its replication group.
     let dims = alarm(&p, "sessions_alarm-cache-cpu-1").2;
     assert_eq!(dims[0].value, DimensionValue::Text { value: "acme-shop-production-sessions-001".into() });

@@ -123,7 +123,10 @@ fn production_declares_every_item_of_the_example() {
             MetricAlarm
         ]
     );
-    assert_eq!(alarms_of(&p, Some("shop")), ["target-5xx", "unhealthy-targets", "target-latency", "running-tasks"]);
+    assert_eq!(
+        alarms_of(&p, Some("shop")),
+        ["target-5xx", "unhealthy-targets", "target-latency", "running-tasks"]
+    );
     // Its deployment alarms: its own 5xx and unhealthy targets; an internal workload has none.
     let ItemSpec::EcsService(shop) = &p.item("shop_service").unwrap().spec else { panic!() };
     assert_eq!(shop.deployment_alarms, ["shop_alarm-target-5xx", "shop_alarm-unhealthy-targets"]);

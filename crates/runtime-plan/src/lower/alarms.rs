@@ -225,7 +225,11 @@ fn watches(cx: &Cx) -> Vec<Watch> {
 
 /// Adds each alarm to its resource's or workload's record: its id to the record's items, its
 /// figure to the record's monthly (and ceiling), as the record's own items are summed.
-pub(super) fn attach(items: &[PlannedItem], resources: &mut [PlannedResource], workloads: &mut [PlannedWorkload]) {
+pub(super) fn attach(
+    items: &[PlannedItem],
+    resources: &mut [PlannedResource],
+    workloads: &mut [PlannedWorkload],
+) {
     // The alarms follow the alerts topic, the first item of their step.
     let Some(first) = items.iter().rposition(|i| i.kind == ItemKind::AlertTopic) else { return };
     let resource_at: BTreeMap<CompactString, usize> =

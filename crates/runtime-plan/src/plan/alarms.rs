@@ -15,12 +15,24 @@ pub const ALERT_PUBLISHERS: &[AlertPublisher] = &[CLOUDWATCH, EVENTS];
 /// [`ALERT_PUBLISHERS`] and AWS Budgets, in an environment with a budget (it notifies the
 /// topic too).
 pub const ALERT_PUBLISHERS_WITH_BUDGET: &[AlertPublisher] = &[CLOUDWATCH, EVENTS, BUDGETS];
-const CLOUDWATCH: AlertPublisher =
-    AlertPublisher { principal: "cloudwatch.amazonaws.com", service: "cloudwatch", regional: true, resources: "alarm:*" };
-const EVENTS: AlertPublisher =
-    AlertPublisher { principal: "events.amazonaws.com", service: "events", regional: true, resources: "rule/*" };
-const BUDGETS: AlertPublisher =
-    AlertPublisher { principal: "budgets.amazonaws.com", service: "budgets", regional: false, resources: "*" };
+const CLOUDWATCH: AlertPublisher = AlertPublisher {
+    principal: "cloudwatch.amazonaws.com",
+    service: "cloudwatch",
+    regional: true,
+    resources: "alarm:*",
+};
+const EVENTS: AlertPublisher = AlertPublisher {
+    principal: "events.amazonaws.com",
+    service: "events",
+    regional: true,
+    resources: "rule/*",
+};
+const BUDGETS: AlertPublisher = AlertPublisher {
+    principal: "budgets.amazonaws.com",
+    service: "budgets",
+    regional: false,
+    resources: "*",
+};
 
 /// An AWS service allowed to publish to the alerts topic, from `arn:aws:<service>:<region>:
 /// <account>:<resources>` only.
@@ -140,27 +152,15 @@ pub fn alarm_metric(alarm: AlarmName) -> AlarmMetric {
             1.0,
             "5xx responses of the ALB itself",
         ),
-        AlarmName::TargetErrors => m(
-            (ELB, "HTTPCode_Target_5XX_Count", "Sum"),
-            GT,
-            (60, 3, 3),
-            NB,
-            Some(10),
-            1.0,
-            "5xx responses",
-        ),
+        AlarmName::TargetErrors => {
+            m((ELB, "HTTPCode_Target_5XX_Count", "Sum"), GT, (60, 3, 3), NB, Some(10), 1.0, "5xx responses")
+        }
         AlarmName::UnhealthyTargets => {
             m((ELB, "UnHealthyHostCount", "Maximum"), GT, (60, 3, 3), NB, Some(0), 1.0, "unhealthy targets")
         }
-        AlarmName::TargetLatency => m(
-            (ELB, "TargetResponseTime", "p95"),
-            GT,
-            (60, 5, 5),
-            NB,
-            Some(2_000),
-            0.001,
-            "p95 response time",
-        ),
+        AlarmName::TargetLatency => {
+            m((ELB, "TargetResponseTime", "p95"), GT, (60, 5, 5), NB, Some(2_000), 0.001, "p95 response time")
+        }
         // No data: no healthy target is registered.
         AlarmName::RunningTasks => m(
             (ELB, "HealthyHostCount", "Minimum"),
@@ -174,15 +174,9 @@ pub fn alarm_metric(alarm: AlarmName) -> AlarmMetric {
         AlarmName::DbCpu => {
             m(("AWS/RDS", "CPUUtilization", "Average"), GT, (300, 3, 3), NB, Some(80), 1.0, "CPU")
         }
-        AlarmName::DbFreeStorage => m(
-            ("AWS/RDS", "FreeStorageSpace", "Minimum"),
-            LT,
-            (300, 1, 1),
-            NB,
-            Some(10),
-            1.0,
-            "free storage",
-        ),
+        AlarmName::DbFreeStorage => {
+            m(("AWS/RDS", "FreeStorageSpace", "Minimum"), LT, (300, 1, 1), NB, Some(10), 1.0, "free storage")
+        }
         AlarmName::DbFreeableMemory => m(
             ("AWS/RDS", "FreeableMemory", "Minimum"),
             LT,
@@ -201,15 +195,9 @@ pub fn alarm_metric(alarm: AlarmName) -> AlarmMetric {
             1.0,
             "connections",
         ),
-        AlarmName::DbReplicaLag => m(
-            ("AWS/RDS", "AuroraReplicaLag", "Maximum"),
-            GT,
-            (60, 5, 5),
-            NB,
-            Some(2_000),
-            1.0,
-            "replica lag",
-        ),
+        AlarmName::DbReplicaLag => {
+            m(("AWS/RDS", "AuroraReplicaLag", "Maximum"), GT, (60, 5, 5), NB, Some(2_000), 1.0, "replica lag")
+        }
         AlarmName::ProxyBorrowLatency => m(
             ("AWS/RDS", "DatabaseConnectionsBorrowLatency", "Average"),
             GT,
