@@ -10,7 +10,8 @@
 //! `identity` (each workload's execution and task roles and their grants); `reach` (who reaches
 //! what, from the graph) read by `network` (security groups and their rules) and `context`
 //! (`Cx`, `NewItem`); `platform` (cluster, namespace, ALB, subnet groups), `budget` (a capped
-//! environment's backstop), `endpoints` (`network.endpoints`), `protection`; `bindings` and
+//! environment's backstop), `alarms` (the alerts topic, alarms and ECS event rule, over the
+//! items planned before them), `endpoints` (`network.endpoints`), `protection`; `bindings` and
 //! `secrets` (Infisical places, connection variables, SSM parameters); `resources` (declared and
 //! implicit resources); physical names in `crate::naming`.
 
