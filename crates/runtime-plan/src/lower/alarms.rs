@@ -87,9 +87,10 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
         };
         // Free storage is written in percent of the instance's storage, watched in bytes.
         #[allow(clippy::cast_precision_loss)] // reason: thresholds are far below 2^52
-        let metric_threshold = match alarm {
-            AlarmName::DbFreeStorage => threshold as f64 / 100.0 * f64::from(watch.storage_gb) * GIB,
-            _ => threshold as f64 * metric.unit_value,
+        let metric_threshold = if alarm == AlarmName::DbFreeStorage {
+            threshold as f64 / 100.0 * f64::from(watch.storage_gb) * GIB
+        } else {
+            threshold as f64 * metric.unit_value
         };
         let suffix = match watch.node {
             Some(n) => format_compact!("{}-{n}", alarm.as_str()),
