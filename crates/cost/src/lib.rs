@@ -264,7 +264,7 @@ pub enum Item<'a> {
         /// GB a month out to the internet (`None`: billed by use, its rate shown).
         internet_gb: Option<Decimal>,
     },
-    /// One CloudWatch standard-resolution metric alarm (none is planned yet).
+    /// One CloudWatch standard-resolution metric alarm (one per alarm a plan declares).
     Alarm,
 }
 

@@ -47,14 +47,17 @@ struct Notification {
     threshold: u32,
     threshold_type: &'static str,
     subscriber_email_addresses: String,
+    /// The alerts topic, in an environment with alarms.
+    subscriber_sns_topic_arns: Option<[String; 1]>,
 }
 
 /// The budget: its limit is the environment's cap, in dollars and cents.
 pub(super) fn budget<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Budget { limit, product, environment, alerts } = &item.spec else {
+    let ItemSpec::Budget { limit, product, environment, alerts, alert_topic } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let emails = cx.input(Input::BudgetAlertEmails);
+    let topic = alert_topic.as_deref().map(|t| cx.reference(t, "arn")).transpose()?;
     let tag = |key, value| TagFilter { tags: TagValues { key, values: [value], match_options: ["EQUALS"] } };
     let props = Budget {
         name: &item.physical_name,
@@ -76,6 +79,7 @@ pub(super) fn budget<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
                 threshold: a.percent,
                 threshold_type: "PERCENTAGE",
                 subscriber_email_addresses: emails.clone(),
+                subscriber_sns_topic_arns: topic.clone().map(|t| [t]),
             })
             .collect(),
         tags: cx.tags(item),

@@ -28,6 +28,7 @@ pub(super) enum Input {
     MemberSecurityGroupIds,
     PrivateRouteTableIds,
     VpcCidrBlocks,
+    AlertEmails,
 }
 
 impl Input {
@@ -42,6 +43,7 @@ impl Input {
             Input::MemberSecurityGroupIds => "memberSecurityGroupIds",
             Input::PrivateRouteTableIds => "privateRouteTableIds",
             Input::VpcCidrBlocks => "vpcCidrBlocks",
+            Input::AlertEmails => "alertEmails",
         }
     }
 
@@ -53,7 +55,8 @@ impl Input {
             | Input::BudgetAlertEmails
             | Input::MemberSecurityGroupIds
             | Input::PrivateRouteTableIds
-            | Input::VpcCidrBlocks => m([("type", s("array")), ("items", m([("type", s("string"))]))]),
+            | Input::VpcCidrBlocks
+            | Input::AlertEmails => m([("type", s("array")), ("items", m([("type", s("string"))]))]),
         }
     }
 }
@@ -133,6 +136,8 @@ pub(super) struct Context<'p> {
     waits: Vec<String>,
     /// Decrypted credential variables declared so far: parameter name -> variable.
     decrypted: BTreeMap<String, String>,
+    /// Addresses of `alertEmails` the alerts topic subscribes ([`super::Options`]).
+    pub(super) alert_subscriptions: usize,
 }
 
 /// The variable of the deploying identity's account id.
@@ -168,6 +173,7 @@ impl<'p> Context<'p> {
                 .collect(),
             waits: Vec::new(),
             decrypted: BTreeMap::new(),
+            alert_subscriptions: 1,
         }
     }
 

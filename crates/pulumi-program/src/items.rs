@@ -6,7 +6,7 @@ use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
 use super::{
-    RenderError, alb, alb_logs, bucket, budget, cache, endpoints, identity, logs, network, platform,
+    RenderError, alarms, alb, alb_logs, bucket, budget, cache, endpoints, identity, logs, network, platform,
     postgres, queue, topic, workload,
 };
 
@@ -53,6 +53,12 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         // The plan marks it `existing`, which `render` skips; a plan that asks Pulumi to declare
         // it is not one runway makes.
         ItemSpec::Vpc { .. } => Err(unsupported(item, "the VPC is a program input, never declared")),
+        ItemSpec::AlertTopic { .. } => {
+            let subscriptions = cx.alert_subscriptions;
+            alarms::alert_topic(cx, item, subscriptions)
+        }
+        ItemSpec::MetricAlarm { .. } => alarms::metric_alarm(cx, item),
+        ItemSpec::EcsEventRule { .. } => alarms::ecs_event_rule(cx, item),
     }
 }
 
@@ -69,9 +75,14 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
     postgres::look_up_proxy_secret(cx, item)
 }
 
-/// Resources an item renders to (see [`super::expected_resources`]).
-pub(super) fn resources(item: &PlannedItem) -> usize {
+/// Resources an item renders to (see [`super::expected_resources`]), the alerts topic with
+/// `subscriptions` email subscriptions.
+pub(super) fn resources(item: &PlannedItem, subscriptions: usize) -> usize {
     match &item.spec {
+        // The topic, its policy and its subscriptions.
+        ItemSpec::AlertTopic { .. } => 2 + subscriptions,
+        // The rule and its target.
+        ItemSpec::EcsEventRule { .. } => 2,
         ItemSpec::S3Bucket { versioning, block_public_access, tls_only, .. } => {
             bucket::resources(*versioning, *block_public_access, *tls_only)
         }
@@ -110,7 +121,8 @@ pub(super) fn resources(item: &PlannedItem) -> usize {
         | ItemSpec::DnsRecord { .. }
         | ItemSpec::LogGroup { .. }
         | ItemSpec::Budget { .. }
-        | ItemSpec::VpcEndpoint { .. } => 1,
+        | ItemSpec::VpcEndpoint { .. }
+        | ItemSpec::MetricAlarm { .. } => 1,
         // Not declared (`managedBy: existing`; not counted by `expected_resources`).
         ItemSpec::Vpc { .. } => 0,
     }

@@ -25,6 +25,7 @@
 // decision; a projection of one kind is a `let ... else` (ARCHITECTURE.md, "Adding a kind").
 #![warn(clippy::wildcard_enum_match_arm)]
 
+mod alarms;
 mod alb;
 mod alb_logs;
 mod bucket;
@@ -48,7 +49,7 @@ mod topic;
 mod workload;
 pub mod yaml;
 
-pub use stack::check_stack_settings;
+pub use stack::{alert_email_count, check_stack_settings};
 
 use runtime_plan::{ManagedBy, ParameterWriter, Plan};
 use yaml::{Y, m, s};
@@ -114,9 +115,31 @@ pub enum RenderError {
     },
 }
 
-/// Renders the Pulumi YAML program of a plan.
+/// What a program is rendered with besides its plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// How many addresses of the `alertEmails` input the alerts topic subscribes by email
+    /// (`alertEmails[0]` ...): Pulumi YAML cannot loop over a list input, so the count is
+    /// fixed when the program is written (`runway emit` counts the stack settings' list).
+    pub alert_emails: usize,
+}
+
+impl Default for Options {
+    /// One address.
+    fn default() -> Self {
+        Options { alert_emails: 1 }
+    }
+}
+
+/// Renders the Pulumi YAML program of a plan, with the default [`Options`].
 pub fn render(plan: &Plan) -> Result<Program, RenderError> {
+    render_with(plan, Options::default())
+}
+
+/// Renders the Pulumi YAML program of a plan.
+pub fn render_with(plan: &Plan, options: Options) -> Result<Program, RenderError> {
     let mut ctx = context::Context::new(plan);
+    ctx.alert_subscriptions = options.alert_emails;
     for item in &plan.items {
         match item.managed_by {
             ManagedBy::Pulumi => items::declare(&mut ctx, item)?,
@@ -168,10 +191,13 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 /// block, default encryption and TLS-only policy (and its versioning when enabled), each role's
 /// policy when it grants anything, and
 /// each security group's rules (but the members' rule, written on its group); and the SSM
-/// parameters the program writes.
+/// parameters the program writes; the alerts topic's policy and subscriptions (default
+/// [`Options`]), and the ECS event rule's target.
 pub fn expected_resources(plan: &Plan) -> usize {
-    let items: usize =
-        plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum();
+    let subscriptions = Options::default().alert_emails;
+    let items: usize = (plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi))
+        .map(|i| items::resources(i, subscriptions))
+        .sum();
     let parameters =
         plan.secrets.ssm_parameters.iter().filter(|p| p.written_by == ParameterWriter::Program).count();
     items + parameters

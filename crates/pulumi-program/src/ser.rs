@@ -86,8 +86,13 @@ impl ser::Serializer for Serializer {
     fn serialize_f32(self, _: f32) -> Out {
         Err(Error::Unsupported("a float"))
     }
-    fn serialize_f64(self, _: f64) -> Out {
-        Err(Error::Unsupported("a float"))
+    // A finite number is written as Rust writes it shortest (the same bytes every time).
+    fn serialize_f64(self, v: f64) -> Out {
+        if v.is_finite() {
+            Ok(Some(Y::Number(format!("{v}"))))
+        } else {
+            Err(Error::Unsupported("a float that is not finite"))
+        }
     }
     fn serialize_char(self, v: char) -> Out {
         Ok(Some(Y::Str(v.to_string())))
@@ -287,7 +292,11 @@ mod tests {
 
     #[test]
     fn values_without_a_form_are_errors() {
-        assert_eq!(to_yaml(&1.5_f64), Err(Error::Unsupported("a float")));
+        assert_eq!(to_yaml(&1.5_f32), Err(Error::Unsupported("a float")));
+        assert_eq!(to_yaml(&f64::NAN), Err(Error::Unsupported("a float that is not finite")));
+        assert_eq!(to_yaml(&f64::INFINITY), Err(Error::Unsupported("a float that is not finite")));
+        assert_eq!(to_yaml(&1.5_f64), Ok(Y::Number("1.5".to_owned())));
+        assert_eq!(to_yaml(&2.0_f64), Ok(Y::Number("2".to_owned())));
         assert!(to_yaml(&None::<u8>).is_err());
         assert!(to_yaml(&vec![None::<u8>]).is_err());
         assert_eq!(to_yaml(&BTreeMap::from([(1, 2)])), Err(Error::KeyNotString));

@@ -59,7 +59,54 @@ pub fn check_stack_settings(plan: &Plan, file: &str, text: &str) -> Vec<Diagnost
         let loc = at(file, text, (value.referenced.line(), value.referenced.column()));
         out.extend(cidr_blocks(&value.value, loc));
     }
+    if has_alert_topic(plan)
+        && let Some(value) = config.get(&format!("{}:alertEmails", plan.product))
+    {
+        let loc = at(file, text, (value.referenced.line(), value.referenced.column()));
+        out.extend(alert_emails(&value.value, loc));
+    }
     out
+}
+
+/// How many addresses the `alertEmails` list of a stack settings file holds, when the plan has
+/// an alerts topic and the file sets the list (what [`crate::Options::alert_emails`] is for).
+pub fn alert_email_count(plan: &Plan, text: &str) -> Option<usize> {
+    if !has_alert_topic(plan) {
+        return None;
+    }
+    let settings: Settings = serde_saphyr::from_str(text).ok()?;
+    let value = settings.config?.remove(&format!("{}:alertEmails", plan.product))?;
+    value.value.as_array().map(Vec::len)
+}
+
+/// Does the plan declare an alerts topic (whose subscriptions read `alertEmails`)?
+fn has_alert_topic(plan: &Plan) -> bool {
+    plan.items.iter().any(|i| i.kind == ItemKind::AlertTopic)
+}
+
+/// `alertEmails`: a list of one or more email addresses.
+fn alert_emails(value: &serde_json::Value, loc: Location) -> Option<Diagnostic> {
+    let help = "the addresses the environment's alarms mail (each confirms its subscription once): \
+                `pulumi config set --path 'alertEmails[0]' oncall@example.com`";
+    let problem = match value.as_array() {
+        None => format!("`alertEmails` must be a list of email addresses, found {value}"),
+        Some(list) if list.is_empty() => "`alertEmails` is empty: the alarms would mail nobody".to_owned(),
+        Some(list) => {
+            let bad = list.iter().find(|a| !a.as_str().is_some_and(is_email))?;
+            format!("{bad} is not an email address")
+        }
+    };
+    Some(Diagnostic::error(Code::InvalidValue, loc, "alertEmails", problem).with_help(help))
+}
+
+/// `local@domain.tld`: one `@`, something before it, a dot in the domain, no spaces.
+fn is_email(text: &str) -> bool {
+    let Some((local, domain)) = text.split_once('@') else { return false };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.split('.').count() >= 2
+        && domain.split('.').all(|l| !l.is_empty())
+        && !text.chars().any(char::is_whitespace)
 }
 
 /// Does the program read the `vpcCidrBlocks` input (a group admitting the VPC)?
@@ -146,7 +193,26 @@ fn at(file: &str, text: &str, (line, column): (u64, u64)) -> Location {
 
 #[cfg(test)]
 mod tests {
-    use super::is_vpc_cidr;
+    use super::{is_email, is_vpc_cidr};
+
+    #[test]
+    fn alert_emails_are_addresses() {
+        for ok in ["oncall@acme.example", "a.b+alerts@mail.acme.example"] {
+            assert!(is_email(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "oncall",
+            "@acme.example",
+            "oncall@",
+            "oncall@acme",
+            "on call@acme.example",
+            "a@b@c.d",
+            "a@b..c",
+        ] {
+            assert!(!is_email(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn vpc_cidr_blocks_are_ipv4_blocks_of_16_to_28() {

@@ -197,6 +197,8 @@ struct Service<'p> {
     /// Public workloads: registered with their target group.
     load_balancers: Option<[LoadBalancer<'p>; 1]>,
     deployment_circuit_breaker: CircuitBreaker,
+    /// The alarms that roll a deployment back when they fire during it.
+    alarms: Option<DeploymentAlarms>,
     health_check_grace_period_seconds: Option<u32>,
     wait_for_steady_state: bool,
     /// `SERVICE`: its tasks carry its tags.
@@ -207,6 +209,14 @@ struct Service<'p> {
     enable_execute_command: Option<bool>,
     region: &'p str,
     tags: Tags<'p>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeploymentAlarms {
+    alarm_names: Vec<String>,
+    enable: bool,
+    rollback: bool,
 }
 
 #[derive(Serialize)]
@@ -259,7 +269,12 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         wait_for_steady_state,
         propagate_tags,
         enable_execute_command,
+        deployment_alarms,
     } = &**spec;
+    let alarm_names: Vec<String> =
+        deployment_alarms.iter().map(|a| cx.reference(a, "name")).collect::<Result<_, _>>()?;
+    let alarms =
+        (!alarm_names.is_empty()).then_some(DeploymentAlarms { alarm_names, enable: true, rollback: true });
     let cluster = cx.reference(cluster, "arn")?;
     let task_definition = cx.reference(task_definition, "arn")?;
     let network_configuration = NetworkConfiguration {
@@ -291,6 +306,7 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
             enable: *rollback_failed_deployments,
             rollback: *rollback_failed_deployments,
         },
+        alarms,
         health_check_grace_period_seconds: *health_check_grace_period_seconds,
         wait_for_steady_state: *wait_for_steady_state,
         propagate_tags: propagate_tags.then_some("SERVICE"),

@@ -14,6 +14,9 @@ pub enum Y {
     Str(String),
     /// An integer.
     Int(i64),
+    /// A finite number that may have a fraction, as Rust writes it shortest (`1.5`, `2`):
+    /// an alarm's threshold in the metric's unit.
+    Number(String),
     /// A boolean.
     Bool(bool),
     /// A sequence.
@@ -47,7 +50,7 @@ impl Y {
 
     fn is_scalar(&self) -> bool {
         match self {
-            Y::Str(_) | Y::Int(_) | Y::Bool(_) => true,
+            Y::Str(_) | Y::Int(_) | Y::Number(_) | Y::Bool(_) => true,
             Y::List(items) => items.is_empty(),
             Y::Map(entries) => entries.is_empty(),
         }
@@ -59,7 +62,7 @@ pub fn document(root: &Y) -> String {
     let mut out = String::new();
     match root {
         Y::Map(entries) => map(&mut out, 0, entries),
-        other @ (Y::List(_) | Y::Str(_) | Y::Int(_) | Y::Bool(_)) => {
+        other @ (Y::List(_) | Y::Str(_) | Y::Int(_) | Y::Number(_) | Y::Bool(_)) => {
             out.push_str(&scalar(other));
             out.push('\n');
         }
@@ -88,7 +91,7 @@ fn block_value(out: &mut String, indent: usize, value: &Y) {
     match value {
         Y::Map(entries) => map(out, indent + 2, entries),
         Y::List(items) => list(out, indent + 2, items),
-        Y::Str(_) | Y::Int(_) | Y::Bool(_) => {} // written above
+        Y::Str(_) | Y::Int(_) | Y::Number(_) | Y::Bool(_) => {} // written above
     }
 }
 
@@ -104,7 +107,7 @@ fn list(out: &mut String, indent: usize, items: &[Y]) {
                 out.push(' ');
                 out.push_str(&first[indent + 2..]);
             }
-            other @ (Y::Map(_) | Y::List(_) | Y::Str(_) | Y::Int(_) | Y::Bool(_)) => {
+            other @ (Y::Map(_) | Y::List(_) | Y::Str(_) | Y::Int(_) | Y::Number(_) | Y::Bool(_)) => {
                 block_value(out, indent, other)
             }
         }
@@ -121,6 +124,7 @@ fn scalar(value: &Y) -> String {
     match value {
         Y::Str(text) => string(text),
         Y::Int(n) => n.to_string(),
+        Y::Number(n) => n.clone(),
         Y::Bool(b) => b.to_string(),
         Y::List(_) => "[]".to_owned(),
         Y::Map(_) => "{}".to_owned(),

@@ -157,3 +157,48 @@ fn a_shared_vpc_and_changes_applied_at_the_deploy_pass_the_sdk_check() {
     let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
+
+/// Production's alerts topic subscribes as many `alertEmails` as the program is rendered with
+/// (the stack settings' count, read by `alert_email_count`), and the settings' list is checked.
+#[test]
+fn the_alerts_topic_subscribes_each_alert_email_and_the_list_is_checked() {
+    let plans = example_plans();
+    let production = plans.iter().find(|p| p.environment == "production").expect("production");
+    let dev = plans.iter().find(|p| p.environment == "dev").expect("dev");
+    let settings = "config:\n  acme-shop:alertEmails:\n    - oncall@acme.example\n    - ops@acme.example\n    - cto@acme.example\n";
+    assert_eq!(pulumi_program::alert_email_count(production, settings), Some(3));
+    // Dev has no alarms: its program reads no `alertEmails`.
+    assert_eq!(pulumi_program::alert_email_count(dev, settings), None);
+    assert!(!render(dev).expect("render").file(PROGRAM_FILE).expect("Pulumi.yaml").contains("alertEmails"));
+    let program =
+        pulumi_program::render_with(production, pulumi_program::Options { alert_emails: 3 }).expect("render");
+    let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+    for n in 0..3 {
+        assert!(text.contains(&format!("  env_alerts--email-{n}:\n")), "{n}");
+        assert!(text.contains(&format!("endpoint: \"${{alertEmails[{n}]}}\"")), "{n}");
+    }
+    assert!(!text.contains("env_alerts--email-3"));
+    // Two more subscriptions than the default program's one.
+    assert_eq!(resource_count(&program), expected_resources(production) + 2);
+    assert!(pulumi_program::check_stack_settings(production, "Pulumi.production.yaml", settings).is_empty());
+    for (bad, says) in [
+        ("config:\n  acme-shop:alertEmails: []\n", "`alertEmails` is empty"),
+        ("config:\n  acme-shop:alertEmails: oncall@acme.example\n", "must be a list of email addresses"),
+        ("config:\n  acme-shop:alertEmails:\n    - oncall\n", "\"oncall\" is not an email address"),
+    ] {
+        let diags = pulumi_program::check_stack_settings(production, "Pulumi.production.yaml", bad);
+        assert_eq!(diags.len(), 1, "{bad}: {diags:?}");
+        assert!(diags[0].is_error() && diags[0].message.contains(says), "{bad}: {diags:?}");
+        // At the value, in the settings file.
+        assert!(diags[0].location.line >= 2 && diags[0].location.file == "Pulumi.production.yaml", "{bad}");
+    }
+    // Dev reads no `alertEmails`: whatever its settings hold is not checked.
+    assert!(
+        pulumi_program::check_stack_settings(
+            dev,
+            "Pulumi.dev.yaml",
+            "config:\n  acme-shop:alertEmails: []\n"
+        )
+        .is_empty()
+    );
+}

@@ -46,6 +46,10 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         ("- ssmmessages:OpenDataChannel", 0),
         ("Sid: AllowAlbLogDelivery", 0),
         ("enableDeletionProtection: true", 0),
+        // Alarms (production's default), their topic's subscription and the ECS event rule.
+        ("type: aws:cloudwatch/metricAlarm:MetricAlarm", 0),
+        ("endpoint: \"${alertEmails[0]}\"", 0),
+        ("type: aws:cloudwatch/eventRule:EventRule", 0),
     ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();

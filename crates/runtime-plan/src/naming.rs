@@ -42,6 +42,9 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::CloudMapService => 63,
         ItemKind::ScalingPolicy => 256,
         ItemKind::Budget => 100,
+        ItemKind::AlertTopic => 256,
+        ItemKind::MetricAlarm => 255,
+        ItemKind::EcsEventRule => 64,
         ItemKind::LogGroup => 512,
         // Its `Name` tag.
         ItemKind::VpcEndpoint => 255,

@@ -55,6 +55,7 @@ pub enum Priceable {
     },
     Budget,
     LogBucket,
+    Alarm,
     InterfaceEndpoint {
         zones: u32,
     },
@@ -101,6 +102,7 @@ impl Priceable {
             }
             Priceable::Budget => Item::Budget,
             Priceable::LogBucket => Item::LogBucket,
+            Priceable::Alarm => Item::Alarm,
             Priceable::InterfaceEndpoint { zones } => Item::InterfaceEndpoint { zones: *zones },
             Priceable::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb } => Item::Vpc {
                 nat: *nat,

@@ -295,7 +295,16 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     // Unpriced items by reason (many items share one), reasons in the order first met.
     let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
     let mut owner: Option<&str> = None;
+    // Each owner's items together, owners in the order first met: the alarms, planned last,
+    // join their resource's or workload's lines.
+    let mut first_met: BTreeMap<&str, usize> = BTreeMap::new();
     for item in &p.items {
+        let next = first_met.len();
+        first_met.entry(item.owner_name()).or_insert(next);
+    }
+    let mut items: Vec<&PlannedItem> = p.items.iter().collect();
+    items.sort_by_key(|i| first_met.get(i.owner_name()).copied().unwrap_or(usize::MAX));
+    for item in items {
         let (item_lines, why) = (lines.get(item.id.as_str()), unpriced.get(item.id.as_str()));
         if item_lines.is_none() && why.is_none() {
             continue;

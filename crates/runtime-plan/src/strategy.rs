@@ -274,6 +274,7 @@ fn build(
                 apply_changes: apply_changes(name),
                 // Filled in once the resources and workloads are named.
                 usage: runway_schema::Usage::default(),
+                alarms: runway_schema::Alarms::default(),
             };
             (name.clone(), env)
         })

@@ -15,6 +15,17 @@ fn kinds_of(p: &Plan, owner: Option<&str>) -> Vec<ItemKind> {
     p.items.iter().filter(|i| i.owner.as_deref() == owner).map(|i| i.kind).collect()
 }
 
+/// The alarms of an owner, by name (`db-cpu`, `cache-cpu 1` for a cache's node).
+fn alarms_of(p: &Plan, owner: Option<&str>) -> Vec<String> {
+    (p.items.iter().filter(|i| i.owner.as_deref() == owner))
+        .filter_map(|i| match &i.spec {
+            ItemSpec::MetricAlarm { alarm, node: None, .. } => Some(alarm.as_str().to_owned()),
+            ItemSpec::MetricAlarm { alarm, node: Some(n), .. } => Some(format!("{} {n}", alarm.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn production_declares_every_item_of_the_example() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
@@ -37,7 +48,11 @@ fn production_declares_every_item_of_the_example() {
             AlbListener,
             AlbListener,
             DbSubnetGroup,
-            CacheSubnetGroup
+            CacheSubnetGroup,
+            // Production has alarms: the alerts topic, the ALB's alarm, the ECS event rule.
+            AlertTopic,
+            MetricAlarm,
+            EcsEventRule
         ]
     );
     assert_eq!(
@@ -50,15 +65,33 @@ fn production_declares_every_item_of_the_example() {
             RdsProxyTargetGroup,
             RdsProxyTarget,
             SecurityGroup,
-            SecurityGroup
+            SecurityGroup,
+            // The instance's four alarms and the proxy's.
+            MetricAlarm,
+            MetricAlarm,
+            MetricAlarm,
+            MetricAlarm,
+            MetricAlarm
         ]
     );
-    assert_eq!(kinds_of(&p, Some("jobs")), [SqsQueue, SqsDeadLetterQueue]);
+    assert_eq!(kinds_of(&p, Some("jobs")), [SqsQueue, SqsDeadLetterQueue, MetricAlarm, MetricAlarm]);
     assert_eq!(kinds_of(&p, Some("events")), [SnsTopic]);
-    assert_eq!(kinds_of(&p, Some("sessions")), [CacheReplicationGroup, SecurityGroup]);
     assert_eq!(kinds_of(&p, Some("uploads")), [S3Bucket]);
-    assert_eq!(kinds_of(&p, Some("shared-queue")), [SqsQueue]);
-    assert_eq!(kinds_of(&p, Some("shared-cache")), [CacheReplicationGroup, SecurityGroup]);
+    assert_eq!(kinds_of(&p, Some("shared-queue")), [SqsQueue, MetricAlarm]);
+    for cache in ["sessions", "shared-cache"] {
+        let mut kinds = vec![CacheReplicationGroup, SecurityGroup];
+        // Three alarms per node: the example's small cache has one node.
+        let nodes = alarms_of(&p, Some(cache)).len() / 3;
+        kinds.extend(std::iter::repeat_n(MetricAlarm, 3 * nodes));
+        assert_eq!(kinds_of(&p, Some(cache)), kinds, "{cache}");
+        assert!(nodes >= 1, "{cache}");
+    }
+    assert_eq!(alarms_of(&p, None), ["alb-5xx"]);
+    assert_eq!(
+        alarms_of(&p, Some("main-db")),
+        ["db-cpu", "db-free-storage", "db-freeable-memory", "db-connections", "proxy-borrow-latency"]
+    );
+    assert_eq!(alarms_of(&p, Some("jobs")), ["queue-age", "dead-letters"]);
     assert_eq!(
         kinds_of(&p, Some("metabase")),
         [
@@ -84,9 +117,23 @@ fn production_declares_every_item_of_the_example() {
             AlbListenerRule,
             DnsRecord,
             SecurityGroup,
-            EcsService
+            EcsService,
+            // A public workload's four alarms.
+            MetricAlarm,
+            MetricAlarm,
+            MetricAlarm,
+            MetricAlarm
         ]
     );
+    assert_eq!(
+        alarms_of(&p, Some("shop")),
+        ["target-5xx", "unhealthy-targets", "target-latency", "running-tasks"]
+    );
+    // Its deployment alarms: its own 5xx and unhealthy targets; an internal workload has none.
+    let ItemSpec::EcsService(shop) = &p.item("shop_service").unwrap().spec else { panic!() };
+    assert_eq!(shop.deployment_alarms, ["shop_alarm-target-5xx", "shop_alarm-unhealthy-targets"]);
+    let ItemSpec::EcsService(metabase) = &p.item("metabase_service").unwrap().spec else { panic!() };
+    assert!(metabase.deployment_alarms.is_empty());
     // Every item belongs to a planned resource or workload, or to the environment.
     let owned: usize = p.resources.iter().map(|r| r.items.len()).sum::<usize>()
         + p.workloads.iter().map(|w| w.items.len()).sum::<usize>();

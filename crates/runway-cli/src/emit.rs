@@ -22,8 +22,9 @@ pub(crate) fn pulumi(env: &str, dir: &Path, format: Format, args: &PlanArgs, out
     }
     // Refused before anything is written.
     refuse_if_capped(&plan)?;
-    let program =
-        pulumi_program::render(&plan).map_err(|e| out.usage(format!("cannot render the program: {e}")))?;
+    let options = pulumi_program::Options { alert_emails: alert_emails(&plan, dir, out)? };
+    let program = pulumi_program::render_with(&plan, options)
+        .map_err(|e| out.usage(format!("cannot render the program: {e}")))?;
     for (name, _) in &program.files {
         let path = dir.join(name);
         if let Ok(existing) = std::fs::read_to_string(&path)
@@ -52,11 +53,32 @@ pub(crate) fn pulumi(env: &str, dir: &Path, format: Format, args: &PlanArgs, out
     Ok(())
 }
 
-/// Checks each stack settings file (`Pulumi.<stack>.yaml`) already in the program's directory
-/// against the plan (the subnet inputs); an error stops the program from being written, as
-/// `pulumi up` would otherwise stop half-way.
-fn check_stack_settings(plan: &runtime_plan::Plan, dir: &Path, out: Out) -> Result<(), Exit> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+/// How many addresses the alerts topic subscribes: the length of `alertEmails` in the stack
+/// settings already in the directory (one when none sets it); stacks that disagree are refused,
+/// since the program subscribes `alertEmails[0]` ... by index.
+fn alert_emails(plan: &runtime_plan::Plan, dir: &Path, out: Out) -> Result<usize, Exit> {
+    let mut counts = std::collections::BTreeMap::new();
+    for path in stack_files(dir) {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        if let Some(n) = pulumi_program::alert_email_count(plan, &text) {
+            counts.insert(n, path);
+        }
+    }
+    match counts.len() {
+        0 => Ok(pulumi_program::Options::default().alert_emails),
+        1 => Ok(counts.into_keys().next().unwrap_or(1)),
+        _ => Err(out.usage(format!(
+            "the stack settings in {} list different numbers of `alertEmails` ({}); the program \
+             subscribes them by index, so give every stack as many addresses",
+            dir.display(),
+            counts.keys().map(usize::to_string).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// The stack settings files (`Pulumi.<stack>.yaml`) in a program directory, sorted.
+fn stack_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut stacks: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
@@ -68,8 +90,15 @@ fn check_stack_settings(plan: &runtime_plan::Plan, dir: &Path, out: Out) -> Resu
         })
         .collect();
     stacks.sort();
+    stacks
+}
+
+/// Checks each stack settings file (`Pulumi.<stack>.yaml`) already in the program's directory
+/// against the plan (the subnet inputs); an error stops the program from being written, as
+/// `pulumi up` would otherwise stop half-way.
+fn check_stack_settings(plan: &runtime_plan::Plan, dir: &Path, out: Out) -> Result<(), Exit> {
     let mut diags = Vec::new();
-    for path in stacks {
+    for path in stack_files(dir) {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| out.usage(format!("cannot read {}: {e}", path.display())))?;
         let file = path.display().to_string();

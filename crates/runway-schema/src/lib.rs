@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod alarms;
 pub mod diagnostic;
 mod direct;
 pub mod format;
@@ -23,6 +24,7 @@ pub use mem::MemFiles;
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
 pub use validate::{variable_suffixes, variables};
 
+pub use alarms::{AlarmName, AlarmSetting, Alarms};
 pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean, line_starts, summary};
 pub use model::*;
 pub use values::{Duration, ImageRef, Money};

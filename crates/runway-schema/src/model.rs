@@ -144,6 +144,8 @@ pub struct Environment {
     /// `usage` as written: what the environment expects to use a month of what is billed by
     /// use (empty when the file declares none).
     pub usage: Usage,
+    /// `alarms` as written: whether the environment declares its alarms, and their thresholds.
+    pub alarms: crate::alarms::Alarms,
 }
 
 /// `environments.<env>.applyChanges`: when a change to a database or cache takes effect.

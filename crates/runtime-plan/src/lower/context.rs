@@ -212,6 +212,10 @@ fn included_note(kind: ItemKind) -> &'static str {
         ItemKind::TaskDefinition => "tasks are priced on the ECS service",
         ItemKind::DnsRecord => "alias queries to an ALB are free; the hosted zone is an input",
         ItemKind::VpcEndpoint => "gateway endpoints have no charge",
+        ItemKind::AlertTopic => {
+            "alerts stay in SNS's free tier (a million publishes and 1,000 emails a month)"
+        }
+        ItemKind::EcsEventRule => "AWS service events on the default event bus are free",
         ItemKind::EcsCluster
         | ItemKind::TaskExecutionRole
         | ItemKind::TaskRole
@@ -236,6 +240,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         | ItemKind::ScalingPolicy
         | ItemKind::Budget
         | ItemKind::LogGroup
+        | ItemKind::MetricAlarm
         | ItemKind::Vpc => "no charge of its own",
     }
 }

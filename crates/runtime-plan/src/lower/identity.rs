@@ -198,7 +198,10 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
             | ItemKind::LogGroup
             | ItemKind::DnsRecord
             | ItemKind::VpcEndpoint
-            | ItemKind::Vpc => {}
+            | ItemKind::Vpc
+            | ItemKind::AlertTopic
+            | ItemKind::MetricAlarm
+            | ItemKind::EcsEventRule => {}
         }
     }
     out

@@ -10,7 +10,8 @@
 //! `identity` (each workload's execution and task roles and their grants); `reach` (who reaches
 //! what, from the graph) read by `network` (security groups and their rules) and `context`
 //! (`Cx`, `NewItem`); `platform` (cluster, namespace, ALB, subnet groups), `budget` (a capped
-//! environment's backstop), `endpoints` (`network.endpoints`), `protection`; `bindings` and
+//! environment's backstop), `alarms` (the alerts topic, alarms and ECS event rule, over the
+//! items planned before them), `endpoints` (`network.endpoints`), `protection`; `bindings` and
 //! `secrets` (Infisical places, connection variables, SSM parameters); `resources` (declared and
 //! implicit resources); physical names in `crate::naming`.
 
@@ -29,6 +30,7 @@ use crate::plan::*;
 use crate::pricing::summarize;
 
 mod access_logs;
+mod alarms;
 mod bindings;
 mod bucket;
 mod budget;
@@ -121,6 +123,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
+    alarms::lower(&mut cx);
     budget::lower(&mut cx);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
@@ -213,6 +216,7 @@ fn finish(
         w.monthly = sum_items(&items[range.clone()], |i| i.monthly);
         w.ceiling = sum_items(&items[range], |i| i.ceiling);
     }
+    alarms::attach(&items, &mut resources, &mut workloads);
     Plan {
         product: product.into(),
         environment: env_name.into(),
@@ -270,6 +274,9 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::VpcEndpoint { .. } => ItemKind::VpcEndpoint,
         ItemSpec::Vpc { .. } => ItemKind::Vpc,
         ItemSpec::DnsRecord { .. } => ItemKind::DnsRecord,
+        ItemSpec::AlertTopic { .. } => ItemKind::AlertTopic,
+        ItemSpec::MetricAlarm { .. } => ItemKind::MetricAlarm,
+        ItemSpec::EcsEventRule { .. } => ItemKind::EcsEventRule,
     }
 }
 

@@ -396,6 +396,8 @@ fn service(
         target_group,
         propagate_tags: true,
         enable_execute_command: w.spec.exec,
+        // Filled by `alarms::lower` once the alarms are planned.
+        deployment_alarms: Vec::new(),
     }));
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)

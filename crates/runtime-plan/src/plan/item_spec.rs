@@ -323,6 +323,10 @@ pub enum ItemSpec {
         environment: CompactString,
         /// When to notify, in order.
         alerts: Vec<BudgetAlert>,
+        /// Logical id of the alerts topic each alert also goes to, in an environment with
+        /// alarms.
+        #[serde(rename = "alertTopic")]
+        alert_topic: Option<CompactString>,
     },
     /// A VPC endpoint in the program's VPC input: the private subnets reach an AWS service
     /// without a NAT.
@@ -350,6 +354,37 @@ pub enum ItemSpec {
         nat_gateways: u32,
         /// The environment declares interface endpoints, whose data it pays for.
         endpoints: bool,
+    },
+    /// SNS topic of the environment's alerts (`<product>-<env>-alerts`): not encrypted, since
+    /// CloudWatch and EventBridge cannot publish to a topic under the AWS managed key; its
+    /// policy lets the publishers publish from this account only; each address of the
+    /// program's `alertEmails` input is subscribed by email.
+    AlertTopic {
+        /// Who may publish ([`ALERT_PUBLISHERS`](super::ALERT_PUBLISHERS)).
+        publishers: &'static [super::AlertPublisher],
+    },
+    /// CloudWatch metric alarm notifying the alerts topic when it fires and when it recovers.
+    /// What it watches and how: [`alarm_metric`](super::alarm_metric) of `alarm`.
+    #[serde(rename_all = "camelCase")]
+    MetricAlarm {
+        /// Which alarm.
+        alarm: super::AlarmName,
+        /// The cache node watched (1-based), for a cache's per-node alarms.
+        node: Option<u32>,
+        /// The threshold in the file's unit (`environments.<env>.alarms`, else the default).
+        threshold: u64,
+        /// The threshold in the metric's unit (bytes, seconds, microseconds).
+        metric_threshold: f64,
+        /// The metric's dimensions.
+        dimensions: Vec<super::AlarmDimension>,
+    },
+    /// EventBridge rule on the default bus: the cluster's ECS events in
+    /// [`ECS_ALERT_EVENTS`](super::ECS_ALERT_EVENTS) go to the alerts topic.
+    EcsEventRule {
+        /// Logical id of the ECS cluster.
+        cluster: CompactString,
+        /// `(detail-type, eventName)` of each event sent.
+        events: &'static [(&'static str, &'static str)],
     },
 }
 
@@ -409,7 +444,10 @@ impl ItemSpec {
             | ItemSpec::LogGroup { .. }
             | ItemSpec::Budget { .. }
             | ItemSpec::VpcEndpoint { .. }
-            | ItemSpec::Vpc { .. } => Access::None,
+            | ItemSpec::Vpc { .. }
+            | ItemSpec::AlertTopic { .. }
+            | ItemSpec::MetricAlarm { .. }
+            | ItemSpec::EcsEventRule { .. } => Access::None,
         }
     }
 }

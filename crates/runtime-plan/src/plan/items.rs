@@ -124,6 +124,13 @@ item_kinds! {
     /// pays for, data through them and out to the internet): not declared (`managedBy:
     /// existing`).
     Vpc = "vpc", "VPC";
+    /// SNS topic of an environment's alerts: its alarms and ECS deployment failures notify
+    /// it, and it mails the program's `alertEmails` input.
+    AlertTopic = "alert-topic", "alerts topic";
+    /// CloudWatch metric alarm (standard resolution, one metric), notifying the alerts topic.
+    MetricAlarm = "metric-alarm", "alarm";
+    /// EventBridge rule sending the cluster's ECS deployment failures to the alerts topic.
+    EcsEventRule = "ecs-event-rule", "ECS event rule";
 }
 
 impl ItemKind {
@@ -213,6 +220,12 @@ impl PlannedItem {
         if let ItemSpec::Vpc { .. } = &self.spec {
             return "VPC (not declared)".to_owned();
         }
+        if let ItemSpec::MetricAlarm { alarm, node, .. } = &self.spec {
+            return match node {
+                Some(n) => format!("alarm {} (node {n})", alarm.as_str()),
+                None => format!("alarm {}", alarm.as_str()),
+            };
+        }
         self.kind.words().to_owned()
     }
 
@@ -260,7 +273,10 @@ impl PlannedItem {
             | ItemSpec::LogGroup { .. }
             | ItemSpec::Budget { .. }
             | ItemSpec::VpcEndpoint { .. }
-            | ItemSpec::Vpc { .. } => false,
+            | ItemSpec::Vpc { .. }
+            | ItemSpec::AlertTopic { .. }
+            | ItemSpec::MetricAlarm { .. }
+            | ItemSpec::EcsEventRule { .. } => false,
         }
     }
 
@@ -304,7 +320,10 @@ impl PlannedItem {
             | ItemSpec::Budget { .. }
             | ItemSpec::VpcEndpoint { .. }
             | ItemSpec::RegistrySecret { .. }
-            | ItemSpec::Vpc { .. } => None,
+            | ItemSpec::Vpc { .. }
+            | ItemSpec::AlertTopic { .. }
+            | ItemSpec::MetricAlarm { .. }
+            | ItemSpec::EcsEventRule { .. } => None,
         }
     }
 

@@ -15,6 +15,7 @@
 //! [secrets layout](SecretsLayout), and the [cost](CostSummary) with its [`Verdict`]. Every
 //! type is re-exported here: `runtime_plan::plan::X` and `runtime_plan::X` name the same thing.
 
+mod alarms;
 mod bindings;
 mod item_spec;
 mod items;
@@ -30,6 +31,7 @@ pub use runway_schema::{ApplyChanges, Endpoints};
 use runway_schema::{Architecture, Diagnostic, Expose, Kind, Money, PostgresEngine};
 use serde::Serialize;
 
+pub use alarms::*;
 pub use bindings::*;
 pub use item_spec::*;
 pub use items::*;

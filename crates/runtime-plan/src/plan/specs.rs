@@ -179,6 +179,10 @@ pub struct EcsServiceSpec {
     /// ECS Exec: a shell into a running task with `aws ecs execute-command` is allowed (the
     /// workload's `exec`); its task role holds the Session Manager channel actions.
     pub enable_execute_command: bool,
+    /// Logical ids of the alarms whose firing during a deployment rolls it back (ECS
+    /// deployment alarms): the service's own `target-5xx` and `unhealthy-targets`; empty
+    /// without alarms.
+    pub deployment_alarms: Vec<CompactString>,
 }
 
 /// RDS Proxy, TLS required, auth from the secret.

@@ -21,6 +21,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         network: runway_schema::Network::default(),
         apply_changes: None,
         usage: Usage::default(),
+        alarms: Alarms::default(),
     }
 }
 

@@ -3,6 +3,7 @@
 use indexmap::IndexMap;
 
 use crate::Location;
+use crate::alarms::{AlarmName, AlarmSetting, Alarms};
 use crate::diagnostic::did_you_mean;
 use crate::model::*;
 use crate::read::{Cx, join, quote};
@@ -89,6 +90,7 @@ pub(super) fn environment(
         let word = cx.one_of(a, &join(path, "applyChanges"), "`applyChanges`", ApplyChanges::NAMES)?;
         ApplyChanges::from_name(word)
     });
+    let alarms = f.get("alarms").map_or_else(Alarms::default, |a| alarms(cx, a, &join(path, "alarms")));
     Some(Environment {
         region: region?,
         monthly_limit,
@@ -101,7 +103,62 @@ pub(super) fn environment(
         network,
         apply_changes,
         usage,
+        alarms,
     })
+}
+
+/// `alarms`: `enabled` (true or false), and each alarm's threshold (a whole number in its
+/// unit, within its range) or `off` (`false`).
+fn alarms(cx: &mut Cx<'_>, node: &Node, path: &str) -> Alarms {
+    let mut out = Alarms::default();
+    let Some(f) = cx.fields(node, path, "`alarms`", keys::ALARMS) else { return out };
+    for (key, _, value) in &f.entries {
+        let vp = join(path, key);
+        if *key == "enabled" {
+            out.enabled = cx.boolean(value, &vp, "`enabled`");
+            continue;
+        }
+        let Some(name) = AlarmName::from_name(key) else { continue };
+        if let Some(setting) = alarm_setting(cx, value, &vp, name) {
+            out.settings.insert(name, setting);
+        }
+    }
+    out
+}
+
+/// One alarm's setting: `off` or `false`, or a threshold within the alarm's range.
+fn alarm_setting(cx: &mut Cx<'_>, node: &Node, path: &str, name: AlarmName) -> Option<AlarmSetting> {
+    let (range, unit) = (name.range(), name.unit());
+    let help = format!(
+        "write a threshold in {unit} from {} to {}, or `off` to declare no `{}` alarm",
+        range.start(),
+        range.end(),
+        name.as_str()
+    );
+    match &node.value {
+        Value::Bool(false) => return Some(AlarmSetting::Off),
+        Value::Str(s) if s.as_str() == "off" => return Some(AlarmSetting::Off),
+        Value::Int(i) => {
+            if let Some(t) = u64::try_from(i.get()).ok().filter(|t| range.contains(t)) {
+                return Some(AlarmSetting::Threshold(t));
+            }
+            let message = format!(
+                "the `{}` threshold is {}, outside {}..={} ({unit})",
+                name.as_str(),
+                i.get(),
+                range.start(),
+                range.end()
+            );
+            cx.invalid(node, path, message, Some(help));
+            return None;
+        }
+        _ => {}
+    }
+    let found = node.scalar_text().map_or_else(|| node.describe().to_string(), |t| quote(&t));
+    let message =
+        format!("the `{}` alarm takes a whole number of {unit} or `off`, found {found}", name.as_str());
+    cx.invalid(node, path, message, Some(help));
+    None
 }
 
 /// One `usage.for.<name>` of an environment, checked once the resources and workloads are
@@ -388,6 +445,14 @@ fn increase(cx: &mut Cx, i: &Node, ip: &str) -> Option<Increase> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keys `alarms` accepts are `enabled` and every alarm's name, in order.
+    #[test]
+    fn alarm_keys_are_enabled_and_the_alarm_names() {
+        let mut all = vec!["enabled"];
+        all.extend_from_slice(AlarmName::NAMES);
+        assert_eq!(keys::ALARMS, all.as_slice());
+    }
 
     /// The keys `usage` accepts are the usage keys and `for`; those `for` accepts are the keys
     /// that apply to owners: the validator, the JSON Schema and the editor read these lists.

@@ -1,0 +1,255 @@
+//! The environment's alarms, last before the budget: they watch the items already planned.
+//! An environment with alarms (`alarms.enabled`, by default `production` only) gets an alerts
+//! topic, one CloudWatch alarm per watched thing and alarm name (thresholds from
+//! `environments.<env>.alarms`, else [`alarm_metric`]'s default; `off` drops one), an
+//! EventBridge rule sending the cluster's ECS deployment failures to the topic, and each public
+//! service's deployment alarms (its `target-5xx` and `unhealthy-targets`: a release that fires
+//! them is rolled back). docs/planning.md, "Alarms".
+
+use std::collections::BTreeMap;
+
+use compact_str::{CompactString, format_compact};
+use runway_schema::{AlarmName, AlarmSetting};
+
+use super::cat;
+use super::context::{Cx, NewItem};
+use super::protection::PRODUCTION;
+use runway_schema::Money;
+
+use crate::plan::{
+    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, DimensionValue,
+    ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload, alarm_metric,
+};
+use crate::pricing::Priceable;
+
+/// Bytes of a GiB (RDS storage is allocated in GiB).
+const GIB: f64 = 1_073_741_824.0;
+
+/// What one planned item gets alarms for: the alarms, their owner and dimensions.
+struct Watch {
+    /// The watched item's logical id.
+    item: CompactString,
+    owner: Option<CompactString>,
+    /// The stem of the alarms' names (the owner's physical stem, or the environment's).
+    stem: CompactString,
+    alarms: &'static [AlarmName],
+    dimensions: Vec<AlarmDimension>,
+    /// The cache node watched (1-based).
+    node: Option<u32>,
+    /// GiB of an RDS instance's storage (`db-free-storage`).
+    storage_gb: u32,
+    /// The service's running minimum and its position (`running-tasks`, deployment alarms).
+    service: Option<(usize, u32)>,
+}
+
+/// Declares the environment's alerts topic, alarms and ECS event rule.
+pub(super) fn lower(cx: &mut Cx) {
+    let alarms = &cx.env.alarms;
+    if !alarms.enabled.unwrap_or(cx.env_name == PRODUCTION) {
+        return;
+    }
+    let watches = watches(cx);
+    let cluster = cx.items.iter().find(|i| i.kind == ItemKind::EcsCluster).map(|i| i.id.clone());
+    if watches.is_empty() && cluster.is_none() {
+        return;
+    }
+    let topic = cx.named(ItemKind::AlertTopic, cx.base("alerts"));
+    let publishers = match cx.env.cap(cx.env_name) {
+        Some(_) => ALERT_PUBLISHERS_WITH_BUDGET,
+        None => ALERT_PUBLISHERS,
+    };
+    let spec = ItemSpec::AlertTopic { publishers };
+    let topic_id = cx.push(NewItem::new(ALERTS_TOPIC_ID.into(), topic, None, spec));
+    for watch in watches {
+        declare(cx, watch, &topic_id);
+    }
+    if let Some(cluster) = cluster {
+        let name = cx.named(ItemKind::EcsEventRule, cx.base("ecs-alerts"));
+        let spec = ItemSpec::EcsEventRule { cluster: cluster.clone(), events: ECS_ALERT_EVENTS };
+        let item = NewItem::new("env_ecs-alerts".into(), name, None, spec);
+        cx.push(item.depends_on(vec![cluster, topic_id]));
+    }
+}
+
+/// The alarms of one watched item, each unless `off`; a public service's deployment alarms.
+fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
+    let mut deployment = Vec::new();
+    for &alarm in watch.alarms {
+        let metric = alarm_metric(alarm);
+        let threshold = match cx.env.alarms.settings.get(&alarm) {
+            Some(AlarmSetting::Off) => continue,
+            Some(AlarmSetting::Threshold(t)) => *t,
+            None => match (metric.default_threshold, watch.service) {
+                (Some(t), _) => t,
+                (None, Some((_, min))) if min > 0 => u64::from(min),
+                (None, _) => continue,
+            },
+        };
+        // Free storage is written in percent of the instance's storage, watched in bytes.
+        #[allow(clippy::cast_precision_loss)] // reason: thresholds are far below 2^52
+        let metric_threshold = if alarm == AlarmName::DbFreeStorage {
+            threshold as f64 / 100.0 * f64::from(watch.storage_gb) * GIB
+        } else {
+            threshold as f64 * metric.unit_value
+        };
+        let suffix = match watch.node {
+            Some(n) => format_compact!("{}-{n}", alarm.as_str()),
+            None => alarm.as_str().into(),
+        };
+        let name = cx.named(ItemKind::MetricAlarm, cat(&[&watch.stem, "-", &suffix]));
+        let id = cat(&[watch.owner.as_deref().unwrap_or("env"), "_alarm-", &suffix]);
+        let spec = ItemSpec::MetricAlarm {
+            alarm,
+            node: watch.node,
+            threshold,
+            metric_threshold,
+            dimensions: watch.dimensions.clone(),
+        };
+        let item = NewItem::new(id, name, watch.owner.as_deref(), spec)
+            .depends_on(vec![watch.item.clone(), topic.into()])
+            .priced(Priceable::Alarm);
+        let id = cx.push(item);
+        if matches!(alarm, AlarmName::TargetErrors | AlarmName::UnhealthyTargets) {
+            deployment.push(id);
+        }
+    }
+    if let Some((at, _)) = watch.service
+        && let ItemSpec::EcsService(service) = &mut cx.items[at].spec
+    {
+        service.deployment_alarms.extend(deployment);
+    }
+}
+
+/// Every planned item that gets alarms, in plan order.
+fn watches(cx: &Cx) -> Vec<Watch> {
+    use AlarmName::*;
+    let text = |name: &'static str, value: &str| AlarmDimension {
+        name,
+        value: DimensionValue::Text { value: value.into() },
+    };
+    let output = |name: &'static str, item: &str| AlarmDimension {
+        name,
+        value: DimensionValue::Output { item: item.into(), attribute: "arnSuffix" },
+    };
+    let alb = cx.items.iter().find(|i| i.kind == ItemKind::Alb).map(|i| i.id.clone());
+    // Each public service by its target group: its position and running minimum.
+    let services: BTreeMap<&str, (usize, u32)> = (cx.items.iter().enumerate())
+        .filter_map(|(at, i)| {
+            let ItemSpec::EcsService(s) = &i.spec else { return None };
+            Some((s.target_group.as_deref()?, (at, s.desired_count)))
+        })
+        .collect();
+    let mut out = Vec::new();
+    for item in &cx.items {
+        let watch = |alarms, dimensions| Watch {
+            item: item.id.clone(),
+            owner: item.owner.clone(),
+            stem: match &item.owner {
+                Some(owner) => cx.base(owner),
+                None => cat(&[cx.product, "-", cx.env_name]),
+            },
+            alarms,
+            dimensions,
+            node: None,
+            storage_gb: 0,
+            service: None,
+        };
+        let name = item.physical_name.as_str();
+        match &item.spec {
+            ItemSpec::Alb { .. } => out.push(watch(&[AlbErrors], vec![output("LoadBalancer", &item.id)])),
+            ItemSpec::AlbTargetGroup { .. } => {
+                let Some(alb) = &alb else { continue };
+                let service = services.get(item.id.as_str()).copied();
+                let dimensions = vec![output("TargetGroup", &item.id), output("LoadBalancer", alb)];
+                let alarms = &[TargetErrors, UnhealthyTargets, TargetLatency, RunningTasks];
+                out.push(Watch { service, ..watch(alarms, dimensions) });
+            }
+            ItemSpec::RdsInstance(db) => {
+                let alarms = &[DbCpu, DbFreeStorage, DbFreeableMemory, DbConnections];
+                let dimensions = vec![text("DBInstanceIdentifier", name)];
+                out.push(Watch { storage_gb: db.size.storage_gb, ..watch(alarms, dimensions) });
+            }
+            ItemSpec::AuroraCluster(db) => {
+                let role = |role| vec![text("DBClusterIdentifier", name), text("Role", role)];
+                out.push(watch(&[DbCpu, DbFreeableMemory, DbConnections], role("WRITER")));
+                if db.size.instances > 1 {
+                    out.push(watch(&[DbReplicaLag], role("READER")));
+                }
+            }
+            ItemSpec::RdsProxy(_) => out.push(watch(&[ProxyBorrowLatency], vec![text("ProxyName", name)])),
+            ItemSpec::CacheReplicationGroup(cache) => {
+                for n in 1..=cache.size.nodes {
+                    let node = format_compact!("{name}-{n:03}");
+                    let dimensions = vec![text("CacheClusterId", &node)];
+                    let alarms = &[CacheCpu, CacheMemory, CacheEvictions];
+                    out.push(Watch { node: Some(n), ..watch(alarms, dimensions) });
+                }
+            }
+            ItemSpec::SqsQueue { .. } => out.push(watch(&[QueueAge], vec![text("QueueName", name)])),
+            ItemSpec::SqsDeadLetterQueue { .. } => {
+                out.push(watch(&[DeadLetters], vec![text("QueueName", name)]));
+            }
+            ItemSpec::EcsCluster {}
+            | ItemSpec::TaskExecutionRole { .. }
+            | ItemSpec::TaskRole { .. }
+            | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::SecurityGroup { .. }
+            | ItemSpec::CloudMapNamespace { .. }
+            | ItemSpec::AlbListener(_)
+            | ItemSpec::DbSubnetGroup {}
+            | ItemSpec::CacheSubnetGroup {}
+            | ItemSpec::AuroraInstance { .. }
+            | ItemSpec::ProxySecret { .. }
+            | ItemSpec::ProxyRole { .. }
+            | ItemSpec::RdsProxyTargetGroup { .. }
+            | ItemSpec::RdsProxyTarget { .. }
+            | ItemSpec::SnsTopic { .. }
+            | ItemSpec::S3Bucket { .. }
+            | ItemSpec::TaskDefinition(_)
+            | ItemSpec::EcsService(_)
+            | ItemSpec::CloudMapService { .. }
+            | ItemSpec::AlbListenerRule { .. }
+            | ItemSpec::ScalingTarget { .. }
+            | ItemSpec::ScalingPolicy { .. }
+            | ItemSpec::Budget { .. }
+            | ItemSpec::LogGroup { .. }
+            | ItemSpec::VpcEndpoint { .. }
+            | ItemSpec::DnsRecord { .. }
+            | ItemSpec::Vpc { .. }
+            | ItemSpec::AlertTopic { .. }
+            | ItemSpec::MetricAlarm { .. }
+            | ItemSpec::EcsEventRule { .. }
+            | ItemSpec::AlbLogBucket { .. } => {}
+        }
+    }
+    out
+}
+
+/// Adds each alarm to its resource's or workload's record: its id to the record's items, its
+/// figure to the record's monthly (and ceiling), as the record's own items are summed.
+pub(super) fn attach(
+    items: &[PlannedItem],
+    resources: &mut [PlannedResource],
+    workloads: &mut [PlannedWorkload],
+) {
+    // The alarms follow the alerts topic, the first item of their step.
+    let Some(first) = items.iter().rposition(|i| i.kind == ItemKind::AlertTopic) else { return };
+    let resource_at: BTreeMap<CompactString, usize> =
+        resources.iter().enumerate().map(|(at, r)| (r.name.clone(), at)).collect();
+    let workload_at: BTreeMap<CompactString, usize> =
+        workloads.iter().enumerate().map(|(at, w)| (w.name.clone(), at)).collect();
+    let add = |sum: Option<Money>, figure: Option<Money>| sum.zip(figure).map(|(a, b)| a + b);
+    for alarm in items[first..].iter().filter(|i| i.kind == ItemKind::MetricAlarm) {
+        let Some(owner) = alarm.owner.as_deref() else { continue };
+        if let Some(&at) = resource_at.get(owner) {
+            let r = &mut resources[at];
+            r.items.push(alarm.id.clone());
+            r.monthly = add(r.monthly, alarm.monthly);
+        } else if let Some(&at) = workload_at.get(owner) {
+            let w = &mut workloads[at];
+            w.items.push(alarm.id.clone());
+            w.monthly = add(w.monthly, alarm.monthly);
+            w.ceiling = add(w.ceiling, alarm.ceiling);
+        }
+    }
+}
