@@ -364,6 +364,8 @@ mod tests {
         assert_eq!(labels(candidates(&size_keys, true, &words, None)), ["dev"]);
         let queue = Context { path: strings(&["resources", "q"]), key: None, item: false };
         assert!(labels(candidates(&queue, true, &words, Some("queue"))).contains(&"deadLetter".to_owned()));
+        let versioning = Context { path: strings(&["resources", "b", "versioning"]), key: None, item: false };
+        assert_eq!(labels(candidates(&versioning, true, &words, Some("bucket"))), ["keepDays"]);
         let apply = Context {
             path: strings(&["environments", "production"]),
             key: Some("applyChanges".into()),
