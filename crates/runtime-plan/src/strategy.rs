@@ -325,6 +325,7 @@ fn build(
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))
                     .collect(),
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
+                migrate: None,
             };
             (name('w', i, &w), workload)
         })

@@ -381,6 +381,19 @@ struct WorkloadFile {
     scale: Option<IndexMap<String, ScaleFile>>,
     /// Why no managed service fits.
     reason: ReasonFile,
+    /// A command run once per release as a one-off Fargate task with the new image, the
+    /// workload's bindings, size and network, before its service is updated (`runway migrate`).
+    migrate: Option<MigrateFile>,
+}
+
+/// `migrate`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::MIGRATE))]
+struct MigrateFile {
+    /// The container's command, word by word (exec form), e.g. `["./manage.py", "migrate"]`.
+    #[schemars(length(min = 1))]
+    command: Vec<String>,
 }
 
 /// `health`.
@@ -521,6 +534,7 @@ mod tests {
             ("WorkloadFile", keys::WORKLOAD),
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),
+            ("MigrateFile", keys::MIGRATE),
             ("GroundedReason", keys::REASON),
         ] {
             assert_eq!(props(&root, Some(def)), listed(k), "{def}");

@@ -50,6 +50,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
         size: IndexMap::new(),
         scale: IndexMap::new(),
         reason: Reason { ground: Some(Ground::NoManagedFit), detail: "BI".into() },
+        migrate: None,
     }
 }
 
