@@ -15,6 +15,7 @@ mod proxy;
 mod remedy;
 mod rollout;
 mod ssm;
+mod task;
 
 use std::fmt;
 use std::future::Future;
@@ -35,6 +36,9 @@ pub use remedy::Remedy;
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
     Verdict,
+};
+pub use task::{
+    LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming, describe,
 };
 pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
