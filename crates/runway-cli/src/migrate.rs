@@ -157,7 +157,7 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         for report in &reports {
             eprintln!("{report}");
         }
-        return Err(remote(out, format!("runway migrate {}", chain(&e))));
+        return Err(remote(out, format!("migrate {}", chain(&e))));
     }
     finish(a, &plan, &reports)
 }
