@@ -161,8 +161,9 @@ fn a_migration_runs_once_per_image_and_command() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert!(lines[0].starts_with("migrate-metabase: started task "), "{}", run.stdout);
-    assert!(lines.iter().any(|l| l.ends_with(" RUNNING")), "{}", run.stdout);
-    assert!(lines.iter().any(|l| l.ends_with(" STOPPED")), "{}", run.stdout);
+    // moto's task steps on at each look (it answered `RunTask` with RUNNING): a line per status.
+    let statuses: Vec<&str> = lines.iter().filter_map(|l| l.rsplit(' ').next()).collect();
+    assert_eq!(statuses[1..5], ["DEACTIVATING", "STOPPING", "DEPROVISIONING", "STOPPED"], "{}", run.stdout);
     assert!(run.stdout.contains("succeeded  migrate-metabase: task "), "{}", run.stdout);
     assert!(run.stdout.ends_with("1 task(s) of dev: 1 run, complete\n"), "{}", run.stdout);
     assert_eq!(aws.tasks(), 1);
@@ -250,6 +251,7 @@ fn task(status: &str, stop: Option<(&str, &str)>, exit_code: Option<i32>) -> Str
     }
     let mut task = json!({
         "taskArn": TASK,
+        "startedBy": "runway",
         "taskDefinitionArn": format!("{ARN}:task-definition/{FAMILY}:4"),
         "lastStatus": status,
         "containers": [container],

@@ -20,7 +20,7 @@ use aws_sdk_ecs::types::{
 use aws_sdk_ssm::types::ParameterType;
 use serde::{Deserialize, Serialize};
 
-use super::{AwsClients, Chain, RemoteError, one_line};
+use super::{AwsClients, RemoteError, one_line};
 
 /// Who starts the tasks (`startedBy`): how a later run finds a task an interrupted one started.
 pub const STARTED_BY: &str = "runway";
@@ -108,7 +108,6 @@ impl fmt::Display for LogPlace {
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "state")]
-#[non_exhaustive]
 pub enum TaskOutcome {
     /// The record says this image and command already succeeded: nothing was started.
     AlreadyDone {
@@ -270,7 +269,7 @@ impl AwsClients {
             waited_seconds: started.elapsed().as_secs(),
         };
         let recorded = match &run.record {
-            Some(record) => self.recorded(record).await?,
+            Some(record) => self.one_off_recorded(record).await?,
             None => None,
         };
         if let (Some(record), Some(done)) = (&run.record, &recorded) {
@@ -278,7 +277,7 @@ impl AwsClients {
                 return Ok(report(TaskOutcome::AlreadyDone { task: done.task.clone() }, false));
             }
         }
-        let (arn, adopted) = match self.running(run).await? {
+        let (arn, adopted) = match self.one_off_running(run).await? {
             Some((arn, revision)) if revision == run.task_definition => {
                 progress(&format!("{}: task {} already running (an earlier run started it): waiting for it", run.name, task_id(&arn)));
                 (arn, true)
@@ -286,7 +285,7 @@ impl AwsClients {
             Some((task, task_definition)) => {
                 return Ok(report(TaskOutcome::Busy { task, task_definition }, false));
             }
-            None => match self.start(run).await? {
+            None => match self.one_off_start(run).await? {
                 Ok(arn) => (arn, false),
                 Err(reason) => {
                     return Ok(report(TaskOutcome::NotStarted { task: None, reason, logs: None }, false));
@@ -296,15 +295,15 @@ impl AwsClients {
         if !adopted {
             progress(&format!("{}: started task {}", run.name, task_id(&arn)));
         }
-        let outcome = self.follow(run, &arn, timing, started, progress).await?;
+        let outcome = self.one_off_follow(run, &arn, timing, started, progress).await?;
         if let (TaskOutcome::Succeeded { task }, Some(record)) = (&outcome, &run.record) {
-            self.record(record, task, recorded.is_some()).await?;
+            self.one_off_record(record, task, recorded.is_some()).await?;
         }
         Ok(report(outcome, adopted))
     }
 
     /// What the record holds, when it exists and reads as one.
-    async fn recorded(&self, record: &RunRecord) -> Result<Option<Recorded>, TaskError> {
+    async fn one_off_recorded(&self, record: &RunRecord) -> Result<Option<Recorded>, TaskError> {
         match self.ssm.get_parameter().name(&record.parameter).send().await {
             Ok(out) => {
                 let value = out.parameter().and_then(|p| p.value()).unwrap_or_default();
@@ -321,15 +320,15 @@ impl AwsClients {
         }
     }
 
-    /// A running task of the family runway started: its ARN and revision.
-    async fn running(&self, run: &OneOffRun) -> Result<Option<(String, String)>, TaskError> {
+    /// A running task of the family runway started (`startedBy`): its ARN and revision.
+    async fn one_off_running(&self, run: &OneOffRun) -> Result<Option<(String, String)>, TaskError> {
         let what = || TaskError::new(format!("could not list the running tasks of {}", run.family));
         let listed = self
             .ecs
             .list_tasks()
             .cluster(&run.cluster)
             .family(&run.family)
-            .started_by(STARTED_BY)
+            // `startedBy` must be ListTasks' only filter: it is checked on each task below.
             .desired_status(DesiredStatus::Running)
             .send()
             .await
@@ -348,7 +347,7 @@ impl AwsClients {
         let tasks: Vec<(String, String)> = described
             .tasks()
             .iter()
-            .filter(|t| t.last_status() != Some("STOPPED"))
+            .filter(|t| t.started_by() == Some(STARTED_BY) && t.last_status() != Some("STOPPED"))
             .map(|t| {
                 (t.task_arn().unwrap_or_default().to_owned(), t.task_definition_arn().unwrap_or_default().to_owned())
             })
@@ -359,7 +358,7 @@ impl AwsClients {
     }
 
     /// Starts the task; `Ok(Err(reason))` when ECS answers without starting it.
-    async fn start(&self, run: &OneOffRun) -> Result<Result<String, String>, TaskError> {
+    async fn one_off_start(&self, run: &OneOffRun) -> Result<Result<String, String>, TaskError> {
         let awsvpc = AwsVpcConfiguration::builder()
             .set_subnets(Some(run.subnets.clone()))
             .set_security_groups(Some(run.security_groups.clone()))
@@ -400,7 +399,7 @@ impl AwsClients {
     }
 
     /// Looks at the task every interval until it stops or the timeout comes.
-    async fn follow(
+    async fn one_off_follow(
         &self,
         run: &OneOffRun,
         arn: &str,
@@ -411,7 +410,7 @@ impl AwsClients {
         let deadline = started + timing.timeout;
         let mut shown = String::new();
         loop {
-            let look = self.look(run, arn).await?;
+            let look = self.one_off_look(run, arn).await?;
             if look.last_status != shown {
                 progress(&format!("{}: task {} {}", run.name, task_id(arn), look.last_status));
                 shown.clone_from(&look.last_status);
@@ -432,7 +431,7 @@ impl AwsClients {
     }
 
     /// One look at the task.
-    async fn look(&self, run: &OneOffRun, arn: &str) -> Result<TaskLook, TaskError> {
+    async fn one_off_look(&self, run: &OneOffRun, arn: &str) -> Result<TaskLook, TaskError> {
         let described = self
             .ecs
             .describe_tasks()
@@ -469,7 +468,7 @@ impl AwsClients {
     }
 
     /// Records a success: the image, the command's fingerprint and the task.
-    async fn record(&self, record: &RunRecord, task: &str, exists: bool) -> Result<(), TaskError> {
+    async fn one_off_record(&self, record: &RunRecord, task: &str, exists: bool) -> Result<(), TaskError> {
         let what = || {
             TaskError::new(format!(
                 "the task succeeded but its record {} was not written (the next run will run it again)",
@@ -531,11 +530,6 @@ impl fmt::Display for TaskReport {
             ),
         }
     }
-}
-
-/// The failure's chain, for whoever prints it.
-pub fn describe(e: &TaskError) -> String {
-    Chain(e).to_string()
 }
 
 #[cfg(test)]
