@@ -995,7 +995,11 @@ fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
         assert_eq!(t.purpose, TaskPurpose::Migrate { workload: "metabase".into() });
         assert_eq!(t.output, "runway-task-migrate-metabase");
         assert_eq!(t.record.parameter, format!("/acme-shop/{env}/runway/migrate/metabase"));
-        assert!(t.record.image.ends_with("@sha256:9f2b1c4e5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c"));
+        assert!(
+            t.record
+                .image
+                .ends_with("@sha256:9f2b1c4e5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c")
+        );
         assert!(t.record.command.starts_with("sha256:") && t.record.command.len() == 71);
         let item = p.item(&t.task_definition).unwrap();
         assert_eq!((item.id.as_str(), item.owner.as_deref()), ("metabase_migrate-task", Some("metabase")));

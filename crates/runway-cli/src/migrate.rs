@@ -11,7 +11,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use aws_adapter::aws::{AwsClients, ClientSettings, OneOffRun, RunRecord, TaskOutcome, TaskReport, TaskTiming};
+use aws_adapter::aws::{
+    AwsClients, ClientSettings, OneOffRun, RunRecord, TaskOutcome, TaskReport, TaskTiming,
+};
 use runtime_plan::{OneOffTask, Plan, TaskPurpose};
 use secrets_adapter::{ExposeSecret, StackOutputs};
 use serde::{Deserialize, Serialize};
@@ -52,7 +54,11 @@ fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTa
     let Some(name) = workload else { return Ok(migrations) };
     if !plan.workloads.iter().any(|w| w.name == name) {
         let known: Vec<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
-        return Err(format!("{name} is not a workload of {} (workloads: {})", plan.environment, known.join(", ")));
+        return Err(format!(
+            "{name} is not a workload of {} (workloads: {})",
+            plan.environment,
+            known.join(", ")
+        ));
     }
     let one: Vec<&OneOffTask> = migrations.into_iter().filter(|t| t.purpose.subject() == name).collect();
     if one.is_empty() {
@@ -116,7 +122,12 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
     let tasks = chosen(&plan, a.workload).map_err(|e| out.usage(e))?;
     if tasks.is_empty() {
         if a.format == Format::Json {
-            print_json(&MigrateJson { environment: a.env, region: &plan.region, verdict: "none", tasks: &[] });
+            print_json(&MigrateJson {
+                environment: a.env,
+                region: &plan.region,
+                verdict: "none",
+                tasks: &[],
+            });
         } else {
             outln!("no workload of {} declares `migrate`: nothing to run", a.env);
         }
@@ -141,7 +152,8 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
         for run in &runs {
             let report = aws.run_one_off(run, a.timing, &mut progress).await?;
-            let done = matches!(report.outcome, TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. });
+            let done =
+                matches!(report.outcome, TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. });
             if a.format == Format::Text {
                 outln!("{report}");
             }
@@ -172,9 +184,12 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
         Some(_) => "failed",
     };
     match a.format {
-        Format::Json => print_json(&MigrateJson { environment: a.env, region: &plan.region, verdict, tasks: reports }),
+        Format::Json => {
+            print_json(&MigrateJson { environment: a.env, region: &plan.region, verdict, tasks: reports })
+        }
         Format::Text => {
-            let done = reports.iter().filter(|r| !matches!(r.outcome, TaskOutcome::AlreadyDone { .. })).count();
+            let done =
+                reports.iter().filter(|r| !matches!(r.outcome, TaskOutcome::AlreadyDone { .. })).count();
             outln!("{} task(s) of {}: {} run, {verdict}", reports.len(), a.env, done);
         }
     }
@@ -186,7 +201,9 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
             eprintln!(
                 "error: {name} did not stop within {}; it goes on running: run `runway migrate` again to wait \
                  for it (it is not started twice), with a longer --timeout if it needs one",
-                runway_schema::Duration::from_millis(u64::try_from(a.timing.timeout.as_millis()).unwrap_or(u64::MAX))
+                runway_schema::Duration::from_millis(
+                    u64::try_from(a.timing.timeout.as_millis()).unwrap_or(u64::MAX)
+                )
             );
             return Err(Exit(EXIT_TIMEOUT));
         }

@@ -637,7 +637,8 @@ fn the_documented_order_runs_from_an_empty_account() {
     stack.extend(first["outputs"].as_object().unwrap().clone());
     assert!(stack.contains_key("runway-task-migrate-metabase"), "{first:#}");
     std::fs::write(&outputs, Value::Object(stack).to_string()).unwrap();
-    let migrate = run(&["migrate", "--env", "dev", "--interval", "1s", "--outputs", outputs.to_str().unwrap(), file]);
+    let migrate =
+        run(&["migrate", "--env", "dev", "--interval", "1s", "--outputs", outputs.to_str().unwrap(), file]);
     assert_eq!(migrate.code, 0, "{}{}", migrate.stdout, migrate.stderr);
     assert!(migrate.stdout.contains("succeeded  migrate-metabase: task "), "{}", migrate.stdout);
 

@@ -110,8 +110,7 @@ impl Aws {
     /// The cluster and a revision of the migrate family; its ARN.
     fn first_up(&self) -> String {
         self.rt.block_on(self.ecs.create_cluster().cluster_name(CLUSTER).send()).unwrap();
-        let container =
-            ContainerDefinition::builder().name("metabase").image(IMAGE).memory(512).build();
+        let container = ContainerDefinition::builder().name("metabase").image(IMAGE).memory(512).build();
         let register = self.ecs.register_task_definition().family(FAMILY).container_definitions(container);
         let out = self.rt.block_on(register.send()).unwrap();
         out.task_definition().unwrap().task_definition_arn().unwrap().to_owned()
@@ -187,7 +186,8 @@ fn a_migration_runs_once_per_image_and_command() {
     assert_eq!(aws.tasks(), 1, "no second task for the same image and command");
 
     // A new release (the record holds another image): it runs again.
-    let older = json!({"image": "metabase/metabase:v0.49@sha256:00", "command": record["command"], "task": "t"});
+    let older =
+        json!({"image": "metabase/metabase:v0.49@sha256:00", "command": record["command"], "task": "t"});
     let put = aws.ssm.put_parameter().name(RECORD).value(older.to_string()).overwrite(true);
     aws.rt.block_on(put.send()).unwrap();
     let release = migrate(&moto.url(), &outputs, &[], &[]);
@@ -216,7 +216,11 @@ fn an_interrupted_run_is_waited_for_not_started_twice() {
 
     let second = migrate(&moto.url(), &outputs, &["--timeout", "2s"], &[]);
     assert_eq!(second.code, 5, "{}", second.stderr);
-    assert!(second.stdout.contains("already running (an earlier run started it): waiting for it"), "{}", second.stdout);
+    assert!(
+        second.stdout.contains("already running (an earlier run started it): waiting for it"),
+        "{}",
+        second.stdout
+    );
     assert_eq!(aws.tasks(), 1, "the running task is waited for, not started twice");
 
     tasks_progress(&moto, false);
@@ -320,7 +324,15 @@ fn a_failed_migration_exits_1_with_its_exit_code_and_where_its_logs_are() {
     // Nothing recorded: a failure runs again next time.
     assert_eq!(
         aws.asked(),
-        ["GetParameter", "ListTasks", "RunTask", "DescribeTasks", "DescribeTasks", "DescribeTasks", "DescribeTasks"]
+        [
+            "GetParameter",
+            "ListTasks",
+            "RunTask",
+            "DescribeTasks",
+            "DescribeTasks",
+            "DescribeTasks",
+            "DescribeTasks"
+        ]
     );
 
     let aws = CannedAws::start({
@@ -357,7 +369,8 @@ fn a_task_that_never_started_says_why() {
     );
 
     // ECS refusing to place it at all.
-    let refused = json!({"tasks": [], "failures": [{"arn": format!("{ARN}:cluster/{CLUSTER}"), "reason": "MISSING"}]});
+    let refused =
+        json!({"tasks": [], "failures": [{"arn": format!("{ARN}:cluster/{CLUSTER}"), "reason": "MISSING"}]});
     let aws = CannedAws::start(vec![
         not_found(),
         Route::ok("ListTasks", r#"{"taskArns": []}"#),
@@ -365,7 +378,11 @@ fn a_task_that_never_started_says_why() {
     ]);
     let run = migrate(&aws.url(), &outputs, &[], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stderr.contains("never ran its command: ECS did not start the task: MISSING"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("never ran its command: ECS did not start the task: MISSING"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -392,7 +409,9 @@ fn without_aws_credentials_the_first_step_is_named_and_the_exit_is_4() {
     assert_eq!(run.code, 4, "{}", run.stderr);
     let first = run.stderr.lines().next().unwrap_or_default();
     assert!(
-        first.starts_with(&format!("error: migrate could not read the record {RECORD}: no AWS credentials found")),
+        first.starts_with(&format!(
+            "error: migrate could not read the record {RECORD}: no AWS credentials found"
+        )),
         "{}",
         run.stderr
     );
@@ -407,7 +426,11 @@ fn usage_errors_exit_2() {
     std::fs::write(&outputs, r#"{"MAIN_DB_HOST": "h"}"#).unwrap();
     let run = migrate("http://127.0.0.1:9", &outputs, &[], &[]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains(&format!("has no output `{OUTPUT}`: run the first `pulumi up`")), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("has no output `{OUTPUT}`: run the first `pulumi up`")),
+        "{}",
+        run.stderr
+    );
     // A workload without `migrate`, and one that does not exist.
     let run = migrate("http://127.0.0.1:9", &outputs, &["--workload", "pdf-render"], &[]);
     assert_eq!(run.code, 2, "{}", run.stderr);

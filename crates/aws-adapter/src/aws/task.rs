@@ -279,7 +279,11 @@ impl AwsClients {
         }
         let (arn, adopted) = match self.one_off_running(run).await? {
             Some((arn, revision)) if revision == run.task_definition => {
-                progress(&format!("{}: task {} already running (an earlier run started it): waiting for it", run.name, task_id(&arn)));
+                progress(&format!(
+                    "{}: task {} already running (an earlier run started it): waiting for it",
+                    run.name,
+                    task_id(&arn)
+                ));
                 (arn, true)
             }
             Some((task, task_definition)) => {
@@ -349,7 +353,10 @@ impl AwsClients {
             .iter()
             .filter(|t| t.started_by() == Some(STARTED_BY) && t.last_status() != Some("STOPPED"))
             .map(|t| {
-                (t.task_arn().unwrap_or_default().to_owned(), t.task_definition_arn().unwrap_or_default().to_owned())
+                (
+                    t.task_arn().unwrap_or_default().to_owned(),
+                    t.task_definition_arn().unwrap_or_default().to_owned(),
+                )
             })
             .collect();
         // The same revision first: it is the one to wait for.
@@ -379,7 +386,9 @@ impl AwsClients {
             .enable_ecs_managed_tags(true)
             .send()
             .await
-            .map_err(|e| TaskError::new(format!("could not start {}", run.name))(RemoteError::from_sdk("RunTask", e)))?;
+            .map_err(|e| {
+                TaskError::new(format!("could not start {}", run.name))(RemoteError::from_sdk("RunTask", e))
+            })?;
         if let Some(arn) = sent.tasks().first().and_then(|t| t.task_arn()) {
             return Ok(Ok(arn.to_owned()));
         }
@@ -432,14 +441,8 @@ impl AwsClients {
 
     /// One look at the task.
     async fn one_off_look(&self, run: &OneOffRun, arn: &str) -> Result<TaskLook, TaskError> {
-        let described = self
-            .ecs
-            .describe_tasks()
-            .cluster(&run.cluster)
-            .tasks(arn)
-            .send()
-            .await
-            .map_err(|e| {
+        let described =
+            self.ecs.describe_tasks().cluster(&run.cluster).tasks(arn).send().await.map_err(|e| {
                 TaskError::new(format!("could not follow task {} of {}", task_id(arn), run.name))(
                     RemoteError::from_sdk("DescribeTasks", e),
                 )
@@ -475,15 +478,11 @@ impl AwsClients {
                 record.parameter
             ))
         };
-        let value = Recorded { image: record.image.clone(), command: record.command.clone(), task: task.to_owned() };
+        let value =
+            Recorded { image: record.image.clone(), command: record.command.clone(), task: task.to_owned() };
         // Invariant: three strings serialise.
         let value = serde_json::to_string(&value).unwrap_or_default();
-        let put = self
-            .ssm
-            .put_parameter()
-            .name(&record.parameter)
-            .value(value)
-            .r#type(ParameterType::String);
+        let put = self.ssm.put_parameter().name(&record.parameter).value(value).r#type(ParameterType::String);
         let put = if exists {
             put.overwrite(true)
         } else {
@@ -499,9 +498,15 @@ impl fmt::Display for TaskReport {
         let name = &self.name;
         match &self.outcome {
             TaskOutcome::AlreadyDone { task } => {
-                write!(f, "already done {name}: this image and command succeeded before (task {})", task_id(task))
+                write!(
+                    f,
+                    "already done {name}: this image and command succeeded before (task {})",
+                    task_id(task)
+                )
             }
-            TaskOutcome::Succeeded { task } => write!(f, "succeeded  {name}: task {} exited 0", task_id(task)),
+            TaskOutcome::Succeeded { task } => {
+                write!(f, "succeeded  {name}: task {} exited 0", task_id(task))
+            }
             TaskOutcome::Failed { task, exit_code, reason, logs } => {
                 write!(f, "failed     {name}: task {} exited {exit_code}", task_id(task))?;
                 if let Some(reason) = reason {

@@ -25,7 +25,8 @@ mod tests {
 
     #[test]
     fn a_fingerprint_follows_every_word_and_split() {
-        let f = |words: &[&str]| fingerprint(&words.iter().map(|w| CompactString::from(*w)).collect::<Vec<_>>());
+        let f =
+            |words: &[&str]| fingerprint(&words.iter().map(|w| CompactString::from(*w)).collect::<Vec<_>>());
         let one = f(&["./manage", "migrate"]);
         assert!(one.starts_with("sha256:") && one.len() == 71, "{one}");
         assert_eq!(one, f(&["./manage", "migrate"]));

@@ -124,7 +124,8 @@ fn lower(
     if let Some(migrate) = &w.spec.migrate {
         let command: Vec<CompactString> = migrate.command.iter().map(|c| c.as_str().into()).collect();
         let definition = (task.clone(), migrate_registry);
-        let id = self::task_definition(cx, w, definition, None, migrate_roles, &log_group, Some(command.clone()));
+        let id =
+            self::task_definition(cx, w, definition, None, migrate_roles, &log_group, Some(command.clone()));
         reference_parameters(cx, w, used.resources, &id);
         tasks.push(migrate_task(cx, w, (id, &command), (&security_groups, &log_group), platform));
     }
