@@ -272,10 +272,11 @@ impl AwsClients {
             Some(record) => self.one_off_recorded(record).await?,
             None => None,
         };
-        if let (Some(record), Some(done)) = (&run.record, &recorded) {
-            if done.image == record.image && done.command == record.command {
-                return Ok(report(TaskOutcome::AlreadyDone { task: done.task.clone() }, false));
-            }
+        if let (Some(record), Some(done)) = (&run.record, &recorded)
+            && done.image == record.image
+            && done.command == record.command
+        {
+            return Ok(report(TaskOutcome::AlreadyDone { task: done.task.clone() }, false));
         }
         let (arn, adopted) = match self.one_off_running(run).await? {
             Some((arn, revision)) if revision == run.task_definition => {
