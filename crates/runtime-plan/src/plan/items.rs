@@ -211,6 +211,12 @@ impl PlannedItem {
         if let ItemSpec::Vpc { .. } = &self.spec {
             return "VPC (not declared)".to_owned();
         }
+        // A one-off task's (a workload's `migrate`) beside the service's.
+        if let ItemSpec::TaskDefinition(task) = &self.spec
+            && task.command.is_some()
+        {
+            return "one-off task definition".to_owned();
+        }
         self.kind.words().to_owned()
     }
 
