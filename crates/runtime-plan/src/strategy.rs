@@ -325,7 +325,9 @@ fn build(
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))
                     .collect(),
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
-                migrate: None,
+                // Some migrate before their release (a one-off task of the plan).
+                migrate: (secrets % 2 == 1)
+                    .then(|| runway_schema::Migrate { command: vec!["./migrate".to_owned(), w.clone()] }),
             };
             (name('w', i, &w), workload)
         })
