@@ -1,7 +1,7 @@
 """A `pulumi up` of an emitted runway program against moto, as far as the SSM parameters a task
 reads go: the deploy test's stand-in for `pulumi up`, which cannot run without an AWS account.
 
-    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON [--as-prepared PLAN_JSON] [--ecs]
+    python tools/simulate_up.py PROGRAM_DIR OUTPUTS_JSON [--as-prepared PLAN_JSON] [--ecs] [--exclude-services]
 
 It reads `PROGRAM_DIR/Pulumi.yaml` and the stack outputs a real `up` would give (a
 `pulumi stack output --json --show-secrets` file, the test's values), then walks the program's
@@ -27,8 +27,23 @@ With `--ecs`, also declares what `runway rollout` reads: the ECS clusters, a rev
 task definition family, and each service on it (moto runs the services' tasks when started with
 `MOTO_ECS_SERVICE_RUNNING=1`), in the same order.
 
+With `--exclude-services`, models the deploy job's first `pulumi up` (`--exclude` of every
+`aws:ecs/service:Service` with `--exclude-dependents`, docs/pipeline.md): everything but the
+services and what depends on them (their scaling targets and policies) is declared, no service
+starts, and each one-off task the program exports (an output object naming a `taskDefinition`)
+must be able to start right after it: every `valueFrom` of its task definition exists then. The
+one-off tasks' outputs are printed as the stack would give them (`outputs`), for `runway
+migrate --outputs`. A later run without the flag is the full `up`: it declares what is missing
+(the services) and leaves what exists.
+
+moto 5.2.5 cannot run an `awsvpc` task (`RunTask` fails creating its network interface), so with
+`--ecs` a one-off task's family is registered without `FARGATE` compatibility (moto then gives it
+the `bridge` mode and ignores the network configuration `RunTask` sends); the services' are as
+the program declares them.
+
 Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
-task could not start or the program could not run); exits 1 when there is a failure.
+task could not start or the program could not run), `outputs` (the one-off tasks' stack
+outputs); exits 1 when there is a failure.
 """
 
 import json
@@ -101,29 +116,75 @@ def prepare(plan_file, ssm, secrets):
         secrets.create_secret(Name=copy["secretsManager"], SecretString="{}")
 
 
-def declare_ecs(resources, names, ecs):
-    """The clusters, task definitions and services, as `up` would create them (in `names` order)."""
-    name_of = {}
+def declare_ecs(resources, names, ecs, one_off):
+    """The clusters, task definitions and services, as `up` would create them (in `names` order);
+    what exists already (an earlier `up`) is left as it is. Returns each task definition's ARN."""
+    name_of, arns = {}, {}
     for name in names:
         res = resources[name]
         props = res.get("properties", {})
         if res["type"] == "aws:ecs/cluster:Cluster":
-            ecs.create_cluster(clusterName=props["name"])
+            if not ecs.describe_clusters(clusters=[props["name"]])["clusters"]:
+                ecs.create_cluster(clusterName=props["name"])
             name_of[name] = props["name"]
         elif res["type"] == "aws:ecs/taskDefinition:TaskDefinition":
+            name_of[name] = props["family"]
+            try:
+                arns[name] = ecs.describe_task_definition(taskDefinition=props["family"])["taskDefinition"]["taskDefinitionArn"]
+                continue
+            except ecs.exceptions.ClientException:
+                pass
             containers = props["containerDefinitions"]["fn::toJSON"]
-            ecs.register_task_definition(
+            fargate = {} if name in one_off else {"requiresCompatibilities": ["FARGATE"], "networkMode": "awsvpc"}
+            registered = ecs.register_task_definition(
                 family=props["family"],
                 containerDefinitions=[{"name": c["name"], "image": c["image"], "memory": int(props["memory"])}
                                       for c in containers],
-                requiresCompatibilities=["FARGATE"], networkMode="awsvpc",
-                cpu=props["cpu"], memory=props["memory"])
-            name_of[name] = props["family"]
+                cpu=props["cpu"], memory=props["memory"], **fargate)
+            arns[name] = registered["taskDefinition"]["taskDefinitionArn"]
         elif res["type"] == "aws:ecs/service:Service":
             ref = lambda v: name_of[v.strip("${}").split(".")[0]]
             ecs.create_service(cluster=ref(props["cluster"]), serviceName=props["name"],
                                taskDefinition=ref(props["taskDefinition"]),
                                desiredCount=props["desiredCount"], launchType="FARGATE")
+    return arns
+
+
+def excluded(resources, deps):
+    """The services and everything that depends on them, directly or not (`--exclude-dependents`)."""
+    out = {n for n, r in resources.items() if r["type"] == "aws:ecs/service:Service"}
+    grew = True
+    while grew:
+        grew = False
+        for n in resources:
+            if n not in out and deps[n] & out:
+                out.add(n)
+                grew = True
+    return out
+
+
+def task_outputs(program):
+    """The one-off tasks' outputs: name -> the output object (with its `taskDefinition`)."""
+    return {name: value for name, value in (program.get("outputs") or {}).items()
+            if isinstance(value, dict) and "taskDefinition" in value}
+
+
+def resolve_task_output(value, resources, arns):
+    """A one-off task's output as the stack gives it: the references resolved the way AWS names
+    the items (a task definition's ARN as registered, a name as declared, placeholders else)."""
+    def one(text):
+        m = REF.fullmatch(text)
+        if not m:
+            return text
+        if m.group(1) == "privateSubnetIds":
+            return ["subnet-private-a", "subnet-private-b"]
+        res, attr = m.group(1).split(".")
+        if attr == "arn" and res in arns:
+            return arns[res]
+        if attr == "name":
+            return resources[res]["properties"]["name"]
+        return f"{attr}-of-{res}"
+    return {k: [one(v) for v in val] if isinstance(val, list) else one(val) for k, val in value.items()}
 
 
 def main():
@@ -141,7 +202,7 @@ def main():
     # What an expression `${x.y}` evaluates to: the stack output that exports it.
     known = {}
     for name, expr in (program.get("outputs") or {}).items():
-        if name in outputs:
+        if name in outputs and isinstance(expr, str):
             known[expr.strip("${}")] = outputs[name]
     failures, written, started = [], [], []
 
@@ -171,6 +232,12 @@ def main():
 
     resources = program["resources"]
     deps = dependencies(resources)
+    tasks = task_outputs(program)
+    one_off = {v["taskDefinition"].strip("${}").split(".")[0] for v in tasks.values()}
+    first_up = "--exclude-services" in sys.argv
+    if first_up:
+        resources = {n: r for n, r in resources.items() if n not in excluded(resources, deps)}
+        deps = dependencies(resources)
 
     def exists(parameter):
         try:
@@ -188,10 +255,17 @@ def main():
             reads[name] = [s["valueFrom"] for c in containers for s in c.get("secrets") or []]
     before = {p for ps in reads.values() for p in ps if exists(p)}
 
+    # What every one-off task reads: it starts right after the first `up`.
+    task_reads = {}
+    for task in one_off:
+        containers = resources[task]["properties"]["containerDefinitions"]["fn::toJSON"]
+        task_reads[task] = [s["valueFrom"] for c in containers for s in c.get("secrets") or []]
+
     writes = {}
     names = order(resources, deps)
+    arns = {}
     if "--ecs" in sys.argv:
-        declare_ecs(resources, names, boto3.client("ecs", region_name=region))
+        arns = declare_ecs(resources, names, boto3.client("ecs", region_name=region), one_off)
     for name in names:
         res = resources[name]
         props = res.get("properties", {})
@@ -221,7 +295,15 @@ def main():
                 )
         started.append(name)
 
-    print(json.dumps({"written": written, "started": started, "failures": failures}, indent=1))
+    if first_up:
+        for task, parameters in task_reads.items():
+            for parameter in parameters:
+                if not exists(parameter):
+                    failures.append(f"{task}: ResourceInitializationError: parameter {parameter} "
+                                    "does not exist after the first `up`")
+    resolved = {name: resolve_task_output(value, resources, arns) for name, value in tasks.items()}
+    print(json.dumps({"written": written, "started": started, "failures": failures, "outputs": resolved},
+                     indent=1))
     return 1 if failures else 0
 
 

@@ -45,6 +45,7 @@ mod postgres;
 mod queue;
 mod ser;
 mod stack;
+mod tasks;
 mod topic;
 mod workload;
 pub mod yaml;
@@ -153,6 +154,9 @@ pub fn render_with(plan: &Plan, options: Options) -> Result<Program, RenderError
     for output in &plan.outputs {
         let value = ctx.output_reference(&output.name, &output.item, &output.attribute)?;
         outputs.push((output.name.to_string(), value));
+    }
+    for task in &plan.tasks {
+        outputs.push((task.output.to_string(), tasks::output(&mut ctx, task)?));
     }
 
     let mut root = m([

@@ -42,6 +42,8 @@ struct Container<'p> {
     image: &'p str,
     /// A private registry's credentials: the secret ECS reads them from.
     repository_credentials: Option<RepositoryCredentialsProps>,
+    /// A one-off task's command (a workload's `migrate`); a service runs the image's own.
+    command: Option<Vec<&'p str>>,
     essential: bool,
     port_mappings: [PortMapping; 1],
     environment: Vec<Variable<'p>>,
@@ -105,7 +107,8 @@ struct ContainerHealth<'p> {
 
 /// The task definition: Fargate on the planned CPU architecture, awsvpc, one container with the
 /// workload's image (and its registry's credentials), port, environment, SSM secrets, its
-/// output to the workload's log group, and the container health check the plan decided.
+/// output to the workload's log group, and the container health check the plan decided; for a
+/// one-off task's (`migrate`), its command.
 pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::TaskDefinition(spec) = &item.spec else {
         return Err(wrong_spec(item));
@@ -123,6 +126,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         execution_role,
         log_group,
         task_role,
+        command,
     } = &**spec;
     for s in secrets {
         cx.waits_for(&s.parameter);
@@ -141,6 +145,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         name: workload,
         image,
         repository_credentials,
+        command: command.as_ref().map(|words| words.iter().map(|w| w.as_str()).collect()),
         essential: true,
         port_mappings: [PortMapping { container_port: *port, protocol: "tcp" }],
         environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),

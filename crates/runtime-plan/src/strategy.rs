@@ -331,6 +331,9 @@ fn build(
                     .collect(),
                 exec: w.len() % 3 == 0,
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
+                // Some migrate before their release (a one-off task of the plan).
+                migrate: (secrets % 2 == 1)
+                    .then(|| runway_schema::Migrate { command: vec!["./migrate".to_owned(), w.clone()] }),
             };
             (name('w', i, &w), workload)
         })

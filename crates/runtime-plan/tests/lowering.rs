@@ -1032,3 +1032,54 @@ fn groups_of(i: &PlannedItem) -> &[CompactString] {
         _ => &[],
     }
 }
+
+/// The shipped example's `migrate` (metabase): a one-off task whose task definition is the
+/// service's but for its family, its command and no health check, run with the workload's
+/// security groups in its cluster, recorded under the SSM prefix; no other workload has one.
+#[test]
+fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
+    for env in ["dev", "production"] {
+        let p = plan(&common::shipped_example(), env, &cat()).unwrap();
+        assert_eq!(p.tasks.len(), 1, "{env}");
+        let t = &p.tasks[0];
+        assert_eq!(t.name, "migrate-metabase");
+        assert_eq!(t.purpose, TaskPurpose::Migrate { workload: "metabase".into() });
+        assert_eq!(t.output, "runway-task-migrate-metabase");
+        assert_eq!(t.record.parameter, format!("/acme-shop/{env}/runway/migrate/metabase"));
+        assert!(
+            t.record
+                .image
+                .ends_with("@sha256:9f2b1c4e5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c")
+        );
+        assert!(t.record.command.starts_with("sha256:") && t.record.command.len() == 71);
+        let item = p.item(&t.task_definition).unwrap();
+        assert_eq!((item.id.as_str(), item.owner.as_deref()), ("metabase_migrate-task", Some("metabase")));
+        assert_eq!(item.physical_name, format!("acme-shop-{env}-metabase-migrate"));
+        let ItemSpec::TaskDefinition(migrate) = &item.spec else { panic!() };
+        let service = p
+            .items
+            .iter()
+            .find_map(|i| match &i.spec {
+                ItemSpec::EcsService(s) if s.workload == "metabase" => Some(s),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(t.cluster, service.cluster);
+        assert_eq!(t.security_groups, service.security_groups);
+        let ItemSpec::TaskDefinition(own) = &p.item(&service.task_definition).unwrap().spec else { panic!() };
+        let words: Vec<&str> = migrate.command.as_ref().unwrap().iter().map(|w| w.as_str()).collect();
+        assert_eq!(words, ["java", "-jar", "/app/metabase.jar", "migrate", "up"]);
+        assert!(own.command.is_none() && migrate.health.is_none() && own.health.is_some());
+        let mut same = (**own).clone();
+        same.command.clone_from(&migrate.command);
+        same.health = None;
+        assert_eq!(&same, &**migrate, "only the command and the health check differ");
+        assert_eq!((t.log_group.as_str(), t.container.as_str()), (migrate.log_group.as_str(), "metabase"));
+        // It reads the service's parameters, and the layout knows it does.
+        for s in &migrate.secrets {
+            let param = p.secrets.ssm_parameters.iter().find(|x| x.name == s.parameter).unwrap();
+            assert!(param.referenced_by.contains(&item.id), "{}", s.parameter);
+        }
+        assert!(p.workloads.iter().find(|w| w.name == "metabase").unwrap().items.contains(&item.id));
+    }
+}

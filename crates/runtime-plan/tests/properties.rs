@@ -465,8 +465,11 @@ proptest! {
         let c = Catalogue::builtin();
         for plan in plans(&p, &c) {
             for w in &plan.workloads {
+                // The service's task definition (a `migrate` has one of its own, checked below).
+                let one_off = |i: &PlannedItem| matches!(&i.spec, ItemSpec::TaskDefinition(t) if t.command.is_some());
                 let of_kind = |kind: ItemKind| {
-                    let mut found = w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind == kind);
+                    let mut found =
+                        w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind == kind && !one_off(i));
                     let first = found.next();
                     assert!(found.next().is_none(), "{} has two {}", w.name, kind.as_str());
                     first
@@ -495,6 +498,15 @@ proptest! {
                     execution_permissions(&plan, w, &task.id),
                     "execution role of {}", w.name
                 );
+                // A `migrate` runs as the service does: the same roles, the same secrets, and
+                // a one-off task of the plan names it.
+                for migrate in w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| one_off(i)) {
+                    let ItemSpec::TaskDefinition(m) = &migrate.spec else { panic!() };
+                    prop_assert_eq!(&m.execution_role, execution_role);
+                    prop_assert_eq!(&m.task_role, role);
+                    prop_assert_eq!(&m.secrets, &spec.secrets);
+                    prop_assert!(plan.tasks.iter().any(|t| t.task_definition == migrate.id), "{}", migrate.id);
+                }
                 // No wildcard: no action has one, and `*` is the resource of the ECR token and
                 // of ECS Exec's channels only.
                 for g in execution_grants.iter().chain(task_grants) {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::output::Out;
-use crate::{deploy, prices, review, rollout, spend};
+use crate::{deploy, migrate, prices, review, rollout, spend};
 
 #[derive(Parser)]
 #[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
@@ -133,6 +133,35 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: PlanArgs,
     },
+    /// Deploy job, between the first `pulumi up` (without the services) and the full one: run
+    /// each workload's `migrate` as a one-off Fargate task with the new image, and wait for it.
+    /// A success is recorded and not run again for the same image and command. Exit 1 when a
+    /// task exits non-zero or never starts (with its exit code and where its logs are), 5 when
+    /// the timeout came first.
+    Migrate {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// Only this workload's `migrate` (by default every workload's, in file order).
+        #[arg(long)]
+        workload: Option<String>,
+        /// The stack outputs (`pulumi stack output --json --show-secrets`), as `secrets publish`
+        /// takes them: each task's revision, cluster, subnets and security groups.
+        #[arg(long)]
+        outputs: PathBuf,
+        /// The most time to wait for a task to stop, from 1s to 6h.
+        #[arg(long, default_value = "30m", value_parser = migrate::timeout)]
+        timeout: Duration,
+        /// The pause between two looks at a task, from 1s to 5m.
+        #[arg(long, default_value = "5s", value_parser = rollout::interval)]
+        interval: Duration,
+        /// `json`: `{"environment","region","verdict","tasks":[{"name","state",..}]}` on stdout,
+        /// progress lines on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -231,7 +260,8 @@ impl Command {
             | Self::Catalogue { command: Some(prices::CatalogueCommand::Import { format, .. }), .. }
             | Self::Secrets { command: S::Prepare { format, .. } | S::Publish { format, .. } }
             | Self::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } }
-            | Self::Rollout { format, .. } => *format == Format::Json,
+            | Self::Rollout { format, .. }
+            | Self::Migrate { format, .. } => *format == Format::Json,
             Self::Diff { format, .. } => *format == review::DiffFormat::Json,
             Self::Graph { format, .. } => *format == GraphFormat::Json,
             Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,

@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the runway is invalid (or what `ssm verify` and
 //! `rollout` check is wrong), 2 usage error, 3 refused by a cost cap, 4 a remote call failed,
-//! 5 `rollout` timed out.
+//! 5 `rollout` or `migrate` timed out.
 //!
 //! `args` holds the command line, `output` what is printed and the exit codes, `planning`
 //! what the planning commands share; one module per command family carries it out.
@@ -26,6 +26,7 @@ mod emit;
 mod files;
 mod git;
 mod lsp;
+mod migrate;
 mod output;
 mod planning;
 mod prices;
@@ -68,6 +69,17 @@ fn main() -> ExitCode {
         Command::Rollout { env, timeout, interval, format, args } => {
             rollout::run(&env, timeout, interval, format, &args, out)
         }
+        Command::Migrate { env, workload, outputs, timeout, interval, format, args } => migrate::run(
+            &migrate::MigrateArgs {
+                env: &env,
+                workload: workload.as_deref(),
+                outputs: &outputs,
+                timing: aws_adapter::aws::TaskTiming { timeout, interval },
+                format,
+                args: &args,
+            },
+            out,
+        ),
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command, out),

@@ -131,8 +131,14 @@ fn outputs_file_of(file: &Path, dir: &Path) -> PathBuf {
 /// Pulumi would, declares the ECS clusters, task definitions and services `runway rollout`
 /// reads, and reports every task that could start before a parameter it reads exists.
 fn simulate_up(moto: &Moto, program: &Path, outputs: &Path) -> Value {
+    simulate_up_with(moto, program, outputs, &[])
+}
+
+/// [`simulate_up`] with more flags (`--exclude-services`: the deploy job's first `up`).
+fn simulate_up_with(moto: &Moto, program: &Path, outputs: &Path, flags: &[&str]) -> Value {
     let mut cmd = std::process::Command::new(test_support::python());
     cmd.arg(test_support::workspace().join("tools/simulate_up.py")).arg(program).arg(outputs).arg("--ecs");
+    cmd.args(flags);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("AWS_") {
             cmd.env_remove(k);
@@ -589,7 +595,8 @@ fn looked_up(program: &str, function: &str) -> Vec<String> {
 
 /// The first deploy by the documented order, from an empty account: after `secrets prepare`,
 /// everything `pulumi up` looks up exists (the proxy secret in Secrets Manager, each credential's
-/// SSM parameter); a simulated `up` writes the program's parameters before any service that
+/// SSM parameter); a first simulated `up` without the services lets `runway migrate` run the
+/// metabase migration (everything it reads exists); the full simulated `up` writes the program's parameters before any service that
 /// reads them starts, so every `valueFrom` of every task resolves at its start; `rollout` finds
 /// every service on its declared revision; then `secrets publish`, `ssm publish` and
 /// `ssm verify` finish, and what each task reads from SSM
@@ -619,8 +626,23 @@ fn the_documented_order_runs_from_an_empty_account() {
     assert_eq!(proxy_state(&moto, &password), Action::Unchanged, "the proxy secret is in place");
     set_person_secret(&moto);
 
-    // `pulumi up`: no task starts before a parameter it reads exists.
+    // The first `pulumi up`, without the services: no service starts, and the migrate task
+    // can (everything it reads exists); its stack output goes to the outputs file.
     let outputs = outputs_file(&dir);
+    let first = simulate_up_with(&moto, &out, &outputs, &["--exclude-services"]);
+    assert!(first["failures"].as_array().unwrap().is_empty(), "{first:#}");
+    assert!(first["started"].as_array().unwrap().is_empty(), "{first:#}");
+    let mut stack: serde_json::Map<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(&outputs).unwrap()).unwrap();
+    stack.extend(first["outputs"].as_object().unwrap().clone());
+    assert!(stack.contains_key("runway-task-migrate-metabase"), "{first:#}");
+    std::fs::write(&outputs, Value::Object(stack).to_string()).unwrap();
+    let migrate =
+        run(&["migrate", "--env", "dev", "--interval", "1s", "--outputs", outputs.to_str().unwrap(), file]);
+    assert_eq!(migrate.code, 0, "{}{}", migrate.stdout, migrate.stderr);
+    assert!(migrate.stdout.contains("succeeded  migrate-metabase: task "), "{}", migrate.stdout);
+
+    // The full `pulumi up`: no task starts before a parameter it reads exists.
     let up = simulate_up(&moto, &out, &outputs);
     assert!(up["failures"].as_array().unwrap().is_empty(), "{up:#}");
     assert_eq!(names(&up["started"]), ["metabase_service", "pdf-render_service"], "{up:#}");

@@ -264,6 +264,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["workloads", _, "health"] => keys(Place::Health),
         ["workloads", _, "scale", _] => keys(Place::Scale),
         ["workloads", _, "reason"] => keys(Place::Reason),
+        ["workloads", _, "migrate"] => keys(Place::Migrate),
         _ => Vec::new(),
     }
 }

@@ -489,6 +489,19 @@ struct WorkloadFile {
     exec: Option<bool>,
     /// Why no managed service fits.
     reason: ReasonFile,
+    /// A command run once per release as a one-off Fargate task with the new image, the
+    /// workload's bindings, size and network, before its service is updated (`runway migrate`).
+    migrate: Option<MigrateFile>,
+}
+
+/// `migrate`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::MIGRATE))]
+struct MigrateFile {
+    /// The container's command, word by word (exec form), e.g. `["./manage.py", "migrate"]`.
+    #[schemars(length(min = 1))]
+    command: Vec<String>,
 }
 
 /// `health`.
@@ -631,6 +644,7 @@ mod tests {
             ("WorkloadFile", keys::WORKLOAD),
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),
+            ("MigrateFile", keys::MIGRATE),
             ("GroundedReason", keys::REASON),
         ] {
             assert_eq!(props(&root, Some(def)), listed(k), "{def}");

@@ -634,6 +634,18 @@ pub struct Workload {
     pub exec: bool,
     /// Why this workload is not a managed service.
     pub reason: Reason,
+    /// The one-off task the deploy job runs with the new image before any task of it takes
+    /// traffic (`migrate`), when declared.
+    pub migrate: Option<Migrate>,
+}
+
+/// `migrate`: a command run once per release as a one-off task, with the workload's image,
+/// bindings, size and network, before its service is updated (`runway migrate`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Migrate {
+    /// The container's command, word by word (exec form: no shell unless it names one).
+    pub command: Vec<String>,
 }
 
 impl Workload {

@@ -166,6 +166,8 @@ pub enum Place {
     Scale,
     /// `workloads.<name>.reason`.
     Reason,
+    /// `workloads.<name>.migrate`.
+    Migrate,
 }
 
 /// The keys a mapping of the format has, in the order the reference lists them. Editors
@@ -209,6 +211,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],
         Place::Reason => &[keys::REASON],
+        Place::Migrate => &[keys::MIGRATE],
     };
     let mut out: Vec<&'static str> = Vec::new();
     for key in list.iter().flat_map(|l| l.iter()) {

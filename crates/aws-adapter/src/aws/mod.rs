@@ -15,6 +15,7 @@ mod proxy;
 mod remedy;
 mod rollout;
 mod ssm;
+mod task;
 
 use std::fmt;
 use std::future::Future;
@@ -40,6 +41,7 @@ pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
+pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
 /// The product and environment a call works for; they become the `product` and `environment`
 /// tags of everything written.

@@ -527,7 +527,7 @@ impl AwsClients {
     }
 }
 
-fn ssm_tag((key, value): &(String, String)) -> Tag {
+pub(super) fn ssm_tag((key, value): &(String, String)) -> Tag {
     Tag::builder()
         .key(key)
         .value(value)

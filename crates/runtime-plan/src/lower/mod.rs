@@ -46,6 +46,7 @@ mod queue;
 mod reach;
 mod resources;
 mod secrets;
+mod tasks;
 mod topic;
 mod usage;
 mod vpc;
@@ -122,10 +123,13 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .map(|(r, consumers)| lower_resource(&mut cx, r, consumers, &platform))
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
-    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
+    let mut tasks = Vec::new();
+    let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform, &mut tasks);
     alarms::lower(&mut cx);
     budget::lower(&mut cx);
-    Ok(finish(cx, bindings, planned_resources, workloads))
+    let mut plan = finish(cx, bindings, planned_resources, workloads);
+    plan.tasks = tasks;
+    Ok(plan)
 }
 
 /// Where the records' items are in the plan's item list, one range per record.
@@ -232,6 +236,7 @@ fn finish(
         tags: tag_rules(product, env_name),
         apply_changes: protection::apply_changes(env_name, env.apply_changes),
         vpc_endpoints: env.network.endpoints,
+        tasks: Vec::new(),
     }
 }
 
@@ -311,7 +316,8 @@ fn expected_items(product: &Product, env: &str) -> usize {
     // A log group, an execution role, a security group, a service and its task definition; a
     // task role when it uses a queue, topic or bucket; its discovery service (internal) or
     // target group, listener rule and DNS record (public); a scaling target and policy when it
-    // scales in this environment; a registry secret when its credentials are in Infisical.
+    // scales in this environment; a registry secret when its credentials are in Infisical; the
+    // task definition of its `migrate`.
     let workloads: usize = product
         .root
         .workloads
@@ -322,6 +328,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
                 + usize::from(matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))))
                 + if w.expose == Expose::Public { 3 } else { 1 }
                 + if scale.max > scale.min { 2 } else { 0 }
+                + usize::from(w.migrate.is_some())
         })
         .sum();
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379).

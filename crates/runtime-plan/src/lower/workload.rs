@@ -18,8 +18,8 @@ use super::resources::Resources;
 use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
 use super::{network, protection, usage};
 use crate::plan::{
-    Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, PlannedWorkload, PolicyResource,
-    RepositoryCredentials, TaskDefinitionSpec, TaskSecret,
+    Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, OneOffTask, PlannedWorkload,
+    PolicyResource, RepositoryCredentials, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret,
 };
 use crate::pricing::Priceable;
 
@@ -52,6 +52,7 @@ pub(super) fn lower_all(
     bindings: &[Binding],
     used: &Used,
     platform: &Platform,
+    tasks: &mut Vec<OneOffTask>,
 ) -> Lowered<PlannedWorkload> {
     let bindings_of = by_consumer(bindings);
     let mut records = Vec::with_capacity(workloads.len());
@@ -69,7 +70,7 @@ pub(super) fn lower_all(
             scale: spec.scale_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
         };
-        records.push(lower(cx, &w, used, platform, &mut public_index));
+        records.push(lower(cx, &w, used, platform, &mut public_index, tasks));
         ranges.push(first_item..cx.items.len());
     }
     (records, ranges)
@@ -82,6 +83,7 @@ fn lower(
     used: &Used,
     platform: &Platform,
     public_index: &mut u32,
+    tasks: &mut Vec<OneOffTask>,
 ) -> PlannedWorkload {
     let first_item = cx.items.len();
     let log_group = log_group(cx, w);
@@ -93,7 +95,10 @@ fn lower(
     }
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
-    let task_definition = task_definition(cx, w, (task.clone(), registry), health.clone(), roles, &log_group);
+    let migrate_roles = Roles { execution: roles.execution.clone(), task: roles.task.clone() };
+    let migrate_registry = registry.clone();
+    let task_definition =
+        task_definition(cx, w, (task.clone(), registry), health.clone(), roles, &log_group, None);
     reference_parameters(cx, w, used.resources, &task_definition);
     let (mut discovery, mut dns_name, mut entry, mut host) = (None, None, None, None);
     let env = cx.env;
@@ -116,6 +121,14 @@ fn lower(
         }
     }
     let security_groups = network::workload(cx, used.resources, (w.name, &w.base, w.spec));
+    if let Some(migrate) = &w.spec.migrate {
+        let command: Vec<CompactString> = migrate.command.iter().map(|c| c.as_str().into()).collect();
+        let definition = (task.clone(), migrate_registry);
+        let id =
+            self::task_definition(cx, w, definition, None, migrate_roles, &log_group, Some(command.clone()));
+        reference_parameters(cx, w, used.resources, &id);
+        tasks.push(migrate_task(cx, w, (id, &command), (&security_groups, &log_group), platform));
+    }
     let service = service(cx, w, (task_definition, security_groups), discovery, entry, platform);
     if w.scale.max > w.scale.min {
         scaling(cx, w, &service, platform);
@@ -208,7 +221,9 @@ fn roles(
     identity::lower(cx, w.name, &w.base, execution, task)
 }
 
-/// The task definition; returns its id.
+/// The task definition of the service, or (`command` set) of the workload's `migrate` one-off
+/// task: the same image, variables, roles, size and log group, its own family
+/// `<base>-migrate`, the command, no health check. Returns its id.
 fn task_definition(
     cx: &mut Cx,
     w: &Lowering,
@@ -216,6 +231,7 @@ fn task_definition(
     health: Option<HealthSpec>,
     roles: Roles,
     log_group: &CompactString,
+    command: Option<Vec<CompactString>>,
 ) -> CompactString {
     let Roles { execution: execution_role, task: task_role } = roles;
     let registry_secret = match &repository_credentials {
@@ -235,10 +251,15 @@ fn task_definition(
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
         log_group: log_group.clone(),
+        command: command.clone(),
     }));
-    let name = cx.named(ItemKind::TaskDefinition, w.base.clone());
+    let (id, name) = match command {
+        None => (cat(&[w.name, "_task"]), w.base.clone()),
+        Some(_) => (cat(&[w.name, "_migrate-task"]), cat(&[&w.base, "-migrate"])),
+    };
+    let name = cx.named(ItemKind::TaskDefinition, name);
     cx.push(
-        NewItem::new(cat(&[w.name, "_task"]), name, Some(w.name), spec).size(w.size).depends_on(
+        NewItem::new(id, name, Some(w.name), spec).size(w.size).depends_on(
             [execution_role]
                 .into_iter()
                 .chain(task_role)
@@ -247,6 +268,37 @@ fn task_definition(
                 .collect(),
         ),
     )
+}
+
+/// The workload's `migrate` one-off task: its task definition (`id`, running `command`), the
+/// cluster, the workload's security groups and log group; its success recorded at
+/// `<ssm prefix>/runway/migrate/<workload>` with the image and the command's fingerprint.
+fn migrate_task(
+    cx: &Cx,
+    w: &Lowering,
+    (task_definition, command): (CompactString, &[CompactString]),
+    (security_groups, log_group): (&[CompactString], &CompactString),
+    platform: &Platform,
+) -> OneOffTask {
+    let purpose = TaskPurpose::Migrate { workload: w.name.into() };
+    let name = cat(&[purpose.word(), "-", w.name]);
+    OneOffTask {
+        output: cat(&["runway-task-", &name]),
+        record: TaskRecord {
+            parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", w.name]),
+            image: w.spec.image.as_str().into(),
+            command: super::tasks::fingerprint(command),
+        },
+        name,
+        purpose,
+        task_definition,
+        cluster: platform.cluster.as_ref().map(|c| c.id.clone()).unwrap_or_default(),
+        security_groups: security_groups.to_vec(),
+        // The program names the container and its stream prefix after the workload.
+        container: w.name.into(),
+        log_group: log_group.clone(),
+        log_stream_prefix: w.name.into(),
+    }
 }
 
 /// The SSM parameters the task reads: its bindings' variables, its own secrets, then its `env`

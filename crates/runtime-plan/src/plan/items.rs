@@ -226,6 +226,12 @@ impl PlannedItem {
                 None => format!("alarm {}", alarm.as_str()),
             };
         }
+        // A one-off task's (a workload's `migrate`) beside the service's.
+        if let ItemSpec::TaskDefinition(task) = &self.spec
+            && task.command.is_some()
+        {
+            return "one-off task definition".to_owned();
+        }
         self.kind.words().to_owned()
     }
 

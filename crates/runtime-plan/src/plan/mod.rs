@@ -23,6 +23,7 @@ mod parts;
 mod secrets;
 mod specs;
 mod tags;
+mod tasks;
 mod verdict;
 
 pub use compact_str::CompactString;
@@ -39,6 +40,7 @@ pub use parts::*;
 pub use secrets::*;
 pub use specs::*;
 pub use tags::*;
+pub use tasks::*;
 pub use verdict::*;
 
 /// The plan of one environment of a product.
@@ -81,6 +83,8 @@ pub struct Plan {
     /// program (its `vpc-endpoint` items), or the VPC already (`existing`: assumed present,
     /// none declared or charged).
     pub vpc_endpoints: Endpoints,
+    /// The one-off tasks the deploy job runs (a workload's `migrate`), in workload order.
+    pub tasks: Vec<OneOffTask>,
 }
 
 /// Where a resource comes from.

@@ -106,6 +106,10 @@ pub struct TaskDefinitionSpec {
     pub task_role: Option<CompactString>,
     /// Logical id of the log group its container writes to (the `awslogs` driver).
     pub log_group: CompactString,
+    /// The container's command, for the task definition of a one-off task (a workload's
+    /// `migrate`); `None` for a service's, which runs the image's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<CompactString>>,
 }
 
 /// ElastiCache replication group, engine Valkey, TLS and AUTH on.

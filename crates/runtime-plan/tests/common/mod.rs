@@ -52,6 +52,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
         scale: IndexMap::new(),
         exec: false,
         reason: Reason { ground: Some(Ground::NoManagedFit), detail: "BI".into() },
+        migrate: None,
     }
 }
 

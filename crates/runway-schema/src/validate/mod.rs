@@ -87,10 +87,12 @@ pub(crate) mod keys {
         "scale",
         "exec",
         "reason",
+        "migrate",
     ];
     pub const HEALTH: &[&str] =
         &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold", "grace"];
     pub const SCALE: &[&str] = &["min", "max"];
+    pub const MIGRATE: &[&str] = &["command"];
     pub const REASON: &[&str] = &["ground", "detail"];
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
 }

@@ -67,6 +67,10 @@ pub(super) fn workload(
         }
         Some(n) => reason(cx, n, &join(path, "reason")),
     };
+    let migrate = match f.get("migrate") {
+        None => Some(None),
+        Some(n) => migrate(cx, n, &join(path, "migrate")).map(Some),
+    };
     variable_collisions(cx, name, own_names, &used, resource_nodes);
 
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
@@ -88,7 +92,38 @@ pub(super) fn workload(
         scale,
         exec: exec?,
         reason: reason?,
+        migrate: migrate?,
     })
+}
+
+/// `migrate: { command: [...] }`: a non-empty list of words, each non-empty.
+fn migrate(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Migrate> {
+    let f = cx.fields(node, path, "`migrate`", keys::MIGRATE)?;
+    let help = "write the command word by word, e.g. `command: [\"./manage.py\", \"migrate\"]`";
+    let c = cx.require(&f, path, "`migrate`", "command", help)?;
+    let cp = join(path, "command");
+    let items = cx.list(c, &cp, "`command`")?;
+    let mut words = Vec::new();
+    let mut bad = false;
+    for (i, w) in items.iter().enumerate() {
+        let p = index(&cp, i);
+        match cx.free_text(w, &p, "a command word") {
+            Some(word) if word.is_empty() => {
+                cx.invalid(w, &p, "a command word is empty".to_owned(), Some(help.to_owned()));
+                bad = true;
+            }
+            Some(word) => words.push(word),
+            None => bad = true,
+        }
+    }
+    if bad {
+        return None;
+    }
+    if words.is_empty() {
+        cx.invalid(c, &cp, "the migrate command is empty".to_owned(), Some(help.to_owned()));
+        return None;
+    }
+    Some(Migrate { command: words })
 }
 
 /// `image`: required, and pinned by digest.

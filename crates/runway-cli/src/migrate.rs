@@ -1,0 +1,231 @@
+//! `runway migrate --env ENV --outputs FILE [--workload NAME]`: the deploy job's step between
+//! the first `pulumi up` (everything but the services) and the full one. Runs each workload's
+//! `migrate` one-off task with the new image, in workload order, and stops at the first that
+//! does not succeed: exit 1 with its exit code (or why it never started) and where its logs
+//! are, 5 on the timeout, 4 when a call failed (docs/pipeline.md).
+//!
+//! The plan names the tasks and their records; the stack outputs (`--outputs`, the file
+//! `secrets publish` takes) give the revision, the cluster and the network; the AWS adapter runs
+//! them (`run_one_off`, generic over what a task is for).
+
+use std::path::Path;
+use std::time::Duration;
+
+use aws_adapter::aws::{
+    AwsClients, ClientSettings, OneOffRun, RunRecord, TaskOutcome, TaskReport, TaskTiming,
+};
+use runtime_plan::{OneOffTask, Plan, TaskPurpose};
+use secrets_adapter::{ExposeSecret, StackOutputs};
+use serde::{Deserialize, Serialize};
+
+use crate::args::{Format, PlanArgs};
+use crate::deploy::{load, print_json, remote, runtime};
+use crate::output::{EXIT_INVALID, EXIT_TIMEOUT, Exit, Out, chain};
+
+/// What `runway migrate` is given.
+pub(crate) struct MigrateArgs<'a> {
+    pub(crate) env: &'a str,
+    pub(crate) workload: Option<&'a str>,
+    pub(crate) outputs: &'a Path,
+    pub(crate) timing: TaskTiming,
+    pub(crate) format: Format,
+    pub(crate) args: &'a PlanArgs,
+}
+
+/// A task's stack output, as the program exports it (`pulumi-program`'s `tasks.rs`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskOutput {
+    cluster: String,
+    task_definition: String,
+    family: String,
+    subnets: Vec<String>,
+    security_groups: Vec<String>,
+    container: String,
+    log_group: String,
+    log_stream_prefix: String,
+    region: String,
+}
+
+/// The plan's `migrate` tasks, or the one of `workload`; exit 2 for a workload without one.
+fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTask>, String> {
+    let migrations: Vec<&OneOffTask> =
+        plan.tasks.iter().filter(|t| matches!(t.purpose, TaskPurpose::Migrate { .. })).collect();
+    let Some(name) = workload else { return Ok(migrations) };
+    if !plan.workloads.iter().any(|w| w.name == name) {
+        let known: Vec<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
+        return Err(format!(
+            "{name} is not a workload of {} (workloads: {})",
+            plan.environment,
+            known.join(", ")
+        ));
+    }
+    let one: Vec<&OneOffTask> = migrations.into_iter().filter(|t| t.purpose.subject() == name).collect();
+    if one.is_empty() {
+        return Err(format!("workload {name} declares no `migrate` (add `migrate: {{ command: [...] }}`)"));
+    }
+    Ok(one)
+}
+
+/// The run of a task: the plan's names and record, the stack output's revision and network.
+fn run_of(plan: &Plan, task: &OneOffTask, outputs: &StackOutputs, file: &Path) -> Result<OneOffRun, String> {
+    let missing = || {
+        format!(
+            "{} has no output `{}`: run the first `pulumi up` of the deploy job (docs/pipeline.md), then \
+             `pulumi stack output --json --show-secrets > {}`",
+            file.display(),
+            task.output,
+            file.display()
+        )
+    };
+    let text = outputs.get(&task.output).ok_or_else(missing)?;
+    let out: TaskOutput = serde_json::from_str(text.expose_secret())
+        .map_err(|e| format!("{}: output `{}` is not a task's: {e}", file.display(), task.output))?;
+    let workload = task.purpose.subject();
+    Ok(OneOffRun {
+        name: task.name.to_string(),
+        cluster: out.cluster,
+        task_definition: out.task_definition,
+        family: out.family,
+        subnets: out.subnets,
+        security_groups: out.security_groups,
+        container: out.container,
+        log_group: out.log_group,
+        log_stream_prefix: out.log_stream_prefix,
+        region: out.region,
+        record: Some(RunRecord {
+            parameter: task.record.parameter.to_string(),
+            image: task.record.image.to_string(),
+            command: task.record.command.to_string(),
+            tags: vec![
+                ("product".to_owned(), plan.product.to_string()),
+                ("environment".to_owned(), plan.environment.to_string()),
+                ("resource".to_owned(), workload.to_owned()),
+            ],
+        }),
+    })
+}
+
+/// The report as `--format json` prints it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MigrateJson<'a> {
+    environment: &'a str,
+    region: &'a str,
+    verdict: &'static str,
+    tasks: &'a [TaskReport],
+}
+
+/// Runs `runway migrate`.
+pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
+    let (_, plan) = load(a.env, a.args, out)?;
+    let tasks = chosen(&plan, a.workload).map_err(|e| out.usage(e))?;
+    if tasks.is_empty() {
+        if a.format == Format::Json {
+            print_json(&MigrateJson {
+                environment: a.env,
+                region: &plan.region,
+                verdict: "none",
+                tasks: &[],
+            });
+        } else {
+            outln!("no workload of {} declares `migrate`: nothing to run", a.env);
+        }
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(a.outputs)
+        .map_err(|e| out.usage(format!("cannot read {}: {e}", a.outputs.display())))?;
+    let outputs = StackOutputs::parse(&text)
+        .map_err(|e| out.usage(format!("{}: {}", a.outputs.display(), chain(&e))))?;
+    let runs: Vec<OneOffRun> = tasks
+        .iter()
+        .map(|t| run_of(&plan, t, &outputs, a.outputs))
+        .collect::<Result<_, _>>()
+        .map_err(|e| out.usage(e))?;
+    let mut progress = |line: &str| match a.format {
+        Format::Text => outln!("{line}"),
+        Format::Json => eprintln!("{line}"),
+    };
+    let rt = runtime(out)?;
+    let mut reports: Vec<TaskReport> = Vec::new();
+    let result = rt.block_on(async {
+        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        for run in &runs {
+            let report = aws.run_one_off(run, a.timing, &mut progress).await?;
+            let done =
+                matches!(report.outcome, TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. });
+            if a.format == Format::Text {
+                outln!("{report}");
+            }
+            reports.push(report);
+            if !done {
+                break;
+            }
+        }
+        Ok::<(), aws_adapter::aws::TaskError>(())
+    });
+    if let Err(e) = result {
+        // What ran before the failure is said first; running the command again goes on.
+        for report in &reports {
+            eprintln!("{report}");
+        }
+        return Err(remote(out, format!("migrate {}", chain(&e))));
+    }
+    finish(a, &plan, &reports)
+}
+
+/// The verdict: exit 0 when every task succeeded or was done already, 5 when one timed out, 1
+/// when one failed, never started or found another revision's task running.
+fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<(), Exit> {
+    let last = reports.last().map(|r| &r.outcome);
+    let verdict = match last {
+        None | Some(TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. }) => "complete",
+        Some(TaskOutcome::TimedOut { .. }) => "timed-out",
+        Some(_) => "failed",
+    };
+    match a.format {
+        Format::Json => {
+            print_json(&MigrateJson { environment: a.env, region: &plan.region, verdict, tasks: reports })
+        }
+        Format::Text => {
+            let done =
+                reports.iter().filter(|r| !matches!(r.outcome, TaskOutcome::AlreadyDone { .. })).count();
+            outln!("{} task(s) of {}: {} run, {verdict}", reports.len(), a.env, done);
+        }
+    }
+    let Some(report) = reports.last() else { return Ok(()) };
+    let name = &report.name;
+    let first_step = match &report.outcome {
+        TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. } => return Ok(()),
+        TaskOutcome::TimedOut { .. } => {
+            eprintln!(
+                "error: {name} did not stop within {}; it goes on running: run `runway migrate` again to wait \
+                 for it (it is not started twice), with a longer --timeout if it needs one",
+                runway_schema::Duration::from_millis(
+                    u64::try_from(a.timing.timeout.as_millis()).unwrap_or(u64::MAX)
+                )
+            );
+            return Err(Exit(EXIT_TIMEOUT));
+        }
+        TaskOutcome::Failed { exit_code, logs, .. } => format!(
+            "{name} exited {exit_code}: read its logs (log group {}, stream {}), fix the migration or the \
+             image, and deploy again; the services were not updated",
+            logs.group, logs.stream
+        ),
+        TaskOutcome::NotStarted { reason, .. } => format!(
+            "{name} never ran its command: {reason}; fix that (the image, its registry credentials, a \
+             parameter it reads) and deploy again; the services were not updated"
+        ),
+        TaskOutcome::Busy { task, .. } => format!(
+            "{name}: a task of an earlier revision still runs ({task}); wait for it to stop (or stop it: \
+             `aws ecs stop-task --cluster <cluster> --task {task}`) and run `runway migrate` again"
+        ),
+    };
+    eprintln!("error: {first_step}");
+    Err(Exit(EXIT_INVALID))
+}
+
+/// `--timeout` of `runway migrate`: from 1 s to 6 h, as `rollout`'s.
+pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
+    crate::rollout::timeout(text)
+}
