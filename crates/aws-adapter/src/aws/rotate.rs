@@ -212,7 +212,11 @@ impl AwsClients {
                 return Ok(state);
             }
             if started.elapsed() + interval > timeout {
-                return Err(WaitError::TimedOut { holder: holder.clone(), waited: started.elapsed(), last: state });
+                return Err(WaitError::TimedOut {
+                    holder: holder.clone(),
+                    waited: started.elapsed(),
+                    last: state,
+                });
             }
             last = Some(state);
             tokio::time::sleep(interval).await;

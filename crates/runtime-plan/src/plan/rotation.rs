@@ -170,7 +170,8 @@ impl Plan {
     /// The item holding the credential: the postgres instance or cluster (with its proxy's
     /// secret), or the cache's replication group.
     fn rotation_target(&self, credential: &GeneratedSecret) -> Option<RotationTarget> {
-        let proxy = || Some((credential.secrets_manager.clone()?, credential.secrets_manager_username.clone()?));
+        let proxy =
+            || Some((credential.secrets_manager.clone()?, credential.secrets_manager_username.clone()?));
         self.items.iter().find_map(|item| match credential.kind {
             CredentialKind::PostgresAdminPassword => {
                 if let ItemSpec::RdsInstance(spec) = &item.spec
