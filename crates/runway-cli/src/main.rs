@@ -32,6 +32,7 @@ mod prices;
 mod program;
 mod review;
 mod rollout;
+mod rotate;
 mod schema;
 mod spend;
 
@@ -67,6 +68,10 @@ fn main() -> ExitCode {
         Command::Ssm { command } => deploy::ssm(&command, out),
         Command::Rollout { env, timeout, interval, format, args } => {
             rollout::run(&env, timeout, interval, format, &args, out)
+        }
+        Command::Rotate { env, resource, no_restart, members_restarted, timeout, interval, format, args } => {
+            let options = rotate::Options { no_restart, members_restarted, timeout, interval };
+            rotate::run(&env, &resource, options, format, &args, out)
         }
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
