@@ -107,7 +107,7 @@ fn only_the_services_reading_a_parameter_restart() {
             let restarts = p.services_reading(&[secret.parameter.as_str()]);
             assert!(restarts.iter().any(|s| s.workload == task.workload), "{secret:?}");
             for s in &restarts {
-                assert_eq!(s.parameters, [secret.parameter.clone()]);
+                assert_eq!(s.parameters, std::slice::from_ref(&secret.parameter));
             }
         }
     }

@@ -392,11 +392,11 @@ async fn restart_and_complete(
             progress.done("restart", s.workload.to_string(), "not done");
         }
     } else {
-        restart(aws, &rotation.restarts, progress).await?;
-        wait_restarts(aws, &rotation.restarts, options, progress).await?;
+        let running = restart(aws, &rotation.restarts, progress).await?;
+        wait_restarts(aws, &running, options, progress).await?;
     }
     for m in &rotation.members {
-        let action = if options.members_restarted { "done by people" } else { "people's to do" };
+        let action = if options.members_restarted { "redeployed" } else { "redeploy" };
         progress.done("member", m.to_string(), action);
     }
     let RotationTarget::CacheReplicationGroup { .. } = &rotation.target else { return Ok(true) };
@@ -411,13 +411,23 @@ async fn restart_and_complete(
     Ok(true)
 }
 
-/// Starts a new deployment of each service (`UpdateService`, `forceNewDeployment`).
-async fn restart(aws: &AwsClients, restarts: &[ServiceRestart], progress: &mut Progress) -> Result<(), Stop> {
+/// Starts a new deployment of each service (`UpdateService`, `forceNewDeployment`); returns
+/// those that exist (a service not deployed yet runs no task and needs none).
+async fn restart(
+    aws: &AwsClients,
+    restarts: &[ServiceRestart],
+    progress: &mut Progress,
+) -> Result<Vec<ServiceRestart>, Stop> {
+    let mut running = Vec::with_capacity(restarts.len());
     for s in restarts {
-        aws.restart_service(&s.cluster, &s.service).await.map_err(|e| remote("restart", &e))?;
-        progress.done("restart", s.workload.to_string(), "restarted");
+        if aws.restart_service(&s.cluster, &s.service).await.map_err(|e| remote("restart", &e))? {
+            progress.done("restart", s.workload.to_string(), "restarted");
+            running.push(s.clone());
+        } else {
+            progress.done("restart", s.workload.to_string(), "not found");
+        }
     }
-    Ok(())
+    Ok(running)
 }
 
 /// Waits until every restarted service runs its new deployment with every desired task.
@@ -480,7 +490,13 @@ pub(crate) async fn restart_readers(
             not_restarted.push(RestartJson::from(s));
             continue;
         }
-        aws.restart_service(&s.cluster, &s.service).await.map_err(|e| chain(&e))?;
+        if !aws.restart_service(&s.cluster, &s.service).await.map_err(|e| chain(&e))? {
+            // Not deployed yet: no task runs, its first ones will read the new value.
+            if format == Format::Text {
+                outln!("not found {} ({}): no running service to restart", s.workload, s.service);
+            }
+            continue;
+        }
         if format == Format::Text {
             outln!("restarted {} ({}): reads {reads}", s.workload, s.service);
         }

@@ -310,6 +310,7 @@ fn a_postgres_rotation_sets_the_database_first_then_the_proxy_infisical_ssm_and_
     // Only metabase reads main-db's parameters.
     assert_eq!(changed(&before, &d.deployments()), ["acme-shop-dev-metabase-service"]);
     assert!(run.stdout.contains("restarted  metabase"), "{}", run.stdout);
+    assert!(run.stdout.contains("member    redeploy   reporting"), "{}", run.stdout);
     assert!(run.stdout.contains("rotated main-db in dev"), "{}", run.stdout);
 
     // Again, as JSON: a new value each time, every step listed.
@@ -320,6 +321,7 @@ fn a_postgres_rotation_sets_the_database_first_then_the_proxy_infisical_ssm_and_
     assert_eq!(report["complete"], true);
     assert_eq!(report["resumed"], false);
     assert_eq!(report["target"]["kind"], "rdsInstance");
+    assert_eq!(report["target"]["proxySecret"], PROXY_SECRET);
     assert_eq!(report["restarted"][0]["workload"], "metabase");
     assert_eq!(report["notRestarted"], json!([]));
     let newer = d.password("main-db", "MAIN_DB_PASSWORD");

@@ -225,16 +225,29 @@ impl AwsClients {
 
     /// Starts a new deployment of an ECS service with its current task definition
     /// (`UpdateService`, `forceNewDeployment`): new tasks read their `secrets` again, and the
-    /// old ones stop once the new ones are healthy.
-    pub async fn restart_service(&self, cluster: &str, service: &str) -> Result<(), RemoteError> {
-        self.ecs
+    /// old ones stop once the new ones are healthy. `false` when the cluster or the service does
+    /// not exist or is not active (not deployed yet: no task runs, nothing to restart).
+    pub async fn restart_service(&self, cluster: &str, service: &str) -> Result<bool, RemoteError> {
+        let sent = self
+            .ecs
             .update_service()
             .cluster(cluster)
             .service(service)
             .force_new_deployment(true)
             .send()
-            .await
-            .map(drop)
-            .map_err(|e| RemoteError::from_sdk("UpdateService", e))
+            .await;
+        match sent {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error().is_some_and(|s| {
+                    s.is_cluster_not_found_exception()
+                        || s.is_service_not_found_exception()
+                        || s.is_service_not_active_exception()
+                }) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(RemoteError::from_sdk("UpdateService", e)),
+        }
     }
 }

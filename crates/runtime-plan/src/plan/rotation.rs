@@ -16,7 +16,7 @@ pub const PENDING_FOLDER: &str = "/runway/pending";
 
 /// The database or cache whose credential a rotation changes, with AWS's names for it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
 pub enum RotationTarget {
     /// An RDS PostgreSQL instance behind RDS Proxy: `ModifyDBInstance` `MasterUserPassword`.
     RdsInstance {
