@@ -158,7 +158,7 @@ pub(crate) enum Command {
         #[arg(long, default_value = "10s", value_parser = rollout::interval)]
         interval: Duration,
         /// `json`: `{"environment","resource","resumed","complete","target","steps":[..],
-        /// "restarted":[..],"notRestarted":[..]}` on stdout, progress lines on stderr.
+        /// "restarted":[..],"notRestarted":[..],"members":[..]}` on stdout, progress lines on stderr.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         #[command(flatten)]

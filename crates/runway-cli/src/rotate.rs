@@ -144,6 +144,10 @@ pub(crate) fn run(
     let ran = rt.block_on(rotate(&plan, &rotation, (&client, &project), options, &mut progress));
     let (resumed, complete) = match ran {
         Ok(done) => done,
+        // Before anything was kept: nothing to finish.
+        Err(Stop { code: crate::output::EXIT_USAGE, message }) => {
+            return Err(out.usage(format!("rotate {resource}: {message}")));
+        }
         Err(Stop { code, message }) => {
             return Err(out.fail(
                 code,
