@@ -162,6 +162,37 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: PlanArgs,
     },
+    /// Replace a generated credential (a postgres admin password, a cache AUTH token) without
+    /// an outage: the database or cache first (and waited for), then the proxy's secret,
+    /// Infisical and SSM, then the services that read it restart; a cache's token is completed
+    /// with `SET` last. Stopped anywhere, the same command finishes it (docs/pipeline.md,
+    /// "Rotation").
+    Rotate {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The resource whose credential to replace (`main-db`, `sessions`).
+        resource: String,
+        /// Restart no service (a cache's rotation then stops before `SET`, both tokens valid).
+        #[arg(long)]
+        no_restart: bool,
+        /// The members using the resource (listed by a run) have been redeployed with the new
+        /// value: a cache's rotation may complete with `SET`.
+        #[arg(long)]
+        members_restarted: bool,
+        /// The most time for each wait (the database or cache, the restarts), from 1s to 6h.
+        #[arg(long, default_value = "30m", value_parser = rollout::timeout)]
+        timeout: Duration,
+        /// The pause between two looks, from 1s to 5m.
+        #[arg(long, default_value = "10s", value_parser = rollout::interval)]
+        interval: Duration,
+        /// `json`: `{"environment","resource","resumed","complete","target","steps":[..],
+        /// "restarted":[..],"notRestarted":[..],"members":[..]}` on stdout, progress lines on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -262,6 +293,7 @@ impl Command {
             | Self::Ssm { command: M::Publish { format, .. } | M::Verify { format, .. } }
             | Self::Rollout { format, .. }
             | Self::Migrate { format, .. } => *format == Format::Json,
+            Self::Rotate { format, .. } => *format == Format::Json,
             Self::Diff { format, .. } => *format == review::DiffFormat::Json,
             Self::Graph { format, .. } => *format == GraphFormat::Json,
             Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,

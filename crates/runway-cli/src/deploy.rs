@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use aws_adapter::aws::{
     AwsClients, ClientSettings, ParameterExpectation, ParameterRequest, ProxyAdminCopy, ProxyCopyReport,
-    PublishReport, RegistryCredentialsCopy, Scope, SourceError, ValueSource,
+    PublishReport, RegistryCredentialsCopy, Scope, SourceError, UpdateReason, ValueSource,
 };
 use clap::Subcommand;
 use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterWriter, Plan};
@@ -42,8 +42,9 @@ pub(crate) enum SecretsCommand {
         /// The environment.
         #[arg(long)]
         env: String,
-        /// Replace this resource's generated credential (repeatable).
-        #[arg(long = "rotate", value_name = "RESOURCE")]
+        /// Replaced by `runway rotate --env ENV RESOURCE`, which rotates without an outage; kept
+        /// only to say so (exit 2).
+        #[arg(long = "rotate", value_name = "RESOURCE", hide = true)]
         rotate: Vec<String>,
         /// Call only read APIs and say what would change.
         #[arg(long)]
@@ -76,10 +77,15 @@ pub(crate) enum SecretsCommand {
 pub(crate) enum SsmCommand {
     /// Copy resource variables from Infisical into the SSM parameters workloads reference
     /// (for products without Infisical's own sync). Workload secrets are left to people.
+    /// The ECS services whose tasks read a parameter whose value changed are restarted (a new
+    /// deployment), since a task reads its secrets only when it starts.
     Publish {
         /// The environment.
         #[arg(long)]
         env: String,
+        /// Restart no service; the output lists those whose running tasks keep the old value.
+        #[arg(long)]
+        no_restart: bool,
         /// Call only read APIs and say what would change.
         #[arg(long)]
         dry_run: bool,
@@ -116,7 +122,9 @@ pub(crate) fn secrets(command: &SecretsCommand, out: Out) -> Result<(), Exit> {
 /// Runs an `ssm` subcommand.
 pub(crate) fn ssm(command: &SsmCommand, out: Out) -> Result<(), Exit> {
     match command {
-        SsmCommand::Publish { env, dry_run, format, args } => ssm_publish(env, *dry_run, *format, args, out),
+        SsmCommand::Publish { env, no_restart, dry_run, format, args } => {
+            ssm_publish(env, *no_restart, *dry_run, *format, args, out)
+        }
         SsmCommand::Verify { env, format, args } => ssm_verify(env, *format, args, out),
     }
 }
@@ -135,7 +143,7 @@ pub(crate) fn load(env: &str, args: &PlanArgs, out: Out) -> Result<(Product, Pla
 /// The Infisical side of a plan: the client (from the environment, the runway's URL as the
 /// default) and the project id. Exit 2 when the runway has no `secrets.infisical` or the
 /// credentials are missing.
-fn infisical(product: &Product, plan: &Plan, out: Out) -> Result<(Client, String), Exit> {
+pub(crate) fn infisical(product: &Product, plan: &Plan, out: Out) -> Result<(Client, String), Exit> {
     let (Some(config), Some(project)) = (&product.root.secrets.infisical, &plan.secrets.infisical_project)
     else {
         return Err(out.usage(format!(
@@ -157,7 +165,7 @@ pub(crate) fn runtime(out: Out) -> Result<tokio::runtime::Runtime, Exit> {
         .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))
 }
 
-fn scope(plan: &Plan) -> Scope {
+pub(crate) fn scope(plan: &Plan) -> Scope {
     Scope { product: plan.product.to_string(), environment: plan.environment.to_string() }
 }
 
@@ -224,22 +232,21 @@ fn secrets_prepare(
     args: &PlanArgs,
     out: Out,
 ) -> Result<(), Exit> {
+    if let Some(first) = rotate.first() {
+        return Err(out.usage(format!(
+            "`secrets prepare --rotate` is replaced by `runway rotate --env {env} {first}`, which sets the new \
+             value on the database or cache first and restarts its readers (docs/pipeline.md, \"Rotation\")"
+        )));
+    }
     let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
     let specs = credential_specs(&plan);
-    if let Some(unknown) = rotate.iter().find(|r| !specs.iter().any(|(s, _)| &s.resource == *r)) {
-        let known: Vec<&str> = specs.iter().map(|(s, _)| s.resource.as_str()).collect();
-        return Err(out.usage(format!(
-            "--rotate {unknown}: no generated credential belongs to `{unknown}` (these do: {})",
-            known.join(", ")
-        )));
-    }
     let (client, project) = infisical(&product, &plan, out)?;
     let only_specs: Vec<CredentialSpec> = specs.iter().map(|(s, _)| s.clone()).collect();
     let rt = runtime(out)?;
     rt.block_on(async {
         let report =
-            secrets_adapter::prepare(&client, &project, &only_specs, rotate, dry_run).await.map_err(|e| {
+            secrets_adapter::prepare(&client, &project, &only_specs, &[], dry_run).await.map_err(|e| {
                 remote(out, format!("secrets prepare stopped: {}\nproxy copies: not done", chain(&e)))
             })?;
         if format == Format::Text {
@@ -539,11 +546,11 @@ fn secrets_publish(
 /// Values for `ssm publish`, read from Infisical at the places the plan gives, with
 /// references expanded (as Infisical's own sync would deliver them). The value is read with
 /// `viewSecretValue=true` here only and goes straight to the AWS adapter.
-struct InfisicalValues<'a> {
-    client: &'a Client,
-    project: &'a str,
+pub(crate) struct InfisicalValues<'a> {
+    pub(crate) client: &'a Client,
+    pub(crate) project: &'a str,
     /// `(resource, variable)` -> its place in Infisical.
-    places: HashMap<(&'a str, &'a str), &'a InfisicalPlace>,
+    pub(crate) places: HashMap<(&'a str, &'a str), &'a InfisicalPlace>,
 }
 
 impl ValueSource for InfisicalValues<'_> {
@@ -563,7 +570,14 @@ impl ValueSource for InfisicalValues<'_> {
     }
 }
 
-fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: Out) -> Result<(), Exit> {
+fn ssm_publish(
+    env: &str,
+    no_restart: bool,
+    dry_run: bool,
+    format: Format,
+    args: &PlanArgs,
+    out: Out,
+) -> Result<(), Exit> {
     let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
     let (client, project) = infisical(&product, &plan, out)?;
@@ -589,14 +603,13 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
     }
     let source = InfisicalValues { client: &client, project: &project, places };
     let rt = runtime(out)?;
-    let report = rt
-        .block_on(async {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-            aws.ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run).await
-        })
-        .map_err(|e| remote(out, chain(&e)))?;
-    match format {
-        Format::Text => {
+    rt.block_on(async {
+        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        let report = aws
+            .ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run)
+            .await
+            .map_err(|e| remote(out, chain(&e)))?;
+        if format == Format::Text {
             out!("{report}");
             for name in &program {
                 outln!("program   {name} (written by the program at `pulumi up`)");
@@ -605,11 +618,33 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
                 outln!("skipped   {name} (workload secret, set by people)");
             }
         }
-        Format::Json => {
-            print_json(&serde_json::json!({ "ssm": report, "program": program, "skipped": skipped }))
+        // Only a value that changed reaches no running task until it restarts.
+        let changed: Vec<&str> = report
+            .parameters
+            .iter()
+            .filter(|o| o.reasons.contains(&UpdateReason::Value))
+            .map(|o| o.name.as_str())
+            .collect();
+        let (restarted, not_restarted) =
+            crate::rotate::restart_readers(&plan, &aws, &changed, no_restart, dry_run, format)
+                .await
+                .map_err(|e| {
+                    remote(
+                        out,
+                        format!("{e}\nthe parameters are written; run the same command again to restart"),
+                    )
+                })?;
+        if format == Format::Json {
+            print_json(&serde_json::json!({
+                "ssm": report,
+                "program": program,
+                "skipped": skipped,
+                "restarted": restarted,
+                "notRestarted": not_restarted,
+            }));
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 // ---- ssm verify ---------------------------------------------------------------------------

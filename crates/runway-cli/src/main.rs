@@ -33,6 +33,7 @@ mod prices;
 mod program;
 mod review;
 mod rollout;
+mod rotate;
 mod schema;
 mod spend;
 
@@ -80,6 +81,10 @@ fn main() -> ExitCode {
             },
             out,
         ),
+        Command::Rotate { env, resource, no_restart, members_restarted, timeout, interval, format, args } => {
+            let options = rotate::Options { no_restart, members_restarted, timeout, interval };
+            rotate::run(&env, &resource, options, format, &args, out)
+        }
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command, out),

@@ -1,7 +1,8 @@
 //! The AWS side of the adapter: SSM parameters (`runway ssm publish|verify`), the copy of a
 //! database admin credential that RDS Proxy reads from Secrets Manager, the state of the ECS
 //! services after `pulumi up` (`runway rollout`, which only reads), and the month's bill read
-//! back from Cost Explorer (`runway spend`, read only).
+//! back from Cost Explorer (`runway spend`, read only), and `runway rotate`'s changes of a
+//! database password or a cache token with the restarts of the services that read them.
 //!
 //! Everything here carries out what the plan already decided: names, KMS key, tags. Nothing is
 //! deleted. Values travel only as [`SecretString`] and are never printed, logged, put in an error
@@ -14,6 +15,7 @@ mod cost;
 mod proxy;
 mod remedy;
 mod rollout;
+mod rotate;
 mod ssm;
 mod task;
 
@@ -37,6 +39,7 @@ pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
     Verdict,
 };
+pub use rotate::{CredentialHolder, HolderState, TokenStrategy, WaitError};
 pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
@@ -314,6 +317,10 @@ pub struct AwsClients {
     pub(crate) ssm: aws_sdk_ssm::Client,
     pub(crate) secrets: aws_sdk_secretsmanager::Client,
     pub(crate) ecs: aws_sdk_ecs::Client,
+    /// RDS: a database's master password (`runway rotate`).
+    pub(crate) rds: aws_sdk_rds::Client,
+    /// ElastiCache: a cache's AUTH token (`runway rotate`).
+    pub(crate) elasticache: aws_sdk_elasticache::Client,
     /// Cost Explorer: reached in us-east-1 whatever the region (its endpoint rules).
     pub(crate) ce: aws_sdk_costexplorer::Client,
 }
@@ -351,6 +358,8 @@ impl AwsClients {
             ssm: aws_sdk_ssm::Client::new(&config),
             secrets: aws_sdk_secretsmanager::Client::new(&config),
             ecs: aws_sdk_ecs::Client::new(&config),
+            rds: aws_sdk_rds::Client::new(&config),
+            elasticache: aws_sdk_elasticache::Client::new(&config),
             ce: aws_sdk_costexplorer::Client::new(&config),
         }
     }

@@ -1,0 +1,263 @@
+//! What `runway rotate` and `runway ssm publish` need of a plan, decided here so that the
+//! adapters only carry it out: the steps of one generated credential's rotation, and which ECS
+//! services read given SSM parameters (a task reads its `secrets` only when it starts, so a
+//! service whose parameter changed is restarted with a new deployment).
+
+use compact_str::CompactString;
+use serde::Serialize;
+
+use super::{ConsumerKind, CredentialKind, GeneratedSecret, InfisicalPlace, ItemSpec, Plan};
+use crate::plan::ConnectionSource;
+
+/// The Infisical folder (in the environment's Infisical environment) where `runway rotate`
+/// keeps a new value until the rotation is complete, under the credential's own name: out of
+/// the resources' folders, so that no sync of a resource folder copies it anywhere.
+pub const PENDING_FOLDER: &str = "/runway/pending";
+
+/// The database or cache whose credential a rotation changes, with AWS's names for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
+pub enum RotationTarget {
+    /// An RDS PostgreSQL instance behind RDS Proxy: `ModifyDBInstance` `MasterUserPassword`.
+    RdsInstance {
+        /// The DB instance identifier.
+        identifier: CompactString,
+        /// The proxy's Secrets Manager secret (`{"username", "password"}`).
+        proxy_secret: CompactString,
+        /// The admin user written with the password into the proxy's secret.
+        username: CompactString,
+    },
+    /// An Aurora PostgreSQL cluster behind RDS Proxy: `ModifyDBCluster` `MasterUserPassword`.
+    AuroraCluster {
+        /// The DB cluster identifier.
+        identifier: CompactString,
+        /// The proxy's Secrets Manager secret (`{"username", "password"}`).
+        proxy_secret: CompactString,
+        /// The admin user written with the password into the proxy's secret.
+        username: CompactString,
+    },
+    /// An ElastiCache (Valkey) replication group: `ModifyReplicationGroup` `AuthToken`, first
+    /// with the `ROTATE` strategy (old and new tokens both valid), then, once the consumers
+    /// have restarted, with `SET` (only the new one).
+    CacheReplicationGroup {
+        /// The replication group id.
+        replication_group_id: CompactString,
+    },
+}
+
+/// An SSM parameter a rotation writes again, and where its value is read in Infisical (with
+/// references expanded): the credential's own parameter, and every parameter of a connection
+/// variable composed from it (`MAIN_DB_URL`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RotatedParameter {
+    /// The parameter name.
+    pub name: CompactString,
+    /// The variable (`MAIN_DB_URL`).
+    pub variable: CompactString,
+    /// Where its value is read.
+    pub infisical: InfisicalPlace,
+}
+
+/// An ECS service to restart (a new deployment of the same task definition) because its task
+/// definition reads a changed parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceRestart {
+    /// The workload.
+    pub workload: CompactString,
+    /// The cluster's name.
+    pub cluster: CompactString,
+    /// The service's name.
+    pub service: CompactString,
+    /// The task definition family.
+    pub family: CompactString,
+    /// The parameters it reads among those that changed, in the task definition's order.
+    pub parameters: Vec<CompactString>,
+}
+
+/// The steps of one credential's rotation (`runway rotate --env ENV RESOURCE`), in order:
+/// keep a new value at [`Rotation::pending`], set it on [`Rotation::target`] (and wait), the
+/// proxy's secret (postgres), the credential's Infisical place, [`Rotation::parameters`],
+/// restart [`Rotation::restarts`], complete the target (a cache's `SET`), clear the pending
+/// value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rotation {
+    /// The resource.
+    pub resource: CompactString,
+    /// The credential rotated.
+    pub credential: GeneratedSecret,
+    /// Where the new value waits until the rotation is complete ([`PENDING_FOLDER`]).
+    pub pending: InfisicalPlace,
+    /// What holds the credential in AWS.
+    pub target: RotationTarget,
+    /// The SSM parameters written again, the credential's first.
+    pub parameters: Vec<RotatedParameter>,
+    /// The services reading any of them.
+    pub restarts: Vec<ServiceRestart>,
+    /// The members that use the resource: they read the credential from Infisical (or its
+    /// sync) and run outside the plan, so runway cannot restart them; people do. A cache's
+    /// `SET` waits for them (the old token would be refused).
+    pub members: Vec<CompactString>,
+}
+
+/// Why a plan has no rotation for a resource.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RotationError {
+    /// The resource has no generated credential in this environment.
+    #[error(
+        "`{resource}` has no generated credential in this environment (these do: {})",
+        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+    )]
+    NoCredential {
+        /// The resource asked for.
+        resource: CompactString,
+        /// The resources that have one.
+        known: Vec<CompactString>,
+    },
+    /// The plan declares no database or cache item for the resource (a plan of a member, or an
+    /// inconsistent plan).
+    #[error("the plan declares no database or cache for `{resource}`")]
+    NoTarget {
+        /// The resource asked for.
+        resource: CompactString,
+    },
+}
+
+impl Plan {
+    /// The rotation of `resource`'s generated credential.
+    pub fn rotation(&self, resource: &str) -> Result<Rotation, RotationError> {
+        let Some(credential) = self.secrets.generated.iter().find(|g| g.resource == resource) else {
+            return Err(RotationError::NoCredential {
+                resource: resource.into(),
+                known: self.secrets.generated.iter().map(|g| g.resource.clone()).collect(),
+            });
+        };
+        let target = self
+            .rotation_target(credential)
+            .ok_or_else(|| RotationError::NoTarget { resource: resource.into() })?;
+        let parameters = self.rotated_parameters(credential);
+        let names: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
+        let restarts = self.services_reading(&names);
+        let mut members: Vec<CompactString> = Vec::new();
+        for b in &self.bindings {
+            let member = match b.consumer_kind {
+                ConsumerKind::Workload => false,
+                ConsumerKind::EncoreMember | ConsumerKind::OtherMember => true,
+            };
+            if member && b.resource == credential.resource && !members.contains(&b.consumer) {
+                members.push(b.consumer.clone());
+            }
+        }
+        let pending = InfisicalPlace {
+            environment: credential.infisical.environment.clone(),
+            folder: PENDING_FOLDER.into(),
+            name: credential.infisical.name.clone(),
+        };
+        Ok(Rotation {
+            resource: credential.resource.clone(),
+            credential: credential.clone(),
+            pending,
+            target,
+            parameters,
+            restarts,
+            members,
+        })
+    }
+
+    /// The item holding the credential: the postgres instance or cluster (with its proxy's
+    /// secret), or the cache's replication group.
+    fn rotation_target(&self, credential: &GeneratedSecret) -> Option<RotationTarget> {
+        let proxy =
+            || Some((credential.secrets_manager.clone()?, credential.secrets_manager_username.clone()?));
+        self.items.iter().find_map(|item| match credential.kind {
+            CredentialKind::PostgresAdminPassword => {
+                if let ItemSpec::RdsInstance(spec) = &item.spec
+                    && spec.resource == credential.resource
+                {
+                    let (proxy_secret, username) = proxy()?;
+                    return Some(RotationTarget::RdsInstance {
+                        identifier: item.physical_name.clone(),
+                        proxy_secret,
+                        username,
+                    });
+                }
+                let ItemSpec::AuroraCluster(spec) = &item.spec else { return None };
+                let (proxy_secret, username) = proxy()?;
+                (spec.resource == credential.resource).then(|| RotationTarget::AuroraCluster {
+                    identifier: item.physical_name.clone(),
+                    proxy_secret,
+                    username,
+                })
+            }
+            CredentialKind::CacheAuthToken => {
+                let ItemSpec::CacheReplicationGroup(spec) = &item.spec else { return None };
+                (spec.resource == credential.resource).then(|| RotationTarget::CacheReplicationGroup {
+                    replication_group_id: item.physical_name.clone(),
+                })
+            }
+        })
+    }
+
+    /// The credential's SSM parameter and those of the connection variables composed from it,
+    /// each that some item references (the plan declares no other).
+    fn rotated_parameters(&self, credential: &GeneratedSecret) -> Vec<RotatedParameter> {
+        let reference = format!("${{{}}}", credential.variable);
+        let mut places = vec![credential.infisical.clone()];
+        for variable in &self.secrets.connection {
+            if let ConnectionSource::Template { template } = &variable.source
+                && variable.resource == credential.resource
+                && template.contains(&reference)
+            {
+                places.push(variable.infisical.clone());
+            }
+        }
+        places
+            .into_iter()
+            .filter_map(|place| {
+                let parameter = self
+                    .secrets
+                    .ssm_parameters
+                    .iter()
+                    .find(|p| p.owner == credential.resource && p.variable == place.name)?;
+                Some(RotatedParameter {
+                    name: parameter.name.clone(),
+                    variable: parameter.variable.clone(),
+                    infisical: place,
+                })
+            })
+            .collect()
+    }
+
+    /// The ECS services whose task definitions read any of `parameters` (SSM names), in item
+    /// order, each with the parameters it reads among them. None for a parameter only a
+    /// non-task item reads (a cache's AUTH token).
+    pub fn services_reading(&self, parameters: &[&str]) -> Vec<ServiceRestart> {
+        let mut restarts = Vec::new();
+        for item in &self.items {
+            let ItemSpec::EcsService(service) = &item.spec else { continue };
+            let Some(task) = self.item(&service.task_definition) else { continue };
+            let ItemSpec::TaskDefinition(task_spec) = &task.spec else { continue };
+            let Some(cluster) = self.item(&service.cluster) else { continue };
+            let mut read: Vec<CompactString> = Vec::new();
+            for secret in &task_spec.secrets {
+                if parameters.contains(&secret.parameter.as_str()) && !read.contains(&secret.parameter) {
+                    read.push(secret.parameter.clone());
+                }
+            }
+            if read.is_empty() {
+                continue;
+            }
+            restarts.push(ServiceRestart {
+                workload: service.workload.clone(),
+                cluster: cluster.physical_name.clone(),
+                service: item.physical_name.clone(),
+                family: task.physical_name.clone(),
+                parameters: read,
+            });
+        }
+        restarts
+    }
+}
