@@ -57,7 +57,7 @@ pub(super) fn budget<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<
         return Err(wrong_spec(item));
     };
     let emails = cx.input(Input::BudgetAlertEmails);
-    let topic = alert_topic.as_deref().map(|t| cx.reference(t, "arn")).transpose()?;
+    let topic = alert_topic.then(|| cx.reference(runtime_plan::ALERTS_TOPIC_ID, "arn")).transpose()?;
     let tag = |key, value| TagFilter { tags: TagValues { key, values: [value], match_options: ["EQUALS"] } };
     let props = Budget {
         name: &item.physical_name,

@@ -234,22 +234,33 @@ pub(super) fn attach(
 ) {
     // The alarms follow the alerts topic, the first item of their step.
     let Some(first) = items.iter().rposition(|i| i.kind == ItemKind::AlertTopic) else { return };
-    let resource_at: BTreeMap<CompactString, usize> =
-        resources.iter().enumerate().map(|(at, r)| (r.name.clone(), at)).collect();
-    let workload_at: BTreeMap<CompactString, usize> =
-        workloads.iter().enumerate().map(|(at, w)| (w.name.clone(), at)).collect();
+    // Where each alarm goes (`true`: a workload), found by name before any record changes.
+    let mut to: Vec<(bool, usize, &PlannedItem)> = Vec::new();
+    {
+        let resource_at: BTreeMap<&str, usize> =
+            resources.iter().enumerate().map(|(at, r)| (r.name.as_str(), at)).collect();
+        let workload_at: BTreeMap<&str, usize> =
+            workloads.iter().enumerate().map(|(at, w)| (w.name.as_str(), at)).collect();
+        for alarm in items[first..].iter().filter(|i| i.kind == ItemKind::MetricAlarm) {
+            let Some(owner) = alarm.owner.as_deref() else { continue };
+            if let Some(&at) = resource_at.get(owner) {
+                to.push((false, at, alarm));
+            } else if let Some(&at) = workload_at.get(owner) {
+                to.push((true, at, alarm));
+            }
+        }
+    }
     let add = |sum: Option<Money>, figure: Option<Money>| sum.zip(figure).map(|(a, b)| a + b);
-    for alarm in items[first..].iter().filter(|i| i.kind == ItemKind::MetricAlarm) {
-        let Some(owner) = alarm.owner.as_deref() else { continue };
-        if let Some(&at) = resource_at.get(owner) {
-            let r = &mut resources[at];
-            r.items.push(alarm.id.clone());
-            r.monthly = add(r.monthly, alarm.monthly);
-        } else if let Some(&at) = workload_at.get(owner) {
+    for (workload, at, alarm) in to {
+        if workload {
             let w = &mut workloads[at];
             w.items.push(alarm.id.clone());
             w.monthly = add(w.monthly, alarm.monthly);
             w.ceiling = add(w.ceiling, alarm.ceiling);
+        } else {
+            let r = &mut resources[at];
+            r.items.push(alarm.id.clone());
+            r.monthly = add(r.monthly, alarm.monthly);
         }
     }
 }

@@ -19,13 +19,14 @@ pub(super) fn lower(cx: &mut Cx) {
     let Some(limit) = cx.env.cap(cx.env_name) else { return };
     // With alarms, the budget's alerts also go to the alerts topic (planned just before).
     let topic = cx.items.iter().rev().find(|i| i.kind == ItemKind::AlertTopic).map(|i| i.id.clone());
+    let alert_topic = topic.is_some();
     let name = cx.named(ItemKind::Budget, cat(&[cx.product, "-", cx.env_name, "-monthly-cap"]));
     let spec = ItemSpec::Budget {
         limit,
         product: cx.product.into(),
         environment: cx.env_name.into(),
         alerts: BUDGET_ALERTS.to_vec(),
-        alert_topic: topic.clone(),
+        alert_topic,
     };
     let item = NewItem::new("env_budget".into(), name, None, spec).priced(Priceable::Budget);
     cx.push(item.depends_on(topic.into_iter().collect()));

@@ -323,10 +323,10 @@ pub enum ItemSpec {
         environment: CompactString,
         /// When to notify, in order.
         alerts: Vec<BudgetAlert>,
-        /// Logical id of the alerts topic each alert also goes to, in an environment with
-        /// alarms.
+        /// Each alert also goes to the alerts topic ([`ALERTS_TOPIC_ID`](super::ALERTS_TOPIC_ID)),
+        /// in an environment with alarms (a flag, not an id: every item stays as small).
         #[serde(rename = "alertTopic")]
-        alert_topic: Option<CompactString>,
+        alert_topic: bool,
     },
     /// A VPC endpoint in the program's VPC input: the private subnets reach an AWS service
     /// without a NAT.
