@@ -313,11 +313,18 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             owner = Some(item.owner_name());
             rows.push(Row::Group(item.owner_name().to_owned()));
         }
-        let mut what = format!("  {}", item.what());
+        // An alarm's name goes in the wrapping column: `alarm cache-evictions (node 2)` as an
+        // item would widen the item column past the page.
+        let (mut what, named) = match item.what().strip_prefix("alarm ") {
+            Some(name) if matches!(item.spec, ItemSpec::MetricAlarm { .. }) => {
+                ("  alarm".to_owned(), Some(format!("{name}, standard alarm")))
+            }
+            _ => (format!("  {}", item.what()), None),
+        };
         for l in item_lines.into_iter().flatten() {
             rows.push(Row::Cells(vec![
                 std::mem::take(&mut what),
-                l.line.what.to_string(),
+                named.clone().unwrap_or_else(|| l.line.what.to_string()),
                 format!(
                     "{} {} x ${}",
                     l.line.quantity.normalize(),
