@@ -7,17 +7,9 @@ use runtime_plan::{ItemSpec, LogDelivery, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::bucket::{self, DenyInsecure};
+use super::bucket::{self, BucketPolicy, DenyInsecure};
 use super::context::{Context, unsupported, wrong_spec};
-use super::expr::{ToJson, attr, to_json};
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BucketPolicy<'p> {
-    bucket: String,
-    policy: ToJson<PolicyDocument>,
-    region: &'p str,
-}
+use super::expr::{attr, to_json};
 
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]

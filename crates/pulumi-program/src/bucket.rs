@@ -61,12 +61,17 @@ struct EncryptionDefault<'p> {
     sse_algorithm: &'p str,
 }
 
+/// A bucket's policy resource: the bucket, its document, the region (the access-log bucket
+/// has a document of its own).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct BucketPolicy<'p> {
-    bucket: String,
-    policy: ToJson<PolicyDocument>,
-    region: &'p str,
+pub(super) struct BucketPolicy<'p, D> {
+    /// The bucket's name (an output).
+    pub(super) bucket: String,
+    /// The policy document, as JSON.
+    pub(super) policy: ToJson<D>,
+    /// The region of the environment.
+    pub(super) region: &'p str,
 }
 
 /// The bucket policy's document: one statement denying what is not sent over TLS.
