@@ -339,12 +339,11 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
                 Some((_, labels)) => labels.push(item.label()),
                 None => reasons.push((u.reason.as_str(), vec![item.label()])),
             }
-            rows.push(Row::Cells(vec![
-                what,
-                "not in the catalogue (why below)".into(),
-                String::new(),
-                "unpriced".into(),
-            ]));
+            let unpriced = match item.what().strip_prefix("alarm ") {
+                Some(name) if named.is_some() => format!("{name}, not in the catalogue (why below)"),
+                _ => "not in the catalogue (why below)".to_owned(),
+            };
+            rows.push(Row::Cells(vec![what, unpriced, String::new(), "unpriced".into()]));
         }
     }
     for (name, what, m) in [
