@@ -6,12 +6,14 @@
 //! `runtime: yaml` whose resources are exactly the plan's items managed by Pulumi, in plan
 //! order, each under its logical id. The same plan gives the same bytes.
 //!
-//! What the program takes as inputs (Pulumi config, never literals): the VPC, its private and
-//! public subnets, the TLS certificate, and each postgres resource's admin password (a secret
-//! config value). Items the secrets adapter creates (`ManagedBy::SecretsAdapter`) are looked up
-//! with `fn::invoke`; the credentials `secrets prepare` wrote to SSM (a cache's AUTH token, the
-//! credential a connection template embeds) are read the same way. No secret value is ever
-//! part of the program. See `docs/pulumi.md`.
+//! What the program takes as inputs (Pulumi config, never literals, none secret): the VPC, its
+//! private and public subnets, the TLS certificate. Items the secrets adapter creates
+//! (`ManagedBy::SecretsAdapter`) are looked up with `fn::invoke`; the credentials
+//! `secrets prepare` wrote to SSM (a database's admin password, a cache's AUTH token, the
+//! credential a connection template embeds) are read the same way, and given only to the
+//! provider's write-only inputs (`passwordWo`, `authTokenWo`, `valueWo`), so no credential is
+//! in the config or the state. No secret value is ever part of the program. See
+//! `docs/pulumi.md`.
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
