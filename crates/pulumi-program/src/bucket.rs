@@ -12,7 +12,8 @@ use super::expr::{ToJson, attr, to_json};
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Bucket<'p> {
-    bucket: &'p str,
+    bucket: String,
+    bucket_namespace: &'static str,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -108,10 +109,19 @@ pub(super) fn resources(versioning: bool, block_public_access: bool, tls_only: b
 
 /// The bucket, then its companions.
 pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::S3Bucket { versioning, block_public_access, encryption, tls_only, .. } = &item.spec else {
+    let ItemSpec::S3Bucket { name_suffix, versioning, block_public_access, encryption, tls_only, .. } =
+        &item.spec
+    else {
         return Err(wrong_spec(item));
     };
-    let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+    // The account-regional namespace: only this account can create the name
+    // (`<physical name>-<account id>-<region>-an`).
+    let props = Bucket {
+        bucket: format!("{}-{}{name_suffix}", item.physical_name, cx.account()),
+        bucket_namespace: "account-regional",
+        region: cx.region(),
+        tags: cx.tags(item),
+    };
     cx.declare(item, "aws:s3/bucket:Bucket", props)?;
     // The bucket's own id: companions are declared with it and need no `dependsOn`.
     let bucket = attr(&item.id, "id");

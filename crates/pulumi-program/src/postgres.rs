@@ -256,7 +256,7 @@ pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Res
     };
     let read =
         Statement::allow(Action::One("secretsmanager:GetSecretValue"), vec![cx.reference(secret, "arn")?]);
-    iam::role_with_policy(cx, item, "rds.amazonaws.com", "read-proxy-secret", vec![read])
+    iam::role_with_policy(cx, item, iam::Assumer::Rds, "read-proxy-secret", vec![read])
 }
 
 #[derive(Serialize)]

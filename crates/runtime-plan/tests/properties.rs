@@ -48,9 +48,14 @@ proptest! {
                 if let Some(l) = runtime_plan::naming::limit(i.kind) {
                     prop_assert!(i.physical_name.len() <= l, "{} > {}", i.physical_name, l);
                 }
-                if i.kind == ItemKind::S3Bucket {
+                if let ItemSpec::S3Bucket { name_suffix, .. } = &i.spec {
                     prop_assert!(i.physical_name.len() >= 3);
                     prop_assert_eq!(i.physical_name.to_ascii_lowercase(), i.physical_name.clone());
+                    // The whole name, account id and region included, fits S3's 63 characters
+                    // and ends as the account-regional namespace requires.
+                    let full = format!("{}-123456789012{name_suffix}", i.physical_name);
+                    prop_assert!(full.len() <= 63, "{} > 63", full);
+                    prop_assert_eq!(name_suffix.to_string(), format!("-{}-an", plan.region));
                 }
                 if matches!(i.spec, ItemSpec::SqsQueue { fifo: true, .. } | ItemSpec::SnsTopic { fifo: true, .. }) {
                     prop_assert!(i.physical_name.ends_with(".fifo"));

@@ -175,6 +175,10 @@ pub enum ItemSpec {
     S3Bucket {
         /// The resource.
         resource: CompactString,
+        /// In the account's own regional namespace (`account-regional`: nobody else can take
+        /// the name first): its name is the physical name, `-`, the deploying account's id, then
+        /// this suffix (`-<region>-an`), composed by the program, which knows the account.
+        name_suffix: CompactString,
         /// Versioning enabled.
         versioning: bool,
         /// Public access blocked (always true).
