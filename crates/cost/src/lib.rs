@@ -853,13 +853,7 @@ fn kms_charges(requests: Option<Decimal>) -> Charges {
             key,
             Usage { what: "KMS requests (million)".to_owned(), key: "kms-requests".to_owned(), quantity },
         ]),
-        None => Charges {
-            usages: vec![key],
-            rates: vec![(
-                "KMS requests (tasks decrypting SSM parameters, the proxy its secret)",
-                "kms-requests",
-            )],
-        },
+        None => Charges { usages: vec![key], rates: vec![("KMS requests", "kms-requests")] },
     }
 }
 

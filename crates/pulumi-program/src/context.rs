@@ -135,6 +135,10 @@ pub(super) struct Context<'p> {
 
 /// The variable of the deploying identity's account id.
 const ACCOUNT: &str = "aws-account-id";
+/// The variable of the deploying identity's ARN (an assumed role's session, a user).
+const CALLER: &str = "aws-caller-arn";
+/// The variable of the deploy role: the IAM role (or user) behind the deploying identity.
+const DEPLOY_ROLE: &str = "deploy-role";
 
 impl<'p> Context<'p> {
     pub(super) fn new(plan: &'p Plan) -> Self {
@@ -283,6 +287,27 @@ impl<'p> Context<'p> {
             self.variables.push((ACCOUNT.to_owned(), m([("fn::invoke", call)])));
         }
         var(ACCOUNT)
+    }
+
+    /// `${deploy-role}`: the IAM role behind the identity that runs the program (its session's
+    /// issuer, `aws:iam:getSessionContext` of `aws:getCallerIdentity`'s ARN; a user's own ARN),
+    /// declared as a variable on first use.
+    pub(super) fn deploy_role(&mut self) -> String {
+        if self.looked_up.insert(DEPLOY_ROLE.to_owned()) {
+            let caller = m([
+                ("function", s("aws:index:getCallerIdentity")),
+                ("arguments", Y::Map(Vec::new())),
+                ("return", s("arn")),
+            ]);
+            self.variables.push((CALLER.to_owned(), m([("fn::invoke", caller)])));
+            let session = m([
+                ("function", s("aws:iam:getSessionContext")),
+                ("arguments", m([("arn", s(var(CALLER)))])),
+                ("return", s("issuerArn")),
+            ]);
+            self.variables.push((DEPLOY_ROLE.to_owned(), m([("fn::invoke", session)])));
+        }
+        var(DEPLOY_ROLE)
     }
 
     /// `${kms-<alias>}`: the ARN of the key a KMS alias names (`aws:kms:getAlias`), declared

@@ -37,6 +37,7 @@ mod expr;
 mod iam;
 mod identity;
 mod items;
+mod key;
 mod logs;
 mod network;
 mod parameters;
@@ -168,12 +169,20 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
 /// the companions the plan does not list as items of their own: each S3 bucket's public access
 /// block, default encryption and TLS-only policy (and its versioning when enabled), each role's
 /// policy when it grants anything, and
-/// each security group's rules (but the members' rule, written on its group); and the SSM
-/// parameters the program writes.
+/// each security group's rules (but the members' rule, written on its group); the key policy
+/// of the environment's KMS key (which `secrets prepare` creates); and the SSM parameters the
+/// program writes.
 pub fn expected_resources(plan: &Plan) -> usize {
     let items: usize =
         plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi).map(items::resources).sum();
+    // The environment's key is created by `secrets prepare`; the program declares its policy.
+    let key_policies = plan
+        .items
+        .iter()
+        .filter(|i| matches!(i.spec, runtime_plan::ItemSpec::KmsKey { .. }))
+        .map(items::resources)
+        .sum::<usize>();
     let parameters =
         plan.secrets.ssm_parameters.iter().filter(|p| p.written_by == ParameterWriter::Program).count();
-    items + parameters
+    items + key_policies + parameters
 }

@@ -158,3 +158,56 @@ fn a_shared_vpc_and_changes_applied_at_the_deploy_pass_the_sdk_check() {
     let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
+
+/// The environment's key (issue 32): the SSM parameters the program writes name it, and its key
+/// policy names exactly the principals the plan says: the deploy role, and every execution
+/// role and proxy role (the plan's decrypters, which are all of them), nobody else.
+#[test]
+fn the_key_policy_names_exactly_the_plans_principals() {
+    for plan in example_plans() {
+        let key = plan.item(runtime_plan::lower::KEY_ID).expect("the environment's key");
+        let runtime_plan::ItemSpec::KmsKey { alias, decrypters } = &key.spec else { panic!("a key") };
+        assert_eq!(alias, &plan.secrets.kms_key);
+        let roles: Vec<&str> = plan
+            .items
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i.kind,
+                    runtime_plan::ItemKind::TaskExecutionRole | runtime_plan::ItemKind::ProxyRole
+                )
+            })
+            .map(|i| i.id.as_str())
+            .collect();
+        assert_eq!(decrypters.iter().map(|d| d.as_str()).collect::<Vec<_>>(), roles);
+        let program = render(&plan).expect("render");
+        let doc: serde_json::Value =
+            serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+        let resources = doc["resources"].as_object().expect("resources");
+        let policy = &resources["env_kms-key--policy"];
+        assert_eq!(policy["type"], "aws:kms/keyPolicy:KeyPolicy");
+        assert_eq!(policy["properties"]["keyId"], "${env_kms-key.id}");
+        let statements =
+            policy["properties"]["policy"]["fn::toJSON"]["Statement"].as_array().expect("statements");
+        let mut principals: Vec<String> = statements
+            .iter()
+            .flat_map(|s| s["Principal"]["AWS"].as_array().expect("AWS principals").iter())
+            .map(|p| p.as_str().expect("a principal").to_owned())
+            .collect();
+        principals.sort();
+        let mut want: Vec<String> = roles.iter().map(|r| format!("${{{r}.arn}}")).collect();
+        want.push("${deploy-role}".to_owned());
+        want.sort();
+        assert_eq!(principals, want, "{}", plan.environment);
+        // Only the deploy role administers; the roles decrypt, through SSM and Secrets Manager.
+        assert_eq!(statements[1]["Action"], serde_json::json!(["kms:Decrypt"]));
+        assert!(statements[1]["Condition"]["StringEquals"]["kms:ViaService"].is_array());
+        // Every parameter the program writes, and every execution role's grant, names the key.
+        for (id, resource) in resources {
+            if resource["type"] == "aws:ssm/parameter:Parameter" {
+                assert_eq!(resource["properties"]["keyId"], alias.as_str(), "{id}");
+            }
+        }
+        assert!(!program.file(PROGRAM_FILE).unwrap().contains("alias/aws/ssm"));
+    }
+}

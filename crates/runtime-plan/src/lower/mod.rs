@@ -35,6 +35,7 @@ mod cache;
 mod context;
 mod endpoints;
 mod identity;
+mod key;
 mod network;
 mod platform;
 mod postgres;
@@ -52,6 +53,7 @@ use context::Cx;
 use platform::Platform;
 use resources::Res;
 
+pub use key::KEY_ID;
 pub use protection::{
     BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS, PRODUCTION_CACHE_SNAPSHOT_DAYS,
     SNS_KMS_KEY,
@@ -119,6 +121,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform);
+    key::lower(&mut cx);
     budget::lower(&mut cx);
     Ok(finish(cx, bindings, planned_resources, workloads))
 }
@@ -236,6 +239,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
         ItemSpec::TaskRole { .. } => ItemKind::TaskRole,
         ItemSpec::RegistrySecret { .. } => ItemKind::RegistrySecret,
+        ItemSpec::KmsKey { .. } => ItemKind::KmsKey,
         ItemSpec::SecurityGroup { .. } => ItemKind::SecurityGroup,
         ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
         ItemSpec::Alb { .. } => ItemKind::Alb,

@@ -97,6 +97,17 @@ pub enum ItemSpec {
         /// plan's `applyChanges`).
         apply_immediately: bool,
     },
+    /// The environment's customer managed KMS key, created with its alias by `runway secrets
+    /// prepare` (before anything is encrypted with it); the program declares its key policy.
+    #[serde(rename_all = "camelCase")]
+    KmsKey {
+        /// Its alias (`alias/runway/<product>/<env>`), by which everything names it.
+        alias: CompactString,
+        /// Logical ids of the roles its key policy lets decrypt (through SSM and Secrets
+        /// Manager only): every execution role and every proxy role, in plan order. Besides
+        /// them the policy names only the deploy role (the identity that runs `pulumi up`).
+        decrypters: Vec<CompactString>,
+    },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {
         /// The resource.
@@ -365,6 +376,7 @@ impl ItemSpec {
             | ItemSpec::AuroraInstance { .. }
             | ItemSpec::ProxySecret { .. }
             | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::KmsKey { .. }
             | ItemSpec::ProxyRole { .. }
             | ItemSpec::RdsProxy(_)
             | ItemSpec::RdsProxyTargetGroup { .. }

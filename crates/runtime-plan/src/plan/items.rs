@@ -58,6 +58,9 @@ item_kinds! {
     /// Secrets Manager secret `{"username","password"}` of a workload's private registry,
     /// copied from Infisical by `runway secrets prepare` (`registryCredentials: NAME`).
     RegistrySecret = "registry-secret", "registry secret";
+    /// The environment's customer managed KMS key (`alias/runway/<product>/<env>`): encrypts its
+    /// SSM parameters and the secrets `runway secrets prepare` writes, which creates it.
+    KmsKey = "kms-key", "KMS key";
     /// VPC security group: who may reach what it guards, on which port, and where that may go.
     SecurityGroup = "security-group", "security group";
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
@@ -239,6 +242,7 @@ impl PlannedItem {
             | ItemSpec::AuroraInstance { .. }
             | ItemSpec::ProxySecret { .. }
             | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::KmsKey { .. }
             | ItemSpec::ProxyRole { .. }
             | ItemSpec::RdsProxy(_)
             | ItemSpec::RdsProxyTargetGroup { .. }
@@ -301,6 +305,7 @@ impl PlannedItem {
             | ItemSpec::Budget { .. }
             | ItemSpec::VpcEndpoint { .. }
             | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::KmsKey { .. }
             | ItemSpec::Vpc { .. } => None,
         }
     }
