@@ -11,6 +11,7 @@
 //! says what would change.
 
 mod cost;
+mod kms;
 mod proxy;
 mod remedy;
 mod rollout;
@@ -30,6 +31,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
+pub use kms::{EnvironmentKey, KeyError, KeyReport};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -311,6 +313,8 @@ pub struct IsolatedEndpoint {
 pub struct AwsClients {
     pub(crate) ssm: aws_sdk_ssm::Client,
     pub(crate) secrets: aws_sdk_secretsmanager::Client,
+    /// The environment's own key (`secrets prepare`).
+    pub(crate) kms: aws_sdk_kms::Client,
     pub(crate) ecs: aws_sdk_ecs::Client,
     /// Cost Explorer: reached in us-east-1 whatever the region (its endpoint rules).
     pub(crate) ce: aws_sdk_costexplorer::Client,
@@ -348,6 +352,7 @@ impl AwsClients {
         AwsClients {
             ssm: aws_sdk_ssm::Client::new(&config),
             secrets: aws_sdk_secretsmanager::Client::new(&config),
+            kms: aws_sdk_kms::Client::new(&config),
             ecs: aws_sdk_ecs::Client::new(&config),
             ce: aws_sdk_costexplorer::Client::new(&config),
         }
