@@ -355,12 +355,14 @@ async fn prepare_key(
     let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
     let key = EnvironmentKey { alias: alias.to_string(), tags: Vec::new() };
     let report = aws.ensure_environment_key(&scope(plan), &key, dry_run).await.map_err(|e| {
+        let copies: Vec<&str> =
+            plan.secrets.generated.iter().filter_map(|g| g.secrets_manager.as_deref()).collect();
         remote(
             out,
             format!(
-                "{}
-not done: the proxy copies and the SSM parameters",
-                chain(&e)
+                "{}\nnot done: the proxy copies ({}), the credentials' SSM parameters, the registry copies",
+                chain(&e),
+                copies.join(", ")
             ),
         )
     })?;
