@@ -214,7 +214,8 @@ def main():
         try:
             if call["function"] == "aws:ssm:getParameter":
                 got = ssm.get_parameter(Name=args["name"], WithDecryption=True)
-                known[name] = got["Parameter"]["Value"]
+                field = "Version" if call.get("return") == "version" else "Value"
+                known[name] = str(got["Parameter"][field])
             elif call["function"] == "aws:secretsmanager:getSecret":
                 secrets.describe_secret(SecretId=args["name"])
         except ssm.exceptions.ParameterNotFound:
@@ -271,7 +272,8 @@ def main():
         props = res.get("properties", {})
         if res["type"] != "aws:ssm/parameter:Parameter":
             continue
-        value = props["value"]
+        # A write-only value (`valueWo`, a template embedding a credential) is written the same.
+        value = props["value"] if "value" in props else props["valueWo"]
         value = value["fn::secret"] if isinstance(value, dict) else value
         try:
             value = evaluate(value)

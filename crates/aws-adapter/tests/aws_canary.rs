@@ -43,6 +43,7 @@ async fn the_canary_never_shows() {
         resource: "main-db".to_owned(),
         username: "admin".to_owned(),
         password: SecretString::from(CANARY),
+        kms_key: None,
         tags: Vec::new(),
     };
     assert_clean("ProxyAdminCopy", &format!("{copy:?}"));

@@ -16,6 +16,7 @@ fn copy(password: &str) -> ProxyAdminCopy {
         resource: "main-db".to_owned(),
         username: "runway_admin".to_owned(),
         password: SecretString::from(password.to_owned()),
+        kms_key: None,
         tags: Vec::new(),
     }
 }
@@ -119,6 +120,7 @@ fn registry(username: &str, password: &str) -> RegistryCredentialsCopy {
         workload: "pdf-render".to_owned(),
         username: SecretString::from(username.to_owned()),
         password: SecretString::from(password.to_owned()),
+        kms_key: None,
         tags: Vec::new(),
     }
 }

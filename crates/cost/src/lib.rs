@@ -229,6 +229,12 @@ pub enum Item<'a> {
     PrivateZone,
     /// One Secrets Manager secret.
     Secret,
+    /// One customer managed KMS key (the environment's, for its SSM parameters and secrets): a
+    /// key-month, and its symmetric requests.
+    KmsKey {
+        /// Million requests a month (`None`: billed by use, its rate shown).
+        requests: Option<Decimal>,
+    },
     /// A CloudWatch Logs log group: per GB ingested and per GB-month stored.
     LogGroup {
         /// GB ingested a month (`None`: billed by use, its rates shown).
@@ -443,6 +449,7 @@ impl Catalogue {
             Item::Alb { zones: 2 },
             Item::PrivateZone,
             Item::Secret,
+            Item::KmsKey { requests: None },
             Item::InterfaceEndpoint { zones: 2 },
             Item::Vpc { nat: 1, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None },
             Item::Alarm,
@@ -458,6 +465,7 @@ impl Catalogue {
         items.extend(bucket.keys().next().map(|size| Item::Bucket { size, storage_gb: one, requests: one }));
         items.extend([
             Item::LogGroup { ingested_gb: one, retention_days: 30 },
+            Item::KmsKey { requests: one },
             Item::Vpc { nat: 1, endpoints: true, nat_gb: one, endpoint_gb: one, internet_gb: one },
         ]);
         let mut keys: Vec<String> = Vec::new();
@@ -744,6 +752,7 @@ impl Catalogue {
                 key: "secret".to_owned(),
                 quantity: Decimal::ONE,
             }]),
+            Item::KmsKey { requests } => kms_charges(requests),
             Item::InterfaceEndpoint { zones } => Charges::of(vec![Usage {
                 what: format!("endpoint hours in {zones} zones"),
                 key: "vpc-endpoint-hour".to_owned(),
@@ -850,6 +859,22 @@ fn log_charges(ingested_gb: Option<Decimal>, retention_days: u32) -> Charges {
             quantity: stored_gb_months(gb, retention_days),
         },
     ])
+}
+
+/// A KMS key's charges: the key-month, and its requests when declared (a rate otherwise).
+fn kms_charges(requests: Option<Decimal>) -> Charges {
+    let key = Usage {
+        what: "KMS customer managed key".to_owned(),
+        key: "kms-key".to_owned(),
+        quantity: Decimal::ONE,
+    };
+    match requests {
+        Some(quantity) => Charges::of(vec![
+            key,
+            Usage { what: "KMS requests (million)".to_owned(), key: "kms-requests".to_owned(), quantity },
+        ]),
+        None => Charges { usages: vec![key], rates: vec![("KMS requests", "kms-requests")] },
+    }
 }
 
 /// What the VPC charges the environment.

@@ -152,6 +152,9 @@ async fn every_key_is_priced_from_the_row_that_prices_it() {
         ("alb-lcu", "0.008", "AWSELB", "20261104000000", "EU-LCUUsage"),
         ("route53-zone", "0.5", "AmazonRoute53", "20261109000000", "HostedZone"),
         ("secret", "0.4", "AWSSecretsManager", "20261108000000", "EU-AWSSecretsManager-Secrets"),
+        // The symmetric key's month and requests (the free tier and asymmetric requests beside).
+        ("kms-key", "1", "awskms", "20261108120000", "EU-KMS-Keys"),
+        ("kms-requests", "3", "awskms", "20261108120000", "EU-KMS-Requests"),
         // The fixed network charges and the rates of what is billed by use.
         ("vpc-endpoint-hour", "0.011", "AmazonVPC", "20261110000000", "EU-VpcEndpoint-Hours"),
         ("public-ipv4-hour", "0.005", "AmazonVPC", "20261110000000", "EU-PublicIPv4:InUseAddress"),

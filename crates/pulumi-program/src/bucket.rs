@@ -12,7 +12,8 @@ use super::expr::{ToJson, attr, to_json};
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Bucket<'p> {
-    bucket: &'p str,
+    bucket: String,
+    bucket_namespace: Option<&'static str>,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -203,7 +204,15 @@ pub(super) fn lifecycle<'p>(
 
 /// The S3 bucket of `item`, named as planned.
 pub(super) fn declare_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let props = Bucket { bucket: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+    // A resource's bucket is in the account-regional namespace: only this account can create
+    // the name (`<physical name>-<account id>-<region>-an`).
+    // The access-log bucket is planned without a suffix: it keeps its global name for now.
+    let (bucket, bucket_namespace) = if let ItemSpec::S3Bucket { name_suffix, .. } = &item.spec {
+        (format!("{}-{}{name_suffix}", item.physical_name, cx.account()), Some("account-regional"))
+    } else {
+        (item.physical_name.to_string(), None)
+    };
+    let props = Bucket { bucket, bucket_namespace, region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:s3/bucket:Bucket", props)
 }
 

@@ -1,5 +1,5 @@
 //! A cache resource: the ElastiCache replication group, whose AUTH token the program reads from
-//! its SSM SecureString into a secret variable (never a literal).
+//! its SSM SecureString into the write-only `authTokenWo` (never a literal, never in state).
 
 use runtime_plan::{CacheReplicationGroupSpec, ItemSpec, PlannedItem};
 use serde::Serialize;
@@ -21,7 +21,9 @@ struct ReplicationGroup<'p> {
     transit_encryption_enabled: bool,
     at_rest_encryption_enabled: bool,
     snapshot_retention_limit: u32,
-    auth_token: String,
+    /// Write-only: never in the state.
+    auth_token_wo: String,
+    auth_token_wo_version: String,
     subnet_group_name: String,
     security_group_ids: Vec<String>,
     apply_immediately: bool,
@@ -50,7 +52,8 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         security_groups,
         apply_immediately,
     } = &**spec;
-    let auth_token = cx.decrypted_parameter(auth_token_parameter)?;
+    let auth_token_wo = cx.decrypted_parameter(auth_token_parameter)?;
+    let auth_token_wo_version = cx.parameter_version(auth_token_parameter)?;
     let props = ReplicationGroup {
         replication_group_id: &item.physical_name,
         description: format!("runway {} {} {resource}", cx.plan.product, cx.plan.environment),
@@ -63,7 +66,8 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         transit_encryption_enabled: *transit_encryption,
         at_rest_encryption_enabled: *at_rest_encryption,
         snapshot_retention_limit: *snapshot_retention_days,
-        auth_token,
+        auth_token_wo,
+        auth_token_wo_version,
         subnet_group_name: cx.reference(subnet_group, "name")?,
         security_group_ids: network::group_ids(cx, security_groups)?,
         apply_immediately: *apply_immediately,

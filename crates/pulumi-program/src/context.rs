@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use runtime_plan::{CredentialKind, ItemSpec, ManagedBy, ParameterWriter, Plan, PlannedItem, SsmParameter};
+use runtime_plan::{ItemSpec, ManagedBy, ParameterWriter, Plan, PlannedItem, SsmParameter};
 use serde::Serialize;
 
 use super::RenderError;
@@ -112,8 +112,6 @@ struct Options {
 pub(super) struct Context<'p> {
     pub(super) plan: &'p Plan,
     inputs: BTreeSet<Input>,
-    /// Secret config keys (postgres admin passwords), in item order.
-    secrets: Vec<String>,
     /// `variables` of the program, in item order.
     variables: Vec<(String, Y)>,
     /// `resources` of the program, in item order.
@@ -142,13 +140,16 @@ pub(super) struct Context<'p> {
 
 /// The variable of the deploying identity's account id.
 const ACCOUNT: &str = "aws-account-id";
+/// The variable of the deploying identity's ARN (an assumed role's session, a user).
+const CALLER: &str = "aws-caller-arn";
+/// The variable of the deploy role: the IAM role (or user) behind the deploying identity.
+const DEPLOY_ROLE: &str = "deploy-role";
 
 impl<'p> Context<'p> {
     pub(super) fn new(plan: &'p Plan) -> Self {
         Self {
             plan,
             inputs: BTreeSet::new(),
-            secrets: Vec::new(),
             variables: Vec::new(),
             resources: Vec::new(),
             current: String::new(),
@@ -197,9 +198,39 @@ impl<'p> Context<'p> {
 
     /// `${credential-<VARIABLE>}`: the decrypted value of the SSM SecureString `name` (a
     /// credential `secrets prepare` wrote), a secret variable declared once per parameter.
+    /// Only ever given to a write-only input (`passwordWo`, `authTokenWo`, `valueWo`), so it
+    /// reaches neither the stack's config nor its state.
     pub(super) fn decrypted_parameter(&mut self, name: &str) -> Result<String, RenderError> {
+        let variable = self.credential_variable(name)?;
+        Ok(var(&variable))
+    }
+
+    /// `${credential-<VARIABLE>-version}`: the version of the SSM parameter `name`, the
+    /// `...WoVersion` beside its write-only input: each write of the credential (`secrets
+    /// prepare --rotate`, `ssm publish`) makes a new version, so the next `pulumi up` sends the
+    /// new value. Not secret.
+    pub(super) fn parameter_version(&mut self, name: &str) -> Result<String, RenderError> {
+        let variable = format!("{}-version", self.credential_variable(name)?);
+        if self.looked_up.insert(variable.clone()) {
+            let arguments = DecryptedParameter { name, with_decryption: false, region: &self.plan.region };
+            let value =
+                to_yaml(&invoke_field("aws:ssm:getParameter", arguments, "version")).map_err(|e| {
+                    RenderError::Unsupported {
+                        item: self.current.clone(),
+                        kind: "aws:ssm:getParameter".to_owned(),
+                        why: format!("its arguments cannot be written: {e}"),
+                    }
+                })?;
+            self.variables.push((variable.clone(), value));
+        }
+        Ok(var(&variable))
+    }
+
+    /// The variable holding the decrypted value of the SSM SecureString `name`, declared on
+    /// first use.
+    fn credential_variable(&mut self, name: &str) -> Result<String, RenderError> {
         if let Some(v) = self.decrypted.get(name) {
-            return Ok(var(v));
+            return Ok(v.clone());
         }
         // The variable's name (`SESSIONS_PASSWORD`) is the parameter's last segment; told
         // apart by a number in the unlikely case two parameters share it.
@@ -220,17 +251,13 @@ impl<'p> Context<'p> {
         })?;
         self.variables.push((variable.clone(), value));
         self.decrypted.insert(name.to_owned(), variable.clone());
-        Ok(var(&variable))
+        Ok(variable)
     }
 
-    /// The `config` section: the inputs used, then the secret passwords.
+    /// The `config` section: the inputs used. None is secret: credentials are read from SSM
+    /// into write-only inputs.
     pub(super) fn config(&self) -> Vec<(String, Y)> {
-        let mut out: Vec<(String, Y)> =
-            self.inputs.iter().map(|i| (i.name().to_owned(), i.declaration())).collect();
-        for name in &self.secrets {
-            out.push((name.clone(), m([("type", s("string")), ("secret", Y::Bool(true))])));
-        }
-        out
+        self.inputs.iter().map(|i| (i.name().to_owned(), i.declaration())).collect()
     }
 
     /// The `variables` section, taken out of the context.
@@ -266,6 +293,27 @@ impl<'p> Context<'p> {
             self.variables.push((ACCOUNT.to_owned(), m([("fn::invoke", call)])));
         }
         var(ACCOUNT)
+    }
+
+    /// `${deploy-role}`: the IAM role behind the identity that runs the program (its session's
+    /// issuer, `aws:iam:getSessionContext` of `aws:getCallerIdentity`'s ARN; a user's own ARN),
+    /// declared as a variable on first use.
+    pub(super) fn deploy_role(&mut self) -> String {
+        if self.looked_up.insert(DEPLOY_ROLE.to_owned()) {
+            let caller = m([
+                ("function", s("aws:index:getCallerIdentity")),
+                ("arguments", Y::Map(Vec::new())),
+                ("return", s("arn")),
+            ]);
+            self.variables.push((CALLER.to_owned(), m([("fn::invoke", caller)])));
+            let session = m([
+                ("function", s("aws:iam:getSessionContext")),
+                ("arguments", m([("arn", s(var(CALLER)))])),
+                ("return", s("issuerArn")),
+            ]);
+            self.variables.push((DEPLOY_ROLE.to_owned(), m([("fn::invoke", session)])));
+        }
+        var(DEPLOY_ROLE)
     }
 
     /// `${kms-<alias>}`: the ARN of the key a KMS alias names (`aws:kms:getAlias`), declared
@@ -328,24 +376,6 @@ impl<'p> Context<'p> {
     ) -> Result<Y, RenderError> {
         self.current = format!("output {output}");
         Ok(s(self.reference(id, attribute)?))
-    }
-
-    /// `${KEY}` of the secret config key holding the admin password of a postgres resource.
-    pub(super) fn admin_password(&mut self, resource: &str) -> Result<String, RenderError> {
-        let generated = self
-            .plan
-            .secrets
-            .generated
-            .iter()
-            .find(|g| g.resource == resource && g.kind == CredentialKind::PostgresAdminPassword)
-            .ok_or_else(|| RenderError::Missing {
-                item: self.current.clone(),
-                what: format!("a generated admin password for `{resource}`"),
-            })?;
-        if !self.secrets.iter().any(|v| *v == generated.variable) {
-            self.secrets.push(generated.variable.to_string());
-        }
-        Ok(var(&generated.variable))
     }
 
     /// Adds a variable of the program.

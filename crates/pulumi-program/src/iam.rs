@@ -38,13 +38,38 @@ pub(super) struct Statement {
     action: Action,
     /// What the actions apply to (permission policies only).
     resource: Option<Vec<String>>,
+    /// When it applies (trust policies: the account, and the ARNs, the service acts for).
+    condition: Option<TrustCondition>,
 }
 
 impl Statement {
     /// Allows `action` on `resource`.
     pub(super) fn allow(action: Action, resource: Vec<String>) -> Self {
-        Self { effect: Effect::Allow, principal: None, action, resource: Some(resource) }
+        Self { effect: Effect::Allow, principal: None, action, resource: Some(resource), condition: None }
     }
+}
+
+/// The condition of a trust policy (the confused-deputy guard): the service may assume the role
+/// only when it acts for this account (`aws:SourceAccount`), and, where the service names a
+/// stable ARN, for this account's resources (`aws:SourceArn`).
+#[derive(Serialize)]
+struct TrustCondition {
+    #[serde(rename = "StringEquals")]
+    string_equals: SourceAccount,
+    #[serde(rename = "ArnLike")]
+    arn_like: Option<SourceArn>,
+}
+
+#[derive(Serialize)]
+struct SourceAccount {
+    #[serde(rename = "aws:SourceAccount")]
+    account: String,
+}
+
+#[derive(Serialize)]
+struct SourceArn {
+    #[serde(rename = "aws:SourceArn")]
+    arn: String,
 }
 
 /// Only allows: what is not allowed is denied.
@@ -68,13 +93,37 @@ pub(super) enum Action {
     Many(Vec<&'static str>),
 }
 
-/// The trust policy of a role an AWS service assumes.
-pub(super) fn assumed_by(service: &'static str) -> PolicyDocument {
+/// A service that assumes a role, and whether it names the ARN of what it acts for.
+#[derive(Clone, Copy)]
+pub(super) enum Assumer {
+    /// ECS for a task's containers (`ecs-tasks.amazonaws.com`, the task role): `aws:SourceArn`
+    /// is an ECS ARN of this account and region, as the ECS guide's task role shows.
+    EcsTasks,
+    /// ECS's agent for a task (`ecs-tasks.amazonaws.com`, the execution role): the account only.
+    EcsAgent,
+    /// RDS for a proxy (`rds.amazonaws.com`): the account only.
+    Rds,
+}
+
+/// The trust policy of a role an AWS service assumes, for this account only.
+fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
+    let account = cx.account();
+    let (service, arn) = match assumer {
+        Assumer::EcsTasks => {
+            ("ecs-tasks.amazonaws.com", Some(format!("arn:aws:ecs:{}:{account}:*", cx.region())))
+        }
+        Assumer::EcsAgent => ("ecs-tasks.amazonaws.com", None),
+        Assumer::Rds => ("rds.amazonaws.com", None),
+    };
     PolicyDocument::new(vec![Statement {
         effect: Effect::Allow,
         principal: Some(Principal { service }),
         action: Action::One("sts:AssumeRole"),
         resource: None,
+        condition: Some(TrustCondition {
+            string_equals: SourceAccount { account },
+            arn_like: arn.map(|arn| SourceArn { arn }),
+        }),
     }])
 }
 
@@ -95,18 +144,18 @@ struct RolePolicy {
     policy: ToJson<PolicyDocument>,
 }
 
-/// Declares the item's role, assumed by `service`, and its permissions `statements` (when
+/// Declares the item's role, assumed by `assumer`, and its permissions `statements` (when
 /// there are any) as the companion `<id>--policy` named `policy_name`.
 pub(super) fn role_with_policy<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
-    service: &'static str,
+    assumer: Assumer,
     policy_name: &'static str,
     statements: Vec<Statement>,
 ) -> Result<(), RenderError> {
     let props = Role {
         name: &item.physical_name,
-        assume_role_policy: to_json(assumed_by(service)),
+        assume_role_policy: to_json(assumed_by(cx, assumer)),
         tags: cx.tags(item),
     };
     cx.declare(item, ROLE, props)?;

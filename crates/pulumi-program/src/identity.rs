@@ -7,16 +7,17 @@ use super::RenderError;
 use super::context::{Context, wrong_spec};
 use super::iam;
 
-/// The role ECS (`ecs-tasks.amazonaws.com`) assumes: a workload's execution role or task role.
+/// The role ECS (`ecs-tasks.amazonaws.com`) assumes for this account only: a workload's
+/// execution role or task role.
 pub(super) fn role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     // A projection: only a workload's two roles are dispatched here.
-    let (grants, policy_name) = if let ItemSpec::TaskExecutionRole { grants, .. } = &item.spec {
-        (grants, "start-task")
+    let (grants, policy_name, assumer) = if let ItemSpec::TaskExecutionRole { grants, .. } = &item.spec {
+        (grants, "start-task", iam::Assumer::EcsAgent)
     } else if let ItemSpec::TaskRole { grants, .. } = &item.spec {
-        (grants, "uses")
+        (grants, "uses", iam::Assumer::EcsTasks)
     } else {
         return Err(wrong_spec(item));
     };
     let statements = iam::statements(cx, grants)?;
-    iam::role_with_policy(cx, item, "ecs-tasks.amazonaws.com", policy_name, statements)
+    iam::role_with_policy(cx, item, assumer, policy_name, statements)
 }

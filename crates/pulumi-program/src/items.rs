@@ -6,8 +6,8 @@ use runtime_plan::{ItemSpec, PlannedItem};
 
 use super::context::{Context, unsupported};
 use super::{
-    RenderError, alarms, alb, alb_logs, bucket, budget, cache, endpoints, identity, logs, network, platform,
-    postgres, queue, topic, workload,
+    RenderError, alarms, alb, alb_logs, bucket, budget, cache, endpoints, identity, key, logs, network,
+    platform, postgres, queue, topic, workload,
 };
 
 /// Declares the resource(s) of an item managed by Pulumi.
@@ -19,6 +19,10 @@ pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         ItemSpec::RegistrySecret { .. } => {
             Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared"))
         }
+        ItemSpec::KmsKey { .. } => Err(unsupported(
+            item,
+            "the environment's key is created by `runway secrets prepare`, never declared",
+        )),
         ItemSpec::SecurityGroup { .. } => network::security_group(cx, item),
         ItemSpec::CloudMapNamespace { .. } => platform::namespace(cx, item),
         ItemSpec::DbSubnetGroup {} => platform::db_subnet_group(cx, item),
@@ -69,6 +73,9 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
     if let ItemSpec::RegistrySecret { .. } = &item.spec {
         return workload::look_up_registry_secret(cx, item);
     }
+    if let ItemSpec::KmsKey { .. } = &item.spec {
+        return key::look_up(cx, item);
+    }
     let ItemSpec::ProxySecret { .. } = &item.spec else {
         return Err(unsupported(item, "only a proxy or registry secret can be created outside the program"));
     };
@@ -93,6 +100,8 @@ pub(super) fn resources(item: &PlannedItem, subscriptions: usize) -> usize {
         // The role and its policy.
         ItemSpec::ProxyRole { .. } => 2,
         ItemSpec::AlbLogBucket { .. } => alb_logs::RESOURCES,
+        // Created by `secrets prepare`: its key policy only.
+        ItemSpec::KmsKey { .. } => 1,
         ItemSpec::EcsCluster { .. }
         | ItemSpec::CloudMapNamespace { .. }
         | ItemSpec::Alb { .. }

@@ -6,12 +6,14 @@
 //! `runtime: yaml` whose resources are exactly the plan's items managed by Pulumi, in plan
 //! order, each under its logical id. The same plan gives the same bytes.
 //!
-//! What the program takes as inputs (Pulumi config, never literals): the VPC, its private and
-//! public subnets, the TLS certificate, and each postgres resource's admin password (a secret
-//! config value). Items the secrets adapter creates (`ManagedBy::SecretsAdapter`) are looked up
-//! with `fn::invoke`; the credentials `secrets prepare` wrote to SSM (a cache's AUTH token, the
-//! credential a connection template embeds) are read the same way. No secret value is ever
-//! part of the program. See `docs/pulumi.md`.
+//! What the program takes as inputs (Pulumi config, never literals, none secret): the VPC, its
+//! private and public subnets, the TLS certificate. Items the secrets adapter creates
+//! (`ManagedBy::SecretsAdapter`) are looked up with `fn::invoke`; the credentials
+//! `secrets prepare` wrote to SSM (a database's admin password, a cache's AUTH token, the
+//! credential a connection template embeds) are read the same way, and given only to the
+//! provider's write-only inputs (`passwordWo`, `authTokenWo`, `valueWo`), so no credential is
+//! in the config or the state. No secret value is ever part of the program. See
+//! `docs/pulumi.md`.
 //!
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
@@ -37,6 +39,7 @@ mod expr;
 mod iam;
 mod identity;
 mod items;
+mod key;
 mod logs;
 mod network;
 mod parameters;
@@ -194,15 +197,23 @@ pub fn render_with(plan: &Plan, options: Options) -> Result<Program, RenderError
 /// the companions the plan does not list as items of their own: each S3 bucket's public access
 /// block, default encryption and TLS-only policy (and its versioning when enabled), each role's
 /// policy when it grants anything, and
-/// each security group's rules (but the members' rule, written on its group); and the SSM
-/// parameters the program writes; the alerts topic's policy and subscriptions (default
-/// [`Options`]), and the ECS event rule's target.
+/// each security group's rules (but the members' rule, written on its group); the key policy
+/// of the environment's KMS key (which `secrets prepare` creates); the SSM parameters the
+/// program writes; the alerts topic's policy and subscriptions (default [`Options`]), and the
+/// ECS event rule's target.
 pub fn expected_resources(plan: &Plan) -> usize {
     let subscriptions = Options::default().alert_emails;
     let items: usize = (plan.items.iter().filter(|i| i.managed_by == ManagedBy::Pulumi))
         .map(|i| items::resources(i, subscriptions))
         .sum();
+    // The environment's key is created by `secrets prepare`; the program declares its policy.
+    let key_policies = plan
+        .items
+        .iter()
+        .filter(|i| matches!(i.spec, runtime_plan::ItemSpec::KmsKey { .. }))
+        .map(|i| items::resources(i, subscriptions))
+        .sum::<usize>();
     let parameters =
         plan.secrets.ssm_parameters.iter().filter(|p| p.written_by == ParameterWriter::Program).count();
-    items + parameters
+    items + key_policies + parameters
 }

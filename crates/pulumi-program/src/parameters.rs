@@ -4,7 +4,11 @@
 //! task starts before the values it reads exist. Its value is the one `secrets publish` writes
 //! to Infisical: a stack output is the same `${item.attribute}`, a literal the same text, and a
 //! template is composed the way Infisical expands it, with each credential read (decrypted)
-//! from the parameter `secrets prepare` wrote.
+//! from the parameter `secrets prepare` wrote. A template's value is a write-only input
+//! (`valueWo`), so the credential it embeds is in no state: its `valueWoVersion` is the
+//! credential parameter's version (a new credential, a new write) and its `description` the
+//! template with every other part resolved and the credential masked (a new endpoint, an update
+//! that writes the value again).
 
 use std::collections::BTreeMap;
 
@@ -25,7 +29,12 @@ struct Parameter<'p, V> {
     #[serde(rename = "type")]
     kind: &'p str,
     key_id: &'p str,
-    value: V,
+    /// What the value is made of, the credentials masked (templates only).
+    description: Option<String>,
+    value: Option<V>,
+    /// Write-only (templates, which embed a credential): never in the state.
+    value_wo: Option<V>,
+    value_wo_version: Option<String>,
     /// A parameter an earlier `runway ssm publish` wrote is taken over, not a failed create.
     overwrite: bool,
     region: &'p str,
@@ -74,19 +83,35 @@ pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
             .connection
             .get(&(p.owner.as_str(), p.variable.as_str()))
             .ok_or_else(|| missing(format!("the connection variable `{}` of `{}`", p.variable, p.owner)))?;
-        let value = match source {
+        let (mut value, mut value_wo, mut value_wo_version, mut description) = (None, None, None, None);
+        match source {
             ConnectionSource::Template { template } => {
-                Value::Secret(secret(compose(cx, p, template, &sources)?))
+                let composed = compose(cx, p, template, &sources)?;
+                match composed.versions.first() {
+                    Some(version) => {
+                        value_wo = Some(Value::Secret(secret(composed.value)));
+                        value_wo_version = Some(version.clone());
+                        let mut masked = composed.masked;
+                        for v in &composed.versions[1..] {
+                            masked.push_str(&format!(" (version {v})"));
+                        }
+                        description = Some(masked);
+                    }
+                    None => value = Some(Value::Secret(secret(composed.value))),
+                }
             }
             ConnectionSource::Output { .. } | ConnectionSource::Literal { .. } => {
-                Value::Plain(part(cx, p, source, &sources)?)
+                value = Some(Value::Plain(part(cx, p, source, &sources)?));
             }
-        };
+        }
         let props = Parameter {
             name: &p.name,
             kind: &p.r#type,
             key_id: &p.kms_key,
+            description,
             value,
+            value_wo,
+            value_wo_version,
             overwrite: true,
             region: &plan.region,
             tags: cx.tags_of(&p.owner, &id),
@@ -126,6 +151,14 @@ fn part(
     }
 }
 
+/// A template composed: its value, the same with each credential masked, and the version of
+/// each credential's parameter, in the template's order.
+struct Composed {
+    value: String,
+    masked: String,
+    versions: Vec<String>,
+}
+
 /// A template (`postgresql://${MAIN_DB_USER}:${MAIN_DB_PASSWORD}@...`) with each `${VAR}` of
 /// the owner's folder replaced by its Pulumi form: a credential by its decrypted parameter, any
 /// other variable by its output or literal.
@@ -134,8 +167,10 @@ fn compose(
     p: &SsmParameter,
     template: &str,
     sources: &Sources<'_>,
-) -> Result<String, RenderError> {
+) -> Result<Composed, RenderError> {
     let mut out = String::with_capacity(template.len() + 32);
+    let mut masked = String::with_capacity(template.len() + 32);
+    let mut versions = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find("${") {
         let text = &rest[..start];
@@ -152,14 +187,19 @@ fn compose(
             });
         }
         out.push_str(text);
+        masked.push_str(text);
         let name = &rest[start + 2..end];
         let key = (p.owner.as_str(), name);
         if let Some(source) = sources.connection.get(&key) {
-            out.push_str(&part(cx, p, source, sources)?);
+            let value = part(cx, p, source, sources)?;
+            out.push_str(&value);
+            masked.push_str(&value);
         } else if let Some(credential) =
             sources.parameters.get(&key).filter(|c| c.written_by == ParameterWriter::SecretsPrepare)
         {
             out.push_str(&cx.decrypted_parameter(&credential.name)?);
+            masked.push_str("****");
+            versions.push(cx.parameter_version(&credential.name)?);
         } else {
             return Err(RenderError::Missing {
                 item: p.program_id(),
@@ -179,5 +219,6 @@ fn compose(
         });
     }
     out.push_str(rest);
-    Ok(out)
+    masked.push_str(rest);
+    Ok(Composed { value: out, masked, versions })
 }

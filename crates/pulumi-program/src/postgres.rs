@@ -26,7 +26,9 @@ struct Instance<'p> {
     storage_encrypted: bool,
     db_name: &'p str,
     username: &'p str,
-    password: String,
+    /// Write-only: never in the state.
+    password_wo: String,
+    password_wo_version: String,
     db_subnet_group_name: String,
     vpc_security_group_ids: Vec<String>,
     publicly_accessible: bool,
@@ -61,19 +63,20 @@ impl<'p> Protection<'p> {
 }
 
 /// An RDS PostgreSQL instance, encrypted and private as planned, kept as planned; its admin
-/// password is a secret config value.
+/// password is read from its SSM SecureString into the write-only `passwordWo`.
 pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::RdsInstance(spec) = &item.spec else {
         return Err(wrong_spec(item));
     };
     let RdsInstanceSpec {
-        resource,
+        resource: _,
         engine_version,
         size,
         storage_type,
         database,
         username,
         admin_secret,
+        admin_password_parameter,
         subnet_group,
         security_groups,
         storage_encrypted,
@@ -94,7 +97,8 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         storage_encrypted: *storage_encrypted,
         db_name: database,
         username,
-        password: cx.admin_password(resource)?,
+        password_wo: cx.decrypted_parameter(admin_password_parameter)?,
+        password_wo_version: cx.parameter_version(admin_password_parameter)?,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         publicly_accessible: *publicly_accessible,
@@ -114,7 +118,9 @@ struct AuroraCluster<'p> {
     engine_version: &'p str,
     database_name: &'p str,
     master_username: &'p str,
-    master_password: String,
+    /// Write-only: never in the state.
+    master_password_wo: String,
+    master_password_wo_version: String,
     db_subnet_group_name: String,
     vpc_security_group_ids: Vec<String>,
     storage_encrypted: bool,
@@ -125,18 +131,18 @@ struct AuroraCluster<'p> {
     tags: Tags<'p>,
 }
 
-/// An Aurora PostgreSQL cluster, encrypted and kept as planned; its admin password is a secret
-/// config value.
+/// An Aurora PostgreSQL cluster, encrypted and kept as planned; its admin password is read from
+/// its SSM SecureString into the write-only `masterPasswordWo`.
 pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::AuroraCluster(spec) = &item.spec else {
         return Err(wrong_spec(item));
     };
     let AuroraClusterSpec {
-        resource,
         engine_version,
         database,
         username,
         admin_secret,
+        admin_password_parameter,
         subnet_group,
         security_groups,
         storage_encrypted,
@@ -151,7 +157,8 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         engine_version,
         database_name: database,
         master_username: username,
-        master_password: cx.admin_password(resource)?,
+        master_password_wo: cx.decrypted_parameter(admin_password_parameter)?,
+        master_password_wo_version: cx.parameter_version(admin_password_parameter)?,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         storage_encrypted: *storage_encrypted,
@@ -252,7 +259,7 @@ pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Res
     };
     let read =
         Statement::allow(Action::One("secretsmanager:GetSecretValue"), vec![cx.reference(secret, "arn")?]);
-    iam::role_with_policy(cx, item, "rds.amazonaws.com", "read-proxy-secret", vec![read])
+    iam::role_with_policy(cx, item, iam::Assumer::Rds, "read-proxy-secret", vec![read])
 }
 
 #[derive(Serialize)]

@@ -106,16 +106,17 @@ fn no_secret_value_and_inputs_are_config() {
         assert!(text.contains("  privateSubnetIds:\n    type: array\n"));
         assert!(!text.contains("subnet-"), "no literal subnet id");
         assert!(!text.contains("vpc-"), "no literal VPC id");
+        // No credential in the config (nothing for `Pulumi.<stack>.yaml`), none in an input
+        // that is not write-only: each is read from SSM into `passwordWo`, `authTokenWo`,
+        // `valueWo`.
+        assert!(!text.contains("secret: true"), "a secret config key");
+        assert!(pulumi_support::assert_credentials_write_only(&program) > 0);
         for generated in &plan.secrets.generated {
-            // A generated credential appears only as a secret config key or an SSM lookup.
-            if text.contains(&format!("${{{}}}", generated.variable)) {
-                assert!(
-                    text.contains(&format!(
-                        "  {}:\n    type: string\n    secret: true\n",
-                        generated.variable
-                    ))
-                );
-            }
+            assert!(
+                !text.contains(&format!("${{{}}}", generated.variable)),
+                "{} as an input",
+                generated.variable
+            );
         }
     }
 }
@@ -201,4 +202,57 @@ fn the_alerts_topic_subscribes_each_alert_email_and_the_list_is_checked() {
         )
         .is_empty()
     );
+}
+
+/// The environment's key (issue 32): the SSM parameters the program writes name it, and its key
+/// policy names exactly the principals the plan says: the deploy role, and every execution
+/// role and proxy role (the plan's decrypters, which are all of them), nobody else.
+#[test]
+fn the_key_policy_names_exactly_the_plans_principals() {
+    for plan in example_plans() {
+        let key = plan.item(runtime_plan::lower::KEY_ID).expect("the environment's key");
+        let runtime_plan::ItemSpec::KmsKey { alias, decrypters } = &key.spec else { panic!("a key") };
+        assert_eq!(alias, &plan.secrets.kms_key);
+        let roles: Vec<&str> = plan
+            .items
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i.kind,
+                    runtime_plan::ItemKind::TaskExecutionRole | runtime_plan::ItemKind::ProxyRole
+                )
+            })
+            .map(|i| i.id.as_str())
+            .collect();
+        assert_eq!(decrypters.iter().map(|d| d.as_str()).collect::<Vec<_>>(), roles);
+        let program = render(&plan).expect("render");
+        let doc: serde_json::Value =
+            serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+        let resources = doc["resources"].as_object().expect("resources");
+        let policy = &resources["env_kms-key--policy"];
+        assert_eq!(policy["type"], "aws:kms/keyPolicy:KeyPolicy");
+        assert_eq!(policy["properties"]["keyId"], "${env_kms-key.id}");
+        let statements =
+            policy["properties"]["policy"]["fn::toJSON"]["Statement"].as_array().expect("statements");
+        let mut principals: Vec<String> = statements
+            .iter()
+            .flat_map(|s| s["Principal"]["AWS"].as_array().expect("AWS principals").iter())
+            .map(|p| p.as_str().expect("a principal").to_owned())
+            .collect();
+        principals.sort();
+        let mut want: Vec<String> = roles.iter().map(|r| format!("${{{r}.arn}}")).collect();
+        want.push("${deploy-role}".to_owned());
+        want.sort();
+        assert_eq!(principals, want, "{}", plan.environment);
+        // Only the deploy role administers; the roles decrypt, through SSM and Secrets Manager.
+        assert_eq!(statements[1]["Action"], serde_json::json!(["kms:Decrypt"]));
+        assert!(statements[1]["Condition"]["StringEquals"]["kms:ViaService"].is_array());
+        // Every parameter the program writes, and every execution role's grant, names the key.
+        for (id, resource) in resources {
+            if resource["type"] == "aws:ssm/parameter:Parameter" {
+                assert_eq!(resource["properties"]["keyId"], alias.as_str(), "{id}");
+            }
+        }
+        assert!(!program.file(PROGRAM_FILE).unwrap().contains("alias/aws/ssm"));
+    }
 }

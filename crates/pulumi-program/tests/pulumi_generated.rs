@@ -55,6 +55,8 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let mut types: BTreeSet<String> = BTreeSet::new();
     // ECS services seen, each checked to propagate its tags.
     let mut services = 0;
+    // Write-only inputs holding a credential (no credential is in any other input).
+    let mut write_only = 0;
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
         for env in product.root.environments.keys() {
@@ -70,6 +72,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
                 .count();
             assert_eq!(declared, expected_resources(&plan), "runway {n} env {env}");
             services += pulumi_support::assert_tags(&plan, &program);
+            write_only += pulumi_support::assert_credentials_write_only(&program);
             for (needle, count) in &mut seen {
                 *count += usize::from(text.contains(*needle));
             }
@@ -81,6 +84,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     }
     assert!(dirs.len() >= RUNWAYS, "only {} programs rendered", dirs.len());
     assert!(services > RUNWAYS, "only {services} services generated");
+    assert!(write_only > RUNWAYS, "only {write_only} write-only credential inputs generated");
     assert!(seen.iter().all(|(_, count)| *count > 0), "not every optional part was generated: {seen:?}");
     #[allow(clippy::disallowed_methods)] // reason: the test reads the committed reference program
     let reference =

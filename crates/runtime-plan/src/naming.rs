@@ -36,6 +36,8 @@ pub fn limit(kind: ItemKind) -> Option<usize> {
         ItemKind::SnsTopic => 256,
         ItemKind::TaskExecutionRole | ItemKind::TaskRole | ItemKind::ProxyRole => 64,
         ItemKind::ProxySecret | ItemKind::RegistrySecret => 512,
+        // Its alias, `alias/` included.
+        ItemKind::KmsKey => 256,
         ItemKind::EcsCluster | ItemKind::EcsService | ItemKind::TaskDefinition => 255,
         ItemKind::DbSubnetGroup | ItemKind::CacheSubnetGroup | ItemKind::SecurityGroup => 255,
         ItemKind::CloudMapNamespace => 253,

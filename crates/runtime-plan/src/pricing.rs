@@ -49,6 +49,7 @@ pub enum Priceable {
     },
     PrivateZone,
     Secret,
+    KmsKey,
     LogGroup {
         ingested_gb: Option<Decimal>,
         retention_days: u32,
@@ -97,6 +98,7 @@ impl Priceable {
             Priceable::Alb { zones } => Item::Alb { zones: *zones },
             Priceable::PrivateZone => Item::PrivateZone,
             Priceable::Secret => Item::Secret,
+            Priceable::KmsKey => Item::KmsKey { requests: None },
             Priceable::LogGroup { ingested_gb, retention_days } => {
                 Item::LogGroup { ingested_gb: *ingested_gb, retention_days: *retention_days }
             }

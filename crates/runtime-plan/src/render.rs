@@ -217,13 +217,16 @@ fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     }
     let by = |w: ParameterWriter| s.ssm_parameters.iter().filter(move |p| p.written_by == w);
     let labels: BTreeMap<&str, &PlannedItem> = p.items.iter().map(|i| (i.id.as_str(), i)).collect();
+    if !s.ssm_parameters.is_empty() {
+        write_note(out, 2, &format!("every parameter is a SecureString under the KMS key {}", s.kms_key))?;
+    }
     for (writer, note) in [
         (ParameterWriter::SecretsPrepare, "ssm parameters `runway secrets prepare` copies from Infisical"),
         (ParameterWriter::Program, "ssm parameters the program writes before a service reads them"),
     ] {
         let rows: Vec<Row> = by(writer).map(|s| Row::Cells(parameter_row(s, &labels))).collect();
         if !rows.is_empty() {
-            write_note(out, 2, &format!("{note} (SecureString, key {}):", s.kms_key))?;
+            write_note(out, 2, &format!("{note}:"))?;
             Table { indent: 4, header: &["parameter", "read by"], rows, flex: Some(1) }.write(out)?;
         }
     }

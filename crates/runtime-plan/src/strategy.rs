@@ -159,13 +159,15 @@ fn registry_credentials(word: &str) -> Option<runway_schema::RegistryCredentials
     }
 }
 
-/// The SSM key of a generated product: the default alias, another alias, a key ARN or a key id.
-fn kms_key(product: &str) -> String {
-    match product.len() % 4 {
-        0 => "alias/runway".to_owned(),
-        1 => "arn:aws:kms:us-east-1:123456789012:key/0b6c5b9e-3f1a-4c2d-9e8f-7a6b5c4d3e2f".to_owned(),
-        2 => "0b6c5b9e-3f1a-4c2d-9e8f-7a6b5c4d3e2f".to_owned(),
-        _ => runway_schema::DEFAULT_SSM_KMS_KEY.to_owned(),
+/// The SSM key of a generated product: the environment's own (none named, half of them), an
+/// alias, a key ARN, a key id or the AWS managed key.
+fn kms_key(product: &str) -> Option<String> {
+    match product.len() % 8 {
+        0 => Some("alias/runway".to_owned()),
+        1 => Some("arn:aws:kms:us-east-1:123456789012:key/0b6c5b9e-3f1a-4c2d-9e8f-7a6b5c4d3e2f".to_owned()),
+        2 => Some("0b6c5b9e-3f1a-4c2d-9e8f-7a6b5c4d3e2f".to_owned()),
+        3 => Some("alias/aws/ssm".to_owned()),
+        _ => None,
     }
 }
 

@@ -49,6 +49,8 @@ fn production_declares_every_item_of_the_example() {
             AlbListener,
             DbSubnetGroup,
             CacheSubnetGroup,
+            // The environment's own key (`secrets.ssm.kmsKey` left out), after the roles it names.
+            KmsKey,
             // Production has alarms: the alerts topic, the ALB's alarm, the ECS event rule.
             AlertTopic,
             MetricAlarm,
@@ -1081,5 +1083,41 @@ fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
             assert!(param.referenced_by.contains(&item.id), "{}", s.parameter);
         }
         assert!(p.workloads.iter().find(|w| w.name == "metabase").unwrap().items.contains(&item.id));
+    }
+}
+
+/// The environment's own key unless `secrets.ssm.kmsKey` names one (issue 32): its alias
+/// encrypts every parameter, the proxy secrets too, and its decrypters are every execution
+/// role and proxy role; a named key replaces it (no key item, nothing priced), and an AWS
+/// managed key is not used for Secrets Manager.
+#[test]
+fn the_environment_has_its_own_key_unless_one_is_named() {
+    let product = common::example();
+    let p = plan(&product, "production", &cat()).unwrap();
+    let key = p.item(runtime_plan::lower::KEY_ID).unwrap();
+    assert_eq!(key.managed_by, ManagedBy::SecretsAdapter);
+    assert_eq!(key.physical_name, "alias/runway/acme-shop/production");
+    assert_eq!(key.monthly, Some(Money::parse("1.00").unwrap()));
+    let ItemSpec::KmsKey { alias, decrypters } = &key.spec else { panic!("a key") };
+    assert_eq!(alias, &p.secrets.kms_key);
+    assert_eq!(p.secrets.secrets_manager_key.as_deref(), Some(alias.as_str()));
+    assert!(p.secrets.ssm_parameters.iter().all(|s| s.kms_key == *alias));
+    let roles: Vec<&str> = p
+        .items
+        .iter()
+        .filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::ProxyRole))
+        .map(|i| i.id.as_str())
+        .collect();
+    assert!(roles.len() >= 3);
+    assert_eq!(decrypters.iter().map(|d| d.as_str()).collect::<Vec<_>>(), roles);
+
+    for (named, secrets_manager) in [("alias/acme", Some("alias/acme")), ("alias/aws/ssm", None)] {
+        let mut product = common::example();
+        product.root.secrets.ssm.kms_key = Some(named.to_owned());
+        let p = plan(&product, "production", &cat()).unwrap();
+        assert!(p.item(runtime_plan::lower::KEY_ID).is_none(), "{named}");
+        assert!(p.items.iter().all(|i| i.kind != ItemKind::KmsKey));
+        assert_eq!(p.secrets.kms_key, named);
+        assert_eq!(p.secrets.secrets_manager_key.as_deref(), secrets_manager);
     }
 }

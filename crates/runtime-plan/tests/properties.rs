@@ -52,6 +52,13 @@ proptest! {
                     prop_assert!(i.physical_name.len() >= 3);
                     prop_assert_eq!(i.physical_name.to_ascii_lowercase(), i.physical_name.clone());
                 }
+                if let ItemSpec::S3Bucket { name_suffix, .. } = &i.spec {
+                    // The whole name, account id and region included, fits S3's 63 characters
+                    // and ends as the account-regional namespace requires.
+                    let full = format!("{}-123456789012{name_suffix}", i.physical_name);
+                    prop_assert!(full.len() <= 63, "{} > 63", full);
+                    prop_assert_eq!(name_suffix.to_string(), format!("-{}-an", plan.region));
+                }
                 if matches!(i.spec, ItemSpec::SqsQueue { fifo: true, .. } | ItemSpec::SnsTopic { fifo: true, .. }) {
                     prop_assert!(i.physical_name.ends_with(".fifo"));
                 }
@@ -302,6 +309,12 @@ proptest! {
                 ("env_secretsmanager-endpoint", after.resources.iter().any(|r| r.kind == Kind::Postgres)),
                 ("env_sqs-endpoint", used_by_workloads(Kind::Queue)),
                 ("env_sns-endpoint", used_by_workloads(Kind::Topic)),
+                // The environment's key goes with the last thing it encrypts.
+                (
+                    "env_kms-key",
+                    !after.secrets.ssm_parameters.is_empty()
+                        || after.items.iter().any(|i| matches!(i.kind, ItemKind::ProxySecret | ItemKind::RegistrySecret)),
+                ),
             ];
             let interfaces = after.items.iter().any(|i| matches!(&i.spec, ItemSpec::VpcEndpoint { zones: Some(_), .. }));
             let groups = [("env_endpoints-sg", interfaces)];

@@ -64,11 +64,11 @@ fn what_no_usage_explains_is_said_so() {
     let db = hint(&plan, Some("main-db"), usd("36.28"), usd("60")).unwrap();
     assert!(db.text().starts_with("no usage of `main-db` is billed outside the estimate"), "{db:?}");
     // The environment's usage-based rates: data through the NAT gateway and out to the internet
-    // (dev declares neither), and its budget.
+    // (dev declares neither), its KMS key's requests, and its budget.
     let Some(Hint::Usage { matches, .. }) = hint(&plan, None, usd("10"), usd("13")) else { panic!() };
     assert_eq!(
         matches.iter().map(|m| m.key.as_str()).collect::<Vec<_>>(),
-        vec!["nat-gateway-gb", "internet-out-gb", "budget"]
+        vec!["nat-gateway-gb", "internet-out-gb", "kms-requests", "budget"]
     );
     // An estimate of zero and less than a cent billed: nothing to say.
     assert_eq!(hint(&plan, Some("main-db"), Money::ZERO, usd("0.004")), None);
@@ -172,7 +172,7 @@ fn the_text_and_the_json() {
     );
     assert_eq!(metabase["hint"]["kind"], "usage");
     assert_eq!(metabase["hint"]["matches"][0]["unitPrice"], "0.5");
-    assert_eq!(json["total"], serde_json::json!({"estimate": "139.28", "actual": "111.71"}));
+    assert_eq!(json["total"], serde_json::json!({"estimate": "140.28", "actual": "111.71"}));
     assert_eq!(
         (&json["cap"], &json["verdict"], &json["untagged"]),
         (&"150.00".into(), &"within".into(), &"4.25".into())

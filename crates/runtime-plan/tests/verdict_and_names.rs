@@ -153,6 +153,17 @@ fn long_names_are_cut_within_aws_limits() {
     let full = format!("a-very-long-product-name-for-aws-production-{long}");
     assert!(cache.physical_name.ends_with(&runtime_plan::naming::hash6(&full)));
     assert!(p.item("env_alb").unwrap().physical_name.len() <= 32);
+    // A bucket's whole name (`<head>-<account id>-<region>-an`) fits 63, its head cut with the
+    // hash of the uncut name.
+    let bucket = p.item("uploads_bucket").unwrap();
+    let ItemSpec::S3Bucket { name_suffix, .. } = &bucket.spec else { panic!("a bucket") };
+    let whole = format!("{}-123456789012{name_suffix}", bucket.physical_name);
+    assert_eq!(whole.len(), 63, "{whole}");
+    assert!(
+        bucket
+            .physical_name
+            .ends_with(&runtime_plan::naming::hash6("a-very-long-product-name-for-aws-production-uploads"))
+    );
     let tg = p.item("public-workload-with-a-long-name_target-group").unwrap();
     assert!(tg.physical_name.len() <= 32);
     let names: std::collections::BTreeSet<&str> = p.items.iter().map(|i| i.physical_name.as_str()).collect();

@@ -19,8 +19,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use aws_adapter::aws::{
-    AwsClients, ClientSettings, ParameterExpectation, ParameterRequest, ProxyAdminCopy, ProxyCopyReport,
-    PublishReport, RegistryCredentialsCopy, Scope, SourceError, UpdateReason, ValueSource,
+    AwsClients, ClientSettings, EnvironmentKey, KeyReport, ParameterExpectation, ParameterRequest,
+    ProxyAdminCopy, ProxyCopyReport, PublishReport, RegistryCredentialsCopy, Scope, SourceError,
+    UpdateReason, ValueSource,
 };
 use clap::Subcommand;
 use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterWriter, Plan};
@@ -186,6 +187,9 @@ pub(crate) fn print_json(value: &impl Serialize) {
 #[serde(rename_all = "camelCase")]
 struct PrepareJson<'a> {
     dry_run: bool,
+    /// The environment's own KMS key, when the plan has one (made sure of first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a KeyReport>,
     infisical: &'a secrets_adapter::Report,
     proxy_copies: &'a [ProxyCopyJson],
     /// The generated credentials' SSM parameters.
@@ -256,6 +260,8 @@ fn secrets_prepare(
             out!("{report}");
         }
 
+        // The environment's key, before anything is encrypted with it.
+        let key = prepare_key(&plan, dry_run, format, out).await?;
         let copies: Vec<_> =
             specs.iter().filter_map(|(s, g)| g.secrets_manager.as_ref().map(|n| (s, *g, n))).collect();
         let mut done = Vec::new();
@@ -304,6 +310,7 @@ fn secrets_prepare(
                     resource: generated.resource.to_string(),
                     username: username.to_string(),
                     password,
+                    kms_key: plan.secrets.secrets_manager_key.as_deref().map(str::to_owned),
                     tags: Vec::new(),
                 };
                 let copied = aws
@@ -326,6 +333,7 @@ fn secrets_prepare(
         if format == Format::Json {
             let json = PrepareJson {
                 dry_run,
+                key: key.as_ref(),
                 infisical: &report,
                 proxy_copies: &done,
                 ssm: &parameters,
@@ -335,6 +343,41 @@ fn secrets_prepare(
         }
         Ok(())
     })
+}
+
+/// Makes sure the environment's own KMS key exists (the plan's `kms-key` item, when it has
+/// one): created with its alias and KMS's default key policy when absent, left alone otherwise
+/// (the program's `KeyPolicy` owns its policy). Everything `secrets prepare` writes to AWS
+/// afterwards is encrypted with it.
+async fn prepare_key(
+    plan: &Plan,
+    dry_run: bool,
+    format: Format,
+    out: Out,
+) -> Result<Option<KeyReport>, Exit> {
+    let Some(runtime_plan::ItemSpec::KmsKey { alias, .. }) =
+        plan.item(runtime_plan::lower::KEY_ID).map(|i| &i.spec)
+    else {
+        return Ok(None);
+    };
+    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let key = EnvironmentKey { alias: alias.to_string(), tags: Vec::new() };
+    let report = aws.ensure_environment_key(&scope(plan), &key, dry_run).await.map_err(|e| {
+        let copies: Vec<&str> =
+            plan.secrets.generated.iter().filter_map(|g| g.secrets_manager.as_deref()).collect();
+        remote(
+            out,
+            format!(
+                "{}\nnot done: the proxy copies ({}), the credentials' SSM parameters, the registry copies",
+                chain(&e),
+                copies.join(", ")
+            ),
+        )
+    })?;
+    if format == Format::Text {
+        outln!("{:<9} {} (the environment's KMS key)", report.action.word(dry_run), report.alias);
+    }
+    Ok(Some(report))
 }
 
 /// Copies each workload's registry credentials (`registryCredentials: NAME`) from Infisical,
@@ -399,6 +442,7 @@ async fn copy_registry_credentials(
             workload: copy.workload.to_string(),
             username,
             password,
+            kms_key: plan.secrets.secrets_manager_key.as_deref().map(str::to_owned),
             tags: Vec::new(),
         };
         let copied = aws

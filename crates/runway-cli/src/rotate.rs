@@ -271,6 +271,7 @@ async fn rotate(
             resource: rotation.resource.to_string(),
             username: username.to_string(),
             password: value.clone(),
+            kms_key: plan.secrets.secrets_manager_key.as_deref().map(str::to_owned),
             tags: Vec::new(),
         };
         let copied =

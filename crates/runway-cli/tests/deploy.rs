@@ -169,7 +169,7 @@ fn set_person_secret(moto: &Moto) {
             resource: "metabase".into(),
             tags: Vec::new(),
         };
-        aws.ssm_publish_values(&scope(), "alias/aws/ssm", &[write], false).await.unwrap();
+        aws.ssm_publish_values(&scope(), ENV_KEY, &[write], false).await.unwrap();
     });
 }
 
@@ -196,6 +196,8 @@ const CREDENTIALS: [&str; 3] = [
     "dev:/runtime/shared-cache/SHARED_CACHE_PASSWORD",
 ];
 const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
+/// The alias of dev's own KMS key, which `secrets prepare` creates and encrypts with.
+const ENV_KEY: &str = "alias/runway/acme-shop/dev";
 
 /// Whether moto's proxy secret holds exactly `{"username":"runway","password":<password>}`
 /// (`Unchanged`) or is absent (`Created`), asked with a dry-run copy (read calls only).
@@ -206,6 +208,8 @@ fn proxy_state(moto: &Moto, password: &str) -> Action {
             resource: "main-db".into(),
             username: "runway".into(),
             password: SecretString::from(password),
+            // What `secrets prepare` writes it under: the environment's own key.
+            kms_key: Some(ENV_KEY.into()),
             tags: Vec::new(),
         };
         aws.copy_proxy_admin(&scope(), &copy, true).await.unwrap().action
@@ -613,7 +617,9 @@ fn the_documented_order_runs_from_an_empty_account() {
     let emit = run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]);
     assert_eq!(emit.code, 0, "{}", emit.stderr);
     let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
-    let parameters = looked_up(&program, "aws:ssm:getParameter");
+    // Each credential is read twice: its value and its version (the write-only inputs').
+    let mut parameters = looked_up(&program, "aws:ssm:getParameter");
+    parameters.dedup();
     assert_eq!(parameters.len(), 3, "the credentials of main-db and the two caches: {parameters:?}");
     assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET]);
 
@@ -777,6 +783,7 @@ fn registry_state(moto: &Moto, user: &str, password: &str) -> Action {
             workload: "pdf-render".into(),
             username: SecretString::from(user),
             password: SecretString::from(password),
+            kms_key: Some(ENV_KEY.into()),
             tags: Vec::new(),
         };
         aws.copy_registry_credentials(&scope(), &copy, true).await.unwrap().action

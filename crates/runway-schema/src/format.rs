@@ -100,7 +100,9 @@ struct InfisicalFile {
 struct SsmFile {
     /// Parameter prefix (default `/{product}/{env}`).
     prefix: Option<String>,
-    /// KMS key of the SecureString parameters (default `alias/aws/ssm`).
+    /// An existing KMS key for the SecureString parameters and the proxy secrets: `alias/...`,
+    /// an alias or key ARN, or a key id (default: the environment's own key,
+    /// `alias/runway/<product>/<env>`, which `runway secrets prepare` creates).
     kms_key: Option<String>,
 }
 

@@ -76,8 +76,11 @@ pub struct Infisical {
 pub struct Ssm {
     /// Parameter prefix template with `{product}` and `{env}` (default `/{product}/{env}`).
     pub prefix: String,
-    /// KMS key of the SecureString parameters (default `alias/aws/ssm`).
-    pub kms_key: String,
+    /// An existing KMS key for the SecureString parameters and the secrets `secrets prepare`
+    /// writes (an alias, an alias or key ARN, or a key id); `None` (the default): the
+    /// environment's own customer managed key, which `secrets prepare` creates
+    /// (`alias/runway/<product>/<env>`).
+    pub kms_key: Option<String>,
 }
 
 /// Default Infisical base URL.
@@ -86,12 +89,10 @@ pub const DEFAULT_INFISICAL_URL: &str = "https://app.infisical.com";
 pub const DEFAULT_INFISICAL_PATH: &str = "/runtime/{resource}";
 /// Default SSM prefix template.
 pub const DEFAULT_SSM_PREFIX: &str = "/{product}/{env}";
-/// Default SSM KMS key.
-pub const DEFAULT_SSM_KMS_KEY: &str = "alias/aws/ssm";
 
 impl Default for Ssm {
     fn default() -> Self {
-        Self { prefix: DEFAULT_SSM_PREFIX.to_owned(), kms_key: DEFAULT_SSM_KMS_KEY.to_owned() }
+        Self { prefix: DEFAULT_SSM_PREFIX.to_owned(), kms_key: None }
     }
 }
 
@@ -108,6 +109,12 @@ impl Infisical {
 }
 
 impl Ssm {
+    /// The alias of an environment's own key (`alias/runway/<product>/<env>`), when
+    /// `kmsKey` names none.
+    pub fn environment_key_alias(product: &str, env: &str) -> String {
+        format!("alias/runway/{product}/{env}")
+    }
+
     /// The parameter prefix of an environment, without a trailing `/`.
     pub fn prefix_for(&self, product: &str, env: &str) -> String {
         let p = self.prefix.replace("{product}", product).replace("{env}", env);

@@ -12,6 +12,7 @@
 //! says what would change.
 
 mod cost;
+mod kms;
 mod proxy;
 mod remedy;
 mod rollout;
@@ -33,6 +34,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
+pub use kms::{EnvironmentKey, KeyError, KeyReport};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -316,6 +318,8 @@ pub struct IsolatedEndpoint {
 pub struct AwsClients {
     pub(crate) ssm: aws_sdk_ssm::Client,
     pub(crate) secrets: aws_sdk_secretsmanager::Client,
+    /// The environment's own key (`secrets prepare`).
+    pub(crate) kms: aws_sdk_kms::Client,
     pub(crate) ecs: aws_sdk_ecs::Client,
     /// RDS: a database's master password (`runway rotate`).
     pub(crate) rds: aws_sdk_rds::Client,
@@ -357,6 +361,7 @@ impl AwsClients {
         AwsClients {
             ssm: aws_sdk_ssm::Client::new(&config),
             secrets: aws_sdk_secretsmanager::Client::new(&config),
+            kms: aws_sdk_kms::Client::new(&config),
             ecs: aws_sdk_ecs::Client::new(&config),
             rds: aws_sdk_rds::Client::new(&config),
             elasticache: aws_sdk_elasticache::Client::new(&config),

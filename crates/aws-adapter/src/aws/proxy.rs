@@ -10,6 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroize;
 
+use super::ssm::same_key;
 use super::{Action, AwsClients, Chain, RemoteError, Scope, standard_tags, tags_satisfied};
 
 /// The admin credential RDS Proxy logs in with, to be stored as JSON
@@ -24,6 +25,9 @@ pub struct ProxyAdminCopy {
     pub username: String,
     /// The admin password; never shown.
     pub password: SecretString,
+    /// The KMS key the secret is encrypted with (the plan's `secretsManagerKey`); `None`:
+    /// Secrets Manager's own AWS managed key.
+    pub kms_key: Option<String>,
     /// Extra tags besides `product`, `environment` and `resource`.
     pub tags: Vec<(String, String)>,
 }
@@ -41,6 +45,8 @@ pub struct RegistryCredentialsCopy {
     pub username: SecretString,
     /// The registry password or token; never shown.
     pub password: SecretString,
+    /// The KMS key the secret is encrypted with, as for [`ProxyAdminCopy::kms_key`].
+    pub kms_key: Option<String>,
     /// Extra tags besides `product`, `environment` and `resource`.
     pub tags: Vec<(String, String)>,
 }
@@ -109,6 +115,7 @@ struct Credential<'a> {
     resource: &'a str,
     username: &'a str,
     password: &'a str,
+    kms_key: Option<&'a str>,
     tags: &'a [(String, String)],
 }
 
@@ -141,6 +148,7 @@ impl AwsClients {
             resource: &copy.resource,
             username: &copy.username,
             password: copy.password.expose_secret(),
+            kms_key: copy.kms_key.as_deref(),
             tags: &copy.tags,
         };
         self.write_credential(scope, &credential, dry_run).await
@@ -161,6 +169,7 @@ impl AwsClients {
             resource: &copy.workload,
             username: copy.username.expose_secret(),
             password: copy.password.expose_secret(),
+            kms_key: copy.kms_key.as_deref(),
             tags: &copy.tags,
         };
         self.write_credential(scope, &credential, dry_run).await
@@ -191,6 +200,7 @@ impl AwsClients {
             self.secrets
                 .create_secret()
                 .name(name)
+                .set_kms_key_id(copy.kms_key.map(str::to_owned))
                 .secret_string(json.expose_secret())
                 .set_tags(Some(tags.iter().map(sm_tag).collect()))
                 .send()
@@ -214,7 +224,14 @@ impl AwsClients {
             .filter_map(|t| Some((t.key()?.to_owned(), t.value()?.to_owned())))
             .collect();
         let tags_ok = tags_satisfied(&tags, &present);
-        let action = match (same, tags_ok) {
+        // Encrypted with another key than the plan's (an older secret under Secrets Manager's
+        // own key): re-encrypted with a new version under the plan's key.
+        let key_ok = match (copy.kms_key, described.kms_key_id()) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(k), Some(stored)) => same_key(k, stored) || self.same_kms_key(k, stored).await,
+        };
+        let action = match (same && key_ok, tags_ok) {
             (true, true) => Action::Unchanged,
             (true, false) => Action::Retagged,
             (false, _) => Action::Updated,
@@ -222,7 +239,19 @@ impl AwsClients {
         if dry_run {
             return Ok(report(action));
         }
-        if !same {
+        if !key_ok {
+            // The key changes for the versions written from now on: write one at once.
+            self.secrets
+                .update_secret()
+                .secret_id(name)
+                .set_kms_key_id(copy.kms_key.map(str::to_owned))
+                .secret_string(copy.json().expose_secret())
+                .send()
+                .await
+                .map_err(|e| fail(&done, RemoteError::from_sdk("UpdateSecret", e)))?;
+            done.push("re-encrypted with the plan's key");
+        }
+        if !same && key_ok {
             let json = copy.json();
             self.secrets
                 .put_secret_value()
@@ -243,6 +272,18 @@ impl AwsClients {
                 .map_err(|e| fail(&done, RemoteError::from_sdk("TagResource", e)))?;
         }
         Ok(report(action))
+    }
+
+    /// Whether two references (alias, ARN, id) name the same KMS key, as KMS resolves them; a
+    /// failed look-up answers no (the secret is then written again under the plan's key).
+    async fn same_kms_key(&self, a: &str, b: &str) -> bool {
+        let id = |r: String| async move {
+            self.kms.describe_key().key_id(r).send().await.ok()?.key_metadata().map(|m| m.key_id().to_owned())
+        };
+        match (id(a.to_owned()).await, id(b.to_owned()).await) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        }
     }
 
     /// DescribeSecret, `None` when there is no such secret.

@@ -259,7 +259,7 @@ pub struct VerifyError(#[source] pub RemoteError);
 
 /// Whether a stored key id matches the plan's: equal, or one is an ARN ending in the other
 /// (`arn:aws:kms:...:key/<id>` and `<id>`, `arn:aws:kms:...:alias/x` and `alias/x`).
-fn same_key(expected: &str, found: &str) -> bool {
+pub(super) fn same_key(expected: &str, found: &str) -> bool {
     let arn_of = |arn: &str, short: &str| {
         arn.starts_with("arn:")
             && (arn.ends_with(&format!(":{short}")) || arn.ends_with(&format!(":key/{short}")))

@@ -14,6 +14,7 @@ mod ec2;
 mod ecs;
 mod elasticache;
 mod elb;
+mod kms;
 mod rds;
 mod route53;
 mod s3;
@@ -33,6 +34,7 @@ pub const OFFERS: &[&str] = &[
     "AmazonSNS",
     "AmazonS3",
     "AWSSecretsManager",
+    "awskms",
     "AmazonRoute53",
     "AmazonVPC",
     "AmazonCloudWatch",
@@ -88,6 +90,7 @@ pub(crate) fn lookup(key: &str) -> Lookup {
         sns::rule,
         s3::rule,
         secretsmanager::rule,
+        kms::rule,
         route53::rule,
         vpc::rule,
         cloudwatch::rule,

@@ -75,3 +75,61 @@ pub fn assert_tags(plan: &runtime_plan::Plan, program: &Program) -> usize {
     }
     services
 }
+
+/// Asserts that no credential reaches the program's config or state (issue 32): no config key
+/// is secret (nothing for a `Pulumi.<stack>.yaml`), every decrypted credential variable
+/// (`${credential-...}`) is read by a write-only input (a property whose name ends in `Wo`,
+/// beside its `...WoVersion`), and no `fn::secret` value is an ordinary input. Returns how many
+/// write-only inputs it saw.
+pub fn assert_credentials_write_only(program: &Program) -> usize {
+    let text = program.file(pulumi_program::PROGRAM_FILE).expect("Pulumi.yaml");
+    let doc: serde_json::Value = serde_saphyr::from_str(text).expect("the program is YAML");
+    if let Some(config) = doc.get("config").and_then(|c| c.as_object()) {
+        for (key, declaration) in config {
+            assert_ne!(
+                declaration.get("secret"),
+                Some(&serde_json::Value::Bool(true)),
+                "config `{key}` is secret"
+            );
+        }
+    }
+    let mut seen = 0;
+    let resources = doc.get("resources").and_then(|r| r.as_object()).expect("resources");
+    for (id, resource) in resources {
+        let Some(properties) = resource.get("properties") else { continue };
+        walk_credentials(id, "", properties, &mut seen);
+    }
+    seen
+}
+
+/// Every string under `value` that names a credential variable, or a secret value, must sit
+/// under a write-only property (`key` the nearest property name above it).
+fn walk_credentials(id: &str, key: &str, value: &serde_json::Value, seen: &mut usize) {
+    let write_only = key.ends_with("Wo");
+    match value {
+        serde_json::Value::String(s) => {
+            let names_credential = s
+                .split("${credential-")
+                .skip(1)
+                .any(|rest| !rest.split('}').next().unwrap_or("").ends_with("-version"));
+            if names_credential {
+                assert!(write_only, "`{id}`: `{key}` is not write-only and holds a credential: {s}");
+                *seen += 1;
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                if k == "fn::secret" {
+                    assert!(write_only, "`{id}`: `{key}` is not write-only and holds a secret");
+                    walk_credentials(id, key, v, seen);
+                } else if k.starts_with("fn::") {
+                    walk_credentials(id, key, v, seen);
+                } else {
+                    walk_credentials(id, k, v, seen);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| walk_credentials(id, key, v, seen)),
+        serde_json::Value::Null | serde_json::Value::Bool(_) | serde_json::Value::Number(_) => {}
+    }
+}

@@ -219,7 +219,8 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             | ItemSpec::AlertTopic { .. }
             | ItemSpec::MetricAlarm { .. }
             | ItemSpec::EcsEventRule { .. }
-            | ItemSpec::AlbLogBucket { .. } => {}
+            | ItemSpec::AlbLogBucket { .. }
+            | ItemSpec::KmsKey { .. } => {}
         }
     }
     out

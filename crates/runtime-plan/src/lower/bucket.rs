@@ -7,9 +7,15 @@ use super::context::{Cx, NewItem};
 use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
 use super::resources::Res;
 use super::{Described, cat, usage};
+use crate::naming::{fit, limit};
 use crate::plan::{BucketLifecycle, ItemKind, ItemSpec};
 use crate::pricing::Priceable;
 use runway_schema::{UsageKey, Versioning};
+
+/// The end of a bucket's name in the account-regional namespace (S3's naming rule).
+const ACCOUNT_REGIONAL_SUFFIX: &str = "-an";
+/// The length of an AWS account id, which a bucket's name holds.
+const ACCOUNT_ID_LEN: usize = 12;
 
 /// Lowers a bucket resource: the bucket, its name, ARN and region.
 pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Described {
@@ -17,10 +23,14 @@ pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Des
     if gb.is_none() {
         cx.unknown_resource_size(r, "bucket");
     }
-    // Bucket names are lower case.
-    let name = cx.named(ItemKind::S3Bucket, cx.base(&r.name).to_ascii_lowercase());
+    // In the account-regional namespace: `<product>-<env>-<name>-<account>-<region>-an`, the
+    // head cut (with the name's hash) so that the whole fits 63 characters. Lower case.
+    let name_suffix = cat(&["-", &cx.env.region, ACCOUNT_REGIONAL_SUFFIX]);
+    let room = limit(ItemKind::S3Bucket).unwrap_or(63) - 1 - ACCOUNT_ID_LEN - name_suffix.len();
+    let name = fit(&cx.base(&r.name).to_ascii_lowercase(), room);
     let spec = ItemSpec::S3Bucket {
         resource: r.name.clone(),
+        name_suffix,
         versioning: versioning.is_some(),
         lifecycle: BucketLifecycle {
             abort_incomplete_uploads_days: ABORT_INCOMPLETE_UPLOADS_DAYS,

@@ -229,6 +229,7 @@ fn included_note(kind: ItemKind) -> &'static str {
         | ItemKind::AuroraCluster
         | ItemKind::ProxySecret
         | ItemKind::RegistrySecret
+        | ItemKind::KmsKey
         | ItemKind::ProxyRole
         | ItemKind::RdsProxy
         | ItemKind::CacheReplicationGroup

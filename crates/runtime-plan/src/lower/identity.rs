@@ -169,6 +169,7 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
             | ItemKind::TaskExecutionRole
             | ItemKind::TaskRole
             | ItemKind::RegistrySecret
+            | ItemKind::KmsKey
             | ItemKind::SecurityGroup
             | ItemKind::CloudMapNamespace
             | ItemKind::Alb

@@ -38,6 +38,7 @@ mod cache;
 mod context;
 mod endpoints;
 mod identity;
+mod key;
 mod network;
 mod platform;
 mod postgres;
@@ -57,6 +58,7 @@ use platform::Platform;
 use resources::Res;
 
 pub use access_logs::{ALB_LOG_DAYS, ELB_LOG_ACCOUNTS, LOG_DELIVERY_SERVICE, log_delivery};
+pub use key::KEY_ID;
 pub use protection::{
     ABORT_INCOMPLETE_UPLOADS_DAYS, BACKUP_DAYS, BUCKET_ENCRYPTION, PRODUCTION, PRODUCTION_BACKUP_DAYS,
     PRODUCTION_CACHE_SNAPSHOT_DAYS, SNS_KMS_KEY,
@@ -125,6 +127,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
     let mut tasks = Vec::new();
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform, &mut tasks);
+    key::lower(&mut cx);
     alarms::lower(&mut cx);
     budget::lower(&mut cx);
     let mut plan = finish(cx, bindings, planned_resources, workloads);
@@ -247,6 +250,7 @@ pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
         ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
         ItemSpec::TaskRole { .. } => ItemKind::TaskRole,
         ItemSpec::RegistrySecret { .. } => ItemKind::RegistrySecret,
+        ItemSpec::KmsKey { .. } => ItemKind::KmsKey,
         ItemSpec::SecurityGroup { .. } => ItemKind::SecurityGroup,
         ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
         ItemSpec::Alb { .. } => ItemKind::Alb,

@@ -71,6 +71,7 @@ fn database(
     };
     let name = cx.named(kind, cx.base(&r.name));
     let database = database_name(&r.name);
+    let password_parameter = cx.secrets.ssm_name(&r.name, &r.var("PASSWORD"));
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
     let protection = protection::database(cx.env_name, &name, &generation);
@@ -84,6 +85,7 @@ fn database(
             database: database.as_str().into(),
             username: POSTGRES_USER.into(),
             admin_secret: secret.clone(),
+            admin_password_parameter: password_parameter.clone(),
             subnet_group: subnet_group.clone(),
             security_groups: network::database_groups(&r.name),
             storage_encrypted: true,
@@ -98,6 +100,7 @@ fn database(
             database: database.as_str().into(),
             username: POSTGRES_USER.into(),
             admin_secret: secret.clone(),
+            admin_password_parameter: password_parameter.clone(),
             subnet_group: subnet_group.clone(),
             security_groups: network::database_groups(&r.name),
             storage_encrypted: true,
@@ -113,6 +116,10 @@ fn database(
             .depends_on([vec![subnet_group, secret.clone()], network::database_groups(&r.name)].concat())
             .priced(Priceable::Postgres { engine, size: r.size.as_str().into(), storage_gb, io }),
     );
+    // The database reads its master password from SSM (a write-only input of the program).
+    if let Some(password) = r.var_index("PASSWORD") {
+        cx.secrets.resource_parameter(r, password, &password_parameter, &id);
+    }
     Named { id, name }
 }
 

@@ -20,8 +20,10 @@ pub(super) struct Layout {
     infisical_env: CompactString,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
     pub(super) ssm_prefix: CompactString,
-    /// SSM KMS key.
+    /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
     pub(super) kms_key: CompactString,
+    /// The key is the environment's own (`secrets.ssm.kmsKey` names none).
+    pub(super) own_key: bool,
     generated: Vec<GeneratedSecret>,
     /// The position among its resource's variables of each resource's generated credential,
     /// by resource position: what `secrets prepare` writes, told apart by key, not by name.
@@ -42,7 +44,11 @@ impl Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
             infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
             ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
-            kms_key: root.secrets.ssm.kms_key.as_str().into(),
+            kms_key: root.secrets.ssm.kms_key.as_deref().map_or_else(
+                || runway_schema::Ssm::environment_key_alias(&root.product, env_name).into(),
+                Into::into,
+            ),
+            own_key: root.secrets.ssm.kms_key.is_none(),
             generated: Vec::new(),
             generated_at: Vec::new(),
             registry_copies: Vec::new(),
@@ -52,6 +58,19 @@ impl Layout {
             connection: Vec::with_capacity(variables),
             ssm: SsmParams::default(),
         }
+    }
+
+    /// Does the environment have an SSM parameter (which its key encrypts)?
+    pub(super) fn has_parameters(&self) -> bool {
+        !self.ssm.list.is_empty()
+    }
+
+    /// The key Secrets Manager secrets `secrets prepare` writes are encrypted with: the SSM
+    /// key, unless it is an AWS managed key (`alias/aws/...`, which Secrets Manager cannot use:
+    /// its own managed key then).
+    fn secrets_manager_key(&self) -> Option<CompactString> {
+        let aws_managed = self.kms_key.starts_with("alias/aws/") || self.kms_key.contains(":alias/aws/");
+        (!aws_managed).then(|| self.kms_key.clone())
     }
 
     /// How many connection variables it has room for before it grows.
@@ -211,9 +230,11 @@ impl Layout {
                 self.ssm.list[at].written_by = ParameterWriter::SecretsPrepare;
             }
         }
+        let secrets_manager_key = self.secrets_manager_key();
         SecretsLayout {
             infisical_project: self.infisical_project,
             ssm_prefix: self.ssm_prefix,
+            secrets_manager_key,
             kms_key: self.kms_key,
             generated: self.generated,
             registry_copies: self.registry_copies,

@@ -121,6 +121,17 @@ pub enum ItemSpec {
         /// plan's `applyChanges`).
         apply_immediately: bool,
     },
+    /// The environment's customer managed KMS key, created with its alias by `runway secrets
+    /// prepare` (before anything is encrypted with it); the program declares its key policy.
+    #[serde(rename_all = "camelCase")]
+    KmsKey {
+        /// Its alias (`alias/runway/<product>/<env>`), by which everything names it.
+        alias: CompactString,
+        /// Logical ids of the roles its key policy lets decrypt (through SSM and Secrets
+        /// Manager only): every execution role and every proxy role, in plan order. Besides
+        /// them the policy names only the deploy role (the identity that runs `pulumi up`).
+        decrypters: Vec<CompactString>,
+    },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {
         /// The resource.
@@ -199,6 +210,10 @@ pub enum ItemSpec {
     S3Bucket {
         /// The resource.
         resource: CompactString,
+        /// In the account's own regional namespace (`account-regional`: nobody else can take
+        /// the name first): its name is the physical name, `-`, the deploying account's id, then
+        /// this suffix (`-<region>-an`), composed by the program, which knows the account.
+        name_suffix: CompactString,
         /// Versioning enabled.
         versioning: bool,
         /// What S3 deletes by itself: unfinished uploads, and noncurrent versions when
@@ -423,6 +438,7 @@ impl ItemSpec {
             | ItemSpec::AuroraInstance { .. }
             | ItemSpec::ProxySecret { .. }
             | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::KmsKey { .. }
             | ItemSpec::ProxyRole { .. }
             | ItemSpec::RdsProxy(_)
             | ItemSpec::RdsProxyTargetGroup { .. }

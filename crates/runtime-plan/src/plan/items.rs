@@ -58,6 +58,9 @@ item_kinds! {
     /// Secrets Manager secret `{"username","password"}` of a workload's private registry,
     /// copied from Infisical by `runway secrets prepare` (`registryCredentials: NAME`).
     RegistrySecret = "registry-secret", "registry secret";
+    /// The environment's customer managed KMS key (`alias/runway/<product>/<env>`): encrypts its
+    /// SSM parameters and the secrets `runway secrets prepare` writes, which creates it.
+    KmsKey = "kms-key", "KMS key";
     /// VPC security group: who may reach what it guards, on which port, and where that may go.
     SecurityGroup = "security-group", "security group";
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
@@ -260,6 +263,7 @@ impl PlannedItem {
             | ItemSpec::AuroraInstance { .. }
             | ItemSpec::ProxySecret { .. }
             | ItemSpec::RegistrySecret { .. }
+            | ItemSpec::KmsKey { .. }
             | ItemSpec::ProxyRole { .. }
             | ItemSpec::RdsProxy(_)
             | ItemSpec::RdsProxyTargetGroup { .. }
@@ -329,7 +333,8 @@ impl PlannedItem {
             | ItemSpec::Vpc { .. }
             | ItemSpec::AlertTopic { .. }
             | ItemSpec::MetricAlarm { .. }
-            | ItemSpec::EcsEventRule { .. } => None,
+            | ItemSpec::EcsEventRule { .. }
+            | ItemSpec::KmsKey { .. } => None,
         }
     }
 

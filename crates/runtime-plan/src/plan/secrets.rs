@@ -183,8 +183,13 @@ pub struct SecretsLayout {
     pub infisical_project: Option<CompactString>,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
     pub ssm_prefix: CompactString,
-    /// SSM KMS key.
+    /// The KMS key of the SSM parameters: `secrets.ssm.kmsKey`, or the alias of the
+    /// environment's own key (`alias/runway/<product>/<env>`, the plan's `kms-key` item).
     pub kms_key: CompactString,
+    /// The KMS key the Secrets Manager secrets `secrets prepare` writes (the proxy's, the
+    /// registries') are encrypted with: the same key, or `None` when it is an AWS managed key
+    /// (`alias/aws/ssm`), which Secrets Manager cannot use (its own managed key then).
+    pub secrets_manager_key: Option<CompactString>,
     /// Credentials `secrets prepare` generates, in resource order.
     pub generated: Vec<GeneratedSecret>,
     /// Registry credentials `secrets prepare` copies from Infisical to Secrets Manager, in

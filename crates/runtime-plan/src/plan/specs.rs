@@ -29,6 +29,9 @@ pub struct RdsInstanceSpec {
     pub username: CompactString,
     /// Logical id of the secret holding the master password.
     pub admin_secret: CompactString,
+    /// The SSM SecureString `secrets prepare` writes the master password to: the program
+    /// reads it into the provider's write-only input, so it is in no config and no state.
+    pub admin_password_parameter: CompactString,
     /// Logical id of the DB subnet group.
     pub subnet_group: CompactString,
     /// Logical ids of its security groups.
@@ -62,6 +65,9 @@ pub struct AuroraClusterSpec {
     pub username: CompactString,
     /// Logical id of the secret holding the master password.
     pub admin_secret: CompactString,
+    /// The SSM SecureString `secrets prepare` writes the master password to: the program
+    /// reads it into the provider's write-only input, so it is in no config and no state.
+    pub admin_password_parameter: CompactString,
     /// Logical id of the DB subnet group.
     pub subnet_group: CompactString,
     /// Logical ids of its security groups.
