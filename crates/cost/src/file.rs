@@ -196,83 +196,112 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
     let mut diags = Vec::new();
     let mut regions = IndexMap::new();
     for (region, table) in raw.regions {
-        let mut prices = IndexMap::new();
-        for (key, spanned) in table {
-            let path = format!("regions.{region}.{key}");
-            let at = location(file, spanned.referenced);
-            let raw = spanned.value;
-            let entry = match (raw.price, raw.unpriced) {
-                (Some(price), None) => {
-                    let price_at = location(file, price.referenced);
-                    let money = match Money::parse(&price.value) {
-                        Ok(m) => m,
-                        Err(e) => {
-                            diags.push(Diagnostic::error(
-                                Code::InvalidValue,
-                                price_at,
-                                format!("{path}.price"),
-                                e.to_string(),
-                            ));
-                            continue;
-                        }
-                    };
-                    let (Some(source), Some(seen)) = (raw.source, raw.seen) else {
-                        diags.push(
-                            Diagnostic::error(Code::MissingField, at, path, format!("price `{key}` needs `source` and `seen`"))
-                                .with_help("every figure names where it was seen (URL or document) and when (YYYY-MM-DD)"),
-                        );
-                        continue;
-                    };
-                    if source.trim().is_empty() || !is_date(&seen) {
-                        diags.push(Diagnostic::error(
-                            Code::InvalidValue,
-                            at,
-                            path,
-                            format!("price `{key}` needs a non-empty `source` and `seen` as YYYY-MM-DD (got `{seen}`)"),
-                        ));
-                        continue;
-                    }
-                    PriceStatus::Priced { price: money, source, seen }
-                }
-                (None, Some(reason)) => {
-                    if raw.source.is_some() || raw.seen.is_some() {
-                        diags.push(Diagnostic::error(
-                            Code::InvalidValue,
-                            at,
-                            path,
-                            format!("`{key}` is unpriced: `source` and `seen` belong to a price"),
-                        ));
-                        continue;
-                    }
-                    PriceStatus::Unpriced { unpriced: reason }
-                }
-                _ => {
-                    diags.push(
-                        Diagnostic::error(
-                            Code::InvalidValue,
-                            at,
-                            path,
-                            format!("`{key}` needs exactly one of `price` and `unpriced`"),
-                        )
-                        .with_help("write `price: \"0.016\"` with `source` and `seen`, or `unpriced: <why>`"),
-                    );
-                    continue;
-                }
-            };
-            if raw.unit.trim().is_empty() {
-                diags.push(Diagnostic::error(
-                    Code::InvalidValue,
-                    at,
-                    format!("regions.{region}.{key}.unit"),
-                    "a price needs a unit",
-                ));
-                continue;
-            }
-            prices.insert(key, PriceEntry { unit: raw.unit, status: entry });
-        }
+        let prices = prices(file, &region, table, &mut diags);
         regions.insert(region, prices);
     }
-    let s = raw.sizes;
+    let sizes = sizes(file, raw.sizes, &mut diags);
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    Ok(Catalogue { sizes, regions })
+}
+
+/// One region's prices, each checked: a price with its source and date, or why it has none.
+fn prices(
+    file: &str,
+    region: &str,
+    table: IndexMap<String, Spanned<RawPrice>>,
+    diags: &mut Vec<Diagnostic>,
+) -> IndexMap<String, PriceEntry> {
+    let mut prices = IndexMap::new();
+    for (key, spanned) in table {
+        let path = format!("regions.{region}.{key}");
+        let at = location(file, spanned.referenced);
+        let raw = spanned.value;
+        let entry = match (raw.price, raw.unpriced) {
+            (Some(price), None) => {
+                let price_at = location(file, price.referenced);
+                let money = match Money::parse(&price.value) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        diags.push(Diagnostic::error(
+                            Code::InvalidValue,
+                            price_at,
+                            format!("{path}.price"),
+                            e.to_string(),
+                        ));
+                        continue;
+                    }
+                };
+                let (Some(source), Some(seen)) = (raw.source, raw.seen) else {
+                    diags.push(
+                        Diagnostic::error(
+                            Code::MissingField,
+                            at,
+                            path,
+                            format!("price `{key}` needs `source` and `seen`"),
+                        )
+                        .with_help(
+                            "every figure names where it was seen (URL or document) and when (YYYY-MM-DD)",
+                        ),
+                    );
+                    continue;
+                };
+                if source.trim().is_empty() || !is_date(&seen) {
+                    diags.push(Diagnostic::error(
+                        Code::InvalidValue,
+                        at,
+                        path,
+                        format!(
+                            "price `{key}` needs a non-empty `source` and `seen` as YYYY-MM-DD (got `{seen}`)"
+                        ),
+                    ));
+                    continue;
+                }
+                PriceStatus::Priced { price: money, source, seen }
+            }
+            (None, Some(reason)) => {
+                if raw.source.is_some() || raw.seen.is_some() {
+                    diags.push(Diagnostic::error(
+                        Code::InvalidValue,
+                        at,
+                        path,
+                        format!("`{key}` is unpriced: `source` and `seen` belong to a price"),
+                    ));
+                    continue;
+                }
+                PriceStatus::Unpriced { unpriced: reason }
+            }
+            _ => {
+                diags.push(
+                    Diagnostic::error(
+                        Code::InvalidValue,
+                        at,
+                        path,
+                        format!("`{key}` needs exactly one of `price` and `unpriced`"),
+                    )
+                    .with_help("write `price: \"0.016\"` with `source` and `seen`, or `unpriced: <why>`"),
+                );
+                continue;
+            }
+        };
+        if raw.unit.trim().is_empty() {
+            diags.push(Diagnostic::error(
+                Code::InvalidValue,
+                at,
+                format!("regions.{region}.{key}.unit"),
+                "a price needs a unit",
+            ));
+            continue;
+        }
+        prices.insert(key, PriceEntry { unit: raw.unit, status: entry });
+    }
+    prices
+}
+
+/// The sizes, each declaring something (a zero would price an item at $0) and a storage
+/// ceiling AWS takes.
+fn sizes(file: &str, s: RawSizes, diags: &mut Vec<Diagnostic>) -> Sizes {
     let mut sizes = Sizes::default();
     // A zero count or capacity would price an item at $0; a size must declare something.
     let mut positive = |path: String, at: serde_saphyr::Location, fields: &[(&str, u64)]| {
@@ -348,10 +377,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Catalogue, Vec<Diagnostic>
         }
     }
     diags.append(&mut ceilings);
-    if !diags.is_empty() {
-        return Err(diags);
-    }
-    Ok(Catalogue { sizes, regions })
+    sizes
 }
 
 /// The largest gp3 storage of an RDS instance, in GiB.
