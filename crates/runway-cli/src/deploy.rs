@@ -201,7 +201,9 @@ fn credential_specs(plan: &Plan) -> Vec<(CredentialSpec, &runtime_plan::Generate
         .iter()
         .map(|g| {
             let rule = match g.kind {
-                CredentialKind::PostgresAdminPassword => CredentialRule::PostgresPassword,
+                CredentialKind::PostgresAdminPassword | CredentialKind::PostgresLoginPassword => {
+                    CredentialRule::PostgresPassword
+                }
                 CredentialKind::CacheAuthToken => CredentialRule::ValkeyAuthToken,
             };
             let spec = CredentialSpec {
@@ -428,8 +430,11 @@ async fn prepare_parameters(
     let mut places = HashMap::new();
     let mut pending = Vec::new();
     for (spec, g) in specs {
-        let Some(p) =
-            plan.secrets.ssm_parameters.iter().find(|p| p.owner == g.resource && p.variable == g.variable)
+        let Some(p) = plan
+            .secrets
+            .ssm_parameters
+            .iter()
+            .find(|p| p.owner == g.resource && p.consumer == g.consumer && p.variable == g.variable)
         else {
             continue;
         };
@@ -438,11 +443,11 @@ async fn prepare_parameters(
             pending.push(p.name.to_string());
             continue;
         }
-        places.insert((p.owner.as_str(), p.variable.as_str()), &g.infisical);
+        places.insert((p.owner.to_string(), p.source_key()), &g.infisical);
         requests.push(ParameterRequest {
             name: p.name.to_string(),
             resource: p.owner.to_string(),
-            variable: p.variable.to_string(),
+            variable: p.source_key(),
             tags: Vec::new(),
         });
     }
@@ -542,8 +547,9 @@ fn secrets_publish(
 struct InfisicalValues<'a> {
     client: &'a Client,
     project: &'a str,
-    /// `(resource, variable)` -> its place in Infisical.
-    places: HashMap<(&'a str, &'a str), &'a InfisicalPlace>,
+    /// `(resource, variable)` -> its place in Infisical; a postgres login's own variable is
+    /// asked as `<consumer>/<VAR>` ([`runtime_plan::SsmParameter::source_key`]).
+    places: HashMap<(String, String), &'a InfisicalPlace>,
 }
 
 impl ValueSource for InfisicalValues<'_> {
@@ -552,7 +558,7 @@ impl ValueSource for InfisicalValues<'_> {
         resource: &str,
         variable: &str,
     ) -> impl Future<Output = Result<Option<SecretString>, SourceError>> + Send {
-        let place = self.places.get(&(resource, variable)).copied();
+        let place = self.places.get(&(resource.to_owned(), variable.to_owned())).copied();
         async move {
             let Some(place) = place else { return Ok(None) };
             self.client
@@ -573,11 +579,11 @@ fn ssm_publish(env: &str, dry_run: bool, format: Format, args: &PlanArgs, out: O
     for p in &plan.secrets.ssm_parameters {
         match (p.written_by, &p.infisical) {
             (ParameterWriter::SecretsPrepare, Some(place)) => {
-                places.insert((p.owner.as_str(), p.variable.as_str()), place);
+                places.insert((p.owner.to_string(), p.source_key()), place);
                 requests.push(ParameterRequest {
                     name: p.name.to_string(),
                     resource: p.owner.to_string(),
-                    variable: p.variable.to_string(),
+                    variable: p.source_key(),
                     tags: Vec::new(),
                 });
             }

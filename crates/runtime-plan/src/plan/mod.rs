@@ -16,6 +16,7 @@
 //! type is re-exported here: `runtime_plan::plan::X` and `runtime_plan::X` name the same thing.
 
 mod bindings;
+mod bootstrap;
 mod item_spec;
 mod items;
 mod parts;
@@ -31,6 +32,7 @@ use runway_schema::{Architecture, Diagnostic, Expose, Kind, Money, PostgresEngin
 use serde::Serialize;
 
 pub use bindings::*;
+pub use bootstrap::*;
 pub use item_spec::*;
 pub use items::*;
 pub use parts::*;
