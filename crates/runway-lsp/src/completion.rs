@@ -326,7 +326,11 @@ mod tests {
         let at = cx(doc);
         assert_eq!(
             at,
-            Context { path: strings(&["workloads", "api", "uses", "[]"]), key: Some("uploads".into()), item: false }
+            Context {
+                path: strings(&["workloads", "api", "uses", "[]"]),
+                key: Some("uploads".into()),
+                item: false
+            }
         );
         let words: Vec<String> =
             candidates(&at, true, &Words::default(), None).into_iter().map(|c| c.label).collect();
