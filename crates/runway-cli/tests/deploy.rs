@@ -194,7 +194,8 @@ const CREDENTIALS: [&str; 5] = [
 ];
 const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
 /// The proxy secrets of main-db's two logins.
-const LOGIN_SECRETS: [&str; 2] = ["acme-shop/dev/main-db/proxy-metabase", "acme-shop/dev/main-db/proxy-reporting"];
+const LOGIN_SECRETS: [&str; 2] =
+    ["acme-shop/dev/main-db/proxy-metabase", "acme-shop/dev/main-db/proxy-reporting"];
 
 /// Whether moto's proxy secret holds exactly `{"username":"runway","password":<password>}`
 /// (`Unchanged`) or is absent (`Created`), asked with a dry-run copy (read calls only).
@@ -253,7 +254,8 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
         .map(|e| e["action"].as_str().unwrap())
         .collect();
     assert_eq!(actions, ["exists"; 5]);
-    let copies: Vec<&Value> = report["proxyCopies"].as_array().unwrap().iter().map(|c| &c["action"]).collect();
+    let copies: Vec<&Value> =
+        report["proxyCopies"].as_array().unwrap().iter().map(|c| &c["action"]).collect();
     assert_eq!(copies, ["unchanged"; 3]);
     assert_eq!(infisical.versions(), versions, "the second run changed a credential");
 
@@ -316,7 +318,10 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     assert!(again.stdout.lines().all(|l| l.starts_with("unchanged ")), "{}", again.stdout);
     // The resources' 20 and the 5 of each of main-db's two logins.
     assert_eq!(again.stdout.lines().count(), 30);
-    assert_eq!(infisical.value("dev", "/runtime/main-db/metabase", "MAIN_DB_USER").as_deref(), Some("app_metabase"));
+    assert_eq!(
+        infisical.value("dev", "/runtime/main-db/metabase", "MAIN_DB_USER").as_deref(),
+        Some("app_metabase")
+    );
     assert_eq!(infisical.versions(), versions);
 
     // The workload's own secret is set by people; `pulumi up` writes the connection parameters.
@@ -340,7 +345,11 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     let ssm = run(&["ssm", "publish", "--env", "dev", file]);
     assert_eq!(ssm.code, 0, "{}", ssm.stderr);
     assert!(ssm.stdout.contains("unchanged /acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "{}", ssm.stdout);
-    assert!(ssm.stdout.contains("unchanged /acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"), "{}", ssm.stdout);
+    assert!(
+        ssm.stdout.contains("unchanged /acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"),
+        "{}",
+        ssm.stdout
+    );
     assert!(ssm.stdout.contains("program   /acme-shop/dev/main-db/metabase/MAIN_DB_URL"));
     assert!(ssm.stdout.contains("skipped   /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"));
     assert!(!ssm.stdout.contains("created") && !ssm.stdout.contains("updated"), "{}", ssm.stdout);
@@ -636,7 +645,10 @@ fn the_documented_order_runs_from_an_empty_account() {
     let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
     let parameters = looked_up(&program, "aws:ssm:getParameter");
     assert_eq!(parameters.len(), 3, "the credentials of main-db and the two caches: {parameters:?}");
-    assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET, LOGIN_SECRETS[0], LOGIN_SECRETS[1]]);
+    assert_eq!(
+        looked_up(&program, "aws:secretsmanager:getSecret"),
+        [PROXY_SECRET, LOGIN_SECRETS[0], LOGIN_SECRETS[1]]
+    );
 
     let prepare = run(&["secrets", "prepare", "--env", "dev", file]);
     assert_eq!(prepare.code, 0, "{}", prepare.stderr);

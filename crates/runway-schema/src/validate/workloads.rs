@@ -337,6 +337,11 @@ fn secret_names(
     secrets
 }
 
+/// A used resource's name with its node and path, for the variable check.
+type Used<'n> = (String, &'n Node, String);
+/// A `uses` entry: its name, the node it is written at, and its mode with the mode's node.
+type UseEntry<'n> = (String, &'n Node, Option<(Access, &'n Node)>);
+
 /// `uses`: declared resources, each once, each a name or `{ <name>: read | write }` with a mode
 /// its kind takes. Returns the names, the modes written, and each name with its node and path
 /// for the variable check.
@@ -346,7 +351,7 @@ fn used_resources<'n>(
     path: &str,
     resources: &[(&str, &Node, &Node)],
     resource_nodes: &BTreeMap<&str, &Node>,
-) -> (Vec<String>, IndexMap<String, Access>, Vec<(String, &'n Node, String)>) {
+) -> (Vec<String>, IndexMap<String, Access>, Vec<Used<'n>>) {
     let mut uses = Vec::new();
     let mut access = IndexMap::new();
     let mut used = Vec::new();
@@ -386,7 +391,7 @@ fn use_entry<'n>(
     cx: &mut Cx<'_>,
     item: &'n Node,
     p: &str,
-) -> Option<(String, &'n Node, Option<(Access, &'n Node)>)> {
+) -> Option<UseEntry<'n>> {
     if !matches!(item.value, crate::tree::Value::Map(_)) {
         return cx.string(item, p, "a resource name").map(|r| (r, item, None));
     }
