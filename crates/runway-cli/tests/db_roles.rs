@@ -153,9 +153,17 @@ impl Server {
         }
     }
 
-    /// Runs `sql` as `user` with `password`, over TCP on loopback (password checked).
+    /// Runs `sql` as `user` with `password`, over TCP on loopback (password checked). A
+    /// statement list starting `SET default_transaction_read_only = off; ` asks for that at
+    /// connection instead (over the role's setting), as a client may: a `SET` inside the
+    /// statement list would come after its transaction began read-only.
     fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
+        let (options, sql) = match sql.strip_prefix("SET default_transaction_read_only = off; ") {
+            Some(rest) => ("-c default_transaction_read_only=off", rest),
+            None => ("", sql),
+        };
         let out = Command::new(&self.psql)
+            .env("PGOPTIONS", options)
             .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
             .args(["-p", &self.port.to_string(), "-U", user, "-d", "main_db", "-c", sql])
             .env("PGPASSWORD", password)

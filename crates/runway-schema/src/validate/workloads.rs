@@ -387,11 +387,7 @@ fn used_resources<'n>(
 
 /// One entry of `uses`: a name, or a one-key mapping `{ <name>: read | write }`. Returns the
 /// name, the node it is written at, and the mode with its node when one is written.
-fn use_entry<'n>(
-    cx: &mut Cx<'_>,
-    item: &'n Node,
-    p: &str,
-) -> Option<UseEntry<'n>> {
+fn use_entry<'n>(cx: &mut Cx<'_>, item: &'n Node, p: &str) -> Option<UseEntry<'n>> {
     if !matches!(item.value, crate::tree::Value::Map(_)) {
         return cx.string(item, p, "a resource name").map(|r| (r, item, None));
     }
