@@ -390,7 +390,8 @@ enum UseFile {
     /// A resource name: used with the `write` mode.
     Name(String),
     /// `{ <name>: read | write }`: one resource and its access mode.
-    WithMode(#[schemars(length(min = 1, max = 1))] IndexMap<String, Access>),
+    #[schemars(extend("minProperties" = 1, "maxProperties" = 1))]
+    WithMode(IndexMap<String, Access>),
 }
 
 /// `health`.
