@@ -51,12 +51,16 @@ enum Value {
 }
 
 /// What a parameter's value is made of, each looked up once per program: a connection
-/// variable's source and a credential's parameter by `(owner, variable)`, an output by name.
+/// variable's source and a credential's parameter by `(owner, consumer, variable)` (the
+/// consumer of a postgres login's own variables, none otherwise), an output by name.
 struct Sources<'p> {
-    connection: BTreeMap<(&'p str, &'p str), &'p ConnectionSource>,
-    parameters: BTreeMap<(&'p str, &'p str), &'p SsmParameter>,
+    connection: BTreeMap<Key<'p>, &'p ConnectionSource>,
+    parameters: BTreeMap<Key<'p>, &'p SsmParameter>,
     outputs: BTreeMap<&'p str, &'p PlannedOutput>,
 }
+
+/// `(owner, consumer, variable)`.
+type Key<'p> = (&'p str, Option<&'p str>, &'p str);
 
 /// Declares every parameter the program writes, in the plan's order (by name).
 pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
@@ -66,13 +70,13 @@ pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
             .secrets
             .connection
             .iter()
-            .map(|c| ((c.resource.as_str(), c.infisical.name.as_str()), &c.source))
+            .map(|c| ((c.resource.as_str(), c.consumer.as_deref(), c.infisical.name.as_str()), &c.source))
             .collect(),
         parameters: plan
             .secrets
             .ssm_parameters
             .iter()
-            .map(|p| ((p.owner.as_str(), p.variable.as_str()), p))
+            .map(|p| ((p.owner.as_str(), p.consumer.as_deref(), p.variable.as_str()), p))
             .collect(),
         outputs: plan.outputs.iter().map(|o| (o.name.as_str(), o)).collect(),
     };
@@ -81,7 +85,7 @@ pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
         let missing = |what: String| RenderError::Missing { item: id.clone(), what };
         let source = sources
             .connection
-            .get(&(p.owner.as_str(), p.variable.as_str()))
+            .get(&(p.owner.as_str(), p.consumer.as_deref(), p.variable.as_str()))
             .ok_or_else(|| missing(format!("the connection variable `{}` of `{}`", p.variable, p.owner)))?;
         let (mut value, mut value_wo, mut value_wo_version, mut description) = (None, None, None, None);
         match source {
@@ -189,7 +193,7 @@ fn compose(
         out.push_str(text);
         masked.push_str(text);
         let name = &rest[start + 2..end];
-        let key = (p.owner.as_str(), name);
+        let key = (p.owner.as_str(), p.consumer.as_deref(), name);
         if let Some(source) = sources.connection.get(&key) {
             let value = part(cx, p, source, sources)?;
             out.push_str(&value);

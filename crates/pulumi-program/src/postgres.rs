@@ -252,13 +252,16 @@ pub(super) fn look_up_proxy_secret<'p>(
     cx.variable(item, item.id.to_string(), &lookup)
 }
 
-/// The role RDS Proxy assumes: it may read the one secret.
+/// The role RDS Proxy assumes: it may read the admin's secret and the logins', no other.
 pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ProxyRole { secret } = &item.spec else {
+    let ItemSpec::ProxyRole { secret, logins } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let read =
-        Statement::allow(Action::One("secretsmanager:GetSecretValue"), vec![cx.reference(secret, "arn")?]);
+    let mut arns = vec![cx.reference(secret, "arn")?];
+    for login in logins {
+        arns.push(cx.reference(login, "arn")?);
+    }
+    let read = Statement::allow(Action::One("secretsmanager:GetSecretValue"), arns);
     iam::role_with_policy(cx, item, iam::Assumer::Rds, "read-proxy-secret", vec![read])
 }
 
@@ -289,7 +292,16 @@ pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(
     let ItemSpec::RdsProxy(spec) = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let RdsProxySpec { engine_family, secret, role, require_tls, security_groups, .. } = &**spec;
+    let RdsProxySpec { engine_family, secret, logins, role, require_tls, security_groups, .. } = &**spec;
+    let mut auths = Vec::with_capacity(1 + logins.len());
+    // The admin's (the bootstrap of the roles logs in with it), then each consumer's login.
+    for s in std::iter::once(secret).chain(logins) {
+        auths.push(Auth {
+            auth_scheme: "SECRETS",
+            iam_auth: "DISABLED",
+            secret_arn: cx.reference(s, "arn")?,
+        });
+    }
     let props = Proxy {
         name: &item.physical_name,
         engine_family,
@@ -297,11 +309,7 @@ pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(
         require_tls: *require_tls,
         vpc_subnet_ids: cx.input(Input::PrivateSubnetIds),
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
-        auths: vec![Auth {
-            auth_scheme: "SECRETS",
-            iam_auth: "DISABLED",
-            secret_arn: cx.reference(secret, "arn")?,
-        }],
+        auths,
         region: cx.region(),
         tags: cx.tags(item),
     };

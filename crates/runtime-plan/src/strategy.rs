@@ -8,9 +8,9 @@
 use indexmap::IndexMap;
 use proptest::prelude::*;
 use runway_schema::{
-    DEFAULT_INFISICAL_PATH, DEFAULT_INFISICAL_URL, DeadLetter, Duration, Engine, Environment, Expose, Ground,
-    Health, HealthCheck, ImageRef, Infisical, Kind, Location, Member, Money, PostgresEngine, Product, Reason,
-    Resource, ResourceSpec, Runtime, Runway, Scale, Secrets, Ssm, Workload,
+    Access, DEFAULT_INFISICAL_PATH, DEFAULT_INFISICAL_URL, DeadLetter, Duration, Engine, Environment, Expose,
+    Ground, Health, HealthCheck, ImageRef, Infisical, Kind, Location, Member, Money, PostgresEngine, Product,
+    Reason, Resource, ResourceSpec, Runtime, Runway, Scale, Secrets, Ssm, Workload,
 };
 
 /// The catalogue's default size names.
@@ -324,6 +324,16 @@ fn build(
                     .into_iter()
                     .collect(),
                 secrets: (0..secrets).map(|k| format!("APP_SECRET_{k}")).collect(),
+                // Every other use read-only where the kind takes it: both modes are generated.
+                access: used
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, r)| {
+                        (i + k) % 2 == 1
+                            && Access::of_kind(resources[r.as_str()].spec.kind()).contains(&Access::Read)
+                    })
+                    .map(|(_, r)| (r.clone(), Access::Read))
+                    .collect(),
                 uses: used,
                 expose: if public { Expose::Public } else { Expose::Internal },
                 size,

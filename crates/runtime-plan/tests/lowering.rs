@@ -62,6 +62,8 @@ fn production_declares_every_item_of_the_example() {
         [
             RdsInstance,
             ProxySecret,
+            // Metabase's login's: the proxy authenticates each consumer's role with its own.
+            ProxySecret,
             ProxyRole,
             RdsProxy,
             RdsProxyTargetGroup,
@@ -159,7 +161,7 @@ fn sizes_come_from_the_catalogue() {
     let TaskDefinitionSpec { task, cpu_architecture, secrets, .. } = &**spec;
     assert_eq!(*task, c.task("medium").unwrap());
     assert_eq!(cpu_architecture, "ARM64");
-    assert_eq!(secrets.first().unwrap().parameter, "/acme-shop/production/main-db/MAIN_DB_URL");
+    assert_eq!(secrets.first().unwrap().parameter, "/acme-shop/production/main-db/metabase/MAIN_DB_URL");
     assert_eq!(secrets.last().unwrap().parameter, "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY");
     let ItemSpec::CacheReplicationGroup(spec) = &p.item("sessions_cache").unwrap().spec else { panic!() };
     let CacheReplicationGroupSpec { size, engine, .. } = &**spec;
@@ -565,8 +567,22 @@ fn bindings_and_secrets_layout() {
             "MAIN_DB_PASSWORD"
         ]
     );
-    assert_eq!(b.infisical, "prod:/runtime/main-db");
-    assert_eq!(b.ssm[5], "/acme-shop/production/main-db/MAIN_DB_PASSWORD");
+    // Its own login's variables: its own folder and parameters, naming its own role.
+    assert_eq!(b.infisical, "prod:/runtime/main-db/metabase");
+    assert_eq!(b.ssm[5], "/acme-shop/production/main-db/metabase/MAIN_DB_PASSWORD");
+    assert_eq!(b.login.as_deref(), Some("app_metabase"));
+    let user = p
+        .secrets
+        .connection
+        .iter()
+        .find(|c| c.consumer.as_deref() == Some("metabase") && c.infisical.name == "MAIN_DB_USER");
+    assert_eq!(
+        user.map(|c| (&c.infisical.folder, &c.source)),
+        Some((
+            &"/runtime/main-db/metabase".into(),
+            &ConnectionSource::Literal { value: "app_metabase".into() }
+        ))
+    );
     let o = p.bindings.iter().find(|b| b.consumer == "orders" && b.resource == "events").unwrap();
     assert_eq!((o.delivery, o.ssm.len()), (Delivery::EncoreSync, 0));
     let jobs = p.resources.iter().find(|r| r.name == "jobs").unwrap();
@@ -576,12 +592,24 @@ fn bindings_and_secrets_layout() {
     );
     let g = &p.secrets.generated;
     assert_eq!(
-        g.iter().map(|g| g.variable.as_str()).collect::<Vec<_>>(),
-        ["MAIN_DB_PASSWORD", "SESSIONS_PASSWORD", "SHARED_CACHE_PASSWORD"]
+        g.iter()
+            .map(|g| (g.variable.as_str(), g.consumer.as_deref(), g.infisical.folder.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            ("MAIN_DB_PASSWORD", None, "/runtime/main-db"),
+            ("MAIN_DB_PASSWORD", Some("metabase"), "/runtime/main-db/metabase"),
+            ("SESSIONS_PASSWORD", None, "/runtime/sessions"),
+            ("SHARED_CACHE_PASSWORD", None, "/runtime/shared-cache")
+        ]
+    );
+    assert_eq!(g[1].kind, CredentialKind::PostgresLoginPassword);
+    assert_eq!(
+        (g[1].secrets_manager.as_deref(), g[1].secrets_manager_username.as_deref()),
+        (Some("acme-shop/production/main-db/proxy-metabase"), Some("app_metabase"))
     );
     assert_eq!(g[0].secrets_manager.as_deref(), Some("acme-shop/production/main-db/proxy-admin"));
     assert_eq!(g[0].infisical.display(), "prod:/runtime/main-db");
-    assert_eq!(g[1].secrets_manager, None);
+    assert_eq!(g[2].secrets_manager, None);
     // Every output-sourced connection variable is exported by the program, from a planned item.
     for c in &p.secrets.connection {
         if let ConnectionSource::Output { output } = &c.source {
@@ -756,7 +784,7 @@ fn env_references_are_delivered_as_secrets_under_the_images_names() {
     let TaskDefinitionSpec { environment, secrets, .. } = &**spec;
     let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| s.parameter.as_str());
     for (name, variable) in [("MB_DB_HOST", "MAIN_DB_HOST"), ("MB_DB_PASS", "MAIN_DB_PASSWORD")] {
-        let parameter = format!("/acme-shop/production/main-db/{variable}");
+        let parameter = format!("/acme-shop/production/main-db/metabase/{variable}");
         assert_eq!(secret(name), Some(parameter.as_str()), "{name}");
         assert_eq!(secret(name), secret(variable), "{name} and {variable} come from one parameter");
         assert!(!environment.contains_key(name), "{name} must not be a plain value");

@@ -8,7 +8,7 @@ use cost::Catalogue;
 use proptest::prelude::*;
 use runtime_plan::strategy::product;
 use runtime_plan::*;
-use runway_schema::{Kind, Product};
+use runway_schema::{Access, Kind, Product, Workload};
 
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, ..ProptestConfig::default() }
@@ -376,34 +376,42 @@ fn all(actions: &[&'static str], resource: &PolicyResource) -> Vec<Permission> {
     actions.iter().map(|a| (*a, resource.clone())).collect()
 }
 
-/// What a workload's task role must grant: derived from its `uses` and the used resources'
-/// items, independently of the lowering.
-fn task_permissions(plan: &Plan, w: &PlannedWorkload, exec: bool) -> BTreeSet<Permission> {
+/// What a workload's task role must grant: derived from its `uses`, their modes (as the
+/// product writes them), `exec` and the used resources' items, independently of the lowering.
+fn task_permissions(plan: &Plan, w: &PlannedWorkload, spec: &Workload) -> BTreeSet<Permission> {
     let mut want = BTreeSet::new();
     // `exec: true`: the four channels of ECS Exec, on no resource (`*`).
-    if exec {
+    if spec.exec {
         want.extend(all(EXEC_ACTIONS, &PolicyResource::Any));
     }
     for u in &w.uses {
         let r = plan.resources.iter().find(|r| r.name == *u).unwrap();
+        let read = spec.access_to(u) == Access::Read;
         for id in &r.items {
             let item = PolicyResource::Item { item: id.clone() };
             let objects = PolicyResource::ItemObjects { item: id.clone() };
             match plan.item(id).unwrap().kind {
-                ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => want.extend(all(
-                    &[
-                        "sqs:SendMessage",
-                        "sqs:ReceiveMessage",
-                        "sqs:DeleteMessage",
-                        "sqs:ChangeMessageVisibility",
-                        "sqs:GetQueueAttributes",
-                    ],
-                    &item,
-                )),
+                ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => {
+                    want.extend(all(
+                        &[
+                            "sqs:ReceiveMessage",
+                            "sqs:DeleteMessage",
+                            "sqs:ChangeMessageVisibility",
+                            "sqs:GetQueueAttributes",
+                        ],
+                        &item,
+                    ));
+                    if !read {
+                        want.extend(all(&["sqs:SendMessage"], &item));
+                    }
+                }
                 ItemKind::SnsTopic => want.extend(all(&["sns:Publish"], &item)),
                 ItemKind::S3Bucket => {
                     want.extend(all(&["s3:ListBucket"], &item));
-                    want.extend(all(&["s3:GetObject", "s3:PutObject", "s3:DeleteObject"], &objects));
+                    want.extend(all(&["s3:GetObject"], &objects));
+                    if !read {
+                        want.extend(all(&["s3:PutObject", "s3:DeleteObject"], &objects));
+                    }
                 }
                 _ => {}
             }
@@ -502,10 +510,10 @@ proptest! {
                 prop_assert_eq!(execution_role, &execution.id);
                 prop_assert_eq!(role.as_ref(), task_role.map(|r| &r.id));
                 prop_assert!(task_role.is_none() || !task_grants.is_empty());
-                let exec = p.root.workloads[w.name.as_str()].exec;
-                prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w, exec), "task role of {}", w.name);
+                let declared = &p.root.workloads[w.name.as_str()];
+                prop_assert_eq!(permissions(task_grants), task_permissions(&plan, w, declared), "task role of {}", w.name);
                 let ItemSpec::EcsService(service) = &of_kind(ItemKind::EcsService).unwrap().spec else { panic!() };
-                prop_assert_eq!(service.enable_execute_command, exec, "ECS Exec of {}", w.name);
+                prop_assert_eq!(service.enable_execute_command, declared.exec, "ECS Exec of {}", w.name);
                 prop_assert_eq!(
                     permissions(execution_grants),
                     execution_permissions(&plan, w, &task.id),
@@ -705,6 +713,98 @@ proptest! {
         let c = Catalogue::builtin();
         for plan in plans(&p, &c) {
             prop_assert_eq!(reachability(&plan)?, allowed(&p, &plan), "{}", plan.environment);
+        }
+    }
+}
+
+/// The consumers of postgres resource `r` with the mode each is to be granted, from the
+/// product (workloads' `uses` and modes, then members', always `write`).
+fn postgres_consumers(p: &Product, r: &str) -> Vec<(String, Access)> {
+    let workloads = (p.root.workloads.iter())
+        .filter(|(_, w)| w.uses.iter().any(|u| u == r))
+        .map(|(n, w)| (n.clone(), w.access_to(r)));
+    let members =
+        p.members.iter().filter(|m| m.uses.iter().any(|u| u == r)).map(|m| (m.name.clone(), Access::Write));
+    workloads.chain(members).collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every consumer of a postgres resource logs in as its own role, granted what its `uses`
+    /// mode allows and nothing of the admin's: its variables name that role, its parameters are
+    /// its own, and only the bootstrap reads the admin's password.
+    #[test]
+    fn each_database_consumer_has_its_own_role_granted_its_mode_and_never_the_admin(p in product()) {
+        let c = Catalogue::builtin();
+        for plan in plans(&p, &c) {
+            let postgres: Vec<&PlannedResource> = plan.resources.iter().filter(|r| r.kind == Kind::Postgres).collect();
+            prop_assert_eq!(plan.secrets.bootstraps.len(), postgres.len());
+            for (r, boot) in postgres.iter().zip(&plan.secrets.bootstraps) {
+                prop_assert_eq!(&boot.resource, &r.name);
+                let want = postgres_consumers(&p, &r.name);
+                let got: Vec<(String, Access)> =
+                    boot.logins.iter().map(|l| (l.consumer.to_string(), l.access)).collect();
+                prop_assert_eq!(&got, &want);
+                let admin_password = plan
+                    .secrets
+                    .ssm_parameters
+                    .iter()
+                    .find(|s| s.owner == r.name && s.consumer.is_none() && s.variable.ends_with("_PASSWORD"))
+                    .unwrap();
+                // The admin's password: read by the bootstrap alone, and by the database's own
+                // write-only input (the program sets it from the parameter).
+                prop_assert!(admin_password.referenced_by.contains(&boot.id), "{:?}", admin_password.referenced_by);
+                for reader in &admin_password.referenced_by {
+                    prop_assert!(*reader == boot.id || r.items.contains(reader), "{} reads the admin's password", reader);
+                }
+                let mut roles = BTreeSet::new();
+                for l in &boot.logins {
+                    prop_assert_eq!(l.role.as_str(), format!("app_{}", l.consumer.replace('-', "_")));
+                    prop_assert!(roles.insert(l.role.clone()), "two logins are {}", l.role);
+                    prop_assert!(l.role != lower::POSTGRES_USER && !l.role.starts_with("pg_") && l.role.len() <= 63);
+                    let role = format!("\"{}\"", l.role);
+                    let (granted, other) = match l.access {
+                        Access::Write => (WRITE_GROUP, READ_GROUP),
+                        Access::Read => (READ_GROUP, WRITE_GROUP),
+                    };
+                    prop_assert!(boot.sql.contains(&format!("GRANT \"{granted}\" TO {role};")), "{}", l.role);
+                    prop_assert!(!boot.sql.contains(&format!("GRANT \"{other}\" TO {role};")), "{}", l.role);
+                    prop_assert!(boot.sql.contains(&format!("REVOKE \"{other}\" FROM {role};")), "{}", l.role);
+                    // Its own password, by variable: the SQL holds none.
+                    prop_assert!(boot.secrets.iter().any(|s| s.name == l.password_variable && s.parameter == l.password_parameter));
+                    prop_assert!(l.password_parameter != admin_password.name);
+                    // Its generated password is copied to its own proxy secret under its role.
+                    let g = plan.secrets.generated.iter().find(|g| g.resource == r.name && g.consumer.as_deref() == Some(l.consumer.as_str())).unwrap();
+                    prop_assert_eq!(g.kind, CredentialKind::PostgresLoginPassword);
+                    prop_assert_eq!(g.secrets_manager.as_ref(), Some(&l.proxy_secret));
+                    prop_assert_eq!(g.secrets_manager_username.as_ref(), Some(&l.role));
+                    // Its variables: its user is its role, and a workload's task reads its
+                    // own parameters, never the admin's.
+                    let user = plan.secrets.connection.iter().find(|v| {
+                        v.resource == r.name && v.consumer.as_deref() == Some(l.consumer.as_str()) && v.infisical.name.ends_with("_USER")
+                    });
+                    prop_assert_eq!(user.map(|v| &v.source), Some(&ConnectionSource::Literal { value: l.role.clone() }));
+                    let b = plan.bindings.iter().find(|b| b.consumer == l.consumer && b.resource == r.name).unwrap();
+                    prop_assert_eq!(b.login.as_ref(), Some(&l.role));
+                    prop_assert_eq!(b.access, l.access);
+                    let own = format!("{}/{}/{}/", plan.secrets.ssm_prefix, r.name, l.consumer);
+                    prop_assert!(b.ssm.iter().all(|s| s.starts_with(&own)), "{:?}", b.ssm);
+                }
+                // No other grant of a role to anyone but the admin's own membership of the
+                // write group; no attribute beyond login.
+                let grants: Vec<&str> = boot.sql.lines().filter(|l| l.starts_with("GRANT \"")).collect();
+                prop_assert_eq!(grants.len(), boot.logins.len() + 1);
+                prop_assert!(!boot.sql.contains(" SUPERUSER") && !boot.sql.contains(" CREATEROLE") && !boot.sql.contains("BYPASSRLS"));
+                let admin_granted = format!("GRANT \"{}\" TO", lower::POSTGRES_USER);
+                prop_assert!(!boot.sql.contains(&admin_granted));
+                // The proxy authenticates each login with its own secret.
+                let proxy = r.items.iter().map(|i| plan.item(i).unwrap()).find(|i| i.kind == ItemKind::RdsProxy).unwrap();
+                let ItemSpec::RdsProxy(spec) = &proxy.spec else { panic!() };
+                let secrets: Vec<&str> = spec.logins.iter().map(|s| plan.item(s).unwrap().physical_name.as_str()).collect();
+                let want: Vec<&str> = boot.logins.iter().map(|l| l.proxy_secret.as_str()).collect();
+                prop_assert_eq!(secrets, want);
+            }
         }
     }
 }

@@ -213,7 +213,9 @@ fn credential_specs(plan: &Plan) -> Vec<(CredentialSpec, &runtime_plan::Generate
         .iter()
         .map(|g| {
             let rule = match g.kind {
-                CredentialKind::PostgresAdminPassword => CredentialRule::PostgresPassword,
+                CredentialKind::PostgresAdminPassword | CredentialKind::PostgresLoginPassword => {
+                    CredentialRule::PostgresPassword
+                }
                 CredentialKind::CacheAuthToken => CredentialRule::ValkeyAuthToken,
             };
             let spec = CredentialSpec {
@@ -479,8 +481,11 @@ async fn prepare_parameters(
     let mut places = HashMap::new();
     let mut pending = Vec::new();
     for (spec, g) in specs {
-        let Some(p) =
-            plan.secrets.ssm_parameters.iter().find(|p| p.owner == g.resource && p.variable == g.variable)
+        let Some(p) = plan
+            .secrets
+            .ssm_parameters
+            .iter()
+            .find(|p| p.owner == g.resource && p.consumer == g.consumer && p.variable == g.variable)
         else {
             continue;
         };
@@ -489,11 +494,11 @@ async fn prepare_parameters(
             pending.push(p.name.to_string());
             continue;
         }
-        places.insert((p.owner.as_str(), p.variable.as_str()), &g.infisical);
+        places.insert((p.owner.to_string(), p.source_key()), &g.infisical);
         requests.push(ParameterRequest {
             name: p.name.to_string(),
             resource: p.owner.to_string(),
-            variable: p.variable.to_string(),
+            variable: p.source_key(),
             tags: Vec::new(),
         });
     }
@@ -593,8 +598,9 @@ fn secrets_publish(
 pub(crate) struct InfisicalValues<'a> {
     pub(crate) client: &'a Client,
     pub(crate) project: &'a str,
-    /// `(resource, variable)` -> its place in Infisical.
-    pub(crate) places: HashMap<(&'a str, &'a str), &'a InfisicalPlace>,
+    /// `(resource, variable)` -> its place in Infisical; a postgres login's own variable is
+    /// asked as `<consumer>/<VAR>` ([`runtime_plan::SsmParameter::source_key`]).
+    pub(crate) places: HashMap<(String, String), &'a InfisicalPlace>,
 }
 
 impl ValueSource for InfisicalValues<'_> {
@@ -603,7 +609,7 @@ impl ValueSource for InfisicalValues<'_> {
         resource: &str,
         variable: &str,
     ) -> impl Future<Output = Result<Option<SecretString>, SourceError>> + Send {
-        let place = self.places.get(&(resource, variable)).copied();
+        let place = self.places.get(&(resource.to_owned(), variable.to_owned())).copied();
         async move {
             let Some(place) = place else { return Ok(None) };
             self.client
@@ -631,11 +637,11 @@ fn ssm_publish(
     for p in &plan.secrets.ssm_parameters {
         match (p.written_by, &p.infisical) {
             (ParameterWriter::SecretsPrepare, Some(place)) => {
-                places.insert((p.owner.as_str(), p.variable.as_str()), place);
+                places.insert((p.owner.to_string(), p.source_key()), place);
                 requests.push(ParameterRequest {
                     name: p.name.to_string(),
                     resource: p.owner.to_string(),
-                    variable: p.variable.to_string(),
+                    variable: p.source_key(),
                     tags: Vec::new(),
                 });
             }

@@ -316,7 +316,9 @@ async fn pending_value(
         return Ok((value, true));
     }
     let rule = match rotation.credential.kind {
-        CredentialKind::PostgresAdminPassword => CredentialRule::PostgresPassword,
+        CredentialKind::PostgresAdminPassword | CredentialKind::PostgresLoginPassword => {
+            CredentialRule::PostgresPassword
+        }
         CredentialKind::CacheAuthToken => CredentialRule::ValkeyAuthToken,
     };
     client.ensure_folder(project, &p.environment, &p.folder).await?;
@@ -363,7 +365,8 @@ async fn publish_parameters(
     let mut places = HashMap::new();
     let mut requests = Vec::new();
     for p in &rotation.parameters {
-        places.insert((rotation.resource.as_str(), p.variable.as_str()), &p.infisical);
+        // A rotation writes the admin's parameters only, asked by their variable.
+        places.insert((rotation.resource.to_string(), p.variable.to_string()), &p.infisical);
         requests.push(ParameterRequest {
             name: p.name.to_string(),
             resource: rotation.resource.to_string(),

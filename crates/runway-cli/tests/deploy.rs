@@ -190,14 +190,20 @@ fn ssm_holds(moto: &Moto, name: &str, value: &str) -> bool {
     out.stdout == value.as_bytes()
 }
 
-const CREDENTIALS: [&str; 3] = [
+const CREDENTIALS: [&str; 5] = [
     "dev:/runtime/main-db/MAIN_DB_PASSWORD",
+    // Each consumer's own login of main-db: the workload metabase and the member reporting.
+    "dev:/runtime/main-db/metabase/MAIN_DB_PASSWORD",
+    "dev:/runtime/main-db/reporting/MAIN_DB_PASSWORD",
     "dev:/runtime/sessions/SESSIONS_PASSWORD",
     "dev:/runtime/shared-cache/SHARED_CACHE_PASSWORD",
 ];
 const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
 /// The alias of dev's own KMS key, which `secrets prepare` creates and encrypts with.
 const ENV_KEY: &str = "alias/runway/acme-shop/dev";
+/// The proxy secrets of main-db's two logins.
+const LOGIN_SECRETS: [&str; 2] =
+    ["acme-shop/dev/main-db/proxy-metabase", "acme-shop/dev/main-db/proxy-reporting"];
 
 /// Whether moto's proxy secret holds exactly `{"username":"runway","password":<password>}`
 /// (`Unchanged`) or is absent (`Created`), asked with a dry-run copy (read calls only).
@@ -245,7 +251,8 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
     assert!(versions.values().all(|v| *v == 1));
     let values = infisical.values();
     // The proxy copy holds exactly the credential Infisical holds, under the plan's admin user.
-    assert_eq!(proxy_state(&moto, &values["MAIN_DB_PASSWORD"]), Action::Unchanged);
+    let admin = infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD").unwrap();
+    assert_eq!(proxy_state(&moto, &admin), Action::Unchanged);
 
     let second = run(&["secrets", "prepare", "--env", "dev", "--format", "json", file]);
     assert_eq!(second.code, 0, "{}", second.stderr);
@@ -256,11 +263,20 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
         .iter()
         .map(|e| e["action"].as_str().unwrap())
         .collect();
-    assert_eq!(actions, ["exists", "exists", "exists"]);
-    assert_eq!(report["proxyCopies"][0]["action"], "unchanged");
+    assert_eq!(actions, ["exists"; 5]);
+    let copies: Vec<&Value> =
+        report["proxyCopies"].as_array().unwrap().iter().map(|c| &c["action"]).collect();
+    assert_eq!(copies, ["unchanged"; 3]);
     assert_eq!(infisical.versions(), versions, "the second run changed a credential");
 
-    let secrets: Vec<&str> = values.values().map(String::as_str).collect();
+    // Every credential, the logins' too (`values` keeps one per name).
+    let logins: Vec<String> = ["metabase", "reporting"]
+        .iter()
+        .map(|c| infisical.value("dev", &format!("/runtime/main-db/{c}"), "MAIN_DB_PASSWORD").unwrap())
+        .collect();
+    let mut secrets: Vec<&str> = values.values().map(String::as_str).collect();
+    secrets.extend(logins.iter().map(String::as_str));
+    secrets.push(&admin);
     assert_no_secret(&[&dry, &first, &second], &secrets);
 }
 
@@ -277,8 +293,8 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     // Nothing there yet: verify fails with exit 1.
     let empty = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(empty.code, 1, "{}", empty.stderr);
-    assert!(empty.stdout.contains("missing    /acme-shop/dev/main-db/MAIN_DB_URL"));
-    assert!(empty.stdout.contains("15 parameter(s) checked, 15 problem(s)"));
+    assert!(empty.stdout.contains("missing    /acme-shop/dev/main-db/metabase/MAIN_DB_URL"));
+    assert!(empty.stdout.contains("18 parameter(s) checked, 18 problem(s)"), "{}", empty.stdout);
 
     assert_eq!(run(&["secrets", "prepare", "--env", "dev", file]).code, 0);
 
@@ -291,7 +307,14 @@ fn secrets_publish_then_ssm_publish_and_verify() {
 
     let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs, file]);
     assert_eq!(publish.code, 0, "{}", publish.stderr);
-    for v in ["main-db/MAIN_DB_URL", "main-db/MAIN_DB_HOST", "main-db/MAIN_DB_PORT", "jobs/JOBS_DLQ_URL"] {
+    for v in [
+        "main-db/MAIN_DB_URL",
+        "main-db/MAIN_DB_HOST",
+        "main-db/MAIN_DB_PORT",
+        "main-db/metabase/MAIN_DB_URL",
+        "main-db/metabase/MAIN_DB_USER",
+        "jobs/JOBS_DLQ_URL",
+    ] {
         assert!(publish.stdout.contains(&format!("created  dev:/runtime/{v}\n")), "{v}");
     }
     let values = infisical.values();
@@ -303,7 +326,12 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     let again = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs, file]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stdout.lines().all(|l| l.starts_with("unchanged ")), "{}", again.stdout);
-    assert_eq!(again.stdout.lines().count(), 20);
+    // The resources' 20 and the 5 of each of main-db's two logins.
+    assert_eq!(again.stdout.lines().count(), 30);
+    assert_eq!(
+        infisical.value("dev", "/runtime/main-db/metabase", "MAIN_DB_USER").as_deref(),
+        Some("app_metabase")
+    );
     assert_eq!(infisical.versions(), versions);
 
     // The workload's own secret is set by people; `pulumi up` writes the connection parameters.
@@ -311,38 +339,47 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     let before_up = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(before_up.code, 1, "{}", before_up.stdout);
     assert!(
-        before_up.stdout.contains("missing    /acme-shop/dev/main-db/MAIN_DB_URL"),
+        before_up.stdout.contains("missing    /acme-shop/dev/main-db/metabase/MAIN_DB_URL"),
         "{}",
         before_up.stdout
     );
     let program = dir.join("program");
     assert_eq!(run(&["emit", "pulumi", "--env", "dev", "--out", program.to_str().unwrap(), file]).code, 0);
     let up = simulate_up(&moto, &program, Path::new(outputs));
-    assert_eq!(names(&up["written"]).len(), 11, "{up:#}");
+    assert_eq!(names(&up["written"]).len(), 12, "{up:#}");
 
     // `ssm publish` copies the credentials and leaves the program's parameters alone.
     let dry = run(&["ssm", "publish", "--env", "dev", "--dry-run", file]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
-    assert!(dry.stdout.contains("program   /acme-shop/dev/main-db/MAIN_DB_URL"), "{}", dry.stdout);
+    assert!(dry.stdout.contains("program   /acme-shop/dev/main-db/metabase/MAIN_DB_URL"), "{}", dry.stdout);
     let ssm = run(&["ssm", "publish", "--env", "dev", file]);
     assert_eq!(ssm.code, 0, "{}", ssm.stderr);
     assert!(ssm.stdout.contains("unchanged /acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "{}", ssm.stdout);
-    assert!(ssm.stdout.contains("program   /acme-shop/dev/main-db/MAIN_DB_URL"));
+    assert!(
+        ssm.stdout.contains("unchanged /acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"),
+        "{}",
+        ssm.stdout
+    );
+    assert!(ssm.stdout.contains("program   /acme-shop/dev/main-db/metabase/MAIN_DB_URL"));
     assert!(ssm.stdout.contains("skipped   /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"));
     assert!(!ssm.stdout.contains("created") && !ssm.stdout.contains("updated"), "{}", ssm.stdout);
     let verify = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(verify.code, 0, "{}", verify.stdout);
-    assert!(verify.stdout.contains("15 parameter(s) checked, 0 problem(s)"));
+    assert!(verify.stdout.contains("18 parameter(s) checked, 0 problem(s)"), "{}", verify.stdout);
 
-    // SSM holds what Infisical holds: the output as is, the URL with references expanded.
-    let url =
-        format!("postgresql://runway:{}@{CANARY}:5432/main_db?sslmode=require", values["MAIN_DB_PASSWORD"]);
+    // SSM holds what Infisical holds: the output as is, the URL with references expanded,
+    // composed with metabase's own login, not the admin's.
+    let own = infisical.value("dev", "/runtime/main-db/metabase", "MAIN_DB_PASSWORD").unwrap();
+    let url = format!("postgresql://app_metabase:{own}@{CANARY}:5432/main_db?sslmode=require");
     assert!(ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_HOST", CANARY));
-    assert!(ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_URL", &url));
+    assert!(ssm_holds(&moto, "/acme-shop/dev/main-db/metabase/MAIN_DB_URL", &url));
     assert!(
-        !ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_URL", "postgresql://other"),
+        !ssm_holds(&moto, "/acme-shop/dev/main-db/metabase/MAIN_DB_URL", "postgresql://other"),
         "the check can fail"
     );
+    let admin = infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD").unwrap();
+    assert!(ssm_holds(&moto, "/acme-shop/dev/main-db/MAIN_DB_PASSWORD", &admin));
+    assert_ne!(own, admin);
 
     let secrets: Vec<&str> =
         values.values().map(String::as_str).filter(|v| v.len() > 12 && !v.contains("${")).collect();
@@ -620,8 +657,21 @@ fn the_documented_order_runs_from_an_empty_account() {
     // Each credential is read twice: its value and its version (the write-only inputs').
     let mut parameters = looked_up(&program, "aws:ssm:getParameter");
     parameters.dedup();
-    assert_eq!(parameters.len(), 3, "the credentials of main-db and the two caches: {parameters:?}");
-    assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET]);
+    // main-db's admin (its write-only input), the two caches' tokens, and metabase's own login
+    // (its URL parameter is composed with it).
+    assert_eq!(
+        parameters,
+        [
+            "/acme-shop/dev/main-db/MAIN_DB_PASSWORD",
+            "/acme-shop/dev/sessions/SESSIONS_PASSWORD",
+            "/acme-shop/dev/shared-cache/SHARED_CACHE_PASSWORD",
+            "/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD",
+        ]
+    );
+    assert_eq!(
+        looked_up(&program, "aws:secretsmanager:getSecret"),
+        [PROXY_SECRET, LOGIN_SECRETS[0], LOGIN_SECRETS[1]]
+    );
 
     let prepare = run(&["secrets", "prepare", "--env", "dev", file]);
     assert_eq!(prepare.code, 0, "{}", prepare.stderr);
@@ -665,7 +715,7 @@ fn the_documented_order_runs_from_an_empty_account() {
     }
     let verify = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(verify.code, 0, "{}", verify.stdout);
-    assert!(verify.stdout.contains("15 parameter(s) checked, 0 problem(s)"), "{}", verify.stdout);
+    assert!(verify.stdout.contains("18 parameter(s) checked, 0 problem(s)"), "{}", verify.stdout);
 
     // What a task reads from SSM is what Infisical holds, references expanded.
     for (name, folder, variable) in program_parameters(file) {
@@ -742,7 +792,7 @@ fn program_parameters(file: &str) -> Vec<(String, String, String)> {
             (text(&p["name"]), text(&p["infisical"]["folder"]), text(&p["infisical"]["name"]))
         })
         .collect();
-    assert_eq!(program.len(), 11);
+    assert_eq!(program.len(), 12);
     program
 }
 
@@ -807,7 +857,10 @@ fn registry_credentials_are_copied_from_infisical_before_up_and_never_shown() {
     let emit = run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]);
     assert_eq!(emit.code, 0, "{}", emit.stderr);
     let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
-    assert_eq!(looked_up(&program, "aws:secretsmanager:getSecret"), [PROXY_SECRET, REGISTRY_SECRET]);
+    assert_eq!(
+        looked_up(&program, "aws:secretsmanager:getSecret"),
+        [PROXY_SECRET, LOGIN_SECRETS[0], LOGIN_SECRETS[1], REGISTRY_SECRET]
+    );
     assert!(program.contains("credentialsParameter: \"${pdf-render_registry-secret.arn}\""), "{program}");
 
     // Nobody has set them: everything else is prepared, then the command names what to set.

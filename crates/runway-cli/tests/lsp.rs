@@ -36,7 +36,7 @@ fn a_real_client_drives_every_capability() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Every test ran: none skipped or deselected.
-    assert!(stdout.contains("9 passed") && !stdout.contains("skipped"), "{stdout}");
+    assert!(stdout.contains("10 passed") && !stdout.contains("skipped"), "{stdout}");
 }
 
 /// `runway lsp` fed `messages` on stdin, which then closes: its exit code.

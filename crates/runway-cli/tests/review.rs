@@ -115,7 +115,7 @@ fn exit_3_when_the_working_version_is_over_its_cap() {
     let (code, out, err) =
         runway_in(&dir, &["diff", "--base-ref", "HEAD", "--format", "markdown", "app/runway.yaml"]);
     assert_eq!(code, 3, "{err}");
-    assert!(out.contains("| dev | $140.28 | $140.28 | $0.00 | $10.00 | over, refused |"), "{out}");
+    assert!(out.contains("| dev | $140.68 | $140.68 | $0.00 | $10.00 | over, refused |"), "{out}");
     assert!(err.contains("refused: the dev plan of acme-shop"), "{err}");
     done(&dir);
 }
@@ -125,7 +125,7 @@ fn exit_3_when_the_working_version_is_over_its_cap() {
 #[test]
 fn a_rise_over_limits_increase_warns_and_exits_0() {
     let dir = repo("increase");
-    // pdf-render medium in dev: +$21.63 on $140.28, over 10% ($14.03); the cap raised to $200
+    // pdf-render medium in dev: +$21.63 on $140.68, over 10% ($14.07); the cap raised to $200
     // in the same change keeps it under (at $150 no rise over 10% would fit under the cap).
     edit(
         &dir.join("app/runway.yaml"),
@@ -143,7 +143,7 @@ fn a_rise_over_limits_increase_warns_and_exits_0() {
     let (code, text, _) = diff("text");
     assert_eq!(code, 0);
     assert!(
-        text.contains("  warning: the rise is over its limit `limits.increase: 10%` ($14.03 a month)"),
+        text.contains("  warning: the rise is over its limit `limits.increase: 10%` ($14.07 a month)"),
         "{text}"
     );
     let (code, json, _) = diff("json");
@@ -151,7 +151,7 @@ fn a_rise_over_limits_increase_warns_and_exits_0() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
         v["environments"][0]["increase"],
-        serde_json::json!({"limit": "10%", "allowed": "14.03", "over": true})
+        serde_json::json!({"limit": "10%", "allowed": "14.07", "over": true})
     );
     assert_eq!(v["environments"][2]["increase"]["over"], false, "production is within its $200");
     // The base's limit applies: raising it in the same change does not silence the warning.
@@ -166,7 +166,7 @@ fn a_rise_over_limits_increase_warns_and_exits_0() {
     assert_eq!(code, 0);
     assert!(
         !md.contains("[!WARNING]")
-            && md.contains("Rise limit (`limits.increase: 50%`, $80.96 a month): within."),
+            && md.contains("Rise limit (`limits.increase: 50%`, $81.16 a month): within."),
         "{md}"
     );
     done(&dir);

@@ -25,6 +25,8 @@ const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
 const PENDING: &str = "/runway/pending";
 const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
 const DB_PARAMETER: &str = "/acme-shop/dev/main-db/MAIN_DB_PASSWORD";
+/// The password parameter of metabase's own login on main-db.
+const LOGIN_PARAMETER: &str = "/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD";
 
 /// The example deployed to moto and the contract server, its dev plan at hand.
 struct Deployed {
@@ -280,7 +282,7 @@ fn rotate(d: &Deployed, resource: &str, extra: &[&str]) -> Run {
 }
 
 #[test]
-fn a_postgres_rotation_sets_the_database_first_then_the_proxy_infisical_ssm_and_restarts_its_readers() {
+fn a_postgres_rotation_sets_the_database_first_then_the_proxy_infisical_and_ssm_and_restarts_nobody() {
     let d = Deployed::new("rotate-postgres", str::to_owned);
     let old = d.password("main-db", "MAIN_DB_PASSWORD");
     let before = d.deployments();
@@ -294,35 +296,31 @@ fn a_postgres_rotation_sets_the_database_first_then_the_proxy_infisical_ssm_and_
     assert_eq!(d.pending("MAIN_DB_PASSWORD"), None, "the pending value is cleared");
     assert_eq!(d.proxy_password(), new);
     assert_eq!(d.ssm(DB_PARAMETER), new);
-    assert!(d.ssm("/acme-shop/dev/main-db/MAIN_DB_URL").contains(&format!(":{new}@")), "the URL embeds it");
 
-    // The database first (applied at once), then the proxy, then SSM, then the restart.
+    // The database first (applied at once), then the proxy, then SSM. Only the bootstrap of
+    // the roles reads the admin's password: no service restarts, no member is told to.
     let recorded = d.recorded();
     let db = position(&recorded, "ModifyDBInstance", &format!("MasterUserPassword={new}"));
     assert!(recorded[db].1.contains("ApplyImmediately=true"), "{}", recorded[db].0);
     assert!(recorded[db].1.contains("DBInstanceIdentifier=acme-shop-dev-main-db"));
     let proxy = position(&recorded, "PutSecretValue", &new);
     let ssm = position(&recorded, "PutParameter", DB_PARAMETER);
-    let restart = position(&recorded, "UpdateService", "acme-shop-dev-metabase-service");
-    assert!(db < proxy && proxy < ssm && ssm < restart, "{:?}", ops(&recorded));
-    assert!(recorded[restart].1.contains("\"forceNewDeployment\":true"), "{}", recorded[restart].1);
-    assert_eq!(recorded.iter().filter(|(op, _)| op == "UpdateService").count(), 1, "{:?}", ops(&recorded));
-    // Only metabase reads main-db's parameters.
-    assert_eq!(changed(&before, &d.deployments()), ["acme-shop-dev-metabase-service"]);
-    assert!(run.stdout.contains("restarted  metabase"), "{}", run.stdout);
-    assert!(run.stdout.contains("member    redeploy   reporting"), "{}", run.stdout);
+    assert!(db < proxy && proxy < ssm, "{:?}", ops(&recorded));
+    assert!(!ops(&recorded).contains(&"UpdateService"), "{:?}", ops(&recorded));
+    assert_eq!(d.deployments(), before);
+    assert!(!run.stdout.contains("redeploy"), "{}", run.stdout);
     assert!(run.stdout.contains("rotated main-db in dev"), "{}", run.stdout);
 
     // Again, as JSON: a new value each time, every step listed.
     let json = rotate(&d, "main-db", &["--format", "json"]);
     assert_eq!(json.code, 0, "{}", json.stderr);
     let report: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(report["members"], json!(["reporting"]), "a member reads main-db from Infisical");
+    assert_eq!(report["members"], json!([]), "members log in with their own roles");
     assert_eq!(report["complete"], true);
     assert_eq!(report["resumed"], false);
     assert_eq!(report["target"]["kind"], "rdsInstance");
     assert_eq!(report["target"]["proxySecret"], PROXY_SECRET);
-    assert_eq!(report["restarted"][0]["workload"], "metabase");
+    assert_eq!(report["restarted"], json!([]));
     assert_eq!(report["notRestarted"], json!([]));
     let newer = d.password("main-db", "MAIN_DB_PASSWORD");
     assert_ne!(newer, new);
@@ -373,8 +371,8 @@ fn a_rotation_stopped_after_the_database_changed_is_finished_by_a_rerun_with_the
     assert_eq!(d.proxy_password(), pending);
     let recorded = d.recorded();
     let db = position(&recorded, "ModifyDBInstance", &format!("MasterUserPassword={pending}"));
-    assert!(db < position(&recorded, "UpdateService", "metabase"), "{:?}", ops(&recorded));
-    assert_eq!(changed(&deployments, &d.deployments()), ["acme-shop-dev-metabase-service"]);
+    assert!(db < position(&recorded, "PutParameter", DB_PARAMETER), "{:?}", ops(&recorded));
+    assert_eq!(d.deployments(), deployments, "no service reads the admin's password");
     assert_no_value(&[&stopped, &rerun], &[&old, &pending]);
 }
 
@@ -449,32 +447,33 @@ fn ssm_publish_restarts_exactly_the_services_reading_a_changed_parameter() {
     assert!(!unchanged.stdout.contains("restarted"), "{}", unchanged.stdout);
     assert_eq!(d.deployments(), before, "nothing changed, nothing restarted");
 
-    // A person changes the password in Infisical: metabase reads it, pdf-render does not.
+    // A person changes metabase's login password in Infisical: metabase reads it, pdf-render
+    // does not.
     let canary = "canary-value-3e9d7a1b5c2f8e4d6a0b";
-    d.set_infisical("/runtime/main-db", "MAIN_DB_PASSWORD", canary);
+    d.set_infisical("/runtime/main-db/metabase", "MAIN_DB_PASSWORD", canary);
     let json = d.run(&["ssm", "publish", "--env", "dev", "--format", "json"]);
     assert_eq!(json.code, 0, "{}", json.stderr);
     let report: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(report["restarted"][0]["workload"], "metabase");
-    assert_eq!(report["restarted"][0]["parameters"], json!([DB_PARAMETER]));
+    assert_eq!(report["restarted"][0]["parameters"], json!([LOGIN_PARAMETER]));
     assert_eq!(report["restarted"].as_array().unwrap().len(), 1);
     assert_eq!(changed(&before, &d.deployments()), ["acme-shop-dev-metabase-service"]);
     let after_first = d.deployments();
 
     // --no-restart: written, nobody restarted, and the output says who keeps the old value.
-    d.set_infisical("/runtime/main-db", "MAIN_DB_PASSWORD", &format!("{canary}-2"));
+    d.set_infisical("/runtime/main-db/metabase", "MAIN_DB_PASSWORD", &format!("{canary}-2"));
     let text = d.run(&["ssm", "publish", "--env", "dev", "--no-restart"]);
     assert_eq!(text.code, 0, "{}", text.stderr);
-    assert!(text.stdout.contains(&format!("updated   {DB_PARAMETER} (value differs)")), "{}", text.stdout);
+    assert!(text.stdout.contains(&format!("updated   {LOGIN_PARAMETER} (value differs)")), "{}", text.stdout);
     assert!(
         text.stdout.contains(&format!(
-            "not restarted (--no-restart) metabase (acme-shop-dev-metabase-service): reads {DB_PARAMETER}"
+            "not restarted (--no-restart) metabase (acme-shop-dev-metabase-service): reads {LOGIN_PARAMETER}"
         )),
         "{}",
         text.stdout
     );
     assert_eq!(d.deployments(), after_first);
-    assert_eq!(d.ssm(DB_PARAMETER), format!("{canary}-2"));
+    assert_eq!(d.ssm(LOGIN_PARAMETER), format!("{canary}-2"));
     assert_no_value(&[&unchanged, &json, &text], &[canary]);
 }
 

@@ -54,9 +54,9 @@ fn benches(c: &mut Criterion) {
         ("hover_resource", "textDocument/hover", at(&root_uri, "  main-db:", 3)),
         ("hover_workload", "textDocument/hover", at(&root_uri, "  metabase:", 3)),
         ("hover_size", "textDocument/hover", at(&root_uri, "production: large }", 13)),
-        ("completion_uses", "textDocument/completion", at(&root_uri, "uses: [main-db]", 7)),
+        ("completion_uses", "textDocument/completion", at(&root_uri, "uses: [jobs, uploads]", 7)),
         ("completion_keys", "textDocument/completion", at(&root_uri, "    engine: rds", 4)),
-        ("definition", "textDocument/definition", at(&root_uri, "uses: [main-db]", 8)),
+        ("definition", "textDocument/definition", at(&root_uri, "uses: [jobs, uploads]", 8)),
         ("references", "textDocument/references", {
             let mut p = at(&root_uri, "  main-db:", 3);
             p["context"] = json!({"includeDeclaration": true});

@@ -229,6 +229,8 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
             (["environments", _, "network"], "endpoints") => fixed(syntax::ENDPOINTS, "endpoints"),
             (["workloads", _], "expose") => fixed(syntax::EXPOSES, "expose"),
             (["workloads", _], "platform") => fixed(syntax::PLATFORMS, "platform"),
+            // `uses: [{ uploads: | }]`: the access mode.
+            (["workloads", _, "uses", "[]"], _) => fixed(&runway_schema::Access::NAMES, "access mode"),
             (["workloads", _, "reason"], "ground") => fixed(syntax::grounds(), "ground"),
             _ => Vec::new(),
         };
@@ -322,6 +324,19 @@ mod tests {
             Context { path: strings(&["workloads", "api", "scale", "dev"]), key: None, item: false }
         );
         assert_eq!(cx("uses: [ev|"), Context { path: strings(&["uses"]), key: None, item: true });
+        let doc = "workloads:\n  api:\n    uses: [main-db, { uploads: r|";
+        let at = cx(doc);
+        assert_eq!(
+            at,
+            Context {
+                path: strings(&["workloads", "api", "uses", "[]"]),
+                key: Some("uploads".into()),
+                item: false
+            }
+        );
+        let words: Vec<String> =
+            candidates(&at, true, &Words::default(), None).into_iter().map(|c| c.label).collect();
+        assert_eq!(words, ["read", "write"]);
     }
 
     #[test]

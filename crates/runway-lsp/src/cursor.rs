@@ -103,6 +103,8 @@ pub fn target(hit: &Hit<'_>, root_file: bool) -> Option<Target> {
         (["resources"], true) => Some(Target::Resource(text)),
         (["workloads"], true) => Some(Target::Workload(text)),
         (["workloads", _, "uses", "[]"], false) => Some(Target::Use(text)),
+        // `{ uploads: read }`: the key names the resource.
+        (["workloads", _, "uses", "[]"], true) => Some(Target::Use(text)),
         (["resources", r, "size"], true) => {
             Some(Target::Size { owner: Owner::Resource(owned(r)), env: text })
         }
@@ -148,6 +150,9 @@ mod tests {
         assert_eq!(target_at(text, "large", true), Some(shared));
         assert_eq!(target_at(text, "postgres", true), None);
         assert_eq!(target_at("uses: [events]\n", "events", false), Some(Target::Use("events".into())));
+        let text = "workloads:\n  api:\n    uses: [main-db, { uploads: read }]\n";
+        assert_eq!(target_at(text, "uploads", true), Some(Target::Use("uploads".into())));
+        assert_eq!(target_at(text, "read", true), None);
     }
 
     #[test]

@@ -39,9 +39,14 @@ pub fn references(analysis: &Analysis, name: &str, declaration: bool) -> Vec<Pla
         let workloads = tree.root().get("workloads");
         for (_, w) in workloads.into_iter().flat_map(|w| w.entries()) {
             for item in w.get("uses").into_iter().flat_map(|u| u.items()) {
-                if item.as_str() == Some(name) {
+                // A name, or `{ <name>: <mode> }` whose key names it.
+                let named = match item.as_str() {
+                    Some(n) => (n == name).then(|| item.span()),
+                    None => item.get_entry(name).map(|(key, _)| key.span()),
+                };
+                if let Some(bytes) = named {
                     let text = analysis.root_text.clone();
-                    out.push(Place { file: analysis.root.clone(), text, bytes: item.span() });
+                    out.push(Place { file: analysis.root.clone(), text, bytes });
                 }
             }
         }

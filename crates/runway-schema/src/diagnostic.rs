@@ -80,6 +80,8 @@ codes! {
     ReservedKind = "reserved-kind",
     /// `uses` names no declared resource.
     UnknownResource = "unknown-resource",
+    /// A `uses` mode the resource's kind does not take (`read` on a topic, any on a cache).
+    InvalidAccess = "invalid-access",
     /// An image without a digest.
     UnpinnedImage = "unpinned-image",
     /// A workload without `reason`.

@@ -12,7 +12,7 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::model::{Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -478,8 +478,8 @@ struct WorkloadFile {
     env: Option<IndexMap<String, String>>,
     /// Names of secrets the workload reads; values are set by people.
     secrets: Option<Vec<String>>,
-    /// Resources it consumes.
-    uses: Option<Vec<String>>,
+    /// Resources it consumes: a name (used `write`), or `{ <name>: read | write }`.
+    uses: Option<Vec<UseFile>>,
     /// `internal` (default) or `public`.
     expose: Option<Expose>,
     /// Size per environment (default `small`).
@@ -504,6 +504,17 @@ struct MigrateFile {
     /// The container's command, word by word (exec form), e.g. `["./manage.py", "migrate"]`.
     #[schemars(length(min = 1))]
     command: Vec<String>,
+}
+
+/// One entry of a workload's `uses`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum UseFile {
+    /// A resource name: used with the `write` mode.
+    Name(String),
+    /// `{ <name>: read | write }`: one resource and its access mode.
+    #[schemars(extend("minProperties" = 1, "maxProperties" = 1))]
+    WithMode(IndexMap<String, Access>),
 }
 
 /// `health`.

@@ -630,6 +630,10 @@ pub struct Workload {
     pub secrets: Vec<String>,
     /// Resources it consumes, in file order.
     pub uses: Vec<String>,
+    /// The access mode of each resource of `uses` written with one (`{ uploads: read }`), by
+    /// name; a resource written by its name alone is used with [`Access::Write`]. See
+    /// [`Workload::access_to`].
+    pub access: IndexMap<String, Access>,
     /// Internal (Cloud Map) or public (ALB).
     pub expose: Expose,
     /// Size per environment as written; see [`Workload::size_in`].
@@ -664,6 +668,58 @@ impl Workload {
     /// The scale in an environment (default `{min: 1, max: 1}`).
     pub fn scale_in(&self, env: &str) -> Scale {
         self.scale.get(env).copied().unwrap_or(Scale { min: 1, max: 1 })
+    }
+
+    /// How it uses resource `resource`: as written in `uses`, `write` by default.
+    pub fn access_to(&self, resource: &str) -> Access {
+        self.access.get(resource).copied().unwrap_or_default()
+    }
+}
+
+/// How a consumer uses a resource (`uses: [{ uploads: read }]`): the IAM actions and the
+/// database grants follow it (docs/runway-reference.md, "Access modes").
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum Access {
+    /// Reads only: a bucket's objects got and listed, a queue's messages consumed (received,
+    /// deleted, their visibility changed), a database read through a read-only role.
+    Read,
+    /// Everything `read` allows and writes (the default, and the only mode of a topic): objects
+    /// put and deleted, messages sent, topics published to, a database's tables written and
+    /// its schema changed.
+    #[default]
+    Write,
+}
+
+impl Access {
+    /// Both, in the order the reference lists them.
+    pub const ALL: [Access; 2] = [Access::Read, Access::Write];
+    /// As written in files.
+    pub const NAMES: [&'static str; 2] = ["read", "write"];
+
+    /// As written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+        }
+    }
+
+    /// The mode a file names, if any.
+    pub fn from_name(name: &str) -> Option<Access> {
+        Access::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
+    /// The modes a resource of `kind` takes: none for a cache (one token reads and writes),
+    /// `write` only for a topic (it is only published to; its readers are its subscriptions).
+    pub fn of_kind(kind: Kind) -> &'static [Access] {
+        match kind {
+            Kind::Postgres | Kind::Queue | Kind::Bucket => &Access::ALL,
+            Kind::Topic => &[Access::Write],
+            Kind::Cache => &[],
+        }
     }
 }
 

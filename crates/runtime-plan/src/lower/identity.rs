@@ -1,11 +1,13 @@
 //! Identity: each workload's two IAM roles, each granted exactly what the plan derives for it
 //! and nothing else.
 //!
-//! - The task role (what the containers run as): per used queue, the five message actions on
-//!   the queue and its dead-letter queue; per used topic, `sns:Publish` on it; per used bucket,
-//!   `s3:ListBucket` on it and object get/put/delete under it. Postgres and caches authenticate
-//!   with passwords, so they grant nothing here. A workload with `exec: true` also gets the
-//!   four Session Manager channel actions ECS Exec uses, on `*` (they name no resource).
+//! - The task role (what the containers run as), by the `uses` mode: per used queue, the five
+//!   message actions (`read`: the four that consume, no `sqs:SendMessage`) on the queue and its
+//!   dead-letter queue; per used topic, `sns:Publish` on it; per used bucket, `s3:ListBucket`
+//!   on it and object get/put/delete under it (`read`: `s3:GetObject` only). Postgres and
+//!   caches authenticate with passwords, so they grant nothing here.
+//!   A workload with `exec: true` also gets the four Session Manager channel actions ECS Exec
+//!   uses, on `*` (they name no resource).
 //! - The execution role (what the ECS agent uses to start the task): `logs:CreateLogStream`
 //!   and `logs:PutLogEvents` on the streams of its own log group (the `awslogs` driver);
 //!   `ssm:GetParameters` on exactly the parameters its task definition references and
@@ -20,6 +22,7 @@
 use std::sync::Arc;
 
 use compact_str::CompactString;
+use runway_schema::Access;
 
 use super::cat;
 use super::context::{Cx, NewItem};
@@ -33,12 +36,17 @@ pub(super) const QUEUE_ACTIONS: [&str; 5] = [
     "sqs:ReceiveMessage",
     "sqs:SendMessage",
 ];
+/// What a workload's task uses on a queue it reads (consumes) only.
+pub(super) const QUEUE_READ_ACTIONS: [&str; 4] =
+    ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"];
 /// What a workload's task uses on a topic.
 pub(super) const TOPIC_ACTIONS: [&str; 1] = ["sns:Publish"];
 /// What a workload's task uses on a bucket itself.
 pub(super) const BUCKET_ACTIONS: [&str; 1] = ["s3:ListBucket"];
 /// What a workload's task uses on the objects of a bucket.
 pub(super) const OBJECT_ACTIONS: [&str; 3] = ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+/// What a workload's task uses on the objects of a bucket it reads only.
+pub(super) const OBJECT_READ_ACTIONS: [&str; 1] = ["s3:GetObject"];
 /// What the `awslogs` driver uses, through the execution role, on the workload's log group.
 pub(super) const LOG_ACTIONS: [&str; 2] = ["logs:CreateLogStream", "logs:PutLogEvents"];
 /// What the execution role uses on the parameters of its task definition.
@@ -79,8 +87,8 @@ pub(super) struct Identity<'a> {
     /// The SSM parameters its task definition references, in order: its bindings' lists
     /// (shared with the bindings), then its own secrets'.
     pub(super) parameters: Vec<Arc<[CompactString]>>,
-    /// The items of each resource it uses, in order.
-    pub(super) uses: Vec<&'a [PlannedItem]>,
+    /// The items of each resource it uses, in order, with the mode it uses it in.
+    pub(super) uses: Vec<(&'a [PlannedItem], Access)>,
     /// ECS Exec is allowed into its tasks (`exec`).
     pub(super) exec: bool,
 }
@@ -104,7 +112,8 @@ pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
         execution.push(grant(&PARAMETER_ACTIONS, parameters));
         execution.push(grant(&KEY_ACTIONS, vec![kms_key_resource(kms_key)]));
     }
-    let mut task: Vec<Grant> = id.uses.iter().flat_map(|items| use_grants(items)).collect();
+    let mut task: Vec<Grant> =
+        id.uses.iter().flat_map(|(items, access)| use_grants(items, *access)).collect();
     if id.exec {
         task.push(grant(&EXEC_ACTIONS, vec![PolicyResource::Any]));
     }
@@ -145,8 +154,13 @@ fn grant(actions: &'static [&'static str], resources: Vec<PolicyResource>) -> Gr
     Grant { actions, resources }
 }
 
-/// What using one resource grants, from its items: queues, topics and buckets only.
-fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
+/// What using one resource in mode `access` grants, from its items: queues, topics and
+/// buckets only.
+fn use_grants(items: &[PlannedItem], access: Access) -> Vec<Grant> {
+    let (queue_actions, object_actions): (&'static [&'static str], &'static [&'static str]) = match access {
+        Access::Read => (&QUEUE_READ_ACTIONS, &OBJECT_READ_ACTIONS),
+        Access::Write => (&QUEUE_ACTIONS, &OBJECT_ACTIONS),
+    };
     let item = |i: &PlannedItem| PolicyResource::Item { item: i.id.clone() };
     let queues: Vec<PolicyResource> = items
         .iter()
@@ -155,14 +169,14 @@ fn use_grants(items: &[PlannedItem]) -> Vec<Grant> {
         .collect();
     let mut out = Vec::new();
     if !queues.is_empty() {
-        out.push(grant(&QUEUE_ACTIONS, queues));
+        out.push(grant(queue_actions, queues));
     }
     for i in items {
         match i.kind {
             ItemKind::SnsTopic => out.push(grant(&TOPIC_ACTIONS, vec![item(i)])),
             ItemKind::S3Bucket => {
                 out.push(grant(&BUCKET_ACTIONS, vec![item(i)]));
-                out.push(grant(&OBJECT_ACTIONS, vec![PolicyResource::ItemObjects { item: i.id.clone() }]));
+                out.push(grant(object_actions, vec![PolicyResource::ItemObjects { item: i.id.clone() }]));
             }
             // Queues are granted together above; nothing else is used through a grant.
             ItemKind::EcsCluster

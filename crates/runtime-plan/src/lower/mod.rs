@@ -121,8 +121,9 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
     let consumers_of = bindings::consumers_of(&resources, &consumers);
-    let planned_resources: Lowered<PlannedResource> = (resources.iter().zip(consumers_of))
-        .map(|(r, consumers)| lower_resource(&mut cx, r, consumers, &platform))
+    let logins_of = bindings::logins_of(&resources, &consumers);
+    let planned_resources: Lowered<PlannedResource> = (resources.iter().zip(consumers_of).zip(&logins_of))
+        .map(|((r, consumers), logins)| lower_resource(&mut cx, r, (consumers, logins), &platform))
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
     let mut tasks = Vec::new();
@@ -143,13 +144,15 @@ type Lowered<T> = (Vec<T>, Vec<Range<usize>>);
 fn lower_resource(
     cx: &mut Cx,
     r: &Res,
-    consumers: Vec<CompactString>,
+    (consumers, logins): (Vec<CompactString>, &[bindings::Login]),
     platform: &Platform,
 ) -> (PlannedResource, Range<usize>) {
     let first_item = cx.items.len();
     let first_variable = cx.secrets.variable_count();
     let described = match &r.spec {
-        ResourceSpec::Postgres { engine, version } => postgres::lower(cx, r, *engine, version, platform),
+        ResourceSpec::Postgres { engine, version } => {
+            postgres::lower(cx, r, (*engine, version), platform, logins)
+        }
         ResourceSpec::Cache { version } => cache::lower(cx, r, version, platform),
         ResourceSpec::Queue { fifo, visibility_timeout, dead_letter } => {
             queue::lower(cx, r, *fifo, *visibility_timeout, *dead_letter)

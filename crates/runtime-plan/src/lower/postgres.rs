@@ -6,6 +6,7 @@ use compact_str::{CompactString, ToCompactString, format_compact};
 use cost::PostgresSize;
 use runway_schema::{PostgresEngine, UsageKey};
 
+use super::bindings::Login;
 use super::context::{Cx, Named, NewItem};
 use super::platform::Platform;
 use super::resources::Res;
@@ -13,19 +14,21 @@ use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
 use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{
-    AuroraClusterSpec, CredentialKind, ItemKind, ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec,
+    AuroraClusterSpec, BOOTSTRAP_IMAGE, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin,
+    ItemKind, ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, SQL_VARIABLE, TaskSecret, bootstrap_sql,
     postgres_engine_str,
 };
 use crate::pricing::Priceable;
 
-/// Lowers a postgres resource: database first (its main item), then the proxy's admin secret,
-/// Aurora's instances, and the proxy.
+/// Lowers a postgres resource: database first (its main item), then the proxy's admin secret
+/// and each login's, Aurora's instances, and the proxy; then its variables, each login's, and
+/// the bootstrap that makes the logins.
 pub(super) fn lower(
     cx: &mut Cx,
     r: &Res,
-    engine: PostgresEngine,
-    version: &str,
+    (engine, version): (PostgresEngine, &str),
     platform: &Platform,
+    logins: &[Login],
 ) -> Described {
     let sizing = cx.catalogue.postgres(engine, &r.size);
     if sizing.is_none() {
@@ -42,12 +45,15 @@ pub(super) fn lower(
             .managed_by(ManagedBy::SecretsAdapter)
             .priced(Priceable::Secret),
     );
+    let login_secrets = login_secrets(cx, r, logins);
     if engine == PostgresEngine::Aurora {
         aurora_instances(cx, r, &base, &db.id, &sizing);
     }
-    let proxy = proxy(cx, r, engine, &base, &secret, &db);
+    let proxy = proxy(cx, r, engine, &base, (&secret, &login_secrets), &db);
     network::declare_postgres(cx, (r.index, &r.name, &base));
     variables(cx, r, secret_name, &proxy);
+    login_variables(cx, r, logins, &login_secrets);
+    bootstrap(cx, r, logins, &login_secrets);
     Described {
         engine: postgres_engine_str(engine).into(),
         version: Some(version.into()),
@@ -177,22 +183,25 @@ fn proxy(
     r: &Res,
     engine: PostgresEngine,
     base: &str,
-    secret: &CompactString,
+    (secret, logins): (&CompactString, &[(CompactString, CompactString)]),
     db: &Named,
 ) -> CompactString {
     let role_name = cx.named(ItemKind::ProxyRole, cat(&[base, "-proxy-role"]));
-    let spec = ItemSpec::ProxyRole { secret: secret.clone() };
+    let logins: Vec<CompactString> = logins.iter().map(|(id, _)| id.clone()).collect();
+    let spec = ItemSpec::ProxyRole { secret: secret.clone(), logins: logins.clone() };
     let role = cx.push(
         NewItem::new(cat(&[&r.name, "_proxy-role"]), role_name, Some(&r.name), spec)
-            .depends_on(vec![secret.clone()]),
+            .depends_on([vec![secret.clone()], logins.clone()].concat()),
     );
     let proxy_name = cx.named(ItemKind::RdsProxy, cat(&[base, "-proxy"]));
     let security_groups = network::proxy_groups(cx, r.index, &r.name);
-    let depends_on = [vec![secret.clone(), role.clone()], security_groups.clone()].concat();
+    let depends_on =
+        [vec![secret.clone()], logins.clone(), vec![role.clone()], security_groups.clone()].concat();
     let spec = ItemSpec::RdsProxy(Box::new(RdsProxySpec {
         resource: r.name.clone(),
         engine_family: "POSTGRESQL".into(),
         secret: secret.clone(),
+        logins,
         role: role.clone(),
         require_tls: true,
         security_groups,
@@ -231,19 +240,115 @@ fn proxy(
 /// variables: the URL template, the proxy's endpoint, and what the plan knows.
 fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str) {
     cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, Some((secret_name, POSTGRES_USER.into())));
-    let url = format_compact!(
+    cx.secrets.template(r, r.var("URL"), url_template(r));
+    cx.output(r, proxy, "endpoint", r.var("HOST"));
+    cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
+    cx.secrets.literal(r, r.var("DATABASE"), database_name(&r.name).into());
+    cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
+}
+
+/// Each login's proxy secret, written by `secrets prepare` like the admin's: returns their
+/// logical ids and names, in login order.
+fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, CompactString)> {
+    let mut out = Vec::with_capacity(logins.len());
+    for login in logins {
+        let id = cat(&[&r.name, "_proxy-secret-", &login.consumer]);
+        let name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-", &login.consumer]);
+        let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: name.clone() };
+        cx.push(
+            NewItem::new(id.clone(), name.clone(), Some(&r.name), spec)
+                .managed_by(ManagedBy::SecretsAdapter)
+                .priced(Priceable::Secret),
+        );
+        out.push((id, name));
+    }
+    out
+}
+
+/// Each login's own variables, in its own folder: its password (generated, copied to its proxy
+/// secret), its user (the role), the URL composed with them, and the database's endpoint,
+/// port and name.
+fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
+    for (login, (_, secret_name)) in logins.iter().zip(secrets) {
+        let c = login.consumer.as_str();
+        cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
+        let template = url_template(r);
+        cx.secrets.login_connection(r, c, r.var("URL"), ConnectionSource::Template { template });
+        let host = ConnectionSource::Output { output: r.var("HOST") };
+        cx.secrets.login_connection(r, c, r.var("HOST"), host);
+        let port = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
+        cx.secrets.login_connection(r, c, r.var("PORT"), port);
+        let database = ConnectionSource::Literal { value: database_name(&r.name).into() };
+        cx.secrets.login_connection(r, c, r.var("DATABASE"), database);
+        let user = ConnectionSource::Literal { value: login.role.clone() };
+        cx.secrets.login_connection(r, c, r.var("USER"), user);
+    }
+}
+
+/// The bootstrap of the resource's logins (docs/secrets.md, "Database roles"): it reads the
+/// proxy's endpoint and the admin's password (its parameters referenced by it alone) and each
+/// login's password.
+fn bootstrap(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
+    let id = cat(&[&r.name, "_bootstrap"]);
+    let mut task_secrets = Vec::with_capacity(logins.len() + 2);
+    for (env, suffix) in [("PGHOST", "HOST"), ("PGPASSWORD", "PASSWORD")] {
+        let Some(var) = r.var_index(suffix) else { continue };
+        let parameter = cx.secrets.ssm_name(&r.name, &r.vars[var]);
+        cx.secrets.resource_parameter(r, var, &parameter, &id);
+        task_secrets.push(TaskSecret { name: env.into(), parameter });
+    }
+    let mut planned = Vec::with_capacity(logins.len());
+    for (n, (login, (_, proxy_secret))) in logins.iter().zip(secrets).enumerate() {
+        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &r.var("PASSWORD"));
+        if let Some(var) = r.var_index("PASSWORD") {
+            cx.secrets.login_parameter(r, (login.index, &login.consumer), var, (&password_parameter, &id));
+        }
+        let password_variable = format_compact!("RUNWAY_LOGIN_{}_PASSWORD", n + 1);
+        task_secrets
+            .push(TaskSecret { name: password_variable.clone(), parameter: password_parameter.clone() });
+        planned.push(DatabaseLogin {
+            consumer: login.consumer.clone(),
+            role: login.role.clone(),
+            access: login.access,
+            password_variable,
+            password_parameter,
+            proxy_secret: proxy_secret.clone(),
+        });
+    }
+    let database = database_name(&r.name);
+    let sql = bootstrap_sql(&database, POSTGRES_USER, &planned);
+    let environment = vec![
+        ("PGPORT".into(), POSTGRES_PORT.to_compact_string()),
+        ("PGDATABASE".into(), database.as_str().into()),
+        ("PGUSER".into(), POSTGRES_USER.into()),
+        ("PGSSLMODE".into(), "require".into()),
+        (SQL_VARIABLE.into(), sql.as_str().into()),
+    ];
+    let command =
+        ["sh", "-c", "printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-"];
+    cx.secrets.bootstraps.push(DatabaseBootstrap {
+        resource: r.name.clone(),
+        id,
+        image: BOOTSTRAP_IMAGE.into(),
+        command: command.into_iter().map(CompactString::from).collect(),
+        environment,
+        secrets: task_secrets,
+        logins: planned,
+        sql,
+    });
+}
+
+/// The URL of a postgres resource's variables, composed by Infisical from the other variables
+/// of the same folder.
+fn url_template(r: &Res) -> CompactString {
+    format_compact!(
         "postgresql://${{{u}}}:${{{pw}}}@${{{h}}}:${{{po}}}/${{{d}}}?sslmode=require",
         u = r.var("USER"),
         pw = r.var("PASSWORD"),
         h = r.var("HOST"),
         po = r.var("PORT"),
         d = r.var("DATABASE"),
-    );
-    cx.secrets.template(r, r.var("URL"), url);
-    cx.output(r, proxy, "endpoint", r.var("HOST"));
-    cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
-    cx.secrets.literal(r, r.var("DATABASE"), database_name(&r.name).into());
-    cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
+    )
 }
 
 /// What the size declares, in words.

@@ -9,8 +9,8 @@ use runway_schema::Runway;
 use super::cat;
 use super::resources::Res;
 use crate::plan::{
-    ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
+    ConnectionSource, ConnectionVariable, CredentialKind, DatabaseBootstrap, GeneratedSecret, InfisicalPlace,
+    ParameterSource, ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
 };
 
 /// The secrets layout of one environment, filled while it is lowered.
@@ -33,6 +33,8 @@ pub(super) struct Layout {
     folder_template: CompactString,
     connection: Vec<ConnectionVariable>,
     ssm: SsmParams,
+    /// The bootstraps of the postgres resources' roles.
+    pub(super) bootstraps: Vec<DatabaseBootstrap>,
 }
 
 impl Layout {
@@ -57,6 +59,7 @@ impl Layout {
                 .into(),
             connection: Vec::with_capacity(variables),
             ssm: SsmParams::default(),
+            bootstraps: Vec::new(),
         }
     }
 
@@ -114,10 +117,110 @@ impl Layout {
         self.generated.push(GeneratedSecret {
             resource: r.name.clone(),
             kind,
+            consumer: None,
             variable: r.var("PASSWORD"),
             infisical: self.place(r, r.var("PASSWORD")),
             secrets_manager,
             secrets_manager_username,
+        });
+    }
+
+    /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
+    /// `<folder>/<consumer>`.
+    fn login_folder(r: &Res, consumer: &str) -> CompactString {
+        cat(&[&r.folder, "/", consumer])
+    }
+
+    /// The display form of consumer `consumer`'s own folder of resource `r`.
+    pub(super) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
+        let place = InfisicalPlace {
+            environment: self.infisical_env.clone(),
+            folder: Self::login_folder(r, consumer),
+            name: CompactString::default(),
+        };
+        place.display().into()
+    }
+
+    /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:
+    /// `<prefix>/<resource>/<consumer>/<var>` (no owner's name holds a `/`, so it is no other
+    /// parameter's).
+    pub(super) fn login_ssm_name(&self, resource: &str, consumer: &str, var: &str) -> CompactString {
+        cat(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
+    }
+
+    /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
+    /// folder, copied to the Secrets Manager secret `proxy_secret` the proxy authenticates the
+    /// role with.
+    pub(super) fn generated_login(
+        &mut self,
+        r: &Res,
+        consumer: &str,
+        role: &str,
+        proxy_secret: CompactString,
+    ) {
+        self.generated.push(GeneratedSecret {
+            resource: r.name.clone(),
+            kind: CredentialKind::PostgresLoginPassword,
+            consumer: Some(consumer.into()),
+            variable: r.var("PASSWORD"),
+            infisical: InfisicalPlace {
+                environment: self.infisical_env.clone(),
+                folder: Self::login_folder(r, consumer),
+                name: r.var("PASSWORD"),
+            },
+            secrets_manager: Some(proxy_secret),
+            secrets_manager_username: Some(role.into()),
+        });
+    }
+
+    /// A connection variable of consumer `consumer`'s login of resource `r`, in its own folder.
+    pub(super) fn login_connection(
+        &mut self,
+        r: &Res,
+        consumer: &str,
+        var: CompactString,
+        source: ConnectionSource,
+    ) {
+        let infisical = InfisicalPlace {
+            environment: self.infisical_env.clone(),
+            folder: Self::login_folder(r, consumer),
+            name: var,
+        };
+        self.connection.push(ConnectionVariable {
+            resource: r.name.clone(),
+            consumer: Some(consumer.into()),
+            infisical,
+            source,
+        });
+    }
+
+    /// Records that item `by` references the SSM parameter `name` of the variable at position
+    /// `var` of the login of the consumer at position `index` among the consumers (named
+    /// `consumer`) on resource `r`, copied from the login's folder.
+    pub(super) fn login_parameter(
+        &mut self,
+        r: &Res,
+        (index, consumer): (usize, &str),
+        var: usize,
+        (name, by): (&CompactString, &str),
+    ) {
+        let variable = &r.vars[var];
+        let (environment, kms_key) = (&self.infisical_env, &self.kms_key);
+        self.ssm.reference(Key::Login(r.index, index, var), by, || SsmParameter {
+            name: name.clone(),
+            variable: variable.clone(),
+            source: ParameterSource::Resource,
+            written_by: ParameterWriter::Program,
+            owner: r.name.clone(),
+            consumer: Some(consumer.into()),
+            infisical: Some(InfisicalPlace {
+                environment: environment.clone(),
+                folder: Self::login_folder(r, consumer),
+                name: variable.clone(),
+            }),
+            referenced_by: vec![],
+            r#type: "SecureString".into(),
+            kms_key: kms_key.clone(),
         });
     }
 
@@ -163,14 +266,36 @@ impl Layout {
 
     fn connection(&mut self, r: &Res, var: CompactString, source: ConnectionSource) {
         let infisical = self.place(r, var);
-        self.connection.push(ConnectionVariable { resource: r.name.clone(), infisical, source });
+        self.connection.push(ConnectionVariable {
+            resource: r.name.clone(),
+            consumer: None,
+            infisical,
+            source,
+        });
     }
 
     /// Puts the resource's connection variables, those from `first` on, in the spec's
-    /// variable order (stable: resources stay in resource order).
+    /// variable order, the resource's own first, then each login's in the order made (stable:
+    /// resources stay in resource order).
     pub(super) fn order_variables(&mut self, r: &Res, first: usize) {
-        self.connection[first..]
-            .sort_by_cached_key(|c| r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX));
+        let mut logins: Vec<CompactString> = Vec::new();
+        let mut keys = Vec::with_capacity(self.connection.len() - first);
+        for c in &self.connection[first..] {
+            let group = match &c.consumer {
+                None => 0,
+                Some(consumer) => match logins.iter().position(|l| l == consumer) {
+                    Some(i) => i + 1,
+                    None => {
+                        logins.push(consumer.clone());
+                        logins.len()
+                    }
+                },
+            };
+            keys.push((group, r.vars.iter().position(|v| *v == c.infisical.name).unwrap_or(usize::MAX)));
+        }
+        let mut keyed: Vec<_> = keys.into_iter().zip(self.connection.drain(first..)).collect();
+        keyed.sort_by_key(|(k, _)| *k);
+        self.connection.extend(keyed.into_iter().map(|(_, c)| c));
     }
 
     /// Records that item `by` references the SSM parameter `name` of the resource's variable at
@@ -185,6 +310,7 @@ impl Layout {
             // Until the layout is finished and knows which variables are generated.
             written_by: ParameterWriter::Program,
             owner: r.name.clone(),
+            consumer: None,
             infisical: Some(InfisicalPlace {
                 environment: environment.clone(),
                 folder: r.folder.clone(),
@@ -212,6 +338,7 @@ impl Layout {
             source: ParameterSource::WorkloadSecret,
             written_by: ParameterWriter::People,
             owner: name.into(),
+            consumer: None,
             infisical: None,
             referenced_by: vec![],
             r#type: "SecureString".into(),
@@ -224,7 +351,7 @@ impl Layout {
     /// variable: the program knows every part of its value once the resources exist).
     pub(super) fn into_layout(mut self) -> SecretsLayout {
         for (key, &at) in &self.ssm.at {
-            if let Key::Resource(resource, var) = *key
+            if let Key::Resource(resource, var) | Key::Login(resource, _, var) = *key
                 && self.generated_at.get(resource).copied().flatten() == Some(var)
             {
                 self.ssm.list[at].written_by = ParameterWriter::SecretsPrepare;
@@ -240,6 +367,7 @@ impl Layout {
             registry_copies: self.registry_copies,
             connection: self.connection,
             ssm_parameters: self.ssm.into_sorted(),
+            bootstraps: self.bootstraps,
         }
     }
 }
@@ -250,6 +378,10 @@ impl Layout {
 enum Key {
     Resource(usize, usize),
     Workload(usize, usize),
+    /// A consumer's own login of a postgres resource: (resource, consumer, variable), the
+    /// consumer by its position among the consumers (workloads first, so a workload's is its
+    /// position among the workloads).
+    Login(usize, usize, usize),
 }
 
 /// The SSM parameters of a plan, each made once, in the order first referenced; the plan lists
@@ -299,6 +431,7 @@ mod tests {
             source: ParameterSource::Resource,
             written_by: ParameterWriter::Program,
             owner: "o".into(),
+            consumer: None,
             infisical: None,
             referenced_by: vec![],
             r#type: "SecureString".into(),

@@ -213,8 +213,8 @@ fn roles(
         uses: w
             .bindings
             .iter()
-            .filter_map(|b| used.resources.position(&b.resource))
-            .map(|i| &cx.items[used.items[i].clone()])
+            .filter_map(|b| used.resources.position(&b.resource).map(|i| (i, b.access)))
+            .map(|(i, access)| (&cx.items[used.items[i].clone()], access))
             .collect(),
     };
     let (execution, task) = identity::grants(&id, &cx.secrets.kms_key);
@@ -329,7 +329,11 @@ fn reference_parameters(cx: &mut Cx, w: &Lowering, resources: &Resources, task_d
         // Bindings name existing resources only (consumers' uses are filtered).
         let Some(r) = resources.get(&b.resource) else { continue };
         for (vi, param) in b.ssm.iter().enumerate() {
-            cx.secrets.resource_parameter(r, vi, param, task_definition);
+            match &b.login {
+                // Its own login's variables: a workload's position is its consumer position.
+                Some(_) => cx.secrets.login_parameter(r, (w.index, w.name), vi, (param, task_definition)),
+                None => cx.secrets.resource_parameter(r, vi, param, task_definition),
+            }
         }
     }
     for (si, s) in w.spec.secrets.iter().enumerate() {

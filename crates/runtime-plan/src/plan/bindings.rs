@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use compact_str::CompactString;
+use runway_schema::Access;
 use serde::Serialize;
 
 /// What kind of consumer a binding is for.
@@ -52,4 +53,17 @@ pub struct Binding {
     pub delivery: Delivery,
     /// Implicit binding from a member's `requires`.
     pub implicit: bool,
+    /// How the consumer uses the resource (`uses: [{ uploads: read }]`): the task role's
+    /// actions and a database role's grants follow it. Left out of JSON when `write`, the
+    /// default.
+    #[serde(skip_serializing_if = "is_write")]
+    pub access: Access,
+    /// The consumer's own database login role (`app_<consumer>`), for a postgres resource:
+    /// its variables name this role, never the database's admin (left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub login: Option<CompactString>,
+}
+
+fn is_write(access: &Access) -> bool {
+    *access == Access::Write
 }

@@ -139,10 +139,13 @@ pub enum ItemSpec {
         /// The secret name `<product>/<env>/<resource>/proxy-admin`.
         name: CompactString,
     },
-    /// IAM role RDS Proxy assumes; may read the one secret.
+    /// IAM role RDS Proxy assumes; may read the admin's secret and the logins' (no other).
     ProxyRole {
         /// Logical id of the secret.
         secret: CompactString,
+        /// Logical ids of the secrets of the consumers' login roles (left out of JSON when none).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        logins: Vec<CompactString>,
     },
     /// RDS Proxy, TLS required, auth from the secret.
     RdsProxy(Box<RdsProxySpec>),

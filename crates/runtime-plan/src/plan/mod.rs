@@ -17,6 +17,7 @@
 
 mod alarms;
 mod bindings;
+mod bootstrap;
 mod item_spec;
 mod items;
 mod parts;
@@ -35,6 +36,7 @@ use serde::Serialize;
 
 pub use alarms::*;
 pub use bindings::*;
+pub use bootstrap::*;
 pub use item_spec::*;
 pub use items::*;
 pub use parts::*;

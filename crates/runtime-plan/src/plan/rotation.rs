@@ -129,10 +129,12 @@ pub enum RotationError {
 impl Plan {
     /// The rotation of `resource`'s generated credential.
     pub fn rotation(&self, resource: &str) -> Result<Rotation, RotationError> {
-        let Some(credential) = self.secrets.generated.iter().find(|g| g.resource == resource) else {
+        // A consumer's own login is not rotated here: its password is set by the bootstrap.
+        let rotatable = || self.secrets.generated.iter().filter(|g| g.consumer.is_none());
+        let Some(credential) = rotatable().find(|g| g.resource == resource) else {
             return Err(RotationError::NoCredential {
                 resource: resource.into(),
-                known: self.secrets.generated.iter().map(|g| g.resource.clone()).collect(),
+                known: rotatable().map(|g| g.resource.clone()).collect(),
             });
         };
         let target = self
@@ -147,7 +149,10 @@ impl Plan {
                 ConsumerKind::Workload => false,
                 ConsumerKind::EncoreMember | ConsumerKind::OtherMember => true,
             };
-            if member && b.resource == credential.resource && !members.contains(&b.consumer) {
+            // A postgres consumer logs in with its own role: the admin's password is the
+            // bootstrap's alone, so no member reads it.
+            let reads = credential.kind != CredentialKind::PostgresAdminPassword;
+            if member && reads && b.resource == credential.resource && !members.contains(&b.consumer) {
                 members.push(b.consumer.clone());
             }
         }
@@ -192,6 +197,7 @@ impl Plan {
                     username,
                 })
             }
+            CredentialKind::PostgresLoginPassword => None,
             CredentialKind::CacheAuthToken => {
                 let ItemSpec::CacheReplicationGroup(spec) = &item.spec else { return None };
                 (spec.resource == credential.resource).then(|| RotationTarget::CacheReplicationGroup {
@@ -209,6 +215,7 @@ impl Plan {
         for variable in &self.secrets.connection {
             if let ConnectionSource::Template { template } = &variable.source
                 && variable.resource == credential.resource
+                && variable.consumer == credential.consumer
                 && template.contains(&reference)
             {
                 places.push(variable.infisical.clone());
@@ -217,11 +224,11 @@ impl Plan {
         places
             .into_iter()
             .filter_map(|place| {
-                let parameter = self
-                    .secrets
-                    .ssm_parameters
-                    .iter()
-                    .find(|p| p.owner == credential.resource && p.variable == place.name)?;
+                let parameter = self.secrets.ssm_parameters.iter().find(|p| {
+                    p.owner == credential.resource
+                        && p.consumer == credential.consumer
+                        && p.variable == place.name
+                })?;
                 Some(RotatedParameter {
                     name: parameter.name.clone(),
                     variable: parameter.variable.clone(),

@@ -27,8 +27,12 @@ impl InfisicalPlace {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CredentialKind {
-    /// The postgres admin password (also copied to Secrets Manager for RDS Proxy).
+    /// The postgres admin password (also copied to Secrets Manager for RDS Proxy); only the
+    /// bootstrap of the database's roles logs in with it.
     PostgresAdminPassword,
+    /// The password of a consumer's own postgres login role (also copied to Secrets Manager for
+    /// RDS Proxy, under the role's name).
+    PostgresLoginPassword,
     /// The Valkey AUTH token.
     CacheAuthToken,
 }
@@ -41,6 +45,10 @@ pub struct GeneratedSecret {
     pub resource: CompactString,
     /// What it is.
     pub kind: CredentialKind,
+    /// The consumer whose login role it is the password of ([`CredentialKind::PostgresLoginPassword`]
+    /// only; left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumer: Option<CompactString>,
     /// The variable name (`MAIN_DB_PASSWORD`).
     pub variable: CompactString,
     /// Where it is written in Infisical.
@@ -99,6 +107,10 @@ pub enum ConnectionSource {
 pub struct ConnectionVariable {
     /// The resource.
     pub resource: CompactString,
+    /// The consumer whose login it belongs to (a postgres consumer's own variables, in its own
+    /// folder; left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumer: Option<CompactString>,
     /// Where it is written.
     pub infisical: InfisicalPlace,
     /// Where the value comes from.
@@ -157,6 +169,10 @@ pub struct SsmParameter {
     pub written_by: ParameterWriter,
     /// The resource (for resource variables) or the workload (for its own secrets).
     pub owner: CompactString,
+    /// The consumer whose login of the resource it belongs to (a postgres consumer's own
+    /// variables, `<prefix>/<resource>/<consumer>/<VAR>`; left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumer: Option<CompactString>,
     /// Infisical place the value is copied from (resource variables only).
     pub infisical: Option<InfisicalPlace>,
     /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
@@ -171,7 +187,19 @@ impl SsmParameter {
     /// The logical id the program declares it under when the program writes it
     /// (`main-db_ssm-MAIN_DB_URL`): no item's id, whose roles are lowercase words.
     pub fn program_id(&self) -> String {
-        format!("{}_ssm-{}", self.owner, self.variable)
+        match &self.consumer {
+            Some(consumer) => format!("{}_ssm-{consumer}-{}", self.owner, self.variable),
+            None => format!("{}_ssm-{}", self.owner, self.variable),
+        }
+    }
+
+    /// What its value is asked of a source by (`MAIN_DB_URL`, or `metabase/MAIN_DB_URL` for a
+    /// consumer's own): unique among the parameters of one owner.
+    pub fn source_key(&self) -> String {
+        match &self.consumer {
+            Some(consumer) => format!("{consumer}/{}", self.variable),
+            None => self.variable.to_string(),
+        }
     }
 }
 
@@ -200,4 +228,8 @@ pub struct SecretsLayout {
     pub connection: Vec<ConnectionVariable>,
     /// SSM parameters referenced by the plan, sorted by name.
     pub ssm_parameters: Vec<SsmParameter>,
+    /// The bootstrap of each postgres resource's login roles, in resource order (left out of
+    /// JSON when there are none): the one place the admin's password is used.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bootstraps: Vec<super::DatabaseBootstrap>,
 }

@@ -205,6 +205,10 @@ pub struct RdsProxySpec {
     pub engine_family: CompactString,
     /// Logical id of the secret.
     pub secret: CompactString,
+    /// Logical ids of the secrets of the consumers' login roles, one `auth` each (left out of
+    /// JSON when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logins: Vec<CompactString>,
     /// Logical id of the role.
     pub role: CompactString,
     /// TLS required.

@@ -47,6 +47,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
         env_from: IndexMap::new(),
         secrets: vec!["MB_ENCRYPTION_SECRET_KEY".into()],
         uses: uses.iter().map(|s| s.to_string()).collect(),
+        access: IndexMap::new(),
         expose,
         size: IndexMap::new(),
         scale: IndexMap::new(),

@@ -35,9 +35,13 @@ async def client(lsp_client: LanguageClient):
 
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
-    """A scratch copy of the example; its root file."""
+    """A scratch copy of the example; its root file. Metabase's `uses` is written by name
+    (`[main-db]`, the `write` mode): the tests below edit and complete that list in the name
+    form; the mapping form has its own test."""
     shutil.copytree(EXAMPLE, tmp_path / "shop")
-    return tmp_path / "shop" / "runway.yaml"
+    root = tmp_path / "shop" / "runway.yaml"
+    assert "    uses: [main-db]\n" in root.read_text()
+    return root
 
 
 def uri(path: Path) -> str:
@@ -290,6 +294,22 @@ async def test_definition_and_references(client: LanguageClient, shop: Path):
     assert where == sorted(
         [(uri(shop), position(text, "uses: [main-db]").line), (uri(reporting), 5)]
     )
+
+
+async def test_the_mode_form_of_uses_completes_modes_and_names_its_resource(client: LanguageClient, shop: Path):
+    text = shop.read_text().replace("    uses: [main-db]\n", "    uses: [{ main-db: read }]\n")
+    open_doc(client, shop, text)
+    assert await settled(client, shop) == []
+    modes = await completion(client, shop, position(text, "{ main-db: read", 11))
+    assert set(modes) == {"read", "write"}, modes
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(shop)),
+            position=position(text, "{ main-db: read", 3),
+        )
+    )
+    assert isinstance(found, types.Location)
+    assert found.range.start == position(text, "  main-db:", 2)
 
 
 async def test_code_actions_fix_names_and_add_a_reason(client: LanguageClient, shop: Path):

@@ -48,7 +48,7 @@ pub(super) fn workload(
     let mut own_names: Vec<(String, String)> = Vec::new();
     let (env, references) = env_values(cx, &f, path, &mut own_names);
     let secrets = secret_names(cx, &f, path, &mut own_names);
-    let (uses, used) = used_resources(cx, &f, path, resources, resource_nodes);
+    let (uses, access, used) = used_resources(cx, &f, path, resources, resource_nodes);
     let env_from = env_references(cx, name, references, &used, resource_nodes);
     let expose = expose(cx, &f, path, name, environments);
     let size = sizes(cx, &f, path, envs, known);
@@ -87,6 +87,7 @@ pub(super) fn workload(
         env_from,
         secrets,
         uses,
+        access,
         expose: expose?,
         size,
         scale,
@@ -373,7 +374,13 @@ fn secret_names(
     secrets
 }
 
-/// `uses`: declared resources, each once. Returns the names, and each with its node and path
+/// A used resource's name with its node and path, for the variable check.
+type Used<'n> = (String, &'n Node, String);
+/// A `uses` entry: its name, the node it is written at, and its mode with the mode's node.
+type UseEntry<'n> = (String, &'n Node, Option<(Access, &'n Node)>);
+
+/// `uses`: declared resources, each once, each a name or `{ <name>: read | write }` with a mode
+/// its kind takes. Returns the names, the modes written, and each name with its node and path
 /// for the variable check.
 fn used_resources<'n>(
     cx: &mut Cx<'_>,
@@ -381,30 +388,81 @@ fn used_resources<'n>(
     path: &str,
     resources: &[(&str, &Node, &Node)],
     resource_nodes: &BTreeMap<&str, &Node>,
-) -> (Vec<String>, Vec<(String, &'n Node, String)>) {
+) -> (Vec<String>, IndexMap<String, Access>, Vec<Used<'n>>) {
     let mut uses = Vec::new();
+    let mut access = IndexMap::new();
     let mut used = Vec::new();
-    let Some(n) = f.get("uses") else { return (uses, used) };
+    let Some(n) = f.get("uses") else { return (uses, access, used) };
     let up = join(path, "uses");
     for (i, item) in cx.list(n, &up, "`uses`").unwrap_or_default().iter().enumerate() {
         let p = index(&up, i);
-        let Some(r) = cx.string(item, &p, "a resource name") else { continue };
+        let Some((r, name_node, mode)) = use_entry(cx, item, &p) else { continue };
         if !resource_nodes.contains_key(r.as_str()) {
-            unknown_resource(cx, item, &p, &r, resources);
+            unknown_resource(cx, name_node, &p, &r, resources);
         } else if uses.contains(&r) {
             cx.error(
                 Code::DuplicateName,
-                item,
+                name_node,
                 &p,
                 format!("{} is used twice", quote(&r)),
                 Some("remove one of the two".to_owned()),
             );
         } else {
+            if let Some((mode, mode_node)) = mode {
+                let kind = resource_spec_quiet(resource_nodes[r.as_str()]).map(|s| s.kind());
+                if kind.is_some_and(|k| !mode_allowed(cx, mode_node, &join(&p, &r), &r, k, mode)) {
+                    continue;
+                }
+                access.insert(r.clone(), mode);
+            }
             uses.push(r.clone());
-            used.push((r, item, p));
+            used.push((r, name_node, p));
         }
     }
-    (uses, used)
+    (uses, access, used)
+}
+
+/// One entry of `uses`: a name, or a one-key mapping `{ <name>: read | write }`. Returns the
+/// name, the node it is written at, and the mode with its node when one is written.
+fn use_entry<'n>(cx: &mut Cx<'_>, item: &'n Node, p: &str) -> Option<UseEntry<'n>> {
+    if !matches!(item.value, crate::tree::Value::Map(_)) {
+        return cx.string(item, p, "a resource name").map(|r| (r, item, None));
+    }
+    let entries = cx.named_map(item, p, "a `uses` entry");
+    let [(name, key, value)] = entries.as_slice() else {
+        cx.invalid(
+            item,
+            p,
+            format!("a `uses` entry with a mode names one resource, found {}", entries.len()),
+            Some("write one resource per entry: `{ uploads: read }`".to_owned()),
+        );
+        return None;
+    };
+    let word = cx.one_of(value, &join(p, name), "access mode", &Access::NAMES)?;
+    let mode = Access::from_name(word)?;
+    Some(((*name).to_owned(), *key, Some((mode, *value))))
+}
+
+/// Is `mode` one that resource `r` of kind `kind` takes? Reports `invalid-access` when not.
+fn mode_allowed(cx: &mut Cx<'_>, node: &Node, path: &str, r: &str, kind: Kind, mode: Access) -> bool {
+    let modes = Access::of_kind(kind);
+    if modes.contains(&mode) {
+        return true;
+    }
+    let help = match modes {
+        [] => format!("write `{r}` alone: a {} is read and written with one credential", kind.as_str()),
+        _ => format!(
+            "write `{r}` alone or `{{ {r}: write }}`: a topic is only published to; what reads it are its subscriptions"
+        ),
+    };
+    cx.error(
+        Code::InvalidAccess,
+        node,
+        path,
+        format!("{} {} takes no `{}` mode", kind.as_str(), quote(r), mode.as_str()),
+        Some(help),
+    );
+    false
 }
 
 /// `expose` (internal by default); a public workload needs a domain in every environment.

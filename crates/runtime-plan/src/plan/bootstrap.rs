@@ -1,0 +1,232 @@
+//! The bootstrap of a postgres resource's roles: a one-off task, run from inside the VPC with a
+//! runway-provided image, that logs in as the database's admin (the only place the admin's
+//! password is used) and makes one login role per consumer, granted what its `uses` mode
+//! allows (docs/secrets.md, "Database roles"). The plan describes it; a runner starts it.
+//!
+//! The SQL is plain text with no value in it: each role's password reaches `psql` as an
+//! environment variable of the task (an ECS secret from the role's SSM parameter), read with
+//! `\getenv` and handed to `ALTER ROLE ... PASSWORD` as a psql variable. Running it again changes
+//! nothing but the passwords (set to what the parameters hold), so it is run after every
+//! `secrets prepare` that made or rotated one.
+
+use std::fmt::Write as _;
+
+use compact_str::CompactString;
+use runway_schema::Access;
+use serde::Serialize;
+
+use super::TaskSecret;
+
+/// The image the bootstrap runs: the official PostgreSQL 16 client (psql 16, which has
+/// `\getenv`), pinned by digest, from the public ECR mirror of Docker's official images (no
+/// Docker Hub rate limit, no credentials).
+pub const BOOTSTRAP_IMAGE: &str = "public.ecr.aws/docker/library/postgres:16-alpine@sha256:57c72fd2a128e416c7fcc499958864df5301e940bca0a56f58fddf30ffc07777";
+
+/// The group role every `write` login is a member of and acts as: it owns what they create.
+pub const WRITE_GROUP: &str = "runway_write";
+/// The group role every `read` login is a member of: `SELECT` on everything of `public`.
+pub const READ_GROUP: &str = "runway_read";
+/// The environment variable the bootstrap's SQL is handed over in (not a secret).
+pub const SQL_VARIABLE: &str = "RUNWAY_BOOTSTRAP_SQL";
+
+/// One consumer's login role on a postgres resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseLogin {
+    /// The consumer (a workload or a member).
+    pub consumer: CompactString,
+    /// Its role (`app_<consumer>`).
+    pub role: CompactString,
+    /// What it is granted: `write` (a member of [`WRITE_GROUP`], acting as it) or `read` (a
+    /// member of [`READ_GROUP`], its transactions read-only).
+    pub access: Access,
+    /// The environment variable of the bootstrap task its password is read from
+    /// (`RUNWAY_LOGIN_<n>_PASSWORD`).
+    pub password_variable: CompactString,
+    /// The SSM parameter of its password, which `secrets prepare` writes.
+    pub password_parameter: CompactString,
+    /// The Secrets Manager secret the proxy authenticates it with.
+    pub proxy_secret: CompactString,
+}
+
+/// The one-off task that makes a postgres resource's login roles. Everything a runner needs to
+/// start it as a Fargate task: the image, the command, its plain environment and the SSM
+/// parameters it reads (ECS secrets); it reaches the database through the resource's proxy
+/// (the admin is one of the proxy's credentials), so it runs in the private subnets with a
+/// security group the proxy admits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseBootstrap {
+    /// The postgres resource.
+    pub resource: CompactString,
+    /// The logical id a runner declares or names it under (`<resource>_bootstrap`).
+    pub id: CompactString,
+    /// The pinned image ([`BOOTSTRAP_IMAGE`]).
+    pub image: CompactString,
+    /// The container's command: `psql` reads the SQL from [`SQL_VARIABLE`].
+    pub command: Vec<CompactString>,
+    /// Plain environment values: where to connect (port, database, admin user, TLS) and the SQL.
+    pub environment: Vec<(CompactString, CompactString)>,
+    /// What the task reads from SSM: `PGHOST` (the proxy's endpoint), `PGPASSWORD` (the admin's
+    /// password, read by this task only) and each login's password.
+    pub secrets: Vec<TaskSecret>,
+    /// The logins it makes, in consumer order.
+    pub logins: Vec<DatabaseLogin>,
+    /// The SQL it runs (also in `environment`): no value in it.
+    pub sql: String,
+}
+
+/// Quotes a name as a SQL string literal (role and database names are `[a-z0-9_]`; quoting
+/// keeps the text right whatever they hold).
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// Quotes a name as a SQL identifier.
+fn ident(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// Creates role `role` (`NOLOGIN`) unless it exists: `psql`'s `\gexec` runs the statement the
+/// query returns, which it returns only when the role is absent.
+fn create_role(sql: &mut String, role: &str) {
+    let _ = writeln!(
+        sql,
+        "SELECT {} WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {})\\gexec",
+        literal(&format!("CREATE ROLE {} NOLOGIN", ident(role))),
+        literal(role),
+    );
+}
+
+/// The SQL that makes database `database`'s two groups and `logins`, run as its admin `admin`
+/// by `psql` with `ON_ERROR_STOP`: deterministic (the same logins give the same text),
+/// idempotent (it may run any number of times), and with no password in it (each is read from
+/// the login's `password_variable`).
+pub fn bootstrap_sql(database: &str, admin: &str, logins: &[DatabaseLogin]) -> String {
+    let (db, write, read) = (ident(database), ident(WRITE_GROUP), ident(READ_GROUP));
+    let mut sql = String::with_capacity(2048 + logins.len() * 512);
+    sql.push_str(
+        "-- The login roles of this database's consumers (written by runway; runs again unchanged).\n",
+    );
+    sql.push_str("\\set ON_ERROR_STOP on\n");
+    // The admin's own objects and privileges are kept; nobody else connects or creates by default.
+    create_role(&mut sql, WRITE_GROUP);
+    create_role(&mut sql, READ_GROUP);
+    let _ = writeln!(sql, "GRANT {write} TO {};", ident(admin));
+    let _ = writeln!(sql, "REVOKE CONNECT, TEMPORARY ON DATABASE {db} FROM PUBLIC;");
+    let _ = writeln!(sql, "REVOKE CREATE ON SCHEMA public FROM PUBLIC;");
+    let _ = writeln!(sql, "GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {write};");
+    let _ = writeln!(sql, "GRANT CONNECT ON DATABASE {db} TO {read};");
+    let _ = writeln!(sql, "GRANT USAGE, CREATE ON SCHEMA public TO {write};");
+    let _ = writeln!(sql, "GRANT USAGE ON SCHEMA public TO {read};");
+    // What the admin made before the consumers had roles is handed to the write group, so a
+    // write login's migrations may change it; the read group reads it, and what the write
+    // group makes later.
+    sql.push_str(&hand_over(admin));
+    let _ = writeln!(sql, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {read};");
+    let _ = writeln!(sql, "GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO {read};");
+    let _ = writeln!(
+        sql,
+        "ALTER DEFAULT PRIVILEGES FOR ROLE {write} IN SCHEMA public GRANT SELECT ON TABLES TO {read};"
+    );
+    let _ = writeln!(
+        sql,
+        "ALTER DEFAULT PRIVILEGES FOR ROLE {write} IN SCHEMA public GRANT SELECT ON SEQUENCES TO {read};"
+    );
+    for login in logins {
+        login_sql(&mut sql, login);
+    }
+    retire(&mut sql, logins);
+    sql
+}
+
+/// Hands the tables, views, materialized views, foreign tables and sequences (those no table
+/// owns) of `public` that `admin` owns, outside extensions, to the write group.
+fn hand_over(admin: &str) -> String {
+    format!(
+        "DO $runway$
+DECLARE o record;
+BEGIN
+  FOR o IN
+    SELECT CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+             WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END AS what, c.relname AS name
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = 'public' AND c.relowner = {admin}::regrole
+       AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+       AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                         AND d.objid = c.oid AND d.deptype IN ('a', 'i', 'e'))
+     ORDER BY c.relname
+  LOOP
+    EXECUTE format('ALTER %s public.%I OWNER TO {write}', o.what, o.name);
+  END LOOP;
+END
+$runway$;
+",
+        admin = literal(&ident(admin)),
+        write = WRITE_GROUP,
+    )
+}
+
+/// One login: made when absent, its password set from its variable, its group and settings
+/// those of its mode (a mode changed since the last run is changed back and forth cleanly).
+fn login_sql(sql: &mut String, login: &DatabaseLogin) {
+    let role = ident(&login.role);
+    let (write, read) = (ident(WRITE_GROUP), ident(READ_GROUP));
+    let _ = writeln!(sql, "-- {}: {}", login.consumer, login.access.as_str());
+    create_role(sql, &login.role);
+    let _ = writeln!(sql, "\\getenv runway_password {}", login.password_variable);
+    sql.push_str("\\if :{?runway_password}\n");
+    let _ = writeln!(
+        sql,
+        "ALTER ROLE {role} WITH LOGIN NOCREATEDB NOCREATEROLE INHERIT CONNECTION LIMIT -1 PASSWORD :'runway_password';"
+    );
+    sql.push_str("\\else\n");
+    let _ = writeln!(
+        sql,
+        "DO $runway$ BEGIN RAISE EXCEPTION '{} is not set: no password for {}'; END $runway$;",
+        login.password_variable, login.role
+    );
+    sql.push_str("\\endif\n\\unset runway_password\n");
+    match login.access {
+        Access::Write => {
+            let _ = writeln!(sql, "REVOKE {read} FROM {role};");
+            let _ = writeln!(sql, "GRANT {write} TO {role};");
+            // What it creates belongs to the group: every write login may change it.
+            let _ = writeln!(sql, "ALTER ROLE {role} SET role = {};", literal(WRITE_GROUP));
+            let _ = writeln!(sql, "ALTER ROLE {role} RESET default_transaction_read_only;");
+        }
+        Access::Read => {
+            let _ = writeln!(sql, "REVOKE {write} FROM {role};");
+            let _ = writeln!(sql, "GRANT {read} TO {role};");
+            let _ = writeln!(sql, "ALTER ROLE {role} RESET role;");
+            let _ = writeln!(sql, "ALTER ROLE {role} SET default_transaction_read_only = on;");
+        }
+    }
+}
+
+/// A login of a consumer that no longer uses the database (a member of either group, not
+/// among `logins`) may no longer log in; its objects stay.
+fn retire(sql: &mut String, logins: &[DatabaseLogin]) {
+    let kept: Vec<String> = logins.iter().map(|l| literal(&l.role)).collect();
+    let kept = kept.join(", ");
+    let _ = write!(
+        sql,
+        "DO $runway$
+DECLARE r record;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT m.rolname FROM pg_auth_members a
+      JOIN pg_roles g ON g.oid = a.roleid JOIN pg_roles m ON m.oid = a.member
+     WHERE g.rolname IN ({write}, {read}) AND m.rolcanlogin AND m.rolname LIKE 'app\\_%'
+       AND NOT (m.rolname = ANY (ARRAY[{kept}]::name[]))
+     ORDER BY m.rolname
+  LOOP
+    EXECUTE format('ALTER ROLE %I NOLOGIN', r.rolname);
+  END LOOP;
+END
+$runway$;
+",
+        write = literal(WRITE_GROUP),
+        read = literal(READ_GROUP),
+    );
+}

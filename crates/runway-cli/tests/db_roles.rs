@@ -1,0 +1,375 @@
+//! The bootstrap of a postgres resource's login roles, run against a real PostgreSQL server
+//! this test starts on loopback: the plan's SQL, with the plan's command, run twice (the same
+//! state after each), then each role logs in with its own password and is held to its `uses`
+//! mode; a changed mode and a consumer that left are applied by the next run. The server's
+//! binaries are found on `PATH`, in `/usr/local/bin` or `/usr/lib/postgresql/<version>/bin`
+//! (Debian's `postgresql` package; `.ci/run` installs it when they are missing).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // reason: a test fails loudly
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::runway_in;
+
+/// The admin's password in this test (RDS's master user is `runway`).
+const ADMIN_PASSWORD: &str = "admin-Pw-7fj2k9";
+
+const PRODUCT: &str = r#"runway: 3
+product: roles
+environments:
+  dev: { region: us-east-1, domain: dev.roles.example, limits: { monthly: 500 } }
+resources:
+  main-db: { kind: postgres }
+workloads:
+  api:
+    image: app/api:1.0@sha256:abababababababababababababababababababababababababababababababab
+    port: 8080
+    uses: [main-db]
+    reason: { ground: residency, detail: In-country region. }
+  worker:
+    image: app/worker:1.0@sha256:abababababababababababababababababababababababababababababababab
+    port: 8081
+    uses: [{ main-db: write }]
+    reason: { ground: residency, detail: In-country region. }
+  metabase:
+    image: metabase/metabase:v0.50.3@sha256:abababababababababababababababababababababababababababababababab
+    port: 3000
+    uses: [{ main-db: read }]
+    expose: public
+    reason: { ground: no-managed-fit, detail: BI. }
+"#;
+
+/// A directory holding `initdb`, `pg_ctl`, `postgres` and `psql`.
+fn postgres_bin() -> PathBuf {
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    dirs.push("/usr/local/bin".into());
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path().join("bin")).collect())
+        .unwrap_or_default();
+    versions.sort();
+    dirs.extend(versions.into_iter().rev());
+    let has = |d: &Path, tool: &str| d.join(tool).is_file();
+    dirs.into_iter().find(|d| ["initdb", "pg_ctl", "postgres"].iter().all(|t| has(d, t))).expect(
+        "no PostgreSQL server binaries (initdb, pg_ctl, postgres): install Debian's `postgresql` package",
+    )
+}
+
+/// `psql` (the client may be elsewhere than the server: `/usr/bin/psql` on Debian).
+fn psql_path(bin: &Path) -> PathBuf {
+    let beside = bin.join("psql");
+    if beside.is_file() { beside } else { PathBuf::from("psql") }
+}
+
+/// Runs `program` as the `postgres` user when this process is root (`initdb` and `postgres`
+/// refuse root).
+fn as_server_user(program: &Path) -> Command {
+    // SAFETY of intent: only a root test run switches user; `runuser` is util-linux's.
+    if is_root() {
+        let mut cmd = Command::new("runuser");
+        cmd.args(["-u", "postgres", "--"]).arg(program);
+        cmd
+    } else {
+        Command::new(program)
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// A server on loopback, stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+    psql: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Server {
+    fn start() -> Server {
+        let bin = postgres_bin();
+        let dir = std::env::temp_dir().join(format!("runway-db-roles-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        if is_root() {
+            assert!(Command::new("chown").args(["postgres:postgres"]).arg(&dir).status().unwrap().success());
+        }
+        let data = dir.join("data");
+        let out = as_server_user(&bin.join("initdb"))
+            .args(["-D"])
+            .arg(&data)
+            .args(["-U", "super", "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = as_server_user(&bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1", "-k"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Server { child, port, dir, psql: psql_path(&bin) };
+        let start = Instant::now();
+        while server.superuser("postgres", "SELECT 1").is_err() {
+            assert!(start.elapsed() < Duration::from_secs(30), "the server did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+
+    /// Runs `sql` as the superuser over the socket.
+    fn superuser(&self, db: &str, sql: &str) -> Result<String, String> {
+        let out = Command::new(&self.psql)
+            .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h"])
+            .arg(&self.dir)
+            .args(["-p", &self.port.to_string(), "-U", "super", "-d", db, "-c", sql])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// Runs `sql` as `user` with `password`, over TCP on loopback (password checked). A
+    /// statement list starting `SET default_transaction_read_only = off; ` asks for that at
+    /// connection instead (over the role's setting), as a client may: a `SET` inside the
+    /// statement list would come after its transaction began read-only.
+    fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
+        let (options, sql) = match sql.strip_prefix("SET default_transaction_read_only = off; ") {
+            Some(rest) => ("-c default_transaction_read_only=off", rest),
+            None => ("", sql),
+        };
+        let out = Command::new(&self.psql)
+            .env("PGOPTIONS", options)
+            .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+            .args(["-p", &self.port.to_string(), "-U", user, "-d", "main_db", "-c", sql])
+            .env("PGPASSWORD", password)
+            .env("PGSSLMODE", "disable")
+            .output()
+            .unwrap();
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// Runs the bootstrap as the plan describes it: its command, its environment, its secrets
+    /// (here, values this test holds), pointed at this server. Returns psql's output.
+    fn bootstrap(&self, bootstrap: &serde_json::Value, passwords: &[(&str, String)]) -> String {
+        let command: Vec<&str> =
+            bootstrap["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        let mut cmd = Command::new(command[0]);
+        cmd.args(&command[1..]).env_clear().env("PATH", path_with(self.psql.parent()));
+        for pair in bootstrap["environment"].as_array().unwrap() {
+            cmd.env(pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+        }
+        for secret in bootstrap["secrets"].as_array().unwrap() {
+            let name = secret["name"].as_str().unwrap();
+            let value = match name {
+                "PGHOST" => "127.0.0.1".to_owned(),
+                "PGPASSWORD" => ADMIN_PASSWORD.to_owned(),
+                _ => {
+                    let login = bootstrap["logins"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|l| l["passwordVariable"] == name)
+                        .unwrap();
+                    let role = login["role"].as_str().unwrap();
+                    passwords.iter().find(|(r, _)| *r == role).unwrap().1.clone()
+                }
+            };
+            cmd.env(name, value);
+        }
+        // The plan connects through the proxy with TLS on 5432; this server is plain, elsewhere.
+        cmd.env("PGPORT", self.port.to_string()).env("PGSSLMODE", "disable");
+        let out = cmd.output().unwrap();
+        let text =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "bootstrap failed: {text}");
+        text
+    }
+
+    /// Roles, memberships, role settings, privileges and default privileges: what a second run
+    /// must leave as the first left it.
+    fn state(&self) -> String {
+        self.superuser(
+            "main_db",
+            "SELECT string_agg(x, E'\\n' ORDER BY x) FROM (
+               SELECT 'role ' || rolname || ' ' || rolcanlogin || rolsuper || rolcreaterole || rolcreatedb || rolbypassrls AS x
+                 FROM pg_roles WHERE rolname LIKE 'app\\_%' OR rolname LIKE 'runway%'
+               UNION ALL SELECT 'member ' || m.rolname || ' of ' || g.rolname FROM pg_auth_members a
+                 JOIN pg_roles g ON g.oid = a.roleid JOIN pg_roles m ON m.oid = a.member
+               UNION ALL SELECT 'setting ' || r.rolname || ' ' || array_to_string(s.setconfig, ',') FROM pg_db_role_setting s
+                 JOIN pg_roles r ON r.oid = s.setrole
+               UNION ALL SELECT 'acl ' || relname || ' ' || relowner::regrole || ' ' || coalesce(relacl::text, '') FROM pg_class
+                 WHERE relnamespace = 'public'::regnamespace
+               UNION ALL SELECT 'default ' || defaclacl::text FROM pg_default_acl
+               UNION ALL SELECT 'db ' || coalesce(datacl::text, '') FROM pg_database WHERE datname = 'main_db'
+               UNION ALL SELECT 'schema ' || coalesce(nspacl::text, '') FROM pg_namespace WHERE nspname = 'public') s",
+        )
+        .unwrap()
+    }
+}
+
+fn path_with(dir: Option<&Path>) -> String {
+    let mut dirs: Vec<PathBuf> = dir.into_iter().map(Path::to_path_buf).collect();
+    dirs.extend(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from));
+    std::env::join_paths(dirs).unwrap().to_string_lossy().into_owned()
+}
+
+/// The plan of `product` in dev, as JSON.
+fn plan(dir: &Path, product: &str) -> (String, serde_json::Value) {
+    std::fs::write(dir.join("runway.yaml"), product).unwrap();
+    let (code, out, err) = runway_in(dir, &["plan", "--env", "dev", "--format", "json", "runway.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    (out, json)
+}
+
+#[test]
+fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_unchanged() {
+    let scratch = test_support::scratch("db-roles");
+    let (text, json) = plan(scratch.path(), PRODUCT);
+    let bootstrap = &json["secrets"]["bootstraps"][0];
+    assert_eq!(bootstrap["resource"], "main-db");
+    let roles: Vec<(&str, &str)> = bootstrap["logins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["role"].as_str().unwrap(), l["access"].as_str().unwrap()))
+        .collect();
+    assert_eq!(roles, [("app_api", "write"), ("app_worker", "write"), ("app_metabase", "read")]);
+    // The passwords `secrets prepare` would generate; none reaches the plan, the SQL or the
+    // output of psql.
+    let passwords: Vec<(&str, String)> =
+        roles.iter().map(|(r, _)| (*r, format!("pw-{r}-Zq8{}", std::process::id()))).collect();
+
+    let server = Server::start();
+    // As RDS makes it: the master user creates roles and databases but is no superuser, and
+    // owns the database; it made a table before the consumers had roles.
+    server
+        .superuser(
+            "postgres",
+            &format!("CREATE ROLE runway LOGIN CREATEROLE CREATEDB PASSWORD '{ADMIN_PASSWORD}'"),
+        )
+        .unwrap();
+    server.superuser("postgres", "CREATE DATABASE main_db OWNER runway").unwrap();
+    server
+        .login(
+            "runway",
+            ADMIN_PASSWORD,
+            "CREATE TABLE legacy (id serial PRIMARY KEY, v text); INSERT INTO legacy (v) VALUES ('a')",
+        )
+        .unwrap();
+
+    let first = server.bootstrap(bootstrap, &passwords);
+    let after_first = server.state();
+    let second = server.bootstrap(bootstrap, &passwords);
+    assert_eq!(server.state(), after_first, "a second run changed the database");
+    for (_, pw) in &passwords {
+        for shown in [&first, &second, &text, bootstrap["sql"].as_str().unwrap()] {
+            assert!(!shown.contains(pw.as_str()), "a password was shown");
+        }
+    }
+    assert!(!text.contains(ADMIN_PASSWORD));
+
+    let pw = |role: &str| passwords.iter().find(|(r, _)| *r == role).unwrap().1.clone();
+    // Write logins change the schema and write, and may change what the other made.
+    server
+        .login("app_api", &pw("app_api"), "CREATE TABLE orders (id serial PRIMARY KEY, total int); INSERT INTO orders (total) VALUES (1); ALTER TABLE legacy ADD COLUMN x int")
+        .unwrap();
+    server
+        .login("app_worker", &pw("app_worker"), "ALTER TABLE orders ADD COLUMN note text; INSERT INTO orders (total) VALUES (2); UPDATE legacy SET x = 1")
+        .unwrap();
+    // The read login reads everything, the admin's old table and what the writers made since.
+    assert_eq!(
+        server.login("app_metabase", &pw("app_metabase"), "SELECT count(*) FROM orders").unwrap(),
+        "2"
+    );
+    assert_eq!(server.login("app_metabase", &pw("app_metabase"), "SELECT v FROM legacy").unwrap(), "a");
+    for denied in [
+        "INSERT INTO orders (total) VALUES (3)",
+        "SET default_transaction_read_only = off; INSERT INTO orders (total) VALUES (3)",
+        "SET default_transaction_read_only = off; CREATE TABLE mine (id int)",
+        "SET default_transaction_read_only = off; DELETE FROM legacy",
+        "SET ROLE runway_write",
+        "SET ROLE runway",
+        "CREATE ROLE intruder",
+    ] {
+        assert!(
+            server.login("app_metabase", &pw("app_metabase"), denied).is_err(),
+            "read login could: {denied}"
+        );
+    }
+    for denied in
+        ["SET ROLE runway", "CREATE ROLE intruder", "CREATE DATABASE other", "ALTER ROLE app_api SUPERUSER"]
+    {
+        assert!(server.login("app_api", &pw("app_api"), denied).is_err(), "write login could: {denied}");
+    }
+    // Each role logs in with its own password only.
+    assert!(server.login("app_api", &pw("app_worker"), "SELECT 1").is_err());
+    assert!(server.login("app_metabase", ADMIN_PASSWORD, "SELECT 1").is_err());
+    // No login is a superuser, makes roles or databases, or holds the admin's rights.
+    let privileged = server
+        .superuser(
+            "main_db",
+            "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'app\\_%' AND (rolsuper OR rolcreaterole OR rolcreatedb
+               OR rolbypassrls OR rolreplication OR pg_has_role(rolname, 'runway', 'MEMBER'))",
+        )
+        .unwrap();
+    assert_eq!(privileged, "0");
+
+    // The next plan: metabase writes, api only reads, worker left: the next run applies it.
+    let changed = PRODUCT
+        .replace("    uses: [main-db]\n", "    uses: [{ main-db: read }]\n")
+        .replace("    uses: [{ main-db: write }]\n", "    uses: []\n")
+        .replace("    uses: [{ main-db: read }]\n    expose", "    uses: [main-db]\n    expose");
+    let (_, json) = plan(scratch.path(), &changed);
+    server.bootstrap(&json["secrets"]["bootstraps"][0], &passwords);
+    assert!(
+        server
+            .login(
+                "app_api",
+                &pw("app_api"),
+                "SET default_transaction_read_only = off; INSERT INTO orders (total) VALUES (4)"
+            )
+            .is_err()
+    );
+    assert_eq!(server.login("app_api", &pw("app_api"), "SELECT count(*) FROM orders").unwrap(), "2");
+    server
+        .login(
+            "app_metabase",
+            &pw("app_metabase"),
+            "INSERT INTO orders (total) VALUES (5); ALTER TABLE orders ADD COLUMN seen bool",
+        )
+        .unwrap();
+    assert!(
+        server.login("app_worker", &pw("app_worker"), "SELECT 1").is_err(),
+        "a login of a consumer that left"
+    );
+}
