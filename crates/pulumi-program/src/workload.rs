@@ -45,7 +45,9 @@ struct Container<'p> {
     /// A one-off task's command (a workload's `migrate`); a service runs the image's own.
     command: Option<Vec<&'p str>>,
     essential: bool,
-    port_mappings: [PortMapping; 1],
+    /// None for a task that listens on no port (a database's bootstrap).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    port_mappings: Vec<PortMapping>,
     environment: Vec<Variable<'p>>,
     secrets: Vec<Secret<'p>>,
     health_check: Option<ContainerHealth<'p>>,
@@ -147,7 +149,10 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         repository_credentials,
         command: command.as_ref().map(|words| words.iter().map(|w| w.as_str()).collect()),
         essential: true,
-        port_mappings: [PortMapping { container_port: *port, protocol: "tcp" }],
+        port_mappings: port
+            .iter()
+            .map(|&container_port| PortMapping { container_port, protocol: "tcp" })
+            .collect(),
         environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
         secrets: secrets.iter().map(|s| Secret { name: &s.name, value_from: &s.parameter }).collect(),
         health_check: health.as_ref().and_then(container_health),

@@ -3,6 +3,7 @@
 
 mod common;
 
+use compact_str::CompactString;
 use cost::Catalogue;
 use runtime_plan::*;
 use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
@@ -70,6 +71,11 @@ fn production_declares_every_item_of_the_example() {
             RdsProxyTarget,
             SecurityGroup,
             SecurityGroup,
+            // The bootstrap of its roles: a one-off task with its own logs, role and group.
+            LogGroup,
+            TaskExecutionRole,
+            SecurityGroup,
+            TaskDefinition,
             // The instance's four alarms and the proxy's.
             MetricAlarm,
             MetricAlarm,
@@ -1070,8 +1076,10 @@ fn groups_of(i: &PlannedItem) -> &[CompactString] {
 fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
     for env in ["dev", "production"] {
         let p = plan(&common::shipped_example(), env, &cat()).unwrap();
-        assert_eq!(p.tasks.len(), 1, "{env}");
-        let t = &p.tasks[0];
+        // main-db's bootstrap first, then the one migration.
+        assert_eq!(p.tasks.len(), 2, "{env}");
+        assert_eq!(p.tasks[0].name, "bootstrap-main-db");
+        let t = &p.tasks[1];
         assert_eq!(t.name, "migrate-metabase");
         assert_eq!(t.purpose, TaskPurpose::Migrate { workload: "metabase".into() });
         assert_eq!(t.output, "runway-task-migrate-metabase");
@@ -1111,6 +1119,76 @@ fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
             assert!(param.referenced_by.contains(&item.id), "{}", s.parameter);
         }
         assert!(p.workloads.iter().find(|w| w.name == "metabase").unwrap().items.contains(&item.id));
+    }
+}
+
+/// A postgres resource's bootstrap (issue 32): a one-off task of its own in the cluster, the
+/// pinned psql image running the plan's SQL with the plan's environment and secrets, its own
+/// log group, an execution role that reads what the task reads and a group that reaches the
+/// proxy alone; its record names the parameters whose versions make a run new.
+#[test]
+fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
+    let p = plan(&common::shipped_example(), "dev", &cat()).unwrap();
+    let boot = &p.secrets.bootstraps[0];
+    let t = p
+        .tasks
+        .iter()
+        .find(|t| t.purpose == TaskPurpose::DatabaseBootstrap { resource: "main-db".into() })
+        .unwrap();
+    assert_eq!(
+        (t.name.as_str(), t.output.as_str(), t.record.parameter.as_str()),
+        ("bootstrap-main-db", "runway-task-bootstrap-main-db", "/acme-shop/dev/runway/bootstrap/main-db")
+    );
+    assert_eq!(t.task_definition, boot.id);
+    assert_eq!(t.record.image, runtime_plan::BOOTSTRAP_IMAGE);
+    let read: Vec<&str> = boot.secrets.iter().map(|s| s.parameter.as_str()).collect();
+    assert_eq!(t.record.versions_of.iter().map(|v| v.as_str()).collect::<Vec<_>>(), read);
+    assert!(read.contains(&"/acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "the admin's: {read:?}");
+    assert!(read.contains(&"/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"), "{read:?}");
+    // The SQL is part of what a run is recorded as: another login, another fingerprint.
+    let mut words = boot.command.clone();
+    words.push(boot.sql.as_str().into());
+    assert_eq!(t.record.command, runtime_plan::fingerprint(&words));
+
+    let item = p.item(&t.task_definition).unwrap();
+    assert_eq!(
+        (item.physical_name.as_str(), item.owner.as_deref()),
+        ("acme-shop-dev-main-db-bootstrap", Some("main-db"))
+    );
+    let ItemSpec::TaskDefinition(def) = &item.spec else { panic!() };
+    assert_eq!((def.image.as_str(), def.command.as_ref()), (boot.image.as_str(), Some(&boot.command)));
+    assert_eq!(def.secrets, boot.secrets);
+    let env: Vec<(CompactString, CompactString)> = def.environment.clone().into_iter().collect();
+    assert_eq!(env, boot.environment);
+    assert!(def.port.is_none() && def.task_role.is_none() && def.health.is_none());
+    assert_eq!(
+        (t.container.as_str(), t.log_stream_prefix.as_str()),
+        ("main-db-bootstrap", "main-db-bootstrap")
+    );
+    assert_eq!(p.item(&t.log_group).unwrap().physical_name, "/runway/acme-shop/dev/main-db-bootstrap");
+    assert_eq!(t.cluster, p.items.iter().find(|i| i.kind == ItemKind::EcsCluster).unwrap().id);
+    // Its group goes to the proxy and 443 only; the proxy admits it.
+    assert_eq!(t.security_groups, ["main-db_bootstrap-sg"]);
+    let ItemSpec::SecurityGroup { ingress, egress, .. } = &p.item("main-db_bootstrap-sg").unwrap().spec
+    else {
+        panic!()
+    };
+    assert!(ingress.is_empty());
+    let to: Vec<(String, u16)> = egress.iter().map(|r| (format!("{:?}", r.peer), r.port)).collect();
+    assert_eq!(to.len(), 2, "{to:?}");
+    assert!(
+        egress.iter().any(|r| r.peer == Peer::Group { item: "main-db_proxy-sg".into() } && r.port == 5432)
+    );
+    let ItemSpec::SecurityGroup { ingress, .. } = &p.item("main-db_proxy-sg").unwrap().spec else { panic!() };
+    assert!(
+        ingress
+            .iter()
+            .any(|r| r.peer == Peer::Group { item: "main-db_bootstrap-sg".into() } && r.port == 5432)
+    );
+    // Every parameter it reads knows its task definition reads it.
+    for s in &def.secrets {
+        let param = p.secrets.ssm_parameters.iter().find(|x| x.name == s.parameter).unwrap();
+        assert!(param.referenced_by.contains(&item.id), "{}", s.parameter);
     }
 }
 

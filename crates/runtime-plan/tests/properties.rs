@@ -306,6 +306,8 @@ proptest! {
                 r.kind == k && after.bindings.iter().any(|b| b.resource == r.name && b.consumer_kind == ConsumerKind::Workload)
             });
             let needed = [
+                // The cluster runs the workloads and the databases' bootstraps.
+                ("env_ecs-cluster", !after.workloads.is_empty() || after.resources.iter().any(|r| r.kind == Kind::Postgres)),
                 ("env_secretsmanager-endpoint", after.resources.iter().any(|r| r.kind == Kind::Postgres)),
                 ("env_sqs-endpoint", used_by_workloads(Kind::Queue)),
                 ("env_sns-endpoint", used_by_workloads(Kind::Topic)),
@@ -423,6 +425,44 @@ fn task_permissions(plan: &Plan, w: &PlannedWorkload, spec: &Workload) -> BTreeS
 /// What a workload's execution role must grant: reading exactly the SSM parameters the plan
 /// records its task definition referencing, decrypting with the plan's key, and pulling its
 /// image when it is on ECR.
+/// The environment's key as a policy names it.
+fn key_resource(plan: &Plan) -> PolicyResource {
+    let key = plan.secrets.kms_key.as_str();
+    if let Some(alias) = key.strip_prefix("arn:").and_then(|k| k.split_once(":alias/")) {
+        PolicyResource::KmsAlias { alias: format!("alias/{}", alias.1).into() }
+    } else if key.starts_with("alias/") {
+        PolicyResource::KmsAlias { alias: key.into() }
+    } else if key.starts_with("arn:") {
+        PolicyResource::Arn { arn: key.into() }
+    } else {
+        PolicyResource::KmsKeyId { id: key.into() }
+    }
+}
+
+/// What a postgres resource's bootstrap execution role `role` must grant: its log streams, each
+/// parameter its task reads, the key; it runs in the cluster with its own group.
+fn bootstrap_permissions(
+    plan: &Plan,
+    boot: &DatabaseBootstrap,
+    role: &str,
+) -> Result<BTreeSet<Permission>, TestCaseError> {
+    let ItemSpec::TaskDefinition(t) = &plan.item(&boot.id).unwrap().spec else { panic!("{}", boot.id) };
+    prop_assert_eq!(t.execution_role.as_str(), role);
+    prop_assert!(t.task_role.is_none() && t.port.is_none() && t.image == boot.image);
+    prop_assert_eq!(&t.secrets, &boot.secrets);
+    let logs = PolicyResource::ItemLogStreams { item: t.log_group.clone() };
+    let mut want: BTreeSet<Permission> =
+        all(&["logs:CreateLogStream", "logs:PutLogEvents"], &logs).into_iter().collect();
+    for s in &boot.secrets {
+        want.insert((
+            "ssm:GetParameters",
+            PolicyResource::SsmParameters { names: std::sync::Arc::from([s.parameter.clone()]) },
+        ));
+    }
+    want.insert(("kms:Decrypt", key_resource(plan)));
+    Ok(want)
+}
+
 fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeSet<Permission> {
     let mut want = BTreeSet::new();
     // The `awslogs` driver writes to the workload's own log group.
@@ -438,17 +478,7 @@ fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeS
         want.insert(("ssm:GetParameters", one));
     }
     if !parameters.is_empty() {
-        let key = plan.secrets.kms_key.as_str();
-        let key = if let Some(alias) = key.strip_prefix("arn:").and_then(|k| k.split_once(":alias/")) {
-            PolicyResource::KmsAlias { alias: format!("alias/{}", alias.1).into() }
-        } else if key.starts_with("alias/") {
-            PolicyResource::KmsAlias { alias: key.into() }
-        } else if key.starts_with("arn:") {
-            PolicyResource::Arn { arn: key.into() }
-        } else {
-            PolicyResource::KmsKeyId { id: key.into() }
-        };
-        want.insert(("kms:Decrypt", key));
+        want.insert(("kms:Decrypt", key_resource(plan)));
     }
     let (host, path) = w.image.split_once('/').unwrap();
     if let Some((account, region)) =
@@ -538,10 +568,19 @@ proptest! {
                     }
                 }
             }
-            // No role is left over from the environment: every role belongs to a workload.
-            prop_assert!(plan.items.iter()
-                .filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::TaskRole))
-                .all(|i| i.owner.as_ref().is_some_and(|o| plan.workloads.iter().any(|w| w.name == *o))));
+            // No role is left over from the environment: every role belongs to a workload, or
+            // is the execution role of a postgres resource's bootstrap, granted what its task
+            // reads and nothing else.
+            for i in plan.items.iter().filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::TaskRole)) {
+                let owner = i.owner.as_deref().unwrap_or_default();
+                if plan.workloads.iter().any(|w| w.name == owner) {
+                    continue;
+                }
+                let boot = plan.secrets.bootstraps.iter().find(|b| b.resource == owner);
+                prop_assert!(boot.is_some() && i.kind == ItemKind::TaskExecutionRole, "{} belongs to no workload", i.id);
+                let ItemSpec::TaskExecutionRole { grants, .. } = &i.spec else { panic!() };
+                prop_assert_eq!(permissions(grants), bootstrap_permissions(&plan, boot.unwrap(), &i.id)?, "{}", i.id);
+            }
         }
     }
 }
@@ -560,6 +599,8 @@ enum Node {
     Endpoints,
     /// Any address of the VPC (`vpcCidrBlocks`): other environments, members, anything else.
     Vpc,
+    /// A postgres resource's bootstrap task.
+    Bootstrap(String),
 }
 
 type Reach = BTreeSet<(Node, Node, u16)>;
@@ -589,6 +630,19 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
         };
         for g in ids {
             attached.entry(g.as_str()).or_default().push(node.clone());
+        }
+    }
+    // A one-off task's network interface: a migration's is its workload's, a bootstrap's its own.
+    for t in &plan.tasks {
+        let node = match &t.purpose {
+            TaskPurpose::Migrate { workload } => Node::Workload(workload.to_string()),
+            TaskPurpose::DatabaseBootstrap { resource } => Node::Bootstrap(resource.to_string()),
+        };
+        for g in &t.security_groups {
+            let nodes = attached.entry(g.as_str()).or_default();
+            if !nodes.contains(&node) {
+                nodes.push(node.clone());
+            }
         }
     }
     let on = |g: &str| attached.get(g).cloned().unwrap_or_default();
@@ -684,6 +738,9 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
             Kind::Postgres => {
                 want.insert((Node::Proxy(r.name.to_string()), Node::Database(r.name.to_string()), 5432));
                 want.insert((Node::Proxy(r.name.to_string()), Node::Internet, 443));
+                // Its bootstrap task: the proxy, and 443 for its image, parameters and logs.
+                want.insert((Node::Bootstrap(r.name.to_string()), Node::Proxy(r.name.to_string()), 5432));
+                want.insert((Node::Bootstrap(r.name.to_string()), Node::Internet, 443));
                 if by_members {
                     want.insert((Node::Members, Node::Proxy(r.name.to_string()), 5432));
                 }

@@ -193,6 +193,7 @@ fn the_usage_that_would_have_matched_a_bill() {
         (hint.usage, hint.amount, hint.setting.as_str()),
         (UsageKey::NatGb, d("200"), "environments.production.usage.natGb")
     );
-    // A database has no charge billed by use: nothing to declare.
+    // A database has no charge billed by use (its bootstrap's few kilobytes of logs are not
+    // priced): nothing to declare.
     assert_eq!(usage_hint(&p, Some("main-db"), Money(d("1000"))), None);
 }

@@ -1,8 +1,11 @@
 //! `runway migrate --env ENV --outputs FILE [--workload NAME]`: the deploy job's step between
-//! the first `pulumi up` (everything but the services) and the full one. Runs each workload's
-//! `migrate` one-off task with the new image, in workload order, and stops at the first that
-//! does not succeed: exit 1 with its exit code (or why it never started) and where its logs
-//! are, 5 on the timeout, 4 when a call failed (docs/pipeline.md).
+//! the first `pulumi up` (everything but the services) and the full one. Runs the plan's
+//! one-off tasks in order: each postgres resource's bootstrap (its consumers' login roles,
+//! which the migrations log in as), then each workload's `migrate` with the new image (or
+//! `NAME`'s alone); stops at the first that does not succeed: exit 1 with its exit code (or
+//! why it never started) and where its logs are, 5 on the timeout, 4 when a call failed
+//! (docs/pipeline.md). A task whose record matches is skipped; a bootstrap's record folds in
+//! the versions of the parameters it reads, so a changed password runs it again.
 //!
 //! The plan names the tasks and their records; the stack outputs (`--outputs`, the file
 //! `secrets publish` takes) give the revision, the cluster and the network; the AWS adapter runs
@@ -47,11 +50,13 @@ struct TaskOutput {
     region: String,
 }
 
-/// The plan's `migrate` tasks, or the one of `workload`; exit 2 for a workload without one.
+/// The plan's bootstraps, then its `migrate` tasks or the one of `workload`; exit 2 for a
+/// workload without one.
 fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTask>, String> {
+    let bootstraps = plan.tasks.iter().filter(|t| matches!(t.purpose, TaskPurpose::DatabaseBootstrap { .. }));
     let migrations: Vec<&OneOffTask> =
         plan.tasks.iter().filter(|t| matches!(t.purpose, TaskPurpose::Migrate { .. })).collect();
-    let Some(name) = workload else { return Ok(migrations) };
+    let Some(name) = workload else { return Ok(bootstraps.chain(migrations).collect()) };
     if !plan.workloads.iter().any(|w| w.name == name) {
         let known: Vec<&str> = plan.workloads.iter().map(|w| w.name.as_str()).collect();
         return Err(format!(
@@ -64,7 +69,7 @@ fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTa
     if one.is_empty() {
         return Err(format!("workload {name} declares no `migrate` (add `migrate: {{ command: [...] }}`)"));
     }
-    Ok(one)
+    Ok(bootstraps.chain(one).collect())
 }
 
 /// The run of a task: the plan's names and record, the stack output's revision and network.
@@ -106,6 +111,32 @@ fn run_of(plan: &Plan, task: &OneOffTask, outputs: &StackOutputs, file: &Path) -
     })
 }
 
+/// Folds the versions of the parameters `task`'s record names into `run`'s record, so that a
+/// new value of one (a password) makes the run new; `Ok(Err(..))` names a parameter that does
+/// not exist yet (the task could not start).
+async fn fold_versions(
+    aws: &AwsClients,
+    task: &OneOffTask,
+    run: &mut OneOffRun,
+) -> Result<Result<(), String>, aws_adapter::aws::TaskError> {
+    let names: Vec<String> = task.record.versions_of.iter().map(ToString::to_string).collect();
+    let Some(record) = run.record.as_mut().filter(|_| !names.is_empty()) else { return Ok(Ok(())) };
+    let versions = aws.parameter_versions(&names).await?;
+    let mut words = vec![record.command.clone()];
+    for (name, version) in names.iter().zip(versions) {
+        let Some(version) = version else {
+            return Ok(Err(format!(
+                "{}: parameter {name} does not exist yet; run `runway secrets prepare` and the first                  `pulumi up` of the deploy job (docs/pipeline.md), then `runway migrate` again",
+                task.name
+            )));
+        };
+        words.push(format!("{name}@{version}"));
+    }
+    let words: Vec<_> = words.iter().map(|w| w.as_str().into()).collect();
+    record.command = runtime_plan::fingerprint(&words).to_string();
+    Ok(Ok(()))
+}
+
 /// The report as `--format json` prints it.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -129,7 +160,7 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
                 tasks: &[],
             });
         } else {
-            outln!("no workload of {} declares `migrate`: nothing to run", a.env);
+            outln!("{} has no one-off task (no postgres resource, no `migrate`): nothing to run", a.env);
         }
         return Ok(());
     }
@@ -137,7 +168,7 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         .map_err(|e| out.usage(format!("cannot read {}: {e}", a.outputs.display())))?;
     let outputs = StackOutputs::parse(&text)
         .map_err(|e| out.usage(format!("{}: {}", a.outputs.display(), chain(&e))))?;
-    let runs: Vec<OneOffRun> = tasks
+    let mut runs: Vec<OneOffRun> = tasks
         .iter()
         .map(|t| run_of(&plan, t, &outputs, a.outputs))
         .collect::<Result<_, _>>()
@@ -150,6 +181,11 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
     let mut reports: Vec<TaskReport> = Vec::new();
     let result = rt.block_on(async {
         let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        for (task, run) in tasks.iter().zip(&mut runs) {
+            if let Err(missing) = fold_versions(&aws, task, run).await? {
+                return Ok(Some(missing));
+            }
+        }
         for run in &runs {
             let report = aws.run_one_off(run, a.timing, &mut progress).await?;
             let done =
@@ -162,8 +198,12 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
                 break;
             }
         }
-        Ok::<(), aws_adapter::aws::TaskError>(())
+        Ok::<Option<String>, aws_adapter::aws::TaskError>(None)
     });
+    if let Ok(Some(missing)) = &result {
+        eprintln!("error: {missing}");
+        return Err(Exit(EXIT_INVALID));
+    }
     if let Err(e) = result {
         // What ran before the failure is said first; running the command again goes on.
         for report in &reports {
@@ -208,8 +248,8 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
             return Err(Exit(EXIT_TIMEOUT));
         }
         TaskOutcome::Failed { exit_code, logs, .. } => format!(
-            "{name} exited {exit_code}: read its logs (log group {}, stream {}), fix the migration or the \
-             image, and deploy again; the services were not updated",
+            "{name} exited {exit_code}: read its logs (log group {}, stream {}), fix what it runs (the \
+             migration, the image, the database's roles) and deploy again; the services were not updated",
             logs.group, logs.stream
         ),
         TaskOutcome::NotStarted { reason, .. } => format!(

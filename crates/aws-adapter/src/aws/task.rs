@@ -307,6 +307,32 @@ impl AwsClients {
         Ok(report(outcome, adopted))
     }
 
+    /// The version of each parameter of `names`, in order (`None`: it does not exist), read
+    /// without decrypting: what a run's record folds in, so that a new value runs it again.
+    pub async fn parameter_versions(&self, names: &[String]) -> Result<Vec<Option<i64>>, TaskError> {
+        let mut versions = Vec::with_capacity(names.len());
+        // GetParameters takes at most ten names.
+        for chunk in names.chunks(10) {
+            let out = self
+                .ssm
+                .get_parameters()
+                .set_names(Some(chunk.to_vec()))
+                .with_decryption(false)
+                .send()
+                .await
+                .map_err(|e| {
+                    TaskError::new("could not read the versions of the task's parameters")(
+                        RemoteError::from_sdk("GetParameters", e),
+                    )
+                })?;
+            for name in chunk {
+                let found = out.parameters().iter().find(|p| p.name() == Some(name.as_str()));
+                versions.push(found.map(|p| p.version()));
+            }
+        }
+        Ok(versions)
+    }
+
     /// What the record holds, when it exists and reads as one.
     async fn one_off_recorded(&self, record: &RunRecord) -> Result<Option<Recorded>, TaskError> {
         match self.ssm.get_parameter().name(&record.parameter).send().await {

@@ -49,7 +49,9 @@ pub(super) fn lower(cx: &mut Cx) {
         return;
     }
     let watches = watches(cx);
-    let cluster = cx.items.iter().find(|i| i.kind == ItemKind::EcsCluster).map(|i| i.id.clone());
+    // The rule watches services' deployments: a cluster that runs only one-off tasks has none.
+    let services = cx.items.iter().any(|i| i.kind == ItemKind::EcsService);
+    let cluster = cx.items.iter().find(|i| i.kind == ItemKind::EcsCluster && services).map(|i| i.id.clone());
     if watches.is_empty() && cluster.is_none() {
         return;
     }

@@ -38,6 +38,8 @@ pub(super) struct Cx<'a> {
     pub(super) network: Network,
     /// The amounts of use the estimate counts so far (`cost.usage`).
     pub(super) usage: Vec<crate::plan::UsageAssumption>,
+    /// The one-off tasks the resources need so far (the databases' bootstraps).
+    pub(super) tasks: Vec<crate::plan::OneOffTask>,
 }
 
 impl<'a> Cx<'a> {
@@ -62,6 +64,7 @@ impl<'a> Cx<'a> {
             secrets,
             network,
             usage: Vec::new(),
+            tasks: Vec::new(),
         }
     }
 
@@ -81,7 +84,7 @@ impl<'a> Cx<'a> {
     /// Appends an item; returns its logical id. An item with no price of its own is
     /// included in another's, at zero, with the reason as its note.
     pub(super) fn push(&mut self, item: NewItem) -> CompactString {
-        let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price } = item;
+        let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price, note } = item;
         let kind = spec_kind(&spec);
         let included = price.is_none();
         self.items.push(PlannedItem {
@@ -94,7 +97,7 @@ impl<'a> Cx<'a> {
             monthly: included.then_some(Money::ZERO),
             ceiling: included.then_some(Money::ZERO),
             pricing: if included {
-                Pricing::Included { note: CompactString::const_new(included_note(kind)) }
+                Pricing::Included { note: CompactString::const_new(note.unwrap_or(included_note(kind))) }
             } else {
                 Pricing::Priced
             },
@@ -152,6 +155,8 @@ pub(super) struct NewItem {
     depends_on: Vec<CompactString>,
     spec: ItemSpec,
     price: Option<Priceable>,
+    /// Why it has no price of its own, when its kind's usual reason is not it.
+    note: Option<&'static str>,
 }
 
 impl NewItem {
@@ -171,6 +176,7 @@ impl NewItem {
             depends_on: Vec::new(),
             spec,
             price: None,
+            note: None,
         }
     }
 
@@ -189,6 +195,12 @@ impl NewItem {
     /// Priced on its own.
     pub(super) fn priced(mut self, price: Priceable) -> Self {
         self.price = Some(price);
+        self
+    }
+
+    /// Of no price of its own, for this reason rather than its kind's usual one.
+    pub(super) fn included(mut self, note: &'static str) -> Self {
+        self.note = Some(note);
         self
     }
 

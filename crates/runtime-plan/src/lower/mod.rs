@@ -32,6 +32,7 @@ use crate::pricing::summarize;
 mod access_logs;
 mod alarms;
 mod bindings;
+mod bootstrap;
 mod bucket;
 mod budget;
 mod cache;
@@ -64,6 +65,7 @@ pub use protection::{
     PRODUCTION_CACHE_SNAPSHOT_DAYS, SNS_KMS_KEY,
 };
 pub use runway_schema::{variable_suffixes, variables};
+pub use tasks::fingerprint;
 pub use vpc::nat_gateways;
 
 /// Why a plan cannot be made at all.
@@ -126,7 +128,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
         .map(|((r, consumers), logins)| lower_resource(&mut cx, r, (consumers, logins), &platform))
         .unzip();
     let used = workload::Used { resources: &resources, items: &planned_resources.1 };
-    let mut tasks = Vec::new();
+    // The databases' bootstraps run first: a migration logs in with its workload's own role.
+    let mut tasks = std::mem::take(&mut cx.tasks);
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform, &mut tasks);
     key::lower(&mut cx);
     alarms::lower(&mut cx);

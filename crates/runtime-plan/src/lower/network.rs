@@ -7,7 +7,8 @@
 //! | ALB | the internet on 443 and 80 | each public workload on its port |
 //! | a workload | public: the ALB on its port; internal: the environment's workloads group on its port | 443 to the internet (AWS APIs, registries), each used postgres's proxy on 5432, each used cache on 6379 |
 //! | the environment's workloads group (on every service, when a workload is internal) | none | each internal workload on its port |
-//! | a proxy | each workload that uses its postgres, on 5432 | its database on 5432, 443 to the internet (Secrets Manager) |
+//! | a proxy | each workload that uses its postgres and its bootstrap task, on 5432 | its database on 5432, 443 to the internet (Secrets Manager) |
+//! | a postgres bootstrap task | none | its proxy on 5432, 443 to the internet (its image, SSM, logs) |
 //! | a database | its proxy on 5432 | none |
 //! | a cache | each workload that uses it, on 6379 | none |
 //! | the environment's members group of a port | the members' groups (`memberSecurityGroupIds`) on that port | none |
@@ -51,6 +52,10 @@ fn workload_group(w: &str) -> CompactString {
 
 fn proxy_group(r: &str) -> CompactString {
     cat(&[r, "_proxy-sg"])
+}
+
+fn bootstrap_group(r: &str) -> CompactString {
+    cat(&[r, "_bootstrap-sg"])
 }
 
 fn db_group(r: &str) -> CompactString {
@@ -190,11 +195,20 @@ pub(super) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str
     let ingress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT)];
     let id = (db_group(r), cat(&[base, "-db-sg"]), Some(r));
     group(cx, id, "database".into(), ingress, Vec::new());
-    let ingress =
+    let mut ingress: Vec<SecurityRule> =
         cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), POSTGRES_PORT)).collect();
+    ingress.push(rule(group_peer(bootstrap_group(r)), POSTGRES_PORT));
     let egress = vec![rule(group_peer(db_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
     let id = (proxy_group(r), cat(&[base, "-proxy-sg"]), Some(r));
     group(cx, id, "proxy".into(), ingress, egress);
+}
+
+/// Declares the group of a postgres resource's bootstrap task (`base` is
+/// `<product>-<env>-<resource>-bootstrap`): nothing in; its proxy and 443 out. Returns its id.
+pub(super) fn declare_bootstrap(cx: &mut Cx, r: &str, base: &str) -> CompactString {
+    let egress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
+    let id = (bootstrap_group(r), cat(&[base, "-sg"]), Some(r));
+    group(cx, id, "bootstrap task".into(), Vec::new(), egress)
 }
 
 /// Declares a cache's group, after its replication group: the workloads that use it in.

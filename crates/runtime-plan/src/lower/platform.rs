@@ -1,5 +1,6 @@
 //! The environment's platform, each part made only when something needs it: the ECS cluster
-//! (any workload; each workload has its own roles, see `identity.rs`), the workloads' security
+//! (any workload, or a postgres resource, whose bootstrap task runs in it; each workload has
+//! its own roles, see `identity.rs`), the workloads' security
 //! group (internal workloads) and the members' groups (one per port the members reach
 //! something on; see `network.rs`), the Cloud Map namespace (internal workloads), the ALB with
 //! its HTTPS listener and its HTTP listener that redirects to HTTPS (public workloads; in
@@ -37,7 +38,7 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
     let has = |expose: Expose| workloads.values().any(|w| w.expose == expose);
     let has_kind = |kind: Kind| resources.iter().any(|r| r.spec.kind() == kind);
     let mut platform = Platform::default();
-    if !workloads.is_empty() {
+    if !workloads.is_empty() || has_kind(Kind::Postgres) {
         platform.cluster = Some(cluster(cx, &env_base));
     }
     if has(Expose::Internal) {

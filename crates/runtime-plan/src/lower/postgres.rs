@@ -54,6 +54,13 @@ pub(super) fn lower(
     variables(cx, r, secret_name, &proxy);
     login_variables(cx, r, logins, &login_secrets);
     bootstrap(cx, r, logins, &login_secrets);
+    // Taken out while its task is declared (the task reads it, the items go into `cx`).
+    if let Some(boot) = cx.secrets.bootstraps.pop() {
+        if let Some(task) = super::bootstrap::lower(cx, &boot, platform) {
+            cx.tasks.push(task);
+        }
+        cx.secrets.bootstraps.push(boot);
+    }
     Described {
         engine: postgres_engine_str(engine).into(),
         version: Some(version.into()),
@@ -289,7 +296,7 @@ fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactSt
 /// proxy's endpoint and the admin's password (its parameters referenced by it alone) and each
 /// login's password.
 fn bootstrap(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
-    let id = cat(&[&r.name, "_bootstrap"]);
+    let id = super::bootstrap::task_definition_id(&r.name);
     let mut task_secrets = Vec::with_capacity(logins.len() + 2);
     for (env, suffix) in [("PGHOST", "HOST"), ("PGPASSWORD", "PASSWORD")] {
         let Some(var) = r.var_index(suffix) else { continue };

@@ -1,12 +1,12 @@
-//! What one-off tasks share in their lowering: the fingerprint of a command that a task's
-//! record holds (`plan.tasks[].record.command`).
+//! What one-off tasks share: the fingerprint of a command that a task's record holds
+//! (`plan.tasks[].record.command`), which a runner also folds parameter versions into.
 
 use compact_str::CompactString;
 use sha2::{Digest, Sha256};
 
 /// `sha256:<64 hex>` of the command as a JSON list of its words: the same words give the same
 /// fingerprint, any change (a word, the order, a split) another.
-pub(super) fn fingerprint(command: &[CompactString]) -> CompactString {
+pub fn fingerprint(command: &[CompactString]) -> CompactString {
     let json = serde_json::to_string(command).unwrap_or_default();
     let digest = Sha256::digest(json.as_bytes());
     let mut out = CompactString::from("sha256:");

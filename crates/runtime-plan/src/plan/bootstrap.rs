@@ -59,7 +59,8 @@ pub struct DatabaseLogin {
 pub struct DatabaseBootstrap {
     /// The postgres resource.
     pub resource: CompactString,
-    /// The logical id a runner declares or names it under (`<resource>_bootstrap`).
+    /// The logical id of its task definition (`<resource>_bootstrap-task`), the reader of the
+    /// parameters it reads; the task itself is among the plan's `tasks`.
     pub id: CompactString,
     /// The pinned image ([`BOOTSTRAP_IMAGE`]).
     pub image: CompactString,

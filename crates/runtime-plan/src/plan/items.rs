@@ -229,6 +229,15 @@ impl PlannedItem {
                 None => format!("alarm {}", alarm.as_str()),
             };
         }
+        // A postgres resource's bootstrap task (`<resource>_bootstrap-...`): its own items.
+        if self.id.split_once('_').is_some_and(|(_, role)| role.starts_with("bootstrap-"))
+            && matches!(
+                self.kind,
+                ItemKind::TaskDefinition | ItemKind::TaskExecutionRole | ItemKind::LogGroup
+            )
+        {
+            return format!("bootstrap {}", self.kind.words());
+        }
         // A one-off task's (a workload's `migrate`) beside the service's.
         if let ItemSpec::TaskDefinition(task) = &self.spec
             && task.command.is_some()

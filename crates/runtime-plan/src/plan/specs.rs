@@ -98,8 +98,9 @@ pub struct TaskDefinitionSpec {
     pub task: TaskSize,
     /// `ARM64` or `X86_64` (`runtimePlatform.cpuArchitecture`), from the workload's `platform`.
     pub cpu_architecture: CompactString,
-    /// Container port.
-    pub port: u16,
+    /// Container port; `None` for a task that listens on none (a database's bootstrap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
     /// Health check, when declared.
     pub health: Option<HealthSpec>,
     /// Plain environment values, in file order.

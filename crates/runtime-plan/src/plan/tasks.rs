@@ -52,6 +52,12 @@ pub enum TaskPurpose {
         /// The workload.
         workload: CompactString,
     },
+    /// A postgres resource's bootstrap: its consumers' login roles, made or brought to what
+    /// the plan says (`plan.secrets.bootstraps`), before any migration (`runway migrate`).
+    DatabaseBootstrap {
+        /// The postgres resource.
+        resource: CompactString,
+    },
 }
 
 impl TaskPurpose {
@@ -59,6 +65,7 @@ impl TaskPurpose {
     pub fn word(&self) -> &'static str {
         match self {
             TaskPurpose::Migrate { .. } => "migrate",
+            TaskPurpose::DatabaseBootstrap { .. } => "bootstrap",
         }
     }
 
@@ -66,6 +73,7 @@ impl TaskPurpose {
     pub fn subject(&self) -> &str {
         match self {
             TaskPurpose::Migrate { workload } => workload,
+            TaskPurpose::DatabaseBootstrap { resource } => resource,
         }
     }
 }
@@ -83,4 +91,10 @@ pub struct TaskRecord {
     pub image: CompactString,
     /// `sha256:<hex>` of the command as JSON (a list of words): a changed command runs again.
     pub command: CompactString,
+    /// SSM parameters whose versions belong to what a run is recorded as: a runner folds them
+    /// into [`TaskRecord::command`] ([`crate::fingerprint`] of it and `<name>@<version>`, in
+    /// order), so a new value of one runs the task again (a bootstrap's passwords). Empty for
+    /// a migration.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub versions_of: Vec<CompactString>,
 }

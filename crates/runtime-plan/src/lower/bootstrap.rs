@@ -1,0 +1,110 @@
+//! The one-off task that runs a postgres resource's bootstrap (`plan/bootstrap.rs`): its log
+//! group, its execution role (which reads the admin's password, the proxy's endpoint and each
+//! login's password, nothing else), its security group (out to the proxy and to 443 only; the
+//! proxy admits it) and its task definition, the pinned `psql` image running the plan's SQL.
+//! `runway migrate` runs it before any workload's migration, and again whenever the SQL or a
+//! parameter it reads changed (its record holds their versions).
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use indexmap::IndexMap;
+
+use super::context::{Cx, NewItem};
+use super::identity::{self, Identity};
+use super::platform::Platform;
+use super::{cat, network, protection};
+use crate::plan::{
+    DatabaseBootstrap, ItemKind, ItemSpec, OneOffTask, TaskDefinitionSpec, TaskPurpose, TaskRecord,
+};
+use cost::TaskSize;
+
+/// The bootstrap's Fargate size: `psql` and a few kilobytes of SQL.
+const SIZE: TaskSize = TaskSize { cpu: 256, memory_mib: 512 };
+
+/// Why its task and its logs are not priced: a run is about a minute of the smallest task and
+/// a few kilobytes of logs, once per change of its SQL or its passwords.
+const TASK_NOTE: &str =
+    "a run is about a minute of the smallest Fargate task, once per change (under a cent)";
+const LOGS_NOTE: &str = "a run writes a few kilobytes (under a cent)";
+
+/// The logical id of a resource's bootstrap task definition (the reader of its parameters).
+pub(super) fn task_definition_id(resource: &str) -> CompactString {
+    cat(&[resource, "_bootstrap-task"])
+}
+
+/// Declares the items of `boot`'s task and returns the task (`None` without a cluster: the plan
+/// of a member, which declares no resource items).
+pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) -> Option<OneOffTask> {
+    let cluster = platform.cluster.as_ref()?.id.clone();
+    let r = boot.resource.as_str();
+    // `<resource>-bootstrap` names its items and its container; ids keep `<resource>_` first.
+    let subject = cat(&[r, "-bootstrap"]);
+    let base = cx.base(&subject);
+    let log_group = log_group(cx, r, &subject);
+    let parameters: Arc<[CompactString]> = boot.secrets.iter().map(|s| s.parameter.clone()).collect();
+    let id = Identity {
+        image: &boot.image,
+        log_group: &log_group,
+        registry_secret: None,
+        parameters: vec![parameters.clone()],
+        uses: Vec::new(),
+        exec: false,
+    };
+    let (grants, _) = identity::grants(&id, &cx.secrets.kms_key);
+    let name = cx.named(ItemKind::TaskExecutionRole, cat(&[&base, "-execution"]));
+    let spec = ItemSpec::TaskExecutionRole { workload: subject.clone(), grants };
+    let execution_role = cx.push(NewItem::new(cat(&[r, "_bootstrap-execution-role"]), name, Some(r), spec));
+    let group = network::declare_bootstrap(cx, r, &base);
+    let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
+        workload: subject.clone(),
+        image: boot.image.clone(),
+        repository_credentials: None,
+        task: SIZE,
+        cpu_architecture: "X86_64".into(),
+        port: None,
+        health: None,
+        environment: boot.environment.iter().cloned().collect::<IndexMap<_, _>>(),
+        secrets: boot.secrets.clone(),
+        execution_role: execution_role.clone(),
+        task_role: None,
+        log_group: log_group.clone(),
+        command: Some(boot.command.clone()),
+    }));
+    let name = cx.named(ItemKind::TaskDefinition, base);
+    let item = NewItem::new(task_definition_id(r), name, Some(r), spec)
+        .depends_on(vec![execution_role, log_group.clone()])
+        .included(TASK_NOTE);
+    let task_definition = cx.push(item);
+    let purpose = TaskPurpose::DatabaseBootstrap { resource: r.into() };
+    let name = cat(&[purpose.word(), "-", r]);
+    // What makes a run the same as the last: the command with its SQL, and the versions of the
+    // parameters it reads (a password changed since runs it again).
+    let mut words = boot.command.clone();
+    words.push(boot.sql.as_str().into());
+    Some(OneOffTask {
+        output: cat(&["runway-task-", &name]),
+        record: TaskRecord {
+            parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
+            image: boot.image.clone(),
+            command: super::tasks::fingerprint(&words),
+            versions_of: parameters.to_vec(),
+        },
+        name,
+        purpose,
+        task_definition,
+        cluster,
+        security_groups: vec![group],
+        container: subject.clone(),
+        log_group,
+        log_stream_prefix: subject,
+    })
+}
+
+/// Its log group, kept as the environment keeps logs.
+fn log_group(cx: &mut Cx, r: &str, subject: &str) -> CompactString {
+    let name = cx.named(ItemKind::LogGroup, cat(&["/runway/", cx.product, "/", cx.env_name, "/", subject]));
+    let retention_days = protection::log_retention_days(cx.env_name, cx.env.log_retention_days);
+    let spec = ItemSpec::LogGroup { workload: subject.into(), retention_days };
+    cx.push(NewItem::new(cat(&[r, "_bootstrap-logs"]), name, Some(r), spec).included(LOGS_NOTE))
+}
