@@ -2,7 +2,9 @@
 //! `ListTasks`, SSM for the record) and, for what moto leaves out (a container's non-zero exit
 //! code, a task that never started, `PROVISIONING`/`PENDING`), canned answers on loopback. The
 //! example product `examples/acme-shop`, environment `dev`: workload `metabase` declares
-//! `migrate`.
+//! `migrate`, and `main-db`'s bootstrap (its consumers' login roles) runs before it. Where a
+//! test is about the migration, the bootstrap is recorded done beforehand (its record folds
+//! in the versions of the parameters it reads, as `runway migrate` computes it).
 //!
 //! moto 5.2.5 cannot run an `awsvpc` task (its network interface lacks `private_dns_name`), so
 //! the moto tests register the migrate family without `FARGATE` compatibility (moto then gives
@@ -32,6 +34,36 @@ const RECORD: &str = "/acme-shop/dev/runway/migrate/metabase";
 const IMAGE: &str =
     "metabase/metabase:v0.50.3@sha256:9f2b1c4e5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c";
 const ARN: &str = "arn:aws:ecs:us-east-1:123456789012";
+const BOOT_FAMILY: &str = "acme-shop-dev-main-db-bootstrap";
+const BOOT_OUTPUT: &str = "runway-task-bootstrap-main-db";
+const BOOT_RECORD: &str = "/acme-shop/dev/runway/bootstrap/main-db";
+
+/// main-db's bootstrap task as the plan of dev has it.
+fn bootstrap_task() -> Value {
+    let (code, out, err) = common::runway(&["plan", "--env", "dev", "--format", "json", &example()]);
+    assert_eq!(code, 0, "{err}");
+    let plan: Value = serde_json::from_str(&out).unwrap();
+    let tasks = plan["tasks"].as_array().unwrap();
+    tasks.iter().find(|t| t["name"] == "bootstrap-main-db").unwrap().clone()
+}
+
+/// The parameters the bootstrap reads, and its record's value with each at `version` (as
+/// `runway migrate` folds them into the plan's fingerprint).
+fn bootstrap_record(version: i64) -> (Vec<String>, Value) {
+    let task = bootstrap_task();
+    let names: Vec<String> = task["record"]["versionsOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    let mut words = vec![task["record"]["command"].as_str().unwrap().to_owned()];
+    words.extend(names.iter().map(|n| format!("{n}@{version}")));
+    let words: Vec<_> = words.iter().map(|w| w.as_str().into()).collect();
+    let command = runtime_plan::fingerprint(&words).to_string();
+    let record = json!({"image": task["record"]["image"], "command": command, "task": "an-earlier-task"});
+    (names, record)
+}
 
 fn example() -> String {
     let file: PathBuf = test_support::example("acme-shop").join("runway.yaml");
@@ -44,6 +76,17 @@ fn outputs(dir: &Path, task_definition: &str) -> PathBuf {
     let file = dir.join("outputs.json");
     let value = json!({
         "MAIN_DB_HOST": "main-db.proxy.example",
+        BOOT_OUTPUT: {
+            "cluster": CLUSTER,
+            "taskDefinition": format!("{ARN}:task-definition/{BOOT_FAMILY}:1"),
+            "family": BOOT_FAMILY,
+            "subnets": ["subnet-0aaa", "subnet-0bbb"],
+            "securityGroups": ["sg-0bootstrap"],
+            "container": "main-db-bootstrap",
+            "logGroup": "/runway/acme-shop/dev/main-db-bootstrap",
+            "logStreamPrefix": "main-db-bootstrap",
+            "region": REGION,
+        },
         OUTPUT: {
             "cluster": CLUSTER,
             "taskDefinition": task_definition,
@@ -107,13 +150,41 @@ impl Aws {
         Aws { ecs: aws_sdk_ecs::Client::from_conf(ecs), ssm: aws_sdk_ssm::Client::from_conf(ssm), rt }
     }
 
-    /// The cluster and a revision of the migrate family; its ARN.
+    /// The cluster, the first revision of the bootstrap family and a revision of the migrate
+    /// family (its ARN), and the parameters the bootstrap reads (`secrets prepare` and the
+    /// program write them): each at version 1.
     fn first_up(&self) -> String {
         self.rt.block_on(self.ecs.create_cluster().cluster_name(CLUSTER).send()).unwrap();
+        let image = runtime_plan::BOOTSTRAP_IMAGE;
+        let boot = ContainerDefinition::builder().name("main-db-bootstrap").image(image).memory(512).build();
+        let register = self.ecs.register_task_definition().family(BOOT_FAMILY).container_definitions(boot);
+        self.rt.block_on(register.send()).unwrap();
+        let (names, _) = bootstrap_record(1);
+        for name in names {
+            self.put(&name, "a-value", aws_sdk_ssm::types::ParameterType::SecureString);
+        }
         let container = ContainerDefinition::builder().name("metabase").image(IMAGE).memory(512).build();
         let register = self.ecs.register_task_definition().family(FAMILY).container_definitions(container);
         let out = self.rt.block_on(register.send()).unwrap();
         out.task_definition().unwrap().task_definition_arn().unwrap().to_owned()
+    }
+
+    /// Writes parameter `name` (a new version when it exists).
+    fn put(&self, name: &str, value: &str, kind: aws_sdk_ssm::types::ParameterType) {
+        let put = self.ssm.put_parameter().name(name).value(value).r#type(kind).overwrite(true);
+        self.rt.block_on(put.send()).unwrap();
+    }
+
+    /// main-db's bootstrap recorded as done with every parameter at its first version.
+    fn bootstrap_done(&self) {
+        let (_, record) = bootstrap_record(1);
+        self.put(BOOT_RECORD, &record.to_string(), aws_sdk_ssm::types::ParameterType::String);
+    }
+
+    /// Every task of the bootstrap family moto knows.
+    fn bootstrap_tasks(&self) -> usize {
+        let list = self.ecs.list_tasks().cluster(CLUSTER).family(BOOT_FAMILY);
+        self.rt.block_on(list.send()).unwrap().task_arns().len()
     }
 
     /// Every task of the family moto knows (running or not).
@@ -158,14 +229,27 @@ fn a_migration_runs_once_per_image_and_command() {
 
     let run = migrate(&moto.url(), &outputs, &[], &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // main-db's bootstrap first (metabase logs in with the role it makes), then the migration.
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert!(lines[0].starts_with("migrate-metabase: started task "), "{}", run.stdout);
+    assert!(lines[0].starts_with("bootstrap-main-db: started task "), "{}", run.stdout);
+    let migration = lines.iter().position(|l| l.starts_with("migrate-metabase: started task ")).unwrap();
+    assert!(
+        lines[..migration].iter().any(|l| l.starts_with("succeeded  bootstrap-main-db: task ")),
+        "{}",
+        run.stdout
+    );
     // moto's task steps on at each look (it answered `RunTask` with RUNNING): a line per status.
-    let statuses: Vec<&str> = lines.iter().filter_map(|l| l.rsplit(' ').next()).collect();
+    let statuses: Vec<&str> = lines[migration..].iter().filter_map(|l| l.rsplit(' ').next()).collect();
     assert_eq!(statuses[1..5], ["DEACTIVATING", "STOPPING", "DEPROVISIONING", "STOPPED"], "{}", run.stdout);
     assert!(run.stdout.contains("succeeded  migrate-metabase: task "), "{}", run.stdout);
-    assert!(run.stdout.ends_with("1 task(s) of dev: 1 run, complete\n"), "{}", run.stdout);
-    assert_eq!(aws.tasks(), 1);
+    assert!(run.stdout.ends_with("2 task(s) of dev: 2 run, complete\n"), "{}", run.stdout);
+    assert_eq!((aws.bootstrap_tasks(), aws.tasks()), (1, 1));
+    let (_, boot) = bootstrap_record(1);
+    let recorded: Value = {
+        let got = aws.rt.block_on(aws.ssm.get_parameter().name(BOOT_RECORD).send()).unwrap();
+        serde_json::from_str(got.parameter().unwrap().value().unwrap()).unwrap()
+    };
+    assert_eq!((&recorded["image"], &recorded["command"]), (&boot["image"], &boot["command"]));
     // The record: the image, the command's fingerprint, the task; tagged as the workload's.
     let record = aws.record().expect("the success is recorded");
     assert_eq!(record["image"], IMAGE);
@@ -182,8 +266,25 @@ fn a_migration_runs_once_per_image_and_command() {
     let report = json_of(&again);
     assert_eq!(report["verdict"], "complete");
     assert_eq!(report["tasks"][0]["state"], "already-done");
-    assert_eq!(report["tasks"][0]["task"], record["task"]);
-    assert_eq!(aws.tasks(), 1, "no second task for the same image and command");
+    assert_eq!(report["tasks"][1]["state"], "already-done");
+    assert_eq!(report["tasks"][1]["task"], record["task"]);
+    assert_eq!((aws.bootstrap_tasks(), aws.tasks()), (1, 1), "no second task for the same image and command");
+
+    // A login's password changed (a new version of its parameter): the bootstrap runs again
+    // to set it; the migration is done already.
+    aws.put(
+        "/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD",
+        "another",
+        aws_sdk_ssm::types::ParameterType::SecureString,
+    );
+    let changed = migrate(&moto.url(), &outputs, &["--format", "json"], &[]);
+    assert_eq!(changed.code, 0, "{}", changed.stderr);
+    let report = json_of(&changed);
+    assert_eq!(
+        (report["tasks"][0]["state"].as_str(), report["tasks"][1]["state"].as_str()),
+        (Some("succeeded"), Some("already-done"))
+    );
+    assert_eq!((aws.bootstrap_tasks(), aws.tasks()), (2, 1));
 
     // A new release (the record holds another image): it runs again.
     let older =
@@ -192,7 +293,7 @@ fn a_migration_runs_once_per_image_and_command() {
     aws.rt.block_on(put.send()).unwrap();
     let release = migrate(&moto.url(), &outputs, &[], &[]);
     assert_eq!(release.code, 0, "{}", release.stderr);
-    assert_eq!(aws.tasks(), 2);
+    assert_eq!((aws.bootstrap_tasks(), aws.tasks()), (2, 2));
     assert_eq!(aws.record().unwrap()["image"], IMAGE);
 }
 
@@ -203,6 +304,7 @@ fn an_interrupted_run_is_waited_for_not_started_twice() {
     let moto = Moto::start();
     let aws = Aws::of(&moto);
     let revision = aws.first_up();
+    aws.bootstrap_done();
     let dir = test_support::scratch("migrate-interrupted");
     let outputs = outputs(&dir, &revision);
     tasks_progress(&moto, true);
@@ -227,25 +329,38 @@ fn an_interrupted_run_is_waited_for_not_started_twice() {
     let third = migrate(&moto.url(), &outputs, &["--format", "json"], &[]);
     assert_eq!(third.code, 0, "{}", third.stderr);
     let report = json_of(&third);
-    assert_eq!(report["tasks"][0]["state"], "succeeded");
-    assert_eq!(report["tasks"][0]["adopted"], true);
-    assert_eq!(aws.tasks(), 1);
-    assert_eq!(aws.record().unwrap()["task"], report["tasks"][0]["task"]);
+    assert_eq!(report["tasks"][0]["state"], "already-done", "the bootstrap");
+    assert_eq!(report["tasks"][1]["state"], "succeeded");
+    assert_eq!(report["tasks"][1]["adopted"], true);
+    assert_eq!((aws.bootstrap_tasks(), aws.tasks()), (0, 1));
+    assert_eq!(aws.record().unwrap()["task"], report["tasks"][1]["task"]);
 }
 
 // ---- canned answers: what moto does not give -------------------------------------------------
 
 const TASK: &str = "arn:aws:ecs:us-east-1:123456789012:task/acme-shop-dev/0f1e2d3c4b5a";
 
-fn not_found() -> Route {
-    Route {
-        operation: "GetParameter".into(),
-        body_contains: None,
-        answers: vec![(
-            "400 Bad Request".into(),
-            r#"{"__type":"ParameterNotFound","message":"Parameter not found"}"#.into(),
-        )],
-    }
+/// The bootstrap's parameters at version 1 and its record saying it ran with them; the
+/// migration's record absent.
+fn records() -> Vec<Route> {
+    let (names, record) = bootstrap_record(1);
+    let parameters: Vec<Value> = names
+        .iter()
+        .map(|n| json!({"Name": n, "Type": "SecureString", "Value": "ciphertext", "Version": 1}))
+        .collect();
+    let boot = json!({"Parameter": {"Name": BOOT_RECORD, "Type": "String", "Value": record.to_string(), "Version": 1}});
+    vec![
+        Route::ok("GetParameters", &json!({"Parameters": parameters, "InvalidParameters": []}).to_string()),
+        Route::ok("GetParameter", &boot.to_string()).when_body_has(BOOT_RECORD),
+        Route {
+            operation: "GetParameter".into(),
+            body_contains: None,
+            answers: vec![(
+                "400 Bad Request".into(),
+                r#"{"__type":"ParameterNotFound","message":"Parameter not found"}"#.into(),
+            )],
+        },
+    ]
 }
 
 fn task(status: &str, stop: Option<(&str, &str)>, exit_code: Option<i32>) -> String {
@@ -268,11 +383,10 @@ fn task(status: &str, stop: Option<(&str, &str)>, exit_code: Option<i32>) -> Str
 }
 
 fn started() -> Vec<Route> {
-    vec![
-        not_found(),
-        Route::ok("ListTasks", r#"{"taskArns": []}"#),
-        Route::ok("RunTask", &task("PROVISIONING", None, None)),
-    ]
+    let mut routes = records();
+    routes.push(Route::ok("ListTasks", r#"{"taskArns": []}"#));
+    routes.push(Route::ok("RunTask", &task("PROVISIONING", None, None)));
+    routes
 }
 
 #[test]
@@ -290,7 +404,8 @@ fn a_failed_migration_exits_1_with_its_exit_code_and_where_its_logs_are() {
     let aws = CannedAws::start(routes);
     let run = migrate(&aws.url(), &outputs, &[], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let progress: Vec<&str> = run.stdout.lines().take(5).collect();
+    assert!(run.stdout.starts_with("already done bootstrap-main-db: "), "{}", run.stdout);
+    let progress: Vec<&str> = run.stdout.lines().skip(1).take(5).collect();
     assert_eq!(
         progress,
         [
@@ -321,10 +436,12 @@ fn a_failed_migration_exits_1_with_its_exit_code_and_where_its_logs_are() {
         "{}",
         run.stderr
     );
-    // Nothing recorded: a failure runs again next time.
+    // The bootstrap done already; nothing recorded: a failure runs again next time.
     assert_eq!(
         aws.asked(),
         [
+            "GetParameters",
+            "GetParameter",
             "GetParameter",
             "ListTasks",
             "RunTask",
@@ -344,7 +461,7 @@ fn a_failed_migration_exits_1_with_its_exit_code_and_where_its_logs_are() {
     assert_eq!(json.code, 1, "{}", json.stderr);
     let report = json_of(&json);
     assert_eq!(report["verdict"], "failed");
-    let t = &report["tasks"][0];
+    let t = &report["tasks"][1];
     assert_eq!((t["state"].as_str(), t["exitCode"].as_i64()), (Some("failed"), Some(3)));
     assert_eq!(t["logs"]["stream"], "metabase/metabase/0f1e2d3c4b5a");
 }
@@ -371,11 +488,10 @@ fn a_task_that_never_started_says_why() {
     // ECS refusing to place it at all.
     let refused =
         json!({"tasks": [], "failures": [{"arn": format!("{ARN}:cluster/{CLUSTER}"), "reason": "MISSING"}]});
-    let aws = CannedAws::start(vec![
-        not_found(),
-        Route::ok("ListTasks", r#"{"taskArns": []}"#),
-        Route::ok("RunTask", &refused.to_string()),
-    ]);
+    let mut routes = records();
+    routes.push(Route::ok("ListTasks", r#"{"taskArns": []}"#));
+    routes.push(Route::ok("RunTask", &refused.to_string()));
+    let aws = CannedAws::start(routes);
     let run = migrate(&aws.url(), &outputs, &[], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
@@ -389,11 +505,10 @@ fn a_task_that_never_started_says_why() {
 fn a_run_of_another_revision_still_running_starts_nothing() {
     let dir = test_support::scratch("migrate-busy");
     let outputs = outputs(&dir, &format!("{ARN}:task-definition/{FAMILY}:5"));
-    let aws = CannedAws::start(vec![
-        not_found(),
-        Route::ok("ListTasks", &json!({"taskArns": [TASK]}).to_string()),
-        Route::ok("DescribeTasks", &task("RUNNING", None, None)),
-    ]);
+    let mut routes = records();
+    routes.push(Route::ok("ListTasks", &json!({"taskArns": [TASK]}).to_string()));
+    routes.push(Route::ok("DescribeTasks", &task("RUNNING", None, None)));
+    let aws = CannedAws::start(routes);
     let run = migrate(&aws.url(), &outputs, &[], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("a task of an earlier revision still runs"), "{}", run.stderr);
@@ -409,25 +524,25 @@ fn without_aws_credentials_the_first_step_is_named_and_the_exit_is_4() {
     assert_eq!(run.code, 4, "{}", run.stderr);
     let first = run.stderr.lines().next().unwrap_or_default();
     assert!(
-        first.starts_with(&format!(
-            "error: migrate could not read the record {RECORD}: no AWS credentials found"
-        )),
+        first.starts_with(
+            "error: migrate could not read the versions of the task's parameters: no AWS credentials found"
+        ),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("  cause: GetParameter failed"), "{}", run.stderr);
+    assert!(run.stderr.contains("  cause: GetParameters failed"), "{}", run.stderr);
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let dir = test_support::scratch("migrate-usage");
     let outputs = outputs(&dir, "x");
-    // No output for the task: the first `pulumi up` has not run.
+    // No output for the tasks: the first `pulumi up` has not run.
     std::fs::write(&outputs, r#"{"MAIN_DB_HOST": "h"}"#).unwrap();
     let run = migrate("http://127.0.0.1:9", &outputs, &[], &[]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.contains(&format!("has no output `{OUTPUT}`: run the first `pulumi up`")),
+        run.stderr.contains(&format!("has no output `{BOOT_OUTPUT}`: run the first `pulumi up`")),
         "{}",
         run.stderr
     );
