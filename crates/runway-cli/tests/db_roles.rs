@@ -1,7 +1,9 @@
 //! The bootstrap of a postgres resource's login roles, run against a real PostgreSQL server
-//! this test starts on loopback: the plan's SQL, with the plan's command, run twice (the same
-//! state after each), then each role logs in with its own password and is held to its `uses`
-//! mode; a changed mode and a consumer that left are applied by the next run. The server's
+//! this test starts on loopback: the container the emitted program declares for the bootstrap
+//! task (its command, its environment with the SQL, its secrets resolved from their SSM
+//! parameters' names) run twice (the same state after each), then each role logs in with its
+//! own password and is held to its `uses` mode; a changed mode and a consumer that left are
+//! applied by the next run. (`tests/migrate.rs` starts the same task through ECS on moto.) The server's
 //! binaries are found on `PATH`, in `/usr/local/bin` or `/usr/lib/postgresql/<version>/bin`
 //! (Debian's `postgresql` package; `.ci/run` installs it when they are missing).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // reason: a test fails loudly
@@ -14,6 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::runway_in;
+use serde_json::Value;
 
 /// The admin's password in this test (RDS's master user is `runway`).
 const ADMIN_PASSWORD: &str = "admin-Pw-7fj2k9";
@@ -105,7 +108,7 @@ impl Drop for Server {
 impl Server {
     fn start() -> Server {
         let bin = postgres_bin();
-        let dir = std::env::temp_dir().join(format!("runway-db-roles-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("runway-db-roles-server-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         if is_root() {
@@ -177,33 +180,29 @@ impl Server {
         }
     }
 
-    /// Runs the bootstrap as the plan describes it: its command, its environment, its secrets
-    /// (here, values this test holds), pointed at this server. Returns psql's output.
-    fn bootstrap(&self, bootstrap: &serde_json::Value, passwords: &[(&str, String)]) -> String {
+    /// Runs the bootstrap's container as the program declares it: its command, its
+    /// environment, its secrets (ECS reads each from its SSM parameter; here, the values this
+    /// test holds for those parameters), pointed at this server. Returns psql's output.
+    fn bootstrap(&self, (container, logins): (&Value, &Value), passwords: &[(&str, String)]) -> String {
         let command: Vec<&str> =
-            bootstrap["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+            container["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
         let mut cmd = Command::new(command[0]);
         cmd.args(&command[1..]).env_clear().env("PATH", path_with(self.psql.parent()));
-        for pair in bootstrap["environment"].as_array().unwrap() {
-            cmd.env(pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+        for pair in container["environment"].as_array().unwrap() {
+            cmd.env(pair["name"].as_str().unwrap(), pair["value"].as_str().unwrap());
         }
-        for secret in bootstrap["secrets"].as_array().unwrap() {
-            let name = secret["name"].as_str().unwrap();
-            let value = match name {
-                "PGHOST" => "127.0.0.1".to_owned(),
-                "PGPASSWORD" => ADMIN_PASSWORD.to_owned(),
-                _ => {
-                    let login = bootstrap["logins"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .find(|l| l["passwordVariable"] == name)
-                        .unwrap();
-                    let role = login["role"].as_str().unwrap();
-                    passwords.iter().find(|(r, _)| *r == role).unwrap().1.clone()
-                }
+        for secret in container["secrets"].as_array().unwrap() {
+            let parameter = secret["valueFrom"].as_str().unwrap();
+            let value = if parameter == "/roles/dev/main-db/MAIN_DB_HOST" {
+                "127.0.0.1".to_owned()
+            } else if parameter == "/roles/dev/main-db/MAIN_DB_PASSWORD" {
+                ADMIN_PASSWORD.to_owned()
+            } else {
+                let login = logins.as_array().unwrap().iter().find(|l| l["passwordParameter"] == parameter);
+                let role = login.unwrap_or_else(|| panic!("{parameter} is read")).get("role").unwrap();
+                passwords.iter().find(|(r, _)| *r == role.as_str().unwrap()).unwrap().1.clone()
             };
-            cmd.env(name, value);
+            cmd.env(secret["name"].as_str().unwrap(), value);
         }
         // The plan connects through the proxy with TLS on 5432; this server is plain, elsewhere.
         cmd.env("PGPORT", self.port.to_string()).env("PGSSLMODE", "disable");
@@ -243,12 +242,33 @@ fn path_with(dir: Option<&Path>) -> String {
 }
 
 /// The plan of `product` in dev, as JSON.
-fn plan(dir: &Path, product: &str) -> (String, serde_json::Value) {
+fn plan(dir: &Path, product: &str) -> (String, Value) {
     std::fs::write(dir.join("runway.yaml"), product).unwrap();
     let (code, out, err) = runway_in(dir, &["plan", "--env", "dev", "--format", "json", "runway.yaml"]);
     assert_eq!(code, 0, "{err}");
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let json: Value = serde_json::from_str(&out).unwrap();
     (out, json)
+}
+
+/// The container of main-db's bootstrap task in the program `runway emit pulumi` writes for
+/// the product of the last [`plan`] (read with the workspace venv's PyYAML).
+fn emitted_container(dir: &Path) -> Value {
+    let out = dir.join("program");
+    let file = dir.join("runway.yaml");
+    let args = ["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file.to_str().unwrap()];
+    let (code, _, err) = runway_in(dir, &args);
+    assert_eq!(code, 0, "{err}");
+    let script = "import json, sys, yaml\n\
+                  program = yaml.safe_load(open(sys.argv[1]))\n\
+                  task = program['resources']['main-db_bootstrap-task']\n\
+                  print(json.dumps(task['properties']['containerDefinitions']['fn::toJSON'][0]))";
+    let got = Command::new(test_support::python())
+        .args(["-c", script])
+        .arg(out.join("Pulumi.yaml"))
+        .output()
+        .unwrap();
+    assert!(got.status.success(), "{}", String::from_utf8_lossy(&got.stderr));
+    serde_json::from_slice(&got.stdout).unwrap()
 }
 
 #[test]
@@ -287,9 +307,17 @@ fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_
         )
         .unwrap();
 
-    let first = server.bootstrap(bootstrap, &passwords);
+    let container = emitted_container(scratch.path());
+    // What the program runs is the plan's: its image, command and SQL.
+    assert_eq!(container["image"], bootstrap["image"]);
+    assert_eq!(container["command"], bootstrap["command"]);
+    let sql =
+        container["environment"].as_array().unwrap().iter().find(|e| e["name"] == "RUNWAY_BOOTSTRAP_SQL");
+    assert_eq!(sql.unwrap()["value"], bootstrap["sql"]);
+    let task = (&container, &bootstrap["logins"]);
+    let first = server.bootstrap(task, &passwords);
     let after_first = server.state();
-    let second = server.bootstrap(bootstrap, &passwords);
+    let second = server.bootstrap(task, &passwords);
     assert_eq!(server.state(), after_first, "a second run changed the database");
     for (_, pw) in &passwords {
         for shown in [&first, &second, &text, bootstrap["sql"].as_str().unwrap()] {
@@ -350,7 +378,10 @@ fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_
         .replace("    uses: [{ main-db: write }]\n", "    uses: []\n")
         .replace("    uses: [{ main-db: read }]\n    expose", "    uses: [main-db]\n    expose");
     let (_, json) = plan(scratch.path(), &changed);
-    server.bootstrap(&json["secrets"]["bootstraps"][0], &passwords);
+    server.bootstrap(
+        (&emitted_container(scratch.path()), &json["secrets"]["bootstraps"][0]["logins"]),
+        &passwords,
+    );
     assert!(
         server
             .login(
