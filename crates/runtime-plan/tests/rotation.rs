@@ -108,3 +108,43 @@ fn only_the_services_reading_a_parameter_restart() {
         }
     }
 }
+
+/// A consumer's own login (issue 32): set by the resource's bootstrap task, its own proxy
+/// secret, its own parameters (the password first, then the URL composed from it), its own
+/// reader; its pending value apart from the admin's.
+#[test]
+fn a_login_rotation_runs_the_bootstrap_and_restarts_its_consumer_alone() {
+    let p = dev();
+    let r = p.login_rotation("main-db", "metabase").unwrap();
+    let RotationTarget::Login { consumer, bootstrap, proxy_secret, username } = &r.target else {
+        panic!("{:?}", r.target)
+    };
+    assert_eq!(
+        (consumer.as_str(), bootstrap.as_str(), proxy_secret.as_str(), username.as_str()),
+        ("metabase", "bootstrap-main-db", "acme-shop/dev/main-db/proxy-metabase", "app_metabase")
+    );
+    assert!(p.tasks.iter().any(|t| t.name == *bootstrap));
+    assert_eq!(
+        (r.pending.folder.as_str(), r.pending.name.as_str()),
+        ("/runway/pending/metabase", "MAIN_DB_PASSWORD")
+    );
+    let names: Vec<&str> = r.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD", "/acme-shop/dev/main-db/metabase/MAIN_DB_URL"]
+    );
+    let workloads: Vec<&str> = r.restarts.iter().map(|s| s.workload.as_str()).collect();
+    assert_eq!(workloads, ["metabase"]);
+    assert!(r.members.is_empty());
+    // Not a consumer of main-db, or not a postgres resource.
+    let err = p.login_rotation("main-db", "pdf-render").unwrap_err();
+    assert!(matches!(&err, RotationError::NoLogin { .. }), "{err}");
+    assert!(err.to_string().contains("(these do: metabase"), "{err}");
+    assert!(p.login_rotation("sessions", "metabase").is_err());
+    // A member's login (the shipped example's `reporting`): runway restarts nothing, the
+    // member is named for people to redeploy.
+    let shipped = plan(&common::shipped_example(), "dev", &Catalogue::builtin()).unwrap();
+    let member = shipped.login_rotation("main-db", "reporting").unwrap();
+    assert!(member.restarts.is_empty());
+    assert_eq!(member.members, ["reporting"]);
+}

@@ -171,8 +171,17 @@ pub(crate) enum Command {
         /// The environment.
         #[arg(long)]
         env: String,
-        /// The resource whose credential to replace (`main-db`, `sessions`).
+        /// The resource whose credential to replace (`main-db`, `sessions`): a postgres
+        /// resource's admin password, or with `--login` a consumer's own.
         resource: String,
+        /// The consumer whose own login on the postgres resource to rotate (`metabase`); its
+        /// password is set by the resource's bootstrap task, so `--outputs` is needed too.
+        #[arg(long, value_name = "CONSUMER")]
+        login: Option<String>,
+        /// The stack outputs (`pulumi stack output --json --show-secrets`), as `runway migrate`
+        /// takes them: where the bootstrap task runs (with `--login`).
+        #[arg(long, value_name = "FILE")]
+        outputs: Option<PathBuf>,
         /// Restart no service (a cache's rotation then stops before `SET`, both tokens valid).
         #[arg(long)]
         no_restart: bool,

@@ -81,9 +81,22 @@ fn main() -> ExitCode {
             },
             out,
         ),
-        Command::Rotate { env, resource, no_restart, members_restarted, timeout, interval, format, args } => {
+        Command::Rotate {
+            env,
+            resource,
+            login,
+            outputs,
+            no_restart,
+            members_restarted,
+            timeout,
+            interval,
+            format,
+            args,
+        } => {
             let options = rotate::Options { no_restart, members_restarted, timeout, interval };
-            rotate::run(&env, &resource, options, format, &args, out)
+            let what =
+                rotate::What { resource: &resource, login: login.as_deref(), outputs: outputs.as_deref() };
+            rotate::run(&env, what, options, format, &args, out)
         }
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),

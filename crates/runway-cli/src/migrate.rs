@@ -72,8 +72,19 @@ fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTa
     Ok(bootstraps.chain(one).collect())
 }
 
+/// The stack outputs of `path` (`pulumi stack output --json --show-secrets`).
+pub(crate) fn read_outputs(path: &Path) -> Result<StackOutputs, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    StackOutputs::parse(&text).map_err(|e| format!("{}: {}", path.display(), chain(&e)))
+}
+
 /// The run of a task: the plan's names and record, the stack output's revision and network.
-fn run_of(plan: &Plan, task: &OneOffTask, outputs: &StackOutputs, file: &Path) -> Result<OneOffRun, String> {
+pub(crate) fn run_of(
+    plan: &Plan,
+    task: &OneOffTask,
+    outputs: &StackOutputs,
+    file: &Path,
+) -> Result<OneOffRun, String> {
     let missing = || {
         format!(
             "{} has no output `{}`: run the first `pulumi up` of the deploy job (docs/pipeline.md), then \
@@ -114,7 +125,7 @@ fn run_of(plan: &Plan, task: &OneOffTask, outputs: &StackOutputs, file: &Path) -
 /// Folds the versions of the parameters `task`'s record names into `run`'s record, so that a
 /// new value of one (a password) makes the run new; `Ok(Err(..))` names a parameter that does
 /// not exist yet (the task could not start).
-async fn fold_versions(
+pub(crate) async fn fold_versions(
     aws: &AwsClients,
     task: &OneOffTask,
     run: &mut OneOffRun,
@@ -164,10 +175,7 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         }
         return Ok(());
     }
-    let text = std::fs::read_to_string(a.outputs)
-        .map_err(|e| out.usage(format!("cannot read {}: {e}", a.outputs.display())))?;
-    let outputs = StackOutputs::parse(&text)
-        .map_err(|e| out.usage(format!("{}: {}", a.outputs.display(), chain(&e))))?;
+    let outputs = read_outputs(a.outputs).map_err(|e| out.usage(e))?;
     let mut runs: Vec<OneOffRun> = tasks
         .iter()
         .map(|t| run_of(&plan, t, &outputs, a.outputs))

@@ -1,5 +1,7 @@
-//! `runway rotate --env ENV RESOURCE`: a generated credential replaced without an outage, and
-//! the restarts of the ECS services that read a changed parameter (also `runway ssm publish`).
+//! `runway rotate --env ENV RESOURCE [--login CONSUMER --outputs FILE]`: a generated
+//! credential replaced without an outage (a postgres resource's admin password, a consumer's
+//! own login password, a cache's token), and the restarts of the ECS services that read a
+//! changed parameter (also `runway ssm publish`).
 //!
 //! The plan says what to change and who reads it (`Plan::rotation`, `Plan::services_reading`);
 //! this module runs the steps in their order (docs/secrets.md, "Rotation"):
@@ -7,7 +9,8 @@
 //! 1. a new value, kept first at the plan's pending place in Infisical (a re-run finds it and
 //!    goes on with it: nothing is generated twice);
 //! 2. the database's master password (or the cache's token with `ROTATE`: old and new valid),
-//!    waited for until AWS has applied it;
+//!    waited for until AWS has applied it; a login's password: its SSM parameter written with
+//!    it, then the resource's bootstrap task run, which sets it in the database;
 //! 3. the proxy's Secrets Manager secret (postgres), the credential in Infisical, the SSM
 //!    parameters that hold it or embed it;
 //! 4. the services that read them restarted, waited for as `runway rollout` waits;
@@ -24,13 +27,16 @@
 //! 5 a wait timed out; after 1, 4 and 5 the new value is kept and the same command finishes.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::time::Duration;
 
 use aws_adapter::aws::{
-    AwsClients, ClientSettings, CredentialHolder, HolderState, ParameterRequest, RolloutTiming,
-    ServiceRollout, ServiceTarget, TokenStrategy, Verdict,
+    AwsClients, ClientSettings, CredentialHolder, HolderState, OneOffRun, ParameterRequest, ParameterWrite,
+    RolloutTiming, ServiceRollout, ServiceTarget, TaskOutcome, TaskTiming, TokenStrategy, Verdict,
 };
-use runtime_plan::{CredentialKind, InfisicalPlace, Plan, Rotation, RotationTarget, ServiceRestart};
+use runtime_plan::{
+    CredentialKind, InfisicalPlace, OneOffTask, Plan, Rotation, RotationTarget, ServiceRestart,
+};
 use secrets_adapter::{Client, CredentialRule, ExposeSecret, Outcome, SecretString};
 use serde::Serialize;
 
@@ -38,6 +44,20 @@ use crate::args::{Format, PlanArgs};
 use crate::deploy::{InfisicalValues, infisical, load, print_json, runtime, scope};
 use crate::output::{EXIT_INVALID, EXIT_REMOTE, EXIT_TIMEOUT, Exit, Out, chain};
 use crate::planning::refuse_before_acting;
+
+/// What `runway rotate` replaces.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct What<'a> {
+    /// The resource.
+    pub(crate) resource: &'a str,
+    /// A consumer whose own login it is (postgres).
+    pub(crate) login: Option<&'a str>,
+    /// The stack outputs, for the bootstrap task a login's rotation runs.
+    pub(crate) outputs: Option<&'a Path>,
+}
+
+/// The bootstrap task a login's rotation runs, with where it runs.
+type Bootstrap<'p> = Option<(&'p OneOffTask, OneOffRun)>;
 
 /// How `runway rotate` waits and whether it restarts.
 #[derive(Clone, Copy, Debug)]
@@ -126,33 +146,64 @@ impl Progress {
     }
 }
 
+/// The bootstrap task a login's rotation runs (`None` for another credential), with where it
+/// runs from the stack outputs.
+fn bootstrap_of<'p>(plan: &'p Plan, rotation: &Rotation, what: What<'_>) -> Result<Bootstrap<'p>, String> {
+    let RotationTarget::Login { bootstrap, .. } = &rotation.target else { return Ok(None) };
+    let Some(path) = what.outputs else {
+        return Err(format!(
+            "the new password is set in the database by {bootstrap}, a one-off task: give `--outputs FILE` \
+             (the stack outputs, as `runway migrate` takes them)"
+        ));
+    };
+    let task = plan
+        .tasks
+        .iter()
+        .find(|t| t.name == *bootstrap)
+        .ok_or(format!("the plan has no task {bootstrap}"))?;
+    let outputs = crate::migrate::read_outputs(path)?;
+    Ok(Some((task, crate::migrate::run_of(plan, task, &outputs, path)?)))
+}
+
 /// Runs `runway rotate`.
 pub(crate) fn run(
     env: &str,
-    resource: &str,
+    what: What<'_>,
     options: Options,
     format: Format,
     args: &PlanArgs,
     out: Out,
 ) -> Result<(), Exit> {
+    let resource = what.resource;
+    // What the lines name: the resource, or a consumer's login on it.
+    let label = match what.login {
+        Some(consumer) => format!("{resource}'s login of {consumer}"),
+        None => resource.to_owned(),
+    };
     let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
-    let rotation = plan.rotation(resource).map_err(|e| out.usage(format!("rotate {resource}: {e}")))?;
+    let rotation = match what.login {
+        Some(consumer) => plan.login_rotation(resource, consumer),
+        None => plan.rotation(resource),
+    }
+    .map_err(|e| out.usage(format!("rotate {resource}: {e}")))?;
+    let bootstrap =
+        bootstrap_of(&plan, &rotation, what).map_err(|e| out.usage(format!("rotate {resource}: {e}")))?;
     let (client, project) = infisical(&product, &plan, out)?;
     let rt = runtime(out)?;
     let mut progress = Progress { format, steps: Vec::new() };
-    let ran = rt.block_on(rotate(&plan, &rotation, (&client, &project), options, &mut progress));
+    let ran = rt.block_on(rotate(&plan, (&rotation, bootstrap), (&client, &project), options, &mut progress));
     let (resumed, complete) = match ran {
         Ok(done) => done,
         // Before anything was kept: nothing to finish.
         Err(Stop { code: crate::output::EXIT_USAGE, message }) => {
-            return Err(out.usage(format!("rotate {resource}: {message}")));
+            return Err(out.usage(format!("rotate {label}: {message}")));
         }
         Err(Stop { code, message }) => {
             return Err(out.fail(
                 code,
                 format!(
-                    "rotate {resource} stopped: {message}\ndone: {}\nthe new value is kept at `{}/{}` (never shown): \
+                    "rotate {label} stopped: {message}\ndone: {}\nthe new value is kept at `{}/{}` (never shown): \
                      run the same command again to finish the rotation with it",
                     progress.summary(),
                     rotation.pending.display(),
@@ -169,18 +220,18 @@ pub(crate) fn run(
     let members = rotation.members.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ");
     match format {
         Format::Text if complete && !members.is_empty() && !options.members_restarted => outln!(
-            "rotated {resource} in {env}; the members using it ({members}) read it from Infisical and run \
+            "rotated {label} in {env}; the members using it ({members}) read it from Infisical and run \
              outside runway: redeploy them now, their new logins are refused until they restart"
         ),
-        Format::Text if complete => outln!("rotated {resource} in {env}"),
+        Format::Text if complete => outln!("rotated {label} in {env}"),
         Format::Text if !members.is_empty() && !options.members_restarted => outln!(
-            "rotated {resource} in {env} but not completed: both tokens stay valid; redeploy the members using it \
+            "rotated {label} in {env} but not completed: both tokens stay valid; redeploy the members using it \
              ({members}: they read it from Infisical){}, then run the same command again with --members-restarted \
              to complete it (`SET`)",
             if options.no_restart { " and restart the services above" } else { "" }
         ),
         Format::Text => outln!(
-            "rotated {resource} in {env} but not completed: both tokens stay valid until the services above \
+            "rotated {label} in {env} but not completed: both tokens stay valid until the services above \
              restart; restart them, then run the same command again to complete it (`SET`)"
         ),
         Format::Json => print_json(&RotateJson {
@@ -208,17 +259,19 @@ fn remote(step: &str, e: &(dyn std::error::Error + 'static)) -> Stop {
     Stop { code: EXIT_REMOTE, message: format!("{step}: {}", chain(e)) }
 }
 
-fn holder(target: &RotationTarget) -> CredentialHolder {
+/// What AWS holds the credential in; `None` for a login, which the bootstrap task sets.
+fn holder(target: &RotationTarget) -> Option<CredentialHolder> {
     match target {
         RotationTarget::RdsInstance { identifier, .. } => {
-            CredentialHolder::RdsInstance(identifier.to_string())
+            Some(CredentialHolder::RdsInstance(identifier.to_string()))
         }
         RotationTarget::AuroraCluster { identifier, .. } => {
-            CredentialHolder::AuroraCluster(identifier.to_string())
+            Some(CredentialHolder::AuroraCluster(identifier.to_string()))
         }
         RotationTarget::CacheReplicationGroup { replication_group_id } => {
-            CredentialHolder::CacheReplicationGroup(replication_group_id.to_string())
+            Some(CredentialHolder::CacheReplicationGroup(replication_group_id.to_string()))
         }
+        RotationTarget::Login { .. } => None,
     }
 }
 
@@ -230,7 +283,7 @@ fn at(place: &InfisicalPlace) -> String {
 /// is complete (a cache's `SET` waits for restarts `--no-restart` left out).
 async fn rotate(
     plan: &Plan,
-    rotation: &Rotation,
+    (rotation, bootstrap): (&Rotation, Bootstrap<'_>),
     (client, project): (&Client, &str),
     options: Options,
     progress: &mut Progress,
@@ -256,15 +309,28 @@ async fn rotate(
         .await
         .map_err(|e| remote("infisical", &e))?;
     let in_infisical = current.is_some_and(|c| c.expose_secret() == value.expose_secret());
-    if in_infisical {
-        progress.done("engine", holder.to_string(), "done before");
-    } else {
-        aws.set_credential(&holder, &value, TokenStrategy::Rotate).await.map_err(|e| remote("engine", &e))?;
-        wait(&aws, &holder, options, progress).await?;
-        progress.done("engine", holder.to_string(), engine_word(&rotation.target));
+    match (&holder, bootstrap) {
+        _ if in_infisical => {
+            let subject = holder.as_ref().map_or_else(|| rotation.resource.to_string(), ToString::to_string);
+            progress.done("engine", subject, "done before");
+        }
+        (Some(holder), _) => {
+            aws.set_credential(holder, &value, TokenStrategy::Rotate)
+                .await
+                .map_err(|e| remote("engine", &e))?;
+            wait(&aws, holder, options, progress).await?;
+            progress.done("engine", holder.to_string(), engine_word(&rotation.target));
+        }
+        (None, Some(bootstrap)) => {
+            set_login(plan, rotation, &value, bootstrap, &aws, options, progress).await?
+        }
+        (None, None) => {
+            return Err(Stop { code: crate::output::EXIT_USAGE, message: "no bootstrap task to run".into() });
+        }
     }
     if let RotationTarget::RdsInstance { proxy_secret, username, .. }
-    | RotationTarget::AuroraCluster { proxy_secret, username, .. } = &rotation.target
+    | RotationTarget::AuroraCluster { proxy_secret, username, .. }
+    | RotationTarget::Login { proxy_secret, username, .. } = &rotation.target
     {
         let copy = aws_adapter::aws::ProxyAdminCopy {
             secret_name: proxy_secret.to_string(),
@@ -286,7 +352,7 @@ async fn rotate(
     }
     progress.done("infisical", at(credential), if in_infisical { "unchanged" } else { "updated" });
     publish_parameters(plan, rotation, (client, project), &aws, progress).await?;
-    let complete = restart_and_complete(&aws, rotation, &holder, &value, options, progress).await?;
+    let complete = restart_and_complete(&aws, rotation, holder.as_ref(), &value, options, progress).await?;
     if complete {
         let pending = &rotation.pending;
         client
@@ -300,8 +366,59 @@ async fn rotate(
 
 fn engine_word(target: &RotationTarget) -> &'static str {
     match target {
-        RotationTarget::RdsInstance { .. } | RotationTarget::AuroraCluster { .. } => "set",
+        RotationTarget::RdsInstance { .. }
+        | RotationTarget::AuroraCluster { .. }
+        | RotationTarget::Login { .. } => "set",
         RotationTarget::CacheReplicationGroup { .. } => "rotate",
+    }
+}
+
+/// A login's new password in the database: its SSM parameter written with it, then the
+/// resource's bootstrap task run, which sets every login's password from its parameter (the
+/// parameter's new version makes the run new; a re-run finds it done).
+async fn set_login(
+    plan: &Plan,
+    rotation: &Rotation,
+    value: &SecretString,
+    (task, mut run): (&OneOffTask, OneOffRun),
+    aws: &AwsClients,
+    options: Options,
+    progress: &mut Progress,
+) -> Result<(), Stop> {
+    let own = rotation.parameters.first().ok_or_else(|| Stop {
+        code: crate::output::EXIT_USAGE,
+        message: "the plan declares no parameter for the login's password".into(),
+    })?;
+    let write = ParameterWrite {
+        name: own.name.to_string(),
+        value: value.clone(),
+        resource: rotation.resource.to_string(),
+        tags: Vec::new(),
+    };
+    let written = aws
+        .ssm_publish_values(&scope(plan), &plan.secrets.kms_key, &[write], false)
+        .await
+        .map_err(|e| Stop { code: EXIT_REMOTE, message: e.to_string() })?;
+    for o in &written.parameters {
+        progress.done("ssm", o.name.clone(), o.action.word(false));
+    }
+    if let Err(missing) =
+        crate::migrate::fold_versions(aws, task, &mut run).await.map_err(|e| remote("bootstrap", &e))?
+    {
+        return Err(Stop { code: EXIT_INVALID, message: missing });
+    }
+    let timing = TaskTiming { timeout: options.timeout, interval: options.interval };
+    let report = aws
+        .run_one_off(&run, timing, &mut |line: &str| progress.say(line))
+        .await
+        .map_err(|e| remote("bootstrap", &e))?;
+    match report.outcome {
+        TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. } => {
+            progress.done("engine", task.name.to_string(), "set");
+            Ok(())
+        }
+        TaskOutcome::TimedOut { .. } => Err(Stop { code: EXIT_TIMEOUT, message: report.to_string() }),
+        _ => Err(Stop { code: EXIT_INVALID, message: report.to_string() }),
     }
 }
 
@@ -390,7 +507,7 @@ async fn publish_parameters(
 async fn restart_and_complete(
     aws: &AwsClients,
     rotation: &Rotation,
-    holder: &CredentialHolder,
+    holder: Option<&CredentialHolder>,
     value: &SecretString,
     options: Options,
     progress: &mut Progress,
@@ -407,7 +524,9 @@ async fn restart_and_complete(
         let action = if options.members_restarted { "redeployed" } else { "redeploy" };
         progress.done("member", m.to_string(), action);
     }
-    let RotationTarget::CacheReplicationGroup { .. } = &rotation.target else { return Ok(true) };
+    let (RotationTarget::CacheReplicationGroup { .. }, Some(holder)) = (&rotation.target, holder) else {
+        return Ok(true);
+    };
     let services_left = options.no_restart && !rotation.restarts.is_empty();
     let members_left = !rotation.members.is_empty() && !options.members_restarted;
     if services_left || members_left {

@@ -191,6 +191,44 @@ impl Deployed {
         ))
     }
 
+    /// The stack outputs with main-db's bootstrap task at a revision moto can run (moto 5.2.5
+    /// cannot run an `awsvpc` task: the revision is registered without `FARGATE`, as
+    /// `tests/migrate.rs` does).
+    fn bootstrap_outputs(&self) -> PathBuf {
+        let family = "acme-shop-dev-main-db-bootstrap";
+        let arn = self.python(&format!(
+            "ecs = boto3.client('ecs', region_name='us-east-1')\n\
+             out = ecs.register_task_definition(family='{family}', containerDefinitions=[{{'name': \
+             'main-db-bootstrap', 'image': 'postgres', 'memory': 512}}])\n\
+             sys.stdout.write(out['taskDefinition']['taskDefinitionArn'])"
+        ));
+        let task = json!({
+            "cluster": self.physical("ecs-cluster")[0],
+            "taskDefinition": arn,
+            "family": family,
+            "subnets": ["subnet-0aaa"],
+            "securityGroups": ["sg-0bootstrap"],
+            "container": "main-db-bootstrap",
+            "logGroup": "/runway/acme-shop/dev/main-db-bootstrap",
+            "logStreamPrefix": "main-db-bootstrap",
+            "region": "us-east-1",
+        });
+        let path = self.dir.path().join("bootstrap-outputs.json");
+        std::fs::write(&path, json!({"runway-task-bootstrap-main-db": task}).to_string()).unwrap();
+        path
+    }
+
+    /// A secret's `{"username", "password"}` in Secrets Manager.
+    fn secret(&self, name: &str) -> (String, String) {
+        let out = self.python(&format!(
+            "s = boto3.client('secretsmanager', region_name='us-east-1').get_secret_value(SecretId='{name}')\n\
+             v = json.loads(s['SecretString'])\n\
+             sys.stdout.write(v['username'] + ' ' + v['password'])"
+        ));
+        let (user, password) = out.split_once(' ').unwrap();
+        (user.to_owned(), password.to_owned())
+    }
+
     /// `service -> its PRIMARY deployment's id`, for every ECS service of the plan.
     fn deployments(&self) -> BTreeMap<String, String> {
         let cluster = self.physical("ecs-cluster")[0].clone();
@@ -325,6 +363,63 @@ fn a_postgres_rotation_sets_the_database_first_then_the_proxy_infisical_and_ssm_
     let newer = d.password("main-db", "MAIN_DB_PASSWORD");
     assert_ne!(newer, new);
     assert_no_value(&[&run, &json], &[&old, &new, &newer]);
+}
+
+/// A consumer's own login (issue 32): its password parameter is written first, then main-db's
+/// bootstrap task runs (it sets the password in the database from the parameter), then the
+/// login's proxy secret, Infisical and the login's URL; its one reader restarts; the admin's
+/// password is left alone. Run twice: each run a new value and a bootstrap run.
+#[test]
+fn a_login_rotation_writes_its_parameter_runs_the_bootstrap_then_the_proxy_and_restarts_its_reader() {
+    let d = Deployed::new("rotate-login", str::to_owned);
+    let outputs = d.bootstrap_outputs();
+    let folder = "/runtime/main-db/metabase";
+    let old = d.infisical.value("dev", folder, "MAIN_DB_PASSWORD").unwrap();
+    let admin = d.password("main-db", "MAIN_DB_PASSWORD");
+    let before = d.deployments();
+    d.recorded();
+
+    let args = ["--login", "metabase", "--outputs", outputs.to_str().unwrap()];
+    // Without the outputs the bootstrap cannot run: a usage error, nothing done.
+    let usage = rotate(&d, "main-db", &args[..2]);
+    assert_eq!(usage.code, 2, "{}", usage.stderr);
+    assert!(usage.stderr.contains("give `--outputs FILE`"), "{}", usage.stderr);
+    let nobody = rotate(&d, "main-db", &["--login", "pdf-render"]);
+    assert_eq!(nobody.code, 2, "{}", nobody.stderr);
+    assert!(nobody.stderr.contains("`pdf-render` has no login of its own on `main-db`"), "{}", nobody.stderr);
+
+    let run = rotate(&d, "main-db", &args);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let new = d.infisical.value("dev", folder, "MAIN_DB_PASSWORD").unwrap();
+    assert_ne!(new, old);
+    assert_eq!(new.len(), 40);
+    assert_eq!(d.infisical.value("dev", "/runway/pending/metabase", "MAIN_DB_PASSWORD"), None, "cleared");
+    assert_eq!(d.ssm(LOGIN_PARAMETER), new);
+    assert!(d.ssm("/acme-shop/dev/main-db/metabase/MAIN_DB_URL").contains(&format!("app_metabase:{new}@")));
+    assert_eq!(d.secret("acme-shop/dev/main-db/proxy-metabase"), ("app_metabase".to_owned(), new.clone()));
+    // The admin's password is not touched.
+    assert_eq!(d.password("main-db", "MAIN_DB_PASSWORD"), admin);
+    assert_eq!(d.ssm(DB_PARAMETER), admin);
+
+    let recorded = d.recorded();
+    assert!(!ops(&recorded).contains(&"ModifyDBInstance"), "{:?}", ops(&recorded));
+    let parameter = position(&recorded, "PutParameter", LOGIN_PARAMETER);
+    let task = position(&recorded, "RunTask", "acme-shop-dev-main-db-bootstrap");
+    let proxy = position(&recorded, "PutSecretValue", &new);
+    let restart = position(&recorded, "UpdateService", "acme-shop-dev-metabase-service");
+    assert!(parameter < task && task < proxy && proxy < restart, "{:?}", ops(&recorded));
+    assert_eq!(changed(&before, &d.deployments()), ["acme-shop-dev-metabase-service"]);
+    assert!(run.stdout.contains("rotated main-db's login of metabase in dev"), "{}", run.stdout);
+    let record = d.ssm("/acme-shop/dev/runway/bootstrap/main-db");
+    assert!(record.contains("\"command\":\"sha256:"), "the run is recorded: {record}");
+
+    // Again: a new value, and the bootstrap runs again for it (its parameter's new version).
+    let again = rotate(&d, "main-db", &args);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let newer = d.infisical.value("dev", folder, "MAIN_DB_PASSWORD").unwrap();
+    assert_ne!(newer, new);
+    assert_eq!(ops(&d.recorded()).iter().filter(|op| **op == "RunTask").count(), 1);
+    assert_no_value(&[&usage, &run, &again], &[&old, &new, &newer, &admin]);
 }
 
 #[test]

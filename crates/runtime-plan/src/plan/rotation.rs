@@ -6,7 +6,7 @@
 use compact_str::CompactString;
 use serde::Serialize;
 
-use super::{ConsumerKind, CredentialKind, GeneratedSecret, InfisicalPlace, ItemSpec, Plan};
+use super::{ConsumerKind, CredentialKind, GeneratedSecret, InfisicalPlace, ItemSpec, Plan, TaskPurpose};
 use crate::plan::ConnectionSource;
 
 /// The Infisical folder (in the environment's Infisical environment) where `runway rotate`
@@ -42,6 +42,19 @@ pub enum RotationTarget {
     CacheReplicationGroup {
         /// The replication group id.
         replication_group_id: CompactString,
+    },
+    /// A consumer's own login on a postgres resource: the database takes its password from the
+    /// resource's bootstrap task, which reads it from the login's SSM parameter; the proxy
+    /// authenticates it with its own secret.
+    Login {
+        /// The consumer.
+        consumer: CompactString,
+        /// The one-off task that sets the password in the database (`bootstrap-<resource>`).
+        bootstrap: CompactString,
+        /// The login's Secrets Manager secret (`{"username", "password"}`).
+        proxy_secret: CompactString,
+        /// Its role, written with the password into its secret.
+        username: CompactString,
     },
 }
 
@@ -124,12 +137,25 @@ pub enum RotationError {
         /// The resource asked for.
         resource: CompactString,
     },
+    /// The consumer has no login of its own on the resource (not a postgres resource, or the
+    /// consumer does not use it).
+    #[error(
+        "`{consumer}` has no login of its own on `{resource}` (these do: {})",
+        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+    )]
+    NoLogin {
+        /// The resource asked for.
+        resource: CompactString,
+        /// The consumer asked for.
+        consumer: CompactString,
+        /// The consumers that have one.
+        known: Vec<CompactString>,
+    },
 }
 
 impl Plan {
-    /// The rotation of `resource`'s generated credential.
+    /// The rotation of `resource`'s generated credential (a postgres resource's: its admin's).
     pub fn rotation(&self, resource: &str) -> Result<Rotation, RotationError> {
-        // A consumer's own login is not rotated here: its password is set by the bootstrap.
         let rotatable = || self.secrets.generated.iter().filter(|g| g.consumer.is_none());
         let Some(credential) = rotatable().find(|g| g.resource == resource) else {
             return Err(RotationError::NoCredential {
@@ -137,6 +163,32 @@ impl Plan {
                 known: rotatable().map(|g| g.resource.clone()).collect(),
             });
         };
+        self.rotation_of(credential, PENDING_FOLDER.into())
+    }
+
+    /// The rotation of `consumer`'s own login password on postgres resource `resource`; its
+    /// pending value waits in `/runway/pending/<consumer>`.
+    pub fn login_rotation(&self, resource: &str, consumer: &str) -> Result<Rotation, RotationError> {
+        let logins =
+            || self.secrets.generated.iter().filter(move |g| g.resource == resource && g.consumer.is_some());
+        let Some(credential) = logins().find(|g| g.consumer.as_deref() == Some(consumer)) else {
+            return Err(RotationError::NoLogin {
+                resource: resource.into(),
+                consumer: consumer.into(),
+                known: logins().filter_map(|g| g.consumer.clone()).collect(),
+            });
+        };
+        let pending = compact_str::format_compact!("{PENDING_FOLDER}/{consumer}");
+        self.rotation_of(credential, pending)
+    }
+
+    /// The rotation of one generated credential, its new value kept in `pending_folder`.
+    fn rotation_of(
+        &self,
+        credential: &GeneratedSecret,
+        pending_folder: CompactString,
+    ) -> Result<Rotation, RotationError> {
+        let resource = credential.resource.as_str();
         let target = self
             .rotation_target(credential)
             .ok_or_else(|| RotationError::NoTarget { resource: resource.into() })?;
@@ -150,15 +202,19 @@ impl Plan {
                 ConsumerKind::EncoreMember | ConsumerKind::OtherMember => true,
             };
             // A postgres consumer logs in with its own role: the admin's password is the
-            // bootstrap's alone, so no member reads it.
-            let reads = credential.kind != CredentialKind::PostgresAdminPassword;
+            // bootstrap's alone, a login's its consumer's.
+            let reads = match credential.kind {
+                CredentialKind::PostgresAdminPassword => false,
+                CredentialKind::PostgresLoginPassword => credential.consumer.as_ref() == Some(&b.consumer),
+                CredentialKind::CacheAuthToken => true,
+            };
             if member && reads && b.resource == credential.resource && !members.contains(&b.consumer) {
                 members.push(b.consumer.clone());
             }
         }
         let pending = InfisicalPlace {
             environment: credential.infisical.environment.clone(),
-            folder: PENDING_FOLDER.into(),
+            folder: pending_folder,
             name: credential.infisical.name.clone(),
         };
         Ok(Rotation {
@@ -197,7 +253,23 @@ impl Plan {
                     username,
                 })
             }
-            CredentialKind::PostgresLoginPassword => None,
+            CredentialKind::PostgresLoginPassword => {
+                if item.kind != super::ItemKind::TaskDefinition {
+                    return None;
+                }
+                let bootstrap = self.tasks.iter().find(|t| {
+                    t.task_definition == item.id
+                        && t.purpose
+                            == TaskPurpose::DatabaseBootstrap { resource: credential.resource.clone() }
+                })?;
+                let (proxy_secret, username) = proxy()?;
+                Some(RotationTarget::Login {
+                    consumer: credential.consumer.clone()?,
+                    bootstrap: bootstrap.name.clone(),
+                    proxy_secret,
+                    username,
+                })
+            }
             CredentialKind::CacheAuthToken => {
                 let ItemSpec::CacheReplicationGroup(spec) = &item.spec else { return None };
                 (spec.resource == credential.resource).then(|| RotationTarget::CacheReplicationGroup {
