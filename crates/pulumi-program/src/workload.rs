@@ -88,7 +88,7 @@ struct PortMapping {
 #[derive(Serialize)]
 struct Variable<'p> {
     name: &'p str,
-    value: &'p str,
+    value: std::borrow::Cow<'p, str>,
 }
 
 /// A variable ECS reads from an SSM parameter when the task starts.
@@ -123,7 +123,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         cpu_architecture,
         port,
         health,
-        environment,
+        environment: _,
         secrets,
         execution_role,
         log_group,
@@ -153,7 +153,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
             .iter()
             .map(|&container_port| PortMapping { container_port, protocol: "tcp" })
             .collect(),
-        environment: environment.iter().map(|(name, value)| Variable { name, value }).collect(),
+        environment: variables(cx, item, spec),
         secrets: secrets.iter().map(|s| Secret { name: &s.name, value_from: &s.parameter }).collect(),
         health_check: health.as_ref().and_then(container_health),
         log_configuration: LogConfiguration {
@@ -179,6 +179,20 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         tags: cx.tags(item),
     };
     cx.declare(item, "aws:ecs/taskDefinition:TaskDefinition", props)
+}
+
+/// The container's plain environment: the plan's values, and for a database's bootstrap its
+/// SQL (rendered from the plan's logins, which the plan does not store as text).
+fn variables<'p>(cx: &Context<'p>, item: &PlannedItem, spec: &'p TaskDefinitionSpec) -> Vec<Variable<'p>> {
+    let mut variables: Vec<Variable<'p>> = spec
+        .environment
+        .iter()
+        .map(|(name, value)| Variable { name, value: value.as_str().into() })
+        .collect();
+    if let Some(boot) = cx.plan.secrets.bootstraps.iter().find(|b| b.id == item.id) {
+        variables.push(Variable { name: runtime_plan::SQL_VARIABLE, value: boot.sql().into() });
+    }
+    variables
 }
 
 /// The container health check the plan decided (`containerCommand`: a command check, or an

@@ -1145,10 +1145,21 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
     assert_eq!(t.record.versions_of.iter().map(|v| v.as_str()).collect::<Vec<_>>(), read);
     assert!(read.contains(&"/acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "the admin's: {read:?}");
     assert!(read.contains(&"/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"), "{read:?}");
-    // The SQL is part of what a run is recorded as: another login, another fingerprint.
-    let mut words = boot.command.clone();
-    words.push(boot.sql.as_str().into());
-    assert_eq!(t.record.command, runtime_plan::fingerprint(&words));
+    // What the SQL is made of is part of what a run is recorded as: another mode, another
+    // fingerprint; the same plan, the same one.
+    assert!(t.record.command.starts_with("sha256:") && t.record.command.len() == 71);
+    let mut read = common::shipped_example();
+    read.root
+        .workloads
+        .get_mut("metabase")
+        .unwrap()
+        .access
+        .insert("main-db".into(), runway_schema::Access::Read);
+    let other = plan(&read, "dev", &cat()).unwrap();
+    assert_ne!(other.tasks[0].record.command, t.record.command);
+    assert_ne!(other.secrets.bootstraps[0].sql(), boot.sql());
+    let again = plan(&common::shipped_example(), "dev", &cat()).unwrap();
+    assert_eq!(again.tasks[0].record.command, t.record.command);
 
     let item = p.item(&t.task_definition).unwrap();
     assert_eq!(

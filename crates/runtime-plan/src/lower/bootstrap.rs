@@ -5,17 +5,19 @@
 //! `runway migrate` runs it before any workload's migration, and again whenever the SQL or a
 //! parameter it reads changed (its record holds their versions).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use compact_str::CompactString;
+use compact_str::{CompactString, format_compact};
 use indexmap::IndexMap;
+use runway_schema::Access;
 
 use super::context::{Cx, NewItem};
 use super::identity::{self, Identity};
 use super::platform::Platform;
 use super::{cat, network, protection};
 use crate::plan::{
-    DatabaseBootstrap, ItemKind, ItemSpec, OneOffTask, TaskDefinitionSpec, TaskPurpose, TaskRecord,
+    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, TaskDefinitionSpec, TaskPurpose,
+    TaskRecord, bootstrap_sql,
 };
 use cost::TaskSize;
 
@@ -33,8 +35,8 @@ pub(super) fn task_definition_id(resource: &str) -> CompactString {
     cat(&[resource, "_bootstrap-task"])
 }
 
-/// Declares the items of `boot`'s task and returns the task (`None` without a cluster: the plan
-/// of a member, which declares no resource items).
+/// Declares the items of `boot`'s task and returns the task (`None` without a cluster, which
+/// the platform makes whenever a postgres resource is planned).
 pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) -> Option<OneOffTask> {
     let cluster = platform.cluster.as_ref()?.id.clone();
     let r = boot.resource.as_str();
@@ -78,16 +80,12 @@ pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) 
     let task_definition = cx.push(item);
     let purpose = TaskPurpose::DatabaseBootstrap { resource: r.into() };
     let name = cat(&[purpose.word(), "-", r]);
-    // What makes a run the same as the last: the command with its SQL, and the versions of the
-    // parameters it reads (a password changed since runs it again).
-    let mut words = boot.command.clone();
-    words.push(boot.sql.as_str().into());
     Some(OneOffTask {
         output: cat(&["runway-task-", &name]),
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
             image: boot.image.clone(),
-            command: super::tasks::fingerprint(&words),
+            command: super::tasks::fingerprint(&fingerprinted(boot)),
             versions_of: parameters.to_vec(),
         },
         name,
@@ -98,6 +96,42 @@ pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) 
         container: subject.clone(),
         log_group,
         log_stream_prefix: subject,
+    })
+}
+
+/// What makes a run the same as the last, besides its image and the versions of the parameters
+/// it reads: its command and what its SQL is made of (the SQL's revision, the database, the
+/// admin, each login as the SQL names it). Not the SQL's text, which grows with the logins.
+fn fingerprinted(boot: &DatabaseBootstrap) -> Vec<CompactString> {
+    let mut words = boot.command.clone();
+    words.extend([sql_revision().clone(), boot.database.clone(), boot.admin.clone()]);
+    for l in &boot.logins {
+        words.push(format_compact!(
+            "{} {} {} {}",
+            l.consumer,
+            l.role,
+            l.access.as_str(),
+            l.password_variable
+        ));
+    }
+    words
+}
+
+/// The fingerprint of the SQL written for two sample logins, one of each mode: another version
+/// of the SQL gives another, so a runway that writes it differently runs every bootstrap again.
+fn sql_revision() -> &'static CompactString {
+    static REVISION: OnceLock<CompactString> = OnceLock::new();
+    REVISION.get_or_init(|| {
+        let login = |n: u8, access: Access| DatabaseLogin {
+            consumer: format_compact!("c{n}"),
+            role: format_compact!("app_c{n}"),
+            access,
+            password_variable: format_compact!("RUNWAY_LOGIN_{n}_PASSWORD"),
+            password_parameter: CompactString::default(),
+            proxy_secret: CompactString::default(),
+        };
+        let sql = bootstrap_sql("d", "a", &[login(1, Access::Write), login(2, Access::Read)]);
+        super::tasks::fingerprint(&[sql.into()])
     })
 }
 

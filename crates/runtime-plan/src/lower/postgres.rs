@@ -15,8 +15,7 @@ use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{
     AuroraClusterSpec, BOOTSTRAP_IMAGE, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin,
-    ItemKind, ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, SQL_VARIABLE, TaskSecret, bootstrap_sql,
-    postgres_engine_str,
+    ItemKind, ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
 };
 use crate::pricing::Priceable;
 
@@ -322,14 +321,12 @@ fn bootstrap(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, 
             proxy_secret: proxy_secret.clone(),
         });
     }
-    let database = database_name(&r.name);
-    let sql = bootstrap_sql(&database, POSTGRES_USER, &planned);
+    let database: CompactString = database_name(&r.name).into();
     let environment = vec![
         ("PGPORT".into(), POSTGRES_PORT.to_compact_string()),
-        ("PGDATABASE".into(), database.as_str().into()),
+        ("PGDATABASE".into(), database.clone()),
         ("PGUSER".into(), POSTGRES_USER.into()),
         ("PGSSLMODE".into(), "require".into()),
-        (SQL_VARIABLE.into(), sql.as_str().into()),
     ];
     let command =
         ["sh", "-c", "printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-"];
@@ -341,7 +338,8 @@ fn bootstrap(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, 
         environment,
         secrets: task_secrets,
         logins: planned,
-        sql,
+        database,
+        admin: POSTGRES_USER.into(),
     });
 }
 

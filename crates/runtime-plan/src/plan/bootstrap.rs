@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use compact_str::CompactString;
 use runway_schema::Access;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use super::TaskSecret;
 
@@ -54,8 +54,11 @@ pub struct DatabaseLogin {
 /// parameters it reads (ECS secrets); it reaches the database through the resource's proxy
 /// (the admin is one of the proxy's credentials), so it runs in the private subnets with a
 /// security group the proxy admits.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// Its SQL is not stored: it grows with the logins and is a function of the database, the
+/// admin and the logins ([`DatabaseBootstrap::sql`]); JSON shows it as `sql`, and the program
+/// gives it to the container in [`SQL_VARIABLE`].
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DatabaseBootstrap {
     /// The postgres resource.
     pub resource: CompactString,
@@ -66,15 +69,58 @@ pub struct DatabaseBootstrap {
     pub image: CompactString,
     /// The container's command: `psql` reads the SQL from [`SQL_VARIABLE`].
     pub command: Vec<CompactString>,
-    /// Plain environment values: where to connect (port, database, admin user, TLS) and the SQL.
+    /// Plain environment values: where to connect (port, database, admin user, TLS); the
+    /// program adds the SQL in [`SQL_VARIABLE`].
     pub environment: Vec<(CompactString, CompactString)>,
     /// What the task reads from SSM: `PGHOST` (the proxy's endpoint), `PGPASSWORD` (the admin's
     /// password, read by this task only) and each login's password.
     pub secrets: Vec<TaskSecret>,
     /// The logins it makes, in consumer order.
     pub logins: Vec<DatabaseLogin>,
-    /// The SQL it runs (also in `environment`): no value in it.
-    pub sql: String,
+    /// The database (`main_db`).
+    pub database: CompactString,
+    /// The admin it logs in as (RDS's master user).
+    pub admin: CompactString,
+}
+
+impl DatabaseBootstrap {
+    /// The SQL it runs: [`bootstrap_sql`] of its database, admin and logins (no value in it).
+    pub fn sql(&self) -> String {
+        bootstrap_sql(&self.database, &self.admin, &self.logins)
+    }
+}
+
+impl Serialize for DatabaseBootstrap {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// Its fields, and the SQL rendered for the reader.
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Shown<'a> {
+            resource: &'a str,
+            id: &'a str,
+            image: &'a str,
+            command: &'a [CompactString],
+            environment: &'a [(CompactString, CompactString)],
+            secrets: &'a [TaskSecret],
+            logins: &'a [DatabaseLogin],
+            database: &'a str,
+            admin: &'a str,
+            sql: String,
+        }
+        Shown {
+            resource: &self.resource,
+            id: &self.id,
+            image: &self.image,
+            command: &self.command,
+            environment: &self.environment,
+            secrets: &self.secrets,
+            logins: &self.logins,
+            database: &self.database,
+            admin: &self.admin,
+            sql: self.sql(),
+        }
+        .serialize(serializer)
+    }
 }
 
 /// Quotes a name as a SQL string literal (role and database names are `[a-z0-9_]`; quoting
