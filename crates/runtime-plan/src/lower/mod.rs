@@ -308,19 +308,32 @@ fn expected_items(product: &Product, env: &str) -> usize {
             Kind::Postgres | Kind::Cache => false,
         })
     };
+    let alarms = product
+        .root
+        .environments
+        .get(env)
+        .is_some_and(|e| e.alarms.enabled.unwrap_or(env == protection::PRODUCTION));
+    // A consumer's own login: a proxy secret each (`postgres.rs`).
+    let logins = |name: &str| {
+        let workloads = product.root.workloads.values().filter(|w| w.uses.iter().any(|u| u == name));
+        let members = product.members.iter().filter(|m| m.uses.iter().any(|u| u == name));
+        workloads.count() + members.count()
+    };
     let resources: usize = product
         .root
         .resources
-        .values()
-        .map(|r| match &r.spec {
-            // Six, a security group for the database and one for the proxy.
-            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => 8,
-            ResourceSpec::Postgres { .. } => 10,
-            ResourceSpec::Cache { .. } => 2,
-            ResourceSpec::Queue { dead_letter: Some(_), .. } => 2,
-            ResourceSpec::Queue { dead_letter: None, .. }
-            | ResourceSpec::Topic { .. }
-            | ResourceSpec::Bucket { .. } => 1,
+        .iter()
+        .map(|(name, r)| {
+            let (items, watched) = match &r.spec {
+                // Six, a group for the database and one for the proxy, the bootstrap's four.
+                ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => (12 + logins(name), 5),
+                ResourceSpec::Postgres { .. } => (14 + logins(name), 6),
+                ResourceSpec::Cache { .. } => (2, 3),
+                ResourceSpec::Queue { dead_letter: Some(_), .. } => (2, 2),
+                ResourceSpec::Queue { dead_letter: None, .. } => (1, 1),
+                ResourceSpec::Topic { .. } | ResourceSpec::Bucket { .. } => (1, 0),
+            };
+            items + if alarms { watched } else { 0 }
         })
         .sum();
     // A log group, an execution role, a security group, a service and its task definition; a
@@ -336,14 +349,15 @@ fn expected_items(product: &Product, env: &str) -> usize {
             let scale = w.scale_in(env);
             5 + usize::from(w.uses.iter().any(|u| granting(u)))
                 + usize::from(matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))))
-                + if w.expose == Expose::Public { 3 } else { 1 }
+                + if w.expose == Expose::Public { 3 + 4 * usize::from(alarms) } else { 1 }
                 + if scale.max > scale.min { 2 } else { 0 }
                 + usize::from(w.migrate.is_some())
         })
         .sum();
-    // The platform, and its members' groups (one per port of an internal workload, 5432, 6379).
+    // The platform, and its members' groups (one per port of an internal workload, 5432, 6379);
+    // with alarms, the topic, the ALB's alarm and the ECS rule.
     let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
-    13 + ports.len() + 8 * Engine::ALL.len() + resources + workloads
+    13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + workloads
 }
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
@@ -414,5 +428,38 @@ mod tests {
         let long = "/acme-shop/production/main-db/MAIN_DB_URL";
         assert_eq!(cat(&["/acme-shop/production", "/", "main-db", "/", "MAIN_DB_URL"]), long);
         assert_eq!(cat(&["é", "ü"]), "éü");
+    }
+
+    /// The item list is reserved once: the estimate holds every item of the shipped example in
+    /// each environment (alarms, bootstraps and logins included) without reserving far more.
+    #[test]
+    fn the_expected_items_hold_the_example_in_one_reservation() {
+        let root = include_str!("../../../../examples/acme-shop/runway.yaml");
+        let files = runway_schema::MemFiles::default()
+            .with(
+                "services/billing/runway.yaml",
+                include_str!("../../../../examples/acme-shop/services/billing/runway.yaml"),
+            )
+            .with(
+                "services/orders/runway.yaml",
+                include_str!("../../../../examples/acme-shop/services/orders/runway.yaml"),
+            )
+            .with(
+                "tools/reporting/runway.yaml",
+                include_str!("../../../../examples/acme-shop/tools/reporting/runway.yaml"),
+            );
+        let c = Catalogue::builtin();
+        let options = runway_schema::Options { sizes: c.size_names(), regions: c.regions() };
+        let loaded = runway_schema::load("examples/acme-shop/runway.yaml", root.as_bytes(), &files, &options);
+        let product = loaded.product.unwrap();
+        for env in ["dev", "staging", "production"] {
+            let planned = plan(&product, env, &Catalogue::builtin()).unwrap().items.len();
+            let expected = expected_items(&product, env);
+            // The platform part is estimated for every implicit shared resource: a constant.
+            assert!(
+                planned <= expected && expected <= planned + planned / 10 + 32,
+                "{env}: {planned} items, {expected} expected"
+            );
+        }
     }
 }
