@@ -313,21 +313,22 @@ fn expected_items(product: &Product, env: &str) -> usize {
         .environments
         .get(env)
         .is_some_and(|e| e.alarms.enabled.unwrap_or(env == protection::PRODUCTION));
-    // A consumer's own login: a proxy secret each (`postgres.rs`).
-    let logins = |name: &str| {
-        let workloads = product.root.workloads.values().filter(|w| w.uses.iter().any(|u| u == name));
-        let members = product.members.iter().filter(|m| m.uses.iter().any(|u| u == name));
-        workloads.count() + members.count()
+    // A consumer's own login on a postgres resource: a proxy secret each (`postgres.rs`).
+    let postgres = |u: &String| {
+        product.root.resources.get(u).is_some_and(|r| matches!(r.spec, ResourceSpec::Postgres { .. }))
     };
+    let workload_uses = product.root.workloads.values().flat_map(|w| &w.uses);
+    let logins =
+        workload_uses.chain(product.members.iter().flat_map(|m| &m.uses)).filter(|u| postgres(u)).count();
     let resources: usize = product
         .root
         .resources
-        .iter()
-        .map(|(name, r)| {
+        .values()
+        .map(|r| {
             let (items, watched) = match &r.spec {
                 // Six, a group for the database and one for the proxy, the bootstrap's four.
-                ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => (12 + logins(name), 5),
-                ResourceSpec::Postgres { .. } => (14 + logins(name), 6),
+                ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => (12, 5),
+                ResourceSpec::Postgres { .. } => (14, 6),
                 ResourceSpec::Cache { .. } => (2, 3),
                 ResourceSpec::Queue { dead_letter: Some(_), .. } => (2, 2),
                 ResourceSpec::Queue { dead_letter: None, .. } => (1, 1),
@@ -357,7 +358,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379);
     // with alarms, the topic, the ALB's alarm and the ECS rule.
     let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
-    13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + workloads
+    13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + logins + workloads
 }
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
