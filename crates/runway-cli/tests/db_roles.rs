@@ -308,9 +308,11 @@ fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_
         .unwrap();
 
     let container = emitted_container(scratch.path());
-    // What the program runs is the plan's: its image, command and SQL.
-    assert_eq!(container["image"], bootstrap["image"]);
-    assert_eq!(container["command"], bootstrap["command"]);
+    // What the program runs is the plan's: its task definition's image and command, its SQL.
+    let items = json["items"].as_array().unwrap();
+    let task = items.iter().find(|i| i["id"] == bootstrap["id"]).unwrap();
+    assert_eq!(container["image"], task["spec"]["image"]);
+    assert_eq!(container["command"], task["spec"]["command"]);
     let sql =
         container["environment"].as_array().unwrap().iter().find(|e| e["name"] == "RUNWAY_BOOTSTRAP_SQL");
     assert_eq!(sql.unwrap()["value"], bootstrap["sql"]);

@@ -7,17 +7,17 @@
 
 use std::sync::{Arc, OnceLock};
 
-use compact_str::{CompactString, format_compact};
+use compact_str::{CompactString, ToCompactString, format_compact};
 use indexmap::IndexMap;
 use runway_schema::Access;
 
 use super::context::{Cx, NewItem};
 use super::identity::{self, Identity};
 use super::platform::Platform;
-use super::{cat, network, protection};
+use super::{POSTGRES_PORT, cat, network, protection};
 use crate::plan::{
-    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, TaskDefinitionSpec, TaskPurpose,
-    TaskRecord, bootstrap_sql,
+    BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask,
+    TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
 };
 use cost::TaskSize;
 
@@ -37,16 +37,20 @@ pub(super) fn task_definition_id(resource: &str) -> CompactString {
 
 /// Declares the items of `boot`'s task and returns the task (`None` without a cluster, which
 /// the platform makes whenever a postgres resource is planned).
-pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) -> Option<OneOffTask> {
+pub(super) fn lower(
+    cx: &mut Cx,
+    (boot, secrets): (&DatabaseBootstrap, Vec<TaskSecret>),
+    platform: &Platform,
+) -> Option<OneOffTask> {
     let cluster = platform.cluster.as_ref()?.id.clone();
     let r = boot.resource.as_str();
     // `<resource>-bootstrap` names its items and its container; ids keep `<resource>_` first.
     let subject = cat(&[r, "-bootstrap"]);
     let base = cx.base(&subject);
     let log_group = log_group(cx, r, &subject);
-    let parameters: Arc<[CompactString]> = boot.secrets.iter().map(|s| s.parameter.clone()).collect();
+    let parameters: Arc<[CompactString]> = secrets.iter().map(|s| s.parameter.clone()).collect();
     let id = Identity {
-        image: &boot.image,
+        image: BOOTSTRAP_IMAGE,
         log_group: &log_group,
         registry_secret: None,
         parameters: vec![parameters.clone()],
@@ -60,18 +64,18 @@ pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) 
     let group = network::declare_bootstrap(cx, r, &base);
     let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
         workload: subject.clone(),
-        image: boot.image.clone(),
+        image: CompactString::const_new(BOOTSTRAP_IMAGE),
         repository_credentials: None,
         task: SIZE,
-        cpu_architecture: "X86_64".into(),
+        cpu_architecture: CompactString::const_new("X86_64"),
         port: None,
         health: None,
-        environment: boot.environment.iter().cloned().collect::<IndexMap<_, _>>(),
-        secrets: boot.secrets.clone(),
+        environment: environment(boot),
+        secrets,
         execution_role: execution_role.clone(),
         task_role: None,
         log_group: log_group.clone(),
-        command: Some(boot.command.clone()),
+        command: Some(BOOTSTRAP_COMMAND.map(CompactString::const_new).to_vec()),
     }));
     let name = cx.named(ItemKind::TaskDefinition, base);
     let item = NewItem::new(task_definition_id(r), name, Some(r), spec)
@@ -84,7 +88,7 @@ pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) 
         output: cat(&["runway-task-", &name]),
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
-            image: boot.image.clone(),
+            image: CompactString::const_new(BOOTSTRAP_IMAGE),
             command: super::tasks::fingerprint(&fingerprinted(boot)),
             versions_of: parameters.to_vec(),
         },
@@ -99,12 +103,24 @@ pub(super) fn lower(cx: &mut Cx, boot: &DatabaseBootstrap, platform: &Platform) 
     })
 }
 
+/// Where the container connects: the proxy's port, the database, the admin, TLS (the proxy's
+/// endpoint and the passwords are secrets; the program adds the SQL).
+fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactString> {
+    [
+        (CompactString::const_new("PGPORT"), POSTGRES_PORT.to_compact_string()),
+        (CompactString::const_new("PGDATABASE"), boot.database.clone()),
+        (CompactString::const_new("PGUSER"), boot.admin.clone()),
+        (CompactString::const_new("PGSSLMODE"), CompactString::const_new("require")),
+    ]
+    .into_iter()
+    .collect()
+}
+
 /// What makes a run the same as the last, besides its image and the versions of the parameters
-/// it reads: its command and what its SQL is made of (the SQL's revision, the database, the
-/// admin, each login as the SQL names it). Not the SQL's text, which grows with the logins.
+/// it reads: what its SQL is made of (the revision of the SQL and the command, the database,
+/// the admin, each login as the SQL names it). Not the SQL's text, which grows with the logins.
 fn fingerprinted(boot: &DatabaseBootstrap) -> Vec<CompactString> {
-    let mut words = boot.command.clone();
-    words.extend([sql_revision().clone(), boot.database.clone(), boot.admin.clone()]);
+    let mut words = vec![sql_revision().clone(), boot.database.clone(), boot.admin.clone()];
     for l in &boot.logins {
         words.push(format_compact!(
             "{} {} {} {}",
@@ -117,8 +133,9 @@ fn fingerprinted(boot: &DatabaseBootstrap) -> Vec<CompactString> {
     words
 }
 
-/// The fingerprint of the SQL written for two sample logins, one of each mode: another version
-/// of the SQL gives another, so a runway that writes it differently runs every bootstrap again.
+/// The fingerprint of the command and the SQL written for two sample logins, one of each mode:
+/// another version of either gives another, so a runway that writes them differently runs
+/// every bootstrap again.
 fn sql_revision() -> &'static CompactString {
     static REVISION: OnceLock<CompactString> = OnceLock::new();
     REVISION.get_or_init(|| {
@@ -131,7 +148,9 @@ fn sql_revision() -> &'static CompactString {
             proxy_secret: CompactString::default(),
         };
         let sql = bootstrap_sql("d", "a", &[login(1, Access::Write), login(2, Access::Read)]);
-        super::tasks::fingerprint(&[sql.into()])
+        let mut words: Vec<CompactString> = BOOTSTRAP_COMMAND.map(CompactString::const_new).to_vec();
+        words.push(sql.into());
+        super::tasks::fingerprint(&words)
     })
 }
 

@@ -14,8 +14,8 @@ use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
 use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{
-    AuroraClusterSpec, BOOTSTRAP_IMAGE, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin,
-    ItemKind, ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
+    AuroraClusterSpec, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin, ItemKind,
+    ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
 };
 use crate::pricing::Priceable;
 
@@ -52,14 +52,7 @@ pub(super) fn lower(
     network::declare_postgres(cx, (r.index, &r.name, &base));
     variables(cx, r, secret_name, &proxy);
     login_variables(cx, r, logins, &login_secrets);
-    bootstrap(cx, r, logins, &login_secrets);
-    // Taken out while its task is declared (the task reads it, the items go into `cx`).
-    if let Some(boot) = cx.secrets.bootstraps.pop() {
-        if let Some(task) = super::bootstrap::lower(cx, &boot, platform) {
-            cx.tasks.push(task);
-        }
-        cx.secrets.bootstraps.push(boot);
-    }
+    bootstrap(cx, r, logins, &login_secrets, platform);
     Described {
         engine: postgres_engine_str(engine).into(),
         version: Some(version.into()),
@@ -294,7 +287,13 @@ fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactSt
 /// The bootstrap of the resource's logins (docs/secrets.md, "Database roles"): it reads the
 /// proxy's endpoint and the admin's password (its parameters referenced by it alone) and each
 /// login's password.
-fn bootstrap(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
+fn bootstrap(
+    cx: &mut Cx,
+    r: &Res,
+    logins: &[Login],
+    secrets: &[(CompactString, CompactString)],
+    platform: &Platform,
+) {
     let id = super::bootstrap::task_definition_id(&r.name);
     let mut task_secrets = Vec::with_capacity(logins.len() + 2);
     for (env, suffix) in [("PGHOST", "HOST"), ("PGPASSWORD", "PASSWORD")] {
@@ -321,26 +320,17 @@ fn bootstrap(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, 
             proxy_secret: proxy_secret.clone(),
         });
     }
-    let database: CompactString = database_name(&r.name).into();
-    let environment = vec![
-        ("PGPORT".into(), POSTGRES_PORT.to_compact_string()),
-        ("PGDATABASE".into(), database.clone()),
-        ("PGUSER".into(), POSTGRES_USER.into()),
-        ("PGSSLMODE".into(), "require".into()),
-    ];
-    let command =
-        ["sh", "-c", "printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-"];
-    cx.secrets.bootstraps.push(DatabaseBootstrap {
+    let boot = DatabaseBootstrap {
         resource: r.name.clone(),
         id,
-        image: BOOTSTRAP_IMAGE.into(),
-        command: command.into_iter().map(CompactString::from).collect(),
-        environment,
-        secrets: task_secrets,
         logins: planned,
-        database,
-        admin: POSTGRES_USER.into(),
-    });
+        database: database_name(&r.name).into(),
+        admin: CompactString::const_new(POSTGRES_USER),
+    };
+    if let Some(task) = super::bootstrap::lower(cx, (&boot, task_secrets), platform) {
+        cx.tasks.push(task);
+    }
+    cx.secrets.bootstraps.push(boot);
 }
 
 /// The URL of a postgres resource's variables, composed by Infisical from the other variables

@@ -15,12 +15,14 @@ use compact_str::CompactString;
 use runway_schema::Access;
 use serde::{Serialize, Serializer};
 
-use super::TaskSecret;
-
 /// The image the bootstrap runs: the official PostgreSQL 16 client (psql 16, which has
 /// `\getenv`), pinned by digest, from the public ECR mirror of Docker's official images (no
 /// Docker Hub rate limit, no credentials).
 pub const BOOTSTRAP_IMAGE: &str = "public.ecr.aws/docker/library/postgres:16-alpine@sha256:57c72fd2a128e416c7fcc499958864df5301e940bca0a56f58fddf30ffc07777";
+
+/// The container's command: `psql` reads the SQL from [`SQL_VARIABLE`].
+pub const BOOTSTRAP_COMMAND: [&str; 3] =
+    ["sh", "-c", "printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-"];
 
 /// The group role every `write` login is a member of and acts as: it owns what they create.
 pub const WRITE_GROUP: &str = "runway_write";
@@ -49,11 +51,12 @@ pub struct DatabaseLogin {
     pub proxy_secret: CompactString,
 }
 
-/// The one-off task that makes a postgres resource's login roles. Everything a runner needs to
-/// start it as a Fargate task: the image, the command, its plain environment and the SSM
-/// parameters it reads (ECS secrets); it reaches the database through the resource's proxy
-/// (the admin is one of the proxy's credentials), so it runs in the private subnets with a
-/// security group the proxy admits.
+/// What a postgres resource's bootstrap makes: its consumers' login roles. Its one-off task
+/// (the plan's `tasks`, its task definition [`DatabaseBootstrap::id`]: the image
+/// [`BOOTSTRAP_IMAGE`], the command [`BOOTSTRAP_COMMAND`], where to connect, and the SSM
+/// parameters it reads) reaches the database through the resource's proxy (the admin is one of
+/// the proxy's credentials), so it runs in the private subnets with a security group the proxy
+/// admits.
 ///
 /// Its SQL is not stored: it grows with the logins and is a function of the database, the
 /// admin and the logins ([`DatabaseBootstrap::sql`]); JSON shows it as `sql`, and the program
@@ -63,18 +66,9 @@ pub struct DatabaseBootstrap {
     /// The postgres resource.
     pub resource: CompactString,
     /// The logical id of its task definition (`<resource>_bootstrap-task`), the reader of the
-    /// parameters it reads; the task itself is among the plan's `tasks`.
+    /// parameters it reads: `PGHOST` (the proxy's endpoint), `PGPASSWORD` (the admin's password,
+    /// read by this task only) and each login's password.
     pub id: CompactString,
-    /// The pinned image ([`BOOTSTRAP_IMAGE`]).
-    pub image: CompactString,
-    /// The container's command: `psql` reads the SQL from [`SQL_VARIABLE`].
-    pub command: Vec<CompactString>,
-    /// Plain environment values: where to connect (port, database, admin user, TLS); the
-    /// program adds the SQL in [`SQL_VARIABLE`].
-    pub environment: Vec<(CompactString, CompactString)>,
-    /// What the task reads from SSM: `PGHOST` (the proxy's endpoint), `PGPASSWORD` (the admin's
-    /// password, read by this task only) and each login's password.
-    pub secrets: Vec<TaskSecret>,
     /// The logins it makes, in consumer order.
     pub logins: Vec<DatabaseLogin>,
     /// The database (`main_db`).
@@ -98,10 +92,6 @@ impl Serialize for DatabaseBootstrap {
         struct Shown<'a> {
             resource: &'a str,
             id: &'a str,
-            image: &'a str,
-            command: &'a [CompactString],
-            environment: &'a [(CompactString, CompactString)],
-            secrets: &'a [TaskSecret],
             logins: &'a [DatabaseLogin],
             database: &'a str,
             admin: &'a str,
@@ -110,10 +100,6 @@ impl Serialize for DatabaseBootstrap {
         Shown {
             resource: &self.resource,
             id: &self.id,
-            image: &self.image,
-            command: &self.command,
-            environment: &self.environment,
-            secrets: &self.secrets,
             logins: &self.logins,
             database: &self.database,
             admin: &self.admin,
