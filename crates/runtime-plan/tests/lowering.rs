@@ -1172,7 +1172,13 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
     let env: Vec<(&str, &str)> = def.environment.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     assert_eq!(
         env,
-        [("PGPORT", "5432"), ("PGDATABASE", "main_db"), ("PGUSER", "runway"), ("PGSSLMODE", "require")]
+        [
+            ("PGPORT", "5432"),
+            ("PGDATABASE", "main_db"),
+            ("PGUSER", "runway"),
+            ("PGSSLMODE", "require"),
+            ("RUNWAY_BOOTSTRAP_LOGINS", "app_metabase=write,app_reporting=write")
+        ]
     );
     let names: Vec<&str> = def.secrets.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["PGHOST", "PGPASSWORD", "RUNWAY_LOGIN_1_PASSWORD", "RUNWAY_LOGIN_2_PASSWORD"]);

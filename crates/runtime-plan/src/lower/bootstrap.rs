@@ -30,6 +30,9 @@ const TASK_NOTE: &str =
     "a run is about a minute of the smallest Fargate task, once per change (under a cent)";
 const LOGS_NOTE: &str = "a run writes a few kilobytes (under a cent)";
 
+/// The container variable that names the logins and their modes (not read by the SQL).
+const LOGINS_VARIABLE: &str = "RUNWAY_BOOTSTRAP_LOGINS";
+
 /// The logical id of a resource's bootstrap task definition (the reader of its parameters).
 pub(super) fn task_definition_id(resource: &str) -> CompactString {
     cat(&[resource, "_bootstrap-task"])
@@ -104,13 +107,25 @@ pub(super) fn lower(
 }
 
 /// Where the container connects: the proxy's port, the database, the admin, TLS (the proxy's
-/// endpoint and the passwords are secrets; the program adds the SQL).
+/// endpoint and the passwords are secrets; the program adds the SQL); and the logins it makes
+/// with their modes (`app_api=write,app_bi=read`), which the SQL does not read: a review shows
+/// a consumer's new mode there, and the console what the task does.
 fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactString> {
+    let mut logins = CompactString::default();
+    for (n, l) in boot.logins.iter().enumerate() {
+        if n > 0 {
+            logins.push(',');
+        }
+        logins.push_str(&l.role);
+        logins.push('=');
+        logins.push_str(l.access.as_str());
+    }
     [
         (CompactString::const_new("PGPORT"), POSTGRES_PORT.to_compact_string()),
         (CompactString::const_new("PGDATABASE"), boot.database.clone()),
         (CompactString::const_new("PGUSER"), boot.admin.clone()),
         (CompactString::const_new("PGSSLMODE"), CompactString::const_new("require")),
+        (CompactString::const_new(LOGINS_VARIABLE), logins),
     ]
     .into_iter()
     .collect()
