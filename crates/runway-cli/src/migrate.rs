@@ -137,7 +137,8 @@ pub(crate) async fn fold_versions(
     for (name, version) in names.iter().zip(versions) {
         let Some(version) = version else {
             return Ok(Err(format!(
-                "{}: parameter {name} does not exist yet; run `runway secrets prepare` and the first                  `pulumi up` of the deploy job (docs/pipeline.md), then `runway migrate` again",
+                "{}: parameter {name} does not exist yet; run `runway secrets prepare` and the first \
+                 `pulumi up` of the deploy job (docs/pipeline.md), then `runway migrate` again",
                 task.name
             )));
         };

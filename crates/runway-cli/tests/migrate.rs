@@ -181,6 +181,16 @@ impl Aws {
         self.put(BOOT_RECORD, &record.to_string(), aws_sdk_ssm::types::ParameterType::String);
     }
 
+    /// Every task moto knows, in any cluster (none may exist).
+    fn bootstrap_tasks_anywhere(&self) -> usize {
+        let clusters = self.rt.block_on(self.ecs.list_clusters().send()).unwrap();
+        clusters
+            .cluster_arns()
+            .iter()
+            .map(|c| self.rt.block_on(self.ecs.list_tasks().cluster(c).send()).unwrap().task_arns().len())
+            .sum()
+    }
+
     /// Every task of the bootstrap family moto knows.
     fn bootstrap_tasks(&self) -> usize {
         let list = self.ecs.list_tasks().cluster(CLUSTER).family(BOOT_FAMILY);
@@ -552,4 +562,24 @@ fn usage_errors_exit_2() {
     assert!(run.stderr.contains("workload pdf-render declares no `migrate`"), "{}", run.stderr);
     let run = migrate("http://127.0.0.1:9", &outputs, &["--workload", "nope"], &[]);
     assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
+/// The bootstrap reads parameters `secrets prepare` and the first `pulumi up` write: before
+/// they exist, nothing is started and the message names those two steps.
+#[test]
+fn a_bootstrap_whose_parameters_do_not_exist_yet_starts_nothing() {
+    let moto = Moto::start();
+    let dir = test_support::scratch("migrate-no-parameters");
+    let outputs = outputs(&dir, &format!("{ARN}:task-definition/{FAMILY}:1"));
+    let run = migrate(&moto.url(), &outputs, &[], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "bootstrap-main-db: parameter /acme-shop/dev/main-db/MAIN_DB_HOST does not exist yet; run \
+             `runway secrets prepare` and the first `pulumi up` of the deploy job"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(Aws::of(&moto).bootstrap_tasks_anywhere(), 0);
 }
