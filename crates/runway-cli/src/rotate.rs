@@ -21,8 +21,9 @@
 //! running the same command again. Step 2 is skipped once Infisical holds the pending value
 //! (the steps after it then ran). No value is printed: each line names a place and an action.
 //!
-//! Exit codes: 0 rotated, 1 a restarted service rolled back or failed, 2 usage (a resource
-//! without a generated credential, no `secrets.infisical`, missing credentials, a credential
+//! Exit codes: 0 rotated, 1 a restarted service rolled back or failed (or a login's bootstrap
+//! task did), 2 usage (a resource without a generated credential, a consumer without a login,
+//! `--login` without `--outputs`, no `secrets.infisical`, missing credentials, a credential
 //! `secrets prepare` has not created yet), 3 refused by a cost cap, 4 a remote call failed,
 //! 5 a wait timed out; after 1, 4 and 5 the new value is kept and the same command finishes.
 
@@ -482,7 +483,7 @@ async fn publish_parameters(
     let mut places = HashMap::new();
     let mut requests = Vec::new();
     for p in &rotation.parameters {
-        // A rotation writes the admin's parameters only, asked by their variable.
+        // Each asked by its variable at the place the rotation names (the resource's folder or a login's).
         places.insert((rotation.resource.to_string(), p.variable.to_string()), &p.infisical);
         requests.push(ParameterRequest {
             name: p.name.to_string(),
