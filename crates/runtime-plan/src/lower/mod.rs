@@ -220,6 +220,8 @@ fn finish(
         ..
     } = cx;
     dedupe_physical_names(&mut items);
+    // The layout first: its parameters are trimmed before pricing adds the cost lines (the peak).
+    let secrets = secrets.into_layout();
     let mut cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
     cost.usage = usage;
     for (r, range) in resources.iter_mut().zip(resource_items) {
@@ -241,7 +243,7 @@ fn finish(
         diagnostics,
         items,
         outputs,
-        secrets: secrets.into_layout(),
+        secrets,
         tags: tag_rules(product, env_name),
         apply_changes: protection::apply_changes(env_name, env.apply_changes),
         vpc_endpoints: env.network.endpoints,

@@ -415,6 +415,8 @@ impl SsmParams {
     /// largest transient of a large plan (6 MB of peak RSS at N = 10,000). Names are unique.
     fn into_sorted(self) -> Vec<SsmParameter> {
         let mut list = self.list;
+        // Grown by doubling: up to half of it is room (6 MB of 16 at N = 10,000), held by the plan.
+        list.shrink_to_fit();
         list.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         list
     }
