@@ -243,6 +243,32 @@ fn generated_health(http: bool, w: &str) -> Health {
     }
 }
 
+/// One generated environment: its region, cap and shared sizes; its network and when changes
+/// apply follow its name; its usage is filled in once the resources and workloads are named.
+fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) -> Environment {
+    let mut shared = IndexMap::new();
+    for (engine, s) in [(Engine::Queue, q), (Engine::Topic, t), (Engine::Cache, c), (Engine::Bucket, bk)] {
+        if let Some(s) = s {
+            shared.insert(engine, s);
+        }
+    }
+    Environment {
+        region: region.to_owned(),
+        monthly_limit: cap.map(|c| Money(c.into())),
+        shared,
+        domain: Some(format!("{name}.{product}.example")),
+        at: loc(),
+        limit_at: cap.map(|_| loc()),
+        increase_limit: None,
+        log_retention_days: None,
+        network: network(name),
+        apply_changes: apply_changes(name),
+        // Filled in once the resources and workloads are named.
+        usage: runway_schema::Usage::default(),
+        alarms: runway_schema::Alarms::default(),
+    }
+}
+
 fn build(
     product: String,
     envs: &[String],
@@ -254,32 +280,7 @@ fn build(
     let environments: IndexMap<String, Environment> = envs
         .iter()
         .zip(environments)
-        .map(|(name, (region, cap, q, t, c, bk))| {
-            let mut shared = IndexMap::new();
-            for (engine, s) in
-                [(Engine::Queue, q), (Engine::Topic, t), (Engine::Cache, c), (Engine::Bucket, bk)]
-            {
-                if let Some(s) = s {
-                    shared.insert(engine, s);
-                }
-            }
-            let env = Environment {
-                region: region.to_owned(),
-                monthly_limit: cap.map(|c| Money(c.into())),
-                shared,
-                domain: Some(format!("{name}.{product}.example")),
-                at: loc(),
-                limit_at: cap.map(|_| loc()),
-                increase_limit: None,
-                log_retention_days: None,
-                network: network(name),
-                apply_changes: apply_changes(name),
-                // Filled in once the resources and workloads are named.
-                usage: runway_schema::Usage::default(),
-                alarms: runway_schema::Alarms::default(),
-            };
-            (name.clone(), env)
-        })
+        .map(|(name, generated)| (name.clone(), environment(name, &product, generated)))
         .collect();
     // Names: `r<i>-<word>` and `w<i>-<word>`, cut to 40: unique across resources and workloads.
     let name = |prefix: char, i: usize, w: &str| {
