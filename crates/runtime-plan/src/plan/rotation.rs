@@ -231,52 +231,45 @@ impl Plan {
     /// The item holding the credential: the postgres instance or cluster (with its proxy's
     /// secret), or the cache's replication group.
     fn rotation_target(&self, credential: &GeneratedSecret) -> Option<RotationTarget> {
-        let proxy =
-            || Some((credential.secrets_manager.clone()?, credential.secrets_manager_username.clone()?));
-        self.items.iter().find_map(|item| match credential.kind {
+        let (proxy_secret, username) =
+            (credential.secrets_manager.clone(), credential.secrets_manager_username.clone());
+        let ours = |resource: &str| resource == credential.resource;
+        match credential.kind {
             CredentialKind::PostgresAdminPassword => {
-                if let ItemSpec::RdsInstance(spec) = &item.spec
-                    && spec.resource == credential.resource
-                {
-                    let (proxy_secret, username) = proxy()?;
-                    return Some(RotationTarget::RdsInstance {
-                        identifier: item.physical_name.clone(),
-                        proxy_secret,
-                        username,
-                    });
-                }
-                let ItemSpec::AuroraCluster(spec) = &item.spec else { return None };
-                let (proxy_secret, username) = proxy()?;
-                (spec.resource == credential.resource).then(|| RotationTarget::AuroraCluster {
-                    identifier: item.physical_name.clone(),
-                    proxy_secret,
-                    username,
+                let (proxy_secret, username) = (proxy_secret?, username?);
+                // The instance (RDS) or the cluster (Aurora) of the resource.
+                let (identifier, rds) = self.items.iter().find_map(|item| {
+                    if let ItemSpec::RdsInstance(spec) = &item.spec
+                        && ours(&spec.resource)
+                    {
+                        return Some((item.physical_name.clone(), true));
+                    }
+                    let ItemSpec::AuroraCluster(spec) = &item.spec else { return None };
+                    ours(&spec.resource).then(|| (item.physical_name.clone(), false))
+                })?;
+                Some(match rds {
+                    true => RotationTarget::RdsInstance { identifier, proxy_secret, username },
+                    false => RotationTarget::AuroraCluster { identifier, proxy_secret, username },
                 })
             }
+            // Set in the database by the resource's bootstrap task.
             CredentialKind::PostgresLoginPassword => {
-                if item.kind != super::ItemKind::TaskDefinition {
-                    return None;
-                }
-                let bootstrap = self.tasks.iter().find(|t| {
-                    t.task_definition == item.id
-                        && t.purpose
-                            == TaskPurpose::DatabaseBootstrap { resource: credential.resource.clone() }
-                })?;
-                let (proxy_secret, username) = proxy()?;
+                let purpose = TaskPurpose::DatabaseBootstrap { resource: credential.resource.clone() };
+                let bootstrap = self.tasks.iter().find(|t| t.purpose == purpose)?;
                 Some(RotationTarget::Login {
                     consumer: credential.consumer.clone()?,
                     bootstrap: bootstrap.name.clone(),
-                    proxy_secret,
-                    username,
+                    proxy_secret: proxy_secret?,
+                    username: username?,
                 })
             }
-            CredentialKind::CacheAuthToken => {
+            CredentialKind::CacheAuthToken => self.items.iter().find_map(|item| {
                 let ItemSpec::CacheReplicationGroup(spec) = &item.spec else { return None };
-                (spec.resource == credential.resource).then(|| RotationTarget::CacheReplicationGroup {
+                ours(&spec.resource).then(|| RotationTarget::CacheReplicationGroup {
                     replication_group_id: item.physical_name.clone(),
                 })
-            }
-        })
+            }),
+        }
     }
 
     /// The credential's SSM parameter and those of the connection variables composed from it,
