@@ -189,7 +189,9 @@ fn variables<'p>(cx: &Context<'p>, item: &PlannedItem, spec: &'p TaskDefinitionS
         .iter()
         .map(|(name, value)| Variable { name, value: value.as_str().into() })
         .collect();
-    if let Some(boot) = cx.plan.secrets.bootstraps.iter().find(|b| b.id == item.id) {
+    // Only a one-off task can be a bootstrap: a service's task definition looks for nothing.
+    let bootstraps = cx.plan.secrets.bootstraps.iter();
+    if let Some(boot) = bootstraps.filter(|_| spec.command.is_some()).find(|b| b.id == item.id) {
         variables.push(Variable { name: runtime_plan::SQL_VARIABLE, value: boot.sql().into() });
     }
     variables

@@ -149,11 +149,7 @@ impl Server {
             .args(["-p", &self.port.to_string(), "-U", "super", "-d", db, "-c", sql])
             .output()
             .unwrap();
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+        answer(&out)
     }
 
     /// Runs `sql` as `user` with `password`, over TCP on loopback (password checked). A
@@ -173,11 +169,7 @@ impl Server {
             .env("PGSSLMODE", "disable")
             .output()
             .unwrap();
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
+        answer(&out)
     }
 
     /// Runs the bootstrap's container as the program declares it: its command, its
@@ -232,6 +224,15 @@ impl Server {
                UNION ALL SELECT 'schema ' || coalesce(nspacl::text, '') FROM pg_namespace WHERE nspname = 'public') s",
         )
         .unwrap()
+    }
+}
+
+/// psql's rows (trimmed), or its error.
+fn answer(out: &std::process::Output) -> Result<String, String> {
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
     }
 }
 
