@@ -546,11 +546,7 @@ fn secrets_publish(
 ) -> Result<(), Exit> {
     let (product, plan) = load(env, args, out)?;
     refuse_before_acting(&plan, format)?;
-    let text = std::fs::read_to_string(outputs_file)
-        .map_err(|e| out.usage(format!("cannot read {}: {e}", outputs_file.display())))?;
-    let outputs = StackOutputs::parse(&text)
-        .map_err(|e| out.usage(format!("{}: {}", outputs_file.display(), chain(&e))))?;
-    drop(text);
+    let outputs = read_outputs(outputs_file).map_err(|e| out.usage(e))?;
     let mut writes = Vec::with_capacity(plan.secrets.connection.len());
     for variable in &plan.secrets.connection {
         let value = match &variable.source {
@@ -591,6 +587,12 @@ fn secrets_publish(
 }
 
 // ---- ssm publish --------------------------------------------------------------------------
+
+/// The stack outputs of `path` (`pulumi stack output --json --show-secrets`).
+pub(crate) fn read_outputs(path: &std::path::Path) -> Result<StackOutputs, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    StackOutputs::parse(&text).map_err(|e| format!("{}: {}", path.display(), chain(&e)))
+}
 
 /// Values for `ssm publish`, read from Infisical at the places the plan gives, with
 /// references expanded (as Infisical's own sync would deliver them). The value is read with

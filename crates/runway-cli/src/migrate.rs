@@ -22,7 +22,7 @@ use secrets_adapter::{ExposeSecret, StackOutputs};
 use serde::{Deserialize, Serialize};
 
 use crate::args::{Format, PlanArgs};
-use crate::deploy::{load, print_json, remote, runtime};
+use crate::deploy::{load, print_json, read_outputs, remote, runtime};
 use crate::output::{EXIT_INVALID, EXIT_TIMEOUT, Exit, Out, chain};
 
 /// What `runway migrate` is given.
@@ -70,12 +70,6 @@ fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTa
         return Err(format!("workload {name} declares no `migrate` (add `migrate: {{ command: [...] }}`)"));
     }
     Ok(bootstraps.chain(one).collect())
-}
-
-/// The stack outputs of `path` (`pulumi stack output --json --show-secrets`).
-pub(crate) fn read_outputs(path: &Path) -> Result<StackOutputs, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    StackOutputs::parse(&text).map_err(|e| format!("{}: {}", path.display(), chain(&e)))
 }
 
 /// The run of a task: the plan's names and record, the stack output's revision and network.

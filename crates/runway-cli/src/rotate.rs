@@ -162,7 +162,7 @@ fn bootstrap_of<'p>(plan: &'p Plan, rotation: &Rotation, what: What<'_>) -> Resu
         .iter()
         .find(|t| t.name == *bootstrap)
         .ok_or(format!("the plan has no task {bootstrap}"))?;
-    let outputs = crate::migrate::read_outputs(path)?;
+    let outputs = crate::deploy::read_outputs(path)?;
     Ok(Some((task, crate::migrate::run_of(plan, task, &outputs, path)?)))
 }
 
