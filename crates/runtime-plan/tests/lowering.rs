@@ -1049,14 +1049,27 @@ fn every_item_is_tagged_with_product_environment_and_resource() {
 fn tasks_and_snapshots_carry_the_tags() {
     for env in ["dev", "production"] {
         let p = plan(&common::example(), env, &cat()).unwrap();
+        // Counted, so a plan without a service or a database cannot pass by checking nothing.
+        let (mut services, mut databases) = (0, 0);
         for item in &p.items {
             match &item.spec {
-                ItemSpec::EcsService(s) => assert!(s.propagate_tags, "{}", item.id),
-                ItemSpec::RdsInstance(s) => assert!(s.protection.copy_tags_to_snapshot, "{}", item.id),
-                ItemSpec::AuroraCluster(s) => assert!(s.protection.copy_tags_to_snapshot, "{}", item.id),
+                ItemSpec::EcsService(s) => {
+                    services += 1;
+                    assert!(s.propagate_tags, "{}", item.id);
+                }
+                ItemSpec::RdsInstance(s) => {
+                    databases += 1;
+                    assert!(s.protection.copy_tags_to_snapshot, "{}", item.id);
+                }
+                ItemSpec::AuroraCluster(s) => {
+                    databases += 1;
+                    assert!(s.protection.copy_tags_to_snapshot, "{}", item.id);
+                }
                 _ => {}
             }
         }
+        assert!(services >= 2, "{env}: {services} services");
+        assert!(databases >= 1, "{env}: {databases} databases");
     }
 }
 
