@@ -110,8 +110,7 @@ fn pack(home: &Path, server: &Pinned) -> Result<PathBuf, String> {
 fn link_libraries(home: &Path) -> Result<(), String> {
     let list = home.join("native/pg-symlinks.json");
     let text = std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
-    let links: Vec<Value> =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", list.display()))?;
+    let links: Vec<Value> = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", list.display()))?;
     for link in &links {
         let (Some(source), Some(target)) = (link["source"].as_str(), link["target"].as_str()) else {
             return Err(format!("{}: a link without source or target", list.display()));
@@ -123,7 +122,12 @@ fn link_libraries(home: &Path) -> Result<(), String> {
             p.starts_with("native") && p.components().all(|c| matches!(c, std::path::Component::Normal(_)))
         };
         if !inside(source) || !inside(target) || source.parent() != target.parent() {
-            return Err(format!("{}: refused link {} -> {}", list.display(), target.display(), source.display()));
+            return Err(format!(
+                "{}: refused link {} -> {}",
+                list.display(),
+                target.display(),
+                source.display()
+            ));
         }
         let name = source.file_name().ok_or(format!("{}: no file name", source.display()))?;
         std::os::unix::fs::symlink(name, home.join(target))
