@@ -127,10 +127,20 @@ struct Server {
     port: u16,
     dir: PathBuf,
     psql: PathBuf,
+    /// The folder of its `pg_ctl`.
+    bin: PathBuf,
 }
 
 impl Drop for Server {
+    /// Stops the server with its own `pg_ctl` (as root the child is `runuser`, and killing it
+    /// would leave the server running), then removes its folder.
     fn drop(&mut self) {
+        let _ = as_server_user(&self.bin.join("pg_ctl"))
+            .args(["stop", "--mode=fast", "--wait", "--timeout=30", "-D"])
+            .arg(self.dir.join("data"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -176,7 +186,7 @@ impl Server {
             .stderr(log)
             .spawn()
             .unwrap();
-        let mut server = Server { child, port, dir, psql: psql_path() };
+        let mut server = Server { child, port, dir, psql: psql_path(), bin };
         let start = Instant::now();
         while server.superuser("postgres", "SELECT 1").is_err() {
             let log = || std::fs::read_to_string(server.dir.join("server.log")).unwrap_or_default();
@@ -187,7 +197,7 @@ impl Server {
         let running = server
             .superuser("postgres", "SELECT current_setting('server_version_num')::int / 10000, version()")
             .unwrap();
-        eprintln!("db_roles: {} ({})", running, bin.display());
+        eprintln!("db_roles: {} ({})", running, server.bin.display());
         if let Version::Major(major) = version {
             assert!(running.starts_with(&format!("{major}|")), "PostgreSQL {major} asked, {running} runs");
         }
@@ -500,4 +510,9 @@ fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_
         server.login("app_worker", &pw("app_worker"), "SELECT 1").is_err(),
         "a login of a consumer that left"
     );
+    // The guard stops the server and removes its folder.
+    let (port, dir) = (server.port, server.dir.clone());
+    drop(server);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens on {port}");
+    assert!(!dir.exists(), "{} is left", dir.display());
 }
