@@ -34,6 +34,9 @@ struct Instance<'p> {
     publicly_accessible: bool,
     #[serde(flatten)]
     protection: Protection<'p>,
+    /// As planned (production); RDS picks one when left out.
+    backup_window: Option<&'p str>,
+    maintenance_window: Option<&'p str>,
     apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
@@ -103,6 +106,8 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         publicly_accessible: *publicly_accessible,
         protection: Protection::of(protection),
+        backup_window: protection.backup_window.as_deref(),
+        maintenance_window: protection.maintenance_window.as_deref(),
         apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
@@ -126,6 +131,9 @@ struct AuroraCluster<'p> {
     storage_encrypted: bool,
     #[serde(flatten)]
     protection: Protection<'p>,
+    /// As planned (production); RDS picks one when left out.
+    preferred_backup_window: Option<&'p str>,
+    preferred_maintenance_window: Option<&'p str>,
     apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
@@ -163,6 +171,8 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         storage_encrypted: *storage_encrypted,
         protection: Protection::of(protection),
+        preferred_backup_window: protection.backup_window.as_deref(),
+        preferred_maintenance_window: protection.maintenance_window.as_deref(),
         apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),

@@ -96,7 +96,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     // for a while, this list).
     assert_eq!(missing, NOT_IN_REFERENCE_YET, "types the emitter uses that the reference program lacks");
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
 
@@ -130,6 +130,6 @@ fn synthetic_products_tag_every_resource_and_every_task() {
         }
     }
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }

@@ -29,9 +29,20 @@ pub struct Outcome {
 /// Runs the check over program directories, every tag of the plan's rule required on every
 /// resource whose type takes tags.
 pub fn check(dirs: &[&Path]) -> Outcome {
+    run_check(dirs, &[])
+}
+
+/// [`check`], every resource and function call also required to pin the pulumi-aws version
+/// the check runs (as every emitted program does).
+pub fn check_pinned(dirs: &[&Path]) -> Outcome {
+    run_check(dirs, &["--require-version"])
+}
+
+fn run_check(dirs: &[&Path], flags: &[&str]) -> Outcome {
     let out = Command::new(python())
         .arg(workspace().join("tools/pulumi_check.py"))
         .args(["--require-tags", &pulumi_program::TAG_KEYS.join(",")])
+        .args(flags)
         .args(dirs)
         .output()
         .expect("cannot start the Python check");

@@ -251,6 +251,16 @@ pub struct DatabaseProtection {
     /// Its snapshots (automated, final) carry its tags (always true): a kept snapshot is billed
     /// to its product, environment and resource.
     pub copy_tags_to_snapshot: bool,
+    /// The daily window (UTC, `hh24:mi-hh24:mi`) of its automated backups: in production a
+    /// fixed one, before the maintenance window and apart from it; `None` elsewhere (RDS picks
+    /// one at random).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup_window: Option<CompactString>,
+    /// The weekly window (UTC, `ddd:hh24:mi-ddd:hh24:mi`) in which RDS applies pending
+    /// changes and patches: in production a fixed one after the backup window; `None`
+    /// elsewhere (RDS picks one at random).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maintenance_window: Option<CompactString>,
 }
 
 /// What S3 deletes from a bucket by itself (its lifecycle configuration), each rule over the
