@@ -75,7 +75,7 @@ mod tests {
         pin(&mut root);
         let text = document(&root);
         // Three resources and two invokes.
-        assert_eq!(text.matches(&format!("version: {PULUMI_AWS_VERSION}")).count(), 5, "{text}");
+        assert_eq!(text.matches(&format!("version: \"{PULUMI_AWS_VERSION}\"")).count(), 5, "{text}");
         assert!(text.contains("protect: true\n      version: "), "{text}");
     }
 }

@@ -319,7 +319,7 @@ fn every_program_pins_the_provider_version_it_is_checked_against() {
         }
         let invokes = text.matches("fn::invoke:").count();
         assert!(invokes > 0);
-        let pins = text.matches(&format!("version: {}", pulumi_program::PULUMI_AWS_VERSION)).count();
+        let pins = text.matches(&format!("version: \"{}\"", pulumi_program::PULUMI_AWS_VERSION)).count();
         assert_eq!(pins, invokes + doc["resources"].as_object().expect("resources").len(), "{}", plan.environment);
     }
 }
