@@ -26,7 +26,8 @@ struct Instance<'p> {
     storage_encrypted: bool,
     db_name: &'p str,
     username: &'p str,
-    /// Write-only: never in the state.
+    /// Write-only: not read back, but kept in the state's inputs as a Pulumi secret
+    /// (pulumi-terraform-bridge#3201; docs/pulumi.md, "What reaches the state").
     password_wo: String,
     password_wo_version: String,
     db_subnet_group_name: String,
@@ -123,7 +124,8 @@ struct AuroraCluster<'p> {
     engine_version: &'p str,
     database_name: &'p str,
     master_username: &'p str,
-    /// Write-only: never in the state.
+    /// Write-only: not read back, but kept in the state's inputs as a Pulumi secret
+    /// (pulumi-terraform-bridge#3201; docs/pulumi.md, "What reaches the state").
     master_password_wo: String,
     master_password_wo_version: String,
     db_subnet_group_name: String,

@@ -98,7 +98,7 @@ fn every_program_of_the_example_passes_the_sdk_check() {
 }
 
 #[test]
-fn no_secret_value_and_inputs_are_config() {
+fn no_credential_in_the_config_and_only_in_write_only_inputs() {
     for plan in example_plans() {
         let program = render(&plan).expect("render");
         let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
@@ -108,7 +108,7 @@ fn no_secret_value_and_inputs_are_config() {
         assert!(!text.contains("vpc-"), "no literal VPC id");
         // No credential in the config (nothing for `Pulumi.<stack>.yaml`), none in an input
         // that is not write-only: each is read from SSM into `passwordWo`, `authTokenWo`,
-        // `valueWo`.
+        // `valueWo` (which the state still keeps in its inputs, as Pulumi secrets).
         assert!(!text.contains("secret: true"), "a secret config key");
         assert!(pulumi_support::assert_credentials_write_only(&program) > 0);
         for generated in &plan.secrets.generated {

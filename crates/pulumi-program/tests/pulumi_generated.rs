@@ -55,7 +55,8 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let mut types: BTreeSet<String> = BTreeSet::new();
     // ECS services seen, each checked to propagate its tags.
     let mut services = 0;
-    // Write-only inputs holding a credential (no credential is in any other input).
+    // Write-only inputs holding a credential (no credential is in any other input; the state
+    // keeps these as Pulumi secrets).
     let mut write_only = 0;
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();

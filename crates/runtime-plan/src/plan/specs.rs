@@ -30,7 +30,8 @@ pub struct RdsInstanceSpec {
     /// Logical id of the secret holding the master password.
     pub admin_secret: CompactString,
     /// The SSM SecureString `secrets prepare` writes the master password to: the program
-    /// reads it into the provider's write-only input, so it is in no config and no state.
+    /// reads it into the provider's write-only input: in no config, and in the state only as
+    /// that input, a Pulumi secret (docs/pulumi.md, "What reaches the state").
     pub admin_password_parameter: CompactString,
     /// Logical id of the DB subnet group.
     pub subnet_group: CompactString,
@@ -66,7 +67,8 @@ pub struct AuroraClusterSpec {
     /// Logical id of the secret holding the master password.
     pub admin_secret: CompactString,
     /// The SSM SecureString `secrets prepare` writes the master password to: the program
-    /// reads it into the provider's write-only input, so it is in no config and no state.
+    /// reads it into the provider's write-only input: in no config, and in the state only as
+    /// that input, a Pulumi secret (docs/pulumi.md, "What reaches the state").
     pub admin_password_parameter: CompactString,
     /// Logical id of the DB subnet group.
     pub subnet_group: CompactString,
