@@ -211,7 +211,8 @@ pub(super) fn declare_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         return Err(wrong_spec(item));
     };
     let bucket = format!("{}-{}{name_suffix}", item.physical_name, cx.account());
-    let props = Bucket { bucket, bucket_namespace: "account-regional", region: cx.region(), tags: cx.tags(item) };
+    let props =
+        Bucket { bucket, bucket_namespace: "account-regional", region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:s3/bucket:Bucket", props)
 }
 

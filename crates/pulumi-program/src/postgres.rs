@@ -191,12 +191,14 @@ struct AuroraInstance<'p> {
     instance_class: &'p str,
     db_subnet_group_name: String,
     publicly_accessible: bool,
+    /// Its cluster's planned window: each Aurora instance has a maintenance window of its own.
+    preferred_maintenance_window: Option<&'p str>,
     apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
 
-/// One instance of an Aurora cluster, in its cluster's subnet group.
+/// One instance of an Aurora cluster, in its cluster's subnet group and maintenance window.
 pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, apply_immediately, .. } =
         &item.spec
@@ -206,7 +208,7 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
     let ItemSpec::AuroraCluster(spec) = &cx.item(cluster)?.spec else {
         return Err(cx.missing("an Aurora cluster as its `cluster`"));
     };
-    let AuroraClusterSpec { subnet_group, .. } = &**spec;
+    let AuroraClusterSpec { subnet_group, protection, .. } = &**spec;
     let props = AuroraInstance {
         identifier: &item.physical_name,
         cluster_identifier: cx.reference(cluster, "id")?,
@@ -214,6 +216,7 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         instance_class,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         publicly_accessible: *publicly_accessible,
+        preferred_maintenance_window: protection.maintenance_window.as_deref(),
         apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),

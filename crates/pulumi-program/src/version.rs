@@ -67,7 +67,10 @@ mod tests {
                 "resources",
                 m([
                     ("a", m([("type", s("aws:sns/topic:Topic"))])),
-                    ("b", m([("type", s("aws:sqs/queue:Queue")), ("options", m([("protect", Y::Bool(true))]))])),
+                    (
+                        "b",
+                        m([("type", s("aws:sqs/queue:Queue")), ("options", m([("protect", Y::Bool(true))]))]),
+                    ),
                     ("c", m([("type", s("aws:sqs/queue:Queue")), ("properties", m([("name", invoke)]))])),
                 ]),
             ),

@@ -14,6 +14,17 @@ const EXAMPLE: &str = "examples/acme-shop";
 const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/reporting"];
 
 fn example_plans() -> Vec<Plan> {
+    let product = example_product();
+    let catalogue = cost::Catalogue::builtin();
+    product
+        .root
+        .environments
+        .keys()
+        .map(|env| runtime_plan::plan(&product, env, &catalogue).expect("example plan"))
+        .collect()
+}
+
+fn example_product() -> runway_schema::Product {
     let root = workspace().join(EXAMPLE);
     let mut files = MemFiles::default();
     for member in MEMBERS {
@@ -22,14 +33,7 @@ fn example_plans() -> Vec<Plan> {
     }
     let text = std::fs::read(root.join("runway.yaml")).expect("example runway.yaml");
     let loaded = runway_schema::load("runway.yaml", &text, &files, &Options::default());
-    let product = loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics));
-    let catalogue = cost::Catalogue::builtin();
-    product
-        .root
-        .environments
-        .keys()
-        .map(|env| runtime_plan::plan(&product, env, &catalogue).expect("example plan"))
-        .collect()
+    loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics))
 }
 
 /// Resources declared under `resources:` of a program.
@@ -252,7 +256,10 @@ fn the_key_policy_names_the_account_the_plans_principals_and_the_alert_publisher
         want.sort();
         assert_eq!(principals, want, "{}", plan.environment);
         // The account statement, as AWS's default key policy writes it.
-        assert_eq!(statements[0]["Principal"]["AWS"], serde_json::json!(["arn:aws:iam::${aws-account-id}:root"]));
+        assert_eq!(
+            statements[0]["Principal"]["AWS"],
+            serde_json::json!(["arn:aws:iam::${aws-account-id}:root"])
+        );
         assert_eq!(statements[0]["Action"], serde_json::json!(["kms:*"]));
         assert!(statements[0].get("Condition").is_none());
         // The deploy role administers, audits, and can stop and restart the key.
@@ -295,9 +302,10 @@ fn the_alerts_topic_is_under_the_environment_s_key() {
     assert_eq!(topic["type"], "aws:sns/topic:Topic");
     assert_eq!(topic["properties"]["kmsMasterKeyId"], "${env_kms-key.arn}");
     assert_eq!(topic["options"]["dependsOn"], serde_json::json!(["${env_kms-key--policy}"]));
-    let statements = doc["resources"]["env_kms-key--policy"]["properties"]["policy"]["fn::toJSON"]["Statement"]
-        .as_array()
-        .expect("statements");
+    let statements =
+        doc["resources"]["env_kms-key--policy"]["properties"]["policy"]["fn::toJSON"]["Statement"]
+            .as_array()
+            .expect("statements");
     for service in ["cloudwatch.amazonaws.com", "events.amazonaws.com"] {
         assert!(statements.iter().any(|s| s["Principal"]["Service"] == service), "{service}");
     }
@@ -307,7 +315,8 @@ fn the_alerts_topic_is_under_the_environment_s_key() {
 /// `tools/requirements.txt` installs for the SDK check (which refuses any other version).
 #[test]
 fn every_program_pins_the_provider_version_it_is_checked_against() {
-    let requirements = std::fs::read_to_string(workspace().join("tools/requirements.txt")).expect("requirements");
+    let requirements =
+        std::fs::read_to_string(workspace().join("tools/requirements.txt")).expect("requirements");
     let pinned = format!("pulumi-aws=={}", pulumi_program::PULUMI_AWS_VERSION);
     assert!(requirements.lines().any(|l| l.trim() == pinned), "tools/requirements.txt lacks `{pinned}`");
     for plan in example_plans() {
@@ -320,7 +329,12 @@ fn every_program_pins_the_provider_version_it_is_checked_against() {
         let invokes = text.matches("fn::invoke:").count();
         assert!(invokes > 0);
         let pins = text.matches(&format!("version: \"{}\"", pulumi_program::PULUMI_AWS_VERSION)).count();
-        assert_eq!(pins, invokes + doc["resources"].as_object().expect("resources").len(), "{}", plan.environment);
+        assert_eq!(
+            pins,
+            invokes + doc["resources"].as_object().expect("resources").len(),
+            "{}",
+            plan.environment
+        );
     }
 }
 
@@ -374,4 +388,44 @@ fn production_databases_have_backup_and_maintenance_windows() {
         }
         assert!(databases > 0, "{}", plan.environment);
     }
+}
+
+/// The example's database as an Aurora cluster in production: the cluster takes the plan's
+/// backup and maintenance windows, each of its instances the maintenance window, and the
+/// program passes the SDK check.
+#[test]
+fn an_aurora_production_database_gets_its_windows_and_passes_the_sdk_check() {
+    let mut product = example_product();
+    product.root.resources.get_mut("main-db").expect("main-db").spec =
+        runway_schema::ResourceSpec::Postgres {
+            engine: runway_schema::PostgresEngine::Aurora,
+            version: "16".into(),
+        };
+    let plan = runtime_plan::plan(&product, "production", &cost::Catalogue::builtin()).expect("plan");
+    let program = render(&plan).expect("render");
+    let doc: serde_json::Value =
+        serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+    let (mut clusters, mut instances) = (0, 0);
+    for resource in doc["resources"].as_object().expect("resources").values() {
+        let props = &resource["properties"];
+        if resource["type"] == "aws:rds/cluster:Cluster" {
+            clusters += 1;
+            assert_eq!(props["preferredBackupWindow"], runtime_plan::lower::PRODUCTION_BACKUP_WINDOW);
+            assert_eq!(
+                props["preferredMaintenanceWindow"],
+                runtime_plan::lower::PRODUCTION_MAINTENANCE_WINDOW
+            );
+        } else if resource["type"] == "aws:rds/clusterInstance:ClusterInstance" {
+            instances += 1;
+            assert_eq!(
+                props["preferredMaintenanceWindow"],
+                runtime_plan::lower::PRODUCTION_MAINTENANCE_WINDOW
+            );
+        }
+    }
+    assert!(clusters == 1 && instances >= 1, "{clusters} clusters, {instances} instances");
+    let dir = scratch("pulumi-emit-aurora-production");
+    pulumi_support::write(&dir, &program);
+    let outcome = pulumi_support::check_pinned(&[dir.path()]);
+    assert!(outcome.success, "{}", outcome.output);
 }

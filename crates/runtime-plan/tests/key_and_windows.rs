@@ -63,7 +63,9 @@ fn the_alb_log_bucket_joins_the_account_regional_namespace() {
     assert_eq!(name_suffix, &format!("-{}-an", p.region));
     for item in &p.items {
         let suffix = match &item.spec {
-            ItemSpec::S3Bucket { name_suffix, .. } | ItemSpec::AlbLogBucket { name_suffix, .. } => name_suffix,
+            ItemSpec::S3Bucket { name_suffix, .. } | ItemSpec::AlbLogBucket { name_suffix, .. } => {
+                name_suffix
+            }
             _ => continue,
         };
         assert!(suffix.ends_with("-an"), "{}", item.id);

@@ -14,9 +14,9 @@
 
 use compact_str::CompactString;
 
-use super::{bucket, cat};
 use super::context::{Cx, NewItem};
 use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
+use super::{bucket, cat};
 use crate::plan::{BucketLifecycle, ItemSpec, LogDelivery};
 use crate::pricing::Priceable;
 

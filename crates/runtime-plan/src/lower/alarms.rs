@@ -17,8 +17,9 @@ use super::protection::PRODUCTION;
 use runway_schema::Money;
 
 use crate::plan::{
-    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, AlertPublisher, DimensionValue,
-    ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload, alarm_metric,
+    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, AlertPublisher,
+    DimensionValue, ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload,
+    alarm_metric,
 };
 use crate::pricing::Priceable;
 
