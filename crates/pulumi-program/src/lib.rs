@@ -20,7 +20,8 @@
 //! Layout: `items.rs` dispatches each item to the renderer of its kind, one module per item
 //! family (`platform`, `alb`, `postgres`, `cache`, `queue`, `topic`, `bucket`, `workload`,
 //! `logs`, `budget`, `identity`, `network`, `endpoints`); `parameters` declares the SSM
-//! parameters the plan says the program writes.
+//! parameters the plan says the program writes; `version` pins every resource and function
+//! call to the pulumi-aws version the program is checked against.
 //! A renderer builds its resource's properties as a typed struct (serde, camelCase) and
 //! declares it in the shared context (`context.rs`: inputs, checked references, tags,
 //! options); `ser.rs` turns the struct into the [`yaml`] tree the writer prints. Interpolations
