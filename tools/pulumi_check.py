@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks Pulumi YAML programs against the real Pulumi AWS provider SDK (`pulumi_aws`).
 
-usage: pulumi_check.py [--require-tags KEY,KEY...] DIR [DIR...]
+usage: pulumi_check.py [--require-tags KEY,KEY...] [--require-version] DIR [DIR...]
 
 Each DIR holds a `Pulumi.yaml` with `runtime: yaml`. Under `pulumi.runtime.set_mocks` the
 check constructs every resource of every program with the real Python SDK:
@@ -16,6 +16,9 @@ check constructs every resource of every program with the real Python SDK:
   property must be an output of that resource's class;
 - `fn::invoke` must name a provider function whose arguments and `return` exist;
 - resources the SDK reports as deprecated (e.g. `aws:s3/bucketV2:BucketV2`) fail;
+- a provider version (`options.version` of a resource or an `fn::invoke`) must be the
+  pulumi_aws version the check runs (the program is pinned to what it was checked against);
+  with `--require-version`, every resource and `fn::invoke` must name one;
 - `containerDefinitions` of an ECS task definition, written with `fn::toJSON`, is checked
   against the ECS API model shipped in botocore (`ContainerDefinition`), when botocore exists.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import collections.abc
 import difflib
 import importlib
+import importlib.metadata
 import inspect
 import json
 import logging
@@ -58,7 +62,8 @@ TOP_LEVEL_KEYS = {"name", "runtime", "description", "config", "configuration", "
                   "resources", "outputs"}
 RESOURCE_KEYS = {"type", "properties", "options"}
 OPTION_KEYS = {"dependsOn", "protect", "ignoreChanges", "deleteBeforeReplace", "retainOnDelete",
-               "additionalSecretOutputs", "customTimeouts"}
+               "additionalSecretOutputs", "customTimeouts", "version"}
+INVOKE_OPTION_KEYS = {"version"}
 BUILTIN_FUNCTIONS = {"fn::invoke", "fn::secret", "fn::toJSON", "fn::join", "fn::select"}
 INTERPOLATION = re.compile(r"\$\$\{|\$\{([^}]*)\}")
 ACCESSOR = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"([^\"]*)\"\]")
@@ -242,10 +247,11 @@ class LogCapture(logging.Handler):
 
 
 class Program:
-    def __init__(self, directory: Path, require_tags):
+    def __init__(self, directory: Path, require_tags, require_version=False):
         self.dir = directory
         self.file = directory / "Pulumi.yaml"
         self.require_tags = require_tags
+        self.require_version = require_version
         self.errors = []
         self.config = {}
         self.variables = {}
@@ -258,6 +264,17 @@ class Program:
 
     def error(self, path, message):
         self.errors.append(f"{self.file}: {path}: {message}")
+
+    def check_version(self, options, path):
+        """The provider version a resource or invoke pins: the SDK's own, and present when
+        required."""
+        installed = importlib.metadata.version("pulumi_aws")
+        version = (options or {}).get("version")
+        if version is None:
+            if self.require_version:
+                self.error(path, f"no provider version (`options.version: {installed}`)")
+        elif str(version) != installed:
+            self.error(f"{path}.version", f"pins pulumi-aws {version}, but is checked against {installed}")
 
     # -- loading ------------------------------------------------------------------------------
 
@@ -489,6 +506,11 @@ class Program:
         for key in arg:
             if key not in ("function", "arguments", "return", "options"):
                 self.error(path, f"unknown `fn::invoke` key `{key}`")
+        options = arg.get("options")
+        for key in (options or {}):
+            if key not in INVOKE_OPTION_KEYS:
+                self.error(f"{path}.options.{key}", f"unsupported invoke option `{key}`")
+        self.check_version(options, f"{path}.options")
         token = arg["function"]
         parts = str(token).split(":")
         if len(parts) != 3 or parts[0] != "aws":
@@ -657,6 +679,7 @@ class Program:
                 self.error(f"{path}.properties.tags", f"missing tag(s) {', '.join(missing)}")
         try:
             args = self.build_args(args_cls, props, f"{path}.properties", what=token)
+            self.check_version(decl.get("options"), f"{path}.options")
             opts = self.options(decl.get("options") or {}, f"{path}.options")
         except CheckError:
             return None
@@ -687,6 +710,8 @@ class Program:
                 kwargs["depends_on"] = deps
             elif key == "customTimeouts":
                 kwargs["custom_timeouts"] = pulumi.CustomTimeouts(**value)
+            elif key == "version":
+                kwargs["version"] = str(value)
             else:
                 kwargs[re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower()] = value
         return pulumi.ResourceOptions(**kwargs)
@@ -808,11 +833,14 @@ def check_shape(program, shape, value, path):
 
 def main(argv):
     require_tags = []
+    require_version = False
     dirs = []
     args = iter(argv)
     for a in args:
         if a == "--require-tags":
             require_tags = [t for t in next(args, "").split(",") if t]
+        elif a == "--require-version":
+            require_version = True
         elif a.startswith("-"):
             print(__doc__, file=sys.stderr)
             return 2
@@ -823,7 +851,7 @@ def main(argv):
         return 2
     failed = 0
     for d in dirs:
-        program = Program(d, require_tags)
+        program = Program(d, require_tags, require_version)
         built = program.run()
         if program.errors:
             failed += 1

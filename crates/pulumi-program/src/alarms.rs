@@ -1,4 +1,5 @@
-//! The environment's alerts: the SNS topic (with its policy and one email subscription per
+//! The environment's alerts: the SNS topic (under the environment's key when the plan says so,
+//! with its policy and one email subscription per
 //! address of the `alertEmails` input), the CloudWatch metric alarms notifying it, and the
 //! EventBridge rule (and its target) sending the cluster's ECS deployment failures to it.
 //! Everything comes from the plan (`runtime_plan::alarm_metric` says what an alarm watches).
@@ -16,6 +17,8 @@ use super::expr::{ToJson, to_json};
 #[serde(rename_all = "camelCase")]
 struct Topic<'p> {
     name: &'p str,
+    /// The environment's key (its ARN), when the plan encrypts the topic with it.
+    kms_master_key_id: Option<String>,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -79,10 +82,12 @@ pub(super) fn alert_topic<'p>(
     item: &'p PlannedItem,
     subscriptions: usize,
 ) -> Result<(), RenderError> {
-    let ItemSpec::AlertTopic { publishers } = &item.spec else {
+    let ItemSpec::AlertTopic { publishers, kms_key } = &item.spec else {
         return Err(wrong_spec(item));
     };
-    let props = Topic { name: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+    let kms_master_key_id = kms_key.as_ref().map(|key| cx.reference(key, "arn")).transpose()?;
+    let props =
+        Topic { name: &item.physical_name, kms_master_key_id, region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:sns/topic:Topic", props)?;
     let arn = super::expr::attr(&item.id, "arn");
     let account = cx.account();

@@ -13,7 +13,7 @@ use super::expr::{ToJson, attr, to_json};
 #[serde(rename_all = "camelCase")]
 struct Bucket<'p> {
     bucket: String,
-    bucket_namespace: Option<&'static str>,
+    bucket_namespace: &'static str,
     region: &'p str,
     tags: Tags<'p>,
 }
@@ -204,15 +204,15 @@ pub(super) fn lifecycle<'p>(
 
 /// The S3 bucket of `item`, named as planned.
 pub(super) fn declare_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    // A resource's bucket is in the account-regional namespace: only this account can create
-    // the name (`<physical name>-<account id>-<region>-an`).
-    // The access-log bucket is planned without a suffix: it keeps its global name for now.
-    let (bucket, bucket_namespace) = if let ItemSpec::S3Bucket { name_suffix, .. } = &item.spec {
-        (format!("{}-{}{name_suffix}", item.physical_name, cx.account()), Some("account-regional"))
-    } else {
-        (item.physical_name.to_string(), None)
+    // Every bucket is in the account-regional namespace: only this account can create the
+    // name (`<physical name>-<account id>-<region>-an`).
+    let (ItemSpec::S3Bucket { name_suffix, .. } | ItemSpec::AlbLogBucket { name_suffix, .. }) = &item.spec
+    else {
+        return Err(wrong_spec(item));
     };
-    let props = Bucket { bucket, bucket_namespace, region: cx.region(), tags: cx.tags(item) };
+    let bucket = format!("{}-{}{name_suffix}", item.physical_name, cx.account());
+    let props =
+        Bucket { bucket, bucket_namespace: "account-regional", region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:s3/bucket:Bucket", props)
 }
 

@@ -1,5 +1,6 @@
 //! A cache resource: the ElastiCache replication group, whose AUTH token the program reads from
-//! its SSM SecureString into the write-only `authTokenWo` (never a literal, never in state).
+//! its SSM SecureString into the write-only `authTokenWo` (never a literal; in the state's inputs
+//! as a Pulumi secret, docs/pulumi.md, "What reaches the state").
 
 use runtime_plan::{CacheReplicationGroupSpec, ItemSpec, PlannedItem};
 use serde::Serialize;
@@ -21,7 +22,8 @@ struct ReplicationGroup<'p> {
     transit_encryption_enabled: bool,
     at_rest_encryption_enabled: bool,
     snapshot_retention_limit: u32,
-    /// Write-only: never in the state.
+    /// Write-only: not read back, but kept in the state's inputs as a Pulumi secret
+    /// (pulumi-terraform-bridge#3201; docs/pulumi.md, "What reaches the state").
     auth_token_wo: String,
     auth_token_wo_version: String,
     subnet_group_name: String,

@@ -198,8 +198,9 @@ impl<'p> Context<'p> {
 
     /// `${credential-<VARIABLE>}`: the decrypted value of the SSM SecureString `name` (a
     /// credential `secrets prepare` wrote), a secret variable declared once per parameter.
-    /// Only ever given to a write-only input (`passwordWo`, `authTokenWo`, `valueWo`), so it
-    /// reaches neither the stack's config nor its state.
+    /// Only ever given to a write-only input (`passwordWo`, `authTokenWo`, `valueWo`): it is in
+    /// no config, and the state holds it only in those inputs, as a Pulumi secret
+    /// (pulumi-terraform-bridge#3201), encrypted by the stack's secrets provider.
     pub(super) fn decrypted_parameter(&mut self, name: &str) -> Result<String, RenderError> {
         let variable = self.credential_variable(name)?;
         Ok(var(&variable))

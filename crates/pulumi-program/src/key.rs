@@ -1,8 +1,10 @@
 //! The environment's KMS key (`secrets prepare` creates it and its alias): looked up by its
-//! alias, and its key policy declared (`aws:kms/keyPolicy:KeyPolicy`), naming exactly the deploy
-//! role (the identity running `pulumi up`, which administers the key and encrypts with it) and
-//! the plan's decrypters (the execution roles and proxy roles, decrypting through SSM and
-//! Secrets Manager only).
+//! alias, and its key policy declared (`aws:kms/keyPolicy:KeyPolicy`): the account's root (so
+//! that IAM policies decide, as in AWS's default key policy: an administrator can always reach
+//! the key, and recreating the deploy role orphans nothing), the deploy role (the identity
+//! running `pulumi up`, which administers the key, uses it, and can disable and enable it), the
+//! plan's decrypters (the execution roles and proxy roles, decrypting through SSM and Secrets
+//! Manager only), and the services that publish to the alerts topic the key encrypts.
 
 use runtime_plan::{ItemSpec, PlannedItem};
 use serde::Serialize;
@@ -15,14 +17,18 @@ use super::expr::{ToJson, attr, invoke, to_json};
 pub(super) const KEY_POLICY: &str = "aws:kms/keyPolicy:KeyPolicy";
 
 /// What the deploy role may do with the key: administer it (the policy, the alias, tags,
-/// rotation, deletion) and use it (what `secrets prepare` and the program's SSM parameters do).
-const DEPLOY_ACTIONS: [&str; 20] = [
+/// rotation, deletion) and use it (what `secrets prepare` and the program's SSM parameters do);
+/// `DescribeKey` (audit), `DisableKey` and `EnableKey` (containment: a suspected leak is
+/// stopped by disabling the key, and undone by enabling it).
+const DEPLOY_ACTIONS: [&str; 22] = [
     "kms:CancelKeyDeletion",
     "kms:CreateAlias",
     "kms:Decrypt",
     "kms:DeleteAlias",
     "kms:DescribeKey",
+    "kms:DisableKey",
     "kms:DisableKeyRotation",
+    "kms:EnableKey",
     "kms:EnableKeyRotation",
     "kms:Encrypt",
     "kms:GenerateDataKey",
@@ -64,48 +70,68 @@ struct Document {
 #[derive(Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct KeyStatement {
-    sid: &'static str,
+    sid: String,
     effect: &'static str,
-    principal: AwsPrincipal,
+    principal: Principal,
     action: Vec<&'static str>,
     resource: &'static str,
-    condition: Option<ViaCondition>,
+    condition: Option<Condition>,
 }
 
 #[derive(Serialize)]
-struct AwsPrincipal {
+enum Principal {
     #[serde(rename = "AWS")]
-    aws: Vec<String>,
+    Aws(Vec<String>),
+    Service(&'static str),
 }
 
 #[derive(Serialize)]
-struct ViaCondition {
+struct Condition {
     #[serde(rename = "StringEquals")]
-    string_equals: ViaService,
+    string_equals: Equals,
 }
 
 #[derive(Serialize)]
-struct ViaService {
+enum Equals {
     #[serde(rename = "kms:ViaService")]
-    via: Vec<String>,
+    ViaService(Vec<String>),
+    #[serde(rename = "aws:SourceAccount")]
+    SourceAccount(String),
 }
+
+/// What a service publishing to the encrypted alerts topic needs of the key (AWS, SNS
+/// developer guide, "Enable compatibility between event sources from AWS services and
+/// encrypted topics").
+const PUBLISHER_ACTIONS: [&str; 2] = ["kms:Decrypt", "kms:GenerateDataKey*"];
 
 /// The key, looked up by its alias into a variable of its id (`${env_kms-key.arn}`), and its
-/// key policy, `<id>--policy`.
+/// key policy, `<id>--policy`, which what depends on the key waits for.
 pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::KmsKey { alias, decrypters } = &item.spec else {
+    let ItemSpec::KmsKey { alias, decrypters, publishers } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let lookup = invoke("aws:kms:getKey", KeyByAlias { key_id: alias, region: cx.region() });
     cx.variable(item, item.id.to_string(), &lookup)?;
-    let mut statement = vec![KeyStatement {
-        sid: "DeployRoleAdministersAndUses",
-        effect: "Allow",
-        principal: AwsPrincipal { aws: vec![cx.deploy_role()] },
-        action: DEPLOY_ACTIONS.to_vec(),
-        resource: "*",
-        condition: None,
-    }];
+    let account = cx.account();
+    let mut statement = vec![
+        // AWS's default key policy statement: IAM policies of the account decide too.
+        KeyStatement {
+            sid: "AccountIamPoliciesDecide".into(),
+            effect: "Allow",
+            principal: Principal::Aws(vec![format!("arn:aws:iam::{account}:root")]),
+            action: vec!["kms:*"],
+            resource: "*",
+            condition: None,
+        },
+        KeyStatement {
+            sid: "DeployRoleAdministersAndUses".into(),
+            effect: "Allow",
+            principal: Principal::Aws(vec![cx.deploy_role()]),
+            action: DEPLOY_ACTIONS.to_vec(),
+            resource: "*",
+            condition: None,
+        },
+    ];
     if !decrypters.is_empty() {
         let mut roles = Vec::with_capacity(decrypters.len());
         for role in decrypters {
@@ -113,19 +139,30 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         }
         let region = cx.region();
         statement.push(KeyStatement {
-            sid: "RuntimeRolesDecryptThroughSsmAndSecretsManager",
+            sid: "RuntimeRolesDecryptThroughSsmAndSecretsManager".into(),
             effect: "Allow",
-            principal: AwsPrincipal { aws: roles },
+            principal: Principal::Aws(roles),
             action: vec!["kms:Decrypt"],
             resource: "*",
-            condition: Some(ViaCondition {
-                string_equals: ViaService {
-                    via: vec![
-                        format!("ssm.{region}.amazonaws.com"),
-                        format!("secretsmanager.{region}.amazonaws.com"),
-                    ],
-                },
+            condition: Some(Condition {
+                string_equals: Equals::ViaService(vec![
+                    format!("ssm.{region}.amazonaws.com"),
+                    format!("secretsmanager.{region}.amazonaws.com"),
+                ]),
             }),
+        });
+    }
+    for p in *publishers {
+        statement.push(KeyStatement {
+            // A policy's statement ids are unique: `CloudwatchPublishesAlerts`.
+            sid: format!("{}{}PublishesAlerts", p.service[..1].to_ascii_uppercase(), &p.service[1..]),
+            effect: "Allow",
+            principal: Principal::Service(p.principal),
+            action: PUBLISHER_ACTIONS.to_vec(),
+            resource: "*",
+            condition: p
+                .key_source_account
+                .then(|| Condition { string_equals: Equals::SourceAccount(account.clone()) }),
         });
     }
     let props = KeyPolicy {
@@ -133,5 +170,8 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         policy: to_json(Document { version: "2012-10-17", statement }),
         region: cx.region(),
     };
-    cx.declare_companion(item, "policy", KEY_POLICY, props)
+    cx.declare_companion(item, "policy", KEY_POLICY, props)?;
+    // The alerts topic: a publisher cannot use the key before the policy names it.
+    cx.guarded_by(item, "policy");
+    Ok(())
 }

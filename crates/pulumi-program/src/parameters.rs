@@ -5,7 +5,8 @@
 //! to Infisical: a stack output is the same `${item.attribute}`, a literal the same text, and a
 //! template is composed the way Infisical expands it, with each credential read (decrypted)
 //! from the parameter `secrets prepare` wrote. A template's value is a write-only input
-//! (`valueWo`), so the credential it embeds is in no state: its `valueWoVersion` is the
+//! (`valueWo`), which the provider never reads back (the state keeps it in its inputs, as a
+//! Pulumi secret: docs/pulumi.md, "What reaches the state"): its `valueWoVersion` is the
 //! credential parameter's version (a new credential, a new write) and its `description` the
 //! template with every other part resolved and the credential masked (a new endpoint, an update
 //! that writes the value again).
@@ -32,7 +33,8 @@ struct Parameter<'p, V> {
     /// What the value is made of, the credentials masked (templates only).
     description: Option<String>,
     value: Option<V>,
-    /// Write-only (templates, which embed a credential): never in the state.
+    /// Write-only (templates, which embed a credential): not read back, but kept in the
+    /// state's inputs as a Pulumi secret (docs/pulumi.md, "What reaches the state").
     value_wo: Option<V>,
     value_wo_version: Option<String>,
     /// A parameter an earlier `runway ssm publish` wrote is taken over, not a failed create.

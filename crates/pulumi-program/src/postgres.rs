@@ -26,7 +26,8 @@ struct Instance<'p> {
     storage_encrypted: bool,
     db_name: &'p str,
     username: &'p str,
-    /// Write-only: never in the state.
+    /// Write-only: not read back, but kept in the state's inputs as a Pulumi secret
+    /// (pulumi-terraform-bridge#3201; docs/pulumi.md, "What reaches the state").
     password_wo: String,
     password_wo_version: String,
     db_subnet_group_name: String,
@@ -34,6 +35,9 @@ struct Instance<'p> {
     publicly_accessible: bool,
     #[serde(flatten)]
     protection: Protection<'p>,
+    /// As planned (production); RDS picks one when left out.
+    backup_window: Option<&'p str>,
+    maintenance_window: Option<&'p str>,
     apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
@@ -103,6 +107,8 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         publicly_accessible: *publicly_accessible,
         protection: Protection::of(protection),
+        backup_window: protection.backup_window.as_deref(),
+        maintenance_window: protection.maintenance_window.as_deref(),
         apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
@@ -118,7 +124,8 @@ struct AuroraCluster<'p> {
     engine_version: &'p str,
     database_name: &'p str,
     master_username: &'p str,
-    /// Write-only: never in the state.
+    /// Write-only: not read back, but kept in the state's inputs as a Pulumi secret
+    /// (pulumi-terraform-bridge#3201; docs/pulumi.md, "What reaches the state").
     master_password_wo: String,
     master_password_wo_version: String,
     db_subnet_group_name: String,
@@ -126,6 +133,9 @@ struct AuroraCluster<'p> {
     storage_encrypted: bool,
     #[serde(flatten)]
     protection: Protection<'p>,
+    /// As planned (production); RDS picks one when left out.
+    preferred_backup_window: Option<&'p str>,
+    preferred_maintenance_window: Option<&'p str>,
     apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
@@ -163,6 +173,8 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         vpc_security_group_ids: network::group_ids(cx, security_groups)?,
         storage_encrypted: *storage_encrypted,
         protection: Protection::of(protection),
+        preferred_backup_window: protection.backup_window.as_deref(),
+        preferred_maintenance_window: protection.maintenance_window.as_deref(),
         apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),
@@ -179,12 +191,14 @@ struct AuroraInstance<'p> {
     instance_class: &'p str,
     db_subnet_group_name: String,
     publicly_accessible: bool,
+    /// Its cluster's planned window: each Aurora instance has a maintenance window of its own.
+    preferred_maintenance_window: Option<&'p str>,
     apply_immediately: bool,
     region: &'p str,
     tags: Tags<'p>,
 }
 
-/// One instance of an Aurora cluster, in its cluster's subnet group.
+/// One instance of an Aurora cluster, in its cluster's subnet group and maintenance window.
 pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, apply_immediately, .. } =
         &item.spec
@@ -194,7 +208,7 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
     let ItemSpec::AuroraCluster(spec) = &cx.item(cluster)?.spec else {
         return Err(cx.missing("an Aurora cluster as its `cluster`"));
     };
-    let AuroraClusterSpec { subnet_group, .. } = &**spec;
+    let AuroraClusterSpec { subnet_group, protection, .. } = &**spec;
     let props = AuroraInstance {
         identifier: &item.physical_name,
         cluster_identifier: cx.reference(cluster, "id")?,
@@ -202,6 +216,7 @@ pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         instance_class,
         db_subnet_group_name: cx.reference(subnet_group, "name")?,
         publicly_accessible: *publicly_accessible,
+        preferred_maintenance_window: protection.maintenance_window.as_deref(),
         apply_immediately: *apply_immediately,
         region: cx.region(),
         tags: cx.tags(item),

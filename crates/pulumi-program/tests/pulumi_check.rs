@@ -93,3 +93,27 @@ fn a_wrong_container_definition_field_fails() {
     assert!(!outcome.success, "{}", outcome.output);
     assert!(outcome.output.contains("ECS Secret needs `valueFrom`"), "{}", outcome.output);
 }
+
+/// A program pinned to another pulumi-aws version than the one checked fails naming the place;
+/// with `--require-version` an unpinned resource fails too.
+#[test]
+fn a_version_other_than_the_checked_one_or_none_when_required_fails() {
+    let dir = broken(
+        "version",
+        "  jobs_queue:\n    type: aws:sqs/queue:Queue\n",
+        "  jobs_queue:\n    type: aws:sqs/queue:Queue\n    options:\n      version: 6.83.1\n",
+    );
+    let outcome = pulumi_support::check(&[&dir]);
+    assert!(!outcome.success, "{}", outcome.output);
+    assert!(
+        outcome.output.contains(&format!(
+            "resources.jobs_queue.options.version: pins pulumi-aws 6.83.1, but is checked against {}",
+            pulumi_program::PULUMI_AWS_VERSION
+        )),
+        "{}",
+        outcome.output
+    );
+    let outcome = pulumi_support::check_pinned(&[&reference()]);
+    assert!(!outcome.success, "{}", outcome.output);
+    assert!(outcome.output.contains("no provider version (`options.version: "), "{}", outcome.output);
+}

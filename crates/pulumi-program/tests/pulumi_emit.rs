@@ -14,6 +14,17 @@ const EXAMPLE: &str = "examples/acme-shop";
 const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/reporting"];
 
 fn example_plans() -> Vec<Plan> {
+    let product = example_product();
+    let catalogue = cost::Catalogue::builtin();
+    product
+        .root
+        .environments
+        .keys()
+        .map(|env| runtime_plan::plan(&product, env, &catalogue).expect("example plan"))
+        .collect()
+}
+
+fn example_product() -> runway_schema::Product {
     let root = workspace().join(EXAMPLE);
     let mut files = MemFiles::default();
     for member in MEMBERS {
@@ -22,14 +33,7 @@ fn example_plans() -> Vec<Plan> {
     }
     let text = std::fs::read(root.join("runway.yaml")).expect("example runway.yaml");
     let loaded = runway_schema::load("runway.yaml", &text, &files, &Options::default());
-    let product = loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics));
-    let catalogue = cost::Catalogue::builtin();
-    product
-        .root
-        .environments
-        .keys()
-        .map(|env| runtime_plan::plan(&product, env, &catalogue).expect("example plan"))
-        .collect()
+    loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics))
 }
 
 /// Resources declared under `resources:` of a program.
@@ -89,7 +93,7 @@ fn every_program_of_the_example_passes_the_sdk_check() {
         dirs.push(dir);
     }
     let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
     assert_eq!(
         outcome.output.matches("\nok ").count() + usize::from(outcome.output.starts_with("ok ")),
@@ -98,7 +102,7 @@ fn every_program_of_the_example_passes_the_sdk_check() {
 }
 
 #[test]
-fn no_secret_value_and_inputs_are_config() {
+fn no_credential_in_the_config_and_only_in_write_only_inputs() {
     for plan in example_plans() {
         let program = render(&plan).expect("render");
         let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
@@ -108,7 +112,7 @@ fn no_secret_value_and_inputs_are_config() {
         assert!(!text.contains("vpc-"), "no literal VPC id");
         // No credential in the config (nothing for `Pulumi.<stack>.yaml`), none in an input
         // that is not write-only: each is read from SSM into `passwordWo`, `authTokenWo`,
-        // `valueWo`.
+        // `valueWo` (which the state still keeps in its inputs, as Pulumi secrets).
         assert!(!text.contains("secret: true"), "a secret config key");
         assert!(pulumi_support::assert_credentials_write_only(&program) > 0);
         for generated in &plan.secrets.generated {
@@ -155,7 +159,7 @@ fn a_shared_vpc_and_changes_applied_at_the_deploy_pass_the_sdk_check() {
         dirs.push(dir);
     }
     let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
 
@@ -204,14 +208,19 @@ fn the_alerts_topic_subscribes_each_alert_email_and_the_list_is_checked() {
     );
 }
 
-/// The environment's key (issue 32): the SSM parameters the program writes name it, and its key
-/// policy names exactly the principals the plan says: the deploy role, and every execution
-/// role and proxy role (the plan's decrypters, which are all of them), nobody else.
+/// The environment's key (issues 32 and 39): the SSM parameters the program writes name it, and
+/// its key policy names the account (IAM policies decide, AWS's default: a deleted deploy role
+/// orphans nothing), the deploy role (which may also describe, disable and enable it), every
+/// execution role and proxy role (the plan's decrypters, decrypting through SSM and Secrets
+/// Manager only) and, in production, the services that publish to the alerts topic it
+/// encrypts; no other AWS principal.
 #[test]
-fn the_key_policy_names_exactly_the_plans_principals() {
+fn the_key_policy_names_the_account_the_plans_principals_and_the_alert_publishers() {
     for plan in example_plans() {
         let key = plan.item(runtime_plan::lower::KEY_ID).expect("the environment's key");
-        let runtime_plan::ItemSpec::KmsKey { alias, decrypters } = &key.spec else { panic!("a key") };
+        let runtime_plan::ItemSpec::KmsKey { alias, decrypters, publishers } = &key.spec else {
+            panic!("a key")
+        };
         assert_eq!(alias, &plan.secrets.kms_key);
         let roles: Vec<&str> = plan
             .items
@@ -236,17 +245,40 @@ fn the_key_policy_names_exactly_the_plans_principals() {
             policy["properties"]["policy"]["fn::toJSON"]["Statement"].as_array().expect("statements");
         let mut principals: Vec<String> = statements
             .iter()
-            .flat_map(|s| s["Principal"]["AWS"].as_array().expect("AWS principals").iter())
+            .filter_map(|s| s["Principal"]["AWS"].as_array())
+            .flatten()
             .map(|p| p.as_str().expect("a principal").to_owned())
             .collect();
         principals.sort();
         let mut want: Vec<String> = roles.iter().map(|r| format!("${{{r}.arn}}")).collect();
         want.push("${deploy-role}".to_owned());
+        want.push("arn:aws:iam::${aws-account-id}:root".to_owned());
         want.sort();
         assert_eq!(principals, want, "{}", plan.environment);
-        // Only the deploy role administers; the roles decrypt, through SSM and Secrets Manager.
-        assert_eq!(statements[1]["Action"], serde_json::json!(["kms:Decrypt"]));
-        assert!(statements[1]["Condition"]["StringEquals"]["kms:ViaService"].is_array());
+        // The account statement, as AWS's default key policy writes it.
+        assert_eq!(
+            statements[0]["Principal"]["AWS"],
+            serde_json::json!(["arn:aws:iam::${aws-account-id}:root"])
+        );
+        assert_eq!(statements[0]["Action"], serde_json::json!(["kms:*"]));
+        assert!(statements[0].get("Condition").is_none());
+        // The deploy role administers, audits, and can stop and restart the key.
+        let deploy = statements[1]["Action"].as_array().expect("actions");
+        for action in ["kms:DescribeKey", "kms:DisableKey", "kms:EnableKey", "kms:PutKeyPolicy"] {
+            assert!(deploy.iter().any(|a| a == action), "{action}");
+        }
+        // The roles decrypt, through SSM and Secrets Manager only.
+        assert_eq!(statements[2]["Action"], serde_json::json!(["kms:Decrypt"]));
+        assert!(statements[2]["Condition"]["StringEquals"]["kms:ViaService"].is_array());
+        // The alerts topic's publishers, each a statement of its own; CloudWatch scoped to the
+        // account.
+        assert_eq!(statements.len(), 3 + publishers.len(), "{}", plan.environment);
+        for (statement, publisher) in statements[3..].iter().zip(publishers.iter()) {
+            assert_eq!(statement["Principal"]["Service"], publisher.principal);
+            assert_eq!(statement["Action"], serde_json::json!(["kms:Decrypt", "kms:GenerateDataKey*"]));
+            let scoped = &statement["Condition"]["StringEquals"]["aws:SourceAccount"];
+            assert_eq!(scoped.as_str() == Some("${aws-account-id}"), publisher.key_source_account);
+        }
         // Every parameter the program writes, and every execution role's grant, names the key.
         for (id, resource) in resources {
             if resource["type"] == "aws:ssm/parameter:Parameter" {
@@ -255,4 +287,145 @@ fn the_key_policy_names_exactly_the_plans_principals() {
         }
         assert!(!program.file(PROGRAM_FILE).unwrap().contains("alias/aws/ssm"));
     }
+}
+
+/// Production's alerts topic is under the environment's key, after the key's policy names the
+/// publishers (CloudWatch, EventBridge; Budgets for a capped environment).
+#[test]
+fn the_alerts_topic_is_under_the_environment_s_key() {
+    let plans = example_plans();
+    let production = plans.iter().find(|p| p.environment == "production").expect("production");
+    let program = render(production).expect("render");
+    let doc: serde_json::Value =
+        serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+    let topic = &doc["resources"]["env_alerts"];
+    assert_eq!(topic["type"], "aws:sns/topic:Topic");
+    assert_eq!(topic["properties"]["kmsMasterKeyId"], "${env_kms-key.arn}");
+    assert_eq!(topic["options"]["dependsOn"], serde_json::json!(["${env_kms-key--policy}"]));
+    let statements =
+        doc["resources"]["env_kms-key--policy"]["properties"]["policy"]["fn::toJSON"]["Statement"]
+            .as_array()
+            .expect("statements");
+    for service in ["cloudwatch.amazonaws.com", "events.amazonaws.com"] {
+        assert!(statements.iter().any(|s| s["Principal"]["Service"] == service), "{service}");
+    }
+}
+
+/// Every resource and every function call of every program pins the pulumi-aws version that
+/// `tools/requirements.txt` installs for the SDK check (which refuses any other version).
+#[test]
+fn every_program_pins_the_provider_version_it_is_checked_against() {
+    let requirements =
+        std::fs::read_to_string(workspace().join("tools/requirements.txt")).expect("requirements");
+    let pinned = format!("pulumi-aws=={}", pulumi_program::PULUMI_AWS_VERSION);
+    assert!(requirements.lines().any(|l| l.trim() == pinned), "tools/requirements.txt lacks `{pinned}`");
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        let text = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+        let doc: serde_json::Value = serde_saphyr::from_str(text).expect("YAML");
+        for (id, resource) in doc["resources"].as_object().expect("resources") {
+            assert_eq!(resource["options"]["version"], pulumi_program::PULUMI_AWS_VERSION, "{id}");
+        }
+        let invokes = text.matches("fn::invoke:").count();
+        assert!(invokes > 0);
+        let pins = text.matches(&format!("version: \"{}\"", pulumi_program::PULUMI_AWS_VERSION)).count();
+        assert_eq!(
+            pins,
+            invokes + doc["resources"].as_object().expect("resources").len(),
+            "{}",
+            plan.environment
+        );
+    }
+}
+
+/// No bucket keeps a global name: every `aws:s3/bucket:Bucket`, the ALB's log bucket included,
+/// is in the account-regional namespace, named with the deploying account and region.
+#[test]
+fn every_bucket_is_in_the_account_regional_namespace() {
+    let mut buckets = 0;
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        let doc: serde_json::Value =
+            serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+        for (id, resource) in doc["resources"].as_object().expect("resources") {
+            if resource["type"] != "aws:s3/bucket:Bucket" {
+                continue;
+            }
+            buckets += 1;
+            assert_eq!(resource["properties"]["bucketNamespace"], "account-regional", "{id}");
+            let name = resource["properties"]["bucket"].as_str().expect("a name");
+            assert!(name.ends_with(&format!("-${{aws-account-id}}-{}-an", plan.region)), "{id}: {name}");
+        }
+        if plan.environment == "production" {
+            let logs = &doc["resources"]["env_alb-log-bucket"]["properties"];
+            assert!(logs["bucket"].as_str().expect("a name").starts_with("acme-shop-production-alb-logs-"));
+        }
+    }
+    assert!(buckets > 3, "the example's buckets and production's log bucket");
+}
+
+/// Production's database takes its backups and maintenance in the plan's windows; dev's leaves
+/// them to RDS.
+#[test]
+fn production_databases_have_backup_and_maintenance_windows() {
+    for plan in example_plans() {
+        let program = render(&plan).expect("render");
+        let doc: serde_json::Value =
+            serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+        let mut databases = 0;
+        for resource in doc["resources"].as_object().expect("resources").values() {
+            if resource["type"] != "aws:rds/instance:Instance" {
+                continue;
+            }
+            databases += 1;
+            let props = &resource["properties"];
+            if plan.environment == "production" {
+                assert_eq!(props["backupWindow"], runtime_plan::lower::PRODUCTION_BACKUP_WINDOW);
+                assert_eq!(props["maintenanceWindow"], runtime_plan::lower::PRODUCTION_MAINTENANCE_WINDOW);
+            } else {
+                assert!(props.get("backupWindow").is_none() && props.get("maintenanceWindow").is_none());
+            }
+        }
+        assert!(databases > 0, "{}", plan.environment);
+    }
+}
+
+/// The example's database as an Aurora cluster in production: the cluster takes the plan's
+/// backup and maintenance windows, each of its instances the maintenance window, and the
+/// program passes the SDK check.
+#[test]
+fn an_aurora_production_database_gets_its_windows_and_passes_the_sdk_check() {
+    let mut product = example_product();
+    product.root.resources.get_mut("main-db").expect("main-db").spec =
+        runway_schema::ResourceSpec::Postgres {
+            engine: runway_schema::PostgresEngine::Aurora,
+            version: "16".into(),
+        };
+    let plan = runtime_plan::plan(&product, "production", &cost::Catalogue::builtin()).expect("plan");
+    let program = render(&plan).expect("render");
+    let doc: serde_json::Value =
+        serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+    let (mut clusters, mut instances) = (0, 0);
+    for resource in doc["resources"].as_object().expect("resources").values() {
+        let props = &resource["properties"];
+        if resource["type"] == "aws:rds/cluster:Cluster" {
+            clusters += 1;
+            assert_eq!(props["preferredBackupWindow"], runtime_plan::lower::PRODUCTION_BACKUP_WINDOW);
+            assert_eq!(
+                props["preferredMaintenanceWindow"],
+                runtime_plan::lower::PRODUCTION_MAINTENANCE_WINDOW
+            );
+        } else if resource["type"] == "aws:rds/clusterInstance:ClusterInstance" {
+            instances += 1;
+            assert_eq!(
+                props["preferredMaintenanceWindow"],
+                runtime_plan::lower::PRODUCTION_MAINTENANCE_WINDOW
+            );
+        }
+    }
+    assert!(clusters == 1 && instances >= 1, "{clusters} clusters, {instances} instances");
+    let dir = scratch("pulumi-emit-aurora-production");
+    pulumi_support::write(&dir, &program);
+    let outcome = pulumi_support::check_pinned(&[dir.path()]);
+    assert!(outcome.success, "{}", outcome.output);
 }

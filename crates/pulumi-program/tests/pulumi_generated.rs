@@ -55,7 +55,8 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     let mut types: BTreeSet<String> = BTreeSet::new();
     // ECS services seen, each checked to propagate its tags.
     let mut services = 0;
-    // Write-only inputs holding a credential (no credential is in any other input).
+    // Write-only inputs holding a credential (no credential is in any other input; the state
+    // keeps these as Pulumi secrets).
     let mut write_only = 0;
     for n in 0..RUNWAYS {
         let product = strategy.new_tree(&mut runner).expect("a generated runway").current();
@@ -96,7 +97,7 @@ fn generated_runways_render_programs_the_sdk_accepts() {
     // for a while, this list).
     assert_eq!(missing, NOT_IN_REFERENCE_YET, "types the emitter uses that the reference program lacks");
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
 
@@ -130,6 +131,6 @@ fn synthetic_products_tag_every_resource_and_every_task() {
         }
     }
     let refs: Vec<&Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }

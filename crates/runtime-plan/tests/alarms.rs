@@ -156,7 +156,7 @@ fn a_capped_environment_s_budget_notifies_the_alerts_topic_too() {
     let ItemSpec::Budget { alert_topic, .. } = &p.item("env_budget").unwrap().spec else { panic!() };
     assert!(*alert_topic);
     assert!(p.item("env_budget").unwrap().depends_on.iter().any(|d| d == ALERTS_TOPIC_ID));
-    let ItemSpec::AlertTopic { publishers } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
+    let ItemSpec::AlertTopic { publishers, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
     assert!(publishers.iter().any(|p| p.principal == "budgets.amazonaws.com"));
     let dev = planned(&common::example(), "dev");
     let ItemSpec::Budget { alert_topic, .. } = &dev.item("env_budget").unwrap().spec else { panic!() };

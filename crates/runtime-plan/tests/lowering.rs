@@ -1239,7 +1239,7 @@ fn the_environment_has_its_own_key_unless_one_is_named() {
     assert_eq!(key.managed_by, ManagedBy::SecretsAdapter);
     assert_eq!(key.physical_name, "alias/runway/acme-shop/production");
     assert_eq!(key.monthly, Some(Money::parse("1.00").unwrap()));
-    let ItemSpec::KmsKey { alias, decrypters } = &key.spec else { panic!("a key") };
+    let ItemSpec::KmsKey { alias, decrypters, .. } = &key.spec else { panic!("a key") };
     assert_eq!(alias, &p.secrets.kms_key);
     assert_eq!(p.secrets.secrets_manager_key.as_deref(), Some(alias.as_str()));
     assert!(p.secrets.ssm_parameters.iter().all(|s| s.kms_key == *alias));

@@ -311,11 +311,14 @@ proptest! {
                 ("env_secretsmanager-endpoint", after.resources.iter().any(|r| r.kind == Kind::Postgres)),
                 ("env_sqs-endpoint", used_by_workloads(Kind::Queue)),
                 ("env_sns-endpoint", used_by_workloads(Kind::Topic)),
-                // The environment's key goes with the last thing it encrypts.
+                // The environment's key goes with the last thing it encrypts (the alerts topic
+                // too, issue 39).
                 (
                     "env_kms-key",
                     !after.secrets.ssm_parameters.is_empty()
-                        || after.items.iter().any(|i| matches!(i.kind, ItemKind::ProxySecret | ItemKind::RegistrySecret)),
+                        || after.items.iter().any(|i| {
+                            matches!(i.kind, ItemKind::ProxySecret | ItemKind::RegistrySecret | ItemKind::AlertTopic)
+                        }),
                 ),
             ];
             let interfaces = after.items.iter().any(|i| matches!(&i.spec, ItemSpec::VpcEndpoint { zones: Some(_), .. }));

@@ -2,7 +2,10 @@
 //! ALB refuses deletion and writes its access logs to a bucket of the environment; elsewhere
 //! neither (those environments are rebuilt, and their traffic is the team's own).
 //!
-//! The log bucket is private like every bucket (public access blocked, TLS only) and encrypted
+//! The log bucket is private like every bucket (public access blocked, TLS only), named in the
+//! account-regional namespace like every bucket (S3 says such buckets work with every AWS
+//! service that global ones do; ELB asks only for a bucket in the load balancer's region), and
+//! encrypted
 //! with SSE-S3, the only encryption ALB log delivery writes to. Its objects are deleted
 //! [`ALB_LOG_DAYS`] after they are written. Its policy lets the region's Elastic Load Balancing
 //! log delivery put objects under `AWSLogs/`: in a region opened before August 2022 that is the
@@ -11,10 +14,10 @@
 
 use compact_str::CompactString;
 
-use super::cat;
 use super::context::{Cx, NewItem};
 use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
-use crate::plan::{BucketLifecycle, ItemKind, ItemSpec, LogDelivery};
+use super::{bucket, cat};
+use crate::plan::{BucketLifecycle, ItemSpec, LogDelivery};
 use crate::pricing::Priceable;
 
 /// Days the ALB's access logs are kept before S3 deletes them.
@@ -61,10 +64,13 @@ pub fn log_delivery(region: &str) -> LogDelivery {
     }
 }
 
-/// Declares the ALB's log bucket `<product>-<env>-alb-logs`; returns its logical id.
+/// Declares the ALB's log bucket `<product>-<env>-alb-logs`, in the account-regional namespace
+/// like every bucket (`<product>-<env>-alb-logs-<account>-<region>-an`: a name no other account
+/// can take first); returns its logical id.
 pub(super) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString {
-    let name = cx.named(ItemKind::AlbLogBucket, cat(&[env_base, "-alb-logs"]).to_ascii_lowercase());
+    let (name, name_suffix) = bucket::account_regional(&cat(&[env_base, "-alb-logs"]), &cx.env.region);
     let spec = ItemSpec::AlbLogBucket {
+        name_suffix,
         block_public_access: true,
         encryption: BUCKET_ENCRYPTION.into(),
         tls_only: true,

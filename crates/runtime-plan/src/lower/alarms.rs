@@ -17,8 +17,9 @@ use super::protection::PRODUCTION;
 use runway_schema::Money;
 
 use crate::plan::{
-    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, DimensionValue,
-    ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload, alarm_metric,
+    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, AlertPublisher,
+    DimensionValue, ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload,
+    alarm_metric,
 };
 use crate::pricing::Priceable;
 
@@ -42,26 +43,39 @@ struct Watch {
     service: Option<(usize, u32)>,
 }
 
-/// Declares the environment's alerts topic, alarms and ECS event rule.
-pub(super) fn lower(cx: &mut Cx) {
-    let alarms = &cx.env.alarms;
-    if !alarms.enabled.unwrap_or(cx.env_name == PRODUCTION) {
-        return;
+/// Who publishes to the environment's alerts topic, when it will have one (alarms enabled, and
+/// something to watch or a cluster with services): what the environment's key lets use it.
+pub(super) fn topic_publishers(cx: &Cx) -> Option<&'static [AlertPublisher]> {
+    if !cx.env.alarms.enabled.unwrap_or(cx.env_name == PRODUCTION) {
+        return None;
     }
-    let watches = watches(cx);
-    // The rule watches services' deployments: a cluster that runs only one-off tasks has none.
-    let services = cx.items.iter().any(|i| i.kind == ItemKind::EcsService);
-    let cluster = cx.items.iter().find(|i| i.kind == ItemKind::EcsCluster && services).map(|i| i.id.clone());
-    if watches.is_empty() && cluster.is_none() {
-        return;
+    if watches(cx).is_empty() && cluster(cx).is_none() {
+        return None;
     }
-    let topic = cx.named(ItemKind::AlertTopic, cx.base("alerts"));
-    let publishers = match cx.env.cap(cx.env_name) {
+    Some(match cx.env.cap(cx.env_name) {
         Some(_) => ALERT_PUBLISHERS_WITH_BUDGET,
         None => ALERT_PUBLISHERS,
-    };
-    let spec = ItemSpec::AlertTopic { publishers };
-    let topic_id = cx.push(NewItem::new(ALERTS_TOPIC_ID.into(), topic, None, spec));
+    })
+}
+
+/// The cluster whose deployments the ECS rule watches: a cluster that runs only one-off tasks
+/// has none.
+fn cluster(cx: &Cx) -> Option<CompactString> {
+    let services = cx.items.iter().any(|i| i.kind == ItemKind::EcsService);
+    cx.items.iter().find(|i| i.kind == ItemKind::EcsCluster && services).map(|i| i.id.clone())
+}
+
+/// Declares the environment's alerts topic, alarms and ECS event rule.
+pub(super) fn lower(cx: &mut Cx) {
+    let Some(publishers) = topic_publishers(cx) else { return };
+    let watches = watches(cx);
+    let cluster = cluster(cx);
+    let topic = cx.named(ItemKind::AlertTopic, cx.base("alerts"));
+    // Encrypted with the environment's key, whose policy lets the publishers use it.
+    let key = cx.items.iter().find(|i| i.kind == ItemKind::KmsKey).map(|i| i.id.clone());
+    let spec = ItemSpec::AlertTopic { publishers, kms_key: key.clone() };
+    let item = NewItem::new(ALERTS_TOPIC_ID.into(), topic, None, spec);
+    let topic_id = cx.push(item.depends_on(key.into_iter().collect()));
     for watch in watches {
         declare(cx, watch, &topic_id);
     }

@@ -3,6 +3,8 @@
 //! never completed after a week and, when versioned, deletes a version `keepDays` after it
 //! stopped being current.
 
+use compact_str::CompactString;
+
 use super::context::{Cx, NewItem};
 use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
 use super::resources::Res;
@@ -17,17 +19,23 @@ const ACCOUNT_REGIONAL_SUFFIX: &str = "-an";
 /// The length of an AWS account id, which a bucket's name holds.
 const ACCOUNT_ID_LEN: usize = 12;
 
+/// A bucket's name in the account-regional namespace, `<head>-<account>-<region>-an`: the
+/// head (lower case, cut with its hash so that the whole fits 63 characters) and what follows
+/// the account id (`-<region>-an`, the plan's `nameSuffix`). The program composes the whole
+/// with the deploying account.
+pub(super) fn account_regional(head: &str, region: &str) -> (CompactString, CompactString) {
+    let name_suffix = cat(&["-", region, ACCOUNT_REGIONAL_SUFFIX]);
+    let room = limit(ItemKind::S3Bucket).unwrap_or(63) - 1 - ACCOUNT_ID_LEN - name_suffix.len();
+    (fit(&head.to_ascii_lowercase(), room), name_suffix)
+}
+
 /// Lowers a bucket resource: the bucket, its name, ARN and region.
 pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Described {
     let gb = cx.catalogue.bucket_gb(&r.size);
     if gb.is_none() {
         cx.unknown_resource_size(r, "bucket");
     }
-    // In the account-regional namespace: `<product>-<env>-<name>-<account>-<region>-an`, the
-    // head cut (with the name's hash) so that the whole fits 63 characters. Lower case.
-    let name_suffix = cat(&["-", &cx.env.region, ACCOUNT_REGIONAL_SUFFIX]);
-    let room = limit(ItemKind::S3Bucket).unwrap_or(63) - 1 - ACCOUNT_ID_LEN - name_suffix.len();
-    let name = fit(&cx.base(&r.name).to_ascii_lowercase(), room);
+    let (name, name_suffix) = account_regional(&cx.base(&r.name), &cx.env.region);
     let spec = ItemSpec::S3Bucket {
         resource: r.name.clone(),
         name_suffix,

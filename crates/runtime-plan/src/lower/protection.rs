@@ -2,7 +2,8 @@
 //! and private, queues and dead-letter queues with SSE-SQS, topics with the AWS managed SNS key,
 //! buckets with SSE-S3 and a TLS-only policy. In the environment named `production`, also:
 //! databases keep 7 days of backups, refuse deletion (RDS deletion protection and Pulumi
-//! `protect`) and leave a final snapshot when deleted anyway; buckets are `protect`ed; caches
+//! `protect`) and leave a final snapshot when deleted anyway, and take their backups and
+//! maintenance in fixed windows that do not overlap; buckets are `protect`ed; caches
 //! keep 7 daily snapshots. Elsewhere a database keeps 1 day of backups (the AWS default, written
 //! out) and is deleted without a final snapshot: those environments are rebuilt, not restored,
 //! and a second teardown would trip over the first one's snapshot. Every database copies its
@@ -27,6 +28,13 @@ pub const PRODUCTION: &str = "production";
 pub const PRODUCTION_BACKUP_DAYS: u32 = 7;
 /// Days of automated database backups elsewhere (the AWS default).
 pub const BACKUP_DAYS: u32 = 1;
+/// The daily window of a production database's automated backups (UTC): early Sunday to
+/// Saturday, outside European and American working hours.
+pub const PRODUCTION_BACKUP_WINDOW: &str = "03:00-04:00";
+/// The weekly window in which RDS applies a production database's pending changes and
+/// patches (UTC): Sunday, half an hour after the backup window ends (RDS refuses windows that
+/// overlap).
+pub const PRODUCTION_MAINTENANCE_WINDOW: &str = "sun:04:30-sun:05:30";
 /// Days a production cache keeps its daily snapshots.
 pub const PRODUCTION_CACHE_SNAPSHOT_DAYS: u32 = 7;
 /// The key SNS topics are encrypted with: the AWS managed key of SNS.
@@ -68,6 +76,8 @@ pub(super) fn database(env_name: &str, identifier: &str, generation: &[&str]) ->
             protect: false,
             final_snapshot: None,
             copy_tags_to_snapshot: true,
+            backup_window: None,
+            maintenance_window: None,
         };
     }
     let fingerprint = [&[identifier], generation].concat().join("\n");
@@ -78,6 +88,8 @@ pub(super) fn database(env_name: &str, identifier: &str, generation: &[&str]) ->
         protect: true,
         final_snapshot: Some(snapshot),
         copy_tags_to_snapshot: true,
+        backup_window: Some(PRODUCTION_BACKUP_WINDOW.into()),
+        maintenance_window: Some(PRODUCTION_MAINTENANCE_WINDOW.into()),
     }
 }
 
@@ -122,5 +134,35 @@ mod tests {
         );
         assert!(a.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && !a.contains("--"));
         assert_eq!(database("dev", "x", &[]).final_snapshot, None);
+    }
+
+    /// Minutes since Sunday 00:00 of `[ddd:]hh:mm` (a daily time counts as Sunday's).
+    fn minutes(at: &str) -> u32 {
+        let parts: Vec<&str> = at.split(':').collect();
+        let (day, h, m) = match parts[..] {
+            [d, h, m] => (d, h, m),
+            [h, m] => ("sun", h, m),
+            _ => panic!("not a time: {at}"),
+        };
+        let days = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+        let day = u32::try_from(days.iter().position(|d| *d == day).expect("a day")).unwrap_or(0);
+        day * 24 * 60 + h.parse::<u32>().expect("hours") * 60 + m.parse::<u32>().expect("minutes")
+    }
+
+    #[test]
+    fn production_windows_are_rds_shaped_long_enough_and_apart() {
+        let p = database(PRODUCTION, "shop-production-db", &[]);
+        let (backup, maintenance) = (p.backup_window.unwrap(), p.maintenance_window.unwrap());
+        let (b0, b1) = backup.split_once('-').unwrap();
+        let (m0, m1) = maintenance.split_once('-').unwrap();
+        // RDS: `hh24:mi-hh24:mi` and `ddd:hh24:mi-ddd:hh24:mi`, each at least 30 minutes.
+        assert!(b0.len() == 5 && b1.len() == 5 && m0.len() == 9 && m1.len() == 9);
+        let (b0, b1, m0, m1) = (minutes(b0), minutes(b1), minutes(m0), minutes(m1));
+        assert!(b1 - b0 >= 30 && m1 - m0 >= 30);
+        // The Sunday backup ends before the maintenance starts; on other days it is hours
+        // away from Sunday's maintenance.
+        assert!(b1 < m0, "backup {backup} overlaps maintenance {maintenance}");
+        let dev = database("dev", "x", &[]);
+        assert_eq!((dev.backup_window, dev.maintenance_window), (None, None));
     }
 }

@@ -20,18 +20,21 @@ const CLOUDWATCH: AlertPublisher = AlertPublisher {
     service: "cloudwatch",
     regional: true,
     resources: "alarm:*",
+    key_source_account: true,
 };
 const EVENTS: AlertPublisher = AlertPublisher {
     principal: "events.amazonaws.com",
     service: "events",
     regional: true,
     resources: "rule/*",
+    key_source_account: false,
 };
 const BUDGETS: AlertPublisher = AlertPublisher {
     principal: "budgets.amazonaws.com",
     service: "budgets",
     regional: false,
     resources: "*",
+    key_source_account: false,
 };
 
 /// An AWS service allowed to publish to the alerts topic, from `arn:aws:<service>:<region>:
@@ -47,6 +50,12 @@ pub struct AlertPublisher {
     pub regional: bool,
     /// The resource part of its source ARN (`alarm:*`).
     pub resources: &'static str,
+    /// The key policy's grant to it is scoped with `aws:SourceAccount` (the deploying
+    /// account): only where the service's KMS requests carry that key (CloudWatch). An
+    /// EventBridge target's KMS request does not carry it, and AWS documents none for
+    /// Budgets: a condition there would drop every alert (docs/secrets.md, "The
+    /// environment's key").
+    pub key_source_account: bool,
 }
 /// The ECS events the deployment rule sends to the alerts topic: `(detail-type, eventName)`.
 pub const ECS_ALERT_EVENTS: &[(&str, &str)] = &[

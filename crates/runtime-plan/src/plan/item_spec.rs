@@ -82,6 +82,9 @@ pub enum ItemSpec {
     /// `AWSLogs/`.
     #[serde(rename_all = "camelCase")]
     AlbLogBucket {
+        /// What follows the account id in the bucket's name (`-<region>-an`): the bucket is in
+        /// the account-regional namespace, named `<physical name>-<account id><nameSuffix>`.
+        name_suffix: CompactString,
         /// Public access blocked (always true).
         block_public_access: bool,
         /// Default encryption of new objects: `AES256` (SSE-S3).
@@ -129,8 +132,14 @@ pub enum ItemSpec {
         alias: CompactString,
         /// Logical ids of the roles its key policy lets decrypt (through SSM and Secrets
         /// Manager only): every execution role and every proxy role, in plan order. Besides
-        /// them the policy names only the deploy role (the identity that runs `pulumi up`).
+        /// them the policy names the account (so that IAM policies decide, as in AWS's default
+        /// key policy), the deploy role (the identity that runs `pulumi up`) and the
+        /// `publishers`.
         decrypters: Vec<CompactString>,
+        /// The AWS services that publish to the alerts topic this key encrypts: the policy
+        /// lets each generate data keys and decrypt with it. Empty without an alerts topic.
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        publishers: &'static [super::AlertPublisher],
     },
     /// Secrets Manager secret `{"username","password"}` for RDS Proxy.
     ProxySecret {
@@ -373,13 +382,19 @@ pub enum ItemSpec {
         /// The environment declares interface endpoints, whose data it pays for.
         endpoints: bool,
     },
-    /// SNS topic of the environment's alerts (`<product>-<env>-alerts`): not encrypted, since
-    /// CloudWatch and EventBridge cannot publish to a topic under the AWS managed key; its
-    /// policy lets the publishers publish from this account only; each address of the
-    /// program's `alertEmails` input is subscribed by email.
+    /// SNS topic of the environment's alerts (`<product>-<env>-alerts`), encrypted with the
+    /// environment's key when it has one (CloudWatch, EventBridge and Budgets cannot publish
+    /// under the AWS managed `alias/aws/sns`, whose policy cannot name them; the key's policy
+    /// does); its policy lets the publishers publish from this account only; each address of
+    /// the program's `alertEmails` input is subscribed by email.
+    #[serde(rename_all = "camelCase")]
     AlertTopic {
         /// Who may publish ([`ALERT_PUBLISHERS`](super::ALERT_PUBLISHERS)).
         publishers: &'static [super::AlertPublisher],
+        /// Logical id of the key that encrypts it (`kmsMasterKeyId`): the environment's own
+        /// key; `None` (not encrypted) when the environment names a key of its own
+        /// (`secrets.ssm.kmsKey`), whose policy runway does not write.
+        kms_key: Option<CompactString>,
     },
     /// CloudWatch metric alarm notifying the alerts topic when it fires and when it recovers.
     /// What it watches and how: [`alarm_metric`](super::alarm_metric) of `alarm`.

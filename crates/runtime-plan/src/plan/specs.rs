@@ -30,7 +30,8 @@ pub struct RdsInstanceSpec {
     /// Logical id of the secret holding the master password.
     pub admin_secret: CompactString,
     /// The SSM SecureString `secrets prepare` writes the master password to: the program
-    /// reads it into the provider's write-only input, so it is in no config and no state.
+    /// reads it into the provider's write-only input: in no config, and in the state only as
+    /// that input, a Pulumi secret (docs/pulumi.md, "What reaches the state").
     pub admin_password_parameter: CompactString,
     /// Logical id of the DB subnet group.
     pub subnet_group: CompactString,
@@ -66,7 +67,8 @@ pub struct AuroraClusterSpec {
     /// Logical id of the secret holding the master password.
     pub admin_secret: CompactString,
     /// The SSM SecureString `secrets prepare` writes the master password to: the program
-    /// reads it into the provider's write-only input, so it is in no config and no state.
+    /// reads it into the provider's write-only input: in no config, and in the state only as
+    /// that input, a Pulumi secret (docs/pulumi.md, "What reaches the state").
     pub admin_password_parameter: CompactString,
     /// Logical id of the DB subnet group.
     pub subnet_group: CompactString,
@@ -251,6 +253,16 @@ pub struct DatabaseProtection {
     /// Its snapshots (automated, final) carry its tags (always true): a kept snapshot is billed
     /// to its product, environment and resource.
     pub copy_tags_to_snapshot: bool,
+    /// The daily window (UTC, `hh24:mi-hh24:mi`) of its automated backups: in production a
+    /// fixed one, before the maintenance window and apart from it; `None` elsewhere (RDS picks
+    /// one at random).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup_window: Option<CompactString>,
+    /// The weekly window (UTC, `ddd:hh24:mi-ddd:hh24:mi`) in which RDS applies pending
+    /// changes and patches: in production a fixed one after the backup window; `None`
+    /// elsewhere (RDS picks one at random).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maintenance_window: Option<CompactString>,
 }
 
 /// What S3 deletes from a bucket by itself (its lifecycle configuration), each rule over the
