@@ -1,7 +1,11 @@
 //! Project tasks: `cargo xtask <task>`.
 //!
 //! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
-//!   official Infisical client) into `.venv`, then fmt, clippy and every test.
+//!   official Infisical client) into `.venv`, then the committed schemas, fmt, tidy, clippy and
+//!   every test.
+//! - `tidy [--bless]`: the house rules as a test (`tidy/`: file and function lengths, module
+//!   circles, the core's dependencies and clippy lists, crate descriptions, the aws-adapter's
+//!   API against docs/aws.md); `--bless` records the adapter's API hash after the docs changed.
 //! - `venv`: only the Python set-up.
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
 //! - `fuzz --seconds S [TARGET...]`: runs each cargo-fuzz target of `fuzz/` (or those named) for
@@ -13,6 +17,7 @@
 //!   times. See `bench.rs` and docs/benchmarks.md.
 
 mod bench;
+mod tidy;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -20,6 +25,7 @@ use std::process::{Command, ExitCode};
 /// Every task and its arguments, for the usage message.
 const USAGE: &str = "usage: cargo xtask <task>, one of:
   ci
+  tidy [--bless]
   venv
   codegen [--check]
   fuzz --seconds S [check|plan ...]
@@ -31,6 +37,7 @@ fn main() -> ExitCode {
     let task = args.first().map(String::as_str).unwrap_or("help");
     let result = match task {
         "ci" => ci(),
+        "tidy" => tidy::tidy(&args[1..]),
         "venv" => venv().map(|_| ()),
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
         "fuzz" => fuzz(&args[1..]),
@@ -132,7 +139,9 @@ fn ci() -> Result<(), String> {
     codegen(true)?;
     stage(3, "fmt");
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    stage(4, "clippy");
+    stage(4, "tidy (the house rules)");
+    tidy::tidy(&[])?;
+    stage(5, "clippy");
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -142,7 +151,7 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    stage(5, "tests");
+    stage(6, "tests");
     // Tests find the Python real parts through RUNWAY_PYTHON.
     run(Command::new("cargo").args(["test", "--workspace", "--all-features"]).env("RUNWAY_PYTHON", &python))?;
     Ok(())
@@ -166,9 +175,9 @@ fn warn_if_short_of_disk() {
     }
 }
 
-/// Says which of `ci`'s five stages runs now, so a failure is placed at a glance.
+/// Says which of `ci`'s six stages runs now, so a failure is placed at a glance.
 fn stage(n: u8, what: &str) {
-    eprintln!("\n== xtask ci {n}/5: {what}");
+    eprintln!("\n== xtask ci {n}/6: {what}");
 }
 
 /// The generated files and their generators.

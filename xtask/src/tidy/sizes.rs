@@ -1,0 +1,89 @@
+//! Files over 800 lines and functions over 150 (fn items, methods, trait default methods,
+//! nested functions; closures belong to their function).
+
+use std::path::{Path, PathBuf};
+
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use super::{MAX_FILE_LINES, MAX_FN_LINES, Rule, Violation, line_of, relative, unreadable};
+
+pub(super) fn check(root: &Path, files: &[PathBuf], out: &mut Vec<Violation>) {
+    for file in files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) => {
+                out.push(unreadable(root, file, &e.to_string()));
+                continue;
+            }
+        };
+        let path = relative(root, file);
+        let lines = text.lines().count();
+        if lines > MAX_FILE_LINES {
+            out.push(Violation {
+                path: path.clone(),
+                line: 0,
+                rule: Rule::FileLines,
+                name: String::new(),
+                message: format!(
+                    "{lines} lines, over {MAX_FILE_LINES}: split it into a module folder of \
+                     cohesive files (pure moves)"
+                ),
+            });
+        }
+        match syn::parse_file(&text) {
+            Ok(ast) => {
+                let mut long = LongFns { path: &path, out: &mut *out };
+                long.visit_file(&ast);
+            }
+            Err(e) => out.push(unreadable(root, file, &format!("{e} (line {})", line_of(e.span())))),
+        }
+    }
+}
+
+/// Collects the functions over [`MAX_FN_LINES`].
+struct LongFns<'a> {
+    path: &'a str,
+    out: &'a mut Vec<Violation>,
+}
+
+impl LongFns<'_> {
+    /// From the `fn` keyword to the body's closing brace.
+    fn measure(&mut self, sig: &syn::Signature, body: &syn::Block) {
+        let start = line_of(sig.fn_token.span());
+        let end = body.brace_token.span.close().end().line;
+        let lines = end.saturating_sub(start) + 1;
+        if lines > MAX_FN_LINES {
+            self.out.push(Violation {
+                path: self.path.to_owned(),
+                line: start,
+                rule: Rule::FnLines,
+                name: sig.ident.to_string(),
+                message: format!(
+                    "fn `{}` is {lines} lines, over {MAX_FN_LINES}: give its steps functions of \
+                     their own",
+                    sig.ident
+                ),
+            });
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for LongFns<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.measure(&f.sig, &f.block);
+        syn::visit::visit_item_fn(self, f);
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.measure(&f.sig, &f.block);
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(body) = &f.default {
+            self.measure(&f.sig, body);
+        }
+        syn::visit::visit_trait_item_fn(self, f);
+    }
+}
