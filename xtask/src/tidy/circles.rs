@@ -97,9 +97,10 @@ impl Tree {
         parsed: &mut Vec<(usize, syn::File)>,
         out: &mut Vec<Violation>,
     ) {
-        let ast = match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|text| {
-            syn::parse_file(&text).map_err(|e| format!("{e} (line {})", line_of(e.span())))
-        }) {
+        let ast = match std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())
+            .and_then(|text| syn::parse_file(&text).map_err(|e| format!("{e} (line {})", line_of(e.span()))))
+        {
             Ok(ast) => ast,
             Err(e) => return out.push(unreadable(root, file, &e)),
         };
@@ -131,7 +132,12 @@ impl Tree {
                     let mut path = self.modules[module].path.clone();
                     path.push(name.clone());
                     let file_index = self.modules[module].file;
-                    self.modules.push(Module { path, parent: Some(module), file: file_index, ..Module::default() });
+                    self.modules.push(Module {
+                        path,
+                        parent: Some(module),
+                        file: file_index,
+                        ..Module::default()
+                    });
                     let child = self.modules.len() - 1;
                     self.modules[module].children.insert(name.clone(), child);
                     let child_dir = dir.join(&name);
@@ -258,7 +264,8 @@ impl Tree {
         let mut out = Vec::new();
         for (room, edges) in self.edges() {
             for members in strongly_connected(&edges) {
-                let at = |(file, line): (usize, usize)| format!("{}:{line}", relative(root, &self.files[file]));
+                let at =
+                    |(file, line): (usize, usize)| format!("{}:{line}", relative(root, &self.files[file]));
                 let steps: Vec<String> = members
                     .iter()
                     .filter_map(|m| {
@@ -300,7 +307,8 @@ fn strongly_connected(edges: &BTreeMap<(String, String), (usize, usize)>) -> Vec
     for (a, b) in edges.keys() {
         next[index_of(a)].push(index_of(b));
     }
-    let mut state = Tarjan { next, index: vec![None; nodes.len()], low: vec![0; nodes.len()], ..Tarjan::default() };
+    let mut state =
+        Tarjan { next, index: vec![None; nodes.len()], low: vec![0; nodes.len()], ..Tarjan::default() };
     for v in 0..nodes.len() {
         if state.index[v].is_none() {
             state.visit(v);
@@ -440,7 +448,9 @@ fn macro_paths(tokens: TokenStream, out: &mut Vec<(Vec<String>, usize)>) {
     while i < tokens.len() {
         match &tokens[i] {
             TokenTree::Group(g) => macro_paths(g.stream(), out),
-            TokenTree::Ident(id) if matches!(id.to_string().as_str(), "crate" | "super" | "self") && is_colons(i + 1) => {
+            TokenTree::Ident(id)
+                if matches!(id.to_string().as_str(), "crate" | "super" | "self") && is_colons(i + 1) =>
+            {
                 let mut segments = vec![id.to_string()];
                 let mut j = i + 1;
                 while is_colons(j) {

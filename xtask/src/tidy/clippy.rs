@@ -60,9 +60,10 @@ pub(super) fn check(root: &Path, out: &mut Vec<Violation>) {
         match &first {
             None => first = Some((path, methods, types)),
             Some((first_path, first_methods, first_types)) => {
-                for (list, have, want) in
-                    [("disallowed-methods", &methods, first_methods), ("disallowed-types", &types, first_types)]
-                {
+                for (list, have, want) in [
+                    ("disallowed-methods", &methods, first_methods),
+                    ("disallowed-types", &types, first_types),
+                ] {
                     if have != want {
                         out.push(violation(
                             &path,

@@ -77,7 +77,11 @@ impl Metadata {
                 .iter()
                 .filter_map(|t| {
                     let kind = t.get("kind")?.as_array()?.first()?.as_str()?.to_owned();
-                    Some(Target { kind, name: str_of(t, "name")?, root: PathBuf::from(str_of(t, "src_path")?) })
+                    Some(Target {
+                        kind,
+                        name: str_of(t, "name")?,
+                        root: PathBuf::from(str_of(t, "src_path")?),
+                    })
                 })
                 .collect();
             members.push(Package {

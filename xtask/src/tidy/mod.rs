@@ -137,7 +137,11 @@ pub(crate) fn tidy(args: &[String]) -> Result<(), String> {
         match arg.as_str() {
             "--bless" => api::bless(&root())?,
             "--verbose" => verbose = true,
-            other => return Err(format!("unknown argument `{other}` (usage: cargo xtask tidy [--bless] [--verbose])")),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}` (usage: cargo xtask tidy [--bless] [--verbose])"
+                ));
+            }
         }
     }
     let found = all_violations(&root());
