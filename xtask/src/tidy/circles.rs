@@ -35,6 +35,9 @@ pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
     }
 }
 
+/// The edges among the children of one module: (from, to) → (file, line) where first seen.
+type Edges = BTreeMap<(String, String), (usize, usize)>;
+
 /// A module of one crate.
 #[derive(Default)]
 struct Module {
@@ -234,8 +237,8 @@ impl Tree {
     }
 
     /// The edges between sibling modules, per parent: (from, to) → where, first seen.
-    fn edges(&self) -> BTreeMap<usize, BTreeMap<(String, String), (usize, usize)>> {
-        let mut rooms: BTreeMap<usize, BTreeMap<(String, String), (usize, usize)>> = BTreeMap::new();
+    fn edges(&self) -> BTreeMap<usize, Edges> {
+        let mut rooms: BTreeMap<usize, Edges> = BTreeMap::new();
         for r in &self.refs {
             let Some((base, rest)) = self.base(r.from, &r.segments) else { continue };
             let target = match self.resolve(base, &rest, 0) {
@@ -299,7 +302,7 @@ impl Tree {
 }
 
 /// The components of more than one module (Tarjan's algorithm; the graphs are small).
-fn strongly_connected(edges: &BTreeMap<(String, String), (usize, usize)>) -> Vec<BTreeSet<String>> {
+fn strongly_connected(edges: &Edges) -> Vec<BTreeSet<String>> {
     let nodes: BTreeSet<&String> = edges.keys().flat_map(|(a, b)| [a, b]).collect();
     let nodes: Vec<&String> = nodes.into_iter().collect();
     let index_of = |n: &String| nodes.iter().position(|m| *m == n).unwrap_or(0);
@@ -558,4 +561,85 @@ fn path_attr(m: &syn::ItemMod) -> Option<String> {
         },
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes a small crate's files under a scratch folder and returns its circles' messages.
+    fn circles_of(name: &str, files: &[(&str, &str)]) -> Vec<String> {
+        let dir = std::env::temp_dir().join(format!("xtask-tidy-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in files {
+            let full = dir.join(path);
+            std::fs::create_dir_all(full.parent().expect("a parent")).expect("a scratch folder");
+            std::fs::write(&full, text).expect("a scratch file");
+        }
+        let mut out = Vec::new();
+        let mut tree = Tree::default();
+        tree.load(&dir, &dir.join("src/lib.rs"), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        let found = tree
+            .circles(&dir, "t (lib `t`)")
+            .into_iter()
+            .map(|v| format!("{}: {}", v.path, v.message))
+            .collect();
+        let _ = std::fs::remove_dir_all(&dir);
+        found
+    }
+
+    #[test]
+    fn a_circle_through_a_use_a_macro_and_a_re_export_is_found_with_its_edges() {
+        let found = circles_of(
+            "found",
+            &[
+                ("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\npub use c::*;\n"),
+                // a -> b by a `use`; b -> a inside a macro call; c only through the glob re-export.
+                (
+                    "src/a.rs",
+                    "use crate::b::f;\npub const NAME: &str = \"a\";\npub fn g() { f(); let _ = crate::Thing; }\n",
+                ),
+                ("src/b.rs", "pub fn f() {\n    println!(\"{}\", crate::a::NAME);\n}\n"),
+                ("src/c.rs", "pub struct Thing;\n"),
+                // Inside `d`: x -> y in code, y -> x in a doc link; the parent's own items are no edge.
+                ("src/d/mod.rs", "mod x;\nmod y;\npub struct Shared;\nfn h() { x::X; }\n"),
+                ("src/d/x.rs", "use super::y::Y;\nuse super::Shared;\npub struct X;\n"),
+                ("src/d/y.rs", "/// Made from [`super::x::X`].\npub struct Y;\n"),
+            ],
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with(
+            "src/lib.rs: a module circle in t (lib `t`), among the children of the crate root: a, b use"
+        ));
+        assert!(
+            found[0].contains("a → b (src/a.rs:1)") && found[0].contains("b → a (src/b.rs:2)"),
+            "{}",
+            found[0]
+        );
+        assert!(found[1].starts_with(
+            "src/d/mod.rs: a module circle in t (lib `t`), among the children of module `d`: x, y use"
+        ));
+        assert!(
+            found[1].contains("x → y (src/d/x.rs:1)") && found[1].contains("y → x (src/d/y.rs:1)"),
+            "{}",
+            found[1]
+        );
+    }
+
+    #[test]
+    fn modules_that_use_each_other_one_way_are_no_circle() {
+        let found = circles_of(
+            "none",
+            &[
+                ("src/lib.rs", "mod a;\nmod b;\npub use b::B;\nfn top() { a::f(); }\n"),
+                (
+                    "src/a.rs",
+                    "use crate::B;\npub fn f() { let _ = B; }\n#[cfg(test)]\nmod tests { use super::*; }\n",
+                ),
+                ("src/b.rs", "pub struct B;\npub(in crate) fn g() { let _ = self::B; }\n"),
+            ],
+        );
+        assert!(found.is_empty(), "{found:#?}");
+    }
 }

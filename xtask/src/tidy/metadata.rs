@@ -179,3 +179,43 @@ impl Metadata {
         self.members.iter().any(|p| self.names.get(id) == Some(&p.name))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dep(pkg: &str, kind: Option<&str>) -> Value {
+        serde_json::json!({ "pkg": pkg, "dep_kinds": [{ "kind": kind, "target": null }] })
+    }
+
+    /// Only normal edges count, however deep; the chain names who brought the crate in.
+    #[test]
+    fn an_io_crate_reached_through_normal_dependencies_is_named_with_its_chain() {
+        let json = serde_json::json!({
+            "workspace_members": ["cost-id"],
+            "packages": [
+                { "id": "cost-id", "name": "cost", "description": "d", "manifest_path": "/w/crates/cost/Cargo.toml", "targets": [] },
+                { "id": "foo-id", "name": "foo" },
+                { "id": "tokio-id", "name": "tokio" },
+                { "id": "hyper-id", "name": "hyper" },
+                { "id": "aws-id", "name": "aws-smithy-runtime" },
+            ],
+            "resolve": { "nodes": [
+                { "id": "cost-id", "deps": [dep("foo-id", None), dep("hyper-id", Some("dev")), dep("aws-id", Some("build"))] },
+                { "id": "foo-id", "deps": [dep("tokio-id", None)] },
+                { "id": "hyper-id", "deps": [] },
+                { "id": "tokio-id", "deps": [] },
+            ]},
+        });
+        let meta = Metadata::from_json(&json);
+        let mut out = Vec::new();
+        meta.check_io_dependencies(&mut out);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].path, "crates/cost/Cargo.toml");
+        assert!(
+            out[0].message.contains("`tokio`") && out[0].message.contains("(cost → foo → tokio)"),
+            "{}",
+            out[0]
+        );
+    }
+}

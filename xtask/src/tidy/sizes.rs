@@ -87,3 +87,34 @@ impl<'ast> Visit<'ast> for LongFns<'_> {
         syn::visit::visit_trait_item_fn(self, f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A function of `body` lines between its `fn` line and its closing brace.
+    fn function(name: &str, body: usize) -> String {
+        format!("fn {name}() {{\n{}}}\n", "    let _ = 1;\n".repeat(body))
+    }
+
+    #[test]
+    fn a_function_over_150_lines_is_named_with_its_line_and_nested_ones_count() {
+        let dir = std::env::temp_dir().join(format!("xtask-tidy-sizes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let file = dir.join("long.rs");
+        let text = format!(
+            "{}{}impl S {{\n    fn outer() {{\n        {}    }}\n}}\n",
+            function("fits", 148),
+            function("too_long", 149),
+            function("nested", 149)
+        );
+        std::fs::write(&file, text).expect("a scratch file");
+        let mut out = Vec::new();
+        check(&dir, &[file], &mut out);
+        let _ = std::fs::remove_dir_all(&dir);
+        let named: Vec<(usize, &str)> = out.iter().map(|v| (v.line, v.name.as_str())).collect();
+        // `fits` is 150 lines; `outer` is 155 (it holds `nested`, 151).
+        assert_eq!(named, [(151, "too_long"), (303, "outer"), (304, "nested")], "{out:?}");
+        assert!(out[0].message.contains("151 lines, over 150"), "{}", out[0]);
+    }
+}
