@@ -171,6 +171,23 @@ impl Metadata {
         }
     }
 
+    /// The workspace crates `name` depends on directly as normal dependencies.
+    pub(crate) fn workspace_deps_of(&self, name: &str) -> Vec<&str> {
+        let Some((id, _)) = self.names.iter().find(|(id, n)| *n == name && self.is_member(id)) else {
+            return Vec::new();
+        };
+        let mut deps: Vec<&str> = self
+            .normal_deps
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter(|dep| self.is_member(dep))
+            .map(|dep| self.name(dep))
+            .collect();
+        deps.sort_unstable();
+        deps
+    }
+
     fn name<'a>(&'a self, id: &'a str) -> &'a str {
         self.names.get(id).map_or(id, String::as_str)
     }

@@ -6,6 +6,7 @@
 //! `cargo xtask ci`.
 
 mod api;
+mod boundaries;
 mod circles;
 mod clippy;
 mod metadata;
@@ -32,6 +33,8 @@ pub(crate) enum Rule {
     DisallowedLists,
     /// A workspace crate without a `description`.
     Description,
+    /// A dependency or an environment read across ARCHITECTURE.md's boundaries.
+    Boundary,
     /// The aws-adapter's public API changed without docs/aws.md.
     AwsApiDocs,
     /// A file that cannot be read or parsed, or a command that failed.
@@ -47,6 +50,7 @@ impl fmt::Display for Rule {
             Rule::IoDependency => "io-dependency",
             Rule::DisallowedLists => "disallowed-lists",
             Rule::Description => "description",
+            Rule::Boundary => "boundary",
             Rule::AwsApiDocs => "aws-api-docs",
             Rule::Unreadable => "unreadable",
         })
@@ -211,6 +215,7 @@ fn all_violations(root: &Path) -> Vec<Violation> {
             circles::check(root, &meta, &mut out);
             meta.check_io_dependencies(&mut out);
             meta.check_descriptions(root, &mut out);
+            boundaries::check(root, &meta, &mut out);
         }
         Err(e) => out.push(Violation {
             path: "Cargo.toml".into(),
