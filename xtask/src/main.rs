@@ -3,9 +3,10 @@
 //! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
 //!   official Infisical client) into `.venv`, then the committed schemas, fmt, tidy, clippy and
 //!   every test.
-//! - `tidy [--bless]`: the house rules as a test (`tidy/`: file and function lengths, module
-//!   circles, the core's dependencies and clippy lists, crate descriptions, the aws-adapter's
-//!   API against docs/aws.md); `--bless` records the adapter's API hash after the docs changed.
+//! - `tidy [--bless] [--verbose]`: the house rules as a test (`tidy/`: file and function
+//!   lengths, module circles, the core's dependencies and clippy lists, boundaries, crate
+//!   descriptions, the aws-adapter's API against docs/aws.md); `--bless` records the adapter's
+//!   API hash after the docs changed, `--verbose` also lists the allowed violations.
 //! - `venv`: only the Python set-up.
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
 //! - `fuzz --seconds S [TARGET...]`: runs each cargo-fuzz target of `fuzz/` (or those named) for
@@ -25,7 +26,7 @@ use std::process::{Command, ExitCode};
 /// Every task and its arguments, for the usage message.
 const USAGE: &str = "usage: cargo xtask <task>, one of:
   ci
-  tidy [--bless]
+  tidy [--bless] [--verbose]
   venv
   codegen [--check]
   fuzz --seconds S [check|plan ...]

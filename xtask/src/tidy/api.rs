@@ -20,9 +20,7 @@ pub(super) fn check(root: &Path, out: &mut Vec<Violation>) {
     };
     match api_hash(root) {
         Ok(actual) => match recorded(&doc) {
-            Some((line, hash)) if hash == actual => {
-                let _ = line;
-            }
+            Some((_, hash)) if hash == actual => {}
             Some((line, hash)) => out.push(violation(
                 line,
                 format!(
@@ -229,9 +227,7 @@ fn strip_docs(item: &mut syn::Item) {
                 }
             }
         }
-        syn::Item::Const(i) => {
-            i.attrs.retain(not_doc);
-        }
+        syn::Item::Const(i) => i.attrs.retain(not_doc),
         syn::Item::Static(i) => i.attrs.retain(not_doc),
         syn::Item::Type(i) => i.attrs.retain(not_doc),
         syn::Item::Union(i) => i.attrs.retain(not_doc),
