@@ -7,7 +7,12 @@
 //! module `a::x` to `a::y::z` is an edge `x → y` among the children of `a` (the top-level
 //! modules are the crate root's children). A child's use of its parent's own items, and a
 //! parent's use of its children, are not edges: the parent is their common room.
-//! Circles are the strongly connected components of each room's graph.
+//! Circles are the strongly connected components of each room's graph; each is reported with
+//! every edge inside it (the first place of each).
+//!
+//! Not followed: a bare name reached through a glob import of the parent (`use super::*;` then
+//! `Context`): it is a use of the parent, so a sibling reached that way is missed (no circle is
+//! invented; one may be missed).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -269,13 +274,16 @@ impl Tree {
             for members in strongly_connected(&edges) {
                 let at =
                     |(file, line): (usize, usize)| format!("{}:{line}", relative(root, &self.files[file]));
+                // Every edge inside the circle, by module: where each use is, to cut the right one.
                 let steps: Vec<String> = members
                     .iter()
-                    .filter_map(|m| {
-                        edges
+                    .map(|m| {
+                        let uses: Vec<String> = edges
                             .iter()
-                            .find(|((from, to), _)| from == m && members.contains(to))
-                            .map(|((from, to), place)| format!("    {from} → {to} ({})", at(*place)))
+                            .filter(|((from, to), _)| from == m && members.contains(to))
+                            .map(|((_, to), place)| format!("{to} ({})", at(*place)))
+                            .collect();
+                        format!("    {m} → {}", uses.join(", "))
                     })
                     .collect();
                 let room_name = match self.modules[room].path.as_slice() {
