@@ -499,13 +499,13 @@ fn doc_paths(text: &str) -> Vec<Vec<String>> {
 }
 
 /// One name a `use` brings in (`name: None` for a glob) and its full path.
-struct UseLeaf {
-    segments: Vec<String>,
+pub(super) struct UseLeaf {
+    pub(super) segments: Vec<String>,
     name: Option<String>,
     line: usize,
 }
 
-fn use_leaves(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseLeaf>) {
+pub(super) fn use_leaves(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseLeaf>) {
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());

@@ -33,7 +33,7 @@ pub(crate) enum Rule {
     DisallowedLists,
     /// A workspace crate without a `description`.
     Description,
-    /// A dependency or an environment read across ARCHITECTURE.md's boundaries.
+    /// A dependency, an environment read or a file opened across ARCHITECTURE.md's boundaries.
     Boundary,
     /// The aws-adapter's public API changed without docs/aws.md.
     AwsApiDocs,
