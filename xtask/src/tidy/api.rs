@@ -104,10 +104,10 @@ fn modules(root: &Path) -> Vec<String> {
 fn api_hash(root: &Path) -> Result<String, String> {
     let mut signatures = Vec::new();
     for file in files(root) {
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let ast = syn::parse_file(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let source = super::parsed(&file);
+        let source = source.as_ref().as_ref().map_err(|e| format!("{}: {e}", file.display()))?;
         let module = relative(&root.join(SOURCE), &file);
-        collect(&module, &ast.items, &mut signatures);
+        collect(&module, &source.ast.items, &mut signatures);
     }
     signatures.sort();
     let digest = Sha256::digest(signatures.join("\n").as_bytes());

@@ -94,13 +94,12 @@ fn io_uses(root: &Path, dir: &Path, env: bool, files: bool, out: &mut Vec<Violat
             if path.extension().is_none_or(|e| e != "rs") {
                 continue;
             }
-            let Ok(ast) =
-                std::fs::read_to_string(&path).map_err(drop).and_then(|t| syn::parse_file(&t).map_err(drop))
-            else {
+            let source = super::parsed(&path);
+            let Ok(source) = source.as_ref() else {
                 continue; // the size rules report a file that does not parse
             };
             let mut visitor = IoUses { env, files, hits: Vec::new() };
-            visitor.visit_file(&ast);
+            visitor.visit_file(&source.ast);
             for (line, what) in visitor.hits {
                 let message = match what {
                     Io::Env => {

@@ -16,12 +16,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 
 use super::metadata::Metadata;
-use super::{Rule, Violation, line_of, relative, unreadable};
+use super::{Parsed, Rule, Violation, line_of, relative, unreadable};
 
 pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
     let mut seen = BTreeSet::new();
@@ -88,10 +89,12 @@ impl Tree {
         let dir = crate_root.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut parsed = Vec::new();
         self.load_file(root, crate_root, 0, &dir, &mut parsed, out);
-        for (module, ast) in parsed {
+        for (module, source) in parsed {
             let file = self.modules[module].file;
             let mut visitor = RefVisitor { tree: self, stack: vec![module], file };
-            visitor.visit_file(&ast);
+            if let Ok(source) = source.as_ref() {
+                visitor.visit_file(&source.ast);
+            }
         }
     }
 
@@ -102,20 +105,20 @@ impl Tree {
         file: &Path,
         module: usize,
         dir: &Path,
-        parsed: &mut Vec<(usize, syn::File)>,
+        parsed: &mut Vec<(usize, Rc<Result<Parsed, String>>)>,
         out: &mut Vec<Violation>,
     ) {
-        let ast = match std::fs::read_to_string(file)
-            .map_err(|e| e.to_string())
-            .and_then(|text| syn::parse_file(&text).map_err(|e| format!("{e} (line {})", line_of(e.span()))))
-        {
-            Ok(ast) => ast,
-            Err(e) => return out.push(unreadable(root, file, &e)),
+        let source = super::parsed(file);
+        let Ok(parsed_file) = source.as_ref() else {
+            if let Err(e) = source.as_ref() {
+                out.push(unreadable(root, file, e));
+            }
+            return;
         };
         self.files.push(file.to_path_buf());
         self.modules[module].file = self.files.len() - 1;
-        self.items(root, &ast.items, module, file, dir, parsed, out);
-        parsed.push((module, ast));
+        self.items(root, &parsed_file.ast.items, module, file, dir, parsed, out);
+        parsed.push((module, Rc::clone(&source)));
     }
 
     /// Records a module's items, imports and children (loading the children's files).
@@ -127,7 +130,7 @@ impl Tree {
         module: usize,
         file: &Path,
         dir: &Path,
-        parsed: &mut Vec<(usize, syn::File)>,
+        parsed: &mut Vec<(usize, Rc<Result<Parsed, String>>)>,
         out: &mut Vec<Violation>,
     ) {
         for item in items {

@@ -12,8 +12,11 @@ mod clippy;
 mod metadata;
 mod sizes;
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 use crate::root;
@@ -207,6 +210,7 @@ fn matches(entry: &Allowed, v: &Violation) -> bool {
 
 /// Every violation, allowed or not.
 fn all_violations(root: &Path) -> Vec<Violation> {
+    PARSED.with(|cache| cache.borrow_mut().clear());
     let mut out = Vec::new();
     let files = rust_files(root, &mut out);
     sizes::check(root, &files, &mut out);
@@ -278,6 +282,31 @@ pub(crate) fn unreadable(root: &Path, path: &Path, why: &str) -> Violation {
         name: String::new(),
         message: format!("cannot read or parse: {why}"),
     }
+}
+
+/// A source file read and parsed.
+pub(crate) struct Parsed {
+    pub(crate) lines: usize,
+    pub(crate) ast: syn::File,
+}
+
+thread_local! {
+    /// Each file is parsed once per run, whichever rules read it (syn's trees are not `Send`).
+    static PARSED: RefCell<BTreeMap<PathBuf, Rc<Result<Parsed, String>>>> = RefCell::default();
+}
+
+/// `path` read and parsed, or why not (once per run).
+pub(crate) fn parsed(path: &Path) -> Rc<Result<Parsed, String>> {
+    if let Some(hit) = PARSED.with(|cache| cache.borrow().get(path).cloned()) {
+        return hit;
+    }
+    let result = std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|text| {
+        let ast = syn::parse_file(&text).map_err(|e| format!("{e} (line {})", line_of(e.span())))?;
+        Ok(Parsed { lines: text.lines().count(), ast })
+    });
+    let result = Rc::new(result);
+    PARSED.with(|cache| cache.borrow_mut().insert(path.to_path_buf(), Rc::clone(&result)));
+    result
 }
 
 /// The line of a span's start (1-based; `span-locations` is on).

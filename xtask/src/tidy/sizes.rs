@@ -11,15 +11,16 @@ use super::{MAX_FILE_LINES, MAX_FN_LINES, Rule, Violation, line_of, relative, un
 
 pub(super) fn check(root: &Path, files: &[PathBuf], out: &mut Vec<Violation>) {
     for file in files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
+        let parsed = super::parsed(file);
+        let parsed = match parsed.as_ref() {
+            Ok(parsed) => parsed,
             Err(e) => {
-                out.push(unreadable(root, file, &e.to_string()));
+                out.push(unreadable(root, file, e));
                 continue;
             }
         };
         let path = relative(root, file);
-        let lines = text.lines().count();
+        let lines = parsed.lines;
         if lines > MAX_FILE_LINES {
             out.push(Violation {
                 path: path.clone(),
@@ -32,13 +33,8 @@ pub(super) fn check(root: &Path, files: &[PathBuf], out: &mut Vec<Violation>) {
                 ),
             });
         }
-        match syn::parse_file(&text) {
-            Ok(ast) => {
-                let mut long = LongFns { path: &path, out: &mut *out };
-                long.visit_file(&ast);
-            }
-            Err(e) => out.push(unreadable(root, file, &format!("{e} (line {})", line_of(e.span())))),
-        }
+        let mut long = LongFns { path: &path, out: &mut *out };
+        long.visit_file(&parsed.ast);
     }
 }
 
