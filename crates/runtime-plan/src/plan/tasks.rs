@@ -92,8 +92,8 @@ pub struct TaskRecord {
     /// `sha256:<hex>` of the command as JSON (a list of words): a changed command runs again.
     pub command: CompactString,
     /// SSM parameters whose versions belong to what a run is recorded as: a runner folds them
-    /// into [`TaskRecord::command`] ([`crate::fingerprint`] of it and `<name>@<version>`, in
-    /// order), so a new value of one runs the task again (a bootstrap's passwords). Empty for
+    /// into [`TaskRecord::command`] (`runtime_plan::fingerprint` of it and `<name>@<version>`,
+    /// in order), so a new value of one runs the task again (a bootstrap's passwords). Empty for
     /// a migration.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub versions_of: Vec<CompactString>,
