@@ -1,0 +1,110 @@
+//! `runway ssm publish`'s restarts. ECS reads a task's `secrets` only when the task starts, so a
+//! service whose tasks read a parameter whose value changed gets a new deployment
+//! (`UpdateService`, `forceNewDeployment`), whoever changed it:
+//!
+//! - a parameter this run wrote: when its value differed (a new type or key alone does not
+//!   count), as the adapter's report says;
+//! - any other parameter the service reads (one the program wrote at `pulumi up`, one `secrets
+//!   prepare` or `runway rotate` wrote): when it was last written (`LastModifiedDate`) after the
+//!   service's current deployment was created (`PRIMARY`'s `createdAt`): every task of that
+//!   deployment started after its creation, so a parameter written before it was read at its
+//!   current value, and one written after may not have been. The rule keeps no state, and a
+//!   restart makes a newer deployment, so the next run restarts nothing. Its limit: a write
+//!   that left the value as it was (a program's `pulumi up` never rewrites an unchanged value)
+//!   restarts too. See docs/pipeline.md, "Restarts".
+//!
+//! Which services read which parameter is the plan's ([`Plan::services_reading`]).
+
+use std::collections::HashMap;
+
+use aws_adapter::aws::{Action, AwsClients, ParameterOutcome, UpdateReason};
+use runtime_plan::{Plan, ServiceRestart};
+
+use crate::args::Format;
+use crate::output::chain;
+use crate::rotate::RestartJson;
+
+/// The services to restart after a publish whose outcomes (every parameter it wrote or found
+/// unchanged) are `outcomes`, each with the parameters that make it stale, in item order.
+pub(crate) async fn stale_readers(
+    plan: &Plan,
+    aws: &AwsClients,
+    outcomes: &[&ParameterOutcome],
+) -> Result<Vec<ServiceRestart>, String> {
+    let changed: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| o.reasons.contains(&UpdateReason::Value))
+        .map(|o| o.name.as_str())
+        .collect();
+    // Written now: judged by its value alone (its date is this run's).
+    let written: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| matches!(o.action, Action::Created | Action::Updated))
+        .map(|o| o.name.as_str())
+        .collect();
+    let every: Vec<&str> = plan.secrets.ssm_parameters.iter().map(|p| p.name.as_str()).collect();
+    let readers = plan.services_reading(&every);
+    let mut read: Vec<&str> = readers.iter().flat_map(|r| r.parameters.iter().map(|p| p.as_str())).collect();
+    read.sort_unstable();
+    read.dedup();
+    read.retain(|n| !written.contains(n));
+    let modified: HashMap<String, std::time::SystemTime> =
+        aws.parameters_modified(&read).await.map_err(|e| chain(&e))?.into_iter().collect();
+    let mut stale = Vec::new();
+    for reader in readers {
+        let judged_by_date = reader.parameters.iter().any(|p| modified.contains_key(p.as_str()));
+        let deployed = match judged_by_date {
+            true => aws
+                .primary_deployment_created(&reader.cluster, &reader.service)
+                .await
+                .map_err(|e| chain(&e))?,
+            false => None,
+        };
+        let newer = |p: &str| match (modified.get(p), deployed) {
+            (Some(at), Some(deployed)) => *at > deployed,
+            _ => false,
+        };
+        let parameters: Vec<_> =
+            reader.parameters.iter().filter(|p| changed.contains(&p.as_str()) || newer(p)).cloned().collect();
+        if !parameters.is_empty() {
+            stale.push(ServiceRestart { parameters, ..reader });
+        }
+    }
+    Ok(stale)
+}
+
+/// Restarts `readers` (or, with `no_restart` or in a dry run, only lists them). Returns
+/// `(restarted, not restarted)`.
+pub(crate) async fn restart_readers(
+    readers: &[ServiceRestart],
+    aws: &AwsClients,
+    no_restart: bool,
+    dry_run: bool,
+    format: Format,
+) -> Result<(Vec<RestartJson>, Vec<RestartJson>), String> {
+    let mut restarted = Vec::new();
+    let mut not_restarted = Vec::new();
+    for s in readers {
+        let reads = s.parameters.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ");
+        if no_restart || dry_run {
+            if format == Format::Text {
+                let why = if dry_run { "would restart" } else { "not restarted (--no-restart)" };
+                outln!("{why} {} ({}): reads {reads}", s.workload, s.service);
+            }
+            not_restarted.push(RestartJson::from(s));
+            continue;
+        }
+        if !aws.restart_service(&s.cluster, &s.service).await.map_err(|e| chain(&e))? {
+            // Not deployed yet: no task runs, its first ones will read the new value.
+            if format == Format::Text {
+                outln!("not found {} ({}): no running service to restart", s.workload, s.service);
+            }
+            continue;
+        }
+        if format == Format::Text {
+            outln!("restarted {} ({}): reads {reads}", s.workload, s.service);
+        }
+        restarted.push(RestartJson::from(s));
+    }
+    Ok((restarted, not_restarted))
+}
