@@ -308,25 +308,25 @@ fn write_workload_secrets(out: &mut impl fmt::Write, own: &[&SsmParameter]) -> f
     write_note(
         out,
         2,
-        "workload secrets: values a person sets in Infisical; `runway secrets prepare` copies each \
-         to its ssm parameter (and `runway ssm publish` after a change):",
+        "workload secrets: values a person sets in Infisical, copied by `runway secrets prepare`:",
     )?;
+    // Place and parameter are long: each on its own line below the secret.
     let rows = own
         .iter()
         .map(|s| {
             let place =
                 s.infisical.as_ref().map(|i| format!("{}/{}", i.display(), i.name)).unwrap_or_default();
-            Row::Cells(vec![s.owner.to_string(), place, s.name.to_string()])
+            Row::Cells(vec![format!("{} {}\n  set in {place}\n  copied to {}", s.owner, s.variable, s.name)])
         })
         .collect();
-    Table { indent: 4, header: &["workload", "set in infisical", "ssm parameter"], rows, flex: Some(2) }
-        .write(out)?;
+    Table { indent: 4, header: &["workload secret"], rows, flex: Some(0) }.write(out)?;
     write_note(
         out,
         4,
-        "set each one before the workload's first deploy: until then `runway secrets prepare` does \
-         everything else, then exits 1 naming each place to set; `runway ssm verify` reports \
-         `missing` with the parameter's name.",
+        "`runway secrets prepare` copies each to its parameter (`runway ssm publish` after a \
+         change, restarting the services that read it). Set each one before the workload's first \
+         deploy: until then `runway secrets prepare` does everything else, then exits 1 naming \
+         each place to set; `runway ssm verify` reports `missing` with the parameter's name.",
     )
 }
 
