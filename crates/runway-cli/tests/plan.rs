@@ -142,10 +142,11 @@ fn the_plan_says_what_ssm_verify_prints_for_an_unset_workload_secret() {
     assert_eq!(code, 0);
     let name = "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY";
     let own = out.split("  workload secrets: values a person sets in Infisical").nth(1).unwrap_or_default();
-    assert!(
-        own.contains(&format!("metabase  dev:/runtime/metabase/MB_ENCRYPTION_SECRET_KEY  {name}")),
-        "{out}"
+    let secret = format!(
+        "metabase MB_ENCRYPTION_SECRET_KEY\n    set in dev:/runtime/metabase/MB_ENCRYPTION_SECRET_KEY\n    \
+         copied to {name}\n"
     );
+    assert!(own.contains(&secret), "{out}");
     assert!(!out.contains("put-parameter"), "{out}");
     let report = VerifyReport {
         checked: 1,
