@@ -45,9 +45,10 @@ impl Run {
     }
 }
 
-/// The binary as a command, nothing set.
+/// The binary as a command, nothing set. `RUNWAY_UNDER_TEST` names another build of it: the
+/// shared target directory's `runway` is whichever worktree linked it last.
 pub fn bare() -> Command {
-    Command::new(RUNWAY)
+    Command::new(std::env::var_os("RUNWAY_UNDER_TEST").unwrap_or_else(|| RUNWAY.into()))
 }
 
 /// The binary as a command, without colours (`NO_COLOR=1`).
