@@ -102,12 +102,13 @@ def order(resources, deps):
 
 
 def prepare(plan_file, ssm, secrets):
-    """What exists before `up`: the credentials' and people's parameters, the proxy copies."""
+    """What exists before `up`: the parameters `secrets prepare` writes (the credentials, the
+    workloads' own secrets), the proxy copies."""
     with open(plan_file, encoding="utf-8") as f:
         plan = json.load(f)
     layout = plan["secrets"]
     for p in layout["ssmParameters"]:
-        if p["writtenBy"] in ("secrets-prepare", "people"):
+        if p["writtenBy"] == "secrets-prepare":
             ssm.put_parameter(Name=p["name"], Value="placeholder", Type="SecureString", KeyId=p["kmsKey"])
     for g in layout["generated"]:
         if g.get("secretsManager"):
