@@ -341,9 +341,10 @@ fn secrets_prepare(
         let (registry, registry_unset) =
             copy_registry_credentials(&plan, (&client, &project), dry_run, format, out).await?;
         let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-        let people = crate::people::copy_workload_secrets(&plan, (&client, &project), &aws, dry_run)
-            .await
-            .map_err(|e| remote(out, e))?;
+        let people =
+            crate::people::copy_workload_secrets(&plan, (&client, &project), (&aws, &scope(&plan)), dry_run)
+                .await
+                .map_err(|e| remote(out, e))?;
         if format == Format::Text {
             for o in &people.report.parameters {
                 outln!("{:<9} {} (ssm, workload secret)", o.action.word(dry_run), o.name);
@@ -692,11 +693,15 @@ fn ssm_publish(
             .ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run)
             .await
             .map_err(|e| remote(out, chain(&e)))?;
-        let people = crate::people::copy_workload_secrets(&plan, (&client, &project), &aws, dry_run)
-            .await
-            .map_err(|e| {
-                remote(out, format!("{e}\nthe resources' parameters are written; run the same command again"))
-            })?;
+        let people =
+            crate::people::copy_workload_secrets(&plan, (&client, &project), (&aws, &scope(&plan)), dry_run)
+                .await
+                .map_err(|e| {
+                    remote(
+                        out,
+                        format!("{e}\nthe resources' parameters are written; run the same command again"),
+                    )
+                })?;
         report.parameters.extend(people.report.parameters);
         if format == Format::Text {
             out!("{report}");

@@ -7,7 +7,7 @@
 //! exit 1 naming each place to set ([`unset_message`]), after everything else is done. No value
 //! is printed: each goes from the Infisical client to the AWS adapter as a `SecretString`.
 
-use aws_adapter::aws::{AwsClients, ParameterWrite, PublishReport};
+use aws_adapter::aws::{AwsClients, ParameterWrite, PublishReport, Scope};
 use runtime_plan::{ParameterSource, Plan, SsmParameter};
 use secrets_adapter::Client;
 
@@ -26,12 +26,12 @@ pub(crate) fn workload_secrets(plan: &Plan) -> impl Iterator<Item = &SsmParamete
 }
 
 /// Reads each workload secret from its Infisical place (references expanded, as Infisical's
-/// syncs deliver values) and writes those set to their parameters; `Err` is a failed call,
-/// saying what was not done.
+/// syncs deliver values) and writes those set to their parameters, tagged with `scope`; `Err`
+/// is a failed call, saying what was not done.
 pub(crate) async fn copy_workload_secrets<'p>(
     plan: &'p Plan,
     (client, project): (&Client, &str),
-    aws: &AwsClients,
+    (aws, scope): (&AwsClients, &Scope),
     dry_run: bool,
 ) -> Result<PeopleCopy<'p>, String> {
     let secrets: Vec<&SsmParameter> = workload_secrets(plan).collect();
@@ -67,7 +67,7 @@ pub(crate) async fn copy_workload_secrets<'p>(
         }
     }
     let report = aws
-        .ssm_publish_values(&crate::deploy::scope(plan), &plan.secrets.kms_key, &writes, dry_run)
+        .ssm_publish_values(scope, &plan.secrets.kms_key, &writes, dry_run)
         .await
         .map_err(|e| e.to_string())?;
     Ok(PeopleCopy { report, unset })

@@ -19,10 +19,31 @@ use std::collections::HashMap;
 
 use aws_adapter::aws::{Action, AwsClients, ParameterOutcome, UpdateReason};
 use runtime_plan::{Plan, ServiceRestart};
+use serde::Serialize;
 
 use crate::args::Format;
 use crate::output::chain;
-use crate::rotate::RestartJson;
+
+/// A service restarted or left alone, as printed and in JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RestartJson {
+    workload: String,
+    cluster: String,
+    service: String,
+    parameters: Vec<String>,
+}
+
+impl From<&ServiceRestart> for RestartJson {
+    fn from(s: &ServiceRestart) -> Self {
+        RestartJson {
+            workload: s.workload.to_string(),
+            cluster: s.cluster.to_string(),
+            service: s.service.to_string(),
+            parameters: s.parameters.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
 
 /// The services to restart after a publish whose outcomes (every parameter it wrote or found
 /// unchanged) are `outcomes`, each with the parameters that make it stale, in item order.

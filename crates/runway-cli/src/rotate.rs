@@ -45,6 +45,7 @@ use crate::args::{Format, PlanArgs};
 use crate::deploy::{InfisicalValues, infisical, load, print_json, runtime, scope};
 use crate::output::{EXIT_INVALID, EXIT_REMOTE, EXIT_TIMEOUT, Exit, Out, chain};
 use crate::planning::refuse_before_acting;
+use crate::restarts::RestartJson;
 
 /// What `runway rotate` replaces.
 #[derive(Clone, Copy, Debug)]
@@ -79,27 +80,6 @@ struct Step {
     step: &'static str,
     subject: String,
     action: String,
-}
-
-/// A service restarted or left alone, as printed and in JSON.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RestartJson {
-    workload: String,
-    cluster: String,
-    service: String,
-    parameters: Vec<String>,
-}
-
-impl From<&ServiceRestart> for RestartJson {
-    fn from(s: &ServiceRestart) -> Self {
-        RestartJson {
-            workload: s.workload.to_string(),
-            cluster: s.cluster.to_string(),
-            service: s.service.to_string(),
-            parameters: s.parameters.iter().map(ToString::to_string).collect(),
-        }
-    }
 }
 
 /// `runway rotate`'s JSON.
