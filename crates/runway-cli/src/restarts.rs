@@ -16,8 +16,10 @@
 //! Which services read which parameter is the plan's ([`Plan::services_reading`]).
 
 use std::collections::HashMap;
+use std::time::SystemTime;
 
 use aws_adapter::aws::{Action, AwsClients, ParameterOutcome, UpdateReason};
+use runtime_plan::plan::CompactString;
 use runtime_plan::{Plan, ServiceRestart};
 use serde::Serialize;
 
@@ -69,7 +71,7 @@ pub(crate) async fn stale_readers(
     read.sort_unstable();
     read.dedup();
     read.retain(|n| !written.contains(n));
-    let modified: HashMap<String, std::time::SystemTime> =
+    let modified: HashMap<String, SystemTime> =
         aws.parameters_modified(&read).await.map_err(|e| chain(&e))?.into_iter().collect();
     let mut stale = Vec::new();
     for reader in readers {
@@ -81,17 +83,29 @@ pub(crate) async fn stale_readers(
                 .map_err(|e| chain(&e))?,
             false => None,
         };
-        let newer = |p: &str| match (modified.get(p), deployed) {
-            (Some(at), Some(deployed)) => *at > deployed,
-            _ => false,
-        };
-        let parameters: Vec<_> =
-            reader.parameters.iter().filter(|p| changed.contains(&p.as_str()) || newer(p)).cloned().collect();
+        let parameters = stale_parameters(&reader.parameters, &changed, &modified, deployed);
         if !parameters.is_empty() {
             stale.push(ServiceRestart { parameters, ..reader });
         }
     }
     Ok(stale)
+}
+
+/// The parameters among `read` (one service's, in its order) whose value its running tasks may
+/// not have: those whose value this run `changed`, and those last written (`modified`, only
+/// parameters this run did not write) after its current deployment was created (`deployed`;
+/// `None`: no deployment runs).
+fn stale_parameters(
+    read: &[CompactString],
+    changed: &[&str],
+    modified: &HashMap<String, SystemTime>,
+    deployed: Option<SystemTime>,
+) -> Vec<CompactString> {
+    let newer = |p: &str| match (modified.get(p), deployed) {
+        (Some(at), Some(deployed)) => *at > deployed,
+        _ => false,
+    };
+    read.iter().filter(|p| changed.contains(&p.as_str()) || newer(p)).cloned().collect()
 }
 
 /// Restarts `readers` (or, with `no_restart` or in a dry run, only lists them). Returns
@@ -128,4 +142,36 @@ pub(crate) async fn restart_readers(
         restarted.push(RestartJson::from(s));
     }
     Ok((restarted, not_restarted))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_parameter_is_stale_when_changed_now_or_written_after_the_deployment() {
+        let at = |s: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(s);
+        let read: Vec<CompactString> =
+            ["/p/e/a/NOW", "/p/e/a/AFTER", "/p/e/a/BEFORE", "/p/e/a/SAME", "/p/e/a/KEY"]
+                .into_iter()
+                .map(Into::into)
+                .collect();
+        // `KEY` was written now for its key alone: not changed, and not judged by its date.
+        let modified: HashMap<String, SystemTime> =
+            [("/p/e/a/AFTER", at(200)), ("/p/e/a/BEFORE", at(50)), ("/p/e/a/SAME", at(100))]
+                .into_iter()
+                .map(|(n, t)| (n.to_owned(), t))
+                .collect();
+        let changed = ["/p/e/a/NOW"];
+        assert_eq!(
+            stale_parameters(&read, &changed, &modified, Some(at(100))),
+            ["/p/e/a/NOW", "/p/e/a/AFTER"]
+        );
+        // No deployment runs: only a value changed now is named (its restart finds no service).
+        assert_eq!(stale_parameters(&read, &changed, &modified, None), ["/p/e/a/NOW"]);
+        // A deployment newer than every write: nothing but the change of this run.
+        assert_eq!(stale_parameters(&read, &[], &modified, Some(at(300))), Vec::<CompactString>::new());
+    }
 }
