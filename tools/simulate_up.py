@@ -102,12 +102,13 @@ def order(resources, deps):
 
 
 def prepare(plan_file, ssm, secrets):
-    """What exists before `up`: the credentials' and people's parameters, the proxy copies."""
+    """What exists before `up`: the parameters `secrets prepare` writes (the credentials, the
+    workloads' own secrets), the proxy copies."""
     with open(plan_file, encoding="utf-8") as f:
         plan = json.load(f)
     layout = plan["secrets"]
     for p in layout["ssmParameters"]:
-        if p["writtenBy"] in ("secrets-prepare", "people"):
+        if p["writtenBy"] == "secrets-prepare":
             ssm.put_parameter(Name=p["name"], Value="placeholder", Type="SecureString", KeyId=p["kmsKey"])
     for g in layout["generated"]:
         if g.get("secretsManager"):
@@ -240,6 +241,12 @@ def main():
         resources = {n: r for n, r in resources.items() if n not in excluded(resources, deps)}
         deps = dependencies(resources)
 
+    def current(parameter):
+        try:
+            return ssm.get_parameter(Name=parameter, WithDecryption=True)["Parameter"]["Value"]
+        except ssm.exceptions.ParameterNotFound:
+            return None
+
     def exists(parameter):
         try:
             ssm.get_parameter(Name=parameter)
@@ -264,9 +271,6 @@ def main():
 
     writes = {}
     names = order(resources, deps)
-    arns = {}
-    if "--ecs" in sys.argv:
-        arns = declare_ecs(resources, names, boto3.client("ecs", region_name=region), one_off)
     for name in names:
         res = resources[name]
         props = res.get("properties", {})
@@ -280,12 +284,21 @@ def main():
         except KeyError as missing:
             failures.append(f"{name}: `${{{missing.args[0]}}}` is no stack output or look-up")
             continue
-        ssm.put_parameter(Name=props["name"], Value=value, Type=props["type"], KeyId=props["keyId"], Overwrite=True)
+        # Pulumi updates a resource only when its inputs changed: an unchanged value is not
+        # written again (its version and LastModifiedDate stay), as `ssm publish`'s restarts expect.
+        if current(props["name"]) != value:
+            ssm.put_parameter(Name=props["name"], Value=value, Type=props["type"], KeyId=props["keyId"],
+                              Overwrite=True)
         tags = [{"Key": k, "Value": v} for k, v in (props.get("tags") or {}).items()]
         if tags:
             ssm.add_tags_to_resource(ResourceType="Parameter", ResourceId=props["name"], Tags=tags)
         written.append(props["name"])
         writes[name] = props["name"]
+
+    # The services after the parameters their tasks read (they depend on them; checked below).
+    arns = {}
+    if "--ecs" in sys.argv:
+        arns = declare_ecs(resources, names, boto3.client("ecs", region_name=region), one_off)
 
     for name, parameters in reads.items():
         waited = {writes[r] for r in closure(deps, name) if r in writes}

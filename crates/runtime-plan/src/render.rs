@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::plan::{
     ApplyChanges, Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine,
-    Delivery, Endpoints, GeneratedSecret, ItemSpec, ParameterWriter, Plan, PlannedItem, PlannedResource,
-    PlannedWorkload, SsmParameter, UnpricedItem, Verdict,
+    Delivery, Endpoints, GeneratedSecret, ItemSpec, ParameterSource, ParameterWriter, Plan, PlannedItem,
+    PlannedResource, PlannedWorkload, SsmParameter, UnpricedItem, Verdict,
 };
 
 mod access;
@@ -254,7 +254,10 @@ fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         Table { indent: 4, header: &["variable", "value"], rows, flex: Some(1) }.write(out)?;
         start = end;
     }
-    let by = |w: ParameterWriter| s.ssm_parameters.iter().filter(move |p| p.written_by == w);
+    // A workload's own secret has a section of its own: people set it before `prepare` copies it.
+    let by = |w: ParameterWriter| {
+        s.ssm_parameters.iter().filter(move |p| p.written_by == w && p.source == ParameterSource::Resource)
+    };
     let labels: BTreeMap<&str, &PlannedItem> = p.items.iter().map(|i| (i.id.as_str(), i)).collect();
     if !s.ssm_parameters.is_empty() {
         write_note(out, 2, &format!("every parameter is a SecureString under the KMS key {}", s.kms_key))?;
@@ -283,9 +286,10 @@ fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             Table { indent: 4, header, rows: login_rows, flex: Some(0) }.write(out)?;
         }
     }
-    let own: Vec<&SsmParameter> = by(ParameterWriter::People).collect();
+    let own: Vec<&SsmParameter> =
+        s.ssm_parameters.iter().filter(|p| p.source == ParameterSource::WorkloadSecret).collect();
     if !own.is_empty() {
-        write_workload_secrets(out, &own, &s.kms_key)?;
+        write_workload_secrets(out, &own)?;
     }
     Ok(())
 }
@@ -297,23 +301,32 @@ fn parameter_row(s: &SsmParameter, labels: &BTreeMap<&str, &PlannedItem>) -> Vec
     vec![s.name.to_string(), by.join(", ")]
 }
 
-/// The workloads' own secrets: where each one goes, how a person sets it, and what
-/// `runway ssm verify` and `runway ssm publish` say about it.
-fn write_workload_secrets(out: &mut impl fmt::Write, own: &[&SsmParameter], kms_key: &str) -> fmt::Result {
-    write_note(out, 2, "workload secrets: values a person sets (runway never writes them):")?;
+/// The workloads' own secrets: where a person sets each one (Infisical, the workload's
+/// folder), the parameter `runway secrets prepare` copies it to, and what the commands say
+/// while it is unset.
+fn write_workload_secrets(out: &mut impl fmt::Write, own: &[&SsmParameter]) -> fmt::Result {
+    write_note(
+        out,
+        2,
+        "workload secrets: values a person sets in Infisical, copied by `runway secrets prepare`:",
+    )?;
+    // Place and parameter are long: each on its own line below the secret.
     let rows = own
         .iter()
-        .map(|s| Row::Cells(vec![s.owner.to_string(), s.variable.to_string(), s.name.to_string()]))
+        .map(|s| {
+            let place =
+                s.infisical.as_ref().map(|i| format!("{}/{}", i.display(), i.name)).unwrap_or_default();
+            Row::Cells(vec![format!("{} {}\n  set in {place}\n  copied to {}", s.owner, s.variable, s.name)])
+        })
         .collect();
-    Table { indent: 4, header: &["workload", "secret", "ssm parameter"], rows, flex: Some(2) }.write(out)?;
-    out.write_str("    set each one before the workload starts:\n")?;
-    out.write_str("      aws ssm put-parameter --type SecureString --name PARAMETER --value VALUE \\\n")?;
-    writeln!(out, "        --key-id {kms_key}")?;
+    Table { indent: 4, header: &["workload secret"], rows, flex: Some(0) }.write(out)?;
     write_note(
         out,
         4,
-        "until then `runway ssm verify` reports `missing` with the parameter's name and exits 1; \
-         `runway ssm publish` reports it `skipped`.",
+        "`runway secrets prepare` copies each to its parameter (`runway ssm publish` after a \
+         change, restarting the services that read it). Set each one before the workload's first \
+         deploy: until then `runway secrets prepare` does everything else, then exits 1 naming \
+         each place to set; `runway ssm verify` reports `missing` with the parameter's name.",
     )
 }
 

@@ -9,8 +9,9 @@
 //! printed are the adapters' reports (locations and actions) and errors (which name, never
 //! quote). `--dry-run` passes through to the adapters, which then call only read APIs.
 //!
-//! Exit codes: 1 `ssm verify` found a missing or wrong parameter, or `secrets prepare` found a
-//! workload's registry credentials unset in Infisical, 2 usage (incl. a runway
+//! Exit codes: 1 `ssm verify` found a missing or wrong parameter, or `secrets prepare` (or `ssm
+//! publish`) found a workload's registry credentials or own secrets unset in Infisical (after
+//! doing everything else), 2 usage (incl. a runway
 //! without `secrets.infisical`, a missing stack output, missing Infisical credentials),
 //! 3 refused by a cost cap (before any call), 4 a remote call failed (what was done and what
 //! was not is printed; running the same command again finishes the job).
@@ -20,11 +21,12 @@ use std::path::PathBuf;
 
 use aws_adapter::aws::{
     AwsClients, ClientSettings, EnvironmentKey, KeyReport, ParameterExpectation, ParameterRequest,
-    ProxyAdminCopy, ProxyCopyReport, PublishReport, RegistryCredentialsCopy, Scope, SourceError,
-    UpdateReason, ValueSource,
+    ProxyAdminCopy, ProxyCopyReport, PublishReport, RegistryCredentialsCopy, Scope, SourceError, ValueSource,
 };
 use clap::Subcommand;
-use runtime_plan::{ConnectionSource, CredentialKind, InfisicalPlace, ParameterWriter, Plan};
+use runtime_plan::{
+    ConnectionSource, CredentialKind, InfisicalPlace, ParameterSource, ParameterWriter, Plan,
+};
 use runway_schema::Product;
 use secrets_adapter::{Client, CredentialRule, CredentialSpec, SecretString, StackOutputs, VariableWrite};
 use serde::Serialize;
@@ -37,8 +39,9 @@ use crate::planning::{catalogue_for, load_valid, refuse_before_acting};
 #[derive(Subcommand)]
 pub(crate) enum SecretsCommand {
     /// Generate missing credentials, write them blind to Infisical, copy each postgres admin
-    /// credential to Secrets Manager for RDS Proxy, and each workload's registry credentials
-    /// from Infisical to its Secrets Manager secret. Run before `pulumi up`.
+    /// credential to Secrets Manager for RDS Proxy, each workload's registry credentials
+    /// from Infisical to its Secrets Manager secret, and each workload's own secrets from
+    /// Infisical to their SSM parameters. Run before `pulumi up`.
     Prepare {
         /// The environment.
         #[arg(long)]
@@ -76,10 +79,11 @@ pub(crate) enum SecretsCommand {
 /// `runway ssm ...`.
 #[derive(Subcommand)]
 pub(crate) enum SsmCommand {
-    /// Copy resource variables from Infisical into the SSM parameters workloads reference
-    /// (for products without Infisical's own sync). Workload secrets are left to people.
-    /// The ECS services whose tasks read a parameter whose value changed are restarted (a new
-    /// deployment), since a task reads its secrets only when it starts.
+    /// Copy the credentials and the workloads' own secrets from Infisical into the SSM
+    /// parameters workloads reference (for products without Infisical's own sync). The ECS
+    /// services whose tasks read a parameter whose value changed since they started (this run,
+    /// the program's `pulumi up`, `secrets prepare`) are restarted (a new deployment), since a
+    /// task reads its secrets only when it starts.
     Publish {
         /// The environment.
         #[arg(long)]
@@ -196,6 +200,8 @@ struct PrepareJson<'a> {
     ssm: &'a PreparedParameters,
     /// The workloads' registry credentials copied from Infisical to Secrets Manager.
     registry_copies: &'a [ProxyCopyReport],
+    /// The workloads' own secrets copied from Infisical to their SSM parameters.
+    workload_secrets: &'a PublishReport,
 }
 
 /// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
@@ -329,9 +335,28 @@ fn secrets_prepare(
         // What `pulumi up` reads from SSM (a cache's AUTH token) must exist before it runs.
         let parameters =
             prepare_parameters(&plan, (&client, &project), &specs, &report, dry_run, format, out).await?;
-        // What `pulumi up` looks up for a private registry, copied last: a value people have
-        // not set yet stops only this part.
-        let registry = copy_registry_credentials(&plan, (&client, &project), dry_run, format, out).await?;
+        // What people set in Infisical, copied last: what `pulumi up` looks up for a private
+        // registry, then the workloads' own secrets. A value nobody has set yet stops only its
+        // part, and the command ends with exit 1 naming where to set it.
+        let (registry, registry_unset) =
+            copy_registry_credentials(&plan, (&client, &project), dry_run, format, out).await?;
+        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        let people =
+            crate::people::copy_workload_secrets(&plan, (&client, &project), (&aws, &scope(&plan)), dry_run)
+                .await
+                .map_err(|e| remote(out, e))?;
+        if format == Format::Text {
+            for o in &people.report.parameters {
+                outln!("{:<9} {} (ssm, workload secret)", o.action.word(dry_run), o.name);
+            }
+        }
+        let mut unset: Vec<String> = registry_unset.into_iter().collect();
+        if !people.unset.is_empty() {
+            unset.push(crate::people::unset_message(&project, &people.unset));
+        }
+        if !unset.is_empty() {
+            return Err(out.fail(EXIT_INVALID, unset.join("\n")));
+        }
         if format == Format::Json {
             let json = PrepareJson {
                 dry_run,
@@ -340,6 +365,7 @@ fn secrets_prepare(
                 proxy_copies: &done,
                 ssm: &parameters,
                 registry_copies: &registry,
+                workload_secrets: &people.report,
             };
             print_json(&json);
         }
@@ -370,7 +396,8 @@ async fn prepare_key(
         remote(
             out,
             format!(
-                "{}\nnot done: the proxy copies ({}), the credentials' SSM parameters, the registry copies",
+                "{}\nnot done: the proxy copies ({}), the credentials' SSM parameters, the registry copies, \
+                 the workloads' secrets",
                 chain(&e),
                 copies.join(", ")
             ),
@@ -386,19 +413,20 @@ async fn prepare_key(
 /// where people set them, to the Secrets Manager secret the program looks up, as
 /// `{"username", "password"}`. The two values are read with their references expanded (as
 /// Infisical's syncs deliver values) and go straight to the AWS adapter. A value nobody has set
-/// yet stops the command with exit 1, naming where to set it (in a dry run too: the real run
-/// would stop there).
+/// yet stops the copies, and is returned as what to tell people (where to set it), for the
+/// command to end with exit 1 once the rest is done (in a dry run too: the real run would
+/// stop there).
 async fn copy_registry_credentials(
     plan: &Plan,
     (client, project): (&Client, &str),
     dry_run: bool,
     format: Format,
     out: Out,
-) -> Result<Vec<ProxyCopyReport>, Exit> {
+) -> Result<(Vec<ProxyCopyReport>, Option<String>), Exit> {
     let copies = &plan.secrets.registry_copies;
     let mut done = Vec::with_capacity(copies.len());
     if copies.is_empty() {
-        return Ok(done);
+        return Ok((done, None));
     }
     let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
     let scope = scope(plan);
@@ -423,9 +451,9 @@ async fn copy_registry_credentials(
             <[Option<SecretString>; 2]>::try_from(values).unwrap_or([None, None])
         else {
             let (user, pass) = (&copy.username, &copy.password);
-            return Err(out.fail(
-                EXIT_INVALID,
-                format!(
+            return Ok((
+                done,
+                Some(format!(
                     "set the registry credentials of workload `{}` in Infisical: `{}/{}` (the registry's user) and \
                      `{}/{}` (a read-only token), then run `runway secrets prepare` again; until then `pulumi up` \
                      cannot look up `{}`\nnot done: {}",
@@ -436,7 +464,7 @@ async fn copy_registry_credentials(
                     pass.name,
                     copy.secrets_manager,
                     not_done()
-                ),
+                )),
             ));
         };
         let write = RegistryCredentialsCopy {
@@ -462,7 +490,7 @@ async fn copy_registry_credentials(
         }
         done.push(copied);
     }
-    Ok(done)
+    Ok((done, None))
 }
 
 /// Publishes the generated credentials' SSM parameters (copied from Infisical, where `prepare`
@@ -637,8 +665,10 @@ fn ssm_publish(
     let mut places = HashMap::new();
     let (mut skipped, mut program) = (Vec::new(), Vec::new());
     for p in &plan.secrets.ssm_parameters {
-        match (p.written_by, &p.infisical) {
-            (ParameterWriter::SecretsPrepare, Some(place)) => {
+        match (p.written_by, p.source, &p.infisical) {
+            // People's, copied below: one still unset is named, not a failure.
+            (ParameterWriter::SecretsPrepare, ParameterSource::WorkloadSecret, _) => {}
+            (ParameterWriter::SecretsPrepare, ParameterSource::Resource, Some(place)) => {
                 places.insert((p.owner.to_string(), p.source_key()), place);
                 requests.push(ParameterRequest {
                     name: p.name.to_string(),
@@ -648,44 +678,55 @@ fn ssm_publish(
                 });
             }
             // The program writes it from the resources' outputs; a copy here would race it.
-            (ParameterWriter::Program, _) => program.push(p.name.as_str()),
-            // Workload secrets are set by people; nothing to copy them from.
-            (ParameterWriter::People | ParameterWriter::SecretsPrepare, _) => skipped.push(p.name.as_str()),
+            (ParameterWriter::Program, _, _) => program.push(p.name.as_str()),
+            // The plan gives it no place in Infisical: nothing to copy it from.
+            (ParameterWriter::SecretsPrepare, ParameterSource::Resource, None) => {
+                skipped.push(p.name.as_str())
+            }
         }
     }
     let source = InfisicalValues { client: &client, project: &project, places };
     let rt = runtime(out)?;
     rt.block_on(async {
         let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-        let report = aws
+        let mut report = aws
             .ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run)
             .await
             .map_err(|e| remote(out, chain(&e)))?;
+        let people =
+            crate::people::copy_workload_secrets(&plan, (&client, &project), (&aws, &scope(&plan)), dry_run)
+                .await
+                .map_err(|e| {
+                    remote(
+                        out,
+                        format!("{e}\nthe resources' parameters are written; run the same command again"),
+                    )
+                })?;
+        report.parameters.extend(people.report.parameters);
         if format == Format::Text {
             out!("{report}");
             for name in &program {
                 outln!("program   {name} (written by the program at `pulumi up`)");
             }
             for name in &skipped {
-                outln!("skipped   {name} (workload secret, set by people)");
+                outln!("skipped   {name} (no place in Infisical)");
+            }
+            for p in &people.unset {
+                outln!("unset     {} (set it in Infisical first)", p.name);
             }
         }
-        // Only a value that changed reaches no running task until it restarts.
-        let changed: Vec<&str> = report
-            .parameters
-            .iter()
-            .filter(|o| o.reasons.contains(&UpdateReason::Value))
-            .map(|o| o.name.as_str())
-            .collect();
+        let outcomes: Vec<_> = report.parameters.iter().collect();
+        let not_yet = "the parameters are written; run the same command again to restart";
+        let readers = crate::restarts::stale_readers(&plan, &aws, &outcomes)
+            .await
+            .map_err(|e| remote(out, format!("{e}\n{not_yet}")))?;
         let (restarted, not_restarted) =
-            crate::rotate::restart_readers(&plan, &aws, &changed, no_restart, dry_run, format)
+            crate::restarts::restart_readers(&readers, &aws, no_restart, dry_run, format)
                 .await
-                .map_err(|e| {
-                    remote(
-                        out,
-                        format!("{e}\nthe parameters are written; run the same command again to restart"),
-                    )
-                })?;
+                .map_err(|e| remote(out, format!("{e}\n{not_yet}")))?;
+        if !people.unset.is_empty() {
+            return Err(out.fail(EXIT_INVALID, crate::people::unset_message(&project, &people.unset)));
+        }
         if format == Format::Json {
             print_json(&serde_json::json!({
                 "ssm": report,

@@ -45,6 +45,7 @@ use crate::args::{Format, PlanArgs};
 use crate::deploy::{InfisicalValues, infisical, load, print_json, runtime, scope};
 use crate::output::{EXIT_INVALID, EXIT_REMOTE, EXIT_TIMEOUT, Exit, Out, chain};
 use crate::planning::refuse_before_acting;
+use crate::restarts::RestartJson;
 
 /// What `runway rotate` replaces.
 #[derive(Clone, Copy, Debug)]
@@ -79,27 +80,6 @@ struct Step {
     step: &'static str,
     subject: String,
     action: String,
-}
-
-/// A service restarted or left alone, as printed and in JSON.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RestartJson {
-    workload: String,
-    cluster: String,
-    service: String,
-    parameters: Vec<String>,
-}
-
-impl From<&ServiceRestart> for RestartJson {
-    fn from(s: &ServiceRestart) -> Self {
-        RestartJson {
-            workload: s.workload.to_string(),
-            cluster: s.cluster.to_string(),
-            service: s.service.to_string(),
-            parameters: s.parameters.iter().map(ToString::to_string).collect(),
-        }
-    }
 }
 
 /// `runway rotate`'s JSON.
@@ -593,42 +573,4 @@ async fn wait_restarts(
                     .to_owned(),
         }),
     }
-}
-
-/// `ssm publish`'s restarts: the services reading a parameter whose value changed, restarted
-/// (or, with `no_restart` or in a dry run, only listed). Returns `(restarted, not restarted)`.
-pub(crate) async fn restart_readers(
-    plan: &Plan,
-    aws: &AwsClients,
-    changed: &[&str],
-    no_restart: bool,
-    dry_run: bool,
-    format: Format,
-) -> Result<(Vec<RestartJson>, Vec<RestartJson>), String> {
-    let readers = plan.services_reading(changed);
-    let mut restarted = Vec::new();
-    let mut not_restarted = Vec::new();
-    for s in &readers {
-        let reads = s.parameters.iter().map(|p| p.as_str()).collect::<Vec<_>>().join(", ");
-        if no_restart || dry_run {
-            if format == Format::Text {
-                let why = if dry_run { "would restart" } else { "not restarted (--no-restart)" };
-                outln!("{why} {} ({}): reads {reads}", s.workload, s.service);
-            }
-            not_restarted.push(RestartJson::from(s));
-            continue;
-        }
-        if !aws.restart_service(&s.cluster, &s.service).await.map_err(|e| chain(&e))? {
-            // Not deployed yet: no task runs, its first ones will read the new value.
-            if format == Format::Text {
-                outln!("not found {} ({}): no running service to restart", s.workload, s.service);
-            }
-            continue;
-        }
-        if format == Format::Text {
-            outln!("restarted {} ({}): reads {reads}", s.workload, s.service);
-        }
-        restarted.push(RestartJson::from(s));
-    }
-    Ok((restarted, not_restarted))
 }

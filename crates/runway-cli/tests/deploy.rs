@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use aws_adapter::aws::{
-    Action, AwsClients, ClientSettings, IsolatedEndpoint, ParameterWrite, ProxyAdminCopy,
-    RegistryCredentialsCopy, Scope,
+    Action, AwsClients, ClientSettings, IsolatedEndpoint, ProxyAdminCopy, RegistryCredentialsCopy, Scope,
 };
 use common::Run;
 use secrets_adapter::SecretString;
@@ -160,17 +159,17 @@ fn names(value: &Value) -> Vec<&str> {
     value.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect()
 }
 
-/// The workload's own secret, set by a person before its first start (docs/pipeline.md).
-fn set_person_secret(moto: &Moto) {
-    with_aws(moto, async |aws| {
-        let write = ParameterWrite {
-            name: "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY".into(),
-            value: SecretString::from(PERSON_SET),
-            resource: "metabase".into(),
-            tags: Vec::new(),
-        };
-        aws.ssm_publish_values(&scope(), ENV_KEY, &[write], false).await.unwrap();
-    });
+/// The workload's own secret, set by a person in Infisical (the workload's folder) before
+/// `secrets prepare` copies it (docs/pipeline.md).
+fn set_person_secret(infisical: &ContractServer) {
+    common::set_in_infisical(&infisical.url(), PROJECT, common::PERSON_PLACE, PERSON_SET);
+}
+
+/// [`ContractServer::versions`] without the person's secret: what runway wrote.
+fn generated_versions(infisical: &ContractServer) -> std::collections::BTreeMap<String, u64> {
+    let mut versions = infisical.versions();
+    versions.remove("dev:/runtime/metabase/MB_ENCRYPTION_SECRET_KEY");
+    versions
 }
 
 /// Whether SSM holds exactly `value` at `name`, read back decrypted with boto3 (the test's own
@@ -228,6 +227,8 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
     let file = example();
     let file = file.to_str().unwrap();
     let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+    set_person_secret(&infisical);
+    let set_up = api_writes(&infisical).len();
 
     let dry = run(&["secrets", "prepare", "--env", "dev", "--dry-run", file]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
@@ -236,8 +237,10 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
         assert!(dry.stdout.contains(&format!("would-create {c}\n")), "{c}");
     }
     assert!(dry.stdout.contains(&format!("would write {PROXY_SECRET}")));
-    assert!(infisical.versions().is_empty(), "the dry run wrote to Infisical");
-    assert_eq!(api_writes(&infisical), Vec::<String>::new(), "the dry run called a writing API");
+    let person = format!("{} (ssm, workload secret)", common::PERSON_PARAMETER);
+    assert!(dry.stdout.contains(&format!("would create {person}")), "{}", dry.stdout);
+    assert!(generated_versions(&infisical).is_empty(), "the dry run wrote to Infisical");
+    assert_eq!(api_writes(&infisical)[set_up..], Vec::<String>::new(), "the dry run called a writing API");
     assert_eq!(proxy_state(&moto, "x"), Action::Created, "the dry run wrote the proxy secret");
 
     let first = run(&["secrets", "prepare", "--env", "dev", file]);
@@ -246,7 +249,9 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
         assert!(first.stdout.contains(&format!("created  {c}\n")), "{c}");
     }
     assert!(first.stdout.contains(&format!("created   {PROXY_SECRET} (proxy copy)")));
-    let versions = infisical.versions();
+    assert!(first.stdout.contains(&format!("created   {person}")), "{}", first.stdout);
+    assert!(ssm_holds(&moto, common::PERSON_PARAMETER, PERSON_SET), "the person's value, copied");
+    let versions = generated_versions(&infisical);
     assert_eq!(versions.keys().map(String::as_str).collect::<Vec<_>>(), CREDENTIALS);
     assert!(versions.values().all(|v| *v == 1));
     let values = infisical.values();
@@ -267,7 +272,9 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
     let copies: Vec<&Value> =
         report["proxyCopies"].as_array().unwrap().iter().map(|c| &c["action"]).collect();
     assert_eq!(copies, ["unchanged"; 3]);
-    assert_eq!(infisical.versions(), versions, "the second run changed a credential");
+    assert_eq!(report["workloadSecrets"]["parameters"][0]["name"], common::PERSON_PARAMETER);
+    assert_eq!(report["workloadSecrets"]["parameters"][0]["action"], "unchanged");
+    assert_eq!(generated_versions(&infisical), versions, "the second run changed a credential");
 
     // Every credential, the logins' too (`values` keeps one per name).
     let logins: Vec<String> = ["metabase", "reporting"]
@@ -277,6 +284,7 @@ fn secrets_prepare_dry_run_writes_nothing_then_creates_once() {
     let mut secrets: Vec<&str> = values.values().map(String::as_str).collect();
     secrets.extend(logins.iter().map(String::as_str));
     secrets.push(&admin);
+    assert!(secrets.contains(&PERSON_SET));
     assert_no_secret(&[&dry, &first, &second], &secrets);
 }
 
@@ -296,6 +304,7 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     assert!(empty.stdout.contains("missing    /acme-shop/dev/main-db/metabase/MAIN_DB_URL"));
     assert!(empty.stdout.contains("18 parameter(s) checked, 18 problem(s)"), "{}", empty.stdout);
 
+    set_person_secret(&infisical);
     assert_eq!(run(&["secrets", "prepare", "--env", "dev", file]).code, 0);
 
     // A missing output is a usage error naming it, before any call.
@@ -334,8 +343,7 @@ fn secrets_publish_then_ssm_publish_and_verify() {
     );
     assert_eq!(infisical.versions(), versions);
 
-    // The workload's own secret is set by people; `pulumi up` writes the connection parameters.
-    set_person_secret(&moto);
+    // `pulumi up` writes the connection parameters.
     let before_up = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(before_up.code, 1, "{}", before_up.stdout);
     assert!(
@@ -361,7 +369,11 @@ fn secrets_publish_then_ssm_publish_and_verify() {
         ssm.stdout
     );
     assert!(ssm.stdout.contains("program   /acme-shop/dev/main-db/metabase/MAIN_DB_URL"));
-    assert!(ssm.stdout.contains("skipped   /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"));
+    assert!(
+        ssm.stdout.contains("unchanged /acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY"),
+        "{}",
+        ssm.stdout
+    );
     assert!(!ssm.stdout.contains("created") && !ssm.stdout.contains("updated"), "{}", ssm.stdout);
     let verify = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(verify.code, 0, "{}", verify.stdout);
@@ -393,6 +405,7 @@ fn remote_failure_exits_4_and_a_rerun_finishes() {
     let file = example();
     let file = file.to_str().unwrap();
     let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+    set_person_secret(&infisical);
 
     // Every request after the login and the first credential's calls fails with 500.
     infisical.faults(json!({"fail_next_500": 1000, "after": 4}));
@@ -414,7 +427,7 @@ fn remote_failure_exits_4_and_a_rerun_finishes() {
     infisical.faults(json!({"drop_next_connection": 0}));
     let rerun = run(&["secrets", "prepare", "--env", "dev", file]);
     assert_eq!(rerun.code, 0, "{}", rerun.stderr);
-    assert_eq!(infisical.versions().keys().map(String::as_str).collect::<Vec<_>>(), CREDENTIALS);
+    assert_eq!(generated_versions(&infisical).keys().map(String::as_str).collect::<Vec<_>>(), CREDENTIALS);
     assert!(infisical.versions().values().all(|v| *v == 1), "a credential was generated twice");
 
     let secrets: Vec<String> = infisical.values().into_values().collect();
@@ -673,14 +686,19 @@ fn the_documented_order_runs_from_an_empty_account() {
         [PROXY_SECRET, LOGIN_SECRETS[0], LOGIN_SECRETS[1]]
     );
 
+    // A person sets Metabase's own secret in Infisical, where `runway plan` says; `prepare`
+    // copies it to the parameter metabase's tasks read.
+    set_person_secret(&infisical);
     let prepare = run(&["secrets", "prepare", "--env", "dev", file]);
     assert_eq!(prepare.code, 0, "{}", prepare.stderr);
     for name in &parameters {
         assert!(prepare.stdout.contains(&format!("created   {name} (ssm)")), "{}", prepare.stdout);
     }
+    let person = format!("created   {} (ssm, workload secret)", common::PERSON_PARAMETER);
+    assert!(prepare.stdout.contains(&person), "{}", prepare.stdout);
+    assert!(ssm_holds(&moto, common::PERSON_PARAMETER, PERSON_SET));
     let password = infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD").unwrap();
     assert_eq!(proxy_state(&moto, &password), Action::Unchanged, "the proxy secret is in place");
-    set_person_secret(&moto);
 
     // The first `pulumi up`, without the services: no service starts, and the migrate task
     // can (everything it reads exists); its stack output goes to the outputs file.
@@ -713,9 +731,11 @@ fn the_documented_order_runs_from_an_empty_account() {
     assert_eq!(publish.code, 0, "{}", publish.stderr);
     let ssm = run(&["ssm", "publish", "--env", "dev", file]);
     assert_eq!(ssm.code, 0, "{}", ssm.stderr);
-    for name in &parameters {
+    for name in parameters.iter().map(String::as_str).chain([common::PERSON_PARAMETER]) {
         assert!(ssm.stdout.contains(&format!("unchanged {name}")), "{}", ssm.stdout);
     }
+    // Every service started after every parameter it reads was written: none restarts.
+    assert!(!ssm.stdout.contains("restart"), "{}", ssm.stdout);
     let verify = run(&["ssm", "verify", "--env", "dev", file]);
     assert_eq!(verify.code, 0, "{}", verify.stdout);
     assert!(verify.stdout.contains("18 parameter(s) checked, 0 problem(s)"), "{}", verify.stdout);
@@ -730,7 +750,8 @@ fn the_documented_order_runs_from_an_empty_account() {
         infisical.values().into_values().filter(|v| v.len() > 12 && !v.contains("${")).collect();
     let mut secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
     secrets.push(PERSON_SET);
-    assert_no_secret(&[&prepare, &publish, &ssm, &verify], &secrets);
+    assert!(ssm_holds(&moto, common::PERSON_PARAMETER, PERSON_SET), "the person's value, end to end");
+    assert_no_secret(&[&prepare, &migrate, &rollout, &publish, &ssm, &verify], &secrets);
 
     // A later deploy adds a binding (pdf-render uses the sessions cache too): its new
     // parameters exist before the new tasks start.
@@ -760,8 +781,8 @@ fn tasks_that_do_not_wait_for_their_parameters_fail_the_simulated_up() {
     let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
     let out = dir.join("program");
     assert_eq!(run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]).code, 0);
+    set_person_secret(&infisical);
     assert_eq!(run(&["secrets", "prepare", "--env", "dev", file]).code, 0);
-    set_person_secret(&moto);
     let path = out.join("Pulumi.yaml");
     let program = std::fs::read_to_string(&path).unwrap();
     let unwaited: String = program
@@ -865,6 +886,7 @@ fn registry_credentials_are_copied_from_infisical_before_up_and_never_shown() {
         [PROXY_SECRET, LOGIN_SECRETS[0], LOGIN_SECRETS[1], REGISTRY_SECRET]
     );
     assert!(program.contains("credentialsParameter: \"${pdf-render_registry-secret.arn}\""), "{program}");
+    set_person_secret(&infisical);
 
     // Nobody has set them: everything else is prepared, then the command names what to set.
     let unset = run(&["secrets", "prepare", "--env", "dev", file]);

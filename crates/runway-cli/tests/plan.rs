@@ -131,8 +131,9 @@ fn a_closed_stdout_is_not_a_panic() {
     }
 }
 
-/// The plan's text marks a workload's own secret as a value a person sets, at its SSM
-/// parameter, and says what `ssm verify` prints until it is set: the word of verify's report.
+/// The plan's text marks a workload's own secret as a value a person sets in Infisical, with the
+/// SSM parameter `secrets prepare` copies it to, and says what `ssm verify` prints until it is
+/// set: the word of verify's report.
 #[test]
 fn the_plan_says_what_ssm_verify_prints_for_an_unset_workload_secret() {
     use aws_adapter::aws::{VerifyProblem, VerifyProblemKind, VerifyReport};
@@ -140,9 +141,13 @@ fn the_plan_says_what_ssm_verify_prints_for_an_unset_workload_secret() {
     let (code, out, _) = runway(&["plan", "--env", "dev", root.to_str().unwrap()]);
     assert_eq!(code, 0);
     let name = "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY";
-    let own = out.split("  workload secrets: values a person sets").nth(1).unwrap_or_default();
-    assert!(own.contains(&format!("metabase  MB_ENCRYPTION_SECRET_KEY  {name}")), "{out}");
-    assert!(own.contains("aws ssm put-parameter --type SecureString"), "{out}");
+    let own = out.split("  workload secrets: values a person sets in Infisical").nth(1).unwrap_or_default();
+    let secret = format!(
+        "metabase MB_ENCRYPTION_SECRET_KEY\n    set in dev:/runtime/metabase/MB_ENCRYPTION_SECRET_KEY\n    \
+         copied to {name}\n"
+    );
+    assert!(own.contains(&secret), "{out}");
+    assert!(!out.contains("put-parameter"), "{out}");
     let report = VerifyReport {
         checked: 1,
         problems: vec![VerifyProblem { name: name.into(), kind: VerifyProblemKind::Missing }],

@@ -64,11 +64,9 @@ impl Deployed {
     fn deploy(&self) {
         let program = self.dir.path().join("program");
         assert_eq!(self.run(&["emit", "pulumi", "--env", "dev", "--out", program.to_str().unwrap()]).code, 0);
+        // A person sets metabase's own secret in Infisical; `prepare` copies it.
+        common::set_in_infisical(&self.infisical.url(), PROJECT, common::PERSON_PLACE, "set-by-a-person");
         assert_eq!(self.run(&["secrets", "prepare", "--env", "dev"]).code, 0);
-        self.python(
-            "ssm.put_parameter(Name='/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY', Value='set-by-a-person', \
-             Type='SecureString', KeyId='alias/aws/ssm')",
-        );
         let outputs = self.outputs_file();
         let mut up = Command::new(test_support::python());
         up.arg(test_support::workspace().join("tools/simulate_up.py"))
@@ -570,6 +568,70 @@ fn ssm_publish_restarts_exactly_the_services_reading_a_changed_parameter() {
     assert_eq!(d.deployments(), after_first);
     assert_eq!(d.ssm(LOGIN_PARAMETER), format!("{canary}-2"));
     assert_no_value(&[&unchanged, &json, &text], &[canary]);
+}
+
+/// Whoever changed a parameter, `ssm publish` restarts exactly the services whose tasks read
+/// it: a workload secret a person changed in Infisical (copied now), a parameter the program
+/// rewrote at a `pulumi up` after the service's deployment (an endpoint after a replacement);
+/// a second run restarts nobody (the new deployments are newer), and `--no-restart` nobody.
+#[test]
+fn ssm_publish_restarts_the_readers_of_a_changed_workload_secret_or_program_parameter() {
+    let d = Deployed::new("rotate-people-program", str::to_owned);
+    let before = d.deployments();
+    let canary = "canary-person-9b4e2d7f1a6c3e8b";
+    common::set_in_infisical(&d.infisical.url(), PROJECT, common::PERSON_PLACE, canary);
+    let person = d.run(&["ssm", "publish", "--env", "dev", "--format", "json"]);
+    assert_eq!(person.code, 0, "{}", person.stderr);
+    let report: Value = serde_json::from_str(&person.stdout).unwrap();
+    assert_eq!(report["restarted"][0]["workload"], "metabase");
+    assert_eq!(report["restarted"][0]["parameters"], json!([common::PERSON_PARAMETER]));
+    assert_eq!(report["restarted"].as_array().unwrap().len(), 1, "{report:#}");
+    assert_eq!(changed(&before, &d.deployments()), ["acme-shop-dev-metabase-service"]);
+    assert_eq!(d.ssm(common::PERSON_PARAMETER), canary);
+
+    // The program rewrites pdf-render's queue URL (a replaced queue): only pdf-render reads it.
+    let queue = "/acme-shop/dev/jobs/JOBS_URL";
+    let after_person = d.deployments();
+    d.python(&format!(
+        "ssm.put_parameter(Name='{queue}', Value='https://sqs.us-east-1.amazonaws.com/1/replaced', \
+         Type='SecureString', KeyId='alias/runway/acme-shop/dev', Overwrite=True)"
+    ));
+    let program = d.run(&["ssm", "publish", "--env", "dev"]);
+    assert_eq!(program.code, 0, "{}", program.stderr);
+    assert!(
+        program
+            .stdout
+            .contains(&format!("restarted pdf-render (acme-shop-dev-pdf-render-service): reads {queue}\n")),
+        "{}",
+        program.stdout
+    );
+    assert!(!program.stdout.contains("restarted metabase"), "{}", program.stdout);
+    assert_eq!(changed(&after_person, &d.deployments()), ["acme-shop-dev-pdf-render-service"]);
+
+    // Every deployment is newer than every parameter: nothing to restart.
+    let settled = d.deployments();
+    let again = d.run(&["ssm", "publish", "--env", "dev"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(!again.stdout.contains("restart"), "{}", again.stdout);
+    assert_eq!(d.deployments(), settled);
+
+    // --no-restart: both changes written or found, nobody restarted, each reader listed.
+    common::set_in_infisical(&d.infisical.url(), PROJECT, common::PERSON_PLACE, &format!("{canary}-2"));
+    d.python(&format!(
+        "ssm.put_parameter(Name='{queue}', Value='https://sqs.us-east-1.amazonaws.com/1/again', \
+         Type='SecureString', KeyId='alias/runway/acme-shop/dev', Overwrite=True)"
+    ));
+    let held = d.run(&["ssm", "publish", "--env", "dev", "--no-restart"]);
+    assert_eq!(held.code, 0, "{}", held.stderr);
+    for (workload, parameter) in [("metabase", common::PERSON_PARAMETER), ("pdf-render", queue)] {
+        let line = format!(
+            "not restarted (--no-restart) {workload} (acme-shop-dev-{workload}-service): reads {parameter}"
+        );
+        assert!(held.stdout.contains(&line), "{}", held.stdout);
+    }
+    assert_eq!(d.deployments(), settled);
+    assert_eq!(d.ssm(common::PERSON_PARAMETER), format!("{canary}-2"));
+    assert_no_value(&[&person, &program, &again, &held], &[canary, "set-by-a-person"]);
 }
 
 #[test]

@@ -12,6 +12,7 @@
 //! says what would change.
 
 mod cost;
+mod freshness;
 mod kms;
 mod proxy;
 mod remedy;

@@ -268,7 +268,7 @@ pub(super) fn same_key(expected: &str, found: &str) -> bool {
 }
 
 /// DescribeParameters per name filter values: AWS accepts up to 50 values in one filter.
-const NAMES_PER_DESCRIBE: usize = 50;
+pub(super) const NAMES_PER_DESCRIBE: usize = 50;
 
 impl AwsClients {
     /// Publishes parameters whose values come from `source`, one at a time in input order:
@@ -380,7 +380,7 @@ impl AwsClients {
     }
 
     /// Metadata of the named parameters that exist (DescribeParameters, every page).
-    async fn describe(&self, names: &[&str]) -> Result<Vec<ParameterMetadata>, RemoteError> {
+    pub(super) async fn describe(&self, names: &[&str]) -> Result<Vec<ParameterMetadata>, RemoteError> {
         let filter = ParameterStringFilter::builder()
             .key("Name")
             .option("Equals")

@@ -233,7 +233,7 @@ impl Layout {
         (item, secrets_manager): (CompactString, CompactString),
         name: &str,
     ) {
-        let folder: CompactString = self.folder_template.replace("{resource}", workload).into();
+        let folder = self.workload_folder(workload);
         let place = |suffix: &str| InfisicalPlace {
             environment: self.infisical_env.clone(),
             folder: folder.clone(),
@@ -323,7 +323,9 @@ impl Layout {
     }
 
     /// Records that item `by` references the SSM parameter of secret `secret` (at position
-    /// `index` of its list) of the workload at position `workload`, set by people.
+    /// `index` of its list) of the workload at position `workload`: people set it in the
+    /// workload's Infisical folder, `secrets prepare` copies it (as it copies registry
+    /// credentials from the same folder).
     pub(super) fn workload_parameter(
         &mut self,
         (workload, name): (usize, &str),
@@ -331,19 +333,30 @@ impl Layout {
         by: &str,
     ) {
         let param = self.ssm_name(name, secret);
+        let place = InfisicalPlace {
+            environment: self.infisical_env.clone(),
+            folder: self.workload_folder(name),
+            name: secret.into(),
+        };
         let kms_key = &self.kms_key;
         self.ssm.reference(Key::Workload(workload, index), by, || SsmParameter {
             name: param,
             variable: secret.into(),
             source: ParameterSource::WorkloadSecret,
-            written_by: ParameterWriter::People,
+            written_by: ParameterWriter::SecretsPrepare,
             owner: name.into(),
             consumer: None,
-            infisical: None,
+            infisical: Some(place),
             referenced_by: vec![],
             r#type: "SecureString".into(),
             kms_key: kms_key.clone(),
         });
+    }
+
+    /// The Infisical folder of workload `workload`: `secrets.infisical.path` with the workload
+    /// in place of `{resource}`, where people set its registry credentials and its own secrets.
+    fn workload_folder(&self, workload: &str) -> CompactString {
+        self.folder_template.replace("{resource}", workload).into()
     }
 
     /// The finished layout: a resource variable's parameter is written by `secrets prepare`

@@ -123,7 +123,8 @@ pub struct ConnectionVariable {
 pub enum ParameterSource {
     /// A resource variable, copied from Infisical (sync or `runway ssm publish`).
     Resource,
-    /// A workload's own secret, set by people.
+    /// A workload's own secret: people set it in Infisical, in the workload's folder, and
+    /// `runway secrets prepare` (then `runway ssm publish`) copies it.
     WorkloadSecret,
 }
 
@@ -132,25 +133,24 @@ pub enum ParameterSource {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ParameterWriter {
-    /// `runway secrets prepare`, before `pulumi up`: a generated credential, copied from
-    /// Infisical (`runway ssm publish` copies it again after a change in Infisical).
+    /// `runway secrets prepare`, before `pulumi up`, copying from Infisical: a generated
+    /// credential, or a workload's own secret people set there ([`ParameterSource::WorkloadSecret`];
+    /// unset, `prepare` stops with exit 1 naming its place). `runway ssm publish` copies it again
+    /// after a change in Infisical.
     SecretsPrepare,
     /// The emitted program, from the resources' outputs, before the services that read it: a
     /// connection variable (a stack output, a value the plan knows, or a template composed with
     /// the credentials `secrets prepare` wrote). `runway ssm publish` leaves it alone; its value
     /// equals what `secrets publish` writes to Infisical.
     Program,
-    /// People, before the workload first starts: a workload's own secret.
-    People,
 }
 
 impl ParameterWriter {
-    /// As shown (`secrets prepare`, `the program`, `people`).
+    /// As shown (`secrets prepare`, `the program`).
     pub fn words(self) -> &'static str {
         match self {
             ParameterWriter::SecretsPrepare => "secrets prepare",
             ParameterWriter::Program => "the program",
-            ParameterWriter::People => "people",
         }
     }
 }
@@ -173,7 +173,8 @@ pub struct SsmParameter {
     /// variables, `<prefix>/<resource>/<consumer>/<VAR>`; left out of JSON otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consumer: Option<CompactString>,
-    /// Infisical place the value is copied from (resource variables only).
+    /// Infisical place the value is copied from: a resource variable's, or a workload secret's
+    /// in the workload's folder (`<infisical-env>:/runtime/<workload>/<NAME>`), where people set it.
     pub infisical: Option<InfisicalPlace>,
     /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
     pub referenced_by: Vec<CompactString>,

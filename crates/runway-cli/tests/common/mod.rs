@@ -45,9 +45,10 @@ impl Run {
     }
 }
 
-/// The binary as a command, nothing set.
+/// The binary as a command, nothing set. `RUNWAY_UNDER_TEST` names another build of it: the
+/// shared target directory's `runway` is whichever worktree linked it last.
 pub fn bare() -> Command {
-    Command::new(RUNWAY)
+    Command::new(std::env::var_os("RUNWAY_UNDER_TEST").unwrap_or_else(|| RUNWAY.into()))
 }
 
 /// The binary as a command, without colours (`NO_COLOR=1`).
@@ -106,4 +107,30 @@ pub fn git(dir: &Path, args: &[&str]) {
         .output()
         .unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The place in Infisical where a person sets the example's workload secret in `dev` (its
+/// folder, as `runway plan` lists it), and the SSM parameter `secrets prepare` copies it to.
+pub const PERSON_PLACE: (&str, &str, &str) = ("dev", "/runtime/metabase", "MB_ENCRYPTION_SECRET_KEY");
+/// The SSM parameter of [`PERSON_PLACE`].
+pub const PERSON_PARAMETER: &str = "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY";
+
+/// Sets `(env, folder, name)` of `project` in the Infisical at `url` to `value`, as a person
+/// would in its UI (the folder made first; an existing value replaced).
+pub fn set_in_infisical(url: &str, project: &str, (env, folder, name): (&str, &str, &str), value: &str) {
+    use secrets_adapter::{Auth, Client, ClientConfig, Outcome, SecretString};
+    use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let auth = Auth::UniversalAuth {
+            client_id: CLIENT_ID.into(),
+            client_secret: SecretString::from(CLIENT_SECRET),
+        };
+        let client = Client::new(ClientConfig::new(url, auth)).unwrap();
+        client.ensure_folder(project, env, folder).await.unwrap();
+        let value = SecretString::from(value);
+        if client.create_secret(project, env, folder, name, &value).await.unwrap() == Outcome::AlreadyExists {
+            client.update_secret(project, env, folder, name, &value).await.unwrap();
+        }
+    });
 }
