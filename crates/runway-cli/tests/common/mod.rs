@@ -45,10 +45,9 @@ impl Run {
     }
 }
 
-/// The binary as a command, nothing set. `RUNWAY_UNDER_TEST` names another build of it: the
-/// shared target directory's `runway` is whichever worktree linked it last.
+/// The binary as a command, nothing set.
 pub fn bare() -> Command {
-    Command::new(std::env::var_os("RUNWAY_UNDER_TEST").unwrap_or_else(|| RUNWAY.into()))
+    Command::new(RUNWAY)
 }
 
 /// The binary as a command, without colours (`NO_COLOR=1`).
