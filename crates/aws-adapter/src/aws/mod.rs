@@ -14,6 +14,7 @@
 mod cost;
 mod kms;
 mod proxy;
+mod proxy_target;
 mod remedy;
 mod rollout;
 mod rotate;
