@@ -116,11 +116,17 @@ fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
             let account = cx.account();
             let arn = format!("arn:aws:ecs:{}:{account}:*", cx.region());
             let arn_like = Some(SourceArn { arn });
-            ("ecs-tasks.amazonaws.com", Some(TrustCondition { string_equals: SourceAccount { account }, arn_like }))
+            (
+                "ecs-tasks.amazonaws.com",
+                Some(TrustCondition { string_equals: SourceAccount { account }, arn_like }),
+            )
         }
         Assumer::EcsAgent => {
             let account = cx.account();
-            ("ecs-tasks.amazonaws.com", Some(TrustCondition { string_equals: SourceAccount { account }, arn_like: None }))
+            (
+                "ecs-tasks.amazonaws.com",
+                Some(TrustCondition { string_equals: SourceAccount { account }, arn_like: None }),
+            )
         }
         Assumer::Rds => ("rds.amazonaws.com", None),
     };

@@ -29,10 +29,14 @@ fn the_bootstrap_runs_the_environments_image_and_the_proxy_role_trusts_rds_alone
     for env in ["staging", "production"] {
         let (doc, diagnostics) = program(env);
         // The mirror is reached through the ECR endpoints: nothing to warn about.
-        assert!(!diagnostics.iter().any(|d| d.code == runway_schema::Code::UnreachableImage), "{diagnostics:?}");
+        assert!(
+            !diagnostics.iter().any(|d| d.code == runway_schema::Code::UnreachableImage),
+            "{diagnostics:?}"
+        );
         let resources = doc["resources"].as_object().expect("resources");
         let task = &resources["main-db_bootstrap-task"];
-        let containers = task["properties"]["containerDefinitions"]["fn::toJSON"].as_array().expect("containers");
+        let containers =
+            task["properties"]["containerDefinitions"]["fn::toJSON"].as_array().expect("containers");
         assert_eq!(containers[0]["image"], MIRROR, "{env}");
         for (id, resource) in resources {
             if resource["type"] != "aws:iam/role:Role" {

@@ -98,7 +98,11 @@ fn endpoints_without_nat_and_a_public_image_warn_with_a_code_a_place_and_help() 
     let w = &warnings[0];
     assert_eq!(w.severity, Severity::Warning);
     assert_eq!(w.path, "environments.dev.network");
-    assert!(w.message.contains("bootstrap of `main-db`") && w.message.contains("public.ecr.aws/"), "{}", w.message);
+    assert!(
+        w.message.contains("bootstrap of `main-db`") && w.message.contains("public.ecr.aws/"),
+        "{}",
+        w.message
+    );
     let help = w.help.as_deref().unwrap();
     assert!(help.contains("environments.dev.bootstrap.image") && help.contains("network.nat"), "{help}");
 
@@ -124,7 +128,10 @@ fn endpoints_without_nat_and_a_public_image_warn_with_a_code_a_place_and_help() 
     });
     let warnings = unreachable(&p);
     assert_eq!(warnings.len(), 1);
-    assert_eq!((warnings[0].path.as_str(), warnings[0].location.line), ("environments.dev.bootstrap.image", 30));
+    assert_eq!(
+        (warnings[0].path.as_str(), warnings[0].location.line),
+        ("environments.dev.bootstrap.image", 30)
+    );
 }
 
 #[test]

@@ -627,7 +627,9 @@ fn proxy(moto: &Moto, target: bool) -> String {
 fn register(moto: &Moto, proxy: &str) {
     boto(
         moto,
-        &format!("rds.register_db_proxy_targets(DBProxyName='{proxy}', DBInstanceIdentifiers=['acme-shop-dev-main-db'])"),
+        &format!(
+            "rds.register_db_proxy_targets(DBProxyName='{proxy}', DBInstanceIdentifiers=['acme-shop-dev-main-db'])"
+        ),
     );
 }
 
@@ -648,7 +650,9 @@ fn the_bootstrap_waits_for_its_proxys_target() {
         waiting.join().unwrap()
     });
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let waited = run.stdout.find(&format!("bootstrap-main-db: waiting for the proxy {name}: no target registered yet"));
+    let waited = run
+        .stdout
+        .find(&format!("bootstrap-main-db: waiting for the proxy {name}: no target registered yet"));
     let started = run.stdout.find("bootstrap-main-db: started task ");
     assert!(waited.is_some() && waited < started, "{}", run.stdout);
     assert_eq!(aws.bootstrap_tasks(), 1);
@@ -669,11 +673,18 @@ fn a_proxy_without_an_available_target_starts_nothing_and_exits_5() {
     let report = json_of(&run);
     assert_eq!(report["verdict"], "timed-out");
     let t = &report["tasks"][0];
-    assert_eq!((t["name"].as_str(), t["state"].as_str()), (Some("bootstrap-main-db"), Some("proxy-unavailable")));
-    assert_eq!((t["proxy"].as_str(), t["targets"].as_str()), (Some(name.as_str()), Some("no target registered yet")));
+    assert_eq!(
+        (t["name"].as_str(), t["state"].as_str()),
+        (Some("bootstrap-main-db"), Some("proxy-unavailable"))
+    );
+    assert_eq!(
+        (t["proxy"].as_str(), t["targets"].as_str()),
+        (Some(name.as_str()), Some("no target registered yet"))
+    );
     assert!(
-        run.stderr.contains(&format!("error: bootstrap-main-db: the proxy {name} had no available target within 3s"))
-            && run.stderr.contains(&format!("aws rds describe-db-proxy-targets --db-proxy-name {name}")),
+        run.stderr.contains(&format!(
+            "error: bootstrap-main-db: the proxy {name} had no available target within 3s"
+        )) && run.stderr.contains(&format!("aws rds describe-db-proxy-targets --db-proxy-name {name}")),
         "{}",
         run.stderr
     );
@@ -728,7 +739,11 @@ fn an_unavailable_target_is_shown_with_its_reason() {
     let run = migrate(&aws.url(), &outputs, &["--timeout", "2s"], &[]);
     assert_eq!(run.code, 5, "{}", run.stderr);
     let shown = "acme-shop-dev-main-db UNAVAILABLE (AUTH_FAILURE: The secret's password is wrong)";
-    assert!(run.stdout.contains(&format!("waiting for the proxy acme-shop-dev-main-db-proxy: {shown}")), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("waiting for the proxy acme-shop-dev-main-db-proxy: {shown}")),
+        "{}",
+        run.stdout
+    );
     assert!(run.stderr.contains(shown), "{}", run.stderr);
     assert!(!aws.asked().contains(&"RunTask".to_owned()), "{:?}", aws.asked());
 }
@@ -741,7 +756,8 @@ fn a_bootstrap_that_could_not_connect_exits_1_saying_so() {
     let outputs = outputs(&dir, &format!("{ARN}:task-definition/{FAMILY}:4"));
     let mut routes = bootstrap_due();
     routes.push(Route::ok("DescribeDBProxyTargets", &targets("AVAILABLE", None)));
-    let stopped = task("STOPPED", Some(("EssentialContainerExited", "Essential container in task exited")), Some(2));
+    let stopped =
+        task("STOPPED", Some(("EssentialContainerExited", "Essential container in task exited")), Some(2));
     routes.push(Route::ok("DescribeTasks", &stopped));
     let aws = CannedAws::start(routes);
     let run = migrate(&aws.url(), &outputs, &[], &[]);
@@ -764,7 +780,8 @@ fn a_bootstrap_that_could_not_connect_exits_1_saying_so() {
 /// saying so (psql on `PATH` or in Debian's PostgreSQL folders, as `db_roles.rs` finds it).
 #[test]
 fn the_bootstrap_command_gives_up_after_its_attempts_with_exit_2() {
-    let psql = psql().expect("no psql on PATH or in /usr/lib/postgresql/*/bin: `.ci/run` installs PostgreSQL");
+    let psql =
+        psql().expect("no psql on PATH or in /usr/lib/postgresql/*/bin: `.ci/run` installs PostgreSQL");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let path = format!("{}:{}", psql.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
     let command = runtime_plan::BOOTSTRAP_COMMAND;
@@ -784,7 +801,10 @@ fn the_bootstrap_command_gives_up_after_its_attempts_with_exit_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.matches("runway: psql could not connect (attempt ").count(), 2, "{stderr}");
-    assert!(stderr.contains("runway: psql could not connect in 3 attempt(s); giving up (exit 2)"), "{stderr}");
+    assert!(
+        stderr.contains("runway: psql could not connect in 3 attempt(s); giving up (exit 2)"),
+        "{stderr}"
+    );
     assert_eq!(stderr.matches("Connection refused").count(), 3, "one psql per attempt: {stderr}");
 }
 

@@ -395,7 +395,8 @@ mod tests {
             item: false,
         };
         assert_eq!(labels(candidates(&endpoints, true, &words, None)), ["true", "existing", "false"]);
-        let bootstrap = Context { path: strings(&["environments", "dev", "bootstrap"]), key: None, item: false };
+        let bootstrap =
+            Context { path: strings(&["environments", "dev", "bootstrap"]), key: None, item: false };
         assert_eq!(labels(candidates(&bootstrap, true, &words, None)), ["image"]);
         let platform =
             Context { path: strings(&["workloads", "w"]), key: Some("platform".into()), item: false };

@@ -18,9 +18,9 @@ use super::identity::{self, Identity};
 use super::platform::Platform;
 use super::{POSTGRES_PORT, cat, network, protection};
 use crate::plan::{
-    ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS, DatabaseBootstrap,
-    DatabaseLogin, ItemKind, ItemSpec, OneOffTask, PAUSE_SECONDS, PAUSE_VARIABLE, TaskDefinitionSpec, TaskPurpose,
-    TaskRecord, TaskSecret, bootstrap_sql,
+    ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
+    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, PAUSE_SECONDS, PAUSE_VARIABLE,
+    TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
 };
 use cost::TaskSize;
 

@@ -70,7 +70,7 @@ pub(super) fn check(cx: &mut Cx, r: &str, image: &str) {
             format!("the bootstrap of `{r}` cannot pull its image `{image}` in `{e}`: {why}"),
         )
         .with_help(format!(
-            "copy the image to this account's ECR in {region} (a mirror or a pull-through cache) and set \
+            "copy the image to this account's ECR in {region} (a mirror, or a pull-through cache seeded once) and set \
              `environments.{e}.bootstrap.image` to it, with `network.endpoints`; or set `network.nat` (1 for one \
              zone; 0 when the VPC's NAT is paid elsewhere)"
         )),
