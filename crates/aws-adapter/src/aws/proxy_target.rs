@@ -125,7 +125,7 @@ mod tests {
     fn an_available_writer_is_ready_and_anything_else_says_what_it_is() {
         assert_eq!(readiness(&[]), Readiness::Waiting("no target registered yet".into()));
         let registering = target("db", "RDS_INSTANCE", None, Some("REGISTERING"));
-        assert_eq!(readiness(&[registering.clone()]), Readiness::Waiting("db REGISTERING".into()));
+        assert_eq!(readiness(&[registering]), Readiness::Waiting("db REGISTERING".into()));
         let available = target("db", "RDS_INSTANCE", None, Some("AVAILABLE"));
         assert_eq!(readiness(&[available]), Readiness::Available);
         let mut refused = target("db", "RDS_INSTANCE", None, Some("UNAVAILABLE"));
