@@ -25,7 +25,8 @@ credentials copy.
 
 With `--ecs`, also declares what `runway rollout` reads: the ECS clusters, a revision of each
 task definition family, and each service on it (moto runs the services' tasks when started with
-`MOTO_ECS_SERVICE_RUNNING=1`), in the same order.
+`MOTO_ECS_SERVICE_RUNNING=1`), in the same order; and what `runway migrate` waits for before a
+bootstrap: each RDS proxy (in moto's default subnets) with its target registered.
 
 With `--exclude-services`, models the deploy job's first `pulumi up` (`--exclude` of every
 `aws:ecs/service:Service` with `--exclude-dependents`, docs/pipeline.md): everything but the
@@ -143,12 +144,33 @@ def declare_ecs(resources, names, ecs, one_off):
                                       for c in containers],
                 cpu=props["cpu"], memory=props["memory"], **fargate)
             arns[name] = registered["taskDefinition"]["taskDefinitionArn"]
+        elif res["type"] == "aws:rds/proxy:Proxy":
+            declare_proxy(props, boto3.client("rds", region_name=ecs.meta.region_name), ecs.meta.region_name)
+            name_of[name] = props["name"]
+        elif res["type"] == "aws:rds/proxyTarget:ProxyTarget":
+            rds = boto3.client("rds", region_name=ecs.meta.region_name)
+            proxy = name_of[props["dbProxyName"].strip("${}").split(".")[0]]
+            if not rds.describe_db_proxy_targets(DBProxyName=proxy)["Targets"]:
+                # The target's database by its logical name: moto registers any identifier.
+                rds.register_db_proxy_targets(DBProxyName=proxy, DBInstanceIdentifiers=[name])
         elif res["type"] == "aws:ecs/service:Service":
             ref = lambda v: name_of[v.strip("${}").split(".")[0]]
             ecs.create_service(cluster=ref(props["cluster"]), serviceName=props["name"],
                                taskDefinition=ref(props["taskDefinition"]),
                                desiredCount=props["desiredCount"], launchType="FARGATE")
     return arns
+
+
+def declare_proxy(props, rds, region):
+    """An RDS proxy as `up` would create it (left as it is when it exists); moto asks for subnets
+    that exist, so the default VPC's stand in for the private subnets."""
+    if any(p["DBProxyName"] == props["name"] for p in rds.describe_db_proxies()["DBProxies"]):
+        return
+    subnets = [s["SubnetId"] for s in boto3.client("ec2", region_name=region).describe_subnets()["Subnets"][:2]]
+    secret = f"arn:aws:secretsmanager:{region}:123456789012:secret:{props['name']}-admin-abcdef"
+    rds.create_db_proxy(DBProxyName=props["name"], EngineFamily=props["engineFamily"],
+                        Auth=[{"AuthScheme": "SECRETS", "IAMAuth": "DISABLED", "SecretArn": secret}],
+                        RoleArn=f"arn:aws:iam::123456789012:role/{props['name']}", VpcSubnetIds=subnets)
 
 
 def excluded(resources, deps):

@@ -51,7 +51,8 @@ impl Statement {
 
 /// The condition of a trust policy (the confused-deputy guard): the service may assume the role
 /// only when it acts for this account (`aws:SourceAccount`), and, where the service names a
-/// stable ARN, for this account's resources (`aws:SourceArn`).
+/// stable ARN, for this account's resources (`aws:SourceArn`). Written only for a service
+/// whose guide shows it sends them (ECS); see [`Assumer::Rds`].
 #[derive(Serialize)]
 struct TrustCondition {
     #[serde(rename = "StringEquals")]
@@ -101,18 +102,32 @@ pub(super) enum Assumer {
     EcsTasks,
     /// ECS's agent for a task (`ecs-tasks.amazonaws.com`, the execution role): the account only.
     EcsAgent,
-    /// RDS for a proxy (`rds.amazonaws.com`): the account only.
+    /// RDS for a proxy (`rds.amazonaws.com`): no condition, as AWS's RDS Proxy guide writes the
+    /// role ("RDS - Add Role to Database"). No AWS page says RDS Proxy sends `aws:SourceAccount`
+    /// when it assumes the role, and a condition on a key it does not send denies every
+    /// assumption: every login through the proxy would fail (docs/pulumi.md, "Trust").
     Rds,
 }
 
 /// The trust policy of a role an AWS service assumes, for this account only.
 fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
-    let account = cx.account();
-    let (service, arn) = match assumer {
+    let (service, condition) = match assumer {
         Assumer::EcsTasks => {
-            ("ecs-tasks.amazonaws.com", Some(format!("arn:aws:ecs:{}:{account}:*", cx.region())))
+            let account = cx.account();
+            let arn = format!("arn:aws:ecs:{}:{account}:*", cx.region());
+            let arn_like = Some(SourceArn { arn });
+            (
+                "ecs-tasks.amazonaws.com",
+                Some(TrustCondition { string_equals: SourceAccount { account }, arn_like }),
+            )
         }
-        Assumer::EcsAgent => ("ecs-tasks.amazonaws.com", None),
+        Assumer::EcsAgent => {
+            let account = cx.account();
+            (
+                "ecs-tasks.amazonaws.com",
+                Some(TrustCondition { string_equals: SourceAccount { account }, arn_like: None }),
+            )
+        }
         Assumer::Rds => ("rds.amazonaws.com", None),
     };
     PolicyDocument::new(vec![Statement {
@@ -120,10 +135,7 @@ fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
         principal: Some(Principal { service }),
         action: Action::One("sts:AssumeRole"),
         resource: None,
-        condition: Some(TrustCondition {
-            string_equals: SourceAccount { account },
-            arn_like: arn.map(|arn| SourceArn { arn }),
-        }),
+        condition,
     }])
 }
 

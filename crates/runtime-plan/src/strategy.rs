@@ -266,6 +266,7 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
         // Filled in once the resources and workloads are named.
         usage: runway_schema::Usage::default(),
         alarms: runway_schema::Alarms::default(),
+        bootstrap: runway_schema::Bootstrap::default(),
     }
 }
 

@@ -1190,6 +1190,9 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
             ("PGDATABASE", "main_db"),
             ("PGUSER", "runway"),
             ("PGSSLMODE", "require"),
+            ("PGCONNECT_TIMEOUT", "10"),
+            ("RUNWAY_BOOTSTRAP_ATTEMPTS", "10"),
+            ("RUNWAY_BOOTSTRAP_PAUSE", "15"),
             ("RUNWAY_BOOTSTRAP_LOGINS", "app_metabase=write,app_reporting=write")
         ]
     );

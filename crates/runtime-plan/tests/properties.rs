@@ -305,9 +305,17 @@ proptest! {
             let used_by_workloads = |k: Kind| after.resources.iter().any(|r| {
                 r.kind == k && after.bindings.iter().any(|b| b.resource == r.name && b.consumer_kind == ConsumerKind::Workload)
             });
+            // Tasks: the workloads' and the databases' bootstraps.
+            let tasks = !after.workloads.is_empty() || after.resources.iter().any(|r| r.kind == Kind::Postgres);
             let needed = [
-                // The cluster runs the workloads and the databases' bootstraps.
-                ("env_ecs-cluster", !after.workloads.is_empty() || after.resources.iter().any(|r| r.kind == Kind::Postgres)),
+                // The cluster runs the tasks; the endpoints of what starting one calls go with
+                // the last task.
+                ("env_ecs-cluster", tasks),
+                ("env_ssm-endpoint", tasks),
+                ("env_ecr-api-endpoint", tasks),
+                ("env_ecr-dkr-endpoint", tasks),
+                ("env_logs-endpoint", tasks),
+                ("env_s3-endpoint", tasks),
                 ("env_secretsmanager-endpoint", after.resources.iter().any(|r| r.kind == Kind::Postgres)),
                 ("env_sqs-endpoint", used_by_workloads(Kind::Queue)),
                 ("env_sns-endpoint", used_by_workloads(Kind::Topic)),

@@ -5,7 +5,9 @@
 //! `NAME`'s alone); stops at the first that does not succeed: exit 1 with its exit code (or
 //! why it never started) and where its logs are, 5 on the timeout, 4 when a call failed
 //! (docs/pipeline.md). A task whose record matches is skipped; a bootstrap's record folds in
-//! the versions of the parameters it reads, so a changed password runs it again.
+//! the versions of the parameters it reads, so a changed password runs it again. A bootstrap
+//! starts once its proxy has an available target (within `--timeout`; exit 5 when it has
+//! none by then); its container tries to connect a bounded number of times, then exits 2.
 //!
 //! The plan names the tasks and their records; the stack outputs (`--outputs`, the file
 //! `secrets publish` takes) give the revision, the cluster and the network; the AWS adapter runs
@@ -113,6 +115,8 @@ pub(crate) fn run_of(
                 ("resource".to_owned(), workload.to_owned()),
             ],
         }),
+        // `runway migrate` waits for the proxy (`run`); a rotation runs long after it is up.
+        proxy: None,
     })
 }
 
@@ -173,8 +177,11 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
     let outputs = read_outputs(a.outputs).map_err(|e| out.usage(e))?;
     let mut runs: Vec<OneOffRun> = tasks
         .iter()
-        .map(|t| run_of(&plan, t, &outputs, a.outputs))
-        .collect::<Result<_, _>>()
+        .map(|t| {
+            let run = run_of(&plan, t, &outputs, a.outputs)?;
+            Ok(OneOffRun { proxy: t.proxy.as_ref().map(ToString::to_string), ..run })
+        })
+        .collect::<Result<_, String>>()
         .map_err(|e| out.usage(e))?;
     let mut progress = |line: &str| match a.format {
         Format::Text => outln!("{line}"),
@@ -223,7 +230,7 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
     let last = reports.last().map(|r| &r.outcome);
     let verdict = match last {
         None | Some(TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. }) => "complete",
-        Some(TaskOutcome::TimedOut { .. }) => "timed-out",
+        Some(TaskOutcome::TimedOut { .. } | TaskOutcome::ProxyUnavailable { .. }) => "timed-out",
         Some(_) => "failed",
     };
     match a.format {
@@ -244,12 +251,31 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
             eprintln!(
                 "error: {name} did not stop within {}; it goes on running: run `runway migrate` again to wait \
                  for it (it is not started twice), with a longer --timeout if it needs one",
-                runway_schema::Duration::from_millis(
-                    u64::try_from(a.timing.timeout.as_millis()).unwrap_or(u64::MAX)
-                )
+                shown(a.timing.timeout)
             );
             return Err(Exit(EXIT_TIMEOUT));
         }
+        TaskOutcome::ProxyUnavailable { proxy, targets } => {
+            eprintln!(
+                "error: {name}: the proxy {proxy} had no available target within {} ({targets}); nothing was \
+                 started. Right after the first `pulumi up` its target registers for some minutes: run `runway \
+                 migrate` again (with a longer --timeout); `aws rds describe-db-proxy-targets --db-proxy-name \
+                 {proxy}` shows its state and, when UNAVAILABLE, why",
+                shown(a.timing.timeout)
+            );
+            return Err(Exit(EXIT_TIMEOUT));
+        }
+        TaskOutcome::Failed { exit_code: 2, logs, .. } if is_bootstrap(plan, name) => format!(
+            "{name} exited 2: psql could not connect to the database through its proxy in {} attempts \
+             ({} s apart); read its logs (log group {}, stream {}): a refused or timed-out connection is \
+             the network (the proxy's security group, the subnets), a failed login the admin's password in \
+             the proxy's secret (`runway secrets prepare`); then run `runway migrate` again; the services \
+             were not updated",
+            runtime_plan::ATTEMPTS,
+            runtime_plan::PAUSE_SECONDS,
+            logs.group,
+            logs.stream
+        ),
         TaskOutcome::Failed { exit_code, logs, .. } => format!(
             "{name} exited {exit_code}: read its logs (log group {}, stream {}), fix what it runs (the \
              migration, the image, the database's roles) and deploy again; the services were not updated",
@@ -266,6 +292,16 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
     };
     eprintln!("error: {first_step}");
     Err(Exit(EXIT_INVALID))
+}
+
+/// A duration as the file format writes it (`30m`).
+fn shown(d: Duration) -> runway_schema::Duration {
+    runway_schema::Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Whether the plan's task `name` is a postgres bootstrap.
+fn is_bootstrap(plan: &Plan, name: &str) -> bool {
+    plan.tasks.iter().any(|t| t.name == name && matches!(t.purpose, TaskPurpose::DatabaseBootstrap { .. }))
 }
 
 /// `--timeout` of `runway migrate`: from 1 s to 6 h, as `rollout`'s.

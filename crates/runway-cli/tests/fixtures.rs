@@ -96,7 +96,8 @@ fn invalid_fixtures_exit_one_with_their_code_at_a_position() {
         insta::assert_snapshot!(format!("invalid__{name}__json"), json);
     }
     // Every file-format code of spec section 8 has a fixture; `too-many-members` needs 10,001
-    // folders, so runway-schema's `a_glob_over_the_member_bound_reads_none` covers it instead.
+    // folders, so runway-schema's `a_glob_over_the_member_bound_reads_none` covers it instead;
+    // `unreachable-image`, like the cost codes, comes from planning (runtime-plan's tests).
     let format_codes = runway_schema::Code::ALL.iter().filter(|c| {
         !matches!(
             c,
@@ -104,6 +105,7 @@ fn invalid_fixtures_exit_one_with_their_code_at_a_position() {
                 | runway_schema::Code::CapExceeded
                 | runway_schema::Code::Uncapped
                 | runway_schema::Code::TooManyMembers
+                | runway_schema::Code::UnreachableImage
         )
     });
     let warnings = fixtures("warnings");

@@ -13,6 +13,11 @@
 //! state manager (`/moto-api/state-manager/set-transition`) holds them `RUNNING` for the
 //! interruption test.
 //!
+//! A bootstrap starts once its proxy has an available target: moto 5.2.5 answers
+//! `DescribeDBProxyTargets` (a target it registered is `AVAILABLE`, none registered is none),
+//! and the tests make the proxy with boto3 as the first `pulumi up` would; a target
+//! `UNAVAILABLE` with a reason, which moto never gives, is a canned answer.
+//!
 //! Needs the workspace venv for moto: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -234,6 +239,7 @@ fn a_migration_runs_once_per_image_and_command() {
     let moto = Moto::start();
     let aws = Aws::of(&moto);
     let revision = aws.first_up();
+    proxy(&moto, true);
     let dir = test_support::scratch("migrate-once");
     let outputs = outputs(&dir, &revision);
 
@@ -583,3 +589,9 @@ fn a_bootstrap_whose_parameters_do_not_exist_yet_starts_nothing() {
     );
     assert_eq!(Aws::of(&moto).bootstrap_tasks_anywhere(), 0);
 }
+
+// ---- the proxy's target and the bootstrap's connection attempts: `migrate/proxy.rs` ----------
+
+#[path = "migrate/proxy.rs"]
+mod wait;
+use wait::proxy;

@@ -254,3 +254,31 @@ fn plan_says_when_changes_apply_and_which_endpoints_are_assumed() {
     assert!(text.contains("VPC endpoint (ssm)") && !text.contains("assumed present"), "{text}");
     assert!(text.contains("from the VPC (vpcCidrBlocks)"), "{text}");
 }
+
+/// The shared-VPC fixture without its mirror: staging has endpoints and no NAT, so main-db's
+/// bootstrap cannot pull the default image from ECR Public: a warning with its code, place and
+/// help, and the plan still exits 0.
+#[test]
+fn plan_warns_when_a_bootstrap_has_no_route_to_its_image() {
+    let fixture = test_support::workspace().join("tests/fixtures/valid/shared-vpc.yaml");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let without: String =
+        text.lines().filter(|l| !l.contains("bootstrap: {")).map(|l| format!("{l}\n")).collect();
+    assert_ne!(without, text, "the fixture sets staging's bootstrap image");
+    let dir = scratch("plan-unreachable-image");
+    let file = dir.path().join("runway.yaml");
+    std::fs::write(&file, without).unwrap();
+    let (code, out, err) = runway(&["plan", "--env", "staging", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let shown = format!("{out}{err}");
+    assert!(
+        shown.contains("warning[unreachable-image]: the bootstrap of `main-db` cannot pull its image"),
+        "{shown}"
+    );
+    assert!(shown.contains("`public.ecr.aws/docker/library/postgres:16-alpine@sha256:"), "{shown}");
+    assert!(shown.contains("environments.staging.bootstrap.image"), "the help: {shown}");
+    // With the mirror in the account's ECR, reached through the endpoints: no warning.
+    let (code, out, err) = runway(&["plan", "--env", "staging", fixture.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!format!("{out}{err}").contains("unreachable-image"), "{out}{err}");
+}

@@ -250,6 +250,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["environments", _, "limits"] => keys(Place::Limits),
         ["environments", _, "logs"] => keys(Place::Logs),
         ["environments", _, "network"] => keys(Place::Network),
+        ["environments", _, "bootstrap"] => keys(Place::Bootstrap),
         ["environments", _, "usage"] => keys(Place::Usage),
         ["environments", _, "usage", "for", _] => keys(Place::UsageFor),
         ["environments", _, "shared"] => keys(Place::Shared),
@@ -394,6 +395,9 @@ mod tests {
             item: false,
         };
         assert_eq!(labels(candidates(&endpoints, true, &words, None)), ["true", "existing", "false"]);
+        let bootstrap =
+            Context { path: strings(&["environments", "dev", "bootstrap"]), key: None, item: false };
+        assert_eq!(labels(candidates(&bootstrap, true, &words, None)), ["image"]);
         let platform =
             Context { path: strings(&["workloads", "w"]), key: Some("platform".into()), item: false };
         assert_eq!(labels(candidates(&platform, true, &words, None)), ["arm64", "x86_64"]);

@@ -117,6 +117,9 @@ codes! {
     OutsideRoot = "outside-root",
     /// A `members` glob matches more folders than the bound.
     TooManyMembers = "too-many-members",
+    /// A postgres resource's bootstrap task has no route to its image from the private
+    /// subnets (no NAT, and not an image the VPC endpoints reach) (warning, from planning).
+    UnreachableImage = "unreachable-image",
 }
 
 impl fmt::Display for Code {

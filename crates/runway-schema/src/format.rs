@@ -133,6 +133,21 @@ struct EnvironmentFile {
     /// The environment's CloudWatch alarms (on in `production`, off elsewhere) and their
     /// thresholds; see docs/planning.md, "Alarms".
     alarms: Option<AlarmsFile>,
+    /// The postgres bootstrap tasks of the environment (the one-off tasks that make each
+    /// database's login roles).
+    bootstrap: Option<BootstrapFile>,
+}
+
+/// `environments.<env>.bootstrap`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::BOOTSTRAP))]
+struct BootstrapFile {
+    /// The image of the bootstrap tasks, pinned by digest: a PostgreSQL 16 or later client image
+    /// with `sh` and `psql`, e.g. a mirror in the environment's private ECR or a pull-through
+    /// cache (default: `postgres:16-alpine` from ECR Public, which needs a NAT to reach).
+    #[schemars(regex(pattern = r"^[^@\s]+@sha256:[0-9a-f]{64}$"))]
+    image: Option<String>,
 }
 
 /// `environments.<env>.alarms`: `enabled`, and each alarm's threshold in its unit or `off`.
@@ -649,6 +664,7 @@ mod tests {
             ("LogsFile", keys::LOGS),
             ("AlarmsFile", keys::ALARMS),
             ("NetworkFile", keys::NETWORK),
+            ("BootstrapFile", keys::BOOTSTRAP),
             ("UsageFile", keys::USAGE),
             ("UsageForFile", keys::USAGE_FOR),
             ("SharedFile", keys::SHARED),

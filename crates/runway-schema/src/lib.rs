@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod alarms;
+pub mod bootstrap;
 pub mod diagnostic;
 mod direct;
 pub mod format;
@@ -25,6 +26,7 @@ pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
 pub use validate::{variable_suffixes, variables};
 
 pub use alarms::{AlarmName, AlarmSetting, Alarms};
+pub use bootstrap::Bootstrap;
 pub use diagnostic::{Code, Diagnostic, Location, Severity, did_you_mean, line_starts, summary};
 pub use model::*;
 pub use values::{Duration, ImageRef, Money};

@@ -153,6 +153,8 @@ pub struct Environment {
     pub usage: Usage,
     /// `alarms` as written: whether the environment declares its alarms, and their thresholds.
     pub alarms: crate::alarms::Alarms,
+    /// `bootstrap` as written: the image of its postgres bootstrap tasks.
+    pub bootstrap: crate::bootstrap::Bootstrap,
 }
 
 /// `environments.<env>.applyChanges`: when a change to a database or cache takes effect.

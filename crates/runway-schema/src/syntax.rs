@@ -145,6 +145,8 @@ pub enum Place {
     Logs,
     /// `environments.<env>.network`.
     Network,
+    /// `environments.<env>.bootstrap`.
+    Bootstrap,
     /// `environments.<env>.usage`.
     Usage,
     /// `environments.<env>.usage.for.<name>`.
@@ -184,6 +186,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Limits => &[keys::LIMITS],
         Place::Logs => &[keys::LOGS],
         Place::Network => &[keys::NETWORK],
+        Place::Bootstrap => &[keys::BOOTSTRAP],
         Place::Usage => &[keys::USAGE],
         Place::UsageFor => &[keys::USAGE_FOR],
         Place::Shared => &[keys::SHARED],
@@ -282,6 +285,7 @@ mod tests {
         assert_eq!(fields(Place::Usage).last(), Some(&"for"));
         assert!(fields(Place::UsageFor).contains(&"logs") && !fields(Place::UsageFor).contains(&"natGb"));
         assert!(fields(Place::Network).contains(&"nat"));
+        assert_eq!(fields(Place::Bootstrap), ["image"]);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The answers to one kind of request: the requests whose `X-Amz-Target` ends in
-/// `.<operation>` (any, for `*`) and whose body contains `body_contains` (when set).
+/// `.<operation>`, or, without that header, whose form body says `Action=<operation>` (the
+/// query protocol of RDS, whose answers are XML), any for `*`; and whose body contains
+/// `body_contains` (when set).
 #[derive(Debug, Clone)]
 pub struct Route {
     /// The operation, e.g. `DescribeServices`, or `*` for any.
@@ -130,7 +132,7 @@ fn answer(state: &Mutex<State>, target: &str, body: &str) -> (String, String) {
 }
 
 /// Reads one HTTP request: its head, then `Content-Length` bytes of body. Returns its
-/// `X-Amz-Target` header and its body.
+/// `X-Amz-Target` header (`Query.<Action>` for a query-protocol request) and its body.
 fn read_request(stream: &mut TcpStream) -> (String, String) {
     let mut request = Vec::new();
     let mut chunk = [0u8; 8192];
@@ -144,7 +146,11 @@ fn read_request(stream: &mut TcpStream) -> (String, String) {
             };
             let length = header("content-length").and_then(|v| v.parse::<usize>().ok()).unwrap_or(0);
             if body.len() >= length {
-                return (header("x-amz-target").unwrap_or_default(), body.to_owned());
+                let action = || {
+                    let action = body.split('&').find_map(|kv| kv.strip_prefix("Action="));
+                    action.map(|a| format!("Query.{a}")).unwrap_or_default()
+                };
+                return (header("x-amz-target").unwrap_or_else(action), body.to_owned());
             }
         }
         match stream.read(&mut chunk) {
@@ -196,5 +202,16 @@ mod tests {
         let unknown = call(&server, "X.Other", "{}");
         assert!(unknown.starts_with("HTTP/1.1 400") && unknown.contains("UnknownOperationException"));
         assert_eq!(server.asked(), ["Describe", "Describe", "Describe", "Describe", "Other"]);
+        // The query protocol names its operation in the form body.
+        let server = CannedAws::start(vec![Route::ok("DescribeDBProxyTargets", "<Xml/>")]);
+        let port: u16 = server.url().rsplit(':').next().unwrap().parse().unwrap();
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let body = "Action=DescribeDBProxyTargets&Version=2014-10-31&DBProxyName=p";
+        let request = format!("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        assert!(reply.ends_with("<Xml/>"), "{reply}");
+        assert_eq!(server.asked(), ["DescribeDBProxyTargets"]);
     }
 }

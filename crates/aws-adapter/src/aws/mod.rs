@@ -15,6 +15,7 @@ mod cost;
 mod freshness;
 mod kms;
 mod proxy;
+mod proxy_target;
 mod remedy;
 mod rollout;
 mod rotate;

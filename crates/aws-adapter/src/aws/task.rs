@@ -6,6 +6,10 @@
 //! container that decides) and a [`RunRecord`] (the SSM parameter and what a success is
 //! recorded as); nothing here knows what the task is for.
 //!
+//! A task that connects through an RDS Proxy (a postgres bootstrap: [`OneOffRun::proxy`]) is
+//! started only once a target of the proxy is `AVAILABLE` (`proxy_target.rs`), within the same
+//! timeout; a proxy still not available then is an outcome, and nothing is started.
+//!
 //! A run that was interrupted (the command killed after `RunTask`) leaves its task running:
 //! before starting one, the runner lists the family's running tasks started by runway, waits
 //! for one of the same revision instead of starting a second, and refuses to start while one
@@ -20,6 +24,7 @@ use aws_sdk_ecs::types::{
 use aws_sdk_ssm::types::ParameterType;
 use serde::{Deserialize, Serialize};
 
+use super::proxy_target::{Readiness, readiness};
 use super::{AwsClients, RemoteError, one_line};
 
 /// Who starts the tasks (`startedBy`): how a later run finds a task an interrupted one started.
@@ -50,6 +55,9 @@ pub struct OneOffRun {
     pub region: String,
     /// Where a success is recorded; `None` runs it every time.
     pub record: Option<RunRecord>,
+    /// The RDS Proxy (its name) the task connects through, whose target must be `AVAILABLE`
+    /// before the task is started; `None` starts it at once.
+    pub proxy: Option<String>,
 }
 
 /// Where a successful run is recorded, and as what: an SSM `String` parameter holding
@@ -150,6 +158,14 @@ pub enum TaskOutcome {
         last_status: String,
         /// Where its output is.
         logs: LogPlace,
+    },
+    /// The proxy the task connects through had no available target when the timeout came:
+    /// none started.
+    ProxyUnavailable {
+        /// The proxy's name.
+        proxy: String,
+        /// What its targets were at the last look (`main-db REGISTERING`).
+        targets: String,
     },
     /// A task of another revision of the family runs (an earlier release's run): none started.
     Busy {
@@ -290,12 +306,17 @@ impl AwsClients {
             Some((task, task_definition)) => {
                 return Ok(report(TaskOutcome::Busy { task, task_definition }, false));
             }
-            None => match self.one_off_start(run).await? {
-                Ok(arn) => (arn, false),
-                Err(reason) => {
-                    return Ok(report(TaskOutcome::NotStarted { task: None, reason, logs: None }, false));
+            None => {
+                if let Some(outcome) = self.one_off_proxy(run, timing, started, progress).await? {
+                    return Ok(report(outcome, false));
                 }
-            },
+                match self.one_off_start(run).await? {
+                    Ok(arn) => (arn, false),
+                    Err(reason) => {
+                        return Ok(report(TaskOutcome::NotStarted { task: None, reason, logs: None }, false));
+                    }
+                }
+            }
         };
         if !adopted {
             progress(&format!("{}: started task {}", run.name, task_id(&arn)));
@@ -331,6 +352,35 @@ impl AwsClients {
             }
         }
         Ok(versions)
+    }
+
+    /// Waits until the proxy the task connects through has an available target, looking every
+    /// interval until the timeout; `Some` is the outcome when it has none by then.
+    async fn one_off_proxy(
+        &self,
+        run: &OneOffRun,
+        timing: TaskTiming,
+        started: tokio::time::Instant,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Option<TaskOutcome>, TaskError> {
+        let Some(proxy) = &run.proxy else { return Ok(None) };
+        let deadline = started + timing.timeout;
+        let mut shown = String::new();
+        loop {
+            let targets = match readiness(&self.proxy_targets(proxy).await?) {
+                Readiness::Available => return Ok(None),
+                Readiness::Waiting(targets) => targets,
+            };
+            if targets != shown {
+                progress(&format!("{}: waiting for the proxy {proxy}: {targets}", run.name));
+                shown.clone_from(&targets);
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(Some(TaskOutcome::ProxyUnavailable { proxy: proxy.clone(), targets }));
+            }
+            tokio::time::sleep(timing.interval.min(deadline - now)).await;
+        }
     }
 
     /// What the record holds, when it exists and reads as one.
@@ -554,6 +604,10 @@ impl fmt::Display for TaskReport {
             TaskOutcome::TimedOut { task, last_status, logs } => {
                 write!(f, "timed out  {name}: task {} still {last_status}\n  logs: {logs}", task_id(task))
             }
+            TaskOutcome::ProxyUnavailable { proxy, targets } => write!(
+                f,
+                "waited     {name}: the proxy {proxy} has no available target ({targets}); none started"
+            ),
             TaskOutcome::Busy { task, task_definition } => write!(
                 f,
                 "busy       {name}: task {} of another revision ({}) is running; none started",
@@ -606,6 +660,7 @@ mod tests {
             log_stream_prefix: "web".into(),
             region: "eu-west-1".into(),
             record: None,
+            proxy: None,
         };
         let logs = run.logs("arn:aws:ecs:eu-west-1:1:task/shop-dev/abc123");
         assert_eq!(logs.stream, "web/web/abc123");

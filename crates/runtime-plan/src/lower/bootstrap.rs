@@ -1,9 +1,11 @@
 //! The one-off task that runs a postgres resource's bootstrap (`plan/bootstrap.rs`): its log
 //! group, its execution role (which reads the admin's password, the proxy's endpoint and each
 //! login's password, nothing else), its security group (out to the proxy and to 443 only; the
-//! proxy admits it) and its task definition, the pinned `psql` image running the plan's SQL.
-//! `runway migrate` runs it before any workload's migration, and again whenever the SQL or a
-//! parameter it reads changed (its record holds their versions).
+//! proxy admits it) and its task definition, the pinned `psql` image running the plan's SQL
+//! (the environment's `bootstrap.image`, else [`BOOTSTRAP_IMAGE`]). `runway migrate` runs it
+//! before any workload's migration, once the proxy's target is available, and again whenever
+//! the SQL or a parameter it reads changed (its record holds their versions). A warning says
+//! when the private subnets have no route to its image ([`route`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -16,7 +18,8 @@ use super::identity::{self, Identity};
 use super::platform::Platform;
 use super::{POSTGRES_PORT, cat, network, protection};
 use crate::plan::{
-    BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask,
+    ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
+    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, PAUSE_SECONDS, PAUSE_VARIABLE,
     TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
 };
 use cost::TaskSize;
@@ -47,13 +50,15 @@ pub(super) fn lower(
 ) -> Option<OneOffTask> {
     let cluster = platform.cluster.as_ref()?.id.clone();
     let r = boot.resource.as_str();
+    let image: CompactString = cx.env.bootstrap.image.as_ref().map_or(BOOTSTRAP_IMAGE, |i| i.as_str()).into();
+    super::route::check(cx, r, &image);
     // `<resource>-bootstrap` names its items and its container; ids keep `<resource>_` first.
     let subject = cat(&[r, "-bootstrap"]);
     let base = cx.base(&subject);
     let log_group = log_group(cx, r, &subject);
     let parameters: Arc<[CompactString]> = secrets.iter().map(|s| s.parameter.clone()).collect();
     let id = Identity {
-        image: BOOTSTRAP_IMAGE,
+        image: &image,
         log_group: &log_group,
         registry_secret: None,
         parameters: vec![parameters.clone()],
@@ -67,7 +72,7 @@ pub(super) fn lower(
     let group = network::declare_bootstrap(cx, r, &base);
     let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
         workload: subject.clone(),
-        image: CompactString::const_new(BOOTSTRAP_IMAGE),
+        image: image.clone(),
         repository_credentials: None,
         task: SIZE,
         cpu_architecture: CompactString::const_new("X86_64"),
@@ -91,7 +96,7 @@ pub(super) fn lower(
         output: cat(&["runway-task-", &name]),
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
-            image: CompactString::const_new(BOOTSTRAP_IMAGE),
+            image,
             command: super::tasks::fingerprint(&fingerprinted(boot)),
             versions_of: parameters.to_vec(),
         },
@@ -103,13 +108,22 @@ pub(super) fn lower(
         container: subject.clone(),
         log_group,
         log_stream_prefix: subject,
+        proxy: proxy_name(cx, r),
     })
 }
 
-/// Where the container connects: the proxy's port, the database, the admin, TLS (the proxy's
-/// endpoint and the passwords are secrets; the program adds the SQL); and the logins it makes
-/// with their modes (`app_api=write,app_bi=read`), which the SQL does not read: a review shows
-/// a consumer's new mode there, and the console what the task does.
+/// The name of `r`'s proxy (planned just before its bootstrap), which the bootstrap connects
+/// through.
+fn proxy_name(cx: &Cx, r: &str) -> Option<CompactString> {
+    let id = cat(&[r, "_proxy"]);
+    cx.items.iter().rev().find(|i| i.id == id).map(|i| i.physical_name.clone())
+}
+
+/// Where the container connects: the proxy's port, the database, the admin, TLS, how long one
+/// attempt waits (the proxy's endpoint and the passwords are secrets; the program adds the
+/// SQL); how often it tries and the pause between two tries ([`BOOTSTRAP_COMMAND`]); and the
+/// logins it makes with their modes (`app_api=write,app_bi=read`), which the SQL does not read:
+/// a review shows a consumer's new mode there, and the console what the task does.
 fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactString> {
     let mut logins = CompactString::default();
     for (n, l) in boot.logins.iter().enumerate() {
@@ -125,6 +139,9 @@ fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactStrin
         (CompactString::const_new("PGDATABASE"), boot.database.clone()),
         (CompactString::const_new("PGUSER"), boot.admin.clone()),
         (CompactString::const_new("PGSSLMODE"), CompactString::const_new("require")),
+        (CompactString::const_new("PGCONNECT_TIMEOUT"), CONNECT_TIMEOUT_SECONDS.to_compact_string()),
+        (CompactString::const_new(ATTEMPTS_VARIABLE), ATTEMPTS.to_compact_string()),
+        (CompactString::const_new(PAUSE_VARIABLE), PAUSE_SECONDS.to_compact_string()),
         (CompactString::const_new(LOGINS_VARIABLE), logins),
     ]
     .into_iter()

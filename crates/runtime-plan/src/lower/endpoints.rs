@@ -1,10 +1,11 @@
 //! VPC endpoints (`environments.<env>.network.endpoints`): the private subnets reach the AWS
 //! APIs the environment calls without a NAT. Interface endpoints, billed per hour in each zone,
 //! only for what runs there: ssm (task secrets), ecr.api and ecr.dkr (images) and logs when
-//! there are workloads; secretsmanager when there is a postgres (its proxy reads its secret);
+//! there are tasks (workloads, or a postgres resource's bootstrap); secretsmanager when there
+//! is a postgres (its proxy reads its secret);
 //! sqs and sns when a workload uses a queue or topic; ssmmessages when a workload allows ECS
 //! Exec (`exec: true`: its shell's channels). The S3 gateway endpoint (no charge) when
-//! there are workloads: image layers come from S3, and so do buckets.
+//! there are tasks: image layers come from S3, and so do buckets.
 //!
 //! `network.endpoints: existing` declares none: the VPC already has them (another environment
 //! in the same VPC declared them, or the network team did), and the plan says so
@@ -26,7 +27,8 @@ pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resourc
         Endpoints::Declared => {}
         Endpoints::None | Endpoints::Existing => return,
     }
-    let tasks = !workloads.is_empty();
+    // A postgres resource's bootstrap is a task too (its secrets, its logs, an ECR image).
+    let tasks = !workloads.is_empty() || resources.iter().any(|r| r.spec.kind() == Kind::Postgres);
     let exec = workloads.values().any(|w| w.exec);
     let interfaces = interface_services(cx, tasks, exec, resources);
     if interfaces.is_empty() {

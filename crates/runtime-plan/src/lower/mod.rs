@@ -47,6 +47,7 @@ mod protection;
 mod queue;
 mod reach;
 mod resources;
+mod route;
 mod secrets;
 mod tasks;
 mod topic;

@@ -299,6 +299,8 @@ fn migrate_task(
         container: w.name.into(),
         log_group: log_group.clone(),
         log_stream_prefix: w.name.into(),
+        // A migration's own connections are its image's to retry.
+        proxy: None,
     }
 }
 

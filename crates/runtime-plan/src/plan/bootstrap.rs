@@ -15,14 +15,45 @@ use compact_str::CompactString;
 use runway_schema::Access;
 use serde::{Serialize, Serializer};
 
-/// The image the bootstrap runs: the official PostgreSQL 16 client (psql 16, which has
-/// `\getenv`), pinned by digest, from the public ECR mirror of Docker's official images (no
-/// Docker Hub rate limit, no credentials).
+/// The image the bootstrap runs unless the environment names another
+/// (`environments.<env>.bootstrap.image`): the official PostgreSQL 16 client (psql 16, which
+/// has `\getenv`), pinned by digest, from the public ECR mirror of Docker's official images (no
+/// Docker Hub rate limit, no credentials; reached through a NAT only: ECR Public has no VPC
+/// endpoint).
 pub const BOOTSTRAP_IMAGE: &str = "public.ecr.aws/docker/library/postgres:16-alpine@sha256:57c72fd2a128e416c7fcc499958864df5301e940bca0a56f58fddf30ffc07777";
 
-/// The container's command: `psql` reads the SQL from [`SQL_VARIABLE`].
-pub const BOOTSTRAP_COMMAND: [&str; 3] =
-    ["sh", "-c", "printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-"];
+/// The container's command: `psql` reads the SQL from [`SQL_VARIABLE`]. A run that cannot
+/// connect (psql's exit code 2: refused, timed out after `PGCONNECT_TIMEOUT`, or the
+/// connection lost) is tried again after [`PAUSE_VARIABLE`] seconds, [`ATTEMPTS_VARIABLE`]
+/// times in all (the SQL is idempotent); then the container exits 2 with a line saying so.
+/// Any other exit (0, or 3 for an error in the SQL) is the container's at once.
+pub const BOOTSTRAP_COMMAND: [&str; 3] = [
+    "sh",
+    "-c",
+    "n=0; while :; do n=$((n+1)); \
+     printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-; s=$?; \
+     [ \"$s\" -eq 2 ] || exit \"$s\"; \
+     if [ \"$n\" -ge \"${RUNWAY_BOOTSTRAP_ATTEMPTS:-1}\" ]; then \
+     echo \"runway: psql could not connect in $n attempt(s); giving up (exit 2)\" >&2; exit 2; fi; \
+     echo \"runway: psql could not connect (attempt $n of $RUNWAY_BOOTSTRAP_ATTEMPTS); \
+     again in ${RUNWAY_BOOTSTRAP_PAUSE:-0} s\" >&2; \
+     sleep \"${RUNWAY_BOOTSTRAP_PAUSE:-0}\"; done",
+];
+
+/// The environment variable of the bootstrap that bounds its connection attempts.
+pub const ATTEMPTS_VARIABLE: &str = "RUNWAY_BOOTSTRAP_ATTEMPTS";
+/// The environment variable of the bootstrap that holds the pause between two attempts, in
+/// seconds.
+pub const PAUSE_VARIABLE: &str = "RUNWAY_BOOTSTRAP_PAUSE";
+/// How many times the bootstrap tries to connect: with [`CONNECT_TIMEOUT_SECONDS`] and
+/// [`PAUSE_SECONDS`], at most about four minutes (10 x 10 s + 9 x 15 s) of trying, well inside
+/// `runway migrate`'s default `--timeout` of 30 minutes.
+pub const ATTEMPTS: u32 = 10;
+/// The pause between two attempts, in seconds.
+pub const PAUSE_SECONDS: u32 = 15;
+/// How long one attempt waits for the connection (`PGCONNECT_TIMEOUT`; libpq waits for ever
+/// by default, which a dropped packet would turn into a run that never ends).
+pub const CONNECT_TIMEOUT_SECONDS: u32 = 10;
 
 /// The group role every `write` login is a member of and acts as: it owns what they create.
 pub const WRITE_GROUP: &str = "runway_write";

@@ -39,6 +39,11 @@ pub struct OneOffTask {
     pub output: CompactString,
     /// Where a successful run is recorded, and what it is recorded as.
     pub record: TaskRecord,
+    /// The RDS Proxy (its name) the task connects through, when it needs one that works before
+    /// it starts (a bootstrap): a runner waits until a target of the proxy is `AVAILABLE`
+    /// (`runway migrate`, bounded by its `--timeout`). Left out of JSON when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy: Option<CompactString>,
 }
 
 /// What a one-off task is for. Each variant names its subject; the runner does not look at it

@@ -22,6 +22,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         apply_changes: None,
         usage: Usage::default(),
         alarms: Alarms::default(),
+        bootstrap: runway_schema::Bootstrap::default(),
     }
 }
 

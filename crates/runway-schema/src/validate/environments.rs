@@ -4,6 +4,7 @@ use indexmap::IndexMap;
 
 use crate::Location;
 use crate::alarms::{AlarmName, AlarmSetting, Alarms};
+use crate::bootstrap::Bootstrap;
 use crate::diagnostic::did_you_mean;
 use crate::model::*;
 use crate::read::{Cx, join, quote};
@@ -91,6 +92,8 @@ pub(super) fn environment(
         ApplyChanges::from_name(word)
     });
     let alarms = f.get("alarms").map_or_else(Alarms::default, |a| alarms(cx, a, &join(path, "alarms")));
+    let bootstrap =
+        f.get("bootstrap").map_or_else(Bootstrap::default, |b| bootstrap(cx, b, &join(path, "bootstrap")));
     Some(Environment {
         region: region?,
         monthly_limit,
@@ -104,7 +107,16 @@ pub(super) fn environment(
         apply_changes,
         usage,
         alarms,
+        bootstrap,
     })
+}
+
+/// `bootstrap`: `image`, pinned by digest like a workload's.
+fn bootstrap(cx: &mut Cx<'_>, node: &Node, path: &str) -> Bootstrap {
+    let Some(f) = cx.fields(node, path, "`bootstrap`", keys::BOOTSTRAP) else { return Bootstrap::default() };
+    let Some(n) = f.get("image") else { return Bootstrap::default() };
+    let image = super::workloads::image_value(cx, n, &join(path, "image"));
+    Bootstrap { at: image.is_some().then(|| cx.loc(n)), image }
 }
 
 /// `alarms`: `enabled` (true or false), and each alarm's threshold (a whole number in its

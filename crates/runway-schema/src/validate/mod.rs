@@ -35,8 +35,18 @@ pub(crate) mod keys {
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] =
-        &["region", "limits", "shared", "domain", "logs", "network", "applyChanges", "usage", "alarms"];
+    pub const ENVIRONMENT: &[&str] = &[
+        "region",
+        "limits",
+        "shared",
+        "domain",
+        "logs",
+        "network",
+        "applyChanges",
+        "usage",
+        "alarms",
+        "bootstrap",
+    ];
     /// `alarms`: `enabled`, then every alarm's name (`AlarmName::NAMES`, a test checks).
     pub const ALARMS: &[&str] = &[
         "enabled",
@@ -60,6 +70,7 @@ pub(crate) mod keys {
     pub const LIMITS: &[&str] = &["monthly", "increase"];
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
+    pub const BOOTSTRAP: &[&str] = &["image"];
     pub const USAGE: &[&str] =
         &["logs", "requests", "storageGb", "auroraIo", "natGb", "endpointGb", "internetGb", "for"];
     /// `usage.for.<name>`: the keys that apply to one resource or workload (the network's

@@ -130,15 +130,21 @@ fn migrate(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Migrate> {
 /// `image`: required, and pinned by digest.
 fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<ImageRef> {
     let n = cx.require(f, path, what, "image", "add `image: <name>:<tag>@sha256:<digest>`")?;
-    let p = join(path, "image");
-    let text = cx.string(n, &p, "`image`")?;
+    image_value(cx, n, &join(path, "image"))
+}
+
+/// An image reference at `p`: a string pinned by digest (`unpinned-image` without one,
+/// `invalid-value` when malformed). A workload's `image` and an environment's
+/// `bootstrap.image` are read alike.
+pub(super) fn image_value(cx: &mut Cx<'_>, n: &Node, p: &str) -> Option<ImageRef> {
+    let text = cx.string(n, p, "`image`")?;
     match ImageRef::parse(&text) {
         Ok(i) => Some(i),
         Err(ImageError::Unpinned(_)) => {
             cx.error(
                 Code::UnpinnedImage,
                 n,
-                &p,
+                p,
                 format!("image {} is not pinned by digest", quote(&text)),
                 Some("append the digest: `<name>:<tag>@sha256:<64 hex>` (see `docker buildx imagetools inspect`)".to_owned()),
             );
@@ -147,7 +153,7 @@ fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<Imag
         Err(e @ ImageError::Invalid(..)) => {
             cx.invalid(
                 n,
-                &p,
+                p,
                 e.to_string(),
                 Some("write `[registry/]name[:tag]@sha256:<64 lowercase hex>`".to_owned()),
             );
