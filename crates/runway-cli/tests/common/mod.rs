@@ -45,11 +45,9 @@ impl Run {
     }
 }
 
-/// The binary as a command, nothing set: `RUNWAY_TEST_BIN` when it is set (a copy of one
-/// worktree's build, since a target directory shared by several worktrees holds whichever
-/// built last at `debug/runway`), else cargo's.
+/// The binary as a command, nothing set.
 pub fn bare() -> Command {
-    Command::new(std::env::var_os("RUNWAY_TEST_BIN").unwrap_or_else(|| RUNWAY.into()))
+    Command::new(RUNWAY)
 }
 
 /// The binary as a command, without colours (`NO_COLOR=1`).
