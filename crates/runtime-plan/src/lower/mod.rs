@@ -65,7 +65,7 @@ pub use protection::{
     PRODUCTION_CACHE_SNAPSHOT_DAYS, SNS_KMS_KEY,
 };
 pub use runway_schema::{variable_suffixes, variables};
-pub use tasks::fingerprint;
+pub use tasks::{fingerprint, run_fingerprint};
 pub use vpc::nat_gateways;
 
 /// Why a plan cannot be made at all.

@@ -18,6 +18,9 @@ pub struct Workload {
     /// Where the credentials of the image's registry are (`registryCredentials`), when it
     /// needs them.
     pub registry_credentials: Option<RegistryCredentials>,
+    /// The container's entry point, word by word (`entryPoint`), replacing the image's
+    /// ENTRYPOINT; `None` keeps the image's own.
+    pub entry_point: Option<Vec<String>>,
     /// Container port.
     pub port: u16,
     /// Health check, when declared.
@@ -57,7 +60,12 @@ pub struct Workload {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Migrate {
-    /// The container's command, word by word (exec form: no shell unless it names one).
+    /// The container's entry point as written (`migrate.entryPoint`); `None` runs the
+    /// workload's ([`Workload::migrate_entry_point`]).
+    pub entry_point: Option<Vec<String>>,
+    /// The container's command, word by word (exec form: no shell unless it names one). It
+    /// replaces the image's CMD: without an entry point of the runway it is handed, as its
+    /// arguments, to the image's ENTRYPOINT when the image has one.
     pub command: Vec<String>,
 }
 
@@ -70,6 +78,14 @@ impl Workload {
     /// The scale in an environment (default `{min: 1, max: 1}`).
     pub fn scale_in(&self, env: &str) -> Scale {
         self.scale.get(env).copied().unwrap_or(Scale { min: 1, max: 1 })
+    }
+
+    /// The entry point its `migrate` runs with: the migrate's own, else the workload's (its
+    /// image is the workload's, so is what starts it); `None` for the image's ENTRYPOINT or
+    /// without `migrate`.
+    pub fn migrate_entry_point(&self) -> Option<&[String]> {
+        let migrate = self.migrate.as_ref()?;
+        migrate.entry_point.as_deref().or(self.entry_point.as_deref())
     }
 
     /// How it uses resource `resource`: as written in `uses`, `write` by default.
