@@ -1125,54 +1125,6 @@ fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
     }
 }
 
-/// `entryPoint` (issue 39): the workload's goes to the service's task definition and, when its
-/// `migrate` sets none, to the migrate task's (the same image, so the same start); a migrate's
-/// own replaces it there only. Each task definition keeps the command as declared, and the
-/// migration's record follows the entry point, so a new one runs the migration again.
-#[test]
-fn entry_points_reach_the_task_definitions_and_a_migrate_inherits_the_workloads() {
-    let words = |w: &[&str]| w.iter().map(|w| (*w).to_owned()).collect::<Vec<String>>();
-    let compact = |w: &[&str]| w.iter().map(|w| CompactString::from(*w)).collect::<Vec<_>>();
-    let defs = |product: &runway_schema::Product| {
-        let p = plan(product, "dev", &cat()).unwrap();
-        let def = |id: &str| match &p.item(id).unwrap().spec {
-            ItemSpec::TaskDefinition(d) => (d.entry_point.clone(), d.command.clone()),
-            _ => panic!("{id} is a task definition"),
-        };
-        let task = p.tasks.iter().find(|t| t.name == "migrate-metabase").unwrap();
-        (def("metabase_task"), def("metabase_migrate-task"), task.record.command.clone())
-    };
-    let shipped = common::shipped_example();
-    let (_, _, before) = defs(&shipped);
-
-    let mut inherits = shipped.clone();
-    let metabase = inherits.root.workloads.get_mut("metabase").unwrap();
-    metabase.entry_point = Some(words(&["/sbin/tini", "--", "/app/run_metabase.sh"]));
-    let (service, migrate, record) = defs(&inherits);
-    let tini = compact(&["/sbin/tini", "--", "/app/run_metabase.sh"]);
-    assert_eq!(service, (Some(tini.clone()), None), "the service runs the entry point alone");
-    assert_eq!(migrate, (Some(tini.clone()), Some(compact(&["migrate up"]))), "inherited");
-    assert_eq!(record, runtime_plan::run_fingerprint(Some(&tini), &compact(&["migrate up"])));
-    assert_ne!(record, before, "a new entry point runs the migration again");
-
-    let mut own = inherits.clone();
-    let metabase = own.root.workloads.get_mut("metabase").unwrap();
-    metabase.migrate.as_mut().unwrap().entry_point = Some(words(&["java", "-jar", "/app/metabase.jar"]));
-    metabase.migrate.as_mut().unwrap().command = words(&["migrate", "up"]);
-    let (service, migrate, record) = defs(&own);
-    assert_eq!(service, (Some(tini), None), "the migrate's own entry point is its alone");
-    let java = compact(&["java", "-jar", "/app/metabase.jar"]);
-    assert_eq!(migrate, (Some(java.clone()), Some(compact(&["migrate", "up"]))));
-    assert_eq!(record, runtime_plan::run_fingerprint(Some(&java), &compact(&["migrate", "up"])));
-
-    // A migrate's own without the workload's: the service keeps the image's ENTRYPOINT.
-    let mut only_migrate = own.clone();
-    only_migrate.root.workloads.get_mut("metabase").unwrap().entry_point = None;
-    let (service, migrate, _) = defs(&only_migrate);
-    assert_eq!(service, (None, None));
-    assert_eq!(migrate.0, Some(java));
-}
-
 /// A postgres resource's bootstrap (issue 32): a one-off task of its own in the cluster, the
 /// pinned psql image running the plan's SQL with the plan's environment and secrets, its own
 /// log group, an execution role that reads what the task reads and a group that reaches the

@@ -526,11 +526,6 @@ fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeS
     want
 }
 
-/// A task definition's words as the file writes them.
-fn words(words: Option<&[CompactString]>) -> Option<Vec<String>> {
-    words.map(|w| w.iter().map(ToString::to_string).collect())
-}
-
 proptest! {
     #![proptest_config(config())]
 
@@ -580,15 +575,7 @@ proptest! {
                     prop_assert_eq!(&m.task_role, role);
                     prop_assert_eq!(&m.secrets, &spec.secrets);
                     prop_assert!(plan.tasks.iter().any(|t| t.task_definition == migrate.id), "{}", migrate.id);
-                    // It runs its command as declared, with its own entry point, else the
-                    // workload's (issue 39).
-                    let declared_migrate = declared.migrate.as_ref().unwrap();
-                    prop_assert_eq!(words(m.command.as_deref()), Some(declared_migrate.command.clone()));
-                    prop_assert_eq!(words(m.entry_point.as_deref()), declared.migrate_entry_point().map(<[String]>::to_vec));
                 }
-                // The service runs the workload's entry point and the image's own command.
-                prop_assert_eq!(words(spec.entry_point.as_deref()), declared.entry_point.clone());
-                prop_assert!(spec.command.is_none());
                 // No wildcard: no action has one, and `*` is the resource of the ECR token and
                 // of ECS Exec's channels only.
                 for g in execution_grants.iter().chain(task_grants) {

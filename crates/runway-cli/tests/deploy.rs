@@ -18,6 +18,7 @@ use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto, free_port, scratch};
 
 mod common;
+mod migrate_task;
 
 /// The example's Infisical project id.
 const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
@@ -700,7 +701,7 @@ fn the_documented_order_runs_from_an_empty_account() {
     let boot = migrate.stdout.find("succeeded  bootstrap-main-db: task ");
     let migration = migrate.stdout.find("succeeded  migrate-metabase: task ");
     assert!(boot.is_some() && boot < migration, "{}", migrate.stdout);
-    assert_metabase_migrate_runs_its_documented_form(&moto);
+    migrate_task::assert_metabase_migrate_runs_its_documented_form(&moto);
 
     // The full `pulumi up`: no task starts before a parameter it reads exists.
     let up = simulate_up(&moto, &out, &outputs);
@@ -748,48 +749,6 @@ fn the_documented_order_runs_from_an_empty_account() {
     let up = simulate_up(&moto, &later, &outputs_file_of(Path::new(root), copy.path()));
     assert!(names(&up["written"]).contains(&"/acme-shop/dev/sessions/SESSIONS_URL"), "{up:#}");
     assert!(up["failures"].as_array().unwrap().is_empty(), "{up:#}");
-}
-
-/// The task `runway migrate` started for Metabase (issue 39), as moto recorded it: one task of
-/// the migrate family, started by runway, with no override of what it runs; its task
-/// definition's container hands `"migrate up"`, one argument, to the image's ENTRYPOINT
-/// (`run_metabase.sh`: no `entryPoint` replaces it). (That every parameter it reads exists when
-/// it starts, the first simulated `up` checks.)
-fn assert_metabase_migrate_runs_its_documented_form(moto: &Moto) {
-    let read = "import boto3, json\n\
-                ecs = boto3.client('ecs', region_name='us-east-1')\n\
-                arns = ecs.list_tasks(cluster='acme-shop-dev', family='acme-shop-dev-metabase-migrate')['taskArns']\n\
-                tasks = ecs.describe_tasks(cluster='acme-shop-dev', tasks=arns)['tasks'] if arns else []\n\
-                out = []\n\
-                for t in tasks:\n\
-                \x20   d = ecs.describe_task_definition(taskDefinition=t['taskDefinitionArn'])['taskDefinition']\n\
-                \x20   out.append({'startedBy': t.get('startedBy'), 'overrides': t.get('overrides', {}),\n\
-                \x20               'family': d['family'], 'containers': d['containerDefinitions']})\n\
-                print(json.dumps(out))";
-    let out = std::process::Command::new(test_support::python())
-        .args(["-c", read])
-        .env("AWS_ENDPOINT_URL", moto.url())
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let started: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let started = started.as_array().unwrap();
-    assert_eq!(started.len(), 1, "one migrate task: {started:#?}");
-    let task = &started[0];
-    assert_eq!(
-        (task["startedBy"].as_str(), task["family"].as_str()),
-        (Some("runway"), Some("acme-shop-dev-metabase-migrate"))
-    );
-    for o in task["overrides"]["containerOverrides"].as_array().into_iter().flatten() {
-        assert!(o.get("command").is_none() && o.get("entryPoint").is_none(), "an override: {o}");
-    }
-    let container = &task["containers"][0];
-    assert_eq!(task["containers"].as_array().unwrap().len(), 1, "{task:#}");
-    assert_eq!(container["name"], "metabase");
-    assert_eq!(container["command"], json!(["migrate up"]), "{container:#}");
-    assert!(container.get("entryPoint").is_none(), "the image's ENTRYPOINT runs: {container:#}");
 }
 
 /// The simulated `up` can fail: the same program with the task definitions no longer waiting
