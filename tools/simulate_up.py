@@ -24,7 +24,8 @@ or people write, every Secrets Manager copy of a generated credential, and every
 credentials copy.
 
 With `--ecs`, also declares what `runway rollout` reads: the ECS clusters, a revision of each
-task definition family, and each service on it (moto runs the services' tasks when started with
+task definition family (each container with its name, image, `entryPoint` and `command` as
+declared), and each service on it (moto runs the services' tasks when started with
 `MOTO_ECS_SERVICE_RUNNING=1`), in the same order; and what `runway migrate` waits for before a
 bootstrap: each RDS proxy (in moto's default subnets) with its target registered.
 
@@ -140,8 +141,7 @@ def declare_ecs(resources, names, ecs, one_off):
             fargate = {} if name in one_off else {"requiresCompatibilities": ["FARGATE"], "networkMode": "awsvpc"}
             registered = ecs.register_task_definition(
                 family=props["family"],
-                containerDefinitions=[{"name": c["name"], "image": c["image"], "memory": int(props["memory"])}
-                                      for c in containers],
+                containerDefinitions=[container(c, props) for c in containers],
                 cpu=props["cpu"], memory=props["memory"], **fargate)
             arns[name] = registered["taskDefinition"]["taskDefinitionArn"]
         elif res["type"] == "aws:rds/proxy:Proxy":
@@ -171,6 +171,17 @@ def declare_proxy(props, rds, region):
     rds.create_db_proxy(DBProxyName=props["name"], EngineFamily=props["engineFamily"],
                         Auth=[{"AuthScheme": "SECRETS", "IAMAuth": "DISABLED", "SecretArn": secret}],
                         RoleArn=f"arn:aws:iam::123456789012:role/{props['name']}", VpcSubnetIds=subnets)
+
+
+def container(declared, props):
+    """The container definition registered for one the program declares: its name and image,
+    and what it runs (`entryPoint`, `command`) as declared, which `DescribeTaskDefinition` then
+    gives back as ECS would."""
+    registered = {"name": declared["name"], "image": declared["image"], "memory": int(props["memory"])}
+    for key in ("entryPoint", "command"):
+        if key in declared:
+            registered[key] = declared[key]
+    return registered
 
 
 def excluded(resources, deps):

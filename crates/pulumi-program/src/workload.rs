@@ -42,7 +42,11 @@ struct Container<'p> {
     image: &'p str,
     /// A private registry's credentials: the secret ECS reads them from.
     repository_credentials: Option<RepositoryCredentialsProps>,
-    /// A one-off task's command (a workload's `migrate`); a service runs the image's own.
+    /// The plan's entry point (ECS replaces the image's ENTRYPOINT with it); none runs the
+    /// image's own.
+    entry_point: Option<Vec<&'p str>>,
+    /// A one-off task's command (a workload's `migrate`), replacing the image's CMD; a service
+    /// runs the image's own.
     command: Option<Vec<&'p str>>,
     essential: bool,
     /// None for a task that listens on no port (a database's bootstrap).
@@ -109,8 +113,8 @@ struct ContainerHealth<'p> {
 
 /// The task definition: Fargate on the planned CPU architecture, awsvpc, one container with the
 /// workload's image (and its registry's credentials), port, environment, SSM secrets, its
-/// output to the workload's log group, and the container health check the plan decided; for a
-/// one-off task's (`migrate`), its command.
+/// output to the workload's log group, and the container health check the plan decided; the
+/// plan's entry point, and for a one-off task's (`migrate`), its command.
 pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::TaskDefinition(spec) = &item.spec else {
         return Err(wrong_spec(item));
@@ -128,6 +132,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         execution_role,
         log_group,
         task_role,
+        entry_point,
         command,
     } = &**spec;
     for s in secrets {
@@ -147,6 +152,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         name: workload,
         image,
         repository_credentials,
+        entry_point: entry_point.as_ref().map(|words| words.iter().map(|w| w.as_str()).collect()),
         command: command.as_ref().map(|words| words.iter().map(|w| w.as_str()).collect()),
         essential: true,
         port_mappings: port

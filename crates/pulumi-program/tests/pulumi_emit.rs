@@ -14,7 +14,12 @@ const EXAMPLE: &str = "examples/acme-shop";
 const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/reporting"];
 
 fn example_plans() -> Vec<Plan> {
-    let product = example_product();
+    example_plans_with(|text| text.to_owned())
+}
+
+/// The example's plans, its root file edited by `edit` first.
+fn example_plans_with(edit: impl Fn(&str) -> String) -> Vec<Plan> {
+    let product = example_product_with(edit);
     let catalogue = cost::Catalogue::builtin();
     product
         .root
@@ -25,14 +30,20 @@ fn example_plans() -> Vec<Plan> {
 }
 
 fn example_product() -> runway_schema::Product {
+    example_product_with(|text| text.to_owned())
+}
+
+/// The example's product, its root file edited by `edit` first.
+fn example_product_with(edit: impl Fn(&str) -> String) -> runway_schema::Product {
     let root = workspace().join(EXAMPLE);
     let mut files = MemFiles::default();
     for member in MEMBERS {
         let path = format!("{member}/runway.yaml");
         files = files.with(&path, std::fs::read(root.join(&path)).expect("member file"));
     }
-    let text = std::fs::read(root.join("runway.yaml")).expect("example runway.yaml");
-    let loaded = runway_schema::load("runway.yaml", &text, &files, &Options::default());
+    let text = std::fs::read_to_string(root.join("runway.yaml")).expect("example runway.yaml");
+    let text = edit(&text);
+    let loaded = runway_schema::load("runway.yaml", text.as_bytes(), &files, &Options::default());
     loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics))
 }
 
@@ -427,5 +438,74 @@ fn an_aurora_production_database_gets_its_windows_and_passes_the_sdk_check() {
     let dir = scratch("pulumi-emit-aurora-production");
     pulumi_support::write(&dir, &program);
     let outcome = pulumi_support::check_pinned(&[dir.path()]);
+/// The container definition (`containerDefinitions[0]`) of a task definition of a program.
+fn container(program: &Program, task_definition: &str) -> serde_json::Value {
+    let doc: serde_json::Value =
+        serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+    let resource = &doc["resources"][task_definition];
+    assert_eq!(resource["type"], "aws:ecs/taskDefinition:TaskDefinition", "{task_definition}");
+    resource["properties"]["containerDefinitions"]["fn::toJSON"][0].clone()
+}
+
+/// `entryPoint` (issue 39) in the container definitions as declared: the example's Metabase
+/// (no entry point) hands `"migrate up"` to its image's ENTRYPOINT; with a workload's
+/// `entryPoint`, its service runs it and its migrate inherits it; a migrate's own is its alone.
+/// The programs pass the SDK check, whose container definitions are checked against the ECS
+/// API model (`entryPoint` and `command` lists of strings).
+#[test]
+fn entry_points_and_commands_reach_the_container_definitions_as_declared() {
+    let shipped = example_plans();
+    let dev = shipped.iter().find(|p| p.environment == "dev").expect("dev");
+    let program = render(dev).expect("render");
+    let migrate = container(&program, "metabase_migrate-task");
+    assert_eq!(migrate["command"], serde_json::json!(["migrate up"]));
+    assert!(migrate.get("entryPoint").is_none(), "the image's ENTRYPOINT runs: {migrate}");
+    let service = container(&program, "metabase_task");
+    assert!(service.get("entryPoint").is_none() && service.get("command").is_none(), "{service}");
+
+    let plans = example_plans_with(|text| {
+        let edited = text
+            .replacen(
+                "    platform: x86_64\n",
+                "    platform: x86_64\n    entryPoint: [/usr/bin/tini, --, /app/run_metabase.sh]\n",
+                1,
+            )
+            .replacen(
+                "    exec: true\n",
+                "    exec: true\n    migrate: { entryPoint: [/app/migrate.sh], command: [up, --all] }\n",
+                1,
+            );
+        let count = |t: &str| t.matches("entryPoint: [").count();
+        assert_eq!(count(&edited), count(text) + 2, "both edits apply");
+        edited
+    });
+    let mut dirs: Vec<Scratch> = Vec::new();
+    for plan in &plans {
+        let program = render(plan).expect("render");
+        let tini = serde_json::json!(["/usr/bin/tini", "--", "/app/run_metabase.sh"]);
+        let service = container(&program, "metabase_task");
+        assert_eq!((&service["entryPoint"], service.get("command")), (&tini, None), "{}", plan.environment);
+        let migrate = container(&program, "metabase_migrate-task");
+        assert_eq!(
+            (&migrate["entryPoint"], &migrate["command"]),
+            (&tini, &serde_json::json!(["migrate up"])),
+            "inherited in {}",
+            plan.environment
+        );
+        let pdf = container(&program, "pdf-render_task");
+        assert!(pdf.get("entryPoint").is_none() && pdf.get("command").is_none(), "{pdf}");
+        let pdf_migrate = container(&program, "pdf-render_migrate-task");
+        assert_eq!(
+            (&pdf_migrate["entryPoint"], &pdf_migrate["command"]),
+            (&serde_json::json!(["/app/migrate.sh"]), &serde_json::json!(["up", "--all"])),
+            "{}",
+            plan.environment
+        );
+        let dir = scratch(&format!("pulumi-entry-point-{}", plan.environment));
+        pulumi_support::write(&dir, &program);
+        dirs.push(dir);
+    }
+    let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
+    let outcome = pulumi_support::check(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }

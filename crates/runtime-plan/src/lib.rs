@@ -48,7 +48,7 @@ pub use check::{Checked, check, check_each};
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use hint::{UsageHint, usage_hint};
-pub use lower::{PlanError, database_name, fingerprint, plan, variables};
+pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use plan::*;
 pub use render::render_spend_text;
 pub use render::{

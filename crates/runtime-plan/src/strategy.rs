@@ -315,6 +315,8 @@ fn build(
                     .unwrap_or_else(|_| unreachable!("a generated image reference is valid")),
                 platform: platform(&w),
                 registry_credentials: registry_credentials(&w),
+                // Some replace the image's entry point; their `migrate` inherits it.
+                entry_point: (w.len() % 4 == 1).then(|| vec!["/sbin/tini".to_owned(), "--".to_owned()]),
                 port: 8080,
                 health: health.map(|http| generated_health(http, &w)),
                 env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
@@ -345,9 +347,12 @@ fn build(
                     .collect(),
                 exec: w.len() % 3 == 0,
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
-                // Some migrate before their release (a one-off task of the plan).
-                migrate: (secrets % 2 == 1)
-                    .then(|| runway_schema::Migrate { command: vec!["./migrate".to_owned(), w.clone()] }),
+                // Some migrate before their release (a one-off task of the plan), some with an
+                // entry point of their own.
+                migrate: (secrets % 2 == 1).then(|| runway_schema::Migrate {
+                    entry_point: (w.len() % 3 == 1).then(|| vec!["/app/migrate.sh".to_owned()]),
+                    command: vec!["./migrate".to_owned(), w.clone()],
+                }),
             };
             (name('w', i, &w), workload)
         })

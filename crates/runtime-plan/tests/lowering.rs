@@ -1117,8 +1117,12 @@ fn a_migrate_is_a_one_off_task_with_the_services_image_bindings_and_network() {
         assert_eq!(t.cluster, service.cluster);
         assert_eq!(t.security_groups, service.security_groups);
         let ItemSpec::TaskDefinition(own) = &p.item(&service.task_definition).unwrap().spec else { panic!() };
+        // Metabase's documented form: one argument handed to the image's ENTRYPOINT
+        // (`run_metabase.sh`), which neither task definition replaces.
         let words: Vec<&str> = migrate.command.as_ref().unwrap().iter().map(|w| w.as_str()).collect();
-        assert_eq!(words, ["java", "-jar", "/app/metabase.jar", "migrate", "up"]);
+        assert_eq!(words, ["migrate up"]);
+        assert!(migrate.entry_point.is_none() && own.entry_point.is_none());
+        assert_eq!(t.record.command, runtime_plan::fingerprint(&["migrate up".into()]));
         assert!(own.command.is_none() && migrate.health.is_none() && own.health.is_some());
         let mut same = (**own).clone();
         same.command.clone_from(&migrate.command);

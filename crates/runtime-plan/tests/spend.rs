@@ -1,5 +1,5 @@
 //! The bill beside the plan (`runway spend`): rows, totals against the cap, and the hints for a
-//! difference over 20%, over the shipped example's `dev` plan (cap $150).
+//! difference over 20%, over the shipped example's `dev` plan (cap $200).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // reason: tests
 
 mod common;
@@ -99,7 +99,7 @@ fn rows_follow_the_plan_then_the_bill_and_the_total_holds_every_cost() {
     let shared: Money = plan.cost.lines.iter().filter(|l| l.owner.is_none()).map(|l| l.line.monthly).sum();
     assert_eq!(row("environment").estimate, Some(shared));
     assert_eq!(r.total, SpendTotal { estimate: plan.cost.monthly, actual: usd("64.03") });
-    assert_eq!((r.untagged, r.cap, r.verdict), (usd("4.25"), Some(usd("150")), Verdict::Within));
+    assert_eq!((r.untagged, r.cap, r.verdict), (usd("4.25"), Some(usd("200")), Verdict::Within));
     // Rows of the plan that the bill does not name cost nothing.
     assert_eq!(row("uploads").actual, Money::ZERO);
     // The rows' estimates add up to the plan's.
@@ -110,9 +110,9 @@ fn rows_follow_the_plan_then_the_bill_and_the_total_holds_every_cost() {
 #[test]
 fn the_cap_is_compared_in_cents_as_the_plan_compares_it() {
     let plan = dev();
-    let at = spend_report(&plan, month(), &bill(&[("main-db", "149.994")], "0"));
+    let at = spend_report(&plan, month(), &bill(&[("main-db", "199.994")], "0"));
     assert!(!at.over_cap() && at.verdict == Verdict::Within);
-    let over = spend_report(&plan, month(), &bill(&[("main-db", "149.99")], "0.015"));
+    let over = spend_report(&plan, month(), &bill(&[("main-db", "199.99")], "0.015"));
     assert!(over.over_cap() && over.verdict == Verdict::Over);
     let mut uncapped_plan = plan.clone();
     uncapped_plan.cost.cap = None;
@@ -139,7 +139,7 @@ fn the_text_and_the_json() {
             ("jobs", "0.41"),
             ("sessions", "9.34"),
             ("shared-cache", "9.34"),
-            ("metabase", "19.01"),
+            ("metabase", "46.04"),
             ("pdf-render", "7.21"),
             ("environment", "22.77"),
             ("old-worker", "3.10"),
@@ -169,13 +169,13 @@ fn the_text_and_the_json() {
     assert_eq!(metabase["name"], "metabase");
     assert_eq!(
         (&metabase["estimate"], &metabase["actual"], &metabase["difference"]),
-        (&"9.01".into(), &"19.01".into(), &"10.00".into())
+        (&"36.04".into(), &"46.04".into(), &"10.00".into())
     );
     assert_eq!(metabase["hint"]["kind"], "usage");
     assert_eq!(metabase["hint"]["matches"][0]["unitPrice"], "0.5");
-    assert_eq!(json["total"], serde_json::json!({"estimate": "141.08", "actual": "111.71"}));
+    assert_eq!(json["total"], serde_json::json!({"estimate": "168.11", "actual": "138.74"}));
     assert_eq!(
         (&json["cap"], &json["verdict"], &json["untagged"]),
-        (&"150.00".into(), &"within".into(), &"4.25".into())
+        (&"200.00".into(), &"within".into(), &"4.25".into())
     );
 }

@@ -178,7 +178,7 @@ fn an_out_file_that_cannot_be_written_is_a_usage_error_before_any_download() {
 
 #[test]
 fn a_missing_or_invalid_catalogue_setting_is_a_diagnostic_at_the_setting() {
-    let dir = acme_shop_with_dev_cap("150", "catalogue-setting");
+    let dir = acme_shop_with_dev_cap("200", "catalogue-setting");
     let root = dir.join("runway.yaml");
     let text = std::fs::read_to_string(&root).unwrap();
     std::fs::write(
@@ -228,7 +228,7 @@ fn today() -> String {
 
 #[test]
 fn catalogue_root_shows_the_oldest_price_and_warns_about_old_ones_in_use() {
-    let dir = acme_shop_with_dev_cap("150", "catalogue-age");
+    let dir = acme_shop_with_dev_cap("200", "catalogue-age");
     let root = dir.join("runway.yaml");
     let today = today();
     // The root's region (us-east-1) has prices seen long ago: the proxy's secret and the logs'

@@ -17,6 +17,7 @@ use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto, free_port, scratch};
 
 mod common;
+mod migrate_task;
 
 /// The example's Infisical project id.
 const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
@@ -718,6 +719,7 @@ fn the_documented_order_runs_from_an_empty_account() {
     let boot = migrate.stdout.find("succeeded  bootstrap-main-db: task ");
     let migration = migrate.stdout.find("succeeded  migrate-metabase: task ");
     assert!(boot.is_some() && boot < migration, "{}", migrate.stdout);
+    migrate_task::assert_metabase_migrate_runs_its_documented_form(&moto);
 
     // The full `pulumi up`: no task starts before a parameter it reads exists.
     let up = simulate_up(&moto, &out, &outputs);

@@ -43,7 +43,7 @@ fn plan_json_has_the_spec_shape() {
         assert!(v["cost"].get(key).is_some(), "cost missing {key}");
     }
     assert_eq!(v["cost"]["verdict"], "within");
-    assert_eq!(v["cost"]["cap"], "150.00");
+    assert_eq!(v["cost"]["cap"], "200.00");
     // Reproducible byte for byte.
     let (_, again, _) = runway(&["plan", "--env", "dev", "--format", "json", root.to_str().unwrap()]);
     assert_eq!(out, again);

@@ -56,3 +56,28 @@ fn the_readme_commands_run_as_written() {
         assert!(!stdout.trim().is_empty() || wrote, "runway {} printed nothing", args.join(" "));
     }
 }
+
+/// The README's table of what the example costs holds what `runway cost` gives: an estimate,
+/// a ceiling and a cap per environment, each as printed.
+#[test]
+fn the_readme_says_what_the_example_costs() {
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let file = example("acme-shop").join("runway.yaml");
+    let out = common::Run::of(common::command().args(["cost", "--format", "json", file.to_str().unwrap()]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let cost: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let environments = cost["environments"].as_array().unwrap();
+    assert_eq!(environments.len(), 3);
+    for env in environments {
+        let figure = |key: &str| format!("${}", env[key].as_str().unwrap());
+        let row = format!(
+            "| {} | {} | {} | {} |",
+            env["name"].as_str().unwrap(),
+            figure("monthly"),
+            figure("ceiling"),
+            figure("cap")
+        );
+        assert!(readme.contains(&row), "README.md lacks `{row}` (run `runway cost` on the example)");
+        assert_eq!(env["verdict"], "within", "{env}");
+    }
+}

@@ -111,11 +111,11 @@ fn json_carries_cost_items_and_breaking_per_environment() {
 #[test]
 fn exit_3_when_the_working_version_is_over_its_cap() {
     let dir = repo("cap");
-    edit(&dir.join("app/runway.yaml"), "monthly: 150", "monthly: 10");
+    edit(&dir.join("app/runway.yaml"), "monthly: 200", "monthly: 10");
     let (code, out, err) =
         runway_in(&dir, &["diff", "--base-ref", "HEAD", "--format", "markdown", "app/runway.yaml"]);
     assert_eq!(code, 3, "{err}");
-    assert!(out.contains("| dev | $140.68 | $140.68 | $0.00 | $10.00 | over, refused |"), "{out}");
+    assert!(out.contains("| dev | $167.71 | $167.71 | $0.00 | $10.00 | over, refused |"), "{out}");
     assert!(err.contains("refused: the dev plan of acme-shop"), "{err}");
     done(&dir);
 }
@@ -125,14 +125,12 @@ fn exit_3_when_the_working_version_is_over_its_cap() {
 #[test]
 fn a_rise_over_limits_increase_warns_and_exits_0() {
     let dir = repo("increase");
-    // pdf-render medium in dev: +$21.63 on $140.68, over 10% ($14.07); the cap raised to $200
-    // in the same change keeps it under (at $150 no rise over 10% would fit under the cap).
+    // pdf-render medium in dev: +$21.63 on $167.71, over 10% ($16.77), under the $200 cap.
     edit(
         &dir.join("app/runway.yaml"),
         "    uses: [jobs, uploads]\n",
         "    uses: [jobs, uploads]\n    size: { dev: medium }\n",
     );
-    edit(&dir.join("app/runway.yaml"), "monthly: 150", "monthly: 200");
     let diff = |format: &str| {
         runway_in(&dir, &["diff", "--base-ref", "HEAD", "--format", format, "app/runway.yaml"])
     };
@@ -143,7 +141,7 @@ fn a_rise_over_limits_increase_warns_and_exits_0() {
     let (code, text, _) = diff("text");
     assert_eq!(code, 0);
     assert!(
-        text.contains("  warning: the rise is over its limit `limits.increase: 10%` ($14.07 a month)"),
+        text.contains("  warning: the rise is over its limit `limits.increase: 10%` ($16.77 a month)"),
         "{text}"
     );
     let (code, json, _) = diff("json");
@@ -151,13 +149,15 @@ fn a_rise_over_limits_increase_warns_and_exits_0() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
         v["environments"][0]["increase"],
-        serde_json::json!({"limit": "10%", "allowed": "14.07", "over": true})
+        serde_json::json!({"limit": "10%", "allowed": "16.77", "over": true})
     );
     assert_eq!(v["environments"][2]["increase"]["over"], false, "production is within its $200");
     // The base's limit applies: raising it in the same change does not silence the warning.
     edit(&dir.join("app/runway.yaml"), "increase: 10%", "increase: 50%");
     assert!(diff("markdown").1.contains("[!WARNING]"));
-    // Once the new limit is in the base, the same rise is within it: no warning.
+    // Once the new limit is in the base, the same rise is within it: no warning (the cap
+    // raised with it, so the larger pdf-render stays under it).
+    edit(&dir.join("app/runway.yaml"), "monthly: 200", "monthly: 250");
     git(&dir, &["commit", "-q", "-a", "-m", "a higher limit"]);
     edit(&dir.join("app/runway.yaml"), "size: { dev: medium }", "size: { dev: large }");
     git(&dir, &["commit", "-q", "-a", "-m", "a larger pdf-render"]);
@@ -166,7 +166,7 @@ fn a_rise_over_limits_increase_warns_and_exits_0() {
     assert_eq!(code, 0);
     assert!(
         !md.contains("[!WARNING]")
-            && md.contains("Rise limit (`limits.increase: 50%`, $81.16 a month): within."),
+            && md.contains("Rise limit (`limits.increase: 50%`, $94.67 a month): within."),
         "{md}"
     );
     done(&dir);

@@ -1,7 +1,7 @@
 //! `runway spend` end to end: the real binary against moto's Cost Explorer, whose answers a
 //! test sets through `POST /moto-api/static/ce/cost-and-usage-results` (moto takes one result
 //! per distinct request, in order), and against a canned loopback endpoint for what moto cannot
-//! do (refuse, show the request). The example product `examples/acme-shop`, `dev` (cap $150).
+//! do (refuse, show the request). The example product `examples/acme-shop`, `dev` (cap $200).
 //!
 //! Needs the workspace venv: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -126,7 +126,7 @@ fn rows_set_the_bill_beside_the_estimate_with_untagged_and_unplanned_spend() {
     assert_eq!(report["environment"], "dev");
     assert_eq!(report["month"], MONTH);
     assert_eq!(report["verdict"], "within");
-    assert_eq!(report["cap"], "150.00");
+    assert_eq!(report["cap"], "200.00");
     assert_eq!(report["untagged"], "4.25");
     assert_eq!(report["estimated"], false);
     assert_eq!(report["partial"], false);
@@ -213,7 +213,7 @@ fn the_text_shows_each_row_the_totals_the_cap_and_the_hints() {
     assert!(line("old-worker ").contains("not in the plan") && line("old-worker ").contains("$3.10"));
     assert!(line("untagged ").contains("$4.25"));
     assert!(line("total ").contains(&format!("${}", plan["cost"]["monthly"].as_str().unwrap())));
-    assert!(text.contains("\nwithin the cap $150.00\n"), "{text}");
+    assert!(text.contains("\nwithin the cap $200.00\n"), "{text}");
     assert!(text.contains("Cost Explorer marks the bill as estimated"));
     assert!(
         text.contains(
@@ -227,23 +227,23 @@ fn the_text_shows_each_row_the_totals_the_cap_and_the_hints() {
 #[test]
 fn an_actual_total_over_the_cap_exits_3() {
     let moto = Moto::start();
-    let answers = [answer(&[("resource$main-db", "120.004"), ("resource$", "30.01")], false, None)];
+    let answers = [answer(&[("resource$main-db", "170.004"), ("resource$", "30.01")], false, None)];
     queue(&moto, &answers);
     let json = spend(&moto.url(), &["--month", MONTH, "--format", "json"]);
     assert_eq!(json.code, 3, "{}", json.stderr);
     let report: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(report["verdict"], "over");
-    assert_eq!(report["total"]["actual"], "150.01");
+    assert_eq!(report["total"]["actual"], "200.01");
     assert!(
         json.stderr
-            .contains("over the cap: the dev bill of acme-shop for 2026-10 is $150.01, over its cap $150.00")
+            .contains("over the cap: the dev bill of acme-shop for 2026-10 is $200.01, over its cap $200.00")
     );
 
     // The same request again gets the same answer from moto: the text says so too.
     let text = spend(&moto.url(), &["--month", MONTH]);
     assert_eq!(text.code, 3);
     assert!(
-        text.stdout.contains("over the cap: the actual $150.01 is over the cap $150.00"),
+        text.stdout.contains("over the cap: the actual $200.01 is over the cap $200.00"),
         "{}",
         text.stdout
     );
@@ -252,13 +252,13 @@ fn an_actual_total_over_the_cap_exits_3() {
 #[test]
 fn a_bill_exactly_at_the_cap_is_within() {
     let moto = Moto::start();
-    queue(&moto, &[answer(&[("resource$main-db", "149.996")], false, None)]);
+    queue(&moto, &[answer(&[("resource$main-db", "199.996")], false, None)]);
     let run = spend(&moto.url(), &["--month", MONTH, "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(
         (report["verdict"].as_str(), report["total"]["actual"].as_str()),
-        (Some("within"), Some("150.00"))
+        (Some("within"), Some("200.00"))
     );
 }
 

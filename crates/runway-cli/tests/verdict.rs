@@ -16,7 +16,7 @@ fn example_with(name: &str, edit: impl Fn(&str) -> String) -> (Scratch, PathBuf)
     // Tests run in parallel in one process: each copy gets its own folder.
     static COPIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = acme_shop_with_dev_cap("150", &format!("{name}-{n}"));
+    let dir = acme_shop_with_dev_cap("200", &format!("{name}-{n}"));
     let root = dir.join("runway.yaml");
     let text = std::fs::read_to_string(&root).unwrap();
     let edited = edit(&text);
@@ -35,12 +35,12 @@ struct Case {
 }
 
 fn within() -> Case {
-    let (dir, root) = example_with("verdict-within", |t| t.replace("monthly: 150", "monthly: 151"));
+    let (dir, root) = example_with("verdict-within", |t| t.replace("monthly: 200", "monthly: 201"));
     Case { _dir: dir, root, env: "dev", verdict: "within" }
 }
 
 fn over() -> Case {
-    let (dir, root) = example_with("verdict-over", |t| t.replace("monthly: 150", "monthly: 10"));
+    let (dir, root) = example_with("verdict-over", |t| t.replace("monthly: 200", "monthly: 10"));
     Case { _dir: dir, root, env: "dev", verdict: "over" }
 }
 

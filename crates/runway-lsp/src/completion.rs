@@ -404,5 +404,9 @@ mod tests {
         let workload = Context { path: strings(&["workloads", "w"]), key: None, item: false };
         let keys = labels(candidates(&workload, true, &words, None));
         assert!(keys.contains(&"registryCredentials".to_owned()) && keys.contains(&"platform".to_owned()));
+        assert!(keys.contains(&"entryPoint".to_owned()), "{keys:?}");
+        // A migrate takes its own entry point beside its command (issue 39).
+        let migrate = Context { path: strings(&["workloads", "w", "migrate"]), key: None, item: false };
+        assert_eq!(labels(candidates(&migrate, true, &words, None)), ["entryPoint", "command"]);
     }
 }

@@ -483,6 +483,11 @@ struct WorkloadFile {
         pattern = r"^([A-Za-z_][A-Za-z0-9_]*|arn:aws[a-z0-9-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6})$"
     ))]
     registry_credentials: Option<String>,
+    /// The container's entry point, word by word (exec form), replacing the image's
+    /// ENTRYPOINT (default: the image's own); its `migrate` runs with it too unless it sets its
+    /// own.
+    #[schemars(length(min = 1), inner(length(min = 1)))]
+    entry_point: Option<Vec<String>>,
     /// Container port.
     #[schemars(range(min = 1, max = 65535))]
     port: u16,
@@ -516,8 +521,14 @@ struct WorkloadFile {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = Keys(keys::MIGRATE))]
 struct MigrateFile {
+    /// The container's entry point, word by word, replacing the image's ENTRYPOINT (default:
+    /// the workload's `entryPoint`, else the image's own).
+    #[schemars(length(min = 1), inner(length(min = 1)))]
+    entry_point: Option<Vec<String>>,
     /// The container's command, word by word (exec form), e.g. `["./manage.py", "migrate"]`.
-    #[schemars(length(min = 1))]
+    /// It replaces the image's CMD: without an entry point it is handed to the image's
+    /// ENTRYPOINT as its arguments.
+    #[schemars(length(min = 1), inner(length(min = 1)))]
     command: Vec<String>,
 }
 

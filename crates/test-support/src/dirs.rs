@@ -72,15 +72,15 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// A scratch copy (named `name`) of the example `acme-shop` whose `dev` cap, `monthly: 150`, is
+/// A scratch copy (named `name`) of the example `acme-shop` whose `dev` cap, `monthly: 200`, is
 /// `monthly: <cap>`. Panics when the example no longer declares that cap.
 pub fn acme_shop_with_dev_cap(cap: &str, name: &str) -> Scratch {
     let dir = scratch(name);
     copy_dir(&example("acme-shop"), &dir);
     let root = dir.join("runway.yaml");
     let text = std::fs::read_to_string(&root).expect("the copied example has a runway.yaml");
-    assert!(text.contains("monthly: 150"), "the example's dev cap is no longer `monthly: 150`");
-    std::fs::write(&root, text.replace("monthly: 150", &format!("monthly: {cap}")))
+    assert!(text.contains("monthly: 200"), "the example's dev cap is no longer `monthly: 200`");
+    std::fs::write(&root, text.replace("monthly: 200", &format!("monthly: {cap}")))
         .expect("cannot write the copied runway.yaml");
     dir
 }
@@ -105,7 +105,7 @@ mod tests {
         let dir = acme_shop_with_dev_cap("12.34", "test-support-cap");
         let original = std::fs::read_to_string(example("acme-shop").join("runway.yaml")).unwrap();
         let copy = std::fs::read_to_string(dir.join("runway.yaml")).unwrap();
-        assert_eq!(copy, original.replace("monthly: 150", "monthly: 12.34"));
+        assert_eq!(copy, original.replace("monthly: 200", "monthly: 12.34"));
         assert!(dir.join("services/orders/runway.yaml").exists(), "members are copied");
     }
 }

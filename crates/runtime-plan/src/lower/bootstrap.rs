@@ -83,6 +83,8 @@ pub(super) fn lower(
         execution_role: execution_role.clone(),
         task_role: None,
         log_group: log_group.clone(),
+        // The postgres image's entrypoint runs a command that is not the server as given.
+        entry_point: None,
         command: Some(BOOTSTRAP_COMMAND.map(CompactString::const_new).to_vec()),
     }));
     let name = cx.named(ItemKind::TaskDefinition, base);

@@ -66,7 +66,7 @@ pub use protection::{
     PRODUCTION_BACKUP_WINDOW, PRODUCTION_CACHE_SNAPSHOT_DAYS, PRODUCTION_MAINTENANCE_WINDOW, SNS_KMS_KEY,
 };
 pub use runway_schema::{variable_suffixes, variables};
-pub use tasks::fingerprint;
+pub use tasks::{fingerprint, run_fingerprint};
 pub use vpc::nat_gateways;
 
 /// Why a plan cannot be made at all.

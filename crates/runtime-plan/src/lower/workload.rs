@@ -97,8 +97,15 @@ fn lower(
     let health = health_spec(w.spec);
     let migrate_roles = Roles { execution: roles.execution.clone(), task: roles.task.clone() };
     let migrate_registry = registry.clone();
-    let task_definition =
-        task_definition(cx, w, (task.clone(), registry), health.clone(), roles, &log_group, None);
+    let task_definition = task_definition(
+        cx,
+        w,
+        (task.clone(), registry),
+        health.clone(),
+        roles,
+        &log_group,
+        (words(w.spec.entry_point.as_deref()), None),
+    );
     reference_parameters(cx, w, used.resources, &task_definition);
     let (mut discovery, mut dns_name, mut entry, mut host) = (None, None, None, None);
     let env = cx.env;
@@ -122,12 +129,15 @@ fn lower(
     }
     let security_groups = network::workload(cx, used.resources, (w.name, &w.base, w.spec));
     if let Some(migrate) = &w.spec.migrate {
-        let command: Vec<CompactString> = migrate.command.iter().map(|c| c.as_str().into()).collect();
+        // The migrate's own entry point, else the workload's: its image is the workload's.
+        let entry_point = words(w.spec.migrate_entry_point());
+        let command = words(Some(&migrate.command)).unwrap_or_default();
+        let run = (entry_point.clone(), Some(command.clone()));
         let definition = (task.clone(), migrate_registry);
-        let id =
-            self::task_definition(cx, w, definition, None, migrate_roles, &log_group, Some(command.clone()));
+        let id = self::task_definition(cx, w, definition, None, migrate_roles, &log_group, run);
         reference_parameters(cx, w, used.resources, &id);
-        tasks.push(migrate_task(cx, w, (id, &command), (&security_groups, &log_group), platform));
+        let run = (id, entry_point.as_deref(), command.as_slice());
+        tasks.push(migrate_task(cx, w, run, (&security_groups, &log_group), platform));
     }
     let service = service(cx, w, (task_definition, security_groups), discovery, entry, platform);
     if w.scale.max > w.scale.min {
@@ -221,9 +231,14 @@ fn roles(
     identity::lower(cx, w.name, &w.base, execution, task)
 }
 
+/// A list of words as the plan holds them.
+fn words(words: Option<&[String]>) -> Option<Vec<CompactString>> {
+    words.map(|words| words.iter().map(|w| w.as_str().into()).collect())
+}
+
 /// The task definition of the service, or (`command` set) of the workload's `migrate` one-off
 /// task: the same image, variables, roles, size and log group, its own family
-/// `<base>-migrate`, the command, no health check. Returns its id.
+/// `<base>-migrate`, the command, no health check; each with its entry point. Returns its id.
 fn task_definition(
     cx: &mut Cx,
     w: &Lowering,
@@ -231,7 +246,7 @@ fn task_definition(
     health: Option<HealthSpec>,
     roles: Roles,
     log_group: &CompactString,
-    command: Option<Vec<CompactString>>,
+    (entry_point, command): (Option<Vec<CompactString>>, Option<Vec<CompactString>>),
 ) -> CompactString {
     let Roles { execution: execution_role, task: task_role } = roles;
     let registry_secret = match &repository_credentials {
@@ -251,6 +266,7 @@ fn task_definition(
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
         log_group: log_group.clone(),
+        entry_point,
         command: command.clone(),
     }));
     let (id, name) = match command {
@@ -270,13 +286,14 @@ fn task_definition(
     )
 }
 
-/// The workload's `migrate` one-off task: its task definition (`id`, running `command`), the
-/// cluster, the workload's security groups and log group; its success recorded at
-/// `<ssm prefix>/runway/migrate/<workload>` with the image and the command's fingerprint.
+/// The workload's `migrate` one-off task: its task definition (`id`, running `command` with
+/// `entry_point`), the cluster, the workload's security groups and log group; its success
+/// recorded at `<ssm prefix>/runway/migrate/<workload>` with the image and the fingerprint of
+/// what it runs.
 fn migrate_task(
     cx: &Cx,
     w: &Lowering,
-    (task_definition, command): (CompactString, &[CompactString]),
+    (task_definition, entry_point, command): (CompactString, Option<&[CompactString]>, &[CompactString]),
     (security_groups, log_group): (&[CompactString], &CompactString),
     platform: &Platform,
 ) -> OneOffTask {
@@ -287,7 +304,7 @@ fn migrate_task(
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", w.name]),
             image: w.spec.image.as_str().into(),
-            command: super::tasks::fingerprint(command),
+            command: super::tasks::run_fingerprint(entry_point, command),
             versions_of: Vec::new(),
         },
         name,

@@ -115,8 +115,14 @@ pub struct TaskDefinitionSpec {
     pub task_role: Option<CompactString>,
     /// Logical id of the log group its container writes to (the `awslogs` driver).
     pub log_group: CompactString,
-    /// The container's command, for the task definition of a one-off task (a workload's
-    /// `migrate`); `None` for a service's, which runs the image's own.
+    /// The container's entry point (ECS `entryPoint`, replacing the image's ENTRYPOINT): the
+    /// workload's `entryPoint`, for its `migrate` the migrate's own else the workload's;
+    /// `None` runs the image's ENTRYPOINT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_point: Option<Vec<CompactString>>,
+    /// The container's command (ECS `command`, replacing the image's CMD; handed to the
+    /// ENTRYPOINT as its arguments when there is one), for the task definition of a one-off
+    /// task (a workload's `migrate`); `None` for a service's, which runs the image's own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<CompactString>>,
 }

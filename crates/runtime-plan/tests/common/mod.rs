@@ -35,6 +35,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
         image: ImageRef::parse(&format!("metabase/metabase:v0.50.3@sha256:{}", "a".repeat(64))).unwrap(),
         platform: runway_schema::Architecture::Arm64,
         registry_credentials: None,
+        entry_point: None,
         port: 3000,
         health: Some(Health {
             check: HealthCheck::Http("/api/health".into()),

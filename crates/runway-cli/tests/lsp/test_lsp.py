@@ -141,7 +141,7 @@ async def test_diagnostics_are_checks_from_the_editors_text(client: LanguageClie
     text = open_doc(client, shop)
     assert await settled(client, shop) == []
     # Unsaved: the dev cap under the estimate, and a typo in a `uses`.
-    edited = text.replace("monthly: 150", "monthly: 1", 1).replace("uses: [jobs, uploads]", "uses: [jobs, uplods]")
+    edited = text.replace("monthly: 200", "monthly: 1", 1).replace("uses: [jobs, uploads]", "uses: [jobs, uplods]")
     change_doc(client, shop, edited)
     diags = await settled(client, shop)
     assert "unknown-resource" in codes(diags)

@@ -88,6 +88,7 @@ pub(crate) mod keys {
         "image",
         "platform",
         "registryCredentials",
+        "entryPoint",
         "port",
         "health",
         "env",
@@ -103,7 +104,7 @@ pub(crate) mod keys {
     pub const HEALTH: &[&str] =
         &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold", "grace"];
     pub const SCALE: &[&str] = &["min", "max"];
-    pub const MIGRATE: &[&str] = &["command"];
+    pub const MIGRATE: &[&str] = &["entryPoint", "command"];
     pub const REASON: &[&str] = &["ground", "detail"];
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
 }

@@ -39,6 +39,7 @@ pub(super) fn workload(
         None => Some(None),
         Some(n) => registry_credentials(cx, n, &join(path, "registryCredentials")).map(Some),
     };
+    let entry_point = optional_words(cx, &f, path, &ENTRY_POINT);
     let port = cx
         .require(&f, path, &what, "port", "add `port:` the container port")
         .and_then(|n| cx.uint(n, &join(path, "port"), "`port`", 1, 65535))
@@ -81,6 +82,7 @@ pub(super) fn workload(
         image: image?,
         platform: platform?,
         registry_credentials: registry_credentials?,
+        entry_point: entry_point?,
         port: port?,
         health,
         env,
@@ -97,20 +99,60 @@ pub(super) fn workload(
     })
 }
 
-/// `migrate: { command: [...] }`: a non-empty list of words, each non-empty.
+/// `migrate: { entryPoint: [...], command: [...] }`: `command` required, each a non-empty list
+/// of non-empty words.
 fn migrate(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Migrate> {
     let f = cx.fields(node, path, "`migrate`", keys::MIGRATE)?;
-    let help = "write the command word by word, e.g. `command: [\"./manage.py\", \"migrate\"]`";
-    let c = cx.require(&f, path, "`migrate`", "command", help)?;
-    let cp = join(path, "command");
-    let items = cx.list(c, &cp, "`command`")?;
+    let entry_point = optional_words(cx, &f, path, &ENTRY_POINT);
+    let c = cx.require(&f, path, "`migrate`", "command", COMMAND.help);
+    let command = c.and_then(|c| words(cx, c, &join(path, "command"), &COMMAND));
+    Some(Migrate { entry_point: entry_point?, command: command? })
+}
+
+/// What a list of words is called in its diagnostics.
+struct Words {
+    key: &'static str,
+    empty: &'static str,
+    word: &'static str,
+    help: &'static str,
+}
+
+/// `migrate.command`.
+const COMMAND: Words = Words {
+    key: "command",
+    empty: "the migrate command is empty",
+    word: "a command word",
+    help: "write the command word by word, e.g. `command: [\"./manage.py\", \"migrate\"]`",
+};
+
+/// `entryPoint` of a workload or of its `migrate`.
+const ENTRY_POINT: Words = Words {
+    key: "entryPoint",
+    empty: "the entry point is empty",
+    word: "an entry point word",
+    help: "write the entry point word by word, e.g. `entryPoint: [\"/app/start.sh\"]`, or remove \
+           `entryPoint` to keep the image's own ENTRYPOINT",
+};
+
+/// An optional list of words (`entryPoint`): `Some(None)` when absent, `None` when invalid.
+fn optional_words(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &Words) -> Option<Option<Vec<String>>> {
+    match f.get(what.key) {
+        None => Some(None),
+        Some(n) => words(cx, n, &join(path, what.key), what).map(Some),
+    }
+}
+
+/// A non-empty list of non-empty words (a container's command or entry point, exec form), each
+/// problem reported.
+fn words(cx: &mut Cx<'_>, node: &Node, path: &str, what: &Words) -> Option<Vec<String>> {
+    let items = cx.list(node, path, &quote(what.key))?;
     let mut words = Vec::new();
     let mut bad = false;
     for (i, w) in items.iter().enumerate() {
-        let p = index(&cp, i);
-        match cx.free_text(w, &p, "a command word") {
+        let p = index(path, i);
+        match cx.free_text(w, &p, what.word) {
             Some(word) if word.is_empty() => {
-                cx.invalid(w, &p, "a command word is empty".to_owned(), Some(help.to_owned()));
+                cx.invalid(w, &p, format!("{} is empty", what.word), Some(what.help.to_owned()));
                 bad = true;
             }
             Some(word) => words.push(word),
@@ -121,10 +163,10 @@ fn migrate(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Migrate> {
         return None;
     }
     if words.is_empty() {
-        cx.invalid(c, &cp, "the migrate command is empty".to_owned(), Some(help.to_owned()));
+        cx.invalid(node, path, what.empty.to_owned(), Some(what.help.to_owned()));
         return None;
     }
-    Some(Migrate { command: words })
+    Some(words)
 }
 
 /// `image`: required, and pinned by digest.
