@@ -26,18 +26,21 @@ pub const BOOTSTRAP_IMAGE: &str = "public.ecr.aws/docker/library/postgres:16-alp
 /// connect (psql's exit code 2: refused, timed out after `PGCONNECT_TIMEOUT`, or the
 /// connection lost) is tried again after [`PAUSE_VARIABLE`] seconds, [`ATTEMPTS_VARIABLE`]
 /// times in all (the SQL is idempotent); then the container exits 2 with a line saying so.
-/// Any other exit (0, or 3 for an error in the SQL) is the container's at once.
+/// Any other exit (0, or 3 for an error in the SQL) is the container's at once. No `${` in
+/// it: Pulumi YAML would read that as an interpolation (the defaults are set without braces).
 pub const BOOTSTRAP_COMMAND: [&str; 3] = [
     "sh",
     "-c",
-    "n=0; while :; do n=$((n+1)); \
+    "[ -n \"$RUNWAY_BOOTSTRAP_ATTEMPTS\" ] || RUNWAY_BOOTSTRAP_ATTEMPTS=1; \
+     [ -n \"$RUNWAY_BOOTSTRAP_PAUSE\" ] || RUNWAY_BOOTSTRAP_PAUSE=0; \
+     n=0; while :; do n=$((n+1)); \
      printf '%s\\n' \"$RUNWAY_BOOTSTRAP_SQL\" | psql --no-psqlrc --quiet --file=-; s=$?; \
      [ \"$s\" -eq 2 ] || exit \"$s\"; \
-     if [ \"$n\" -ge \"${RUNWAY_BOOTSTRAP_ATTEMPTS:-1}\" ]; then \
+     if [ \"$n\" -ge \"$RUNWAY_BOOTSTRAP_ATTEMPTS\" ]; then \
      echo \"runway: psql could not connect in $n attempt(s); giving up (exit 2)\" >&2; exit 2; fi; \
      echo \"runway: psql could not connect (attempt $n of $RUNWAY_BOOTSTRAP_ATTEMPTS); \
-     again in ${RUNWAY_BOOTSTRAP_PAUSE:-0} s\" >&2; \
-     sleep \"${RUNWAY_BOOTSTRAP_PAUSE:-0}\"; done",
+     again in $RUNWAY_BOOTSTRAP_PAUSE s\" >&2; \
+     sleep \"$RUNWAY_BOOTSTRAP_PAUSE\"; done",
 ];
 
 /// The environment variable of the bootstrap that bounds its connection attempts.
