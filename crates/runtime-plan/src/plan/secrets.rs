@@ -125,6 +125,8 @@ pub enum ParameterSource {
     Resource,
     /// A workload's own secret, set by people.
     WorkloadSecret,
+    /// An HTTPS endpoint of the alerts topic (`alerts.https`), set by people in Infisical.
+    AlertEndpoint,
 }
 
 /// Who writes an SSM parameter, and so when it exists: every parameter a task reads must exist
@@ -132,8 +134,9 @@ pub enum ParameterSource {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ParameterWriter {
-    /// `runway secrets prepare`, before `pulumi up`: a generated credential, copied from
-    /// Infisical (`runway ssm publish` copies it again after a change in Infisical).
+    /// `runway secrets prepare`, before `pulumi up`: a generated credential or an alerts
+    /// endpoint, copied from Infisical (`runway ssm publish` copies it again after a change in
+    /// Infisical).
     SecretsPrepare,
     /// The emitted program, from the resources' outputs, before the services that read it: a
     /// connection variable (a stack output, a value the plan knows, or a template composed with
