@@ -10,7 +10,7 @@
 //! quote). `--dry-run` passes through to the adapters, which then call only read APIs.
 //!
 //! Exit codes: 1 `ssm verify` found a missing or wrong parameter, or `secrets prepare` found a
-//! workload's registry credentials unset in Infisical, 2 usage (incl. a runway
+//! workload's registry credentials or an alerts endpoint unset in Infisical, 2 usage (incl. a runway
 //! without `secrets.infisical`, a missing stack output, missing Infisical credentials),
 //! 3 refused by a cost cap (before any call), 4 a remote call failed (what was done and what
 //! was not is printed; running the same command again finishes the job).
@@ -196,6 +196,9 @@ struct PrepareJson<'a> {
     ssm: &'a PreparedParameters,
     /// The workloads' registry credentials copied from Infisical to Secrets Manager.
     registry_copies: &'a [ProxyCopyReport],
+    /// The alerts topic's HTTPS endpoints copied from Infisical to SSM, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alert_endpoints: Option<&'a PublishReport>,
 }
 
 /// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
@@ -332,6 +335,9 @@ fn secrets_prepare(
         // What `pulumi up` looks up for a private registry, copied last: a value people have
         // not set yet stops only this part.
         let registry = copy_registry_credentials(&plan, (&client, &project), dry_run, format, out).await?;
+        // What the alerts topic's HTTPS subscriptions read; an unset one stops only this part.
+        let alerts =
+            crate::alerts::copy_alert_endpoints(&plan, (&client, &project), dry_run, format, out).await?;
         if format == Format::Json {
             let json = PrepareJson {
                 dry_run,
@@ -340,6 +346,7 @@ fn secrets_prepare(
                 proxy_copies: &done,
                 ssm: &parameters,
                 registry_copies: &registry,
+                alert_endpoints: alerts.as_ref(),
             };
             print_json(&json);
         }
