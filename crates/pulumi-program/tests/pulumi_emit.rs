@@ -14,14 +14,19 @@ const EXAMPLE: &str = "examples/acme-shop";
 const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/reporting"];
 
 fn example_plans() -> Vec<Plan> {
+    let text = std::fs::read(workspace().join(EXAMPLE).join("runway.yaml")).expect("example runway.yaml");
+    plans_of(&text)
+}
+
+/// The plans of the example with `text` as its root file.
+fn plans_of(text: &[u8]) -> Vec<Plan> {
     let root = workspace().join(EXAMPLE);
     let mut files = MemFiles::default();
     for member in MEMBERS {
         let path = format!("{member}/runway.yaml");
         files = files.with(&path, std::fs::read(root.join(&path)).expect("member file"));
     }
-    let text = std::fs::read(root.join("runway.yaml")).expect("example runway.yaml");
-    let loaded = runway_schema::load("runway.yaml", &text, &files, &Options::default());
+    let loaded = runway_schema::load("runway.yaml", text, &files, &Options::default());
     let product = loaded.product.unwrap_or_else(|| panic!("example invalid: {:?}", loaded.diagnostics));
     let catalogue = cost::Catalogue::builtin();
     product
@@ -202,6 +207,40 @@ fn the_alerts_topic_subscribes_each_alert_email_and_the_list_is_checked() {
         )
         .is_empty()
     );
+}
+
+/// `alerts.https`: each endpoint is an HTTPS subscription whose URL is read at `up`, decrypted,
+/// from its SSM SecureString (a secret variable): the program text names the parameter, never
+/// a URL; the SDK constructs it.
+#[test]
+fn the_alerts_topic_subscribes_each_https_endpoint_from_its_parameter() {
+    let text = std::fs::read_to_string(workspace().join(EXAMPLE).join("runway.yaml")).expect("example");
+    let anchor = "    domain: acme.example\n";
+    assert!(text.contains(anchor));
+    let text = text.replacen(anchor, &format!("{anchor}    alerts: {{ https: [PAGERDUTY_URL, CHAT_WEBHOOK] }}\n"), 1);
+    let plans = plans_of(text.as_bytes());
+    let production = plans.iter().find(|p| p.environment == "production").expect("production");
+    let program = render(production).expect("render");
+    let yaml = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+    for (n, name) in ["PAGERDUTY_URL", "CHAT_WEBHOOK"].iter().enumerate() {
+        let at = yaml.find(&format!("  env_alerts--https-{n}:\n")).unwrap_or_else(|| panic!("{name}"));
+        let block: String = yaml[at..].lines().skip(1).take_while(|l| l.starts_with("    ")).collect::<Vec<_>>().join("\n");
+        assert!(block.contains("protocol: https") && block.contains("endpointAutoConfirms: true"), "{block}");
+        assert!(block.contains(&format!("endpoint: \"${{credential-{name}}}\"")), "{block}");
+        // Its variable: the parameter read with decryption, marked secret.
+        let variable = format!("  credential-{name}:\n");
+        let at = yaml.find(&variable).unwrap_or_else(|| panic!("{variable}"));
+        let read: String = yaml[at..].lines().take(8).collect::<Vec<_>>().join("\n");
+        assert!(read.contains("fn::secret") && read.contains("aws:ssm:getParameter"), "{read}");
+        assert!(read.contains(&format!("name: /acme-shop/production/_alerts/{name}")), "{read}");
+        assert!(read.contains("withDecryption: true"), "{read}");
+    }
+    assert!(!yaml.contains("https://"), "no URL in the program");
+    assert_eq!(resource_count(&program), expected_resources(production));
+    let dir = scratch("pulumi-alerts-https");
+    pulumi_support::write(&dir, &program);
+    let outcome = pulumi_support::check(&[dir.path()]);
+    assert!(outcome.success, "{}", outcome.output);
 }
 
 /// The environment's key (issue 32): the SSM parameters the program writes name it, and its key
