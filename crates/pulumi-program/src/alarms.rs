@@ -178,7 +178,13 @@ struct MetricAlarm<'p> {
 /// it fires and when it recovers.
 pub(super) fn metric_alarm<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     let ItemSpec::MetricAlarm {
-        alarm, threshold, metric_threshold, dimensions, evaluation_periods, datapoints_to_alarm, ..
+        alarm,
+        threshold,
+        metric_threshold,
+        dimensions,
+        evaluation_periods,
+        datapoints_to_alarm,
+        ..
     } = &item.spec
     else {
         return Err(wrong_spec(item));

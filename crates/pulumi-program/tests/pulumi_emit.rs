@@ -217,14 +217,19 @@ fn the_alerts_topic_subscribes_each_https_endpoint_from_its_parameter() {
     let text = std::fs::read_to_string(workspace().join(EXAMPLE).join("runway.yaml")).expect("example");
     let anchor = "    domain: acme.example\n";
     assert!(text.contains(anchor));
-    let text = text.replacen(anchor, &format!("{anchor}    alerts: {{ https: [PAGERDUTY_URL, CHAT_WEBHOOK] }}\n"), 1);
+    let text = text.replacen(
+        anchor,
+        &format!("{anchor}    alerts: {{ https: [PAGERDUTY_URL, CHAT_WEBHOOK] }}\n"),
+        1,
+    );
     let plans = plans_of(text.as_bytes());
     let production = plans.iter().find(|p| p.environment == "production").expect("production");
     let program = render(production).expect("render");
     let yaml = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
     for (n, name) in ["PAGERDUTY_URL", "CHAT_WEBHOOK"].iter().enumerate() {
         let at = yaml.find(&format!("  env_alerts--https-{n}:\n")).unwrap_or_else(|| panic!("{name}"));
-        let block: String = yaml[at..].lines().skip(1).take_while(|l| l.starts_with("    ")).collect::<Vec<_>>().join("\n");
+        let block: String =
+            yaml[at..].lines().skip(1).take_while(|l| l.starts_with("    ")).collect::<Vec<_>>().join("\n");
         assert!(block.contains("protocol: https") && block.contains("endpointAutoConfirms: true"), "{block}");
         assert!(block.contains(&format!("endpoint: \"${{credential-{name}}}\"")), "{block}");
         // Its variable: the parameter read with decryption, marked secret.

@@ -314,7 +314,10 @@ fn every_service_has_cpu_and_memory_alarms() {
     // pdf-render is internal: no target group, still watched.
     let ItemSpec::EcsService(pdf) = &p.item("pdf-render_service").unwrap().spec else { panic!() };
     assert!(pdf.target_group.is_none());
-    assert!(p.item("pdf-render_alarm-service-cpu").is_some() && p.item("pdf-render_alarm-service-memory").is_some());
+    assert!(
+        p.item("pdf-render_alarm-service-cpu").is_some()
+            && p.item("pdf-render_alarm-service-memory").is_some()
+    );
     let pdf = p.workloads.iter().find(|w| w.name == "pdf-render").unwrap();
     assert!(pdf.items.iter().any(|i| i == "pdf-render_alarm-service-memory"));
 }
@@ -329,7 +332,10 @@ fn an_owner_s_own_setting_overrides_the_environment_s() {
     product.root.workloads.insert("api".into(), api);
     let production = product.root.environments.get_mut("production").unwrap();
     production.alarms.settings.insert(AlarmName::TargetLatency, AlarmSetting::Threshold(1_500));
-    let own = [(AlarmName::TargetLatency, AlarmSetting::Threshold(5_000)), (AlarmName::ServiceCpu, AlarmSetting::Off)];
+    let own = [
+        (AlarmName::TargetLatency, AlarmSetting::Threshold(5_000)),
+        (AlarmName::ServiceCpu, AlarmSetting::Off),
+    ];
     production.alarms.overrides.insert("metabase".into(), own.into_iter().collect());
     let p = planned(&product, "production");
     assert_eq!(alarm(&p, "metabase_alarm-target-latency").1, 5.0);
@@ -348,7 +354,10 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
     production.alarms.https = vec!["PAGERDUTY_URL".into(), "OPSGENIE_URL".into()];
     let p = planned(&product, "production");
     let ItemSpec::AlertTopic { https, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
-    assert_eq!(https, &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]);
+    assert_eq!(
+        https,
+        &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
+    );
     for name in https {
         let param = p.secrets.ssm_parameters.iter().find(|s| s.name == *name).unwrap();
         assert_eq!(param.source, ParameterSource::AlertEndpoint);

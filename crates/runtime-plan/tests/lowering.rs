@@ -142,7 +142,14 @@ fn production_declares_every_item_of_the_example() {
     );
     assert_eq!(
         alarms_of(&p, Some("shop")),
-        ["target-5xx", "unhealthy-targets", "target-latency", "running-tasks", "service-cpu", "service-memory"]
+        [
+            "target-5xx",
+            "unhealthy-targets",
+            "target-latency",
+            "running-tasks",
+            "service-cpu",
+            "service-memory"
+        ]
     );
     // Its deployment alarm: its own 5xx (unhealthy targets page only: a booting target is
     // unhealthy to the ALB whatever the grace); an internal workload has none.

@@ -67,7 +67,10 @@ fn set_in_infisical(infisical: &ContractServer, name: &str, value: &str) {
         ))
         .unwrap();
         client.ensure_folder(PROJECT, "dev", "/runtime/_alerts").await.unwrap();
-        client.create_secret(PROJECT, "dev", "/runtime/_alerts", name, &SecretString::from(value)).await.unwrap();
+        client
+            .create_secret(PROJECT, "dev", "/runtime/_alerts", name, &SecretString::from(value))
+            .await
+            .unwrap();
     });
 }
 

@@ -108,25 +108,19 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
                 (None, _) => continue,
             },
         };
-        // A share written in percent, watched in bytes of the storage or in connections.
-        #[allow(clippy::cast_precision_loss)] // reason: thresholds are far below 2^52
-        let metric_threshold = match alarm {
-            AlarmName::DbFreeStorage => threshold as f64 / 100.0 * f64::from(watch.storage_gb) * GIB,
-            AlarmName::DbConnections => {
-                let max = watch.max_connections.unwrap_or(POSTGRES_DEFAULT_MAX_CONNECTIONS);
-                (threshold as f64 / 100.0 * f64::from(max)).floor()
-            }
-            _ => threshold as f64 * metric.unit_value,
-        };
+        let metric_threshold = metric_threshold(alarm, threshold, &watch);
         // What judges a public service's tasks waits out their grace: a run of breaching
         // periods longer than it (docs/planning.md, "Alarms a release boots through").
         let judges_tasks =
             matches!(alarm, AlarmName::TargetErrors | AlarmName::UnhealthyTargets | AlarmName::RunningTasks);
         let periods = match watch.service {
-            Some(s) if judges_tasks => periods_past_grace(metric.evaluation_periods, metric.period_seconds, s.grace),
+            Some(s) if judges_tasks => {
+                periods_past_grace(metric.evaluation_periods, metric.period_seconds, s.grace)
+            }
             Some(_) | None => metric.evaluation_periods,
         };
-        let datapoints = if periods == metric.evaluation_periods { metric.datapoints_to_alarm } else { periods };
+        let datapoints =
+            if periods == metric.evaluation_periods { metric.datapoints_to_alarm } else { periods };
         let suffix = match watch.node {
             Some(n) => format_compact!("{}-{n}", alarm.as_str()),
             None => alarm.as_str().into(),
@@ -150,7 +144,8 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
         {
             after.push(cx.items[s.at].id.clone());
         }
-        let item = NewItem::new(id, name, watch.owner.as_deref(), spec).depends_on(after).priced(Priceable::Alarm);
+        let item =
+            NewItem::new(id, name, watch.owner.as_deref(), spec).depends_on(after).priced(Priceable::Alarm);
         let id = cx.push(item);
         if alarm == AlarmName::TargetErrors {
             deployment.push(id);
@@ -160,6 +155,36 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
         && let ItemSpec::EcsService(service) = &mut cx.items[s.at].spec
     {
         service.deployment_alarms.extend(deployment);
+    }
+}
+
+/// An alarm's threshold in its metric's unit: a share written in percent, watched in bytes of
+/// the instance's storage or in connections of its class's `max_connections`; otherwise the
+/// file's unit times the metric's.
+#[allow(clippy::cast_precision_loss)] // reason: thresholds are far below 2^52
+fn metric_threshold(alarm: AlarmName, threshold: u64, watch: &Watch) -> f64 {
+    let share = threshold as f64 / 100.0;
+    match alarm {
+        AlarmName::DbFreeStorage => share * f64::from(watch.storage_gb) * GIB,
+        AlarmName::DbConnections => {
+            (share * f64::from(watch.max_connections.unwrap_or(POSTGRES_DEFAULT_MAX_CONNECTIONS))).floor()
+        }
+        AlarmName::AlbErrors
+        | AlarmName::TargetErrors
+        | AlarmName::UnhealthyTargets
+        | AlarmName::TargetLatency
+        | AlarmName::RunningTasks
+        | AlarmName::DbCpu
+        | AlarmName::DbFreeableMemory
+        | AlarmName::DbReplicaLag
+        | AlarmName::ProxyBorrowLatency
+        | AlarmName::CacheCpu
+        | AlarmName::CacheMemory
+        | AlarmName::CacheEvictions
+        | AlarmName::QueueAge
+        | AlarmName::DeadLetters
+        | AlarmName::ServiceCpu
+        | AlarmName::ServiceMemory => threshold as f64 * alarm_metric(alarm).unit_value,
     }
 }
 

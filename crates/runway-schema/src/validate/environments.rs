@@ -144,7 +144,13 @@ fn alarms(cx: &mut Cx<'_>, node: &Node, path: &str, owners: &mut Vec<UsageFor>) 
             }
         }
         let section = "alarms.for";
-        owners.push(UsageFor { path: op, owner: owner.to_owned(), at: key_node.clone(), keys: written, section });
+        owners.push(UsageFor {
+            path: op,
+            owner: owner.to_owned(),
+            at: key_node.clone(),
+            keys: written,
+            section,
+        });
         out.overrides.insert(owner.to_owned(), settings);
     }
     out
@@ -265,7 +271,13 @@ fn usage(cx: &mut Cx<'_>, node: &Node, path: &str, usage_for: &mut Vec<UsageFor>
             }
         }
         let section = "usage.for";
-        usage_for.push(UsageFor { path: op, owner: owner.to_owned(), at: key_node.clone(), keys: written, section });
+        usage_for.push(UsageFor {
+            path: op,
+            owner: owner.to_owned(),
+            at: key_node.clone(),
+            keys: written,
+            section,
+        });
         out.overrides.insert(owner.to_owned(), amounts);
     }
     out

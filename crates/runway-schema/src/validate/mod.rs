@@ -35,8 +35,18 @@ pub(crate) mod keys {
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] =
-        &["region", "limits", "shared", "domain", "logs", "network", "applyChanges", "usage", "alarms", "alerts"];
+    pub const ENVIRONMENT: &[&str] = &[
+        "region",
+        "limits",
+        "shared",
+        "domain",
+        "logs",
+        "network",
+        "applyChanges",
+        "usage",
+        "alarms",
+        "alerts",
+    ];
     /// `alarms`: `enabled`, every alarm's name (`AlarmName::NAMES`, a test checks), then `for`.
     pub const ALARMS: &[&str] = &[
         "enabled",
