@@ -210,7 +210,12 @@ pub(super) fn metric_alarm<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
                 runtime_plan::Comparison::GreaterThanThreshold => "above",
                 runtime_plan::Comparison::LessThanThreshold => "below",
             },
-            alarm.unit()
+            // A share of `max_connections`, and what it comes to on this instance class.
+            if *alarm == runtime_plan::AlarmName::DbConnections {
+                format!("{}: {metric_threshold}", alarm.unit())
+            } else {
+                alarm.unit().to_owned()
+            }
         ),
         namespace: metric.namespace,
         metric_name: metric.metric,
