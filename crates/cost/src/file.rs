@@ -53,6 +53,8 @@ struct RawPostgresSize {
     #[serde(default)]
     multi_az: bool,
     vcpu: u32,
+    #[serde(default)]
+    max_connections: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -350,6 +352,7 @@ fn sizes(file: &str, s: RawSizes, diags: &mut Vec<Diagnostic>) -> Sizes {
                     max_storage_gb: v.max_storage_gb,
                     multi_az: v.multi_az,
                     vcpu: v.vcpu,
+                    max_connections: v.max_connections.filter(|&m| m > 0),
                 };
                 out.insert(name, size);
             }
@@ -435,14 +438,15 @@ pub(crate) fn to_yaml(c: &Catalogue) -> String {
         for (name, p) in map {
             let _ = writeln!(
                 o,
-                "      {}: {{ instanceClass: {}, instances: {}, storageGb: {}, {}multiAz: {}, vcpu: {} }}",
+                "      {}: {{ instanceClass: {}, instances: {}, storageGb: {}, {}multiAz: {}, vcpu: {}{} }}",
                 quoted(name),
                 quoted(&p.instance_class),
                 p.instances,
                 p.storage_gb,
                 p.max_storage_gb.map(|m| format!("maxStorageGb: {m}, ")).unwrap_or_default(),
                 p.multi_az,
-                p.vcpu
+                p.vcpu,
+                p.max_connections.map(|m| format!(", maxConnections: {m}")).unwrap_or_default()
             );
         }
     }

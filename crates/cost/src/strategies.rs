@@ -30,6 +30,7 @@ pub fn postgres_size() -> impl Strategy<Value = PostgresSize> {
             max_storage_gb: None,
             multi_az,
             vcpu,
+            max_connections: Some(vcpu * 100),
         },
     )
 }

@@ -133,7 +133,7 @@ proptest! {
     #[test]
     fn task_cost_scales_exactly(task in strategies::task_size(), min in 1u32..20, extra in 0u32..20) {
         let max = min + extra;
-        let pg = cost::PostgresSize { instance_class: "db.t4g.micro".into(), instances: 1, storage_gb: 20, max_storage_gb: None, multi_az: false, vcpu: 2 };
+        let pg = cost::PostgresSize { instance_class: "db.t4g.micro".into(), instances: 1, storage_gb: 20, max_storage_gb: None, multi_az: false, vcpu: 2, max_connections: None };
         let cat = sized(&task, &pg);
         let at_min = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: min, architecture: ARM }).monthly().expect("priced");
         let at_max = cat.price("us-east-1", &Item::Tasks { size: "t", tasks: max, architecture: ARM }).monthly().expect("priced");

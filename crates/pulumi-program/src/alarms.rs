@@ -1,6 +1,7 @@
 //! The environment's alerts: the SNS topic (under the environment's key when the plan says so,
-//! with its policy and one email subscription per
-//! address of the `alertEmails` input), the CloudWatch metric alarms notifying it, and the
+//! with its policy, one email subscription per address of the `alertEmails` input and one
+//! HTTPS subscription per endpoint of the plan, read decrypted from its SSM parameter), the
+//! CloudWatch metric alarms notifying it, and the
 //! EventBridge rule (and its target) sending the cluster's ECS deployment failures to it.
 //! Everything comes from the plan (`runtime_plan::alarm_metric` says what an alarm watches).
 
@@ -72,6 +73,9 @@ struct Subscription<'p> {
     topic: String,
     protocol: &'static str,
     endpoint: String,
+    /// An HTTPS endpoint confirms its subscription itself (PagerDuty's, Opsgenie's do): the
+    /// provider waits for it rather than leaving it pending.
+    endpoint_auto_confirms: Option<bool>,
     region: &'p str,
 }
 
@@ -82,7 +86,7 @@ pub(super) fn alert_topic<'p>(
     item: &'p PlannedItem,
     subscriptions: usize,
 ) -> Result<(), RenderError> {
-    let ItemSpec::AlertTopic { publishers, kms_key } = &item.spec else {
+    let ItemSpec::AlertTopic { publishers, kms_key, https } = &item.spec else {
         return Err(wrong_spec(item));
     };
     let kms_master_key_id = kms_key.as_ref().map(|key| cx.reference(key, "arn")).transpose()?;
@@ -123,11 +127,29 @@ pub(super) fn alert_topic<'p>(
             topic: arn.clone(),
             protocol: "email",
             endpoint: format!("{}[{n}]}}", list.trim_end_matches('}')),
+            endpoint_auto_confirms: None,
             region: cx.region(),
         };
         cx.declare_companion(
             item,
             &format!("email-{n}"),
+            "aws:sns/topicSubscription:TopicSubscription",
+            props,
+        )?;
+    }
+    for (n, parameter) in https.iter().enumerate() {
+        // The URL carries the pager's key: read at `up` from its SecureString (a secret
+        // variable), never written in the program.
+        let props = Subscription {
+            topic: arn.clone(),
+            protocol: "https",
+            endpoint: cx.decrypted_parameter(parameter)?,
+            endpoint_auto_confirms: Some(true),
+            region: cx.region(),
+        };
+        cx.declare_companion(
+            item,
+            &format!("https-{n}"),
             "aws:sns/topicSubscription:TopicSubscription",
             props,
         )?;
@@ -160,7 +182,16 @@ struct MetricAlarm<'p> {
 /// One alarm: its metric, window and threshold from the plan; it notifies the alerts topic when
 /// it fires and when it recovers.
 pub(super) fn metric_alarm<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::MetricAlarm { alarm, threshold, metric_threshold, dimensions, .. } = &item.spec else {
+    let ItemSpec::MetricAlarm {
+        alarm,
+        threshold,
+        metric_threshold,
+        dimensions,
+        evaluation_periods,
+        datapoints_to_alarm,
+        ..
+    } = &item.spec
+    else {
         return Err(wrong_spec(item));
     };
     let metric = alarm_metric(*alarm);
@@ -184,7 +215,12 @@ pub(super) fn metric_alarm<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
                 runtime_plan::Comparison::GreaterThanThreshold => "above",
                 runtime_plan::Comparison::LessThanThreshold => "below",
             },
-            alarm.unit()
+            // A share of `max_connections`, and what it comes to on this instance class.
+            if *alarm == runtime_plan::AlarmName::DbConnections {
+                format!("{}: {metric_threshold}", alarm.unit())
+            } else {
+                alarm.unit().to_owned()
+            }
         ),
         namespace: metric.namespace,
         metric_name: metric.metric,
@@ -192,8 +228,8 @@ pub(super) fn metric_alarm<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
         extended_statistic: metric.extended().then_some(metric.statistic),
         dimensions: dims,
         period: metric.period_seconds,
-        evaluation_periods: metric.evaluation_periods,
-        datapoints_to_alarm: metric.datapoints_to_alarm,
+        evaluation_periods: *evaluation_periods,
+        datapoints_to_alarm: *datapoints_to_alarm,
         threshold: *metric_threshold,
         comparison_operator: metric.comparison.as_str(),
         treat_missing_data: metric.missing_data,

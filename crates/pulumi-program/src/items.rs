@@ -86,8 +86,8 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
 /// `subscriptions` email subscriptions.
 pub(super) fn resources(item: &PlannedItem, subscriptions: usize) -> usize {
     match &item.spec {
-        // The topic, its policy and its subscriptions.
-        ItemSpec::AlertTopic { .. } => 2 + subscriptions,
+        // The topic, its policy and its subscriptions (email, then HTTPS).
+        ItemSpec::AlertTopic { https, .. } => 2 + subscriptions + https.len(),
         // The rule and its target.
         ItemSpec::EcsEventRule { .. } => 2,
         ItemSpec::S3Bucket { versioning, block_public_access, tls_only, .. } => {

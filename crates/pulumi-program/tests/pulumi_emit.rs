@@ -225,6 +225,48 @@ fn the_alerts_topic_subscribes_each_alert_email_and_the_list_is_checked() {
 /// execution role and proxy role (the plan's decrypters, decrypting through SSM and Secrets
 /// Manager only) and, in production, the services that publish to the alerts topic it
 /// encrypts; no other AWS principal.
+/// `alerts.https`: each endpoint is an HTTPS subscription whose URL is read at `up`, decrypted,
+/// from its SSM SecureString (a secret variable): the program text names the parameter, never
+/// a URL; the SDK constructs it.
+#[test]
+fn the_alerts_topic_subscribes_each_https_endpoint_from_its_parameter() {
+    let text = std::fs::read_to_string(workspace().join(EXAMPLE).join("runway.yaml")).expect("example");
+    let anchor = "    domain: acme.example\n";
+    assert!(text.contains(anchor));
+    let text = text.replacen(
+        anchor,
+        &format!("{anchor}    alerts: {{ https: [PAGERDUTY_URL, CHAT_WEBHOOK] }}\n"),
+        1,
+    );
+    let plans = example_plans_with(|_| text.clone());
+    let production = plans.iter().find(|p| p.environment == "production").expect("production");
+    let program = render(production).expect("render");
+    let yaml = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
+    for (n, name) in ["PAGERDUTY_URL", "CHAT_WEBHOOK"].iter().enumerate() {
+        let at = yaml.find(&format!("  env_alerts--https-{n}:\n")).unwrap_or_else(|| panic!("{name}"));
+        let block: String =
+            yaml[at..].lines().skip(1).take_while(|l| l.starts_with("    ")).collect::<Vec<_>>().join("\n");
+        assert!(block.contains("protocol: https") && block.contains("endpointAutoConfirms: true"), "{block}");
+        assert!(block.contains(&format!("endpoint: \"${{credential-{name}}}\"")), "{block}");
+        // Its variable: the parameter read with decryption, marked secret.
+        let variable = format!("  credential-{name}:\n");
+        let at = yaml.find(&variable).unwrap_or_else(|| panic!("{variable}"));
+        let read: String = yaml[at..].lines().take(8).collect::<Vec<_>>().join("\n");
+        assert!(read.contains("fn::secret") && read.contains("aws:ssm:getParameter"), "{read}");
+        assert!(read.contains(&format!("name: /acme-shop/production/_alerts/{name}")), "{read}");
+        assert!(read.contains("withDecryption: true"), "{read}");
+    }
+    assert!(!yaml.contains("https://"), "no URL in the program");
+    assert_eq!(resource_count(&program), expected_resources(production));
+    let dir = scratch("pulumi-alerts-https");
+    pulumi_support::write(&dir, &program);
+    let outcome = pulumi_support::check(&[dir.path()]);
+    assert!(outcome.success, "{}", outcome.output);
+}
+
+/// The environment's key (issue 32): the SSM parameters the program writes name it, and its key
+/// policy names exactly the principals the plan says: the deploy role, and every execution
+/// role and proxy role (the plan's decrypters, which are all of them), nobody else.
 #[test]
 fn the_key_policy_names_the_account_the_plans_principals_and_the_alert_publishers() {
     for plan in example_plans() {

@@ -133,21 +133,28 @@ fn aurora_with_readers_watches_replica_lag_and_its_writer() {
     let mut product = common::example();
     product.root.resources.get_mut("main-db").unwrap().spec =
         ResourceSpec::Postgres { engine: PostgresEngine::Aurora, version: "16".into() };
+    // Production's `large` Aurora has readers; staging's `medium` too, dev's `small` none.
     let p = planned(&product, "production");
     let ItemSpec::AuroraCluster(db) = &p.item("main-db_db").unwrap().spec else { panic!() };
+    assert!(db.size.instances > 1, "production's Aurora has a reader");
     let role = |id: &str| {
         let dims = alarm(&p, id).2;
         assert_eq!(dims[0].name, "DBClusterIdentifier");
         dims[1].value.clone()
     };
     assert_eq!(role("main-db_alarm-db-cpu"), DimensionValue::Text { value: "WRITER".into() });
+    assert_eq!(role("main-db_alarm-db-replica-lag"), DimensionValue::Text { value: "READER".into() });
     // Aurora storage grows by itself: no free storage alarm.
     assert!(p.item("main-db_alarm-db-free-storage").is_none());
-    if db.size.instances > 1 {
-        assert_eq!(role("main-db_alarm-db-replica-lag"), DimensionValue::Text { value: "READER".into() });
-    } else {
-        assert!(p.item("main-db_alarm-db-replica-lag").is_none());
+    // One instance, no reader: no replica lag to watch.
+    for a in product.root.environments.values_mut() {
+        a.alarms.enabled = Some(true);
     }
+    let dev = planned(&product, "dev");
+    let ItemSpec::AuroraCluster(db) = &dev.item("main-db_db").unwrap().spec else { panic!() };
+    assert_eq!(db.size.instances, 1);
+    assert!(dev.item("main-db_alarm-db-cpu").is_some());
+    assert!(dev.item("main-db_alarm-db-replica-lag").is_none());
 }
 
 #[test]
@@ -172,4 +179,196 @@ fn every_alarm_has_a_unique_id_and_name_within_the_aws_limit() {
     let before = names.len();
     names.dedup();
     assert_eq!(names.len(), before);
+}
+
+/// `(evaluation periods, datapoints to alarm)` of an alarm item.
+fn window(p: &Plan, id: &str) -> (u32, u32) {
+    let ItemSpec::MetricAlarm { evaluation_periods, datapoints_to_alarm, .. } = &p.item(id).unwrap().spec
+    else {
+        panic!("{id} is not an alarm")
+    };
+    (*evaluation_periods, *datapoints_to_alarm)
+}
+
+/// The shipped example with alarms in every environment and metabase's grace set to `grace`.
+fn shipped_with_grace(grace_seconds: u64) -> Product {
+    let mut product = common::shipped_example();
+    for e in product.root.environments.values_mut() {
+        e.alarms.enabled = Some(true);
+    }
+    let metabase = product.root.workloads.get_mut("metabase").unwrap();
+    metabase.health.as_mut().unwrap().grace = runway_schema::Duration::from_millis(grace_seconds * 1000);
+    product
+}
+
+/// No rollback alarm can fire while a task is inside its grace: every deployment alarm of every
+/// public service needs a run of breaching periods longer than the service's `health.grace`
+/// (and within CloudWatch's one-day window), and `unhealthy-targets`, which the ALB raises for
+/// a booting target whatever the grace, is never one.
+#[test]
+fn no_rollback_alarm_can_fire_inside_the_grace() {
+    // The example's own 5 minutes, the longest grace the format takes, and none at all.
+    for grace in [300, u64::from(runway_schema::MAX_HEALTH_GRACE_SECONDS), 0] {
+        let product = shipped_with_grace(grace);
+        for env in product.root.environments.keys() {
+            let p = planned(&product, env);
+            let mut public = 0;
+            for item in &p.items {
+                let ItemSpec::EcsService(service) = &item.spec else { continue };
+                if service.target_group.is_none() {
+                    continue;
+                }
+                public += 1;
+                let grace = service.health_check_grace_period_seconds.unwrap();
+                assert!(!service.deployment_alarms.is_empty(), "{env} {}: a rollback alarm", item.id);
+                for id in &service.deployment_alarms {
+                    let ItemSpec::MetricAlarm { alarm, .. } = &p.item(id).unwrap().spec else { panic!() };
+                    assert_ne!(*alarm, AlarmName::UnhealthyTargets, "{env} {id}");
+                    let period = alarm_metric(*alarm).period_seconds;
+                    let (periods, datapoints) = window(&p, id);
+                    assert!(periods * period > grace, "{env} {id}: {periods} x {period} s <= {grace} s");
+                    assert!(datapoints * period > grace, "{env} {id}: fires after {datapoints} periods");
+                    assert!(periods * period <= MAX_ALARM_WINDOW_SECONDS, "{env} {id}");
+                }
+            }
+            assert!(public > 0, "{env}: the example has a public service");
+        }
+    }
+    // Metabase's 5 minutes: its 5xx rollback alarm waits 6 one-minute periods, all breaching.
+    let p = planned(&shipped_with_grace(300), "production");
+    assert_eq!(window(&p, "metabase_alarm-target-5xx"), (6, 6));
+    assert_eq!(window(&p, "metabase_alarm-unhealthy-targets"), (6, 6));
+    // A grace shorter than the default window keeps it.
+    let p = planned(&shipped_with_grace(60), "production");
+    assert_eq!(window(&p, "metabase_alarm-target-5xx"), (3, 3));
+}
+
+/// `running-tasks` is declared with its service: it depends on it, so the first `up` of a first
+/// deploy (which excludes the services and their dependents) does not declare it while no task
+/// can run; once declared, no data (no healthy target registered) counts as breaching.
+#[test]
+fn running_tasks_waits_for_its_service() {
+    let p = planned(&common::shipped_example(), "production");
+    let alarm = p.item("metabase_alarm-running-tasks").unwrap();
+    assert!(alarm.depends_on.iter().any(|d| d == "metabase_service"), "{:?}", alarm.depends_on);
+    assert_eq!(alarm_metric(AlarmName::RunningTasks).missing_data, "breaching");
+    // Every other alarm of the target group is declared before the service (one is its
+    // deployment alarm, which the service waits for).
+    for other in ["target-5xx", "unhealthy-targets", "target-latency"] {
+        let a = p.item(&format!("metabase_alarm-{other}")).unwrap();
+        assert!(!a.depends_on.iter().any(|d| d == "metabase_service"), "{other}");
+        assert_eq!(alarm_metric(a_name(&p, &a.id)).missing_data, "notBreaching", "{other}");
+    }
+}
+
+fn a_name(p: &Plan, id: &str) -> AlarmName {
+    let ItemSpec::MetricAlarm { alarm, .. } = &p.item(id).unwrap().spec else { panic!() };
+    *alarm
+}
+
+/// `db-connections` is a share of the size's `max_connections` (the catalogue's): dev's small
+/// and production's large differ; an override changes the share.
+#[test]
+fn connections_are_a_share_of_the_size_s_max_connections() {
+    let product = shipped_with_grace(300);
+    let mut thresholds = Vec::new();
+    for env in ["dev", "production"] {
+        let p = planned(&product, env);
+        let ItemSpec::RdsInstance(db) = &p.item("main-db_db").unwrap().spec else { panic!() };
+        let max = db.size.max_connections.expect("the catalogue gives max_connections");
+        let (share, connections, _) = alarm(&p, "main-db_alarm-db-connections");
+        assert_eq!(share, 80, "{env}");
+        assert_eq!(connections, (0.8 * f64::from(max)).floor(), "{env}");
+        thresholds.push(connections);
+    }
+    // db.t4g.micro (1 GiB) and db.m7g.large (8 GiB): LEAST({DBInstanceClassMemory/9531392}, 5000).
+    assert_eq!(thresholds, [89.0, 720.0]);
+    let mut product = product;
+    let production = product.root.environments.get_mut("production").unwrap();
+    production.alarms.settings.insert(AlarmName::DbConnections, AlarmSetting::Threshold(50));
+    assert_eq!(alarm(&planned(&product, "production"), "main-db_alarm-db-connections").1, 450.0);
+}
+
+/// Every service, internal ones too, has CPU and memory alarms on ECS's service-level metrics
+/// (no Container Insights), priced like every alarm.
+#[test]
+fn every_service_has_cpu_and_memory_alarms() {
+    let p = planned(&common::shipped_example(), "production");
+    let services: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::EcsService).collect();
+    assert!(services.len() >= 2);
+    for service in services {
+        let owner = service.owner.as_deref().unwrap();
+        for (name, metric) in [("service-cpu", "CPUUtilization"), ("service-memory", "MemoryUtilization")] {
+            let id = format!("{owner}_alarm-{name}");
+            let (percent, threshold, dims) = alarm(&p, &id);
+            assert_eq!((percent, threshold), (80, 80.0), "{id}");
+            assert_eq!(alarm_metric(a_name(&p, &id)).namespace, "AWS/ECS");
+            assert_eq!(alarm_metric(a_name(&p, &id)).metric, metric);
+            assert_eq!(dims[0].name, "ClusterName");
+            assert_eq!(dims[0].value, DimensionValue::Text { value: "acme-shop-production".into() });
+            assert_eq!(dims[1].name, "ServiceName");
+            assert_eq!(dims[1].value, DimensionValue::Output { item: service.id.clone(), attribute: "name" });
+            assert_eq!(p.item(&id).unwrap().monthly, Some(Money::parse("0.10").unwrap()), "{id}");
+        }
+    }
+    // pdf-render is internal: no target group, still watched.
+    let ItemSpec::EcsService(pdf) = &p.item("pdf-render_service").unwrap().spec else { panic!() };
+    assert!(pdf.target_group.is_none());
+    assert!(
+        p.item("pdf-render_alarm-service-cpu").is_some()
+            && p.item("pdf-render_alarm-service-memory").is_some()
+    );
+    let pdf = p.workloads.iter().find(|w| w.name == "pdf-render").unwrap();
+    assert!(pdf.items.iter().any(|i| i == "pdf-render_alarm-service-memory"));
+}
+
+/// `alarms.for.<owner>` overrides the environment's setting for that owner only.
+#[test]
+fn an_owner_s_own_setting_overrides_the_environment_s() {
+    let mut product = shipped_with_grace(300);
+    // A second public workload, to keep the environment's threshold.
+    let mut api = product.root.workloads["metabase"].clone();
+    api.migrate = None;
+    product.root.workloads.insert("api".into(), api);
+    let production = product.root.environments.get_mut("production").unwrap();
+    production.alarms.settings.insert(AlarmName::TargetLatency, AlarmSetting::Threshold(1_500));
+    let own = [
+        (AlarmName::TargetLatency, AlarmSetting::Threshold(5_000)),
+        (AlarmName::ServiceCpu, AlarmSetting::Off),
+    ];
+    production.alarms.overrides.insert("metabase".into(), own.into_iter().collect());
+    let p = planned(&product, "production");
+    assert_eq!(alarm(&p, "metabase_alarm-target-latency").1, 5.0);
+    assert_eq!(alarm(&p, "api_alarm-target-latency").1, 1.5);
+    assert!(p.item("metabase_alarm-service-cpu").is_none());
+    assert!(p.item("metabase_alarm-service-memory").is_some());
+    assert!(p.item("api_alarm-service-cpu").is_some() && p.item("pdf-render_alarm-service-cpu").is_some());
+}
+
+/// `alerts.https` names Infisical secrets: each becomes an SSM SecureString `secrets prepare`
+/// copies from the environment's `_alerts` folder, which the topic's HTTPS subscription reads.
+#[test]
+fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
+    let mut product = common::shipped_example();
+    let production = product.root.environments.get_mut("production").unwrap();
+    production.alarms.https = vec!["PAGERDUTY_URL".into(), "OPSGENIE_URL".into()];
+    let p = planned(&product, "production");
+    let ItemSpec::AlertTopic { https, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
+    assert_eq!(
+        https,
+        &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
+    );
+    for name in https {
+        let param = p.secrets.ssm_parameters.iter().find(|s| s.name == *name).unwrap();
+        assert_eq!(param.source, ParameterSource::AlertEndpoint);
+        assert_eq!(param.written_by, ParameterWriter::SecretsPrepare);
+        assert_eq!(param.referenced_by, [ALERTS_TOPIC_ID]);
+        let place = param.infisical.as_ref().unwrap();
+        assert_eq!((place.environment.as_str(), place.folder.as_str()), ("prod", "/runtime/_alerts"));
+        assert_eq!(place.name, param.variable);
+        assert_eq!(param.kms_key, p.secrets.kms_key);
+    }
+    // Without alarms, no topic and no endpoint parameter.
+    let quiet = planned(&product, "dev");
+    assert!(quiet.secrets.ssm_parameters.iter().all(|s| s.source != ParameterSource::AlertEndpoint));
 }

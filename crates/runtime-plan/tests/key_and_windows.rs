@@ -21,7 +21,7 @@ fn planned(product: &Product, env: &str) -> Plan {
 fn the_alerts_topic_is_encrypted_with_the_environment_s_key() {
     let p = planned(&common::example(), "production");
     let topic = p.item(ALERTS_TOPIC_ID).unwrap();
-    let ItemSpec::AlertTopic { publishers, kms_key } = &topic.spec else { panic!("a topic") };
+    let ItemSpec::AlertTopic { publishers, kms_key, .. } = &topic.spec else { panic!("a topic") };
     assert_eq!(kms_key.as_deref(), Some(lower::KEY_ID));
     assert!(topic.depends_on.iter().any(|d| d == lower::KEY_ID));
     let ItemSpec::KmsKey { publishers: key_publishers, .. } = &p.item(lower::KEY_ID).unwrap().spec else {

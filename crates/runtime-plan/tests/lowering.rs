@@ -112,9 +112,13 @@ fn production_declares_every_item_of_the_example() {
             SecurityGroup,
             EcsService,
             ScalingTarget,
-            ScalingPolicy
+            ScalingPolicy,
+            // Every service's CPU and memory alarms, internal ones too.
+            MetricAlarm,
+            MetricAlarm
         ]
     );
+    assert_eq!(alarms_of(&p, Some("metabase")), ["service-cpu", "service-memory"]);
     assert_eq!(
         kinds_of(&p, Some("shop")),
         [
@@ -127,7 +131,9 @@ fn production_declares_every_item_of_the_example() {
             DnsRecord,
             SecurityGroup,
             EcsService,
-            // A public workload's four alarms.
+            // A public workload's four alarms, then its service's two.
+            MetricAlarm,
+            MetricAlarm,
             MetricAlarm,
             MetricAlarm,
             MetricAlarm,
@@ -136,11 +142,19 @@ fn production_declares_every_item_of_the_example() {
     );
     assert_eq!(
         alarms_of(&p, Some("shop")),
-        ["target-5xx", "unhealthy-targets", "target-latency", "running-tasks"]
+        [
+            "target-5xx",
+            "unhealthy-targets",
+            "target-latency",
+            "running-tasks",
+            "service-cpu",
+            "service-memory"
+        ]
     );
-    // Its deployment alarms: its own 5xx and unhealthy targets; an internal workload has none.
+    // Its deployment alarm: its own 5xx (unhealthy targets page only: a booting target is
+    // unhealthy to the ALB whatever the grace); an internal workload has none.
     let ItemSpec::EcsService(shop) = &p.item("shop_service").unwrap().spec else { panic!() };
-    assert_eq!(shop.deployment_alarms, ["shop_alarm-target-5xx", "shop_alarm-unhealthy-targets"]);
+    assert_eq!(shop.deployment_alarms, ["shop_alarm-target-5xx"]);
     let ItemSpec::EcsService(metabase) = &p.item("metabase_service").unwrap().spec else { panic!() };
     assert!(metabase.deployment_alarms.is_empty());
     // Every item belongs to a planned resource or workload, or to the environment.

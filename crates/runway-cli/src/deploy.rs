@@ -10,8 +10,8 @@
 //! quote). `--dry-run` passes through to the adapters, which then call only read APIs.
 //!
 //! Exit codes: 1 `ssm verify` found a missing or wrong parameter, or `secrets prepare` (or `ssm
-//! publish`) found a workload's registry credentials or own secrets unset in Infisical (after
-//! doing everything else), 2 usage (incl. a runway
+//! publish`) found a workload's registry credentials or own secrets, or an alerts endpoint, unset
+//! in Infisical (after doing everything else), 2 usage (incl. a runway
 //! without `secrets.infisical`, a missing stack output, missing Infisical credentials),
 //! 3 refused by a cost cap (before any call), 4 a remote call failed (what was done and what
 //! was not is printed; running the same command again finishes the job).
@@ -202,6 +202,9 @@ struct PrepareJson<'a> {
     registry_copies: &'a [ProxyCopyReport],
     /// The workloads' own secrets copied from Infisical to their SSM parameters.
     workload_secrets: &'a PublishReport,
+    /// The alerts topic's HTTPS endpoints copied from Infisical to SSM, when it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alert_endpoints: Option<&'a PublishReport>,
 }
 
 /// One proxy copy: the adapter's report, or (in a dry run, when the credential does not exist
@@ -350,10 +353,14 @@ fn secrets_prepare(
                 outln!("{:<9} {} (ssm, workload secret)", o.action.word(dry_run), o.name);
             }
         }
+        // What the alerts topic's HTTPS subscriptions read.
+        let (alerts, alerts_unset) =
+            crate::alerts::copy_alert_endpoints(&plan, (&client, &project), dry_run, format, out).await?;
         let mut unset: Vec<String> = registry_unset.into_iter().collect();
         if !people.unset.is_empty() {
             unset.push(crate::people::unset_message(&project, &people.unset));
         }
+        unset.extend(alerts_unset);
         if !unset.is_empty() {
             return Err(out.fail(EXIT_INVALID, unset.join("\n")));
         }
@@ -366,6 +373,7 @@ fn secrets_prepare(
                 ssm: &parameters,
                 registry_copies: &registry,
                 workload_secrets: &people.report,
+                alert_endpoints: alerts.as_ref(),
             };
             print_json(&json);
         }
@@ -668,7 +676,11 @@ fn ssm_publish(
         match (p.written_by, p.source, &p.infisical) {
             // People's, copied below: one still unset is named, not a failure.
             (ParameterWriter::SecretsPrepare, ParameterSource::WorkloadSecret, _) => {}
-            (ParameterWriter::SecretsPrepare, ParameterSource::Resource, Some(place)) => {
+            (
+                ParameterWriter::SecretsPrepare,
+                ParameterSource::Resource | ParameterSource::AlertEndpoint,
+                Some(place),
+            ) => {
                 places.insert((p.owner.to_string(), p.source_key()), place);
                 requests.push(ParameterRequest {
                     name: p.name.to_string(),
@@ -680,7 +692,7 @@ fn ssm_publish(
             // The program writes it from the resources' outputs; a copy here would race it.
             (ParameterWriter::Program, _, _) => program.push(p.name.as_str()),
             // The plan gives it no place in Infisical: nothing to copy it from.
-            (ParameterWriter::SecretsPrepare, ParameterSource::Resource, None) => {
+            (ParameterWriter::SecretsPrepare, ParameterSource::Resource | ParameterSource::AlertEndpoint, None) => {
                 skipped.push(p.name.as_str())
             }
         }

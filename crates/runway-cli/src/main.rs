@@ -19,6 +19,7 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::output::write_stdout(&format!("{}\n", format!($($arg)*))) };
 }
 
+mod alerts;
 mod args;
 mod check;
 mod deploy;

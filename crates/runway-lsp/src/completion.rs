@@ -253,6 +253,9 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["environments", _, "bootstrap"] => keys(Place::Bootstrap),
         ["environments", _, "usage"] => keys(Place::Usage),
         ["environments", _, "usage", "for", _] => keys(Place::UsageFor),
+        ["environments", _, "alarms"] => keys(Place::Alarms),
+        ["environments", _, "alarms", "for", _] => keys(Place::AlarmsFor),
+        ["environments", _, "alerts"] => keys(Place::Alerts),
         ["environments", _, "shared"] => keys(Place::Shared),
         ["resources", _] => keys(Place::Resource(kind)),
         ["resources", _, "deadLetter"] => keys(Place::DeadLetter),
@@ -408,5 +411,24 @@ mod tests {
         // A migrate takes its own entry point beside its command (issue 39).
         let migrate = Context { path: strings(&["workloads", "w", "migrate"]), key: None, item: false };
         assert_eq!(labels(candidates(&migrate, true, &words, None)), ["entryPoint", "command"]);
+    }
+
+    /// `alarms` completes its alarms' names (the schema's vocabulary) and `for`; one owner's
+    /// alarms under `for`, and `alerts` its `https`.
+    #[test]
+    fn alarms_and_alerts_complete_the_alarm_vocabulary() {
+        let labels = |path: &[&str]| {
+            let at = Context { path: strings(path), key: None, item: false };
+            candidates(&at, true, &Words::default(), None).into_iter().map(|c| c.label).collect::<Vec<_>>()
+        };
+        let alarms = labels(&["environments", "production", "alarms"]);
+        assert_eq!(alarms.first().map(String::as_str), Some("enabled"));
+        assert_eq!(alarms.last().map(String::as_str), Some("for"));
+        for name in runway_schema::AlarmName::NAMES {
+            assert!(alarms.iter().any(|a| a == name), "{name}");
+        }
+        let own = labels(&["environments", "production", "alarms", "for", "metabase"]);
+        assert_eq!(own, runway_schema::AlarmName::NAMES);
+        assert_eq!(labels(&["environments", "production", "alerts"]), ["https"]);
     }
 }

@@ -56,8 +56,9 @@ alarm_names! {
     DbFreeStorage = "db-free-storage", "percent", 1..=99;
     /// A database's freeable memory (`FreeableMemory`).
     DbFreeableMemory = "db-freeable-memory", "MiB", 1..=1_048_576;
-    /// A database's connections (`DatabaseConnections`).
-    DbConnections = "db-connections", "connections", 1..=100_000;
+    /// A database's connections (`DatabaseConnections`), in percent of its instance class's
+    /// `max_connections` (the catalogue's `maxConnections` of its size).
+    DbConnections = "db-connections", "percent of max_connections", 1..=100;
     /// An Aurora cluster's replica lag (`AuroraReplicaLag`), with more than one instance.
     DbReplicaLag = "db-replica-lag", "ms", 1..=3_600_000;
     /// An RDS Proxy's connection borrow latency (`DatabaseConnectionsBorrowLatency`).
@@ -72,12 +73,39 @@ alarm_names! {
     QueueAge = "queue-age", "seconds", 1..=1_209_600;
     /// Messages in a dead-letter queue (`ApproximateNumberOfMessagesVisible`).
     DeadLetters = "dead-letters", "messages", 0..=1_000_000_000;
+    /// A service's CPU, in percent of its tasks' (`AWS/ECS` `CPUUtilization`).
+    ServiceCpu = "service-cpu", "percent", 1..=100;
+    /// A service's memory, in percent of its tasks' (`AWS/ECS` `MemoryUtilization`).
+    ServiceMemory = "service-memory", "percent", 1..=100;
 }
 
 impl AlarmName {
     /// The alarm written `name`, if it is one.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|a| a.as_str() == name)
+    }
+
+    /// The kinds of owner `alarms.for.<name>` may set it for, as `usage.for` names them
+    /// (`workload`, `postgres rds`, `cache`, ...); empty for the environment's own (the ALB's).
+    pub fn owners(self) -> &'static [&'static str] {
+        const DB: &[&str] = &["postgres rds", "postgres aurora"];
+        match self {
+            AlarmName::AlbErrors => &[],
+            AlarmName::TargetErrors
+            | AlarmName::UnhealthyTargets
+            | AlarmName::TargetLatency
+            | AlarmName::RunningTasks
+            | AlarmName::ServiceCpu
+            | AlarmName::ServiceMemory => &["workload"],
+            AlarmName::DbCpu
+            | AlarmName::DbFreeableMemory
+            | AlarmName::DbConnections
+            | AlarmName::ProxyBorrowLatency => DB,
+            AlarmName::DbFreeStorage => &["postgres rds"],
+            AlarmName::DbReplicaLag => &["postgres aurora"],
+            AlarmName::CacheCpu | AlarmName::CacheMemory | AlarmName::CacheEvictions => &["cache"],
+            AlarmName::QueueAge | AlarmName::DeadLetters => &["queue"],
+        }
     }
 }
 
@@ -91,7 +119,7 @@ pub enum AlarmSetting {
     Threshold(u64),
 }
 
-/// `environments.<env>.alarms` as written.
+/// `environments.<env>.alarms` as written, and where they go (`environments.<env>.alerts`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Alarms {
@@ -100,6 +128,24 @@ pub struct Alarms {
     pub enabled: Option<bool>,
     /// Each alarm's setting as written, by name.
     pub settings: BTreeMap<AlarmName, AlarmSetting>,
+    /// `alarms.for.<name>`: one resource's or workload's own settings, over
+    /// [`Alarms::settings`].
+    pub overrides: BTreeMap<String, BTreeMap<AlarmName, AlarmSetting>>,
+    /// `alerts.https`: the names of the Infisical secrets holding the HTTPS endpoints (a
+    /// pager's integration URL) the alerts topic also notifies, in the order written.
+    pub https: Vec<String>,
+}
+
+impl Alarms {
+    /// The setting of `alarm` for `owner` (`None`: the environment's): the owner's own, else
+    /// the environment's, else `None` (the planner's default).
+    pub fn setting(&self, owner: Option<&str>, alarm: AlarmName) -> Option<AlarmSetting> {
+        owner
+            .and_then(|o| self.overrides.get(o))
+            .and_then(|s| s.get(&alarm))
+            .or_else(|| self.settings.get(&alarm))
+            .copied()
+    }
 }
 
 #[cfg(test)]

@@ -136,6 +136,8 @@ struct EnvironmentFile {
     /// The postgres bootstrap tasks of the environment (the one-off tasks that make each
     /// database's login roles).
     bootstrap: Option<BootstrapFile>,
+    /// Where the alerts topic sends besides the `alertEmails` stack input.
+    alerts: Option<AlertsFile>,
 }
 
 /// `environments.<env>.bootstrap`.
@@ -150,7 +152,20 @@ struct BootstrapFile {
     image: Option<String>,
 }
 
-/// `environments.<env>.alarms`: `enabled`, and each alarm's threshold in its unit or `off`.
+/// `environments.<env>.alerts`.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = Keys(keys::ALERTS))]
+struct AlertsFile {
+    /// Names of Infisical secrets, in the environment's `_alerts` folder, each holding an HTTPS
+    /// endpoint the alerts topic notifies (a PagerDuty or Opsgenie integration URL); `runway
+    /// secrets prepare` copies each to an SSM SecureString the program reads.
+    #[schemars(extend("uniqueItems" = true), inner(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*$")))]
+    https: Option<Vec<String>>,
+}
+
+/// `environments.<env>.alarms`: `enabled`, each alarm's threshold in its unit or `off`, and
+/// one resource's or workload's own (`for`).
 #[derive(JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(transform = Keys(keys::ALARMS))]
@@ -158,21 +173,41 @@ struct AlarmsFile {
     /// Declare the alarms, the alerts topic and the deployment-failure rule (default: `true`
     /// in `production`, `false` elsewhere).
     enabled: Option<bool>,
+    #[serde(flatten)]
+    thresholds: AlarmThresholdsFile,
+    /// One resource's or workload's thresholds, over the environment's.
+    #[serde(rename = "for")]
+    for_: Option<IndexMap<String, AlarmsForFile>>,
+}
+
+/// `environments.<env>.alarms.for.<name>`: the alarms of one resource or workload.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(transform = Keys(keys::ALARMS_FOR))]
+struct AlarmsForFile {
+    #[serde(flatten)]
+    thresholds: AlarmThresholdsFile,
+}
+
+/// Each alarm's threshold in its unit, or `off`.
+#[derive(JsonSchema)]
+struct AlarmThresholdsFile {
     /// The ALB's own 5xx responses a minute, 3 minutes running (default 10).
     #[serde(rename = "alb-5xx")]
     alb_5xx: Option<AlarmFile<0, 1_000_000>>,
-    /// A public workload's 5xx responses a minute, 3 minutes running (default 10); rolls a
-    /// release back.
+    /// A public workload's 5xx responses a minute, 3 minutes running or longer than its
+    /// `health.grace` (default 10); rolls a release back.
     #[serde(rename = "target-5xx")]
     target_5xx: Option<AlarmFile<0, 1_000_000>>,
-    /// A public workload's unhealthy targets, 3 minutes running (default 0: any); rolls a
-    /// release back.
+    /// A public workload's unhealthy targets, 3 minutes running or longer than its
+    /// `health.grace` (default 0: any); pages, does not roll back.
     #[serde(rename = "unhealthy-targets")]
     unhealthy_targets: Option<AlarmFile<0, 1_000>>,
     /// A public workload's p95 response time in ms, 5 minutes running (default 2000).
     #[serde(rename = "target-latency")]
     target_latency: Option<AlarmFile<1, 600_000>>,
-    /// Fewer healthy targets than this for 5 minutes (default: the workload's `scale.min`).
+    /// Fewer healthy targets than this for 5 minutes or longer than `health.grace` (default:
+    /// the workload's `scale.min`).
     #[serde(rename = "running-tasks")]
     running_tasks: Option<AlarmFile<1, 1_000>>,
     /// A database's CPU in percent, 15 minutes running (default 80).
@@ -184,9 +219,10 @@ struct AlarmsFile {
     /// A database's freeable memory in MiB, 15 minutes running (default 256).
     #[serde(rename = "db-freeable-memory")]
     db_freeable_memory: Option<AlarmFile<1, 1_048_576>>,
-    /// A database's connections, 15 minutes running (default 80).
+    /// A database's connections in percent of its instance class's `max_connections`, 15
+    /// minutes running (default 80).
     #[serde(rename = "db-connections")]
-    db_connections: Option<AlarmFile<1, 100_000>>,
+    db_connections: Option<AlarmFile<1, 100>>,
     /// An Aurora cluster's replica lag in ms, 5 minutes running (default 2000).
     #[serde(rename = "db-replica-lag")]
     db_replica_lag: Option<AlarmFile<1, 3_600_000>>,
@@ -208,6 +244,12 @@ struct AlarmsFile {
     /// Messages in a dead-letter queue (default 0: any).
     #[serde(rename = "dead-letters")]
     dead_letters: Option<AlarmFile<0, 1_000_000_000>>,
+    /// A service's CPU in percent of its tasks', 15 minutes running (default 80).
+    #[serde(rename = "service-cpu")]
+    service_cpu: Option<AlarmFile<1, 100>>,
+    /// A service's memory in percent of its tasks', 15 minutes running (default 80).
+    #[serde(rename = "service-memory")]
+    service_memory: Option<AlarmFile<1, 100>>,
 }
 
 /// One alarm: a threshold in its unit, or `off` (`false`) to declare none.
@@ -674,6 +716,8 @@ mod tests {
             ("LimitsFile", keys::LIMITS),
             ("LogsFile", keys::LOGS),
             ("AlarmsFile", keys::ALARMS),
+            ("AlarmsForFile", keys::ALARMS_FOR),
+            ("AlertsFile", keys::ALERTS),
             ("NetworkFile", keys::NETWORK),
             ("BootstrapFile", keys::BOOTSTRAP),
             ("UsageFile", keys::USAGE),

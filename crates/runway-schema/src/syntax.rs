@@ -151,6 +151,12 @@ pub enum Place {
     Usage,
     /// `environments.<env>.usage.for.<name>`.
     UsageFor,
+    /// `environments.<env>.alarms`.
+    Alarms,
+    /// `environments.<env>.alarms.for.<name>`.
+    AlarmsFor,
+    /// `environments.<env>.alerts`.
+    Alerts,
     /// `environments.<env>.shared`.
     Shared,
     /// `resources.<name>` of a kind (`postgres`, ...), or of any kind for `None` or an unknown
@@ -189,6 +195,9 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Bootstrap => &[keys::BOOTSTRAP],
         Place::Usage => &[keys::USAGE],
         Place::UsageFor => &[keys::USAGE_FOR],
+        Place::Alarms => &[keys::ALARMS],
+        Place::AlarmsFor => &[keys::ALARMS_FOR],
+        Place::Alerts => &[keys::ALERTS],
         Place::Shared => &[keys::SHARED],
         Place::Resource(name) => {
             // One kind's keys, or every kind's while `kind:` is unknown.

@@ -1,10 +1,12 @@
 //! The environment's alarms, last before the budget: they watch the items already planned.
 //! An environment with alarms (`alarms.enabled`, by default `production` only) gets an alerts
-//! topic, one CloudWatch alarm per watched thing and alarm name (thresholds from
-//! `environments.<env>.alarms`, else [`alarm_metric`]'s default; `off` drops one), an
-//! EventBridge rule sending the cluster's ECS deployment failures to the topic, and each public
-//! service's deployment alarms (its `target-5xx` and `unhealthy-targets`: a release that fires
-//! them is rolled back). docs/planning.md, "Alarms".
+//! topic (notifying the HTTPS endpoints of `alerts.https` too), one CloudWatch alarm per
+//! watched thing and alarm name (thresholds from `alarms.for.<owner>`, else
+//! `environments.<env>.alarms`, else [`alarm_metric`]'s default, sized by the catalogue where it
+//! is a share; `off` drops one), an EventBridge rule sending the cluster's ECS deployment
+//! failures to the topic, and each public service's deployment alarm (its `target-5xx`, over a
+//! window longer than its `health.grace`: a release that fires it is rolled back).
+//! docs/planning.md, "Alarms".
 
 use std::collections::BTreeMap;
 
@@ -19,12 +21,14 @@ use runway_schema::Money;
 use crate::plan::{
     ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, AlertPublisher,
     DimensionValue, ECS_ALERT_EVENTS, ItemKind, ItemSpec, PlannedItem, PlannedResource, PlannedWorkload,
-    alarm_metric,
+    alarm_metric, periods_past_grace,
 };
 use crate::pricing::Priceable;
 
 /// Bytes of a GiB (RDS storage is allocated in GiB).
 const GIB: f64 = 1_073_741_824.0;
+/// PostgreSQL's own default `max_connections`, for a catalogue size that gives none.
+const POSTGRES_DEFAULT_MAX_CONNECTIONS: u32 = 100;
 
 /// What one planned item gets alarms for: the alarms, their owner and dimensions.
 struct Watch {
@@ -39,8 +43,21 @@ struct Watch {
     node: Option<u32>,
     /// GiB of an RDS instance's storage (`db-free-storage`).
     storage_gb: u32,
-    /// The service's running minimum and its position (`running-tasks`, deployment alarms).
-    service: Option<(usize, u32)>,
+    /// The instance class's `max_connections` (`db-connections`).
+    max_connections: Option<u32>,
+    /// The public service behind a target group (`running-tasks`, deployment alarms).
+    service: Option<Served>,
+}
+
+/// The public service behind a target group.
+#[derive(Clone, Copy)]
+struct Served {
+    /// Its position in the plan.
+    at: usize,
+    /// Its running minimum (`scale.min`).
+    min: u32,
+    /// Seconds of its `health.grace`: an alarm that judges its tasks outlasts it.
+    grace: u32,
 }
 
 /// Who publishes to the environment's alerts topic, when it will have one (alarms enabled, and
@@ -73,7 +90,10 @@ pub(super) fn lower(cx: &mut Cx) {
     let topic = cx.named(ItemKind::AlertTopic, cx.base("alerts"));
     // Encrypted with the environment's key, whose policy lets the publishers use it.
     let key = cx.items.iter().find(|i| i.kind == ItemKind::KmsKey).map(|i| i.id.clone());
-    let spec = ItemSpec::AlertTopic { publishers, kms_key: key.clone() };
+    let https = (cx.env.alarms.https.iter().enumerate())
+        .map(|(i, name)| cx.secrets.alert_parameter(i, name, ALERTS_TOPIC_ID))
+        .collect();
+    let spec = ItemSpec::AlertTopic { publishers, kms_key: key.clone(), https };
     let item = NewItem::new(ALERTS_TOPIC_ID.into(), topic, None, spec);
     let topic_id = cx.push(item.depends_on(key.into_iter().collect()));
     for watch in watches {
@@ -87,27 +107,33 @@ pub(super) fn lower(cx: &mut Cx) {
     }
 }
 
-/// The alarms of one watched item, each unless `off`; a public service's deployment alarms.
+/// The alarms of one watched item, each unless `off`; a public service's deployment alarm.
 fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
     let mut deployment = Vec::new();
     for &alarm in watch.alarms {
         let metric = alarm_metric(alarm);
-        let threshold = match cx.env.alarms.settings.get(&alarm) {
+        let threshold = match cx.env.alarms.setting(watch.owner.as_deref(), alarm) {
             Some(AlarmSetting::Off) => continue,
-            Some(AlarmSetting::Threshold(t)) => *t,
+            Some(AlarmSetting::Threshold(t)) => t,
             None => match (metric.default_threshold, watch.service) {
                 (Some(t), _) => t,
-                (None, Some((_, min))) if min > 0 => u64::from(min),
+                (None, Some(s)) if s.min > 0 => u64::from(s.min),
                 (None, _) => continue,
             },
         };
-        // Free storage is written in percent of the instance's storage, watched in bytes.
-        #[allow(clippy::cast_precision_loss)] // reason: thresholds are far below 2^52
-        let metric_threshold = if alarm == AlarmName::DbFreeStorage {
-            threshold as f64 / 100.0 * f64::from(watch.storage_gb) * GIB
-        } else {
-            threshold as f64 * metric.unit_value
+        let metric_threshold = metric_threshold(alarm, threshold, &watch);
+        // What judges a public service's tasks waits out their grace: a run of breaching
+        // periods longer than it (docs/planning.md, "Alarms a release boots through").
+        let judges_tasks =
+            matches!(alarm, AlarmName::TargetErrors | AlarmName::UnhealthyTargets | AlarmName::RunningTasks);
+        let periods = match watch.service {
+            Some(s) if judges_tasks => {
+                periods_past_grace(metric.evaluation_periods, metric.period_seconds, s.grace)
+            }
+            Some(_) | None => metric.evaluation_periods,
         };
+        let datapoints =
+            if periods == metric.evaluation_periods { metric.datapoints_to_alarm } else { periods };
         let suffix = match watch.node {
             Some(n) => format_compact!("{}-{n}", alarm.as_str()),
             None => alarm.as_str().into(),
@@ -120,19 +146,58 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
             threshold,
             metric_threshold,
             dimensions: watch.dimensions.clone(),
+            evaluation_periods: periods,
+            datapoints_to_alarm: datapoints,
         };
-        let item = NewItem::new(id, name, watch.owner.as_deref(), spec)
-            .depends_on(vec![watch.item.clone(), topic.into()])
-            .priced(Priceable::Alarm);
+        let mut after = vec![watch.item.clone(), topic.into()];
+        // Declared with its service: excluded with it from a first deploy's first `up`, when
+        // no task can be healthy yet (docs/pipeline.md).
+        if alarm == AlarmName::RunningTasks
+            && let Some(s) = watch.service
+        {
+            after.push(cx.items[s.at].id.clone());
+        }
+        let item =
+            NewItem::new(id, name, watch.owner.as_deref(), spec).depends_on(after).priced(Priceable::Alarm);
         let id = cx.push(item);
-        if matches!(alarm, AlarmName::TargetErrors | AlarmName::UnhealthyTargets) {
+        if alarm == AlarmName::TargetErrors {
             deployment.push(id);
         }
     }
-    if let Some((at, _)) = watch.service
-        && let ItemSpec::EcsService(service) = &mut cx.items[at].spec
+    if let Some(s) = watch.service
+        && let ItemSpec::EcsService(service) = &mut cx.items[s.at].spec
     {
         service.deployment_alarms.extend(deployment);
+    }
+}
+
+/// An alarm's threshold in its metric's unit: a share written in percent, watched in bytes of
+/// the instance's storage or in connections of its class's `max_connections`; otherwise the
+/// file's unit times the metric's.
+#[allow(clippy::cast_precision_loss)] // reason: thresholds are far below 2^52
+fn metric_threshold(alarm: AlarmName, threshold: u64, watch: &Watch) -> f64 {
+    let share = threshold as f64 / 100.0;
+    match alarm {
+        AlarmName::DbFreeStorage => share * f64::from(watch.storage_gb) * GIB,
+        AlarmName::DbConnections => {
+            (share * f64::from(watch.max_connections.unwrap_or(POSTGRES_DEFAULT_MAX_CONNECTIONS))).floor()
+        }
+        AlarmName::AlbErrors
+        | AlarmName::TargetErrors
+        | AlarmName::UnhealthyTargets
+        | AlarmName::TargetLatency
+        | AlarmName::RunningTasks
+        | AlarmName::DbCpu
+        | AlarmName::DbFreeableMemory
+        | AlarmName::DbReplicaLag
+        | AlarmName::ProxyBorrowLatency
+        | AlarmName::CacheCpu
+        | AlarmName::CacheMemory
+        | AlarmName::CacheEvictions
+        | AlarmName::QueueAge
+        | AlarmName::DeadLetters
+        | AlarmName::ServiceCpu
+        | AlarmName::ServiceMemory => threshold as f64 * alarm_metric(alarm).unit_value,
     }
 }
 
@@ -148,11 +213,12 @@ fn watches(cx: &Cx) -> Vec<Watch> {
         value: DimensionValue::Output { item: item.into(), attribute: "arnSuffix" },
     };
     let alb = cx.items.iter().find(|i| i.kind == ItemKind::Alb).map(|i| i.id.clone());
-    // Each public service by its target group: its position and running minimum.
-    let services: BTreeMap<&str, (usize, u32)> = (cx.items.iter().enumerate())
+    // Each public service by its target group.
+    let services: BTreeMap<&str, Served> = (cx.items.iter().enumerate())
         .filter_map(|(at, i)| {
             let ItemSpec::EcsService(s) = &i.spec else { return None };
-            Some((s.target_group.as_deref()?, (at, s.desired_count)))
+            let grace = s.health_check_grace_period_seconds.unwrap_or(0);
+            Some((s.target_group.as_deref()?, Served { at, min: s.desired_count, grace }))
         })
         .collect();
     let mut out = Vec::new();
@@ -168,6 +234,7 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             dimensions,
             node: None,
             storage_gb: 0,
+            max_connections: None,
             service: None,
         };
         let name = item.physical_name.as_str();
@@ -183,11 +250,13 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             ItemSpec::RdsInstance(db) => {
                 let alarms = &[DbCpu, DbFreeStorage, DbFreeableMemory, DbConnections];
                 let dimensions = vec![text("DBInstanceIdentifier", name)];
-                out.push(Watch { storage_gb: db.size.storage_gb, ..watch(alarms, dimensions) });
+                let (storage_gb, max_connections) = (db.size.storage_gb, db.size.max_connections);
+                out.push(Watch { storage_gb, max_connections, ..watch(alarms, dimensions) });
             }
             ItemSpec::AuroraCluster(db) => {
                 let role = |role| vec![text("DBClusterIdentifier", name), text("Role", role)];
-                out.push(watch(&[DbCpu, DbFreeableMemory, DbConnections], role("WRITER")));
+                let writer = watch(&[DbCpu, DbFreeableMemory, DbConnections], role("WRITER"));
+                out.push(Watch { max_connections: db.size.max_connections, ..writer });
                 if db.size.instances > 1 {
                     out.push(watch(&[DbReplicaLag], role("READER")));
                 }
@@ -204,6 +273,16 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             ItemSpec::SqsQueue { .. } => out.push(watch(&[QueueAge], vec![text("QueueName", name)])),
             ItemSpec::SqsDeadLetterQueue { .. } => {
                 out.push(watch(&[DeadLetters], vec![text("QueueName", name)]));
+            }
+            // Every service, internal ones too: ECS's own service-level metrics.
+            ItemSpec::EcsService(service) => {
+                let Some(cluster) = cx.items.iter().find(|i| i.id == service.cluster) else { continue };
+                let cluster = text("ClusterName", &cluster.physical_name);
+                let by_name = AlarmDimension {
+                    name: "ServiceName",
+                    value: DimensionValue::Output { item: item.id.clone(), attribute: "name" },
+                };
+                out.push(watch(&[ServiceCpu, ServiceMemory], vec![cluster, by_name]));
             }
             ItemSpec::EcsCluster {}
             | ItemSpec::TaskExecutionRole { .. }
@@ -222,7 +301,6 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             | ItemSpec::SnsTopic { .. }
             | ItemSpec::S3Bucket { .. }
             | ItemSpec::TaskDefinition(_)
-            | ItemSpec::EcsService(_)
             | ItemSpec::CloudMapService { .. }
             | ItemSpec::AlbListenerRule { .. }
             | ItemSpec::ScalingTarget { .. }

@@ -344,7 +344,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
     // task role when it uses a queue, topic or bucket; its discovery service (internal) or
     // target group, listener rule and DNS record (public); a scaling target and policy when it
     // scales in this environment; a registry secret when its credentials are in Infisical; the
-    // task definition of its `migrate`.
+    // task definition of its `migrate`; with alarms, its service's CPU and memory alarms.
     let workloads: usize = product
         .root
         .workloads
@@ -356,6 +356,7 @@ fn expected_items(product: &Product, env: &str) -> usize {
                 + if w.expose == Expose::Public { 3 + 4 * usize::from(alarms) } else { 1 }
                 + if scale.max > scale.min { 2 } else { 0 }
                 + usize::from(w.migrate.is_some())
+                + 2 * usize::from(alarms)
         })
         .sum();
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379);

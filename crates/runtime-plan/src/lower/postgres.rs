@@ -372,5 +372,6 @@ fn empty_postgres() -> PostgresSize {
         max_storage_gb: None,
         multi_az: false,
         vcpu: 0,
+        max_connections: None,
     }
 }

@@ -13,6 +13,9 @@ use crate::plan::{
     ParameterSource, ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
 };
 
+/// The owner of the alerts topic's endpoints' parameters and their Infisical folder's name.
+pub const ALERTS_OWNER: &str = "_alerts";
+
 /// The secrets layout of one environment, filled while it is lowered.
 pub(super) struct Layout {
     infisical_project: Option<CompactString>,
@@ -359,6 +362,30 @@ impl Layout {
         self.folder_template.replace("{resource}", workload).into()
     }
 
+    /// The SSM parameter of the alerts topic's HTTPS endpoint `name` (at position `index` of
+    /// `alerts.https`), read by item `by`: `<prefix>/_alerts/<NAME>`, copied by `secrets
+    /// prepare` from the Infisical folder of [`ALERTS_OWNER`] (`_` keeps both apart from every
+    /// resource's and workload's, whose names have none).
+    pub(super) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> CompactString {
+        let param = self.ssm_name(ALERTS_OWNER, name);
+        let folder: CompactString = self.folder_template.replace("{resource}", ALERTS_OWNER).into();
+        let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
+        let kms_key = &self.kms_key;
+        self.ssm.reference(Key::Alert(index), by, || SsmParameter {
+            name: param.clone(),
+            variable: name.into(),
+            source: ParameterSource::AlertEndpoint,
+            written_by: ParameterWriter::SecretsPrepare,
+            owner: ALERTS_OWNER.into(),
+            consumer: None,
+            infisical: Some(place),
+            referenced_by: vec![],
+            r#type: "SecureString".into(),
+            kms_key: kms_key.clone(),
+        });
+        param
+    }
+
     /// The finished layout: a resource variable's parameter is written by `secrets prepare`
     /// when the variable is a generated credential, by the program otherwise (a connection
     /// variable: the program knows every part of its value once the resources exist).
@@ -391,6 +418,8 @@ impl Layout {
 enum Key {
     Resource(usize, usize),
     Workload(usize, usize),
+    /// An HTTPS endpoint of the alerts topic, by its position in `alerts.https`.
+    Alert(usize),
     /// A consumer's own login of a postgres resource: (resource, consumer, variable), the
     /// consumer by its position among the consumers (workloads first, so a workload's is its
     /// position among the workloads).

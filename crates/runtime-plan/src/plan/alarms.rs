@@ -164,13 +164,17 @@ pub fn alarm_metric(alarm: AlarmName) -> AlarmMetric {
         AlarmName::TargetErrors => {
             m((ELB, "HTTPCode_Target_5XX_Count", "Sum"), GT, (60, 3, 3), NB, Some(10), 1.0, "5xx responses")
         }
+        // Pages only: the ALB counts a booting target unhealthy after `unhealthyThreshold` x
+        // `interval` whatever the grace says, so it is no deployment alarm (docs/planning.md).
         AlarmName::UnhealthyTargets => {
             m((ELB, "UnHealthyHostCount", "Maximum"), GT, (60, 3, 3), NB, Some(0), 1.0, "unhealthy targets")
         }
         AlarmName::TargetLatency => {
             m((ELB, "TargetResponseTime", "p95"), GT, (60, 5, 5), NB, Some(2_000), 0.001, "p95 response time")
         }
-        // No data: no healthy target is registered.
+        // No data: no healthy target is registered. Declared with its service (it depends on
+        // it), so the first `up` of a first deploy, which excludes the services and their
+        // dependents, does not declare it before any task could run.
         AlarmName::RunningTasks => m(
             (ELB, "HealthyHostCount", "Minimum"),
             LT,
@@ -195,6 +199,7 @@ pub fn alarm_metric(alarm: AlarmName) -> AlarmMetric {
             MIB,
             "freeable memory",
         ),
+        // Percent of the class's `max_connections` (the catalogue's), watched in connections.
         AlarmName::DbConnections => m(
             ("AWS/RDS", "DatabaseConnections", "Maximum"),
             GT,
@@ -255,7 +260,28 @@ pub fn alarm_metric(alarm: AlarmName) -> AlarmMetric {
             1.0,
             "messages in the dead-letter queue",
         ),
+        // The service-level metrics ECS publishes without Container Insights; none while the
+        // service runs no task.
+        AlarmName::ServiceCpu => {
+            m(("AWS/ECS", "CPUUtilization", "Average"), GT, (300, 3, 3), NB, Some(80), 1.0, "CPU")
+        }
+        AlarmName::ServiceMemory => {
+            m(("AWS/ECS", "MemoryUtilization", "Maximum"), GT, (300, 3, 3), NB, Some(80), 1.0, "memory")
+        }
     }
+}
+
+/// The longest window CloudWatch evaluates for a period under an hour: `Period` x
+/// `EvaluationPeriods` at most one day (`PutMetricAlarm`).
+pub const MAX_ALARM_WINDOW_SECONDS: u32 = 86_400;
+
+/// Periods (each `period_seconds` long) an alarm that judges a task's health needs, all
+/// breaching, so that it cannot fire within a `grace_seconds` grace: the default, or one more
+/// than the grace's whole periods; at most [`MAX_ALARM_WINDOW_SECONDS`] (a grace is at most an
+/// hour).
+pub fn periods_past_grace(default: u32, period_seconds: u32, grace_seconds: u32) -> u32 {
+    let past = grace_seconds / period_seconds.max(1) + 1;
+    default.max(past).min(MAX_ALARM_WINDOW_SECONDS / period_seconds.max(1))
 }
 
 /// One dimension of an alarm's metric: its name and where its value comes from.

@@ -395,6 +395,11 @@ pub enum ItemSpec {
         /// key; `None` (not encrypted) when the environment names a key of its own
         /// (`secrets.ssm.kmsKey`), whose policy runway does not write.
         kms_key: Option<CompactString>,
+        /// The SSM SecureString parameters holding the HTTPS endpoints it also notifies
+        /// (`alerts.https`; `secrets prepare` copies each from Infisical), in the order written;
+        /// each value is a secret (a pager's URL carries its key) and never in the plan.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        https: Vec<CompactString>,
     },
     /// CloudWatch metric alarm notifying the alerts topic when it fires and when it recovers.
     /// What it watches and how: [`alarm_metric`](super::alarm_metric) of `alarm`.
@@ -406,10 +411,15 @@ pub enum ItemSpec {
         node: Option<u32>,
         /// The threshold in the file's unit (`environments.<env>.alarms`, else the default).
         threshold: u64,
-        /// The threshold in the metric's unit (bytes, seconds, microseconds).
+        /// The threshold in the metric's unit (bytes, seconds, microseconds, connections).
         metric_threshold: f64,
         /// The metric's dimensions.
         dimensions: Vec<super::AlarmDimension>,
+        /// Periods evaluated: the metric's, or more for an alarm on a public service's target
+        /// group that must outlast the service's `health.grace`.
+        evaluation_periods: u32,
+        /// How many of them must breach (as many: a run of breaching periods).
+        datapoints_to_alarm: u32,
     },
     /// EventBridge rule on the default bus: the cluster's ECS events in
     /// [`ECS_ALERT_EVENTS`](super::ECS_ALERT_EVENTS) go to the alerts topic.

@@ -126,6 +126,8 @@ pub enum ParameterSource {
     /// A workload's own secret: people set it in Infisical, in the workload's folder, and
     /// `runway secrets prepare` (then `runway ssm publish`) copies it.
     WorkloadSecret,
+    /// An HTTPS endpoint of the alerts topic (`alerts.https`), set by people in Infisical.
+    AlertEndpoint,
 }
 
 /// Who writes an SSM parameter, and so when it exists: every parameter a task reads must exist
@@ -134,9 +136,10 @@ pub enum ParameterSource {
 #[serde(rename_all = "kebab-case")]
 pub enum ParameterWriter {
     /// `runway secrets prepare`, before `pulumi up`, copying from Infisical: a generated
-    /// credential, or a workload's own secret people set there ([`ParameterSource::WorkloadSecret`];
-    /// unset, `prepare` stops with exit 1 naming its place). `runway ssm publish` copies it again
-    /// after a change in Infisical.
+    /// credential, a workload's own secret people set there ([`ParameterSource::WorkloadSecret`]),
+    /// or an alerts endpoint ([`ParameterSource::AlertEndpoint`]); unset, a person's value stops
+    /// `prepare` with exit 1 naming its place. `runway ssm publish` copies it again after a
+    /// change in Infisical.
     SecretsPrepare,
     /// The emitted program, from the resources' outputs, before the services that read it: a
     /// connection variable (a stack output, a value the plan knows, or a template composed with

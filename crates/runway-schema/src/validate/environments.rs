@@ -91,7 +91,11 @@ pub(super) fn environment(
         let word = cx.one_of(a, &join(path, "applyChanges"), "`applyChanges`", ApplyChanges::NAMES)?;
         ApplyChanges::from_name(word)
     });
-    let alarms = f.get("alarms").map_or_else(Alarms::default, |a| alarms(cx, a, &join(path, "alarms")));
+    let mut alarms =
+        f.get("alarms").map_or_else(Alarms::default, |a| alarms(cx, a, &join(path, "alarms"), usage_for));
+    if let Some(a) = f.get("alerts") {
+        alarms.https = alerts(cx, a, &join(path, "alerts"));
+    }
     let bootstrap =
         f.get("bootstrap").map_or_else(Bootstrap::default, |b| bootstrap(cx, b, &join(path, "bootstrap")));
     Some(Environment {
@@ -119,9 +123,10 @@ fn bootstrap(cx: &mut Cx<'_>, node: &Node, path: &str) -> Bootstrap {
     Bootstrap { at: image.is_some().then(|| cx.loc(n)), image }
 }
 
-/// `alarms`: `enabled` (true or false), and each alarm's threshold (a whole number in its
-/// unit, within its range) or `off` (`false`).
-fn alarms(cx: &mut Cx<'_>, node: &Node, path: &str) -> Alarms {
+/// `alarms`: `enabled` (true or false), each alarm's threshold (a whole number in its unit,
+/// within its range) or `off` (`false`), and `for` one resource or workload (its names checked
+/// with `usage.for`'s, once the root's are known: [`check_usage_for`]).
+fn alarms(cx: &mut Cx<'_>, node: &Node, path: &str, owners: &mut Vec<UsageFor>) -> Alarms {
     let mut out = Alarms::default();
     let Some(f) = cx.fields(node, path, "`alarms`", keys::ALARMS) else { return out };
     for (key, _, value) in &f.entries {
@@ -133,6 +138,61 @@ fn alarms(cx: &mut Cx<'_>, node: &Node, path: &str) -> Alarms {
         let Some(name) = AlarmName::from_name(key) else { continue };
         if let Some(setting) = alarm_setting(cx, value, &vp, name) {
             out.settings.insert(name, setting);
+        }
+    }
+    let Some(for_node) = f.get("for") else { return out };
+    let fp = join(path, "for");
+    for (owner, key_node, v) in cx.named_map(for_node, &fp, "`alarms.for`") {
+        let op = join(&fp, owner);
+        let what = format!("the alarms of `{owner}`");
+        let Some(of) = cx.fields(v, &op, &what, keys::ALARMS_FOR) else { continue };
+        let mut settings = std::collections::BTreeMap::new();
+        let mut written = Vec::new();
+        for (key, k_node, value) in &of.entries {
+            let Some(name) = AlarmName::from_name(key) else { continue };
+            written.push((name.as_str(), name.owners(), (*k_node).clone()));
+            if let Some(setting) = alarm_setting(cx, value, &join(&op, key), name) {
+                settings.insert(name, setting);
+            }
+        }
+        let section = "alarms.for";
+        owners.push(UsageFor {
+            path: op,
+            owner: owner.to_owned(),
+            at: key_node.clone(),
+            keys: written,
+            section,
+        });
+        out.overrides.insert(owner.to_owned(), settings);
+    }
+    out
+}
+
+/// `alerts`: `https`, the names of Infisical secrets (in the environment's alerts folder)
+/// holding the HTTPS endpoints the alerts topic notifies, each once.
+fn alerts(cx: &mut Cx<'_>, node: &Node, path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(f) = cx.fields(node, path, "`alerts`", keys::ALERTS) else { return out };
+    let Some(list) = f.get("https") else { return out };
+    let lp = join(path, "https");
+    for (i, item) in cx.list(list, &lp, "`https`").unwrap_or_default().iter().enumerate() {
+        let p = crate::read::index(&lp, i);
+        let Some(name) = cx.string(item, &p, "an Infisical secret name") else { continue };
+        if name.starts_with("https://") || name.starts_with("http://") {
+            // A URL written here would land in the repository and the plan: it carries a key.
+            let help = "set the URL as a secret in Infisical (the environment's `_alerts` folder) and \
+                        write its name here, e.g. `https: [PAGERDUTY_URL]`";
+            let message = "`alerts.https` names Infisical secrets, not URLs (a pager's URL carries its key)";
+            cx.invalid(item, &p, message.to_owned(), Some(help.to_owned()));
+        } else if !super::resources::is_variable_name(&name) {
+            let help = "use letters, digits and `_`, not starting with a digit".to_owned();
+            cx.invalid(item, &p, format!("{} is not a secret name", quote(&name)), Some(help));
+        } else if out.contains(&name) {
+            let help = Some("remove one of the two".to_owned());
+            let message = format!("{} is listed twice", quote(&name));
+            cx.error(crate::diagnostic::Code::DuplicateName, item, &p, message, help);
+        } else {
+            out.push(name);
         }
     }
     out
@@ -173,8 +233,9 @@ fn alarm_setting(cx: &mut Cx<'_>, node: &Node, path: &str, name: AlarmName) -> O
     None
 }
 
-/// One `usage.for.<name>` of an environment, checked once the resources and workloads are
-/// known (`check_usage_for`): the name and each key, where they are written.
+/// One `usage.for.<name>` or `alarms.for.<name>` of an environment, checked once the
+/// resources and workloads are known (`check_usage_for`): the name and each key, where they are
+/// written.
 pub(crate) struct UsageFor {
     /// `environments.<env>.usage.for.<name>`.
     pub path: String,
@@ -182,8 +243,11 @@ pub(crate) struct UsageFor {
     pub owner: String,
     /// The name's key node.
     pub at: Node,
-    /// Each key written, with its node.
-    pub keys: Vec<(UsageKey, Node)>,
+    /// Each key written that applies to owners of some kinds: its name, those kinds (none: the
+    /// environment's only) and its node.
+    pub keys: Vec<(&'static str, &'static [&'static str], Node)>,
+    /// `usage.for` or `alarms.for`.
+    pub section: &'static str,
 }
 
 /// The largest amount a usage key takes (a billion GB or million requests a month): past it, a
@@ -211,12 +275,21 @@ fn usage(cx: &mut Cx<'_>, node: &Node, path: &str, usage_for: &mut Vec<UsageFor>
         let mut written = Vec::new();
         for (key, k_node, value) in &of.entries {
             let Some(k) = UsageKey::from_name(key) else { continue };
-            written.push((k, (*k_node).clone()));
+            if let UsageScope::Owners(kinds) = k.scope() {
+                written.push((k.as_str(), kinds, (*k_node).clone()));
+            }
             if let Some(amount) = usage_amount(cx, value, &join(&op, key), k) {
                 amounts.insert(k, amount);
             }
         }
-        usage_for.push(UsageFor { path: op, owner: owner.to_owned(), at: key_node.clone(), keys: written });
+        let section = "usage.for";
+        usage_for.push(UsageFor {
+            path: op,
+            owner: owner.to_owned(),
+            at: key_node.clone(),
+            keys: written,
+            section,
+        });
         out.overrides.insert(owner.to_owned(), amounts);
     }
     out
@@ -302,21 +375,25 @@ pub(crate) fn check_usage_for(
                 crate::diagnostic::Code::UnknownResource,
                 &u.at,
                 &u.path,
-                format!("`usage.for` names {}, which is no resource or workload", quote(&u.owner)),
+                format!("`{}` names {}, which is no resource or workload", u.section, quote(&u.owner)),
                 Some(help),
             );
             continue;
         };
-        for (key, node) in &u.keys {
-            let UsageScope::Owners(kinds) = key.scope() else { continue };
+        for (key, kinds, node) in &u.keys {
             if kinds.contains(&kind) {
                 continue;
             }
+            let help = if kinds.is_empty() {
+                format!("`{key}` is the environment's own: set it beside `for`, not under it")
+            } else {
+                format!("`{key}` applies to: {}", kinds.join(", "))
+            };
             cx.invalid(
                 node,
-                &join(&u.path, key.as_str()),
-                format!("`{}` does not apply to `{}` (a {kind})", key.as_str(), u.owner),
-                Some(format!("`{}` applies to: {}", key.as_str(), kinds.join(", "))),
+                &join(&u.path, key),
+                format!("`{key}` does not apply to `{}` (a {kind})", u.owner),
+                Some(help),
             );
         }
     }
@@ -458,12 +535,15 @@ fn increase(cx: &mut Cx, i: &Node, ip: &str) -> Option<Increase> {
 mod tests {
     use super::*;
 
-    /// The keys `alarms` accepts are `enabled` and every alarm's name, in order.
+    /// The keys `alarms` accepts are `enabled`, every alarm's name, in order, and `for`; those
+    /// `alarms.for.<name>` accepts, every alarm's name.
     #[test]
     fn alarm_keys_are_enabled_and_the_alarm_names() {
         let mut all = vec!["enabled"];
         all.extend_from_slice(AlarmName::NAMES);
+        all.push("for");
         assert_eq!(keys::ALARMS, all.as_slice());
+        assert_eq!(keys::ALARMS_FOR, AlarmName::NAMES);
     }
 
     /// The keys `usage` accepts are the usage keys and `for`; those `for` accepts are the keys

@@ -46,8 +46,9 @@ pub(crate) mod keys {
         "usage",
         "alarms",
         "bootstrap",
+        "alerts",
     ];
-    /// `alarms`: `enabled`, then every alarm's name (`AlarmName::NAMES`, a test checks).
+    /// `alarms`: `enabled`, every alarm's name (`AlarmName::NAMES`, a test checks), then `for`.
     pub const ALARMS: &[&str] = &[
         "enabled",
         "alb-5xx",
@@ -66,7 +67,33 @@ pub(crate) mod keys {
         "cache-evictions",
         "queue-age",
         "dead-letters",
+        "service-cpu",
+        "service-memory",
+        "for",
     ];
+    /// `alarms.for.<name>`: every alarm's name (`AlarmName::NAMES`, a test checks).
+    pub const ALARMS_FOR: &[&str] = &[
+        "alb-5xx",
+        "target-5xx",
+        "unhealthy-targets",
+        "target-latency",
+        "running-tasks",
+        "db-cpu",
+        "db-free-storage",
+        "db-freeable-memory",
+        "db-connections",
+        "db-replica-lag",
+        "proxy-borrow-latency",
+        "cache-cpu",
+        "cache-memory",
+        "cache-evictions",
+        "queue-age",
+        "dead-letters",
+        "service-cpu",
+        "service-memory",
+    ];
+    /// `alerts`: where the alerts topic sends besides `alertEmails`.
+    pub const ALERTS: &[&str] = &["https"];
     pub const LIMITS: &[&str] = &["monthly", "increase"];
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];

@@ -1,0 +1,134 @@
+//! The alerts topic's HTTPS endpoints (`alerts.https`) end to end: the real `runway` binary
+//! against the Infisical contract server and moto. Each endpoint is a secret people set in
+//! Infisical; `secrets prepare` copies it to the SSM SecureString the program reads, stops with
+//! exit 1 naming each one unset (after everything else), and never prints a URL.
+//!
+//! Needs the workspace venv: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use common::Run;
+use secrets_adapter::SecretString;
+use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
+use test_support::{ContractServer, Moto, scratch};
+
+mod common;
+
+/// The example's Infisical project id.
+const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
+/// The endpoint's parameter and its place in Infisical.
+const PARAMETER: &str = "/acme-shop/dev/_alerts/PAGERDUTY_URL";
+const PLACE: &str = "dev:/runtime/_alerts/PAGERDUTY_URL";
+/// A pager's URL: it carries an integration key, so it must never be printed.
+const URL: &str = "https://events.pagerduty.example/integration/canary-3b9f1d7e/enqueue";
+
+fn runway(infisical_url: &str, aws_url: &str, args: &[&str]) -> Run {
+    let mut cmd = common::aws_command(aws_url, "runway-alerts-test-home");
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("INFISICAL_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.args(args)
+        .env("INFISICAL_URL", infisical_url)
+        .env("INFISICAL_CLIENT_ID", CLIENT_ID)
+        .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
+        .env("AWS_REGION", "us-east-1");
+    let run = Run::of_utf8(&mut cmd);
+    println!("$ runway {}\nexit {}\n{}{}", args.join(" "), run.code, run.stdout, run.stderr);
+    run
+}
+
+/// The value SSM holds at `name`, read back decrypted with boto3 (the test's own reader).
+fn ssm_value(moto: &Moto, name: &str) -> String {
+    let read = "import boto3, sys\n\
+                p = boto3.client('ssm', region_name='us-east-1').get_parameter(Name=sys.argv[1], WithDecryption=True)\n\
+                sys.stdout.write(p['Parameter']['Value'] + '|' + p['Parameter']['Type'])";
+    let out = std::process::Command::new(test_support::python())
+        .args(["-c", read, name])
+        .env("AWS_ENDPOINT_URL", moto.url())
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Sets `name` in the `_alerts` folder of dev in Infisical, as a person would.
+fn set_in_infisical(infisical: &ContractServer, name: &str, value: &str) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let client = secrets_adapter::Client::new(secrets_adapter::ClientConfig::new(
+            infisical.url(),
+            secrets_adapter::Auth::UniversalAuth {
+                client_id: CLIENT_ID.into(),
+                client_secret: SecretString::from(CLIENT_SECRET),
+            },
+        ))
+        .unwrap();
+        client.ensure_folder(PROJECT, "dev", "/runtime/_alerts").await.unwrap();
+        client
+            .create_secret(PROJECT, "dev", "/runtime/_alerts", name, &SecretString::from(value))
+            .await
+            .unwrap();
+    });
+}
+
+#[test]
+fn alerts_endpoints_are_copied_from_infisical_by_prepare_and_never_shown() {
+    let (infisical, moto) = (ContractServer::start_with(&["--project", PROJECT]), Moto::start());
+    let dir = scratch("alerts-https");
+    test_support::copy_dir(&test_support::example("acme-shop"), &dir);
+    let root = dir.join("runway.yaml");
+    let text = std::fs::read_to_string(&root).unwrap();
+    // Dev with alarms and a pager (and room in its cap for the alarms).
+    let anchor = "    network: { nat: 1 }\n";
+    assert!(text.contains(anchor) && text.contains("monthly: 150"));
+    let text = text.replacen(
+        anchor,
+        &format!("{anchor}    alarms: {{ enabled: true }}\n    alerts: {{ https: [PAGERDUTY_URL] }}\n"),
+        1,
+    );
+    std::fs::write(&root, text.replacen("monthly: 150", "monthly: 1000", 1)).unwrap();
+    let file = root.to_str().unwrap();
+    let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
+
+    // The plan lists the parameter as `secrets prepare`'s, with its place; no URL anywhere.
+    let plan = run(&["plan", "--env", "dev", "--format", "json", file]);
+    assert_eq!(plan.code, 0, "{}", plan.stderr);
+    let json: serde_json::Value = serde_json::from_str(&plan.stdout).unwrap();
+    let params = json["secrets"]["ssmParameters"].as_array().unwrap();
+    let param = params.iter().find(|p| p["name"] == PARAMETER).expect("the endpoint's parameter");
+    assert_eq!(param["writtenBy"], "secrets-prepare");
+    assert_eq!(param["source"], "alert-endpoint");
+    assert_eq!(param["infisical"]["folder"], "/runtime/_alerts");
+
+    // Nobody has set it: everything else is prepared, then the command names where to set it.
+    let unset = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(unset.code, 1, "{}{}", unset.stdout, unset.stderr);
+    assert!(unset.stderr.contains(PLACE), "{}", unset.stderr);
+    assert!(unset.stdout.contains("(proxy copy)"), "the rest was done first: {}", unset.stdout);
+
+    set_in_infisical(&infisical, "PAGERDUTY_URL", URL);
+    let set = run(&["secrets", "prepare", "--env", "dev", file]);
+    assert_eq!(set.code, 0, "{}", set.stderr);
+    assert!(set.stdout.contains(&format!("created   {PARAMETER} (alerts endpoint)")), "{}", set.stdout);
+    assert_eq!(ssm_value(&moto, PARAMETER), format!("{URL}|SecureString"));
+    let again = run(&["secrets", "prepare", "--env", "dev", "--format", "json", file]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let report: serde_json::Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(report["alertEndpoints"]["parameters"][0]["name"], PARAMETER);
+    assert_eq!(report["alertEndpoints"]["parameters"][0]["action"], "unchanged");
+
+    // The program reads it decrypted at `up`; its text holds the parameter's name only.
+    let out = dir.join("program");
+    let emit = run(&["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file]);
+    assert_eq!(emit.code, 0, "{}", emit.stderr);
+    let program = std::fs::read_to_string(out.join("Pulumi.yaml")).unwrap();
+    assert!(program.contains(&format!("name: {PARAMETER}")) && program.contains("protocol: https"));
+    assert!(!program.contains(URL));
+    for r in [&plan, &unset, &set, &again, &emit] {
+        assert!(!r.stdout.contains(URL) && !r.stderr.contains(URL), "the URL was printed");
+        assert!(!r.stdout.contains("canary-3b9f1d7e") && !r.stderr.contains("canary-3b9f1d7e"));
+    }
+}
