@@ -9,7 +9,6 @@
 use aws_sdk_rds::types::{DbProxyTarget, TargetRole, TargetType};
 
 use super::{AwsClients, RemoteError};
-use crate::aws::task::TaskError;
 
 /// One target as `DescribeDBProxyTargets` tells it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -82,8 +81,8 @@ pub(crate) fn readiness(targets: &[TargetLook]) -> Readiness {
 }
 
 impl AwsClients {
-    /// The targets of proxy `proxy`'s default target group.
-    pub(crate) async fn proxy_targets(&self, proxy: &str) -> Result<Vec<TargetLook>, TaskError> {
+    /// The targets of proxy `proxy`'s default target group (the caller says what it was doing).
+    pub(crate) async fn proxy_targets(&self, proxy: &str) -> Result<Vec<TargetLook>, RemoteError> {
         let mut looks = Vec::new();
         let mut marker: Option<String> = None;
         loop {
@@ -94,10 +93,7 @@ impl AwsClients {
                 .set_marker(marker.take())
                 .send()
                 .await
-                .map_err(|e| TaskError {
-                    what: format!("could not read the targets of the proxy {proxy}"),
-                    source: RemoteError::from_sdk("DescribeDBProxyTargets", e),
-                })?;
+                .map_err(|e| RemoteError::from_sdk("DescribeDBProxyTargets", e))?;
             looks.extend(out.targets().iter().map(TargetLook::of));
             match out.marker() {
                 Some(next) if !next.is_empty() => marker = Some(next.to_owned()),

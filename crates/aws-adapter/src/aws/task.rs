@@ -367,7 +367,9 @@ impl AwsClients {
         let deadline = started + timing.timeout;
         let mut shown = String::new();
         loop {
-            let targets = match readiness(&self.proxy_targets(proxy).await?) {
+            let looks = (self.proxy_targets(proxy).await)
+                .map_err(TaskError::new(format!("could not read the targets of the proxy {proxy}")))?;
+            let targets = match readiness(&looks) {
                 Readiness::Available => return Ok(None),
                 Readiness::Waiting(targets) => targets,
             };
