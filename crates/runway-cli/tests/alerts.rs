@@ -7,7 +7,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use common::Run;
-use secrets_adapter::SecretString;
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto, scratch};
 
@@ -54,26 +53,6 @@ fn ssm_value(moto: &Moto, name: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Sets `name` in the `_alerts` folder of dev in Infisical, as a person would.
-fn set_in_infisical(infisical: &ContractServer, name: &str, value: &str) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        let client = secrets_adapter::Client::new(secrets_adapter::ClientConfig::new(
-            infisical.url(),
-            secrets_adapter::Auth::UniversalAuth {
-                client_id: CLIENT_ID.into(),
-                client_secret: SecretString::from(CLIENT_SECRET),
-            },
-        ))
-        .unwrap();
-        client.ensure_folder(PROJECT, "dev", "/runtime/_alerts").await.unwrap();
-        client
-            .create_secret(PROJECT, "dev", "/runtime/_alerts", name, &SecretString::from(value))
-            .await
-            .unwrap();
-    });
-}
-
 #[test]
 fn alerts_endpoints_are_copied_from_infisical_by_prepare_and_never_shown() {
     let (infisical, moto) = (ContractServer::start_with(&["--project", PROJECT]), Moto::start());
@@ -83,13 +62,15 @@ fn alerts_endpoints_are_copied_from_infisical_by_prepare_and_never_shown() {
     let text = std::fs::read_to_string(&root).unwrap();
     // Dev with alarms and a pager (and room in its cap for the alarms).
     let anchor = "    network: { nat: 1 }\n";
-    assert!(text.contains(anchor) && text.contains("monthly: 150"));
+    assert!(text.contains(anchor) && text.contains("monthly: 200"));
     let text = text.replacen(
         anchor,
         &format!("{anchor}    alarms: {{ enabled: true }}\n    alerts: {{ https: [PAGERDUTY_URL] }}\n"),
         1,
     );
-    std::fs::write(&root, text.replacen("monthly: 150", "monthly: 1000", 1)).unwrap();
+    std::fs::write(&root, text.replacen("monthly: 200", "monthly: 1000", 1)).unwrap();
+    // Metabase's own secret is set: only the endpoint is left unset below.
+    common::set_in_infisical(&infisical.url(), PROJECT, common::PERSON_PLACE, "canary-3b9f1d7e-person");
     let file = root.to_str().unwrap();
     let run = |args: &[&str]| runway(&infisical.url(), &moto.url(), args);
 
@@ -109,7 +90,7 @@ fn alerts_endpoints_are_copied_from_infisical_by_prepare_and_never_shown() {
     assert!(unset.stderr.contains(PLACE), "{}", unset.stderr);
     assert!(unset.stdout.contains("(proxy copy)"), "the rest was done first: {}", unset.stdout);
 
-    set_in_infisical(&infisical, "PAGERDUTY_URL", URL);
+    common::set_in_infisical(&infisical.url(), PROJECT, ("dev", "/runtime/_alerts", "PAGERDUTY_URL"), URL);
     let set = run(&["secrets", "prepare", "--env", "dev", file]);
     assert_eq!(set.code, 0, "{}", set.stderr);
     assert!(set.stdout.contains(&format!("created   {PARAMETER} (alerts endpoint)")), "{}", set.stdout);
