@@ -153,22 +153,18 @@ pub async fn check_image(
     let Some(reference) = Reference::parse(image) else {
         return vec![Finding::error(
             CHECK,
-            image,
-            format!("`{image}` ({users}) is not an image reference"),
+            &users,
+            format!("`{image}` is not an image reference"),
             "write it as `registry/repository:tag@sha256:...`",
         )];
     };
     if let Access::Unavailable { reason } = access {
-        return vec![not_checked(
-            image,
-            &users,
-            reason,
-            "make the credentials readable by the identity that runs preflight",
-        )];
+        let help = "run preflight with AWS credentials that may read the secret (`secretsmanager:GetSecretValue`)";
+        return vec![not_checked(image, &users, reason, help)];
     }
     if reference.is_private_ecr() && matches!(access, Access::Anonymous) {
         let help = "private ECR needs an authorization token (`ecr:GetAuthorizationToken`); check the image with `aws ecr describe-images` meanwhile";
-        return vec![not_checked(image, &users, "not checked: private ECR", help)];
+        return vec![not_checked(image, &users, "private ECR", help)];
     }
     let mut session = Session {
         client,
@@ -191,7 +187,7 @@ pub async fn check_image(
 
 /// A warning: the image was not checked, and why.
 fn not_checked(image: &str, users: &str, reason: &str, help: &str) -> Finding {
-    Finding::warning(CHECK, image, format!("{image} ({users}) was not checked: {reason}"), help)
+    Finding::warning(CHECK, users, format!("{image} was not checked: {reason}"), help)
 }
 
 /// The finding of a GET that did not answer the manifest or config (`None` for 200).
@@ -201,9 +197,9 @@ fn failed_fetch(what: &manifest::Subject<'_>, fetch: &Fetch, part: &str) -> Opti
         Fetch::Ok { .. } => return None,
         Fetch::NotFound => Finding::error(
             CHECK,
-            image,
+            users,
             format!(
-                "{image} ({users}): digest not found: {registry} has no {part} {} in {}",
+                "{image}: digest not found: {registry} has no {part} {} in {}",
                 what.reference.manifest_ref(),
                 what.reference.repository
             ),
@@ -212,15 +208,15 @@ fn failed_fetch(what: &manifest::Subject<'_>, fetch: &Fetch, part: &str) -> Opti
         Fetch::Denied { status } => match what.access {
             Access::Basic { .. } => Finding::error(
                 CHECK,
-                image,
-                format!("{image} ({users}): {registry} refused the pull credentials ({status})"),
+                users,
+                format!("{image}: {registry} refused the pull credentials ({status})"),
                 "renew the registry credentials (`registryCredentials`) and run `runway secrets prepare` again",
             ),
             Access::Anonymous | Access::Unavailable { .. } => Finding::error(
                 CHECK,
-                image,
+                users,
                 format!(
-                    "{image} ({users}): {registry} refused an anonymous pull ({status}): the repository does not exist or is private"
+                    "{image}: {registry} refused an anonymous pull ({status}): the repository does not exist or is private"
                 ),
                 "check the image's name; a private image needs `registryCredentials` on its workload",
             ),

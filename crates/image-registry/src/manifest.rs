@@ -115,19 +115,19 @@ fn wrong_platform(what: &Subject<'_>, how: &str) -> Finding {
         Platform::Arm64 => "x86_64",
         Platform::Amd64 => "arm64",
     };
-    let message = format!("{} ({}) {how}; the task runs on {}", what.image, what.users, what.platform);
+    let message = format!("{} {how}; the task runs on {}", what.image, what.platform);
     let help = format!(
         "pin a digest that offers {}, or set the workload's `platform: {other}` if the image is built only for it",
         what.platform
     );
-    Finding::error(CHECK, what.image, message, help)
+    Finding::error(CHECK, what.users, message, help)
 }
 
 fn invalid(what: &Subject<'_>, why: &str) -> Finding {
     Finding::warning(
         CHECK,
-        what.image,
-        format!("{} ({}) was not checked: {why}", what.image, what.users),
+        what.users,
+        format!("{} was not checked: {why}", what.image),
         "check the registry answers the OCI distribution API",
     )
 }

@@ -38,6 +38,7 @@ mod endpoints;
 mod expr;
 mod iam;
 mod identity;
+mod inputs;
 mod items;
 mod key;
 mod logs;
@@ -53,6 +54,7 @@ mod topic;
 mod workload;
 pub mod yaml;
 
+pub use inputs::{StackInputs, stack_inputs};
 pub use stack::{alert_email_count, check_stack_settings};
 
 use runtime_plan::{ManagedBy, ParameterWriter, Plan};

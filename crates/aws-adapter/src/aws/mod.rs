@@ -13,6 +13,7 @@
 
 mod cost;
 mod kms;
+mod preflight;
 mod proxy;
 mod remedy;
 mod rollout;
@@ -35,6 +36,7 @@ use serde::Serialize;
 
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use kms::{EnvironmentKey, KeyError, KeyReport};
+pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
