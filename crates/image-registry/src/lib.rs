@@ -159,7 +159,8 @@ pub async fn check_image(
         )];
     };
     if let Access::Unavailable { reason } = access {
-        let help = "run preflight with AWS credentials that may read the secret (`secretsmanager:GetSecretValue`)";
+        let help =
+            "run preflight with AWS credentials that may read the secret (`secretsmanager:GetSecretValue`)";
         return vec![not_checked(image, &users, reason, help)];
     }
     if reference.is_private_ecr() && matches!(access, Access::Anonymous) {
