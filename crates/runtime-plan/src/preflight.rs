@@ -160,7 +160,7 @@ pub enum Quota {
     ElasticIps,
     /// DB instances (`rds`, `L-7B6409FD`).
     RdsInstances,
-    /// Nodes per Region (`elasticache`, `L-8C334AD1`).
+    /// Nodes per Region (`elasticache`, `L-DFE45DF3`).
     CacheNodes,
 }
 
@@ -171,7 +171,7 @@ impl Quota {
             Quota::FargateVcpu => ("fargate", "L-3032A538"),
             Quota::ElasticIps => ("ec2", "L-0263D0A3"),
             Quota::RdsInstances => ("rds", "L-7B6409FD"),
-            Quota::CacheNodes => ("elasticache", "L-8C334AD1"),
+            Quota::CacheNodes => ("elasticache", "L-DFE45DF3"),
         }
     }
 

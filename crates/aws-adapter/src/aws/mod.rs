@@ -19,6 +19,7 @@ mod remedy;
 mod rollout;
 mod rotate;
 mod ssm;
+mod survey;
 mod task;
 
 use std::fmt;
@@ -37,6 +38,7 @@ use serde::Serialize;
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use kms::{EnvironmentKey, KeyError, KeyReport};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
+pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -329,6 +331,14 @@ pub struct AwsClients {
     pub(crate) elasticache: aws_sdk_elasticache::Client,
     /// Cost Explorer: reached in us-east-1 whatever the region (its endpoint rules).
     pub(crate) ce: aws_sdk_costexplorer::Client,
+    /// `runway preflight`'s reads: subnets, routes, endpoints, groups.
+    pub(crate) ec2: aws_sdk_ec2::Client,
+    /// The certificate (`runway preflight`).
+    pub(crate) acm: aws_sdk_acm::Client,
+    /// The ECS service-linked role (`runway preflight`).
+    pub(crate) iam: aws_sdk_iam::Client,
+    /// Service quotas (`runway preflight`).
+    pub(crate) quotas: aws_sdk_servicequotas::Client,
 }
 
 impl AwsClients {
@@ -368,6 +378,10 @@ impl AwsClients {
             rds: aws_sdk_rds::Client::new(&config),
             elasticache: aws_sdk_elasticache::Client::new(&config),
             ce: aws_sdk_costexplorer::Client::new(&config),
+            ec2: aws_sdk_ec2::Client::new(&config),
+            acm: aws_sdk_acm::Client::new(&config),
+            iam: aws_sdk_iam::Client::new(&config),
+            quotas: aws_sdk_servicequotas::Client::new(&config),
         }
     }
 }

@@ -1,10 +1,12 @@
-//! The account: the environment's key, the cost allocation tags (and, with the stack
-//! settings, the network and the certificate).
+//! The account: the environment's key, the cost allocation tags, the ECS service-linked role,
+//! the service quotas; with the stack settings, the certificate and the network.
 
 use aws_adapter::aws::{AwsClients, KeyFacts};
 use pulumi_program::StackInputs;
-use runtime_plan::preflight::{COST_TAGS, Expectations};
+use runtime_plan::preflight::{COST_TAGS, ECS_SERVICE_LINKED_ROLE, Expectations, certificate_covers};
 use runtime_plan::{Finding, Plan};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::FromPrimitive;
 
 use crate::output::chain;
 
@@ -23,24 +25,141 @@ pub(crate) async fn check(
             "run `runway preflight` with the deploy job's AWS credentials before `pulumi up`",
         )];
     };
-    let mut findings = Vec::new();
-    if let Some(alias) = &expected.key_alias {
-        findings.extend(key(aws, alias).await);
-    }
-    findings.extend(cost_tags(aws).await);
-    if inputs.is_none() {
+    let key = async {
+        match &expected.key_alias {
+            Some(alias) => key(aws, alias).await,
+            None => Vec::new(),
+        }
+    };
+    let (mut findings, tags, role, quotas) = tokio::join!(key, cost_tags(aws), role(aws, expected), quotas(aws, expected));
+    findings.extend(tags.into_iter().chain(role).chain(quotas));
+    let Some(inputs) = inputs else {
         findings.push(Finding::warning(
             "network",
             &plan.environment,
             "the subnets and the certificate were not checked: no stack settings given",
             "pass the stack settings the program is deployed with: `--stack infra/ENV/Pulumi.<stack>.yaml`",
         ));
+        return findings;
+    };
+    let public = expected.domain.is_some();
+    let (network, certificate) =
+        tokio::join!(super::network::check(aws, expected, inputs, public), certificate(aws, expected, inputs));
+    findings.extend(network.into_iter().chain(certificate));
+    findings
+}
+
+/// The ECS service-linked role, which a fresh account lacks until something creates it.
+async fn role(aws: &AwsClients, expected: &Expectations) -> Vec<Finding> {
+    if !expected.ecs_services {
+        return Vec::new();
+    }
+    match aws.role_exists(ECS_SERVICE_LINKED_ROLE).await {
+        Ok(true) => Vec::new(),
+        Ok(false) => vec![Finding::error(
+            "ecs-role",
+            ECS_SERVICE_LINKED_ROLE,
+            format!("the account has no {ECS_SERVICE_LINKED_ROLE}: the first ECS service would fail to create"),
+            "create it once per account: `aws iam create-service-linked-role --aws-service-name ecs.amazonaws.com`",
+        )],
+        Err(e) => vec![not_checked("ecs-role", ECS_SERVICE_LINKED_ROLE, &e)],
+    }
+}
+
+/// Each quota against what the plan needs at its ceiling (the account's other use counts too).
+async fn quotas(aws: &AwsClients, expected: &Expectations) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for need in &expected.quotas {
+        let (service, code) = need.quota.codes();
+        let name = need.quota.name();
+        let value = match aws.service_quota(service, code).await {
+            Ok(Some(v)) => v,
+            Ok(None) => {
+                let help = "check it in the Service Quotas console";
+                findings.push(Finding::warning("quota", name, format!("the quota {name} ({code}) is unknown"), help));
+                continue;
+            }
+            Err(e) => {
+                findings.push(not_checked("quota", name, &e));
+                continue;
+            }
+        };
+        let Some(have) = Decimal::from_f64(value) else { continue };
+        if have < need.needed {
+            findings.push(Finding::error(
+                "quota",
+                name,
+                format!("the quota {name} is {have}; the plan needs {} at its ceiling (max tasks, NAT, instances, nodes)", need.needed),
+                format!(
+                    "request an increase: `aws service-quotas request-service-quota-increase --service-code {service} \
+                     --quota-code {code} --desired-value {}` (granted in hours to days)",
+                    need.needed.ceil()
+                ),
+            ));
+        }
+    }
+    findings
+}
+
+/// Days before expiry under which a certificate is reported.
+const EXPIRY_DAYS: i64 = 30;
+
+/// The certificate of the public hosts: there, issued, not about to expire, covering each.
+async fn certificate(aws: &AwsClients, expected: &Expectations, inputs: &StackInputs) -> Vec<Finding> {
+    if expected.public_hosts.is_empty() {
+        return Vec::new();
+    }
+    let Some(arn) = &inputs.certificate_arn else {
+        let help = "set it: `pulumi config set certificateArn arn:aws:acm:...`";
+        return vec![Finding::error("certificate", "certificateArn", "the stack sets no certificateArn, which the HTTPS listener needs", help)];
+    };
+    let facts = match aws.certificate(arn).await {
+        Ok(Some(facts)) => facts,
+        Ok(None) => {
+            let help = "request or import it in ACM in the environment's region, then set `certificateArn`";
+            return vec![Finding::error("certificate", arn, format!("ACM has no certificate {arn} in this region"), help)];
+        }
+        Err(e) => return vec![not_checked("certificate", arn, &e)],
+    };
+    let mut findings = Vec::new();
+    if facts.status != "ISSUED" {
+        findings.push(Finding::error(
+            "certificate",
+            arn,
+            format!("the certificate is {}, not ISSUED: the HTTPS listener refuses it", facts.status),
+            "finish its validation (its DNS records) or request a new one",
+        ));
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let now = i64::try_from(now).unwrap_or(i64::MAX);
+    if let Some(end) = facts.not_after {
+        let days = (end - now).div_euclid(86_400);
+        if end <= now {
+            findings.push(Finding::error("certificate", arn, "the certificate has expired", "renew or replace it, then set `certificateArn`"));
+        } else if days < EXPIRY_DAYS {
+            findings.push(Finding::warning(
+                "certificate",
+                arn,
+                format!("the certificate expires in {days} day(s)"),
+                "an imported certificate is not renewed by ACM: import its renewal (an ACM-issued one renews if its validation records remain)",
+            ));
+        }
+    }
+    for host in &expected.public_hosts {
+        if !facts.names.iter().any(|n| certificate_covers(n, host)) {
+            findings.push(Finding::error(
+                "certificate",
+                host,
+                format!("the certificate ({}) does not cover {host}", facts.names.join(", ")),
+                format!("a wildcard covers one label only: request a certificate for `{host}` or `*.{}`", host.split_once('.').map_or("", |(_, rest)| rest)),
+            ));
+        }
     }
     findings
 }
 
 /// A call that failed: the check could not be made (a warning, never a pass).
-fn not_checked(check: &str, subject: &str, error: &(dyn std::error::Error + 'static)) -> Finding {
+pub(crate) fn not_checked(check: &str, subject: &str, error: &(dyn std::error::Error + 'static)) -> Finding {
     Finding::warning(
         check,
         subject,

@@ -6,6 +6,7 @@
 
 mod account;
 mod images;
+mod network;
 
 use std::path::Path;
 
