@@ -277,7 +277,10 @@ fn existing_endpoints(plan: &Plan) -> Vec<CompactString> {
         services.extend(["ssm", "ecr.api", "ecr.dkr", "logs", "s3"]);
     }
     for kind in Kind::ALL {
-        let used = plan.resources.iter().any(|r| r.kind == *kind && !r.consumers.is_empty());
+        // A workload calls the API; members run elsewhere.
+        let used = plan.resources.iter().any(|r| {
+            r.kind == *kind && r.consumers.iter().any(|c| plan.workloads.iter().any(|w| w.name == *c))
+        });
         let api = match kind {
             Kind::Postgres => "secretsmanager",
             Kind::Queue => "sqs",

@@ -163,12 +163,19 @@ fn example(name: &str, edit: impl Fn(String) -> String) -> Scratch {
     test_support::copy_dir(&test_support::example("acme-shop"), &dir);
     let root = dir.join("runway.yaml");
     // pdf-render's image is public here: no credentials to read.
-    let text = std::fs::read_to_string(&root).unwrap().replace(&format!("    registryCredentials: {ARN}\n"), "");
+    let text =
+        std::fs::read_to_string(&root).unwrap().replace(&format!("    registryCredentials: {ARN}\n"), "");
     std::fs::write(&root, edit(text)).unwrap();
     dir
 }
 
-fn preflight(dir: &Path, stack: &Path, moto: &Moto, canned: &CannedAws, registry: &CannedWeb) -> (Run, Value) {
+fn preflight(
+    dir: &Path,
+    stack: &Path,
+    moto: &Moto,
+    canned: &CannedAws,
+    registry: &CannedWeb,
+) -> (Run, Value) {
     let url = registry.url();
     let mut cmd = common::aws_command(&moto.url(), "runway-preflight-account-home");
     cmd.env("RUNWAY_REGISTRY_ENDPOINTS", format!("docker.io={url},ghcr.io={url},public.ecr.aws={url}"))
@@ -190,7 +197,13 @@ fn found(report: &Value) -> Vec<(String, String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["check"].as_str().unwrap().into(), f["subject"].as_str().unwrap().into(), f["severity"].as_str().unwrap().into()))
+        .map(|f| {
+            (
+                f["check"].as_str().unwrap().into(),
+                f["subject"].as_str().unwrap().into(),
+                f["severity"].as_str().unwrap().into(),
+            )
+        })
         .collect()
 }
 
@@ -212,14 +225,20 @@ fn a_clean_account_passes_in_seconds() {
     assert_eq!((run.code, report["verdict"].as_str()), (0, Some("ready")));
     assert!(took.as_secs() < 10, "preflight took {took:?}");
     // Only reads reached the canned endpoint.
-    assert!(canned.asked().iter().all(|op| op.starts_with("Get") || op.starts_with("List")), "{:?}", canned.asked());
+    assert!(
+        canned.asked().iter().all(|op| op.starts_with("Get") || op.starts_with("List")),
+        "{:?}",
+        canned.asked()
+    );
 }
 
 #[test]
 fn each_problem_of_the_account_is_found() {
     let (moto, registry, canned) = (Moto::start(), registry(), canned(0.25));
     // The VPC's endpoints are `existing`, yet the VPC has none.
-    let dir = example("preflight-account-broken", |t| t.replace("network: { nat: 1 }", "network: { nat: 1, endpoints: existing }"));
+    let dir = example("preflight-account-broken", |t| {
+        t.replace("network: { nat: 1 }", "network: { nat: 1, endpoints: existing }")
+    });
     let setup = Setup {
         cert_name: "*.acme.example",
         cert_days: 10,
@@ -232,10 +251,16 @@ fn each_problem_of_the_account_is_found() {
     let (run, report) = preflight(&dir, &stack, &moto, &canned, &registry);
     assert_eq!(run.code, 1);
     assert!(has(&report, "subnets", "error", "lists"), "a subnet twice");
-    assert!(has(&report, "subnets", "error", "routes 0.0.0.0/0 to the internet gateway"), "a public subnet as private");
+    assert!(
+        has(&report, "subnets", "error", "routes 0.0.0.0/0 to the internet gateway"),
+        "a public subnet as private"
+    );
     assert!(has(&report, "subnets", "error", "is both a private and a public subnet"));
     assert!(has(&report, "certificate", "error", "does not cover metabase.dev.acme.example"));
-    assert!(has(&report, "certificate", "warning", "expires in 9 day(s)") || has(&report, "certificate", "warning", "expires in 10 day(s)"));
+    assert!(
+        has(&report, "certificate", "warning", "expires in 9 day(s)")
+            || has(&report, "certificate", "warning", "expires in 10 day(s)")
+    );
     assert!(has(&report, "ecs-role", "error", "AWSServiceRoleForECS"));
     assert!(has(&report, "quota", "error", "the quota Fargate On-Demand vCPU is 0.25; the plan needs"));
     assert!(has(&report, "endpoints", "error", "com.amazonaws.us-east-1.ecr.dkr"));
@@ -250,11 +275,22 @@ fn private_subnets_without_a_route_out_or_in_one_zone_or_missing_are_errors() {
     let stack = account(&moto, &dir, &setup);
     let text = std::fs::read_to_string(&stack).unwrap();
     let mut settings: Value = serde_json::from_str(&text).unwrap();
-    settings["config"]["acme-shop:publicSubnetIds"].as_array_mut().unwrap().push(json!("subnet-0000000000000dead"));
+    settings["config"]["acme-shop:publicSubnetIds"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("subnet-0000000000000dead"));
     std::fs::write(&stack, settings.to_string()).unwrap();
     let (run, report) = preflight(&dir, &stack, &moto, &canned, &registry);
     assert_eq!(run.code, 1);
-    assert!(has(&report, "subnets", "error", "has no route out of the VPC, but main-db-bootstrap, metabase, pdf-render pull images"), "{report}");
+    assert!(
+        has(
+            &report,
+            "subnets",
+            "error",
+            "has no route out of the VPC, but main-db-bootstrap, metabase, pdf-render pull images"
+        ),
+        "{report}"
+    );
     assert!(has(&report, "subnets", "error", "subnet-0000000000000dead of `publicSubnetIds` does not exist"));
     assert!(has(&report, "subnets", "error", "`publicSubnetIds` spans 1 zone(s)"));
 }

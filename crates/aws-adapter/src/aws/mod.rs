@@ -38,7 +38,6 @@ use serde::Serialize;
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use kms::{EnvironmentKey, KeyError, KeyReport};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
-pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -50,6 +49,7 @@ pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
+pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts};
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
 /// The product and environment a call works for; they become the `product` and `environment`

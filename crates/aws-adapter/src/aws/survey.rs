@@ -82,9 +82,11 @@ impl AwsClients {
             .map_err(|e| RemoteError::from_sdk("DescribeRouteTables", e))?;
         for subnet in &mut found {
             let in_vpc = |t: &&aws_sdk_ec2::types::RouteTable| t.vpc_id() == Some(subnet.vpc_id.as_str());
-            let own = tables.route_tables().iter().filter(in_vpc).find(|t| {
-                t.associations().iter().any(|a| a.subnet_id() == Some(subnet.id.as_str()))
-            });
+            let own = tables
+                .route_tables()
+                .iter()
+                .filter(in_vpc)
+                .find(|t| t.associations().iter().any(|a| a.subnet_id() == Some(subnet.id.as_str())));
             let main = || {
                 tables
                     .route_tables()
@@ -139,7 +141,9 @@ impl AwsClients {
     pub async fn certificate(&self, arn: &str) -> Result<Option<CertificateFacts>, RemoteError> {
         let out = match self.acm.describe_certificate().certificate_arn(arn).send().await {
             Ok(out) => out,
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => return Ok(None),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => {
+                return Ok(None);
+            }
             Err(e) => return Err(RemoteError::from_sdk("DescribeCertificate", e)),
         };
         let Some(c) = out.certificate() else { return Ok(None) };
@@ -193,7 +197,8 @@ fn aws_smithy_types_secs(t: &aws_sdk_acm::primitives::DateTime) -> i64 {
 fn default_route(routes: &[aws_sdk_ec2::types::Route]) -> DefaultRoute {
     // A blackhole route (its NAT or gateway deleted) leads nowhere.
     let live = |r: &&aws_sdk_ec2::types::Route| r.state().is_none_or(|s| s.as_str() != "blackhole");
-    let Some(route) = routes.iter().filter(live).find(|r| r.destination_cidr_block() == Some("0.0.0.0/0")) else {
+    let Some(route) = routes.iter().filter(live).find(|r| r.destination_cidr_block() == Some("0.0.0.0/0"))
+    else {
         return DefaultRoute::None;
     };
     if let Some(nat) = route.nat_gateway_id() {

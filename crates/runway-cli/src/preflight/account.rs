@@ -31,7 +31,8 @@ pub(crate) async fn check(
             None => Vec::new(),
         }
     };
-    let (mut findings, tags, role, quotas) = tokio::join!(key, cost_tags(aws), role(aws, expected), quotas(aws, expected));
+    let (mut findings, tags, role, quotas) =
+        tokio::join!(key, cost_tags(aws), role(aws, expected), quotas(aws, expected));
     findings.extend(tags.into_iter().chain(role).chain(quotas));
     let Some(inputs) = inputs else {
         findings.push(Finding::warning(
@@ -43,8 +44,10 @@ pub(crate) async fn check(
         return findings;
     };
     let public = expected.domain.is_some();
-    let (network, certificate) =
-        tokio::join!(super::network::check(aws, expected, inputs, public), certificate(aws, expected, inputs));
+    let (network, certificate) = tokio::join!(
+        super::network::check(aws, expected, inputs, public),
+        certificate(aws, expected, inputs)
+    );
     findings.extend(network.into_iter().chain(certificate));
     findings
 }
@@ -59,7 +62,9 @@ async fn role(aws: &AwsClients, expected: &Expectations) -> Vec<Finding> {
         Ok(false) => vec![Finding::error(
             "ecs-role",
             ECS_SERVICE_LINKED_ROLE,
-            format!("the account has no {ECS_SERVICE_LINKED_ROLE}: the first ECS service would fail to create"),
+            format!(
+                "the account has no {ECS_SERVICE_LINKED_ROLE}: the first ECS service would fail to create"
+            ),
             "create it once per account: `aws iam create-service-linked-role --aws-service-name ecs.amazonaws.com`",
         )],
         Err(e) => vec![not_checked("ecs-role", ECS_SERVICE_LINKED_ROLE, &e)],
@@ -76,7 +81,12 @@ async fn quotas(aws: &AwsClients, expected: &Expectations) -> Vec<Finding> {
             Ok(Some(v)) => v,
             Ok(None) => {
                 let help = "check it in the Service Quotas console";
-                findings.push(Finding::warning("quota", name, format!("the quota {name} ({code}) is unknown"), help));
+                findings.push(Finding::warning(
+                    "quota",
+                    name,
+                    format!("the quota {name} ({code}) is unknown"),
+                    help,
+                ));
                 continue;
             }
             Err(e) => {
@@ -111,13 +121,23 @@ async fn certificate(aws: &AwsClients, expected: &Expectations, inputs: &StackIn
     }
     let Some(arn) = &inputs.certificate_arn else {
         let help = "set it: `pulumi config set certificateArn arn:aws:acm:...`";
-        return vec![Finding::error("certificate", "certificateArn", "the stack sets no certificateArn, which the HTTPS listener needs", help)];
+        return vec![Finding::error(
+            "certificate",
+            "certificateArn",
+            "the stack sets no certificateArn, which the HTTPS listener needs",
+            help,
+        )];
     };
     let facts = match aws.certificate(arn).await {
         Ok(Some(facts)) => facts,
         Ok(None) => {
             let help = "request or import it in ACM in the environment's region, then set `certificateArn`";
-            return vec![Finding::error("certificate", arn, format!("ACM has no certificate {arn} in this region"), help)];
+            return vec![Finding::error(
+                "certificate",
+                arn,
+                format!("ACM has no certificate {arn} in this region"),
+                help,
+            )];
         }
         Err(e) => return vec![not_checked("certificate", arn, &e)],
     };
@@ -135,7 +155,12 @@ async fn certificate(aws: &AwsClients, expected: &Expectations, inputs: &StackIn
     if let Some(end) = facts.not_after {
         let days = (end - now).div_euclid(86_400);
         if end <= now {
-            findings.push(Finding::error("certificate", arn, "the certificate has expired", "renew or replace it, then set `certificateArn`"));
+            findings.push(Finding::error(
+                "certificate",
+                arn,
+                "the certificate has expired",
+                "renew or replace it, then set `certificateArn`",
+            ));
         } else if days < EXPIRY_DAYS {
             findings.push(Finding::warning(
                 "certificate",
@@ -151,7 +176,10 @@ async fn certificate(aws: &AwsClients, expected: &Expectations, inputs: &StackIn
                 "certificate",
                 host,
                 format!("the certificate ({}) does not cover {host}", facts.names.join(", ")),
-                format!("a wildcard covers one label only: request a certificate for `{host}` or `*.{}`", host.split_once('.').map_or("", |(_, rest)| rest)),
+                format!(
+                    "a wildcard covers one label only: request a certificate for `{host}` or `*.{}`",
+                    host.split_once('.').map_or("", |(_, rest)| rest)
+                ),
             ));
         }
     }

@@ -15,7 +15,12 @@ use super::account::not_checked;
 const MIN_ZONES: usize = 2;
 
 /// The findings of the network.
-pub(crate) async fn check(aws: &AwsClients, expected: &Expectations, inputs: &StackInputs, public: bool) -> Vec<Finding> {
+pub(crate) async fn check(
+    aws: &AwsClients,
+    expected: &Expectations,
+    inputs: &StackInputs,
+    public: bool,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut ids = inputs.private_subnets.clone();
     if public {
@@ -23,11 +28,26 @@ pub(crate) async fn check(aws: &AwsClients, expected: &Expectations, inputs: &St
     }
     match aws.subnets(&ids).await {
         Ok(found) => {
-            findings.extend(subnets("privateSubnetIds", &inputs.private_subnets, &found, inputs, true, expected));
+            findings.extend(subnets(
+                "privateSubnetIds",
+                &inputs.private_subnets,
+                &found,
+                inputs,
+                true,
+                expected,
+            ));
             if public {
-                findings.extend(subnets("publicSubnetIds", &inputs.public_subnets, &found, inputs, false, expected));
+                findings.extend(subnets(
+                    "publicSubnetIds",
+                    &inputs.public_subnets,
+                    &found,
+                    inputs,
+                    false,
+                    expected,
+                ));
             }
-            let both: Vec<&String> = inputs.private_subnets.iter().filter(|s| inputs.public_subnets.contains(s)).collect();
+            let both: Vec<&String> =
+                inputs.private_subnets.iter().filter(|s| inputs.public_subnets.contains(s)).collect();
             if public && !both.is_empty() {
                 findings.push(Finding::error(
                     "subnets",
@@ -84,7 +104,10 @@ fn subnets(
             findings.push(Finding::error(
                 "subnets",
                 &s.id,
-                format!("the subnet {} of `{input}` is in {}, not in the stack's vpcId {vpc}", s.id, s.vpc_id),
+                format!(
+                    "the subnet {} of `{input}` is in {}, not in the stack's vpcId {vpc}",
+                    s.id, s.vpc_id
+                ),
                 "give subnets of the environment's VPC",
             ));
         }
@@ -94,7 +117,11 @@ fn subnets(
         findings.push(Finding::error(
             "subnets",
             input,
-            format!("`{input}` spans {} zone(s) ({}); the program needs two", zones.len(), zones.into_iter().collect::<Vec<_>>().join(", ")),
+            format!(
+                "`{input}` spans {} zone(s) ({}); the program needs two",
+                zones.len(),
+                zones.into_iter().collect::<Vec<_>>().join(", ")
+            ),
             "an ALB, an RDS Proxy and a DB subnet group each need subnets in two Availability Zones",
         ));
     }
@@ -137,7 +164,12 @@ fn route(input: &str, s: &SubnetFacts, private: bool, expected: &Expectations) -
 async fn endpoints(aws: &AwsClients, expected: &Expectations, inputs: &StackInputs) -> Vec<Finding> {
     let Some(vpc) = &inputs.vpc_id else {
         let help = "set it: `pulumi config set vpcId vpc-...`";
-        return vec![Finding::warning("endpoints", "vpcId", "the endpoints were not checked: the stack sets no vpcId", help)];
+        return vec![Finding::warning(
+            "endpoints",
+            "vpcId",
+            "the endpoints were not checked: the stack sets no vpcId",
+            help,
+        )];
     };
     let found = match aws.vpc_endpoints(vpc).await {
         Ok(found) => found,
@@ -151,7 +183,9 @@ async fn endpoints(aws: &AwsClients, expected: &Expectations, inputs: &StackInpu
             Finding::error(
                 "endpoints",
                 service,
-                format!("{vpc} has no available endpoint {service}, which `network.endpoints: existing` relies on"),
+                format!(
+                    "{vpc} has no available endpoint {service}, which `network.endpoints: existing` relies on"
+                ),
                 "create it in the VPC (or let this environment declare it: `network.endpoints: true`)",
             )
         })
