@@ -155,18 +155,21 @@ impl Session<'_> {
     /// there are), or the credentials themselves for Basic. `Ok(false)`: nothing to answer with.
     async fn answer(&mut self, challenge: &Challenge) -> Result<bool, String> {
         let basic = match self.access {
-            Access::Basic { username, password } => Some((username.as_str(), password)),
+            Access::Basic { username, password } => {
+                // Built only for its header: reqwest encodes Basic credentials.
+                let request = self
+                    .client
+                    .get("http://unused.invalid")
+                    .basic_auth(username, Some(password.expose_secret()));
+                let built = request.build().map_err(|e| describe(&e))?;
+                built.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned)
+            }
+            Access::BasicToken { token } => Some(format!("Basic {}", token.expose_secret())),
             Access::Anonymous | Access::Unavailable { .. } => None,
         };
         match challenge.scheme.as_str() {
             "basic" => {
-                let Some((user, password)) = basic else { return Ok(false) };
-                let request =
-                    self.client.get("http://unused.invalid").basic_auth(user, Some(password.expose_secret()));
-                // Built only for its header: reqwest encodes Basic credentials.
-                let built = request.build().map_err(|e| describe(&e))?;
-                self.authorization =
-                    built.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                self.authorization = basic;
                 Ok(self.authorization.is_some())
             }
             "bearer" => {
@@ -178,8 +181,8 @@ impl Session<'_> {
                     query.push(("service", service.to_owned()));
                 }
                 let mut request = self.client.get(realm).query(&query);
-                if let Some((user, password)) = basic {
-                    request = request.basic_auth(user, Some(password.expose_secret()));
+                if let Some(header) = &basic {
+                    request = request.header(AUTHORIZATION, header);
                 }
                 let response =
                     request.send().await.map_err(|e| format!("its token service: {}", describe(&e)))?;

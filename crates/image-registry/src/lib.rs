@@ -88,6 +88,12 @@ pub enum Access {
         /// The password or token; never shown.
         password: SecretString,
     },
+    /// An encoded Basic credential (private ECR's authorization token, the Base64 of
+    /// `AWS:<password>`), sent as it is.
+    BasicToken {
+        /// The token; never shown.
+        token: SecretString,
+    },
     /// It needs credentials that could not be read; the image is then not checked.
     Unavailable {
         /// Why, in words (no value): `cannot read the secret ...`.
@@ -100,6 +106,7 @@ impl std::fmt::Debug for Access {
         match self {
             Access::Anonymous => f.write_str("Anonymous"),
             Access::Basic { username, .. } => write!(f, "Basic({username}, [REDACTED])"),
+            Access::BasicToken { .. } => f.write_str("BasicToken([REDACTED])"),
             Access::Unavailable { reason } => write!(f, "Unavailable({reason})"),
         }
     }
@@ -164,7 +171,7 @@ pub async fn check_image(
         return vec![not_checked(image, &users, reason, help)];
     }
     if reference.is_private_ecr() && matches!(access, Access::Anonymous) {
-        let help = "private ECR needs an authorization token (`ecr:GetAuthorizationToken`); check the image with `aws ecr describe-images` meanwhile";
+        let help = "private ECR needs an authorization token: run preflight with AWS credentials allowed `ecr:GetAuthorizationToken`";
         return vec![not_checked(image, &users, "private ECR", help)];
     }
     let mut session = Session {
@@ -207,7 +214,7 @@ fn failed_fetch(what: &manifest::Subject<'_>, fetch: &Fetch, part: &str) -> Opti
             "push the image, or pin the digest the registry has (`docker buildx imagetools inspect <image>` prints it)",
         ),
         Fetch::Denied { status } => match what.access {
-            Access::Basic { .. } => Finding::error(
+            Access::Basic { .. } | Access::BasicToken { .. } => Finding::error(
                 CHECK,
                 users,
                 format!("{image}: {registry} refused the pull credentials ({status})"),

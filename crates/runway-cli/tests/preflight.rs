@@ -243,3 +243,46 @@ fn the_deploy_job_reads_pull_credentials_the_key_and_the_tags() {
     assert!(!run.stdout.contains("ghcr-token-canary"));
     only_gets(&registry);
 }
+
+#[test]
+fn a_private_ecr_image_is_read_with_an_authorization_token() {
+    // moto's token for account 123456789012: the Base64 of `AWS:123456789012-auth-token`.
+    let token = "Basic QVdTOjEyMzQ1Njc4OTAxMi1hdXRoLXRva2Vu";
+    let mut routes = Vec::new();
+    for route in oci_manifest("pdf-render", PDF, "arm64") {
+        let challenge = r#"Basic realm="https://123456789012.dkr.ecr.us-east-1.amazonaws.com/",service="ecr.amazonaws.com""#;
+        let refused = Answer::new("401 Unauthorized", &[("WWW-Authenticate", challenge)], "{}");
+        let path = route.path.clone();
+        routes.push(route.when("authorization", token));
+        routes.push(WebRoute::new("GET", &path, vec![refused]));
+    }
+    routes.push(oci_index("metabase/metabase", METABASE, &["linux/amd64"]));
+    routes.push(oci_index("docker/library/postgres", POSTGRES, &["linux/amd64", "linux/arm64"]));
+    let registry = CannedWeb::start(routes);
+    let ecr = "123456789012.dkr.ecr.us-east-1.amazonaws.com";
+    let dir = example("preflight-ecr", |t| {
+        t.replace("ghcr.io/acme/pdf-render", &format!("{ecr}/pdf-render"))
+            .replace("    registryCredentials: GHCR_PULL\n", "")
+    });
+    // Without AWS: said, not passed.
+    let mut cmd = command(&dir, &registry, None);
+    cmd.arg("--no-aws").env(
+        "RUNWAY_REGISTRY_ENDPOINTS",
+        format!("{ecr}={url},docker.io={url},public.ecr.aws={url}", url = registry.url()),
+    );
+    let (run_no_aws, report) = run(&mut cmd);
+    assert_eq!(run_no_aws.code, 0);
+    assert!(findings(&report, "image")[0]["message"].as_str().unwrap().contains("private ECR"), "{report}");
+    // With moto's ECR token, the manifest and its config are read and pass.
+    let moto = Moto::start();
+    let mut cmd = command(&dir, &registry, Some(&moto.url()));
+    cmd.env(
+        "RUNWAY_REGISTRY_ENDPOINTS",
+        format!("{ecr}={url},docker.io={url},public.ecr.aws={url}", url = registry.url()),
+    );
+    let (_, report) = run(&mut cmd);
+    assert_eq!(findings(&report, "image").len(), 0, "{report}");
+    assert!(registry.seen().iter().any(|s| s.target.contains("/v2/pdf-render/blobs/")));
+    assert!(!report.to_string().contains("QVdTOjEy"), "the token is never shown");
+    only_gets(&registry);
+}

@@ -53,11 +53,10 @@ pub fn behind_bearer(routes: Vec<WebRoute>, token: &str) -> Vec<WebRoute> {
     let bearer = format!("Bearer {token}");
     let mut out = Vec::new();
     for route in routes {
-        let challenge =
-            format!(r#"Bearer realm="{{url}}/token",service="test-registry",scope="repository:x:pull""#);
+        let challenge = r#"Bearer realm="{url}/token",service="test-registry",scope="repository:x:pull""#;
         let refused = Answer::new(
             "401 Unauthorized",
-            &[("Content-Type", "application/json"), ("WWW-Authenticate", &challenge)],
+            &[("Content-Type", "application/json"), ("WWW-Authenticate", challenge)],
             r#"{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}"#,
         );
         out.push(WebRoute::new(&route.method, &route.path, vec![refused]));

@@ -339,6 +339,8 @@ pub struct AwsClients {
     pub(crate) iam: aws_sdk_iam::Client,
     /// Service quotas (`runway preflight`).
     pub(crate) quotas: aws_sdk_servicequotas::Client,
+    /// Private ECR's authorization token (`runway preflight` reads image manifests with it).
+    pub(crate) ecr: aws_sdk_ecr::Client,
 }
 
 impl AwsClients {
@@ -382,6 +384,7 @@ impl AwsClients {
             acm: aws_sdk_acm::Client::new(&config),
             iam: aws_sdk_iam::Client::new(&config),
             quotas: aws_sdk_servicequotas::Client::new(&config),
+            ecr: aws_sdk_ecr::Client::new(&config),
         }
     }
 }

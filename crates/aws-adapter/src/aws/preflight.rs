@@ -81,6 +81,31 @@ impl AwsClients {
         Ok(PullCredentials { username: pair.username, password: SecretString::from(pair.password) })
     }
 
+    /// A private ECR registry's authorization token (`GetAuthorizationToken`), for `registry`
+    /// (`<account>.dkr.ecr.<region>.amazonaws.com`) in its own region: the Base64 of
+    /// `AWS:<password>`, as HTTP Basic sends it. Valid for 12 hours; never shown.
+    pub async fn ecr_token(&self, registry: &str) -> Result<Option<SecretString>, RemoteError> {
+        let parts: Vec<&str> = registry.split('.').collect();
+        let (account, region) = match parts.as_slice() {
+            [account, "dkr", "ecr", region, ..] => (*account, *region),
+            _ => return Ok(None),
+        };
+        let config =
+            self.ecr.config().to_builder().region(aws_config::Region::new(region.to_owned())).build();
+        #[allow(deprecated)] // reason: `registryIds` is deprecated but still selects the registry
+        let out = aws_sdk_ecr::Client::from_conf(config)
+            .get_authorization_token()
+            .registry_ids(account)
+            .send()
+            .await
+            .map_err(|e| RemoteError::from_sdk("GetAuthorizationToken", e))?;
+        Ok(out
+            .authorization_data()
+            .iter()
+            .find_map(|d| d.authorization_token())
+            .map(|t| SecretString::from(t.to_owned())))
+    }
+
     /// The key `alias` names, with its policy; `None` when the alias names no key.
     pub async fn key_facts(&self, alias: &str) -> Result<Option<KeyFacts>, RemoteError> {
         let described = match self.kms.describe_key().key_id(alias).send().await {
