@@ -84,13 +84,15 @@ if ECS_ROLE:
 kms = c('kms')
 k = kms.create_key()['KeyMetadata']['KeyId']
 kms.create_alias(AliasName='alias/runway/acme-shop/dev', TargetKeyId=k)
+zone = c('route53').create_hosted_zone(Name=ZONE, CallerReference='preflight')['HostedZone']['Id']
 names = {'priv_a': priv_a, 'priv_b': priv_b, 'pub_a': pub_a, 'pub_b': pub_b, 'bare': bare}
 private = [names[n] for n in PRIVATE]
 public = [names[n] for n in PUBLIC]
 groups = [members] + ([elsewhere] if ELSEWHERE else [])
 print(json.dumps({'config': {'acme-shop:vpcId': vpc, 'acme-shop:privateSubnetIds': private,
                   'acme-shop:publicSubnetIds': public, 'acme-shop:certificateArn': arn,
-                  'acme-shop:memberSecurityGroupIds': groups}}))
+                  'acme-shop:memberSecurityGroupIds': groups,
+                  'acme-shop:hostedZoneId': zone.split('/')[-1]}}))
 "#;
 
 /// How the account is set up.
@@ -101,6 +103,7 @@ struct Setup {
     private: &'static [&'static str],
     public: &'static [&'static str],
     elsewhere: bool,
+    zone: &'static str,
 }
 
 const CLEAN: Setup = Setup {
@@ -110,13 +113,14 @@ const CLEAN: Setup = Setup {
     private: &["priv_a", "priv_b"],
     public: &["pub_a", "pub_b"],
     elsewhere: false,
+    zone: "dev.acme.example",
 };
 
 /// Sets the account up in moto; writes the stack settings into `dir` and returns their path.
 fn account(moto: &Moto, dir: &Path, setup: &Setup) -> std::path::PathBuf {
     let list = |names: &[&str]| format!("{names:?}");
     let header = format!(
-        "ENDPOINT = '{}'\nCERT_NAME = '{}'\nCERT_DAYS = {}\nECS_ROLE = {}\nPRIVATE = {}\nPUBLIC = {}\nELSEWHERE = {}\n",
+        "ENDPOINT = '{}'\nCERT_NAME = '{}'\nCERT_DAYS = {}\nECS_ROLE = {}\nPRIVATE = {}\nPUBLIC = {}\nELSEWHERE = {}\nZONE = '{}'\n",
         moto.url(),
         setup.cert_name,
         setup.cert_days,
@@ -124,6 +128,7 @@ fn account(moto: &Moto, dir: &Path, setup: &Setup) -> std::path::PathBuf {
         list(setup.private),
         list(setup.public),
         if setup.elsewhere { "True" } else { "False" },
+        setup.zone,
     );
     let out = Command::new(test_support::python())
         .args(["-c", &format!("{header}{ACCOUNT}")])
@@ -213,23 +218,53 @@ fn has(report: &Value, check: &str, severity: &str, text: &str) -> bool {
     })
 }
 
+/// The AWS actions moto recorded: the `Action` of a query call, the `X-Amz-Target` operation
+/// of a JSON call, else `METHOD path` (a REST call such as Route 53's).
+fn recorded(moto: &Moto) -> Vec<String> {
+    let reply = test_support::http(moto.port, "GET", "/moto-api/recorder/download-recording", "").unwrap();
+    reply
+        .body
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            let body = entry["body"].as_str().unwrap_or_default();
+            let headers = entry["headers"].as_object().unwrap();
+            let target = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("x-amz-target"));
+            if let Some(action) = body.split('&').find_map(|p| p.strip_prefix("Action=")) {
+                action.to_owned()
+            } else if let Some((_, t)) = target {
+                t.as_str().unwrap().rsplit('.').next().unwrap().to_owned()
+            } else {
+                format!("{} {}", entry["method"].as_str().unwrap(), entry["url"].as_str().unwrap())
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn a_clean_account_passes_in_seconds() {
-    let (moto, registry, canned) = (Moto::start(), registry(), canned(6.0));
     let dir = example("preflight-account-clean", |t| t);
+    let recording = dir.join("moto-recording");
+    let moto = Moto::start_with(&[("MOTO_RECORDER_FILEPATH", recording.to_str().unwrap())]);
+    let (registry, canned) = (registry(), canned(6.0));
     let stack = account(&moto, &dir, &CLEAN);
+    let start = test_support::http(moto.port, "POST", "/moto-api/recorder/start-recording", "").unwrap();
+    assert_eq!(start.status, 200, "{}", start.body);
     let started = Instant::now();
     let (run, report) = preflight(&dir, &stack, &moto, &canned, &registry);
     let took = started.elapsed();
     assert_eq!(found(&report), Vec::<(String, String, String)>::new(), "{report}");
     assert_eq!((run.code, report["verdict"].as_str()), (0, Some("ready")));
     assert!(took.as_secs() < 10, "preflight took {took:?}");
-    // Only reads reached the canned endpoint.
-    assert!(
-        canned.asked().iter().all(|op| op.starts_with("Get") || op.starts_with("List")),
-        "{:?}",
-        canned.asked()
-    );
+    // Only reads reached AWS: moto's recording and the canned endpoint.
+    let read = |op: &String| ["Describe", "Get", "List"].iter().any(|p| op.starts_with(p)) || op.starts_with("GET ");
+    let calls = recorded(&moto);
+    for action in ["DescribeSubnets", "DescribeRouteTables", "DescribeCertificate", "GetRole", "DescribeKey"] {
+        assert!(calls.iter().any(|c| c == action), "{action} not recorded: {calls:?}");
+    }
+    assert!(calls.iter().all(read), "{calls:?}");
+    assert!(canned.asked().iter().all(read), "{:?}", canned.asked());
 }
 
 #[test]
@@ -246,6 +281,7 @@ fn each_problem_of_the_account_is_found() {
         private: &["priv_a", "priv_a", "pub_b"],
         public: &["pub_a", "pub_b"],
         elsewhere: true,
+        zone: "acme.example",
     };
     let stack = account(&moto, &dir, &setup);
     let (run, report) = preflight(&dir, &stack, &moto, &canned, &registry);
@@ -265,6 +301,7 @@ fn each_problem_of_the_account_is_found() {
     assert!(has(&report, "quota", "error", "the quota Fargate On-Demand vCPU is 0.25; the plan needs"));
     assert!(has(&report, "endpoints", "error", "com.amazonaws.us-east-1.ecr.dkr"));
     assert!(has(&report, "security-groups", "error", "not in the stack's vpcId"));
+    assert!(has(&report, "dns", "error", "serves acme.example, not the environment's domain dev.acme.example"));
 }
 
 #[test]

@@ -49,7 +49,7 @@ pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
-pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts};
+pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
 /// The product and environment a call works for; they become the `product` and `environment`
@@ -341,6 +341,8 @@ pub struct AwsClients {
     pub(crate) quotas: aws_sdk_servicequotas::Client,
     /// Private ECR's authorization token (`runway preflight` reads image manifests with it).
     pub(crate) ecr: aws_sdk_ecr::Client,
+    /// The hosted zone of the environment's domain (`runway preflight`).
+    pub(crate) route53: aws_sdk_route53::Client,
 }
 
 impl AwsClients {
@@ -385,6 +387,7 @@ impl AwsClients {
             iam: aws_sdk_iam::Client::new(&config),
             quotas: aws_sdk_servicequotas::Client::new(&config),
             ecr: aws_sdk_ecr::Client::new(&config),
+            route53: aws_sdk_route53::Client::new(&config),
         }
     }
 }

@@ -43,6 +43,15 @@ pub struct CertificateFacts {
     pub not_after: Option<i64>,
 }
 
+/// A hosted zone as found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZoneFacts {
+    /// Its name, without the trailing dot (`dev.acme.example`).
+    pub name: String,
+    /// A private zone (answers inside its VPCs only).
+    pub private: bool,
+}
+
 fn ec2_filter(name: &str, values: &[String]) -> Filter {
     Filter::builder().name(name).set_values(Some(values.to_vec())).build()
 }
@@ -157,6 +166,20 @@ impl AwsClients {
             status: c.status().map(|s| s.as_str().to_owned()).unwrap_or_default(),
             names,
             not_after: c.not_after().map(aws_smithy_types_secs),
+        }))
+    }
+
+    /// The hosted zone `id` (`Z...`, or `/hostedzone/Z...`); `None` when there is none.
+    pub async fn hosted_zone(&self, id: &str) -> Result<Option<ZoneFacts>, RemoteError> {
+        let id = id.trim_start_matches("/hostedzone/");
+        let out = match self.route53.get_hosted_zone().id(id).send().await {
+            Ok(out) => out,
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_hosted_zone()) => return Ok(None),
+            Err(e) => return Err(RemoteError::from_sdk("GetHostedZone", e)),
+        };
+        Ok(out.hosted_zone().map(|z| ZoneFacts {
+            name: z.name().trim_end_matches('.').to_ascii_lowercase(),
+            private: z.config().is_some_and(|c| c.private_zone()),
         }))
     }
 

@@ -1,5 +1,5 @@
 //! The account: the environment's key, the cost allocation tags, the ECS service-linked role,
-//! the service quotas; with the stack settings, the certificate and the network.
+//! the service quotas; with the stack settings, the certificate, the hosted zone and the network.
 
 use aws_adapter::aws::{AwsClients, KeyFacts};
 use pulumi_program::StackInputs;
@@ -44,11 +44,12 @@ pub(crate) async fn check(
         return findings;
     };
     let public = expected.domain.is_some();
-    let (network, certificate) = tokio::join!(
+    let (network, certificate, zone) = tokio::join!(
         super::network::check(aws, expected, inputs, public),
-        certificate(aws, expected, inputs)
+        certificate(aws, expected, inputs),
+        zone(aws, expected, inputs)
     );
-    findings.extend(network.into_iter().chain(certificate));
+    findings.extend(network.into_iter().chain(certificate).chain(zone));
     findings
 }
 
@@ -107,6 +108,43 @@ async fn quotas(aws: &AwsClients, expected: &Expectations) -> Vec<Finding> {
                 ),
             ));
         }
+    }
+    findings
+}
+
+/// The hosted zone the public hosts' records go in: there, public, named for the domain.
+async fn zone(aws: &AwsClients, expected: &Expectations, inputs: &StackInputs) -> Vec<Finding> {
+    let Some(domain) = expected.domain.as_deref().filter(|_| !expected.public_hosts.is_empty()) else {
+        return Vec::new();
+    };
+    let Some(id) = &inputs.hosted_zone_id else {
+        let help = "set it: `pulumi config set hostedZoneId Z...` (the public zone of the domain)";
+        return vec![Finding::error("dns", "hostedZoneId", "the stack sets no hostedZoneId, where the hosts' records go", help)];
+    };
+    let zone = match aws.hosted_zone(id).await {
+        Ok(Some(zone)) => zone,
+        Ok(None) => {
+            let help = "check `hostedZoneId` (`aws route53 list-hosted-zones`)";
+            return vec![Finding::error("dns", id, format!("Route 53 has no hosted zone {id}"), help)];
+        }
+        Err(e) => return vec![not_checked("dns", id, &e)],
+    };
+    let mut findings = Vec::new();
+    if zone.name != domain.to_ascii_lowercase() {
+        findings.push(Finding::error(
+            "dns",
+            id,
+            format!("the hosted zone {id} serves {}, not the environment's domain {domain}", zone.name),
+            format!("give the hosted zone of {domain} (its records are `<workload>.{domain}`)"),
+        ));
+    }
+    if zone.private {
+        findings.push(Finding::error(
+            "dns",
+            id,
+            format!("the hosted zone {id} ({}) is private: the public hosts would not resolve outside the VPC", zone.name),
+            "give the public hosted zone of the domain",
+        ));
     }
     findings
 }
