@@ -218,28 +218,23 @@ fn has(report: &Value, check: &str, severity: &str, text: &str) -> bool {
     })
 }
 
-/// The AWS actions moto recorded: the `Action` of a query call, the `X-Amz-Target` operation
-/// of a JSON call, else `METHOD path` (a REST call such as Route 53's).
-fn recorded(moto: &Moto) -> Vec<String> {
-    let reply = test_support::http(moto.port, "GET", "/moto-api/recorder/download-recording", "").unwrap();
-    reply
-        .body
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let entry: Value = serde_json::from_str(line).unwrap();
-            let body = entry["body"].as_str().unwrap_or_default();
-            let headers = entry["headers"].as_object().unwrap();
-            let target = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("x-amz-target"));
-            if let Some(action) = body.split('&').find_map(|p| p.strip_prefix("Action=")) {
-                action.to_owned()
-            } else if let Some((_, t)) = target {
-                t.as_str().unwrap().rsplit('.').next().unwrap().to_owned()
-            } else {
-                format!("{} {}", entry["method"].as_str().unwrap(), entry["url"].as_str().unwrap())
-            }
-        })
-        .collect()
+/// What each call moto recorded (into `file`) was: the `Action` of a query call, the operation
+/// of a JSON call's `X-Amz-Target`, else `METHOD path` (a REST call such as Route 53's). The
+/// recording's bodies are Base64; Python reads them.
+const ACTIONS: &str = r#"
+import base64, json, sys, urllib.parse
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    body = base64.b64decode(e['body']).decode() if e['body_encoded'] else e['body']
+    target = {k.lower(): v for k, v in e['headers'].items()}.get('x-amz-target')
+    action = urllib.parse.parse_qs(body).get('Action', [None])[0]
+    print(action or (target.rsplit('.', 1)[-1] if target else e['method'] + ' ' + e['url']))
+"#;
+
+fn recorded(file: &Path) -> Vec<String> {
+    let out = Command::new(test_support::python()).args(["-c", ACTIONS]).arg(file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect()
 }
 
 #[test]
@@ -258,9 +253,11 @@ fn a_clean_account_passes_in_seconds() {
     assert_eq!((run.code, report["verdict"].as_str()), (0, Some("ready")));
     assert!(took.as_secs() < 10, "preflight took {took:?}");
     // Only reads reached AWS: moto's recording and the canned endpoint.
-    let read = |op: &String| ["Describe", "Get", "List"].iter().any(|p| op.starts_with(p)) || op.starts_with("GET ");
-    let calls = recorded(&moto);
-    for action in ["DescribeSubnets", "DescribeRouteTables", "DescribeCertificate", "GetRole", "DescribeKey"] {
+    let read =
+        |op: &String| ["Describe", "Get", "List"].iter().any(|p| op.starts_with(p)) || op.starts_with("GET ");
+    let calls = recorded(&recording);
+    for action in ["DescribeSubnets", "DescribeRouteTables", "DescribeCertificate", "GetRole", "DescribeKey"]
+    {
         assert!(calls.iter().any(|c| c == action), "{action} not recorded: {calls:?}");
     }
     assert!(calls.iter().all(read), "{calls:?}");
@@ -301,7 +298,12 @@ fn each_problem_of_the_account_is_found() {
     assert!(has(&report, "quota", "error", "the quota Fargate On-Demand vCPU is 0.25; the plan needs"));
     assert!(has(&report, "endpoints", "error", "com.amazonaws.us-east-1.ecr.dkr"));
     assert!(has(&report, "security-groups", "error", "not in the stack's vpcId"));
-    assert!(has(&report, "dns", "error", "serves acme.example, not the environment's domain dev.acme.example"));
+    assert!(has(
+        &report,
+        "dns",
+        "error",
+        "serves acme.example, not the environment's domain dev.acme.example"
+    ));
 }
 
 #[test]

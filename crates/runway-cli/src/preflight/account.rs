@@ -119,7 +119,12 @@ async fn zone(aws: &AwsClients, expected: &Expectations, inputs: &StackInputs) -
     };
     let Some(id) = &inputs.hosted_zone_id else {
         let help = "set it: `pulumi config set hostedZoneId Z...` (the public zone of the domain)";
-        return vec![Finding::error("dns", "hostedZoneId", "the stack sets no hostedZoneId, where the hosts' records go", help)];
+        return vec![Finding::error(
+            "dns",
+            "hostedZoneId",
+            "the stack sets no hostedZoneId, where the hosts' records go",
+            help,
+        )];
     };
     let zone = match aws.hosted_zone(id).await {
         Ok(Some(zone)) => zone,
@@ -142,7 +147,10 @@ async fn zone(aws: &AwsClients, expected: &Expectations, inputs: &StackInputs) -
         findings.push(Finding::error(
             "dns",
             id,
-            format!("the hosted zone {id} ({}) is private: the public hosts would not resolve outside the VPC", zone.name),
+            format!(
+                "the hosted zone {id} ({}) is private: the public hosts would not resolve outside the VPC",
+                zone.name
+            ),
             "give the public hosted zone of the domain",
         ));
     }
