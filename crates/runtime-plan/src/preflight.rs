@@ -217,10 +217,11 @@ fn images(plan: &Plan) -> Vec<ImageExpectation> {
         let platform = Platform::of_cpu_architecture(&task.cpu_architecture);
         let credentials = task.repository_credentials.as_ref().map(|c| match c {
             RepositoryCredentials::Arn { arn } => arn.clone(),
-            RepositoryCredentials::Item { item } => match plan.item(item).map(|i| &i.spec) {
-                Some(ItemSpec::RegistrySecret { name, .. }) => name.clone(),
-                _ => item.clone(),
-            },
+            RepositoryCredentials::Item { item } => {
+                // The secret `secrets prepare` writes, by its name.
+                let secret = plan.item(item).map(|i| &i.spec);
+                if let Some(ItemSpec::RegistrySecret { name, .. }) = secret { name.clone() } else { item.clone() }
+            }
         });
         if let Some(seen) = out.iter_mut().find(|e| e.image == task.image && e.platform == platform) {
             if !seen.used_by.contains(&task.workload) {
