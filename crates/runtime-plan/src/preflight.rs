@@ -220,7 +220,11 @@ fn images(plan: &Plan) -> Vec<ImageExpectation> {
             RepositoryCredentials::Item { item } => {
                 // The secret `secrets prepare` writes, by its name.
                 let secret = plan.item(item).map(|i| &i.spec);
-                if let Some(ItemSpec::RegistrySecret { name, .. }) = secret { name.clone() } else { item.clone() }
+                if let Some(ItemSpec::RegistrySecret { name, .. }) = secret {
+                    name.clone()
+                } else {
+                    item.clone()
+                }
             }
         });
         if let Some(seen) = out.iter_mut().find(|e| e.image == task.image && e.platform == platform) {
