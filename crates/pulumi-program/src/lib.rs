@@ -41,6 +41,7 @@ mod endpoints;
 mod expr;
 mod iam;
 mod identity;
+mod inputs;
 mod items;
 mod key;
 mod logs;
@@ -57,6 +58,7 @@ mod version;
 mod workload;
 pub mod yaml;
 
+pub use inputs::{StackInputs, stack_inputs};
 pub use stack::{alert_email_count, check_stack_settings};
 pub use version::PULUMI_AWS_VERSION;
 

@@ -21,6 +21,7 @@
 //! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
 //! | `runway spend` | [`spend_report`] of the [`Plan`], a [`Month`] and the bill's [`Actuals`], then [`render_spend_text`] or [`to_json`] |
 //! | `runway spend` (the usage that would have matched a bill) | [`usage_hint()`] |
+//! | `runway preflight` | [`expectations()`] of the [`Plan`], compared by the adapters into [`Finding`]s, then [`render_findings_text`] or [`to_json`] |
 //! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans, then [`render_review_markdown`], [`render_review_text`] or [`to_json`] |
 //!
 //! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
@@ -37,6 +38,7 @@ mod hint;
 pub mod lower;
 pub mod naming;
 pub mod plan;
+pub mod preflight;
 mod pricing;
 pub mod render;
 pub mod review;
@@ -50,6 +52,7 @@ pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use hint::{UsageHint, usage_hint};
 pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use plan::*;
+pub use preflight::{Expectations, Finding, Severity, expectations, render_findings_text};
 pub use render::render_spend_text;
 pub use render::{
     CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_plan_text,

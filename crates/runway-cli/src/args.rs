@@ -202,6 +202,27 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: PlanArgs,
     },
+    /// Deploy job, first (and the PR job, with `--no-aws`): read the registries and the account
+    /// and print every finding that would stop or spoil the deploy, each with what to do;
+    /// nothing is written. Exit 1 when any finding is an error (docs/preflight.md).
+    Preflight {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The stack settings the program is deployed with (`infra/ENV/Pulumi.<stack>.yaml`):
+        /// its subnets and certificate are checked.
+        #[arg(long, value_name = "FILE")]
+        stack: Option<PathBuf>,
+        /// Only the checks that need no AWS credentials (the public images).
+        #[arg(long)]
+        no_aws: bool,
+        /// `json`: `{"environment","region","verdict","errors","warnings","findings":[{"check",
+        /// "subject","severity","message","help"}]}`.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -307,6 +328,7 @@ impl Command {
             Self::Graph { format, .. } => *format == GraphFormat::Json,
             Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,
             Self::Spend { format, .. } => *format == Format::Json,
+            Self::Preflight { format, .. } => *format == Format::Json,
             Self::Schema { .. } | Self::Lsp { .. } => false,
         };
         Out::new(json)

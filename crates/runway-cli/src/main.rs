@@ -31,6 +31,7 @@ mod migrate;
 mod output;
 mod people;
 mod planning;
+mod preflight;
 mod prices;
 mod program;
 mod restarts;
@@ -100,6 +101,10 @@ fn main() -> ExitCode {
             let what =
                 rotate::What { resource: &resource, login: login.as_deref(), outputs: outputs.as_deref() };
             rotate::run(&env, what, options, format, &args, out)
+        }
+        Command::Preflight { env, stack, no_aws, format, args } => {
+            let a = preflight::Args { env: &env, stack: stack.as_deref(), no_aws, format, plan: &args };
+            preflight::run(&a, out)
         }
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),

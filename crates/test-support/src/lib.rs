@@ -1,7 +1,8 @@
 //! Helpers shared by the workspace's integration tests: where the workspace, its examples, the
 //! venv Python and the PostgreSQL servers of `cargo xtask postgres` are; scratch directories
 //! and fixture copies; a free loopback port and a bare HTTP call; moto, the Infisical contract
-//! server, a file server and an AWS endpoint of canned answers on loopback, stopped on drop.
+//! server, a file server, an AWS endpoint and a plain HTTP server (an OCI registry) of canned
+//! answers on loopback, stopped on drop.
 //!
 //! Dev-only, and std plus serde_json only (no async runtime, no HTTP or AWS client), so that any
 //! test can use it whatever runtime it runs on. Helpers panic instead of returning errors: a
@@ -14,6 +15,8 @@ mod files;
 mod moto;
 mod net;
 mod paths;
+pub mod registry;
+mod web;
 
 pub use canned::{CannedAws, Route};
 pub use contract::ContractServer;
@@ -22,3 +25,4 @@ pub use files::FileServer;
 pub use moto::Moto;
 pub use net::{Reply, free_port, http};
 pub use paths::{example, postgres, python, workspace};
+pub use web::{Answer, CannedWeb, Seen, WebRoute};

@@ -14,12 +14,14 @@
 mod cost;
 mod freshness;
 mod kms;
+mod preflight;
 mod proxy;
 mod proxy_target;
 mod remedy;
 mod rollout;
 mod rotate;
 mod ssm;
+mod survey;
 mod task;
 
 use std::fmt;
@@ -37,6 +39,7 @@ use serde::Serialize;
 
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use kms::{EnvironmentKey, KeyError, KeyReport};
+pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -48,6 +51,7 @@ pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
+pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
 /// The product and environment a call works for; they become the `product` and `environment`
@@ -329,6 +333,18 @@ pub struct AwsClients {
     pub(crate) elasticache: aws_sdk_elasticache::Client,
     /// Cost Explorer: reached in us-east-1 whatever the region (its endpoint rules).
     pub(crate) ce: aws_sdk_costexplorer::Client,
+    /// `runway preflight`'s reads: subnets, routes, endpoints, groups.
+    pub(crate) ec2: aws_sdk_ec2::Client,
+    /// The certificate (`runway preflight`).
+    pub(crate) acm: aws_sdk_acm::Client,
+    /// The ECS service-linked role (`runway preflight`).
+    pub(crate) iam: aws_sdk_iam::Client,
+    /// Service quotas (`runway preflight`).
+    pub(crate) quotas: aws_sdk_servicequotas::Client,
+    /// Private ECR's authorization token (`runway preflight` reads image manifests with it).
+    pub(crate) ecr: aws_sdk_ecr::Client,
+    /// The hosted zone of the environment's domain (`runway preflight`).
+    pub(crate) route53: aws_sdk_route53::Client,
 }
 
 impl AwsClients {
@@ -368,6 +384,12 @@ impl AwsClients {
             rds: aws_sdk_rds::Client::new(&config),
             elasticache: aws_sdk_elasticache::Client::new(&config),
             ce: aws_sdk_costexplorer::Client::new(&config),
+            ec2: aws_sdk_ec2::Client::new(&config),
+            acm: aws_sdk_acm::Client::new(&config),
+            iam: aws_sdk_iam::Client::new(&config),
+            quotas: aws_sdk_servicequotas::Client::new(&config),
+            ecr: aws_sdk_ecr::Client::new(&config),
+            route53: aws_sdk_route53::Client::new(&config),
         }
     }
 }
