@@ -1,5 +1,5 @@
-//! The role as a Pulumi YAML snippet: the role with its trust policy, one inline policy per
-//! document, the account id looked up as the program does.
+//! The role as a Pulumi YAML snippet: the role with its trust policy, one managed policy per
+//! document (inline policies share one 10,240-character limit per role), the account id looked up as the program does.
 
 use crate::DeployRole;
 
@@ -21,7 +21,7 @@ pub fn render_pulumi(role: &DeployRole) -> String {
     }
     for policy in &role.policies {
         out.push_str(&format!(
-            "  {0}:\n    type: aws:iam/rolePolicy:RolePolicy\n    properties:\n      name: {0}\n      role: ${{{id}.name}}\n      policy: {1}\n",
+            "  {0}:\n    type: aws:iam/policy:Policy\n    properties:\n      name: {0}\n      policy: {1}\n  {0}-attachment:\n    type: aws:iam/rolePolicyAttachment:RolePolicyAttachment\n    properties:\n      role: ${{{id}.name}}\n      policyArn: ${{{0}.arn}}\n",
             policy.name,
             json(&policy.document)
         ));
