@@ -16,6 +16,7 @@ mod trust;
 
 pub use document::{Condition, PolicyDocument, Statement};
 pub use matcher::{Request, allows};
+pub use program::KNOWN_TYPES;
 pub use pulumi::render_pulumi;
 pub use runway::RUNWAY_ACTIONS;
 pub use trust::{GithubTarget, github_trust};

@@ -26,12 +26,12 @@ pub(crate) fn declared_types(program: &pulumi_program::Program) -> Vec<String> {
 
 /// Whether [`statements`] grants anything for `ty`.
 pub(crate) fn covers(ty: &str) -> bool {
-    KNOWN.contains(&ty)
+    KNOWN_TYPES.contains(&ty)
 }
 
 /// Every type and look-up this crate grants for (a test checks it lists every one the
 /// program's source names).
-pub const KNOWN: &[&str] = &[
+pub const KNOWN_TYPES: &[&str] = &[
     "aws:appautoscaling/policy:Policy",
     "aws:appautoscaling/target:Target",
     "aws:budgets/budget:Budget",
