@@ -12,6 +12,7 @@ mod program;
 mod pulumi;
 mod runway;
 mod scope;
+mod shared;
 mod trust;
 
 pub use document::{Condition, PolicyDocument, Statement};

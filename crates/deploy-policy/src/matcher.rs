@@ -27,7 +27,9 @@ pub fn allows(documents: &[&PolicyDocument], request: &Request) -> bool {
         && request.resources.iter().all(|resource| {
             statements.iter().any(|s| {
                 s.effect == "Allow"
-                    && s.action.iter().any(|a| wildcard(&a.to_ascii_lowercase(), &request.action.to_ascii_lowercase()))
+                    && s.action
+                        .iter()
+                        .any(|a| wildcard(&a.to_ascii_lowercase(), &request.action.to_ascii_lowercase()))
                     && s.resource.iter().any(|r| wildcard(r, resource))
                     && conditions_hold(s, &request.context)
             })

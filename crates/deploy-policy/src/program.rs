@@ -110,15 +110,33 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
         "aws:elasticache" => elasticache(s),
         "aws:sqs" => vec![Statement::allow(
             "QueuesOfThePlan",
-            &["sqs:CreateQueue", "sqs:DeleteQueue", "sqs:GetQueueAttributes", "sqs:SetQueueAttributes",
-              "sqs:GetQueueUrl", "sqs:TagQueue", "sqs:UntagQueue", "sqs:ListQueueTags"],
+            &[
+                "sqs:CreateQueue",
+                "sqs:DeleteQueue",
+                "sqs:GetQueueAttributes",
+                "sqs:SetQueueAttributes",
+                "sqs:GetQueueUrl",
+                "sqs:TagQueue",
+                "sqs:UntagQueue",
+                "sqs:ListQueueTags",
+            ],
             s.each(K::SqsQueue, |n| s.arn("sqs", n)),
         )],
         "aws:sns" => vec![Statement::allow(
             "TopicsOfThePlan",
-            &["sns:CreateTopic", "sns:DeleteTopic", "sns:GetTopicAttributes", "sns:SetTopicAttributes",
-              "sns:TagResource", "sns:UntagResource", "sns:ListTagsForResource", "sns:Subscribe",
-              "sns:Unsubscribe", "sns:GetSubscriptionAttributes", "sns:SetSubscriptionAttributes"],
+            &[
+                "sns:CreateTopic",
+                "sns:DeleteTopic",
+                "sns:GetTopicAttributes",
+                "sns:SetTopicAttributes",
+                "sns:TagResource",
+                "sns:UntagResource",
+                "sns:ListTagsForResource",
+                "sns:Subscribe",
+                "sns:Unsubscribe",
+                "sns:GetSubscriptionAttributes",
+                "sns:SetSubscriptionAttributes",
+            ],
             s.each(K::SnsTopic, |n| s.arn("sns", n)),
         )],
         "aws:s3" => s3(s),
@@ -130,25 +148,45 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
         "aws:appautoscaling" => autoscaling(s),
         "aws:budgets" => vec![Statement::allow(
             "BudgetOfThePlan",
-            &["budgets:ViewBudget", "budgets:ModifyBudget", "budgets:ListTagsForResource",
-              "budgets:TagResource", "budgets:UntagResource"],
+            &[
+                "budgets:ViewBudget",
+                "budgets:ModifyBudget",
+                "budgets:ListTagsForResource",
+                "budgets:TagResource",
+                "budgets:UntagResource",
+            ],
             s.each(K::Budget, |n| format!("arn:aws:budgets::{}:budget/{n}", s.account)),
         )],
-        "aws:ssm:getParameter" | "aws:ssm" => vec![Statement::allow(
-            "ParametersUnderThePlansPrefix",
-            &["ssm:GetParameter", "ssm:GetParameters", "ssm:PutParameter", "ssm:DeleteParameter",
-              "ssm:AddTagsToResource", "ssm:RemoveTagsFromResource", "ssm:ListTagsForResource"],
-            vec![s.parameters()],
-        ), read(&["ssm:DescribeParameters"])],
+        "aws:ssm:getParameter" | "aws:ssm" => vec![
+            Statement::allow(
+                "ParametersUnderThePlansPrefix",
+                &[
+                    "ssm:GetParameter",
+                    "ssm:GetParameters",
+                    "ssm:PutParameter",
+                    "ssm:DeleteParameter",
+                    "ssm:AddTagsToResource",
+                    "ssm:RemoveTagsFromResource",
+                    "ssm:ListTagsForResource",
+                ],
+                vec![s.parameters()],
+            ),
+            read(&["ssm:DescribeParameters"]),
+        ],
         "aws:secretsmanager" | "aws:secretsmanager:getSecret" => vec![Statement::allow(
             "SecretsUnderThePlansName",
-            &["secretsmanager:DescribeSecret", "secretsmanager:GetResourcePolicy",
-              "secretsmanager:CreateSecret", "secretsmanager:DeleteSecret", "secretsmanager:TagResource",
-              "secretsmanager:UntagResource"],
+            &[
+                "secretsmanager:DescribeSecret",
+                "secretsmanager:GetResourcePolicy",
+                "secretsmanager:CreateSecret",
+                "secretsmanager:DeleteSecret",
+                "secretsmanager:TagResource",
+                "secretsmanager:UntagResource",
+            ],
             vec![s.secrets()],
         )],
-        "aws:kms" => crate::runway::own_key(s, &["kms:PutKeyPolicy", "kms:GetKeyPolicy", "kms:DescribeKey"]),
-        "aws:kms:getKey" => crate::runway::own_key(s, &["kms:DescribeKey"]),
+        "aws:kms" => crate::shared::own_key(s, &["kms:PutKeyPolicy", "kms:GetKeyPolicy", "kms:DescribeKey"]),
+        "aws:kms:getKey" => crate::shared::own_key(s, &["kms:DescribeKey"]),
         "aws:kms:getAlias" => vec![read(&["kms:ListAliases"])],
         "aws:iam:getSessionContext" => vec![Statement::allow(
             "ReadItsOwnRoleForTheKeyPolicy",
@@ -165,11 +203,25 @@ fn ecs(s: &Scope<'_>, kind: &str) -> Vec<Statement> {
     let stem = &s.stem;
     let mut out = vec![Statement::allow(
         "EcsClusterServicesAndTasksOfThePlan",
-        &["ecs:CreateCluster", "ecs:DeleteCluster", "ecs:DescribeClusters", "ecs:UpdateCluster",
-          "ecs:PutClusterCapacityProviders", "ecs:CreateService", "ecs:UpdateService", "ecs:DeleteService",
-          "ecs:DescribeServices", "ecs:TagResource", "ecs:UntagResource", "ecs:ListTagsForResource"],
-        vec![s.arn("ecs", &format!("cluster/{stem}*")), s.arn("ecs", &format!("service/{stem}*/*")),
-             s.arn("ecs", &format!("task-definition/{stem}*:*"))],
+        &[
+            "ecs:CreateCluster",
+            "ecs:DeleteCluster",
+            "ecs:DescribeClusters",
+            "ecs:UpdateCluster",
+            "ecs:PutClusterCapacityProviders",
+            "ecs:CreateService",
+            "ecs:UpdateService",
+            "ecs:DeleteService",
+            "ecs:DescribeServices",
+            "ecs:TagResource",
+            "ecs:UntagResource",
+            "ecs:ListTagsForResource",
+        ],
+        vec![
+            s.arn("ecs", &format!("cluster/{stem}*")),
+            s.arn("ecs", &format!("service/{stem}*/*")),
+            s.arn("ecs", &format!("task-definition/{stem}*:*")),
+        ],
     )];
     if kind.starts_with("taskDefinition") {
         // RegisterTaskDefinition, DeregisterTaskDefinition and DescribeTaskDefinition name no
@@ -179,20 +231,12 @@ fn ecs(s: &Scope<'_>, kind: &str) -> Vec<Statement> {
             &["ecs:RegisterTaskDefinition", "ecs:DeregisterTaskDefinition", "ecs:DescribeTaskDefinition"],
             vec!["*".to_owned()],
         ));
-        out.push(pass_role(s));
+        out.push(crate::shared::pass_role(s));
     }
     if kind.starts_with("service") {
         out.push(service_linked(s));
     }
     out
-}
-
-/// Passing the plan's roles to ECS (task definitions, one-off tasks) and RDS (the proxies).
-pub(crate) fn pass_role(s: &Scope<'_>) -> Statement {
-    Statement::allow("PassThePlansRolesToEcsAndRds", &["iam:PassRole"], vec![
-        format!("arn:aws:iam::{}:role/{}*", s.account, s.stem),
-    ])
-    .when("StringEquals", "iam:PassedToService", &["ecs-tasks.amazonaws.com", "rds.amazonaws.com"])
 }
 
 /// The service-linked roles ECS, RDS, ElastiCache, load balancing and autoscaling need, made
@@ -203,21 +247,37 @@ fn service_linked(s: &Scope<'_>) -> Statement {
         &["iam:CreateServiceLinkedRole"],
         vec![format!("arn:aws:iam::{}:role/aws-service-role/*", s.account)],
     )
-    .when("StringEquals", "iam:AWSServiceName", &[
-        "ecs.amazonaws.com",
-        "rds.amazonaws.com",
-        "elasticache.amazonaws.com",
-        "elasticloadbalancing.amazonaws.com",
-        "ecs.application-autoscaling.amazonaws.com",
-    ])
+    .when(
+        "StringEquals",
+        "iam:AWSServiceName",
+        &[
+            "ecs.amazonaws.com",
+            "rds.amazonaws.com",
+            "elasticache.amazonaws.com",
+            "elasticloadbalancing.amazonaws.com",
+            "ecs.application-autoscaling.amazonaws.com",
+        ],
+    )
 }
 
 fn iam(s: &Scope<'_>) -> Vec<Statement> {
     vec![Statement::allow(
         "RolesOfThePlan",
-        &["iam:CreateRole", "iam:DeleteRole", "iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:UpdateRole",
-          "iam:UpdateAssumeRolePolicy", "iam:ListRolePolicies", "iam:ListAttachedRolePolicies",
-          "iam:ListInstanceProfilesForRole", "iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy"],
+        &[
+            "iam:CreateRole",
+            "iam:DeleteRole",
+            "iam:GetRole",
+            "iam:TagRole",
+            "iam:UntagRole",
+            "iam:UpdateRole",
+            "iam:UpdateAssumeRolePolicy",
+            "iam:ListRolePolicies",
+            "iam:ListAttachedRolePolicies",
+            "iam:ListInstanceProfilesForRole",
+            "iam:PutRolePolicy",
+            "iam:GetRolePolicy",
+            "iam:DeleteRolePolicy",
+        ],
         vec![format!("arn:aws:iam::{}:role/{}*", s.account, s.stem)],
     )]
 }
@@ -235,34 +295,62 @@ fn rds(s: &Scope<'_>) -> Vec<Statement> {
     vec![
         Statement::allow(
             "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
-            &["rds:CreateDBInstance", "rds:DeleteDBInstance", "rds:ModifyDBInstance", "rds:DescribeDBInstances",
-              "rds:CreateDBCluster", "rds:DeleteDBCluster", "rds:ModifyDBCluster", "rds:DescribeDBClusters",
-              "rds:CreateDBSubnetGroup", "rds:ModifyDBSubnetGroup", "rds:DeleteDBSubnetGroup",
-              "rds:DescribeDBSubnetGroups", "rds:CreateDBProxy", "rds:DeleteDBProxy", "rds:ModifyDBProxy",
-              "rds:DescribeDBProxies", "rds:DescribeDBProxyTargetGroups", "rds:DescribeDBProxyTargets",
-              "rds:ModifyDBProxyTargetGroup", "rds:RegisterDBProxyTargets", "rds:DeregisterDBProxyTargets",
-              "rds:AddTagsToResource", "rds:RemoveTagsFromResource", "rds:ListTagsForResource"],
+            &[
+                "rds:CreateDBInstance",
+                "rds:DeleteDBInstance",
+                "rds:ModifyDBInstance",
+                "rds:DescribeDBInstances",
+                "rds:CreateDBCluster",
+                "rds:DeleteDBCluster",
+                "rds:ModifyDBCluster",
+                "rds:DescribeDBClusters",
+                "rds:CreateDBSubnetGroup",
+                "rds:ModifyDBSubnetGroup",
+                "rds:DeleteDBSubnetGroup",
+                "rds:DescribeDBSubnetGroups",
+                "rds:CreateDBProxy",
+                "rds:DeleteDBProxy",
+                "rds:ModifyDBProxy",
+                "rds:DescribeDBProxies",
+                "rds:DescribeDBProxyTargetGroups",
+                "rds:DescribeDBProxyTargets",
+                "rds:ModifyDBProxyTargetGroup",
+                "rds:RegisterDBProxyTargets",
+                "rds:DeregisterDBProxyTargets",
+                "rds:AddTagsToResource",
+                "rds:RemoveTagsFromResource",
+                "rds:ListTagsForResource",
+            ],
             resources,
         ),
-        pass_role(s),
+        crate::shared::pass_role(s),
         service_linked(s),
     ]
 }
 
 fn elasticache(s: &Scope<'_>) -> Vec<Statement> {
-    let mut resources = s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}")));
+    let mut resources =
+        s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}")));
     resources.extend(s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("cluster:{n}"))));
     resources.extend(s.each(K::CacheSubnetGroup, |n| s.arn("elasticache", &format!("subnetgroup:{n}"))));
     resources.push(s.arn("elasticache", "parametergroup:default.*"));
     vec![
         Statement::allow(
             "CachesOfThePlan",
-            &["elasticache:CreateReplicationGroup", "elasticache:DeleteReplicationGroup",
-              "elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups",
-              "elasticache:DescribeCacheClusters", "elasticache:CreateCacheSubnetGroup",
-              "elasticache:ModifyCacheSubnetGroup", "elasticache:DeleteCacheSubnetGroup",
-              "elasticache:DescribeCacheSubnetGroups", "elasticache:AddTagsToResource",
-              "elasticache:RemoveTagsFromResource", "elasticache:ListTagsForResource"],
+            &[
+                "elasticache:CreateReplicationGroup",
+                "elasticache:DeleteReplicationGroup",
+                "elasticache:ModifyReplicationGroup",
+                "elasticache:DescribeReplicationGroups",
+                "elasticache:DescribeCacheClusters",
+                "elasticache:CreateCacheSubnetGroup",
+                "elasticache:ModifyCacheSubnetGroup",
+                "elasticache:DeleteCacheSubnetGroup",
+                "elasticache:DescribeCacheSubnetGroups",
+                "elasticache:AddTagsToResource",
+                "elasticache:RemoveTagsFromResource",
+                "elasticache:ListTagsForResource",
+            ],
             resources,
         ),
         service_linked(s),
@@ -274,8 +362,16 @@ fn s3(s: &Scope<'_>) -> Vec<Statement> {
     resources.extend(s.each(K::AlbLogBucket, |n| format!("arn:aws:s3:::{n}")));
     vec![Statement::allow(
         "BucketsOfThePlan",
-        &["s3:CreateBucket", "s3:DeleteBucket", "s3:ListBucket", "s3:GetBucket*", "s3:PutBucket*",
-          "s3:DeleteBucketPolicy", "s3:Get*Configuration", "s3:Put*Configuration"],
+        &[
+            "s3:CreateBucket",
+            "s3:DeleteBucket",
+            "s3:ListBucket",
+            "s3:GetBucket*",
+            "s3:PutBucket*",
+            "s3:DeleteBucketPolicy",
+            "s3:Get*Configuration",
+            "s3:Put*Configuration",
+        ],
         resources,
     )]
 }
@@ -285,24 +381,46 @@ fn cloudwatch(s: &Scope<'_>, kind: &str) -> Vec<Statement> {
         "logGroup:LogGroup" => vec![
             Statement::allow(
                 "LogGroupsOfThePlan",
-                &["logs:CreateLogGroup", "logs:DeleteLogGroup", "logs:PutRetentionPolicy",
-                  "logs:DeleteRetentionPolicy", "logs:TagResource", "logs:UntagResource",
-                  "logs:ListTagsForResource", "logs:AssociateKmsKey", "logs:DisassociateKmsKey"],
+                &[
+                    "logs:CreateLogGroup",
+                    "logs:DeleteLogGroup",
+                    "logs:PutRetentionPolicy",
+                    "logs:DeleteRetentionPolicy",
+                    "logs:TagResource",
+                    "logs:UntagResource",
+                    "logs:ListTagsForResource",
+                    "logs:AssociateKmsKey",
+                    "logs:DisassociateKmsKey",
+                ],
                 s.log_groups(),
             ),
             read(&["logs:DescribeLogGroups"]),
         ],
         "metricAlarm:MetricAlarm" => vec![Statement::allow(
             "AlarmsOfThePlan",
-            &["cloudwatch:PutMetricAlarm", "cloudwatch:DeleteAlarms", "cloudwatch:DescribeAlarms",
-              "cloudwatch:TagResource", "cloudwatch:UntagResource", "cloudwatch:ListTagsForResource"],
+            &[
+                "cloudwatch:PutMetricAlarm",
+                "cloudwatch:DeleteAlarms",
+                "cloudwatch:DescribeAlarms",
+                "cloudwatch:TagResource",
+                "cloudwatch:UntagResource",
+                "cloudwatch:ListTagsForResource",
+            ],
             s.each(K::MetricAlarm, |n| s.arn("cloudwatch", &format!("alarm:{n}"))),
         )],
         _ => vec![Statement::allow(
             "EventRulesOfThePlan",
-            &["events:PutRule", "events:DeleteRule", "events:DescribeRule", "events:PutTargets",
-              "events:RemoveTargets", "events:ListTargetsByRule", "events:TagResource",
-              "events:UntagResource", "events:ListTagsForResource"],
+            &[
+                "events:PutRule",
+                "events:DeleteRule",
+                "events:DescribeRule",
+                "events:PutTargets",
+                "events:RemoveTargets",
+                "events:ListTargetsByRule",
+                "events:TagResource",
+                "events:UntagResource",
+                "events:ListTagsForResource",
+            ],
             s.each(K::EcsEventRule, |n| s.arn("events", &format!("rule/{n}"))),
         )],
     }
@@ -314,15 +432,26 @@ fn elb(s: &Scope<'_>) -> Vec<Statement> {
     vec![
         Statement::allow(
             "LoadBalancerOfThePlan",
-            &["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:DeleteLoadBalancer",
-              "elasticloadbalancing:ModifyLoadBalancerAttributes", "elasticloadbalancing:SetSecurityGroups",
-              "elasticloadbalancing:SetSubnets", "elasticloadbalancing:CreateTargetGroup",
-              "elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:ModifyTargetGroup",
-              "elasticloadbalancing:ModifyTargetGroupAttributes", "elasticloadbalancing:CreateListener",
-              "elasticloadbalancing:DeleteListener", "elasticloadbalancing:ModifyListener",
-              "elasticloadbalancing:CreateRule", "elasticloadbalancing:DeleteRule",
-              "elasticloadbalancing:ModifyRule", "elasticloadbalancing:SetRulePriorities",
-              "elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags"],
+            &[
+                "elasticloadbalancing:CreateLoadBalancer",
+                "elasticloadbalancing:DeleteLoadBalancer",
+                "elasticloadbalancing:ModifyLoadBalancerAttributes",
+                "elasticloadbalancing:SetSecurityGroups",
+                "elasticloadbalancing:SetSubnets",
+                "elasticloadbalancing:CreateTargetGroup",
+                "elasticloadbalancing:DeleteTargetGroup",
+                "elasticloadbalancing:ModifyTargetGroup",
+                "elasticloadbalancing:ModifyTargetGroupAttributes",
+                "elasticloadbalancing:CreateListener",
+                "elasticloadbalancing:DeleteListener",
+                "elasticloadbalancing:ModifyListener",
+                "elasticloadbalancing:CreateRule",
+                "elasticloadbalancing:DeleteRule",
+                "elasticloadbalancing:ModifyRule",
+                "elasticloadbalancing:SetRulePriorities",
+                "elasticloadbalancing:AddTags",
+                "elasticloadbalancing:RemoveTags",
+            ],
             vec![
                 s.arn(lb, &format!("loadbalancer/app/{stem}*/*")),
                 s.arn(lb, &format!("targetgroup/{stem}*/*")),
@@ -353,10 +482,18 @@ fn ec2(s: &Scope<'_>) -> Vec<Statement> {
         .when("StringEquals", "aws:RequestTag/environment", &[env]),
         Statement::allow(
             "ChangeOnlyWhatIsTaggedForThePlan",
-            &["ec2:AuthorizeSecurityGroupIngress", "ec2:AuthorizeSecurityGroupEgress",
-              "ec2:RevokeSecurityGroupIngress", "ec2:RevokeSecurityGroupEgress", "ec2:ModifySecurityGroupRules",
-              "ec2:DeleteSecurityGroup", "ec2:ModifyVpcEndpoint", "ec2:DeleteVpcEndpoints", "ec2:CreateTags",
-              "ec2:DeleteTags"],
+            &[
+                "ec2:AuthorizeSecurityGroupIngress",
+                "ec2:AuthorizeSecurityGroupEgress",
+                "ec2:RevokeSecurityGroupIngress",
+                "ec2:RevokeSecurityGroupEgress",
+                "ec2:ModifySecurityGroupRules",
+                "ec2:DeleteSecurityGroup",
+                "ec2:ModifyVpcEndpoint",
+                "ec2:DeleteVpcEndpoints",
+                "ec2:CreateTags",
+                "ec2:DeleteTags",
+            ],
             vec![s.arn("ec2", "security-group/*"), s.arn("ec2", "vpc-endpoint/*")],
         )
         .when("StringEquals", "aws:ResourceTag/product", &[product])
@@ -364,9 +501,14 @@ fn ec2(s: &Scope<'_>) -> Vec<Statement> {
         // A rule's id is made by EC2 when the rule is; its security group is checked above.
         Statement::allow(
             "SecurityGroupRulesAreNamedByEc2",
-            &["ec2:AuthorizeSecurityGroupIngress", "ec2:AuthorizeSecurityGroupEgress",
-              "ec2:RevokeSecurityGroupIngress", "ec2:RevokeSecurityGroupEgress", "ec2:ModifySecurityGroupRules",
-              "ec2:CreateTags"],
+            &[
+                "ec2:AuthorizeSecurityGroupIngress",
+                "ec2:AuthorizeSecurityGroupEgress",
+                "ec2:RevokeSecurityGroupIngress",
+                "ec2:RevokeSecurityGroupEgress",
+                "ec2:ModifySecurityGroupRules",
+                "ec2:CreateTags",
+            ],
             vec![s.arn("ec2", "security-group-rule/*")],
         ),
         read(&["ec2:Describe*"]),
@@ -378,12 +520,24 @@ fn cloud_map() -> Vec<Statement> {
     // private namespace makes a Route 53 private zone in the stack's VPC.
     vec![Statement::allow(
         "CloudMapIdsAreGeneratedSoStar",
-        &["servicediscovery:CreatePrivateDnsNamespace", "servicediscovery:DeleteNamespace",
-          "servicediscovery:GetNamespace", "servicediscovery:CreateService", "servicediscovery:UpdateService",
-          "servicediscovery:DeleteService", "servicediscovery:GetService", "servicediscovery:GetOperation",
-          "servicediscovery:ListTagsForResource", "servicediscovery:TagResource",
-          "servicediscovery:UntagResource", "route53:CreateHostedZone", "route53:DeleteHostedZone",
-          "route53:GetHostedZone", "route53:ChangeTagsForResource", "ec2:DescribeVpcs"],
+        &[
+            "servicediscovery:CreatePrivateDnsNamespace",
+            "servicediscovery:DeleteNamespace",
+            "servicediscovery:GetNamespace",
+            "servicediscovery:CreateService",
+            "servicediscovery:UpdateService",
+            "servicediscovery:DeleteService",
+            "servicediscovery:GetService",
+            "servicediscovery:GetOperation",
+            "servicediscovery:ListTagsForResource",
+            "servicediscovery:TagResource",
+            "servicediscovery:UntagResource",
+            "route53:CreateHostedZone",
+            "route53:DeleteHostedZone",
+            "route53:GetHostedZone",
+            "route53:ChangeTagsForResource",
+            "ec2:DescribeVpcs",
+        ],
         vec!["*".to_owned()],
     )]
 }
@@ -398,7 +552,11 @@ fn route53(s: &Scope<'_>) -> Vec<Statement> {
             &["route53:ChangeResourceRecordSets"],
             vec!["arn:aws:route53:::hostedzone/*".to_owned()],
         )
-        .when("ForAllValues:StringEquals", "route53:ChangeResourceRecordSetsNormalizedRecordNames", &names),
+        .when(
+            "ForAllValues:StringEquals",
+            "route53:ChangeResourceRecordSetsNormalizedRecordNames",
+            &names,
+        ),
         Statement::allow(
             "ReadTheStacksZoneAndChanges",
             &["route53:GetHostedZone", "route53:ListResourceRecordSets", "route53:GetChange"],
@@ -412,11 +570,16 @@ fn autoscaling(s: &Scope<'_>) -> Vec<Statement> {
     vec![
         Statement::allow(
             "ScalingTargetIdsAreGeneratedSoStar",
-            &["application-autoscaling:RegisterScalableTarget",
-              "application-autoscaling:DeregisterScalableTarget", "application-autoscaling:PutScalingPolicy",
-              "application-autoscaling:DeleteScalingPolicy", "application-autoscaling:Describe*",
-              "application-autoscaling:TagResource", "application-autoscaling:UntagResource",
-              "application-autoscaling:ListTagsForResource"],
+            &[
+                "application-autoscaling:RegisterScalableTarget",
+                "application-autoscaling:DeregisterScalableTarget",
+                "application-autoscaling:PutScalingPolicy",
+                "application-autoscaling:DeleteScalingPolicy",
+                "application-autoscaling:Describe*",
+                "application-autoscaling:TagResource",
+                "application-autoscaling:UntagResource",
+                "application-autoscaling:ListTagsForResource",
+            ],
             vec!["*".to_owned()],
         ),
         service_linked(s),

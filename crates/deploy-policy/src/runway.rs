@@ -51,22 +51,40 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
     let mut out = vec![
         Statement::allow(
             "ParametersUnderThePlansPrefix",
-            &["ssm:GetParameter", "ssm:GetParameters", "ssm:PutParameter", "ssm:AddTagsToResource",
-              "ssm:ListTagsForResource"],
+            &[
+                "ssm:GetParameter",
+                "ssm:GetParameters",
+                "ssm:PutParameter",
+                "ssm:AddTagsToResource",
+                "ssm:ListTagsForResource",
+            ],
             vec![s.parameters()],
         ),
-        Statement::allow("DescribeAndListCallsTakeOnlyStar", &["ssm:DescribeParameters"], vec!["*".to_owned()]),
+        Statement::allow(
+            "DescribeAndListCallsTakeOnlyStar",
+            &["ssm:DescribeParameters"],
+            vec!["*".to_owned()],
+        ),
         Statement::allow(
             "SecretsUnderThePlansName",
-            &["secretsmanager:CreateSecret", "secretsmanager:DescribeSecret", "secretsmanager:GetSecretValue",
-              "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecret", "secretsmanager:TagResource"],
+            &[
+                "secretsmanager:CreateSecret",
+                "secretsmanager:DescribeSecret",
+                "secretsmanager:GetSecretValue",
+                "secretsmanager:PutSecretValue",
+                "secretsmanager:UpdateSecret",
+                "secretsmanager:TagResource",
+            ],
             vec![s.secrets()],
         ),
         Statement::allow(
             "EcsClusterServicesAndTasksOfThePlan",
             &["ecs:DescribeServices", "ecs:UpdateService", "ecs:DescribeTasks", "ecs:RunTask"],
-            vec![s.arn("ecs", &format!("service/{stem}*/*")), s.arn("ecs", &format!("task/{stem}*/*")),
-                 s.arn("ecs", &format!("task-definition/{stem}*:*"))],
+            vec![
+                s.arn("ecs", &format!("service/{stem}*/*")),
+                s.arn("ecs", &format!("task/{stem}*/*")),
+                s.arn("ecs", &format!("task-definition/{stem}*:*")),
+            ],
         ),
         // DescribeTaskDefinition names no resource; ListTasks is checked against the container
         // instance, which Fargate has none of.
@@ -75,7 +93,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             &["ecs:DescribeTaskDefinition", "ecs:ListTasks"],
             vec!["*".to_owned()],
         ),
-        crate::program::pass_role(s),
+        crate::shared::pass_role(s),
         // Cost Explorer has no resource ARNs (docs/pipeline.md, "The monthly spend job").
         Statement::allow("CostExplorerTakesOnlyStar", &["ce:GetCostAndUsage"], vec!["*".to_owned()]),
     ];
@@ -86,8 +104,13 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
         dbs.push(s.arn("rds", "target-group:*"));
         out.push(Statement::allow(
             "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
-            &["rds:ModifyDBInstance", "rds:ModifyDBCluster", "rds:DescribeDBInstances", "rds:DescribeDBClusters",
-              "rds:DescribeDBProxyTargets"],
+            &[
+                "rds:ModifyDBInstance",
+                "rds:ModifyDBCluster",
+                "rds:DescribeDBInstances",
+                "rds:DescribeDBClusters",
+                "rds:DescribeDBProxyTargets",
+            ],
             dbs,
         ));
     }
@@ -98,44 +121,9 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
         ));
     }
-    out.extend(own_key(s, &["kms:DescribeKey", "kms:CreateAlias", "kms:Encrypt", "kms:Decrypt",
-                             "kms:GenerateDataKey"]));
+    out.extend(crate::shared::own_key(
+        s,
+        &["kms:DescribeKey", "kms:CreateAlias", "kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"],
+    ));
     out
-}
-
-/// `actions` on the environment's key: runway's own key by its tags (and creating it, tagged,
-/// and its alias), or the key `ssm.kmsKey` names.
-pub(crate) fn own_key(s: &Scope<'_>, actions: &[&str]) -> Vec<Statement> {
-    let [(_, product), (_, env)] = s.tags();
-    let Some(alias) = s.own_key_alias() else {
-        return vec![named_key(s, actions)];
-    };
-    vec![
-        // A new key has no ARN before it exists: only the tags it is created with scope it.
-        Statement::allow("CreateTheEnvironmentsKeyTaggedSoStar", &["kms:CreateKey", "kms:TagResource"], vec![
-            "*".to_owned(),
-        ])
-        .when("StringEquals", "aws:RequestTag/product", &[product])
-        .when("StringEquals", "aws:RequestTag/environment", &[env]),
-        Statement::allow("TheEnvironmentsKeyByItsTags", actions, vec![s.arn("kms", "key/*")])
-            .when("StringEquals", "aws:ResourceTag/product", &[product])
-            .when("StringEquals", "aws:ResourceTag/environment", &[env]),
-        Statement::allow("TheEnvironmentsKeyAlias", &["kms:CreateAlias"], vec![s.arn("kms", alias)]),
-    ]
-}
-
-/// `actions` on the key `ssm.kmsKey` names: its ARN, or any key with that alias.
-fn named_key(s: &Scope<'_>, actions: &[&str]) -> Statement {
-    let key = s.plan.secrets.kms_key.as_str();
-    if key.starts_with("arn:") && key.contains(":key/") {
-        return Statement::allow("TheKeyTheRunwayNames", actions, vec![key.to_owned()]);
-    }
-    if let Some(alias) = key.strip_prefix("alias/").or_else(|| key.split_once(":alias/").map(|(_, a)| a)) {
-        return Statement::allow("TheKeyTheRunwayNames", actions, vec![s.arn("kms", "key/*")]).when(
-            "ForAnyValue:StringEquals",
-            "kms:ResourceAliases",
-            &[&format!("alias/{alias}")],
-        );
-    }
-    Statement::allow("TheKeyTheRunwayNames", actions, vec![s.arn("kms", &format!("key/{key}"))])
 }

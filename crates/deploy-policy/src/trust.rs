@@ -21,9 +21,11 @@ const ISSUER: &str = "token.actions.githubusercontent.com";
 /// repository's environment: no branch, pull request or other repository can assume it.
 pub fn github_trust(target: &GithubTarget, account: &str) -> PolicyDocument {
     let subject = format!("repo:{}:environment:{}", target.repository, target.environment);
-    let mut statement = Statement::allow("GithubDeployJobOfOneRepositoryEnvironment", &[
-        "sts:AssumeRoleWithWebIdentity",
-    ], Vec::new())
+    let mut statement = Statement::allow(
+        "GithubDeployJobOfOneRepositoryEnvironment",
+        &["sts:AssumeRoleWithWebIdentity"],
+        Vec::new(),
+    )
     .when("StringEquals", &format!("{ISSUER}:aud"), &["sts.amazonaws.com"])
     .when("StringEquals", &format!("{ISSUER}:sub"), &[&subject]);
     statement.principal = Some(BTreeMap::from([(

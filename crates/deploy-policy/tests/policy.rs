@@ -94,7 +94,10 @@ fn every_sdk_call_of_the_adapter_is_listed_and_allowed() {
     assert!(calls.len() >= 25, "the scan found the adapter's calls: {calls:?}");
     let listed: Vec<String> = RUNWAY_ACTIONS.iter().map(|a| a.to_ascii_lowercase()).collect();
     for call in &calls {
-        assert!(listed.contains(&call.to_ascii_lowercase()), "{call} is called by aws-adapter but not in RUNWAY_ACTIONS");
+        assert!(
+            listed.contains(&call.to_ascii_lowercase()),
+            "{call} is called by aws-adapter but not in RUNWAY_ACTIONS"
+        );
     }
     for role in example_roles() {
         for action in RUNWAY_ACTIONS {
@@ -110,7 +113,8 @@ fn every_type_the_program_can_declare_is_granted() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         for piece in text.split('"').skip(1).step_by(2) {
-            let is_type = piece.starts_with("aws:") && piece.matches(':').count() == 2 && !piece.contains(' ');
+            let is_type =
+                piece.starts_with("aws:") && piece.matches(':').count() == 2 && !piece.contains(' ');
             if is_type && !deploy_policy::KNOWN_TYPES.contains(&piece) {
                 missing.push(piece.to_owned());
             }
@@ -141,7 +145,10 @@ fn calls_on_the_plans_names_are_allowed_and_others_refused() {
     // The role cannot rewrite itself.
     let own = format!("arn:aws:iam::123456789012:role/{}", role.role_name);
     assert!(!allows(&docs, &request("iam:PutRolePolicy", &own)));
-    assert!(allows(&docs, &request("iam:PutRolePolicy", "arn:aws:iam::123456789012:role/acme-shop-dev-metabase-execution")));
+    assert!(allows(
+        &docs,
+        &request("iam:PutRolePolicy", "arn:aws:iam::123456789012:role/acme-shop-dev-metabase-execution")
+    ));
     // The key: only with the environment's tags.
     let key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
     let mut tagged = request("kms:Decrypt", key);
@@ -162,7 +169,12 @@ fn calls_on_the_plans_names_are_allowed_and_others_refused() {
 #[test]
 fn each_environment_fits_managed_policies_under_the_limit() {
     for role in example_roles() {
-        assert!(!role.policies.is_empty() && role.policies.len() <= 10, "{}: {}", role.environment, role.policies.len());
+        assert!(
+            !role.policies.is_empty() && role.policies.len() <= 10,
+            "{}: {}",
+            role.environment,
+            role.policies.len()
+        );
         for p in &role.policies {
             let counted = serde_json::to_string(&p.document).unwrap().len();
             assert_eq!(counted, p.characters);
@@ -179,7 +191,16 @@ fn the_trust_policy_admits_one_repository_environment_through_github_oidc() {
     let trust = serde_json::to_value(role.trust_policy.unwrap()).unwrap();
     let s = &trust["Statement"][0];
     assert_eq!(s["Action"][0], "sts:AssumeRoleWithWebIdentity");
-    assert_eq!(s["Principal"]["Federated"], "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com");
-    assert_eq!(s["Condition"]["StringEquals"]["token.actions.githubusercontent.com:aud"][0], "sts.amazonaws.com");
-    assert_eq!(s["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"][0], "repo:acme/shop:environment:dev");
+    assert_eq!(
+        s["Principal"]["Federated"],
+        "arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com"
+    );
+    assert_eq!(
+        s["Condition"]["StringEquals"]["token.actions.githubusercontent.com:aud"][0],
+        "sts.amazonaws.com"
+    );
+    assert_eq!(
+        s["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"][0],
+        "repo:acme/shop:environment:dev"
+    );
 }

@@ -101,9 +101,14 @@ fn main() -> ExitCode {
                 rotate::What { resource: &resource, login: login.as_deref(), outputs: outputs.as_deref() };
             rotate::run(&env, what, options, format, &args, out)
         }
-        Command::Iam { env, account, github_repo, github_environment, format, args } => {
-            iam::run(&env, account, github_repo.zip(github_environment.or(Some(env.clone()))), format, &args, out)
-        }
+        Command::Iam { env, account, github_repo, github_environment, format, args } => iam::run(
+            &env,
+            account,
+            github_repo.zip(github_environment.or(Some(env.clone()))),
+            format,
+            &args,
+            out,
+        ),
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command, out),

@@ -70,14 +70,24 @@ fn resources(call: &Call) -> Vec<String> {
     let named: Vec<String> = match call.service.as_str() {
         "ssm" => {
             let mut names: Vec<String> = s("Name").or_else(|| s("ResourceId")).into_iter().collect();
-            names.extend(p["Names"].as_array().into_iter().flatten().filter_map(|n| n.as_str().map(str::to_owned)));
+            names.extend(
+                p["Names"].as_array().into_iter().flatten().filter_map(|n| n.as_str().map(str::to_owned)),
+            );
             names.iter().map(|n| arn("ssm", &format!("parameter{n}"))).collect()
         }
-        "secretsmanager" => s("SecretId")
-            .or_else(|| s("Name"))
-            .map(|n| if n.starts_with("arn:") { n } else { arn("secretsmanager", &format!("secret:{n}-AbCdEf")) })
-            .into_iter()
-            .collect(),
+        "secretsmanager" => {
+            s("SecretId")
+                .or_else(|| s("Name"))
+                .map(|n| {
+                    if n.starts_with("arn:") {
+                        n
+                    } else {
+                        arn("secretsmanager", &format!("secret:{n}-AbCdEf"))
+                    }
+                })
+                .into_iter()
+                .collect()
+        }
         "kms" => match call.operation.as_str() {
             "CreateKey" => Vec::new(),
             "CreateAlias" => vec![arn("kms", &s("AliasName").unwrap()), arn("kms", "key/the-new-key")],
@@ -86,23 +96,42 @@ fn resources(call: &Call) -> Vec<String> {
         "ecs" => {
             let cluster = s("cluster").unwrap_or_default();
             let mut out: Vec<String> = Vec::new();
-            for svc in p["services"].as_array().into_iter().flatten().filter_map(Value::as_str).chain(s("service").as_deref()) {
+            for svc in p["services"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .chain(s("service").as_deref())
+            {
                 out.push(arn("ecs", &format!("service/{cluster}/{svc}")));
             }
             for task in p["tasks"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-                out.push(if task.starts_with("arn:") { task.to_owned() } else { arn("ecs", &format!("task/{cluster}/{task}")) });
+                out.push(if task.starts_with("arn:") {
+                    task.to_owned()
+                } else {
+                    arn("ecs", &format!("task/{cluster}/{task}"))
+                });
             }
             if call.operation == "RunTask" {
                 let td = s("taskDefinition").unwrap();
-                out.push(if td.starts_with("arn:") { td } else { arn("ecs", &format!("task-definition/{td}")) });
+                out.push(if td.starts_with("arn:") {
+                    td
+                } else {
+                    arn("ecs", &format!("task-definition/{td}"))
+                });
             }
             out
         }
-        "rds" => [("DBInstanceIdentifier", "db"), ("DBClusterIdentifier", "cluster"), ("DBProxyName", "db-proxy")]
-            .iter()
-            .filter_map(|(k, kind)| s(k).map(|v| arn("rds", &format!("{kind}:{v}"))))
+        "rds" => {
+            [("DBInstanceIdentifier", "db"), ("DBClusterIdentifier", "cluster"), ("DBProxyName", "db-proxy")]
+                .iter()
+                .filter_map(|(k, kind)| s(k).map(|v| arn("rds", &format!("{kind}:{v}"))))
+                .collect()
+        }
+        "elasticache" => s("ReplicationGroupId")
+            .map(|v| arn("elasticache", &format!("replicationgroup:{v}")))
+            .into_iter()
             .collect(),
-        "elasticache" => s("ReplicationGroupId").map(|v| arn("elasticache", &format!("replicationgroup:{v}"))).into_iter().collect(),
         _ => Vec::new(),
     };
     if named.is_empty() { vec!["*".to_owned()] } else { named }
@@ -156,19 +185,18 @@ fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
     let iam = run(&["iam", "--env", "dev", "--account", ACCOUNT]);
     assert_eq!(iam.code, 0, "{}", iam.stderr);
     let role: Value = serde_json::from_str(&iam.stdout).unwrap();
-    let docs: Vec<PolicyDocument> = role["policies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| document(&p["document"]))
-        .collect();
+    let docs: Vec<PolicyDocument> =
+        role["policies"].as_array().unwrap().iter().map(|p| document(&p["document"])).collect();
     let docs: Vec<&PolicyDocument> = docs.iter().collect();
 
     let calls = recorded(&recording);
     let mut key_tags = BTreeMap::new();
     for call in calls.iter().filter(|c| c.operation == "CreateKey") {
         for tag in call.params["Tags"].as_array().into_iter().flatten() {
-            key_tags.insert(tag["TagKey"].as_str().unwrap().to_owned(), tag["TagValue"].as_str().unwrap().to_owned());
+            key_tags.insert(
+                tag["TagKey"].as_str().unwrap().to_owned(),
+                tag["TagValue"].as_str().unwrap().to_owned(),
+            );
         }
     }
     let mut operations = Vec::new();
@@ -183,7 +211,13 @@ fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
     }
     operations.sort();
     operations.dedup();
-    for expected in ["ssm:PutParameter", "ssm:DescribeParameters", "kms:CreateKey", "kms:CreateAlias", "secretsmanager:CreateSecret"] {
+    for expected in [
+        "ssm:PutParameter",
+        "ssm:DescribeParameters",
+        "kms:CreateKey",
+        "kms:CreateAlias",
+        "secretsmanager:CreateSecret",
+    ] {
         assert!(operations.iter().any(|o| o == expected), "{expected} was recorded: {operations:?}");
     }
 
@@ -191,7 +225,10 @@ fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
     let put = calls.iter().find(|c| c.operation == "PutParameter").unwrap();
     let mut other = Request {
         action: "ssm:PutParameter".into(),
-        resources: resources(put).iter().map(|r| r.replace("/acme-shop/dev/", "/acme-shop/production/")).collect(),
+        resources: resources(put)
+            .iter()
+            .map(|r| r.replace("/acme-shop/dev/", "/acme-shop/production/"))
+            .collect(),
         context: BTreeMap::new(),
     };
     assert!(!allows(&docs, &other), "{other:?}");
@@ -210,7 +247,8 @@ fn document(v: &Value) -> PolicyDocument {
         .unwrap()
         .iter()
         .map(|s| {
-            let mut st = deploy_policy::Statement::allow(s["Sid"].as_str().unwrap(), &[], strings(&s["Resource"]));
+            let mut st =
+                deploy_policy::Statement::allow(s["Sid"].as_str().unwrap(), &[], strings(&s["Resource"]));
             st.action = strings(&s["Action"]);
             for (op, keys) in s["Condition"].as_object().into_iter().flatten() {
                 for (key, values) in keys.as_object().unwrap() {
