@@ -7,13 +7,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::Command;
 
 use common::Run;
 use deploy_policy::{PolicyDocument, Request, allows};
 use serde_json::Value;
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
-use test_support::{ContractServer, Moto, scratch};
+use test_support::{ContractServer, Moto, Scratch, scratch};
 
 mod common;
 
@@ -154,74 +155,149 @@ fn context(call: &Call, key_tags: &BTreeMap<String, String>) -> BTreeMap<String,
     out
 }
 
-#[test]
-fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
-    let dir = scratch("iam-recorded");
-    test_support::copy_dir(&test_support::example("acme-shop"), dir.path());
-    let file = dir.path().join("runway.yaml");
-    let recording = dir.path().join("moto-recording.jsonl");
-    let moto = Moto::start_with(&[
-        ("MOTO_ENABLE_RECORDING", "1"),
-        ("MOTO_RECORDER_FILEPATH", recording.to_str().unwrap()),
-    ]);
-    let infisical = ContractServer::start_with(&["--project", PROJECT]);
-    common::set_in_infisical(&infisical.url(), PROJECT, common::PERSON_PLACE, "set-by-a-person");
-    let run = |args: &[&str]| {
-        let mut cmd = common::aws_command(&moto.url(), "runway-iam-test-home");
+/// moto (recording every request) and the Infisical contract server, with a copy of the
+/// example whose person-set secret is in Infisical.
+struct Account {
+    moto: Moto,
+    infisical: ContractServer,
+    dir: Scratch,
+    file: PathBuf,
+}
+
+impl Account {
+    fn new(name: &str, moto_variables: &[(&str, &str)]) -> Account {
+        let dir = scratch(name);
+        test_support::copy_dir(&test_support::example("acme-shop"), dir.path());
+        let file = dir.path().join("runway.yaml");
+        let recording = dir.path().join("moto-recording.jsonl");
+        let mut variables =
+            vec![("MOTO_ENABLE_RECORDING", "1"), ("MOTO_RECORDER_FILEPATH", recording.to_str().unwrap())];
+        variables.extend_from_slice(moto_variables);
+        let moto = Moto::start_with(&variables);
+        let infisical = ContractServer::start_with(&["--project", PROJECT]);
+        common::set_in_infisical(&infisical.url(), PROJECT, common::PERSON_PLACE, "set-by-a-person");
+        Account { moto, infisical, dir, file }
+    }
+
+    /// `runway ARGS RUNWAY_FILE` against this moto and Infisical only.
+    fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = common::aws_command(&self.moto.url(), "runway-iam-test-home");
         cmd.args(args)
-            .arg(&file)
-            .env("INFISICAL_URL", infisical.url())
+            .arg(&self.file)
+            .env("INFISICAL_URL", self.infisical.url())
             .env("INFISICAL_CLIENT_ID", CLIENT_ID)
             .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
             .env("AWS_REGION", REGION);
         Run::of_utf8(&mut cmd)
-    };
-    let prepare = run(&["secrets", "prepare", "--env", "dev"]);
-    assert_eq!(prepare.code, 0, "{}", prepare.stderr);
-    assert_eq!(run(&["ssm", "publish", "--env", "dev"]).code, 0);
-    // The program's parameters do not exist (no `pulumi up` here): verify says so, exit 1.
-    assert_eq!(run(&["ssm", "verify", "--env", "dev"]).code, 1);
+    }
 
-    let iam = run(&["iam", "--env", "dev", "--account", ACCOUNT]);
-    assert_eq!(iam.code, 0, "{}", iam.stderr);
-    let role: Value = serde_json::from_str(&iam.stdout).unwrap();
-    let docs: Vec<PolicyDocument> =
-        role["policies"].as_array().unwrap().iter().map(|p| document(&p["document"])).collect();
-    let docs: Vec<&PolicyDocument> = docs.iter().collect();
+    fn recording(&self) -> PathBuf {
+        self.dir.path().join("moto-recording.jsonl")
+    }
 
-    let calls = recorded(&recording);
-    let mut key_tags = BTreeMap::new();
+    /// Forgets what moto recorded so far (calls made in `pulumi up`'s place, not runway's).
+    fn forget(&self) {
+        std::fs::write(self.recording(), "").unwrap();
+    }
+
+    /// Python with boto3 against this moto.
+    fn python(&self, code: &str) {
+        let mut cmd = Command::new(test_support::python());
+        cmd.args(["-c", &format!("import boto3\n{code}")]);
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("AWS_") {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env("AWS_ENDPOINT_URL", self.moto.url())
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_DEFAULT_REGION", REGION);
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// The dev policy `runway iam` prints for moto's account.
+    fn policy(&self) -> Vec<PolicyDocument> {
+        let iam = self.run(&["iam", "--env", "dev", "--account", ACCOUNT]);
+        assert_eq!(iam.code, 0, "{}", iam.stderr);
+        let role: Value = serde_json::from_str(&iam.stdout).unwrap();
+        role["policies"].as_array().unwrap().iter().map(|p| document(&p["document"])).collect()
+    }
+
+    /// Asserts every call moto recorded is allowed by the dev policy; returns the calls and the
+    /// actions seen.
+    fn assert_recorded_calls_allowed(&self, key_tags: &BTreeMap<String, String>) -> (Vec<Call>, Vec<String>) {
+        let docs = self.policy();
+        let docs: Vec<&PolicyDocument> = docs.iter().collect();
+        let calls = recorded(&self.recording());
+        let mut operations = Vec::new();
+        for call in &calls {
+            let request = Request {
+                action: format!("{}:{}", call.service, call.operation),
+                resources: resources(call),
+                context: context(call, key_tags),
+            };
+            assert!(allows(&docs, &request), "runway iam does not allow a recorded call: {request:?}");
+            operations.push(request.action);
+        }
+        operations.sort();
+        operations.dedup();
+        (calls, operations)
+    }
+}
+
+/// The environment's key's tags, as `secrets prepare` created it.
+fn key_tags(calls: &[Call]) -> BTreeMap<String, String> {
+    let mut tags = BTreeMap::new();
     for call in calls.iter().filter(|c| c.operation == "CreateKey") {
         for tag in call.params["Tags"].as_array().into_iter().flatten() {
-            key_tags.insert(
+            tags.insert(
                 tag["TagKey"].as_str().unwrap().to_owned(),
                 tag["TagValue"].as_str().unwrap().to_owned(),
             );
         }
     }
-    let mut operations = Vec::new();
-    for call in &calls {
-        let request = Request {
-            action: format!("{}:{}", call.service, call.operation),
-            resources: resources(call),
-            context: context(call, &key_tags),
-        };
-        assert!(allows(&docs, &request), "runway iam does not allow a recorded call: {request:?}");
-        operations.push(request.action);
+    tags
+}
+
+fn assert_seen(operations: &[String], expected: &[&str]) {
+    for e in expected {
+        assert!(operations.iter().any(|o| o == e), "{e} was recorded: {operations:?}");
     }
-    operations.sort();
-    operations.dedup();
-    for expected in [
-        "ssm:PutParameter",
-        "ssm:DescribeParameters",
-        "kms:CreateKey",
-        "kms:CreateAlias",
-        "secretsmanager:CreateSecret",
-    ] {
-        assert!(operations.iter().any(|o| o == expected), "{expected} was recorded: {operations:?}");
-    }
+}
+
+#[test]
+fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
+    let account = Account::new("iam-recorded", &[]);
+    let prepare = account.run(&["secrets", "prepare", "--env", "dev"]);
+    assert_eq!(prepare.code, 0, "{}", prepare.stderr);
+    assert_eq!(account.run(&["ssm", "publish", "--env", "dev"]).code, 0);
+    // The program's parameters do not exist (no `pulumi up` here): verify says so, exit 1.
+    assert_eq!(account.run(&["ssm", "verify", "--env", "dev"]).code, 1);
+
+    let tags = key_tags(&recorded(&account.recording()));
+    assert_eq!(tags.get("environment").map(String::as_str), Some("dev"), "{tags:?}");
+    let (calls, operations) = account.assert_recorded_calls_allowed(&tags);
+    assert_seen(
+        &operations,
+        &[
+            "ssm:PutParameter",
+            "ssm:DescribeParameters",
+            "kms:CreateKey",
+            "kms:CreateAlias",
+            "secretsmanager:CreateSecret",
+        ],
+    );
 
     // The same calls on the production environment's names are refused.
+    let docs = account.policy();
+    let docs: Vec<&PolicyDocument> = docs.iter().collect();
     let put = calls.iter().find(|c| c.operation == "PutParameter").unwrap();
     let mut other = Request {
         action: "ssm:PutParameter".into(),
@@ -235,6 +311,74 @@ fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
     other.action = "secretsmanager:PutSecretValue".into();
     other.resources = vec![arn("secretsmanager", "secret:acme-shop/production/main-db/proxy-admin-AbCdEf")];
     assert!(!allows(&docs, &other), "{other:?}");
+}
+
+#[test]
+fn rollout_and_rotations_against_moto_call_only_what_runway_iam_allows() {
+    let account = Account::new("iam-recorded-rotate", &[("MOTO_ECS_SERVICE_RUNNING", "1")]);
+    let program = account.dir.path().join("program");
+    assert_eq!(account.run(&["emit", "pulumi", "--env", "dev", "--out", program.to_str().unwrap()]).code, 0);
+    assert_eq!(account.run(&["secrets", "prepare", "--env", "dev"]).code, 0);
+    let tags = key_tags(&recorded(&account.recording()));
+    // `pulumi up`'s place: the services, and the database and cache it would create.
+    let outputs = account.dir.path().join("outputs.json");
+    let plan = account.run(&["plan", "--env", "dev", "--format", "json"]);
+    let plan: Value = serde_json::from_str(&plan.stdout).unwrap();
+    let values: serde_json::Map<String, Value> = plan["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let name = o["name"].as_str().unwrap();
+            (name.to_owned(), Value::String(format!("value-of-{name}")))
+        })
+        .collect();
+    std::fs::write(&outputs, Value::Object(values).to_string()).unwrap();
+    let mut up = Command::new(test_support::python());
+    up.arg(test_support::workspace().join("tools/simulate_up.py")).arg(&program).arg(&outputs).arg("--ecs");
+    up.env("AWS_ENDPOINT_URL", account.moto.url())
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_DEFAULT_REGION", REGION);
+    let up = up.output().unwrap();
+    assert!(
+        up.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&up.stdout),
+        String::from_utf8_lossy(&up.stderr)
+    );
+    account.python(
+        "boto3.client('rds', region_name='us-east-1').create_db_instance(DBInstanceIdentifier='acme-shop-dev-main-db', \
+         Engine='postgres', DBInstanceClass='db.t4g.micro', MasterUsername='runway', MasterUserPassword='x' * 32, \
+         AllocatedStorage=20)\n\
+         boto3.client('elasticache', region_name='us-east-1').create_replication_group(ReplicationGroupId=\
+         'acme-shop-dev-sessions', ReplicationGroupDescription='runway', Engine='valkey', CacheNodeType=\
+         'cache.t4g.micro', NumCacheClusters=1, TransitEncryptionEnabled=True, AuthToken='x' * 64)",
+    );
+    account.forget();
+
+    let wait = ["--interval", "1s", "--timeout", "60s"];
+    let rollout = account.run(&[&["rollout", "--env", "dev"][..], &wait].concat());
+    assert_eq!(rollout.code, 0, "{}{}", rollout.stdout, rollout.stderr);
+    let db = account.run(&[&["rotate", "--env", "dev", "main-db"][..], &wait].concat());
+    assert_eq!(db.code, 0, "{}{}", db.stdout, db.stderr);
+    let cache = account.run(&[&["rotate", "--env", "dev", "sessions"][..], &wait].concat());
+    assert_eq!(cache.code, 0, "{}{}", cache.stdout, cache.stderr);
+    assert_eq!(account.run(&["ssm", "publish", "--env", "dev"]).code, 0);
+
+    let (_, operations) = account.assert_recorded_calls_allowed(&tags);
+    assert_seen(
+        &operations,
+        &[
+            "ecs:DescribeServices",
+            "ecs:DescribeTaskDefinition",
+            "rds:ModifyDBInstance",
+            "rds:DescribeDBInstances",
+            "elasticache:ModifyReplicationGroup",
+            "secretsmanager:PutSecretValue",
+            "ssm:PutParameter",
+        ],
+    );
 }
 
 /// A document printed by `runway iam`, read back into the matcher's types.
