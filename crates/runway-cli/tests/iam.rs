@@ -404,3 +404,70 @@ fn document(v: &Value) -> PolicyDocument {
         .collect();
     PolicyDocument::new(statements)
 }
+
+#[test]
+fn malformed_accounts_and_repositories_are_usage_errors() {
+    let example = test_support::example("acme-shop").join("runway.yaml");
+    let example = example.to_str().unwrap();
+    let (code, _, err) = common::runway(&["iam", "--env", "dev", "--account", "12345", example]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("twelve digits"), "{err}");
+    let (code, _, err) = common::runway(&["iam", "--env", "dev", "--github-repo", "acme", example]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("owner/name"), "{err}");
+    let (code, _, err) = common::runway(&["iam", "--env", "nowhere", example]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn the_pulumi_format_declares_the_role_its_trust_and_the_json_s_documents() {
+    let example = test_support::example("acme-shop").join("runway.yaml");
+    let example = example.to_str().unwrap();
+    let args = ["iam", "--env", "production", "--github-repo", "acme/shop", "--github-environment", "prod"];
+    let (code, json, err) = common::runway(&[&args[..], &[example]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, yaml, err) = common::runway(&[&args[..], &["--format", "pulumi", example]].concat());
+    assert_eq!(code, 0, "{err}");
+    let out = Command::new(test_support::python())
+        .args(["-c", "import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(yaml.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let role: Value = serde_json::from_str(&json).unwrap();
+    let name = role["roleName"].as_str().unwrap();
+    assert_eq!(name, "runway-deploy-acme-shop-production");
+    let resources = &snippet["resources"];
+    assert_eq!(resources[name]["type"], "aws:iam/role:Role");
+    let trust: Value =
+        serde_json::from_str(resources[name]["properties"]["assumeRolePolicy"].as_str().unwrap()).unwrap();
+    assert_eq!(trust, role["trustPolicy"]);
+    assert_eq!(
+        trust["Statement"][0]["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"][0],
+        "repo:acme/shop:environment:prod"
+    );
+    let policies = role["policies"].as_array().unwrap();
+    assert!(policies.len() >= 2, "production needs more than one policy: {}", policies.len());
+    for policy in policies {
+        let id = policy["name"].as_str().unwrap();
+        assert_eq!(resources[id]["type"], "aws:iam/policy:Policy");
+        let document: Value =
+            serde_json::from_str(resources[id]["properties"]["policy"].as_str().unwrap()).unwrap();
+        assert_eq!(document, policy["document"]);
+        let attachment = &resources[format!("{id}-attachment").as_str()];
+        assert_eq!(attachment["properties"]["policyArn"], format!("${{{id}.arn}}"));
+        assert_eq!(attachment["properties"]["role"], format!("${{{name}.name}}"));
+    }
+    assert_eq!(
+        snippet["variables"]["aws-account-id"]["fn::invoke"]["function"],
+        "aws:index:getCallerIdentity"
+    );
+    assert!(json.contains("${aws-account-id}"), "the placeholder without --account");
+}
