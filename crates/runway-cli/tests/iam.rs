@@ -222,6 +222,30 @@ impl Account {
         );
     }
 
+    /// `tools/simulate_up.py PROGRAM OUTPUTS --ecs FLAGS` against this moto: its report.
+    fn simulate_up(&self, program: &std::path::Path, outputs: &std::path::Path, flags: &[&str]) -> Value {
+        let mut up = Command::new(test_support::python());
+        up.arg(test_support::workspace().join("tools/simulate_up.py")).arg(program).arg(outputs).arg("--ecs");
+        up.args(flags);
+        for (k, _) in std::env::vars_os() {
+            if k.to_string_lossy().starts_with("AWS_") {
+                up.env_remove(k);
+            }
+        }
+        up.env("AWS_ENDPOINT_URL", self.moto.url())
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_DEFAULT_REGION", REGION);
+        let out = up.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
     /// The dev policy `runway iam` prints for moto's account.
     fn policy(&self) -> Vec<PolicyDocument> {
         let iam = self.run(&["iam", "--env", "dev", "--account", ACCOUNT]);
@@ -314,7 +338,7 @@ fn every_call_the_deploy_commands_make_against_moto_is_allowed_by_runway_iam() {
 }
 
 #[test]
-fn rollout_and_rotations_against_moto_call_only_what_runway_iam_allows() {
+fn migrate_rollout_and_rotations_against_moto_call_only_what_runway_iam_allows() {
     let account = Account::new("iam-recorded-rotate", &[("MOTO_ECS_SERVICE_RUNNING", "1")]);
     let program = account.dir.path().join("program");
     assert_eq!(account.run(&["emit", "pulumi", "--env", "dev", "--out", program.to_str().unwrap()]).code, 0);
@@ -334,19 +358,23 @@ fn rollout_and_rotations_against_moto_call_only_what_runway_iam_allows() {
         })
         .collect();
     std::fs::write(&outputs, Value::Object(values).to_string()).unwrap();
-    let mut up = Command::new(test_support::python());
-    up.arg(test_support::workspace().join("tools/simulate_up.py")).arg(&program).arg(&outputs).arg("--ecs");
-    up.env("AWS_ENDPOINT_URL", account.moto.url())
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_DEFAULT_REGION", REGION);
-    let up = up.output().unwrap();
-    assert!(
-        up.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&up.stdout),
-        String::from_utf8_lossy(&up.stderr)
+    // The deploy job's first `up` (no services), then `migrate` with its outputs.
+    let first = account.simulate_up(&program, &outputs, &["--exclude-services"]);
+    let mut stack: serde_json::Map<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(&outputs).unwrap()).unwrap();
+    stack.extend(first["outputs"].as_object().unwrap().clone());
+    std::fs::write(&outputs, Value::Object(stack).to_string()).unwrap();
+    account.forget();
+    let migrate =
+        account.run(&["migrate", "--env", "dev", "--interval", "1s", "--outputs", outputs.to_str().unwrap()]);
+    assert_eq!(migrate.code, 0, "{}{}", migrate.stdout, migrate.stderr);
+    let (_, operations) = account.assert_recorded_calls_allowed(&tags);
+    assert_seen(
+        &operations,
+        &["ecs:RunTask", "ecs:DescribeTasks", "rds:DescribeDBProxyTargets", "ssm:GetParameters"],
     );
+    // The full `up`, and the database and cache it would create.
+    account.simulate_up(&program, &outputs, &[]);
     account.python(
         "boto3.client('rds', region_name='us-east-1').create_db_instance(DBInstanceIdentifier='acme-shop-dev-main-db', \
          Engine='postgres', DBInstanceClass='db.t4g.micro', MasterUsername='runway', MasterUserPassword='x' * 32, \
