@@ -120,7 +120,7 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
                 "sqs:UntagQueue",
                 "sqs:ListQueueTags",
             ],
-            s.each(K::SqsQueue, |n| s.arn("sqs", n)),
+            s.each_of(&[K::SqsQueue, K::SqsDeadLetterQueue], |n| s.arn("sqs", n)),
         )],
         "aws:sns" => vec![Statement::allow(
             "TopicsOfThePlan",
@@ -137,7 +137,7 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
                 "sns:GetSubscriptionAttributes",
                 "sns:SetSubscriptionAttributes",
             ],
-            s.each(K::SnsTopic, |n| s.arn("sns", n)),
+            s.each_of(&[K::SnsTopic, K::AlertTopic], |n| s.arn("sns", n)),
         )],
         "aws:s3" => s3(s),
         "aws:cloudwatch" => cloudwatch(s, kind),

@@ -39,6 +39,14 @@ impl<'p> Scope<'p> {
         self.names(kind).iter().map(|n| template(n)).collect()
     }
 
+    /// [`Scope::each`] over several kinds, without repeats.
+    pub(crate) fn each_of(&self, kinds: &[ItemKind], template: impl Fn(&str) -> String) -> Vec<String> {
+        let mut out: Vec<String> = kinds.iter().flat_map(|k| self.each(*k, &template)).collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The SSM prefix (`/acme-shop/dev`) without a trailing `/`.
     pub(crate) fn ssm_prefix(&self) -> &str {
         self.plan.secrets.ssm_prefix.trim_end_matches('/')
