@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::output::Out;
-use crate::{deploy, migrate, prices, review, rollout, spend};
+use crate::{deploy, iam, migrate, prices, review, rollout, spend};
 
 #[derive(Parser)]
 #[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
@@ -223,6 +223,30 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: PlanArgs,
     },
+    /// The deploy role of one environment: its IAM policy (what `pulumi up` and runway's own
+    /// commands call, scoped to the plan's names) and its GitHub OIDC trust policy
+    /// (docs/iam.md).
+    Iam {
+        /// The environment.
+        #[arg(long)]
+        env: String,
+        /// The AWS account id (default: the `${aws-account-id}` placeholder).
+        #[arg(long, value_name = "ID", value_parser = iam::account)]
+        account: Option<String>,
+        /// The GitHub repository (`owner/name`) whose deploy job may assume the role.
+        #[arg(long, value_name = "OWNER/NAME", value_parser = iam::repository)]
+        github_repo: Option<String>,
+        /// The GitHub environment of that job (default: `--env`).
+        #[arg(long, value_name = "NAME")]
+        github_environment: Option<String>,
+        /// `json`: `{"environment","account","roleName","trustPolicy","policies":[{"name",
+        /// "characters","document"}],"uncoveredTypes"}`; `pulumi`: a Pulumi YAML snippet
+        /// declaring the role and its policies.
+        #[arg(long, value_enum, default_value = "json")]
+        format: iam::IamFormat,
+        #[command(flatten)]
+        args: PlanArgs,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -329,6 +353,7 @@ impl Command {
             Self::Emit { target: EmitTarget::Pulumi { format, .. } } => *format == Format::Json,
             Self::Spend { format, .. } => *format == Format::Json,
             Self::Preflight { format, .. } => *format == Format::Json,
+            Self::Iam { format, .. } => *format == iam::IamFormat::Json,
             Self::Schema { .. } | Self::Lsp { .. } => false,
         };
         Out::new(json)

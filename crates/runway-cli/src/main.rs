@@ -26,6 +26,7 @@ mod deploy;
 mod emit;
 mod files;
 mod git;
+mod iam;
 mod lsp;
 mod migrate;
 mod output;
@@ -106,6 +107,14 @@ fn main() -> ExitCode {
             let a = preflight::Args { env: &env, stack: stack.as_deref(), no_aws, format, plan: &args };
             preflight::run(&a, out)
         }
+        Command::Iam { env, account, github_repo, github_environment, format, args } => iam::run(
+            &env,
+            account,
+            github_repo.zip(github_environment.or(Some(env.clone()))),
+            format,
+            &args,
+            out,
+        ),
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command, out),

@@ -1,0 +1,129 @@
+//! What runway's own commands call (crates/aws-adapter/src/aws/*.rs), scoped like the program's.
+
+use runtime_plan::ItemKind as K;
+
+use crate::document::Statement;
+use crate::scope::Scope;
+
+/// Every AWS operation runway's commands call, as IAM actions (a test reads the adapter's
+/// source and fails when a call is missing here, and checks the policy allows each).
+pub const RUNWAY_ACTIONS: &[&str] = &[
+    // secrets prepare / publish, ssm publish / verify, migrate's records.
+    "ssm:DescribeParameters",
+    "ssm:GetParameter",
+    "ssm:GetParameters",
+    "ssm:PutParameter",
+    "ssm:AddTagsToResource",
+    "ssm:ListTagsForResource",
+    // secrets prepare: the proxy and registry secrets.
+    "secretsmanager:CreateSecret",
+    "secretsmanager:DescribeSecret",
+    "secretsmanager:GetSecretValue",
+    "secretsmanager:PutSecretValue",
+    "secretsmanager:UpdateSecret",
+    "secretsmanager:TagResource",
+    // secrets prepare: the environment's key.
+    "kms:CreateKey",
+    "kms:CreateAlias",
+    "kms:DescribeKey",
+    // migrate, rollout, rotate's and ssm publish's restarts.
+    "ecs:DescribeServices",
+    "ecs:DescribeTaskDefinition",
+    "ecs:ListTasks",
+    "ecs:DescribeTasks",
+    "ecs:RunTask",
+    "ecs:UpdateService",
+    // rotate and migrate's proxy wait.
+    "rds:ModifyDBInstance",
+    "rds:ModifyDBCluster",
+    "rds:DescribeDBInstances",
+    "rds:DescribeDBClusters",
+    "rds:DescribeDBProxyTargets",
+    "elasticache:ModifyReplicationGroup",
+    "elasticache:DescribeReplicationGroups",
+    // spend.
+    "ce:GetCostAndUsage",
+];
+
+/// The statements for runway's own calls.
+pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
+    let stem = &s.stem;
+    let mut out = vec![
+        Statement::allow(
+            "ParametersUnderThePlansPrefix",
+            &[
+                "ssm:GetParameter",
+                "ssm:GetParameters",
+                "ssm:PutParameter",
+                "ssm:AddTagsToResource",
+                "ssm:ListTagsForResource",
+            ],
+            vec![s.parameters()],
+        ),
+        Statement::allow(
+            "DescribeAndListCallsTakeOnlyStar",
+            &["ssm:DescribeParameters"],
+            vec!["*".to_owned()],
+        ),
+        Statement::allow(
+            "SecretsUnderThePlansName",
+            &[
+                "secretsmanager:CreateSecret",
+                "secretsmanager:DescribeSecret",
+                "secretsmanager:GetSecretValue",
+                "secretsmanager:PutSecretValue",
+                "secretsmanager:UpdateSecret",
+                "secretsmanager:TagResource",
+            ],
+            vec![s.secrets()],
+        ),
+        Statement::allow(
+            "EcsClusterServicesAndTasksOfThePlan",
+            &["ecs:DescribeServices", "ecs:UpdateService", "ecs:DescribeTasks", "ecs:RunTask"],
+            vec![
+                s.arn("ecs", &format!("service/{stem}*/*")),
+                s.arn("ecs", &format!("task/{stem}*/*")),
+                s.arn("ecs", &format!("task-definition/{stem}*:*")),
+            ],
+        ),
+        // DescribeTaskDefinition names no resource; ListTasks is checked against the container
+        // instance, which Fargate has none of.
+        Statement::allow(
+            "EcsTaskDefinitionCallsTakeOnlyStar",
+            &["ecs:DescribeTaskDefinition", "ecs:ListTasks"],
+            vec!["*".to_owned()],
+        ),
+        crate::shared::pass_role(s),
+        // Cost Explorer has no resource ARNs (docs/pipeline.md, "The monthly spend job").
+        Statement::allow("CostExplorerTakesOnlyStar", &["ce:GetCostAndUsage"], vec!["*".to_owned()]),
+    ];
+    if s.plan.items.iter().any(|i| matches!(i.kind, K::RdsInstance | K::AuroraCluster)) {
+        let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
+        dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
+        dbs.push(s.arn("rds", "db-proxy:*"));
+        dbs.push(s.arn("rds", "target-group:*"));
+        out.push(Statement::allow(
+            "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
+            &[
+                "rds:ModifyDBInstance",
+                "rds:ModifyDBCluster",
+                "rds:DescribeDBInstances",
+                "rds:DescribeDBClusters",
+                "rds:DescribeDBProxyTargets",
+            ],
+            dbs,
+        ));
+    }
+    if s.plan.items.iter().any(|i| i.kind == K::CacheReplicationGroup) {
+        out.push(Statement::allow(
+            "CachesOfThePlan",
+            &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],
+            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
+        ));
+    }
+    out.extend(crate::shared::own_key(
+        s,
+        &["kms:DescribeKey", "kms:CreateAlias", "kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"],
+    ));
+    out
+}
