@@ -8,7 +8,7 @@ use runtime_plan::{Finding, Plan};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::FromPrimitive;
 
-use crate::output::chain;
+use super::not_checked;
 
 /// The findings of the account's checks; without AWS, one warning saying they were not run.
 pub(crate) async fn check(
@@ -230,16 +230,6 @@ async fn certificate(aws: &AwsClients, expected: &Expectations, inputs: &StackIn
         }
     }
     findings
-}
-
-/// A call that failed: the check could not be made (a warning, never a pass).
-pub(crate) fn not_checked(check: &str, subject: &str, error: &(dyn std::error::Error + 'static)) -> Finding {
-    Finding::warning(
-        check,
-        subject,
-        format!("not checked: {}", chain(error)),
-        "give the identity that runs preflight the read permissions of docs/preflight.md",
-    )
 }
 
 /// The environment's key, when it exists: enabled, and its policy lets the account manage it.

@@ -16,7 +16,7 @@ use pulumi_program::StackInputs;
 use runtime_plan::{Finding, Severity};
 
 use crate::args::{Format, PlanArgs};
-use crate::output::{EXIT_INVALID, Exit, Out};
+use crate::output::{EXIT_INVALID, Exit, Out, chain};
 use crate::planning::{catalogue_for, plan_env};
 
 /// `registry=url,...`: registries asked at another URL (a mirror; the tests' loopback registry).
@@ -98,4 +98,14 @@ fn report(plan: &runtime_plan::Plan, format: Format, findings: &[Finding]) {
             outln!("{report}");
         }
     }
+}
+
+/// A call that failed: the check could not be made (a warning, never a pass).
+pub(crate) fn not_checked(check: &str, subject: &str, error: &(dyn std::error::Error + 'static)) -> Finding {
+    Finding::warning(
+        check,
+        subject,
+        format!("not checked: {}", chain(error)),
+        "give the identity that runs preflight the read permissions of docs/preflight.md",
+    )
 }

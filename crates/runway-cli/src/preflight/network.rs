@@ -9,7 +9,7 @@ use pulumi_program::StackInputs;
 use runtime_plan::Finding;
 use runtime_plan::preflight::Expectations;
 
-use super::account::not_checked;
+use super::not_checked;
 
 /// Fewest zones the ALB, RDS Proxy and DB subnet groups accept.
 const MIN_ZONES: usize = 2;
