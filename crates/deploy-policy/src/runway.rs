@@ -43,6 +43,19 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "elasticache:DescribeReplicationGroups",
     // spend.
     "ce:GetCostAndUsage",
+    // preflight's reads (docs/preflight.md).
+    "ec2:DescribeSubnets",
+    "ec2:DescribeRouteTables",
+    "ec2:DescribeVpcEndpoints",
+    "ec2:DescribeSecurityGroups",
+    "acm:DescribeCertificate",
+    "iam:GetRole",
+    "servicequotas:GetServiceQuota",
+    "servicequotas:GetAWSDefaultServiceQuota",
+    "route53:GetHostedZone",
+    "ecr:GetAuthorizationToken",
+    "kms:GetKeyPolicy",
+    "ce:ListCostAllocationTags",
 ];
 
 /// The statements for runway's own calls.
@@ -95,8 +108,53 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
         ),
         crate::shared::pass_role(s),
         // Cost Explorer has no resource ARNs (docs/pipeline.md, "The monthly spend job").
-        Statement::allow("CostExplorerTakesOnlyStar", &["ce:GetCostAndUsage"], vec!["*".to_owned()]),
+        Statement::allow(
+            "CostExplorerTakesOnlyStar",
+            &["ce:GetCostAndUsage", "ce:ListCostAllocationTags"],
+            vec!["*".to_owned()],
+        ),
+        // `runway preflight`: EC2's Describe calls, Service Quotas and ECR's token take no
+        // resource ARN.
+        Statement::allow(
+            "PreflightReadsThatTakeOnlyStar",
+            &[
+                "ec2:DescribeSubnets",
+                "ec2:DescribeRouteTables",
+                "ec2:DescribeVpcEndpoints",
+                "ec2:DescribeSecurityGroups",
+                "servicequotas:GetServiceQuota",
+                "servicequotas:GetAWSDefaultServiceQuota",
+                "ecr:GetAuthorizationToken",
+            ],
+            vec!["*".to_owned()],
+        ),
+        Statement::allow(
+            "PreflightReadsTheCertificatesAndHostedZones",
+            &["acm:DescribeCertificate", "route53:GetHostedZone"],
+            vec![s.arn("acm", "certificate/*"), "arn:aws:route53:::hostedzone/*".to_owned()],
+        ),
+        Statement::allow(
+            "PreflightReadsTheEcsServiceLinkedRole",
+            &["iam:GetRole"],
+            vec![format!(
+                "arn:aws:iam::{}:role/aws-service-role/ecs.amazonaws.com/AWSServiceRoleForECS",
+                s.account
+            )],
+        ),
     ];
+    // Registry credentials named by ARN live outside the plan's secrets: preflight reads them.
+    let registry: Vec<String> = runtime_plan::preflight::expectations(s.plan)
+        .images
+        .into_iter()
+        .filter_map(|i| i.credentials.filter(|c| c.starts_with("arn:")).map(|c| c.to_string()))
+        .collect();
+    if !registry.is_empty() {
+        out.push(Statement::allow(
+            "PreflightReadsRegistryCredentialsNamedByArn",
+            &["secretsmanager:GetSecretValue"],
+            registry,
+        ));
+    }
     if s.plan.items.iter().any(|i| matches!(i.kind, K::RdsInstance | K::AuroraCluster)) {
         let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
         dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
@@ -123,7 +181,14 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
     }
     out.extend(crate::shared::own_key(
         s,
-        &["kms:DescribeKey", "kms:CreateAlias", "kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"],
+        &[
+            "kms:DescribeKey",
+            "kms:GetKeyPolicy",
+            "kms:CreateAlias",
+            "kms:Encrypt",
+            "kms:Decrypt",
+            "kms:GenerateDataKey",
+        ],
     ));
     out
 }

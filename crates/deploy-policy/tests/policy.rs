@@ -40,8 +40,9 @@ fn dev() -> DeployRole {
     example_roles().into_iter().find(|r| r.environment == "dev").unwrap()
 }
 
-/// `Client.<field>` of the adapter -> the IAM service prefix.
-const CLIENTS: [(&str, &str); 7] = [
+/// `Client.<field>` of the adapter -> the IAM service prefix. (ECR is called through a client
+/// made for its registry's region, `from_conf`: its one call is listed by hand.)
+const CLIENTS: [(&str, &str); 12] = [
     ("ssm", "ssm"),
     ("secrets", "secretsmanager"),
     ("kms", "kms"),
@@ -49,6 +50,11 @@ const CLIENTS: [(&str, &str); 7] = [
     ("rds", "rds"),
     ("elasticache", "elasticache"),
     ("ce", "ce"),
+    ("ec2", "ec2"),
+    ("acm", "acm"),
+    ("iam", "iam"),
+    ("quotas", "servicequotas"),
+    ("route53", "route53"),
 ];
 
 /// Every SDK call of crates/aws-adapter/src/aws: a client field (`.ssm`) followed, across

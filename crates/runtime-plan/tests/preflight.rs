@@ -42,11 +42,12 @@ fn the_example_expects_its_images_hosts_route_and_quotas() {
     assert_eq!(e.key_alias.as_deref(), Some("alias/runway/acme-shop/dev"));
     assert!(e.ecs_services);
     let quotas: Vec<(Quota, Decimal)> = e.quotas.iter().map(|q| (q.quota, q.needed)).collect();
-    // Two services of 256 CPU units at max 1, plus the largest one-off task (256): 0.75 vCPU.
+    // Metabase (1024 CPU units, sized to boot) and pdf-render (256), each at max 1, plus the
+    // largest one-off task (Metabase's migrate, 1024): 2.25 vCPU.
     assert_eq!(
         quotas,
         [
-            (Quota::FargateVcpu, Decimal::new(75, 2)),
+            (Quota::FargateVcpu, Decimal::new(225, 2)),
             (Quota::ElasticIps, Decimal::ONE),
             (Quota::RdsInstances, Decimal::ONE),
             (Quota::CacheNodes, Decimal::TWO),
