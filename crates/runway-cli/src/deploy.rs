@@ -692,9 +692,11 @@ fn ssm_publish(
             // The program writes it from the resources' outputs; a copy here would race it.
             (ParameterWriter::Program, _, _) => program.push(p.name.as_str()),
             // The plan gives it no place in Infisical: nothing to copy it from.
-            (ParameterWriter::SecretsPrepare, ParameterSource::Resource | ParameterSource::AlertEndpoint, None) => {
-                skipped.push(p.name.as_str())
-            }
+            (
+                ParameterWriter::SecretsPrepare,
+                ParameterSource::Resource | ParameterSource::AlertEndpoint,
+                None,
+            ) => skipped.push(p.name.as_str()),
         }
     }
     let source = InfisicalValues { client: &client, project: &project, places };
