@@ -22,6 +22,7 @@ const HEADERS: [(&str, &str); 10] = [
     ("  ssm parameters", "parameter read by"),
     ("  workload secrets", "workload secret"),
     ("cost (a month", "item what quantity x unit price monthly"),
+    ("fixed charges (a month", "charge monthly"),
 ];
 
 fn words(line: &str) -> String {

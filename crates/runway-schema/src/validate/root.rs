@@ -183,7 +183,9 @@ fn missing_infisical(
 ) {
     let resource_need = res_entries.iter().find_map(|(name, k, _)| {
         let why = match resources.get(*name)?.kind() {
-            Kind::Postgres => "a postgres resource, whose generated passwords `secrets prepare` writes to Infisical",
+            Kind::Postgres => {
+                "a postgres resource, whose generated passwords `secrets prepare` writes to Infisical"
+            }
             Kind::Cache => "a cache, whose AUTH token `secrets prepare` writes to Infisical",
             Kind::Queue | Kind::Topic | Kind::Bucket => return None,
         };
