@@ -293,9 +293,12 @@ impl Help {
     }
 }
 
+/// The help text of a subcommand path (the binary's, or a test's canned one), or why not.
+type HelpOf<'a> = Box<dyn FnMut(&[String]) -> Result<String, String> + 'a>;
+
 /// The CLI's subcommands and options, learnt from `--help` as the docs need them.
 struct Cli<'a> {
-    help_of: Box<dyn FnMut(&[String]) -> Result<String, String> + 'a>,
+    help_of: HelpOf<'a>,
     known: BTreeMap<Vec<String>, Result<Help, String>>,
 }
 

@@ -11,7 +11,7 @@ use runway_schema::Product;
 mod common;
 
 /// The header of each table, by the line that introduces it.
-const HEADERS: [(&str, &str); 10] = [
+const HEADERS: [(&str, &str); 11] = [
     ("resources", "name kind origin size monthly AWS name / declares"),
     ("workloads", "name size CPU units memory arch tasks expose monthly ceiling address"),
     ("bindings", "consumer resource delivery variables"),

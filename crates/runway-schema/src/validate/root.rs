@@ -173,13 +173,16 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     parts
 }
 
+/// A declaration as the file holds it: its name, its key and its value.
+type Entry<'n> = (&'n str, &'n Node, &'n Node);
+
 /// Warns (`missing-infisical`) at the first thing of the root that needs a secret in Infisical
 /// when there is no `secrets.infisical`: `check` and `plan` pass without it, but the deploy's
 /// `secrets prepare` stops (exit 2), so say it where the need is written.
 fn missing_infisical(
     cx: &mut Cx<'_>,
-    (resources, res_entries): (&IndexMap<String, Resource>, &[(&str, &Node, &Node)]),
-    (workloads, wl_entries): (&IndexMap<String, Workload>, &[(&str, &Node, &Node)]),
+    (resources, res_entries): (&IndexMap<String, Resource>, &[Entry<'_>]),
+    (workloads, wl_entries): (&IndexMap<String, Workload>, &[Entry<'_>]),
 ) {
     let resource_need = res_entries.iter().find_map(|(name, k, _)| {
         let why = match resources.get(*name)?.kind() {
