@@ -13,8 +13,11 @@ use crate::plan::{ItemSpec, Plan, PlannedItem};
 
 /// The section: one row per fixed charge and their total, or nothing when there is none.
 pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
-    let fixed: Vec<(String, Money)> =
-        p.items.iter().filter_map(|i| Some((label(i)?, i.monthly.filter(|m| *m != Money::ZERO)?))).collect();
+    let fixed: Vec<(String, Money)> = p
+        .items
+        .iter()
+        .filter_map(|i| Some((label(p, i)?, i.monthly.filter(|m| *m != Money::ZERO)?)))
+        .collect();
     if fixed.is_empty() {
         return Ok(());
     }
@@ -29,14 +32,20 @@ pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 }
 
 /// What a fixed charge is called, or `None` for a charge that follows a size.
-fn label(item: &PlannedItem) -> Option<String> {
+fn label(p: &Plan, item: &PlannedItem) -> Option<String> {
     if let ItemSpec::Vpc { nat_gateways, .. } = &item.spec {
         let what = if *nat_gateways == 1 {
             "NAT gateway and its address"
         } else {
             "NAT gateways and their addresses"
         };
-        return Some(format!("{nat_gateways} {what} in the VPC (network.nat)"));
+        // The item's figure holds the data `usage` declares through the VPC too: say so.
+        let data = if p.cost.usage.iter().any(|u| u.item == item.id) {
+            ", with the data usage declares"
+        } else {
+            ""
+        };
+        return Some(format!("{nat_gateways} {what} in the VPC (network.nat){data}"));
     }
     if let ItemSpec::RdsProxy(_) = &item.spec {
         return Some(format!("{} (its minimum, at every database size)", item.label()));
