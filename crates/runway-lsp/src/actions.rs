@@ -162,8 +162,9 @@ mod tests {
         runway_schema::load_str("runway.yaml", text).diagnostics
     }
 
-    const ROOT: &str = "runway: 3\nproduct: shop\nenvironments:\n  dev: { region: us-east-1 }\nresources:\n  \
-                        main-db: { kind: postgres }\n";
+    // With `secrets.infisical`: its database would otherwise warn `missing-infisical`.
+    const ROOT: &str = "runway: 3\nproduct: shop\nsecrets: { infisical: { project: p } }\nenvironments:\n  \
+                        dev: { region: us-east-1 }\nresources:\n  main-db: { kind: postgres }\n";
     const IMAGE: &str = "img@sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
     #[test]

@@ -120,6 +120,9 @@ codes! {
     /// A postgres resource's bootstrap task has no route to its image from the private
     /// subnets (no NAT, and not an image the VPC endpoints reach) (warning, from planning).
     UnreachableImage = "unreachable-image",
+    /// A root runway that needs secrets in Infisical (a postgres, a cache, workload `secrets`,
+    /// `registryCredentials` from Infisical) without `secrets.infisical` (warning).
+    MissingInfisical = "missing-infisical",
 }
 
 impl fmt::Display for Code {

@@ -339,8 +339,8 @@ struct NetworkFile {
     #[schemars(range(min = 2, max = 6))]
     zones: Option<u32>,
     /// NAT gateways of the VPC the environment pays for, each priced per hour with its public
-    /// IPv4 address (default: one per zone when it has workloads and no endpoints, else 0; `0`
-    /// when the VPC's NAT is shared and paid elsewhere).
+    /// IPv4 address (default with workloads and no endpoints: one per zone in `production`, one
+    /// elsewhere; else 0; `0` when the VPC's NAT is shared and paid elsewhere).
     #[schemars(range(min = 0, max = 12))]
     nat: Option<u32>,
 }

@@ -231,7 +231,8 @@ pub struct Network {
     /// billed per zone (default and minimum 2).
     pub zones: u32,
     /// `nat` as written: how many NAT gateways of the VPC the environment pays for; `None` for
-    /// the planner's default (one per zone when it has workloads and no VPC endpoints, else 0).
+    /// the planner's default (with workloads and no VPC endpoints: one per zone in `production`,
+    /// one elsewhere; else 0).
     pub nat: Option<u32>,
 }
 

@@ -2,8 +2,8 @@
 //! runs in, as far as the plan can tell (the VPC is an input): a warning when it cannot.
 //!
 //! The rule (docs/secrets.md, "Database roles"):
-//! - a NAT the environment pays for (`network.nat`, or its default: one per zone when it has
-//!   workloads and no VPC endpoints) reaches every registry;
+//! - a NAT the environment pays for (`network.nat`, or its default when it has workloads and no
+//!   VPC endpoints: one per zone in production, one elsewhere) reaches every registry;
 //! - with `network.endpoints: false`, a `network.nat` written `0` says the VPC's NAT is shared
 //!   and paid elsewhere (the reference's meaning of it): the plan believes it;
 //! - with VPC endpoints (`true` or `existing`) and no NAT, only an image in a private ECR

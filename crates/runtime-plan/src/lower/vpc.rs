@@ -1,13 +1,15 @@
 //! The VPC the program is given (its `vpcId` input): runway declares nothing of it, but the
 //! plan holds what it charges the environment as one item, `env_vpc` (`managedBy: existing`,
-//! which no renderer writes): the NAT gateways it pays for (`network.nat`; by default one per
-//! zone when it has workloads and no VPC endpoints), each with its public IPv4 address, and the
+//! which no renderer writes): the NAT gateways it pays for (`network.nat`; by default, when it
+//! has workloads and no VPC endpoints, one per zone in production and one elsewhere), each with
+//! its public IPv4 address, and the
 //! data through them, through the interface endpoints and out to the internet, counted where
 //! the environment's `usage` declares it.
 
 use runway_schema::{Code, Diagnostic, Endpoints, UsageKey};
 
 use super::context::{Cx, NewItem};
+use super::protection::production;
 use super::usage;
 use crate::plan::{ItemSpec, ManagedBy};
 use crate::pricing::Priceable;
@@ -16,17 +18,25 @@ use crate::pricing::Priceable;
 const ID: &str = "env_vpc";
 const NAME: &str = "vpcId";
 
-/// NAT gateways the environment pays for: `network.nat` as written, else one per zone when it
-/// has workloads (their images and AWS calls leave through NAT) and no VPC endpoints, else 0.
-pub fn nat_gateways(network: &runway_schema::Network, workloads: bool) -> u32 {
-    network.nat.unwrap_or(if workloads && network.endpoints == Endpoints::None { network.zones } else { 0 })
+/// NAT gateways the environment pays for: `network.nat` as written; else, when it has
+/// workloads (their images and AWS calls leave through NAT) and no VPC endpoints, one per zone
+/// in `production` (a zone's outage leaves the other zones their egress) and one elsewhere (its
+/// zones share it: at about $36.50 a month each, a second NAT was a quarter of the smallest
+/// product's dev estimate; docs/planning.md, "NAT gateways"); else 0.
+pub fn nat_gateways(network: &runway_schema::Network, workloads: bool, env_name: &str) -> u32 {
+    let default = match (workloads && network.endpoints == Endpoints::None, production(env_name)) {
+        (false, _) => 0,
+        (true, true) => network.zones,
+        (true, false) => 1,
+    };
+    network.nat.unwrap_or(default)
 }
 
 /// Holds the VPC's charges to the environment, when it has any: workloads, NAT gateways, or
 /// data it declares.
 pub(super) fn lower(cx: &mut Cx, workloads: bool) {
     let network = cx.env.network;
-    let nat = nat_gateways(&network, workloads);
+    let nat = nat_gateways(&network, workloads, cx.env_name);
     let endpoints = network.endpoints == Endpoints::Declared;
     let nat_gb = usage::declared(cx, None, UsageKey::NatGb);
     let endpoint_gb = usage::declared(cx, None, UsageKey::EndpointGb);

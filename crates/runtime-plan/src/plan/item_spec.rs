@@ -376,8 +376,8 @@ pub enum ItemSpec {
     /// not declared (`managedBy: existing`), and no renderer writes it.
     #[serde(rename_all = "camelCase")]
     Vpc {
-        /// NAT gateways of the VPC the environment pays for (`network.nat`, or one per zone
-        /// when it has workloads and no VPC endpoints).
+        /// NAT gateways of the VPC the environment pays for (`network.nat`, or, when it has
+        /// workloads and no VPC endpoints, one per zone in production and one elsewhere).
         nat_gateways: u32,
         /// The environment declares interface endpoints, whose data it pays for.
         endpoints: bool,

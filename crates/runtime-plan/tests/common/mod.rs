@@ -63,7 +63,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
 /// metabase (internal) and shop (public); members orders (encore) and legacy (other, requires).
 pub fn example() -> Product {
     let mut environments = IndexMap::new();
-    // One NAT gateway in dev, as the shipped example: two (one per zone) put it over its cap.
+    // One NAT gateway in dev, as the shipped example writes (the default outside production).
     let mut dev = env("us-east-1", Some("150"), Some("dev.acme.example"));
     dev.network.nat = Some(1);
     environments.insert("dev".to_string(), dev);

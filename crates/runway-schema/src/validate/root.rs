@@ -156,6 +156,9 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     if errors_after == errors_before
         && let Some(product) = product
     {
+        if secrets.infisical.is_none() {
+            missing_infisical(cx, (&resources, &res_entries), (&workloads, &wl_entries));
+        }
         parts.runway = Some(Runway {
             file: cx.file.to_owned(),
             product,
@@ -168,6 +171,57 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         });
     }
     parts
+}
+
+/// A declaration as the file holds it: its name, its key and its value.
+type Entry<'n> = (&'n str, &'n Node, &'n Node);
+
+/// Warns (`missing-infisical`) at the first thing of the root that needs a secret in Infisical
+/// when there is no `secrets.infisical`: `check` and `plan` pass without it, but the deploy's
+/// `secrets prepare` stops (exit 2), so say it where the need is written.
+fn missing_infisical(
+    cx: &mut Cx<'_>,
+    (resources, res_entries): (&IndexMap<String, Resource>, &[Entry<'_>]),
+    (workloads, wl_entries): (&IndexMap<String, Workload>, &[Entry<'_>]),
+) {
+    let resource_need = res_entries.iter().find_map(|(name, k, _)| {
+        let why = match resources.get(*name)?.kind() {
+            Kind::Postgres => {
+                "a postgres resource, whose generated passwords `secrets prepare` writes to Infisical"
+            }
+            Kind::Cache => "a cache, whose AUTH token `secrets prepare` writes to Infisical",
+            Kind::Queue | Kind::Topic | Kind::Bucket => return None,
+        };
+        Some((join("resources", name), *k, format!("`{name}` is {why}")))
+    });
+    let workload_need = || {
+        wl_entries.iter().find_map(|(name, k, _)| {
+            let w = workloads.get(*name)?;
+            let why = if !w.secrets.is_empty() {
+                "reads `secrets:` from Infisical"
+            } else if matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))) {
+                "pulls its image with `registryCredentials` that `secrets prepare` copies from Infisical"
+            } else {
+                return None;
+            };
+            Some((join("workloads", name), *k, format!("workload `{name}` {why}")))
+        })
+    };
+    let Some((path, node, what)) = resource_need.or_else(workload_need) else { return };
+    cx.warning(
+        Code::MissingInfisical,
+        node,
+        &path,
+        format!(
+            "{what}, but the runway has no `secrets.infisical` block: `check` and `plan` pass, and the \
+             deploy's `runway secrets prepare` will stop (exit 2)"
+        ),
+        Some(
+            "add `secrets: { infisical: { project: <Infisical project id> } }` to the root runway \
+             (docs/secrets.md)"
+                .to_owned(),
+        ),
+    );
 }
 
 /// `product`: a valid product name.
