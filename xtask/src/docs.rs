@@ -26,7 +26,7 @@ const DOCS_DIR: &str = "docs";
 
 /// Commands another change adds (issue 46): shown by the README before the CLI has them. Once
 /// the CLI has one, it is checked like any other; until then a line naming it is let through.
-const PENDING: [&str; 3] = ["init", "iam", "preflight"];
+const PENDING: [&str; 1] = ["init"];
 
 /// How a command line of a code block starts, before the runway arguments.
 const STARTS: [&str; 5] = [
