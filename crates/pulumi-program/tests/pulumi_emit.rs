@@ -438,6 +438,9 @@ fn an_aurora_production_database_gets_its_windows_and_passes_the_sdk_check() {
     let dir = scratch("pulumi-emit-aurora-production");
     pulumi_support::write(&dir, &program);
     let outcome = pulumi_support::check_pinned(&[dir.path()]);
+    assert!(outcome.success, "{}", outcome.output);
+}
+
 /// The container definition (`containerDefinitions[0]`) of a task definition of a program.
 fn container(program: &Program, task_definition: &str) -> serde_json::Value {
     let doc: serde_json::Value =
@@ -506,6 +509,6 @@ fn entry_points_and_commands_reach_the_container_definitions_as_declared() {
         dirs.push(dir);
     }
     let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
-    let outcome = pulumi_support::check(&refs);
+    let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
