@@ -13,7 +13,7 @@ pub(crate) fn run(catalogue_file: Option<&Path>, out: Out) -> Result<(), Exit> {
     match runway_lsp::run_stdio(cat) {
         Ok(runway_lsp::Ended::Shutdown) => Ok(()),
         Ok(runway_lsp::Ended::WithoutShutdown) => {
-            eprintln!("runway lsp: the editor ended the session without `shutdown`");
+            errln!("runway lsp: the editor ended the session without `shutdown`");
             Err(Exit(1))
         }
         Err(e) => Err(out.usage(format!("the language server stopped: {e}"))),
