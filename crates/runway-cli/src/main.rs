@@ -39,6 +39,7 @@ mod deploy;
 mod emit;
 mod files;
 mod git;
+mod init;
 mod lsp;
 mod migrate;
 mod output;
@@ -70,6 +71,7 @@ fn main() -> ExitCode {
     // Where failures are reported: JSON on stdout too for a command printing JSON.
     let out = cli.command.out();
     let result = match cli.command {
+        Command::Init(args) => init::run(&args, out),
         Command::Check { file, format, catalogue } => check::check(&file, format, catalogue.as_deref(), out),
         Command::Plan { env, format, args } => check::plan(&env, format, &args, out),
         Command::Cost { format, args } => check::cost(format, &args, out),
