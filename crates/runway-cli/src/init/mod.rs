@@ -5,7 +5,7 @@
 mod compose;
 mod generate;
 
-use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::io::{IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 
 use generate::{Kind, Product, Resource, Workload};
@@ -230,12 +230,43 @@ fn from_compose(file: &Path, out: Out) -> Result<(Vec<Resource>, Vec<Workload>),
     Ok((mapped.resources, mapped.workloads))
 }
 
-/// Asks on stderr; an empty answer (or none) takes `default`.
+/// Asks at the terminal (the question on stderr, the answer from stdin).
 fn answer(question: &str, default: &str) -> String {
-    err!("{question} [{default}]: ");
-    let _ = std::io::stderr().flush();
+    answer_from(&mut std::io::stdin().lock(), &mut std::io::stderr(), question, default)
+}
+
+/// Asks `question` on `to` and reads one line of `from`; an empty answer (or none) takes
+/// `default`.
+fn answer_from(
+    from: &mut impl std::io::BufRead,
+    to: &mut impl Write,
+    question: &str,
+    default: &str,
+) -> String {
+    // A closed stderr loses the question, not the answer.
+    let _ = write!(to, "{question} [{default}]: ").and_then(|()| to.flush());
     let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
+    let _ = from.read_line(&mut line);
     let line = line.trim();
     if line.is_empty() { default.to_owned() } else { line.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_shows_its_default_and_an_empty_answer_takes_it() {
+        let mut said = Vec::new();
+        assert_eq!(answer_from(&mut "\n".as_bytes(), &mut said, "AWS region", "us-east-1"), "us-east-1");
+        assert_eq!(String::from_utf8(said).unwrap(), "AWS region [us-east-1]: ");
+        assert_eq!(answer_from(&mut "  eu-west-1 \n".as_bytes(), &mut Vec::new(), "q", "d"), "eu-west-1");
+        assert_eq!(answer_from(&mut "".as_bytes(), &mut Vec::new(), "q", "d"), "d", "no answer at all");
+    }
+
+    #[test]
+    fn a_folder_name_becomes_a_product_name() {
+        assert_eq!(product_name("My_Shop.v2"), "my-shop-v2");
+        assert_eq!(product_name("-x-"), "x");
+    }
 }
