@@ -89,6 +89,30 @@ fn init_from_flags_writes_a_runway_check_refuses_for_its_placeholder_and_passes_
 }
 
 #[test]
+fn the_stack_settings_match_the_program_without_a_domain_and_with_an_uncapped_environment() {
+    let dir = test_support::scratch("init-internal");
+    let image = format!("ghcr.io/acme/api:2.0@{DIGEST}");
+    let args = ["init", "--product", "api", "--env", "dev", "--env", "qa", "--image", &image, "--postgres"];
+    let (code, _, stderr) = runway(&dir, &args);
+    assert_eq!(code, 0, "{stderr}");
+    let root = std::fs::read_to_string(dir.join("runway.yaml")).unwrap();
+    assert!(
+        root.contains("  dev:\n") && root.contains("limits: { monthly: 150 }"),
+        "dev's default cap, seen: {root}"
+    );
+    assert!(!root.contains("expose: public"), "no domain, nothing public: {root}");
+    let (code, _, stderr) = runway(&dir, &["check"]);
+    assert_eq!(code, 0, "{stderr}");
+    for env in ["dev", "qa"] {
+        let out = format!("infra/{env}");
+        let (code, _, stderr) = runway(&dir, &["emit", "pulumi", "--env", env, "--out", &out]);
+        assert_eq!(code, 0, "{env}: {stderr}");
+        let program = config_keys(&dir.join(&out).join("Pulumi.yaml"));
+        assert_eq!(program, config_keys(&dir.join(&out).join(format!("Pulumi.{env}.yaml"))), "{env}");
+    }
+}
+
+#[test]
 fn init_from_compose_maps_a_web_app_a_worker_postgres_and_redis_and_check_passes() {
     let dir = test_support::scratch("init-compose");
     let compose = format!(

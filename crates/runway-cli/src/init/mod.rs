@@ -29,7 +29,8 @@ pub(crate) struct InitArgs {
     /// Without it every workload is internal.
     #[arg(long)]
     domain: Option<String>,
-    /// The environments, in order, each `NAME` or `NAME=CAP` (US dollars a month).
+    /// The environments, in order, each `NAME=CAP` (US dollars a month) or `NAME` (runway's
+    /// default cap of the name: dev 150, staging 500, none for others).
     #[arg(long = "env", value_name = "NAME[=CAP]", default_values = ["dev=150", "staging=500", "production=1000"])]
     envs: Vec<String>,
     /// Add a postgres resource named `db`.
@@ -199,11 +200,21 @@ fn product_name(folder: &str) -> String {
     lower.trim_matches('-').to_owned()
 }
 
+/// The cap runway gives an environment named `name` that declares none.
+fn default_cap(name: &str) -> Option<String> {
+    match name {
+        "dev" => Some(runway_schema::DEFAULT_DEV_CAP.to_owned()),
+        "staging" => Some(runway_schema::DEFAULT_STAGING_CAP.to_owned()),
+        _ => None,
+    }
+}
+
 /// `NAME` or `NAME=CAP`.
 fn environment(text: &str, out: Out) -> Result<(String, Option<String>), Exit> {
+    // `NAME` alone takes runway's default cap of that name, written out so that it is seen.
     let (name, cap) = match text.split_once('=') {
         Some((n, c)) => (n, Some(c.to_owned())),
-        None => (text, None),
+        None => (text, default_cap(text)),
     };
     if !runway_schema::values::is_valid_name(name) {
         return Err(out.usage(format!("`--env {text}`: `{name}` is not an environment name")));
@@ -262,6 +273,19 @@ mod tests {
         assert_eq!(String::from_utf8(said).unwrap(), "AWS region [us-east-1]: ");
         assert_eq!(answer_from(&mut "  eu-west-1 \n".as_bytes(), &mut Vec::new(), "q", "d"), "eu-west-1");
         assert_eq!(answer_from(&mut "".as_bytes(), &mut Vec::new(), "q", "d"), "d", "no answer at all");
+    }
+
+    #[test]
+    fn an_environment_without_a_cap_gets_the_one_runway_would_give_it() {
+        let out = Out::new(false);
+        let env = |t: &str| match environment(t, out) {
+            Ok(e) => e,
+            Err(Exit(code)) => panic!("`{t}` refused with {code}"),
+        };
+        assert_eq!(env("dev"), ("dev".to_owned(), Some("150".to_owned())));
+        assert_eq!(env("staging"), ("staging".to_owned(), Some("500".to_owned())));
+        assert_eq!(env("production"), ("production".to_owned(), None));
+        assert_eq!(env("qa=75.50"), ("qa".to_owned(), Some("75.50".to_owned())));
     }
 
     #[test]
