@@ -120,3 +120,34 @@ fn a_closed_stderr_loses_the_messages_and_keeps_the_exit_code() {
         assert_quiet(&args.join(" "), code, *expected, &stdout);
     }
 }
+
+#[test]
+fn an_editor_closing_the_language_servers_stdout_ends_it_quietly() {
+    use std::io::Write as _;
+    let mut child = common::command()
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // A whole session: the answers are what the closed stdout cannot take.
+    let session = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "exit"}),
+    ];
+    for message in session {
+        let body = message.to_string();
+        // The server may be gone before the last message: that is what is tested.
+        let _ = write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len());
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_quiet("lsp", out.status.code().unwrap_or(-1), 1, &stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+}
