@@ -24,9 +24,6 @@ const DOCS: [&str; 2] = ["README.md", "ARCHITECTURE.md"];
 /// The folder of the other docs.
 const DOCS_DIR: &str = "docs";
 
-/// Commands another change adds (issue 46): shown by the README before the CLI has them. Once
-/// the CLI has one, it is checked like any other; until then a line naming it is let through.
-const PENDING: [&str; 1] = ["init"];
 
 /// How a command line of a code block starts, before the runway arguments.
 const STARTS: [&str; 5] = [
@@ -346,9 +343,6 @@ impl<'a> Cli<'a> {
                 continue;
             }
             if i == 0 && is_command_name(word) {
-                if PENDING.contains(&word.as_str()) {
-                    return None;
-                }
                 let known: Vec<&str> = help.subcommands.iter().map(String::as_str).collect();
                 return Some(format!(
                     "`runway {args}`: `{word}` is not a runway command (runway has {}): fix the command \

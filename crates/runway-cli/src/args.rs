@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::output::Out;
-use crate::{deploy, iam, migrate, prices, review, rollout, spend};
+use crate::{deploy, iam, init, migrate, prices, review, rollout, spend};
 
 #[derive(Parser)]
 #[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
@@ -23,6 +23,10 @@ pub(crate) enum Format {
 
 #[derive(Subcommand)]
 pub(crate) enum Command {
+    /// Start a product: a root `runway.yaml` (every value explained), its editor schema and
+    /// each environment's stack settings (`infra/<env>/Pulumi.<env>.yaml`); flags for
+    /// everything, questions only at a terminal (docs/init.md).
+    Init(init::InitArgs),
     /// Validate the root runway and its members, and plan every environment; print every
     /// diagnostic, those `plan` would refuse an environment for among them.
     Check {
@@ -354,7 +358,7 @@ impl Command {
             Self::Spend { format, .. } => *format == Format::Json,
             Self::Preflight { format, .. } => *format == Format::Json,
             Self::Iam { format, .. } => *format == iam::IamFormat::Json,
-            Self::Schema { .. } | Self::Lsp { .. } => false,
+            Self::Schema { .. } | Self::Lsp { .. } | Self::Init(_) => false,
         };
         Out::new(json)
     }

@@ -109,10 +109,7 @@ fn check_stack_settings(plan: &runtime_plan::Plan, dir: &Path, out: Out) -> Resu
     }
     if diags.iter().any(Diagnostic::is_error) {
         out.invalid(&diags);
-        eprintln!(
-            "the stack settings would fail at `pulumi up` ({}); nothing written",
-            files::summary(&diags)
-        );
+        errln!("the stack settings would fail at `pulumi up` ({}); nothing written", files::summary(&diags));
         return Err(Exit(EXIT_INVALID));
     }
     // Warnings only: the program is written, and JSON output stays the action report.

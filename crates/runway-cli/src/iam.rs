@@ -52,10 +52,10 @@ pub(crate) fn run(
     };
     let role = deploy_policy::derive(&plan, &options).map_err(|e| out.usage(e.to_string()))?;
     for ty in &role.uncovered_types {
-        eprintln!("warning: runway iam grants nothing for the program's `{ty}` yet");
+        errln!("warning: runway iam grants nothing for the program's `{ty}` yet");
     }
     if role.trust_policy.is_none() {
-        eprintln!("note: no trust policy without --github-repo OWNER/NAME");
+        errln!("note: no trust policy without --github-repo OWNER/NAME");
     }
     match format {
         IamFormat::Json => outln!("{}", runtime_plan::to_json(&role)),

@@ -7,8 +7,11 @@
 //! `args` holds the command line, `output` what is printed and the exit codes, `planning`
 //! what the planning commands share; one module per command family carries it out.
 
-/// `print!` that never panics: a closed stdout (`runway plan | head`) ends the process quietly
-/// instead of panicking with a broken pipe.
+// Output goes through `out!`/`outln!`/`err!`/`errln!`, which never panic on a closed pipe.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// `print!` that never panics: once stdout is closed (`runway plan | head`) nothing more is
+/// written there and the command ends quietly with its own exit code.
 macro_rules! out {
     ($($arg:tt)*) => { $crate::output::write_stdout(&format!($($arg)*)) };
 }
@@ -19,6 +22,17 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::output::write_stdout(&format!("{}\n", format!($($arg)*))) };
 }
 
+/// `eprint!` that never panics: a closed stderr (`runway check 2>&1 | head -1`) loses the
+/// message, and the command goes on to end with its own exit code.
+macro_rules! err {
+    ($($arg:tt)*) => { $crate::output::write_stderr(&format!($($arg)*)) };
+}
+
+/// `eprintln!` that never panics (see `err!`).
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::output::write_stderr(&format!("{}\n", format!($($arg)*))) };
+}
+
 mod alerts;
 mod args;
 mod check;
@@ -27,6 +41,7 @@ mod emit;
 mod files;
 mod git;
 mod iam;
+mod init;
 mod lsp;
 mod migrate;
 mod output;
@@ -59,6 +74,7 @@ fn main() -> ExitCode {
     // Where failures are reported: JSON on stdout too for a command printing JSON.
     let out = cli.command.out();
     let result = match cli.command {
+        Command::Init(args) => init::run(&args, out),
         Command::Check { file, format, catalogue } => check::check(&file, format, catalogue.as_deref(), out),
         Command::Plan { env, format, args } => check::plan(&env, format, &args, out),
         Command::Cost { format, args } => check::cost(format, &args, out),

@@ -185,7 +185,7 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         .map_err(|e| out.usage(e))?;
     let mut progress = |line: &str| match a.format {
         Format::Text => outln!("{line}"),
-        Format::Json => eprintln!("{line}"),
+        Format::Json => errln!("{line}"),
     };
     let rt = runtime(out)?;
     let mut reports: Vec<TaskReport> = Vec::new();
@@ -211,13 +211,13 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         Ok::<Option<String>, aws_adapter::aws::TaskError>(None)
     });
     if let Ok(Some(missing)) = &result {
-        eprintln!("error: {missing}");
+        errln!("error: {missing}");
         return Err(Exit(EXIT_INVALID));
     }
     if let Err(e) = result {
         // What ran before the failure is said first; running the command again goes on.
         for report in &reports {
-            eprintln!("{report}");
+            errln!("{report}");
         }
         return Err(remote(out, format!("migrate {}", chain(&e))));
     }
@@ -248,7 +248,7 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
     let first_step = match &report.outcome {
         TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. } => return Ok(()),
         TaskOutcome::TimedOut { .. } => {
-            eprintln!(
+            errln!(
                 "error: {name} did not stop within {}; it goes on running: run `runway migrate` again to wait \
                  for it (it is not started twice), with a longer --timeout if it needs one",
                 shown(a.timing.timeout)
@@ -256,7 +256,7 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
             return Err(Exit(EXIT_TIMEOUT));
         }
         TaskOutcome::ProxyUnavailable { proxy, targets } => {
-            eprintln!(
+            errln!(
                 "error: {name}: the proxy {proxy} had no available target within {} ({targets}); nothing was \
                  started. Right after the first `pulumi up` its target registers for some minutes: run `runway \
                  migrate` again (with a longer --timeout); `aws rds describe-db-proxy-targets --db-proxy-name \
@@ -290,7 +290,7 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
              `aws ecs stop-task --cluster <cluster> --task {task}`) and run `runway migrate` again"
         ),
     };
-    eprintln!("error: {first_step}");
+    errln!("error: {first_step}");
     Err(Exit(EXIT_INVALID))
 }
 

@@ -1,6 +1,8 @@
 //! What the CLI prints and how it ends: exit codes, failures (`Out`), diagnostics on stderr
 //! and as JSON, and stdout writes that end quietly when the reader has gone away.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use runway_schema::Diagnostic;
 
 use crate::files;
@@ -44,7 +46,7 @@ impl Out {
     /// stderr, and for a JSON command also on stdout as `{"error": {"exit", "message"}}`, so a
     /// script reading stdout always gets JSON.
     pub(crate) fn fail(self, code: u8, message: impl std::fmt::Display) -> Exit {
-        eprintln!("error: {message}");
+        errln!("error: {message}");
         if self.json {
             outln!("{}", serde_json::json!({ "error": { "exit": code, "message": message.to_string() } }));
         }
@@ -54,7 +56,7 @@ impl Out {
     /// The diagnostics of an invalid input: as text on stderr, and as JSON on stdout when the
     /// command prints JSON.
     pub(crate) fn invalid(self, diags: &[Diagnostic]) {
-        eprint!("{}", files::render_text(diags, stderr_colour()));
+        err!("{}", files::render_text(diags, stderr_colour()));
         if self.json {
             print_diagnostics_json(diags);
         }
@@ -91,7 +93,7 @@ pub(crate) fn stderr_colour() -> bool {
 
 /// Diagnostics (warnings, mostly) as text on stderr.
 pub(crate) fn warn(diags: &[Diagnostic]) {
-    eprint!("{}", files::render_text(diags, stderr_colour()));
+    err!("{}", files::render_text(diags, stderr_colour()));
 }
 
 /// Buffered stdout as a `fmt::Write`, keeping the I/O error a `fmt::Error` cannot carry.
@@ -110,10 +112,13 @@ impl std::fmt::Write for StdoutText {
     }
 }
 
-/// Runs `write` with stdout as its sink, then flushes; a closed stdout ends the process
-/// quietly, as `out!` does.
+/// Runs `write` with stdout as its sink, then flushes; a closed stdout is handled as `out!`
+/// handles it.
 pub(crate) fn stream_stdout(write: impl FnOnce(&mut StdoutText) -> std::fmt::Result) {
     use std::io::Write as _;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
     let mut sink = StdoutText { out: std::io::BufWriter::new(std::io::stdout().lock()), error: None };
     let written = write(&mut sink);
     let result = match (written, sink.error.take()) {
@@ -122,27 +127,43 @@ pub(crate) fn stream_stdout(write: impl FnOnce(&mut StdoutText) -> std::fmt::Res
         (Ok(()), None) => sink.out.flush(),
     };
     if let Err(e) = result {
-        exit_on_write_error(&e);
+        on_write_error(&e);
     }
 }
 
-/// A closed stdout (`runway … | head`) ends quietly with 0; any other write error is reported.
-fn exit_on_write_error(e: &std::io::Error) -> ! {
+/// Set once stdout's reader has gone away: later writes are skipped.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
+/// A closed stdout (`runway … | head`) is not a failure of runway's: nothing more is written
+/// there and the command ends with its own exit code (0, or the code of what failed), as `git`
+/// and `ripgrep` do. Any other write error (a full disk) is reported and ends the process.
+fn on_write_error(e: &std::io::Error) {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(0);
+        STDOUT_GONE.store(true, Ordering::Relaxed);
+        return;
     }
-    eprintln!("error: cannot write the output: {e}");
+    errln!("error: cannot write the output: {e}");
     std::process::exit(i32::from(EXIT_USAGE));
 }
 
-/// Writes to stdout; when the reader has gone away (broken pipe), exits with success, as
-/// `head` closing the pipe is not a failure of runway's.
+/// Writes to stdout (see `on_write_error` for a reader that has gone away).
 pub(crate) fn write_stdout(text: &str) {
     use std::io::Write as _;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        exit_on_write_error(&e);
+        on_write_error(&e);
     }
+}
+
+/// Writes to stderr, ignoring a failure: with stderr closed there is nowhere to say anything,
+/// and the command's own outcome (its exit code) still stands.
+pub(crate) fn write_stderr(text: &str) {
+    use std::io::Write as _;
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(text.as_bytes()).and_then(|()| stderr.flush());
 }
 
 #[cfg(test)]

@@ -75,7 +75,7 @@ pub(crate) fn load_valid(file: &Path, cat: &Catalogue, out: Out) -> Result<(Prod
         Some(p) => Ok((p, loaded.diagnostics)),
         None => {
             out.invalid(&loaded.diagnostics);
-            eprintln!("{}: the runway is invalid ({})", file.display(), files::summary(&loaded.diagnostics));
+            errln!("{}: the runway is invalid ({})", file.display(), files::summary(&loaded.diagnostics));
             Err(Exit(EXIT_INVALID))
         }
     }
@@ -114,7 +114,7 @@ pub(crate) fn refuse_if_capped(plan: &runtime_plan::Plan) -> Result<(), Exit> {
     if plan.has_errors() {
         let refused: Vec<Diagnostic> = plan.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
         warn(&refused);
-        eprintln!("{}", refused_message(plan));
+        errln!("{}", refused_message(plan));
         return Err(Exit(EXIT_CAP));
     }
     Ok(())

@@ -165,7 +165,7 @@ fn warn_stale(stale: &[StalePrice]) {
         let named: Vec<String> =
             of.iter().take(3).map(|s| format!("`{}` ({}, {} days)", s.key, s.seen, s.age_days)).collect();
         let more = if of.len() > 3 { format!(" and {} more", of.len() - 3) } else { String::new() };
-        eprintln!(
+        errln!(
             "warning: {} price(s) in use in {region} were seen more than {STALE_AFTER_DAYS} days ago: {}{more}; \
              refresh them with `runway catalogue import --region {region} --out <FILE>`",
             of.len(),

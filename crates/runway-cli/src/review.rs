@@ -106,7 +106,7 @@ fn run(
 fn load_at(file: &Path, rev: &str, cat: &Catalogue, out: Out) -> Result<Option<Product>, Exit> {
     let revision = Revision::resolve(file, rev).map_err(|e| out.usage(e))?;
     let Some((root, files)) = revision.snapshot().map_err(|e| out.usage(e))? else {
-        eprintln!("note: {} does not exist at {rev}; every environment is new", file.display());
+        errln!("note: {} does not exist at {rev}; every environment is new", file.display());
         return Ok(None);
     };
     let name = revision.display_name();
@@ -117,7 +117,7 @@ fn load_at(file: &Path, rev: &str, cat: &Catalogue, out: Out) -> Result<Option<P
             let errors: Vec<Diagnostic> =
                 loaded.diagnostics.into_iter().filter(Diagnostic::is_error).collect();
             out.invalid(&errors);
-            eprintln!("{name}: the base runway at {rev} is invalid ({})", files::summary(&errors));
+            errln!("{name}: the base runway at {rev} is invalid ({})", files::summary(&errors));
             Err(Exit(EXIT_INVALID))
         }
     }

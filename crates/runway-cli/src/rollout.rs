@@ -104,7 +104,7 @@ pub(crate) fn run(
     // Progress goes where the text goes; with JSON on stdout, to stderr.
     let mut progress = |entry: &ServiceRollout| match format {
         Format::Text => outln!("{entry}"),
-        Format::Json => eprintln!("{entry}"),
+        Format::Json => errln!("{entry}"),
     };
     let rt = runtime(out)?;
     let report = rt
@@ -134,7 +134,7 @@ pub(crate) fn run(
     match report.verdict {
         Verdict::Complete => Ok(()),
         Verdict::TimedOut => {
-            eprintln!(
+            errln!(
                 "error: the release of {env} did not settle within {shown_timeout} ({}); ECS may still \
                  finish it: run `runway rollout` again, with a longer --timeout if it needs one",
                 named(&[RolloutState::TimedOut])
@@ -142,7 +142,7 @@ pub(crate) fn run(
             Err(Exit(EXIT_TIMEOUT))
         }
         Verdict::Failed => {
-            eprintln!(
+            errln!(
                 "error: the release of {env} did not complete: {}",
                 named(&[RolloutState::RolledBack, RolloutState::Failed, RolloutState::Missing])
             );

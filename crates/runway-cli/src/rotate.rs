@@ -116,7 +116,7 @@ impl Progress {
     fn say(&self, line: &str) {
         match self.format {
             Format::Text => outln!("{line}"),
-            Format::Json => eprintln!("{line}"),
+            Format::Json => errln!("{line}"),
         }
     }
 

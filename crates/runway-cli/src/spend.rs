@@ -68,7 +68,7 @@ pub(crate) fn run(
         Format::Json => out!("{}", runtime_plan::to_json(&report)),
     }
     if report.over_cap() {
-        eprintln!(
+        errln!(
             "over the cap: the {} bill of {} for {month} is ${}, over its cap ${}",
             plan.environment,
             plan.product,

@@ -170,7 +170,7 @@ impl Server {
     pub fn notify(&mut self, n: Notification) -> Vec<Notification> {
         let method = n.method.clone();
         catch_unwind(AssertUnwindSafe(|| self.notify_inner(n))).unwrap_or_else(|_| {
-            eprintln!("runway lsp: handling `{method}` failed; the server goes on");
+            crate::transport::log(format_args!("runway lsp: handling `{method}` failed; the server goes on"));
             Vec::new()
         })
     }

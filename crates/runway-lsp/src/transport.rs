@@ -57,17 +57,24 @@ pub fn stdio() -> (Connection, StdioThreads) {
     (server, StdioThreads { reader, writer })
 }
 
+/// A line on stderr for the person reading the editor's log; a closed stderr loses it rather
+/// than panicking the server.
+pub(crate) fn log(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(io::stderr().lock(), "{line}");
+}
+
 /// The next message that reads; `None` at the end of the input.
 pub fn read(input: &mut impl BufRead) -> io::Result<Option<Message>> {
     loop {
         match frame(input)? {
             None => return Ok(None),
-            Some(Frame::TooLarge(length)) => eprintln!(
+            Some(Frame::TooLarge(length)) => log(format_args!(
                 "runway lsp: skipped a message of {length} bytes (a message has at most {MAX_MESSAGE_BYTES})"
-            ),
+            )),
             Some(Frame::Body(body)) => match parse(&body) {
                 Ok(message) => return Ok(Some(message)),
-                Err(e) => eprintln!("runway lsp: skipped a message that is not JSON-RPC: {e}"),
+                Err(e) => log(format_args!("runway lsp: skipped a message that is not JSON-RPC: {e}")),
             },
         }
     }
@@ -101,7 +108,9 @@ fn frame(input: &mut impl BufRead) -> io::Result<Option<Frame>> {
         }
         if let Some((skipped, value)) = content_length(header) {
             if skipped > 0 {
-                eprintln!("runway lsp: skipped {skipped} bytes that were not part of a framed message");
+                log(format_args!(
+                    "runway lsp: skipped {skipped} bytes that were not part of a framed message"
+                ));
             }
             length = value.trim().parse::<usize>().ok();
         }

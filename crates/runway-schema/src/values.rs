@@ -153,6 +153,10 @@ impl Serialize for Duration {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ImageRef(String);
 
+/// What `runway init` writes where it knows no image: a word no registry serves, refused by
+/// `check` as `unpinned-image` with a message of its own.
+pub const IMAGE_PLACEHOLDER: &str = "REPLACE-ME";
+
 /// Why an image reference was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ImageError {

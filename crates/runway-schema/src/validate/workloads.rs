@@ -182,6 +182,20 @@ pub(super) fn image_value(cx: &mut Cx<'_>, n: &Node, p: &str) -> Option<ImageRef
     let text = cx.string(n, p, "`image`")?;
     match ImageRef::parse(&text) {
         Ok(i) => Some(i),
+        Err(ImageError::Unpinned(_)) if text.starts_with(crate::values::IMAGE_PLACEHOLDER) => {
+            cx.error(
+                Code::UnpinnedImage,
+                n,
+                p,
+                format!("image {} is the placeholder `runway init` wrote, not an image", quote(&text)),
+                Some(
+                    "write your image pinned by digest, `<name>:<tag>@sha256:<64 hex>` (`docker buildx \
+                     imagetools inspect <name>:<tag>` prints the digest)"
+                        .to_owned(),
+                ),
+            );
+            None
+        }
         Err(ImageError::Unpinned(_)) => {
             cx.error(
                 Code::UnpinnedImage,
