@@ -24,7 +24,6 @@ const DOCS: [&str; 2] = ["README.md", "ARCHITECTURE.md"];
 /// The folder of the other docs.
 const DOCS_DIR: &str = "docs";
 
-
 /// How a command line of a code block starts, before the runway arguments.
 const STARTS: [&str; 5] = [
     "runway ",
