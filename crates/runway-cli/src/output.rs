@@ -126,6 +126,18 @@ pub(crate) fn stream_stdout(write: impl FnOnce(&mut StdoutText) -> std::fmt::Res
     }
 }
 
+/// Runs `write` with buffered stdout as its byte sink, then flushes; errors as [`stream_stdout`].
+/// For JSON, which `serde_json` writes to an `io::Write` as it serializes.
+pub(crate) fn stream_stdout_bytes(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>,
+) {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if let Err(e) = write(&mut out).and_then(|()| out.flush()) {
+        exit_on_write_error(&e);
+    }
+}
+
 /// A closed stdout (`runway … | head`) ends quietly with 0; any other write error is reported.
 fn exit_on_write_error(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
