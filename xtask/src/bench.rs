@@ -1,6 +1,6 @@
 //! `cargo xtask bench`: the five performance targets of docs/benchmarks.md (issue 15's four
-//! and issue 45's JSON peak). Each is measured, printed with its limit and judged, and the task fails when one is
-//! not met:
+//! and issue 45's JSON peak). Each is measured, printed with its limit and judged, and the
+//! task fails when one is not met:
 //!
 //! 1. (check + plan of the three environments) / the serde-saphyr floor, in instructions, at
 //!    N = 1,000: at most 1.5;
@@ -120,8 +120,7 @@ fn targets() -> Result<(), String> {
     write_product(LARGE, &product)?;
     let root_file = product.join("runway.yaml");
     let rss = peak_rss(&runway, &["plan", "--env", "dev"], &root_file, &out)?;
-    let json_rss =
-        peak_rss(&runway, &["plan", "--env", "production", "--format", "json"], &root_file, &out)?;
+    let json_rss = peak_rss(&runway, &["plan", "--env", "production", "--format", "json"], &root_file, &out)?;
     let counts = instructions(&profile, &out)?;
 
     let verdicts = judge(&counts, &times, [rss, json_rss]);

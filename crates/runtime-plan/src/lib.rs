@@ -52,7 +52,8 @@ pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, va
 pub use plan::*;
 pub use render::render_spend_text;
 pub use render::{
-    CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_json, write_plan_text,
+    CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_json,
+    write_plan_text,
 };
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename,

@@ -367,8 +367,21 @@ fn expected_items(product: &Product, env: &str) -> usize {
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
 /// and names of a plan).
 fn cat(parts: &[&str]) -> CompactString {
-    parts.iter().copied().collect()
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    if len <= INLINE {
+        return parts.iter().copied().collect();
+    }
+    // Longer: one exact allocation, kept by the CompactString. Collecting grew it part by
+    // part, reallocating and copying as it went (issue 45's profile).
+    let mut out = String::with_capacity(len);
+    for p in parts {
+        out.push_str(p);
+    }
+    CompactString::from(out)
 }
+
+/// The longest text a `CompactString` holds inline (no heap allocation).
+const INLINE: usize = std::mem::size_of::<CompactString>();
 
 /// Exact sum of the figures of these items; `None` when any is unknown.
 fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -> Option<Money> {
