@@ -15,7 +15,7 @@
 //! | command | functions |
 //! |---|---|
 //! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan |
-//! | `runway plan` | [`plan()`], then [`render_plan_text`] or [`to_json`] of the [`Plan`] |
+//! | `runway plan` | [`plan()`], then [`write_plan_text`] or [`write_json`] of the [`Plan`] (both streamed) |
 //! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
 //! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
