@@ -1,6 +1,6 @@
-//! `cargo xtask bench`: the four performance targets of docs/benchmarks.md (as issue 15 left
-//! them). Each is measured, printed with its limit and judged, and the task fails when one is
-//! not met:
+//! `cargo xtask bench`: the five performance targets of docs/benchmarks.md (issue 15's four
+//! and issue 45's JSON peak). Each is measured, printed with its limit and judged, and the
+//! task fails when one is not met:
 //!
 //! 1. (check + plan of the three environments) / the serde-saphyr floor, in instructions, at
 //!    N = 1,000: at most 1.5;
@@ -8,7 +8,9 @@
 //!    instructions: at most 12x;
 //! 3. `runway plan --env dev examples/acme-shop/runway.yaml`, process to process (median wall
 //!    time): under 10 ms;
-//! 4. peak RSS of `runway plan --env dev` on the N = 10,000 product: at most 128 MB.
+//! 4. peak RSS of `runway plan --env dev` on the N = 10,000 product: at most 128 MB;
+//! 5. peak RSS of `runway plan --env production --format json` on the same product (the
+//!    largest plan, written as it is serialized): at most 256 MB.
 //!
 //! Instructions come from callgrind running `crates/bench/examples/profile.rs` (one step in a
 //! loop, minus a run of the set-up alone), so the load of the machine does not change them; they
@@ -36,11 +38,12 @@ const RSS_RUNS: usize = 3;
 /// GNU time, which reports a child's peak RSS (`%M`, KiB).
 const GNU_TIME: &str = "/usr/bin/time";
 
-/// The limits of the four targets.
+/// The limits of the five targets.
 const RATIO_LIMIT: f64 = 1.5;
 const GROWTH_LIMIT: f64 = 12.0;
 const TIME_LIMIT_MS: f64 = 10.0;
 const RSS_LIMIT_MB: f64 = 128.0;
+const JSON_RSS_LIMIT_MB: f64 = 256.0;
 
 const USAGE: &str = "usage: cargo xtask bench [--criterion [CRITERION ARGS]]";
 
@@ -90,7 +93,7 @@ fn target_dir() -> PathBuf {
 }
 
 /// Builds `runway` and `profile` with the `profiling` profile (release plus line tables),
-/// measures the four targets, prints them, and fails when one is not met.
+/// measures the five targets, prints them, and fails when one is not met.
 fn targets() -> Result<(), String> {
     // One cargo invocation, so both binaries share one resolution of features.
     run(Command::new("cargo").args([
@@ -115,10 +118,12 @@ fn targets() -> Result<(), String> {
     let times = process_time(&runway)?;
     let product = out.join(format!("n{LARGE}"));
     write_product(LARGE, &product)?;
-    let rss = peak_rss(&runway, &product.join("runway.yaml"), &out)?;
+    let root_file = product.join("runway.yaml");
+    let rss = peak_rss(&runway, &["plan", "--env", "dev"], &root_file, &out)?;
+    let json_rss = peak_rss(&runway, &["plan", "--env", "production", "--format", "json"], &root_file, &out)?;
     let counts = instructions(&profile, &out)?;
 
-    let verdicts = judge(&counts, &times, rss);
+    let verdicts = judge(&counts, &times, [rss, json_rss]);
     print_report(&counts, &verdicts);
     let missed: Vec<&str> = verdicts.iter().filter(|v| !v.met).map(|v| v.what).collect();
     if missed.is_empty() { Ok(()) } else { Err(format!("not met: {}", missed.join("; "))) }
@@ -212,15 +217,15 @@ fn process_time(runway: &Path) -> Result<Times, String> {
     Ok(Times { median, min: times[0], max: times[times.len() - 1] })
 }
 
-/// Peak RSS of `runway plan --env dev ROOT` in MB (10^6 bytes), the largest of RSS_RUNS runs,
-/// from GNU time's `%M` (KiB).
-fn peak_rss(runway: &Path, root_file: &Path, out: &Path) -> Result<f64, String> {
+/// Peak RSS of `runway ARGS ROOT` in MB (10^6 bytes), the largest of RSS_RUNS runs, from GNU
+/// time's `%M` (KiB).
+fn peak_rss(runway: &Path, args: &[&str], root_file: &Path, out: &Path) -> Result<f64, String> {
     if !Path::new(GNU_TIME).exists() {
         return Err(format!("the memory target needs GNU time at {GNU_TIME} (Debian package `time`)"));
     }
     let report = out.join("time.txt");
     let mut cmd = Command::new(GNU_TIME);
-    cmd.args(["-f", "%M", "-o"]).arg(&report).arg(runway).args(["plan", "--env", "dev"]).arg(root_file);
+    cmd.args(["-f", "%M", "-o"]).arg(&report).arg(runway).args(args).arg(root_file);
     eprintln!("$ {shown} ({RSS_RUNS} runs)", shown = shown(&cmd));
     let mut peak_kib: u64 = 0;
     for _ in 0..RSS_RUNS {
@@ -241,8 +246,9 @@ fn peak_rss(runway: &Path, root_file: &Path, out: &Path) -> Result<f64, String> 
     Ok(peak_kib as f64 * 1024.0 / 1e6)
 }
 
-/// The four targets, judged.
-fn judge(counts: &Instructions, times: &Times, rss_mb: f64) -> Vec<Verdict> {
+/// The five targets, judged; `rss_mb` is the dev plan's peak, then the production JSON's.
+fn judge(counts: &Instructions, times: &Times, rss_mb: [f64; 2]) -> Vec<Verdict> {
+    let [rss_mb, json_rss_mb] = rss_mb;
     let [core_small, core_large] = counts.core();
     let ratio = core_small / counts.floor;
     let growth = core_large / core_small;
@@ -274,10 +280,16 @@ fn judge(counts: &Instructions, times: &Times, rss_mb: f64) -> Vec<Verdict> {
             limit: "<= 128 MB",
             met: rss_mb <= RSS_LIMIT_MB,
         },
+        Verdict {
+            what: "peak RSS, `runway plan --env production --format json`, N = 10,000",
+            figure: format!("{json_rss_mb:.1} MB (max of {RSS_RUNS})"),
+            limit: "<= 256 MB",
+            met: json_rss_mb <= JSON_RSS_LIMIT_MB,
+        },
     ]
 }
 
-/// Prints the instruction counts and the four verdicts as markdown tables.
+/// Prints the instruction counts and the five verdicts as markdown tables.
 fn print_report(counts: &Instructions, verdicts: &[Verdict]) {
     let m = |x: f64| format!("{:.1} M", x / 1e6);
     println!("\ninstructions per iteration (callgrind)");
@@ -351,7 +363,7 @@ mod tests {
     #[test]
     fn figures_within_their_limits_are_met() {
         let times = Times { median: 3.5, min: 3.0, max: 9.0 };
-        let verdicts = judge(&counts(1_000e6), &times, 100.0);
+        let verdicts = judge(&counts(1_000e6), &times, [100.0, 200.0]);
         assert!(verdicts.iter().all(|v| v.met));
         assert_eq!(verdicts[0].figure, "1.000");
         assert_eq!(verdicts[1].figure, "10.000x");
@@ -359,9 +371,9 @@ mod tests {
 
     #[test]
     fn each_target_is_judged_on_its_own_figure() {
-        // growth 12.5x, 10 ms exactly (the limit is strict), 128.1 MB
+        // growth 12.5x, 10 ms exactly (the limit is strict), 128.1 MB, 256 MB exactly
         let times = Times { median: 10.0, min: 3.0, max: 12.0 };
-        let met: Vec<bool> = judge(&counts(1_500e6), &times, 128.1).iter().map(|v| v.met).collect();
-        assert_eq!(met, [true, false, false, false]);
+        let met: Vec<bool> = judge(&counts(1_500e6), &times, [128.1, 256.0]).iter().map(|v| v.met).collect();
+        assert_eq!(met, [true, false, false, false, true]);
     }
 }

@@ -1,5 +1,5 @@
-//! Heap bytes of each phase of `runway plan --env dev`, counted by dhat's allocator:
-//! `cargo run --release -p runway-bench --example heap -- N`. Peak RSS (`/usr/bin/time -v`)
+//! Heap bytes of each phase of `runway plan --env ENV` (dev unless named), counted by dhat's
+//! allocator: `cargo run --release -p runway-bench --example heap -- N [ENV]`. Peak RSS (`/usr/bin/time -v`)
 //! says how much the process held; this says which phase held it: the live bytes after each
 //! phase and the highest total so far, over what the generated input already held. It
 //! also writes `dhat-heap.json` (open it with valgrind's `dh_view.html`): the bytes of every
@@ -16,9 +16,10 @@ fn mb(bytes: usize) -> String {
 
 fn main() {
     let Some(n) = std::env::args().nth(1).and_then(|n| n.parse::<usize>().ok()) else {
-        eprintln!("usage: heap N");
+        eprintln!("usage: heap N [ENV]");
         std::process::exit(2);
     };
+    let env = std::env::args().nth(2).unwrap_or_else(|| "dev".to_owned());
     let _profiler = dhat::Profiler::new_heap();
     let input = Input::new(n);
     let base = dhat::HeapStats::get().curr_bytes;
@@ -43,7 +44,7 @@ fn main() {
         std::process::exit(1);
     };
     drop(loaded.diagnostics);
-    let plan = plan_env(&input, &product, "dev");
+    let plan = plan_env(&input, &product, &env);
     at("plan");
     println!(
         "plan: {} items, {} SSM parameters, {} cost lines",
@@ -53,5 +54,11 @@ fn main() {
     );
     drop(product);
     at("product dropped");
+    // `runway plan --format json` writes as it serializes: nothing should be held here.
+    if let Err(e) = runtime_plan::write_json(&plan, std::io::sink()) {
+        eprintln!("cannot serialize the plan: {e}");
+        std::process::exit(1);
+    }
+    at("json");
     drop(plan);
 }

@@ -15,7 +15,7 @@
 //! | command | functions |
 //! |---|---|
 //! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan |
-//! | `runway plan` | [`plan()`], then [`render_plan_text`] or [`to_json`] of the [`Plan`] |
+//! | `runway plan` | [`plan()`], then [`write_plan_text`] or [`write_json`] of the [`Plan`] (both streamed) |
 //! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
 //! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
 //! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
@@ -55,7 +55,8 @@ pub use plan::*;
 pub use preflight::{Expectations, Finding, Severity, expectations, render_findings_text};
 pub use render::render_spend_text;
 pub use render::{
-    CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_plan_text,
+    CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_json,
+    write_plan_text,
 };
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename,

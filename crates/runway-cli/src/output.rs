@@ -131,6 +131,21 @@ pub(crate) fn stream_stdout(write: impl FnOnce(&mut StdoutText) -> std::fmt::Res
     }
 }
 
+/// Runs `write` with buffered stdout as its byte sink, then flushes; a closed stdout is handled
+/// as `out!` handles it. For JSON, which `serde_json` writes to an `io::Write` as it serializes.
+pub(crate) fn stream_stdout_bytes(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>,
+) {
+    use std::io::Write as _;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if let Err(e) = write(&mut out).and_then(|()| out.flush()) {
+        on_write_error(&e);
+    }
+}
+
 /// Set once stdout's reader has gone away: later writes are skipped.
 static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
 

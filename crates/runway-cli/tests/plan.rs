@@ -19,6 +19,23 @@ fn dev_estimate() -> String {
     v["cost"]["monthly"].as_str().unwrap().to_owned()
 }
 
+/// The streamed JSON (issue 45) is byte for byte the golden plan of runtime-plan's
+/// `to_json`, plus the blank line the CLI always printed after it.
+#[test]
+fn plan_json_is_the_golden_plan_byte_for_byte() {
+    let root = example().join("runway.yaml");
+    let snapshots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../runtime-plan/tests/snapshots");
+    for env in ["dev", "staging", "production"] {
+        let (code, out, _) = runway(&["plan", "--env", env, "--format", "json", root.to_str().unwrap()]);
+        assert_eq!(code, 0);
+        let snap =
+            std::fs::read_to_string(snapshots.join(format!("golden__acme-shop-{env}.json.snap"))).unwrap();
+        // insta's header ends at the second `---` line; the body is the JSON.
+        let body = &snap[snap.find("\n---\n").unwrap() + 5..];
+        assert_eq!(out, format!("{body}\n"), "{env}");
+    }
+}
+
 #[test]
 fn plan_json_has_the_spec_shape() {
     let root = example().join("runway.yaml");

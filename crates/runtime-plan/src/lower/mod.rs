@@ -368,8 +368,21 @@ fn expected_items(product: &Product, env: &str) -> usize {
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
 /// and names of a plan).
 fn cat(parts: &[&str]) -> CompactString {
-    parts.iter().copied().collect()
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    if len <= INLINE {
+        return parts.iter().copied().collect();
+    }
+    // Longer: one exact allocation, kept by the CompactString. Collecting grew it part by
+    // part, reallocating and copying as it went (issue 45's profile).
+    let mut out = String::with_capacity(len);
+    for p in parts {
+        out.push_str(p);
+    }
+    CompactString::from(out)
 }
+
+/// The longest text a `CompactString` holds inline (no heap allocation).
+const INLINE: usize = std::mem::size_of::<CompactString>();
 
 /// Exact sum of the figures of these items; `None` when any is unknown.
 fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -> Option<Money> {
@@ -387,7 +400,11 @@ fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -
 fn dedupe_physical_names(items: &mut [PlannedItem]) {
     // The common case, no repeat at all, is found with borrowed names (no copy of every name),
     // hashed: membership only, nothing is iterated in hash order.
-    let mut names = std::collections::HashSet::with_capacity(items.len());
+    let mut names: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+        std::collections::HashSet::with_capacity_and_hasher(
+            items.len(),
+            foldhash::fast::RandomState::default(),
+        );
     if items.iter().all(|i| names.insert(i.physical_name.as_str())) {
         return;
     }
