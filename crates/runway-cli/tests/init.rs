@@ -10,6 +10,9 @@ mod common;
 const DIGEST: &str = "sha256:0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e";
 
 /// `runway args` in `dir`, stdin not a terminal: `(code, stdout, stderr)`.
+/// An Infisical project id, as `--infisical-project` takes it.
+const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
+
 fn runway(dir: &Path, args: &[&str]) -> (i32, String, String) {
     common::Run::of(common::command().args(args).current_dir(dir).stdin(Stdio::null())).parts()
 }
@@ -73,6 +76,15 @@ fn init_from_flags_writes_a_runway_check_refuses_for_its_placeholder_and_passes_
     let pinned = [&flags[..], &["--cache", "--bucket", "--image", &image, "--force"]].concat();
     let (code, _, stderr) = runway(&dir, &pinned);
     assert_eq!(code, 0, "{stderr}");
+    // Pinned, the one finding left is where the credentials will live: a warning, exit 0.
+    let (code, stdout, stderr) = runway(&dir, &["check"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("missing-infisical") && stdout.contains("0 errors, 1 warning"), "{stdout}");
+    let with_project = [&pinned[..], &["--infisical-project", PROJECT]].concat();
+    let (code, _, stderr) = runway(&dir, &with_project);
+    assert_eq!(code, 0, "{stderr}");
+    let root = std::fs::read_to_string(dir.join("runway.yaml")).unwrap();
+    assert!(root.contains("secrets:\n  infisical:\n") && root.contains(&format!("    project: {PROJECT}\n")));
     let (code, stdout, stderr) = runway(&dir, &["check"]);
     assert_eq!((code, stdout.as_str()), (0, "runway.yaml: ok\n"), "{stderr}");
 
@@ -143,8 +155,17 @@ volumes:
 "
     );
     std::fs::write(dir.join("docker-compose.yml"), &compose).unwrap();
-    let args =
-        ["init", "--product", "shop", "--domain", "shop.example", "--from-compose", "docker-compose.yml"];
+    let args = [
+        "init",
+        "--product",
+        "shop",
+        "--domain",
+        "shop.example",
+        "--from-compose",
+        "docker-compose.yml",
+        "--infisical-project",
+        PROJECT,
+    ];
     let (code, _, stderr) = runway(&dir, &args);
     assert_eq!(code, 0, "{stderr}");
     for said in [

@@ -26,6 +26,8 @@ pub(crate) struct Product {
     pub(crate) schema: String,
     /// Write the schema file itself (`schema` is a local file runway writes).
     pub(crate) write_schema: bool,
+    /// The Infisical project of the product's secrets (`--infisical-project`).
+    pub(crate) infisical_project: Option<String>,
 }
 
 /// A managed resource.
@@ -110,10 +112,17 @@ fn root(p: &Product) -> String {
     y.push_str("# `runway check` validates it and plans every environment against its cap.\n");
     y.push_str("runway: 3\n");
     let _ = writeln!(y, "product: {}", p.name);
-    if p.resources.iter().any(|r| r.kind == Kind::Postgres)
+    if p.resources.iter().any(|r| matches!(r.kind, Kind::Postgres | Kind::Cache))
         || p.workloads.iter().any(|w| !w.secrets.is_empty())
     {
-        y.push_str(SECRETS_NOTE);
+        match &p.infisical_project {
+            Some(id) => {
+                y.push_str("secrets:\n  infisical:\n");
+                y.push_str(SECRETS_SET);
+                let _ = writeln!(y, "    project: {id}");
+            }
+            None => y.push_str(SECRETS_NOTE),
+        }
     }
     y.push_str("environments:\n");
     for (env, cap) in &p.environments {
@@ -139,11 +148,18 @@ fn root(p: &Product) -> String {
     y
 }
 
-/// Written when something needs secrets: where they come from, commented out until set.
+/// Written over the secrets block when `--infisical-project` gave the project.
+const SECRETS_SET: &str = "\
+    # A postgres's and a cache's generated credentials and a workload's `secrets` live in this
+    # Infisical project: `runway secrets prepare` reads and writes there (docs/secrets.md).
+";
+
+/// Written when something needs secrets and no project was given: commented out until set.
 const SECRETS_NOTE: &str = "\
-# A postgres (its generated passwords) and a workload's `secrets` need Infisical to deploy:
-# `runway secrets prepare` reads and writes there (docs/secrets.md). Uncomment with your
-# project's id; `check` and `plan` pass without it.
+# A postgres's and a cache's generated credentials and a workload's `secrets` need Infisical to
+# deploy: `runway secrets prepare` reads and writes there (docs/secrets.md). Uncomment with your
+# project's id (or run `runway init --infisical-project ID`); until then `check` warns
+# (`missing-infisical`).
 # secrets:
 #   infisical:
 #     project: <your Infisical project id>
@@ -319,6 +335,7 @@ mod tests {
             }],
             schema: "runway.schema.json".into(),
             write_schema: true,
+            infisical_project: None,
         }
     }
 

@@ -61,6 +61,11 @@ pub(crate) struct InitArgs {
     /// The editor's schema (`$schema=`): a URL, or a file name runway writes the schema to.
     #[arg(long, default_value = "runway.schema.json")]
     schema: String,
+    /// The Infisical project that holds the product's secrets (a postgres's or a cache's
+    /// credentials, workloads' `secrets`); without it the block is written commented out and
+    /// `check` warns (`missing-infisical`) until it is set.
+    #[arg(long, value_name = "ID")]
+    infisical_project: Option<String>,
     /// Overwrite files that exist.
     #[arg(long)]
     force: bool,
@@ -176,6 +181,7 @@ fn product(args: &InitArgs, out: Out) -> Result<Product, Exit> {
         workloads,
         schema: args.schema.clone(),
         write_schema,
+        infisical_project: args.infisical_project.clone(),
     })
 }
 
