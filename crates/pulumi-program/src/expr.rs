@@ -1,7 +1,16 @@
 //! Pulumi YAML expressions: `${...}` interpolations and the built-in functions the program
 //! uses (`fn::toJSON`, `fn::secret`, `fn::invoke`), as values that serialize to their YAML form.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
+
+/// A literal string from the plan (a word of a command or an entry point) as Pulumi YAML reads
+/// it: `${` would start an interpolation, so it is written `$${`, which Pulumi turns back into
+/// `${` (a shell's `${HOME}` reaches the container as typed).
+pub(super) fn literal(text: &str) -> Cow<'_, str> {
+    if text.contains("${") { Cow::Owned(text.replace("${", "$${")) } else { Cow::Borrowed(text) }
+}
 
 /// `${name}`: a config input, a variable, or a whole resource (in `dependsOn`).
 pub(super) fn var(name: &str) -> String {
@@ -63,4 +72,16 @@ pub(super) fn invoke<A>(function: &'static str, arguments: A) -> Invoke<A> {
 /// A call of `function` with `arguments`, the `field` of its result.
 pub(super) fn invoke_field<A>(function: &'static str, arguments: A, field: &'static str) -> Invoke<A> {
     Invoke { call: Call { function, arguments, returns: Some(field) } }
+}
+
+#[cfg(test)]
+mod literal_tests {
+    use super::literal;
+
+    #[test]
+    fn a_dollar_brace_is_escaped_and_nothing_else_changes() {
+        assert_eq!(literal("echo ${HOME} $PATH $(date)"), "echo $${HOME} $PATH $(date)");
+        assert_eq!(literal("a ${x}${y}"), "a $${x}$${y}");
+        assert!(matches!(literal("migrate up"), std::borrow::Cow::Borrowed("migrate up")));
+    }
 }

@@ -2,6 +2,8 @@
 //! internal, and its autoscaling target and policy when it scales. (A public workload's target
 //! group and listener rule are in `alb.rs`.)
 
+use std::borrow::Cow;
+
 use runtime_plan::{
     EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials, TaskDefinitionSpec,
 };
@@ -9,7 +11,7 @@ use runway_schema::Expose;
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags, wrong_spec};
-use super::expr::{ToJson, invoke, to_json};
+use super::expr::{ToJson, invoke, literal, to_json};
 use super::{RenderError, network};
 
 #[derive(Serialize)]
@@ -44,10 +46,10 @@ struct Container<'p> {
     repository_credentials: Option<RepositoryCredentialsProps>,
     /// The plan's entry point (ECS replaces the image's ENTRYPOINT with it); none runs the
     /// image's own.
-    entry_point: Option<Vec<&'p str>>,
+    entry_point: Option<Vec<Cow<'p, str>>>,
     /// A one-off task's command (a workload's `migrate`), replacing the image's CMD; a service
     /// runs the image's own.
-    command: Option<Vec<&'p str>>,
+    command: Option<Vec<Cow<'p, str>>>,
     essential: bool,
     /// None for a task that listens on no port (a database's bootstrap).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -105,7 +107,7 @@ struct Secret<'p> {
 
 #[derive(Serialize)]
 struct ContainerHealth<'p> {
-    command: Vec<&'p str>,
+    command: Vec<Cow<'p, str>>,
     interval: u64,
     timeout: u64,
     retries: u32,
@@ -152,8 +154,8 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         name: workload,
         image,
         repository_credentials,
-        entry_point: entry_point.as_ref().map(|words| words.iter().map(|w| w.as_str()).collect()),
-        command: command.as_ref().map(|words| words.iter().map(|w| w.as_str()).collect()),
+        entry_point: entry_point.as_ref().map(|words| words.iter().map(|w| literal(w)).collect()),
+        command: command.as_ref().map(|words| words.iter().map(|w| literal(w)).collect()),
         essential: true,
         port_mappings: port
             .iter()
@@ -190,15 +192,15 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
 /// The container's plain environment: the plan's values, and for a database's bootstrap its
 /// SQL (rendered from the plan's logins, which the plan does not store as text).
 fn variables<'p>(cx: &Context<'p>, item: &PlannedItem, spec: &'p TaskDefinitionSpec) -> Vec<Variable<'p>> {
-    let mut variables: Vec<Variable<'p>> = spec
-        .environment
-        .iter()
-        .map(|(name, value)| Variable { name, value: value.as_str().into() })
-        .collect();
+    let mut variables: Vec<Variable<'p>> =
+        spec.environment.iter().map(|(name, value)| Variable { name, value: literal(value) }).collect();
     // Only a one-off task can be a bootstrap: a service's task definition looks for nothing.
     let bootstraps = cx.plan.secrets.bootstraps.iter();
     if let Some(boot) = bootstraps.filter(|_| spec.command.is_some()).find(|b| b.id == item.id) {
-        variables.push(Variable { name: runtime_plan::SQL_VARIABLE, value: boot.sql().into() });
+        variables.push(Variable {
+            name: runtime_plan::SQL_VARIABLE,
+            value: Cow::Owned(literal(&boot.sql()).into_owned()),
+        });
     }
     variables
 }
@@ -208,7 +210,7 @@ fn variables<'p>(cx: &Context<'p>, item: &PlannedItem, spec: &'p TaskDefinitionS
 fn container_health(health: &HealthSpec) -> Option<ContainerHealth<'_>> {
     let words = health.container_command.as_ref()?;
     Some(ContainerHealth {
-        command: words.iter().map(|w| w.as_str()).collect(),
+        command: words.iter().map(|w| literal(w)).collect(),
         interval: health.interval_seconds,
         timeout: health.timeout_seconds,
         retries: health.unhealthy_threshold,

@@ -554,3 +554,37 @@ fn entry_points_and_commands_reach_the_container_definitions_as_declared() {
     let outcome = pulumi_support::check_pinned(&refs);
     assert!(outcome.success, "{}", outcome.output);
 }
+
+/// A shell's `${...}` in a command is the container's, not Pulumi's (an `env` value may hold no
+/// `${` but a whole reference, which the validator enforces): the
+/// program writes it `$${...}` (Pulumi YAML's escape), so `pulumi up` hands `${HOME}` to the
+/// container as typed, and the SDK check (which reads `${` as an interpolation) passes.
+#[test]
+fn a_dollar_brace_in_a_command_is_escaped_for_pulumi_yaml() {
+    let plans = example_plans_with(|text| {
+        let edited = text.replacen(
+            "    exec: true\n",
+            "    exec: true\n    migrate: { command: [sh, -c, \"echo ${HOME}\"] }\n",
+            1,
+        );
+        assert_ne!(edited, text, "the edit applies");
+        edited
+    });
+    let mut dirs: Vec<Scratch> = Vec::new();
+    for plan in &plans {
+        let program = render(plan).expect("render");
+        let migrate = container(&program, "pdf-render_migrate-task");
+        assert_eq!(
+            migrate["command"],
+            serde_json::json!(["sh", "-c", "echo $${HOME}"]),
+            "{}",
+            plan.environment
+        );
+        let dir = scratch(&format!("pulumi-dollar-brace-{}", plan.environment));
+        pulumi_support::write(&dir, &program);
+        dirs.push(dir);
+    }
+    let refs: Vec<&std::path::Path> = dirs.iter().map(Scratch::path).collect();
+    let outcome = pulumi_support::check_pinned(&refs);
+    assert!(outcome.success, "{}", outcome.output);
+}
