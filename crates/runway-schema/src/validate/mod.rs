@@ -71,27 +71,8 @@ pub(crate) mod keys {
         "service-memory",
         "for",
     ];
-    /// `alarms.for.<name>`: every alarm's name (`AlarmName::NAMES`, a test checks).
-    pub const ALARMS_FOR: &[&str] = &[
-        "alb-5xx",
-        "target-5xx",
-        "unhealthy-targets",
-        "target-latency",
-        "running-tasks",
-        "db-cpu",
-        "db-free-storage",
-        "db-freeable-memory",
-        "db-connections",
-        "db-replica-lag",
-        "proxy-borrow-latency",
-        "cache-cpu",
-        "cache-memory",
-        "cache-evictions",
-        "queue-age",
-        "dead-letters",
-        "service-cpu",
-        "service-memory",
-    ];
+    /// `alarms.for.<name>`: every alarm's name, the enum's own list.
+    pub const ALARMS_FOR: &[&str] = crate::alarms::AlarmName::NAMES;
     /// `alerts`: where the alerts topic sends besides `alertEmails`.
     pub const ALERTS: &[&str] = &["https"];
     pub const LIMITS: &[&str] = &["monthly", "increase"];
