@@ -400,10 +400,10 @@ fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -
 fn dedupe_physical_names(items: &mut [PlannedItem]) {
     // The common case, no repeat at all, is found with borrowed names (no copy of every name),
     // hashed: membership only, nothing is iterated in hash order.
-    let mut names: std::collections::HashSet<&str, foldhash::fast::RandomState> =
+    let mut names: std::collections::HashSet<&str, foldhash::fast::FixedState> =
         std::collections::HashSet::with_capacity_and_hasher(
             items.len(),
-            foldhash::fast::RandomState::default(),
+            foldhash::fast::FixedState::default(),
         );
     if items.iter().all(|i| names.insert(i.physical_name.as_str())) {
         return;

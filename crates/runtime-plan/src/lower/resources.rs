@@ -53,7 +53,7 @@ impl Res {
 pub(super) struct Resources {
     list: Vec<Res>,
     /// Hashed, for lookups only; the first resource of a name is the one found.
-    positions: IndexMap<CompactString, usize, foldhash::fast::RandomState>,
+    positions: IndexMap<CompactString, usize, foldhash::fast::FixedState>,
 }
 
 impl Resources {

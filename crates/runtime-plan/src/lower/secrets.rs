@@ -433,8 +433,9 @@ enum Key {
 #[derive(Default)]
 struct SsmParams {
     list: Vec<SsmParameter>,
-    /// foldhash, not SipHash: lookups only, and 4% of planning's instructions were SipHash.
-    at: IndexMap<Key, usize, foldhash::fast::RandomState>,
+    /// foldhash with a fixed seed, not SipHash: lookups only (4% of planning was SipHash), and no
+    /// per-process randomness in the core: the same input takes the same path every run.
+    at: IndexMap<Key, usize, foldhash::fast::FixedState>,
 }
 
 impl SsmParams {
