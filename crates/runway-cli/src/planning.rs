@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use cost::Catalogue;
 use runway_schema::{Diagnostic, Options, Product};
 
-use crate::args::Format;
 use crate::files;
 use crate::output::{EXIT_CAP, EXIT_INVALID, Exit, Out, warn};
 
@@ -144,13 +143,4 @@ pub(crate) fn action_report(plan: &runtime_plan::Plan, wrote: Option<&[PathBuf]>
         diagnostics: &plan.diagnostics,
     };
     out!("{}", runtime_plan::to_json(&report));
-}
-
-/// [`refuse_if_capped`] for a command that acts on the plan: as JSON, a refused plan also
-/// prints its verdict and diagnostics on stdout, so the output says why the exit code is 3.
-pub(crate) fn refuse_before_acting(plan: &runtime_plan::Plan, format: Format) -> Result<(), Exit> {
-    if format == Format::Json && plan.has_errors() {
-        action_report(plan, None);
-    }
-    refuse_if_capped(plan)
 }

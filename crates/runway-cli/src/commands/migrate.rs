@@ -13,43 +13,53 @@
 //! `secrets publish` takes) give the revision, the cluster and the network; the AWS adapter runs
 //! them (`run_one_off`, generic over what a task is for).
 
-use std::path::Path;
-use std::time::Duration;
-
-use aws_adapter::aws::{
-    AwsClients, ClientSettings, OneOffRun, RunRecord, TaskOutcome, TaskReport, TaskTiming,
-};
+use aws_adapter::aws::{OneOffRun, TaskOutcome, TaskReport, TaskTiming};
 use runtime_plan::{OneOffTask, Plan, TaskPurpose};
-use secrets_adapter::{ExposeSecret, StackOutputs};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::args::{Format, PlanArgs};
-use crate::deploy::{load, print_json, read_outputs, remote, runtime};
-use crate::output::{EXIT_INVALID, EXIT_TIMEOUT, Exit, Out, chain};
+use crate::args::shown;
+use crate::one_off::{fold_versions, run_of};
+use crate::prelude::*;
 
-/// What `runway migrate` is given.
-pub(crate) struct MigrateArgs<'a> {
-    pub(crate) env: &'a str,
-    pub(crate) workload: Option<&'a str>,
-    pub(crate) outputs: &'a Path,
-    pub(crate) timing: TaskTiming,
-    pub(crate) format: Format,
-    pub(crate) args: &'a PlanArgs,
+/// Deploy job, between the first `pulumi up` (without the services) and the full one: run
+/// each workload's `migrate` as a one-off Fargate task with the new image, and wait for it.
+/// A success is recorded and not run again for the same image and command. Exit 1 when a
+/// task exits non-zero or never starts (with its exit code and where its logs are), 5 when
+/// the timeout came first.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
+    /// Only this workload's `migrate` (by default every workload's, in file order).
+    #[arg(long)]
+    workload: Option<String>,
+    /// The stack outputs (`pulumi stack output --json --show-secrets`), as `secrets publish`
+    /// takes them: each task's revision, cluster, subnets and security groups.
+    #[arg(long)]
+    outputs: PathBuf,
+    #[command(flatten)]
+    timing: Timing<MigrateWaits>,
+    /// `json`: `{"environment","region","verdict","tasks":[{"name","state",..}]}` on stdout,
+    /// progress lines on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
 }
 
-/// A task's stack output, as the program exports it (`pulumi-program`'s `tasks.rs`).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct TaskOutput {
-    cluster: String,
-    task_definition: String,
-    family: String,
-    subnets: Vec<String>,
-    security_groups: Vec<String>,
-    container: String,
-    log_group: String,
-    log_stream_prefix: String,
-    region: String,
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format.json()
+    }
+}
+
+/// `runway migrate`'s waits: for a task to stop.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MigrateWaits;
+
+impl Waits for MigrateWaits {
+    const TIMEOUT: &'static str = "30m";
+    const TIMEOUT_HELP: &'static str = "The most time to wait for a task to stop, from 1s to 6h";
+    const INTERVAL: &'static str = "5s";
+    const INTERVAL_HELP: &'static str = "The pause between two looks at a task, from 1s to 5m";
 }
 
 /// The plan's bootstraps, then its `migrate` tasks or the one of `workload`; exit 2 for a
@@ -74,79 +84,6 @@ fn chosen<'p>(plan: &'p Plan, workload: Option<&str>) -> Result<Vec<&'p OneOffTa
     Ok(bootstraps.chain(one).collect())
 }
 
-/// The run of a task: the plan's names and record, the stack output's revision and network.
-pub(crate) fn run_of(
-    plan: &Plan,
-    task: &OneOffTask,
-    outputs: &StackOutputs,
-    file: &Path,
-) -> Result<OneOffRun, String> {
-    let missing = || {
-        format!(
-            "{} has no output `{}`: run the first `pulumi up` of the deploy job (docs/pipeline.md), then \
-             `pulumi stack output --json --show-secrets > {}`",
-            file.display(),
-            task.output,
-            file.display()
-        )
-    };
-    let text = outputs.get(&task.output).ok_or_else(missing)?;
-    let out: TaskOutput = serde_json::from_str(text.expose_secret())
-        .map_err(|e| format!("{}: output `{}` is not a task's: {e}", file.display(), task.output))?;
-    let workload = task.purpose.subject();
-    Ok(OneOffRun {
-        name: task.name.to_string(),
-        cluster: out.cluster,
-        task_definition: out.task_definition,
-        family: out.family,
-        subnets: out.subnets,
-        security_groups: out.security_groups,
-        container: out.container,
-        log_group: out.log_group,
-        log_stream_prefix: out.log_stream_prefix,
-        region: out.region,
-        record: Some(RunRecord {
-            parameter: task.record.parameter.to_string(),
-            image: task.record.image.to_string(),
-            command: task.record.command.to_string(),
-            tags: vec![
-                ("product".to_owned(), plan.product.to_string()),
-                ("environment".to_owned(), plan.environment.to_string()),
-                ("resource".to_owned(), workload.to_owned()),
-            ],
-        }),
-        // `runway migrate` waits for the proxy (`run`); a rotation runs long after it is up.
-        proxy: None,
-    })
-}
-
-/// Folds the versions of the parameters `task`'s record names into `run`'s record, so that a
-/// new value of one (a password) makes the run new; `Ok(Err(..))` names a parameter that does
-/// not exist yet (the task could not start).
-pub(crate) async fn fold_versions(
-    aws: &AwsClients,
-    task: &OneOffTask,
-    run: &mut OneOffRun,
-) -> Result<Result<(), String>, aws_adapter::aws::TaskError> {
-    let names: Vec<String> = task.record.versions_of.iter().map(ToString::to_string).collect();
-    let Some(record) = run.record.as_mut().filter(|_| !names.is_empty()) else { return Ok(Ok(())) };
-    let versions = aws.parameter_versions(&names).await?;
-    let mut words = vec![record.command.clone()];
-    for (name, version) in names.iter().zip(versions) {
-        let Some(version) = version else {
-            return Ok(Err(format!(
-                "{}: parameter {name} does not exist yet; run `runway secrets prepare` and the first \
-                 `pulumi up` of the deploy job (docs/pipeline.md), then `runway migrate` again",
-                task.name
-            )));
-        };
-        words.push(format!("{name}@{version}"));
-    }
-    let words: Vec<_> = words.iter().map(|w| w.as_str().into()).collect();
-    record.command = runtime_plan::fingerprint(&words).to_string();
-    Ok(Ok(()))
-}
-
 /// The report as `--format json` prints it.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -158,46 +95,41 @@ struct MigrateJson<'a> {
 }
 
 /// Runs `runway migrate`.
-pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
-    let (_, plan) = load(a.env, a.args, out)?;
-    let tasks = chosen(&plan, a.workload).map_err(|e| out.usage(e))?;
+pub(crate) fn run(a: Args, out: Out) -> Result<(), Exit> {
+    let session = Session::open(&a.env, out)?;
+    let plan = &session.plan;
+    let env = a.env.env.as_str();
+    let tasks = chosen(plan, a.workload.as_deref()).map_err(|e| out.usage(e))?;
     if tasks.is_empty() {
         if a.format == Format::Json {
-            print_json(&MigrateJson {
-                environment: a.env,
-                region: &plan.region,
-                verdict: "none",
-                tasks: &[],
-            });
+            print_json(&MigrateJson { environment: env, region: &plan.region, verdict: "none", tasks: &[] });
         } else {
-            outln!("{} has no one-off task (no postgres resource, no `migrate`): nothing to run", a.env);
+            outln!("{env} has no one-off task (no postgres resource, no `migrate`): nothing to run");
         }
         return Ok(());
     }
-    let outputs = read_outputs(a.outputs).map_err(|e| out.usage(e))?;
+    let outputs = crate::stack_outputs::read(&a.outputs).map_err(|e| out.usage(e))?;
     let mut runs: Vec<OneOffRun> = tasks
         .iter()
         .map(|t| {
-            let run = run_of(&plan, t, &outputs, a.outputs)?;
+            let run = run_of(plan, t, &outputs, &a.outputs)?;
             Ok(OneOffRun { proxy: t.proxy.as_ref().map(ToString::to_string), ..run })
         })
         .collect::<Result<_, String>>()
         .map_err(|e| out.usage(e))?;
-    let mut progress = |line: &str| match a.format {
-        Format::Text => outln!("{line}"),
-        Format::Json => errln!("{line}"),
-    };
-    let rt = runtime(out)?;
+    let mut progress = |line: &str| out.progress(line);
+    let timing = TaskTiming { timeout: a.timing.timeout, interval: a.timing.interval };
+    let rt = session.runtime()?;
     let mut reports: Vec<TaskReport> = Vec::new();
     let result = rt.block_on(async {
-        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        let aws = crate::session::aws(plan).await;
         for (task, run) in tasks.iter().zip(&mut runs) {
             if let Err(missing) = fold_versions(&aws, task, run).await? {
                 return Ok(Some(missing));
             }
         }
         for run in &runs {
-            let report = aws.run_one_off(run, a.timing, &mut progress).await?;
+            let report = aws.run_one_off(run, timing, &mut progress).await?;
             let done =
                 matches!(report.outcome, TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. });
             if a.format == Format::Text {
@@ -219,14 +151,14 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
         for report in &reports {
             errln!("{report}");
         }
-        return Err(remote(out, format!("migrate {}", chain(&e))));
+        return Err(out.remote(format!("migrate {}", chain(&e))));
     }
-    finish(a, &plan, &reports)
+    finish(&a, plan, &reports)
 }
 
 /// The verdict: exit 0 when every task succeeded or was done already, 5 when one timed out, 1
 /// when one failed, never started or found another revision's task running.
-fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<(), Exit> {
+fn finish(a: &Args, plan: &Plan, reports: &[TaskReport]) -> Result<(), Exit> {
     let last = reports.last().map(|r| &r.outcome);
     let verdict = match last {
         None | Some(TaskOutcome::AlreadyDone { .. } | TaskOutcome::Succeeded { .. }) => "complete",
@@ -234,13 +166,16 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
         Some(_) => "failed",
     };
     match a.format {
-        Format::Json => {
-            print_json(&MigrateJson { environment: a.env, region: &plan.region, verdict, tasks: reports })
-        }
+        Format::Json => print_json(&MigrateJson {
+            environment: &a.env.env,
+            region: &plan.region,
+            verdict,
+            tasks: reports,
+        }),
         Format::Text => {
             let done =
                 reports.iter().filter(|r| !matches!(r.outcome, TaskOutcome::AlreadyDone { .. })).count();
-            outln!("{} task(s) of {}: {} run, {verdict}", reports.len(), a.env, done);
+            outln!("{} task(s) of {}: {} run, {verdict}", reports.len(), a.env.env, done);
         }
     }
     let Some(report) = reports.last() else { return Ok(()) };
@@ -294,17 +229,7 @@ fn finish(a: &MigrateArgs<'_>, plan: &Plan, reports: &[TaskReport]) -> Result<()
     Err(Exit(EXIT_INVALID))
 }
 
-/// A duration as the file format writes it (`30m`).
-fn shown(d: Duration) -> runway_schema::Duration {
-    runway_schema::Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 /// Whether the plan's task `name` is a postgres bootstrap.
 fn is_bootstrap(plan: &Plan, name: &str) -> bool {
     plan.tasks.iter().any(|t| t.name == name && matches!(t.purpose, TaskPurpose::DatabaseBootstrap { .. }))
-}
-
-/// `--timeout` of `runway migrate`: from 1 s to 6 h, as `rollout`'s.
-pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
-    crate::rollout::timeout(text)
 }

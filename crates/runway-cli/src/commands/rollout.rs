@@ -6,47 +6,44 @@
 //! Only read calls are made. The plan names the services, their clusters and task definition
 //! families; the AWS adapter looks and judges.
 
-use std::time::Duration;
-
-use aws_adapter::aws::{
-    AwsClients, ClientSettings, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget,
-    Verdict,
-};
+use aws_adapter::aws::{RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, Verdict};
 use runtime_plan::{ItemSpec, Plan};
 use serde::Serialize;
 
-use crate::args::{Format, PlanArgs};
-use crate::deploy::{load, print_json, remote, runtime};
-use crate::output::{EXIT_INVALID, EXIT_TIMEOUT, Exit, Out, chain};
+use crate::args::shown;
+use crate::prelude::*;
 
-/// The longest `--timeout`: past it a CI job's own limit is the better judge.
-const MAX_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
-/// The bounds of `--interval`: ECS changes in seconds; a look costs one `DescribeServices` per
-/// ten services.
-const INTERVAL_BOUNDS: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(300));
-
-/// Parses `--timeout` (`30s`, `15m`, `1h`): from 1 s to 6 h.
-pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
-    bounded(text, Duration::from_secs(1), MAX_TIMEOUT)
+/// Deploy job, after `pulumi up`: wait until every ECS service runs the task definition the
+/// stack declared with every desired task running. Exit 1 when ECS rolled a release back,
+/// a deployment failed or a service is missing (with the stopped tasks' reasons), 5 when
+/// the timeout came first.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
+    #[command(flatten)]
+    timing: Timing<RolloutWaits>,
+    /// `json`: `{"environment","region","timeoutSeconds","verdict","waitedSeconds",
+    /// "services":[..]}` on stdout, progress lines on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
 }
 
-/// Parses `--interval` (`10s`): from 1 s to 5 min.
-pub(crate) fn interval(text: &str) -> Result<Duration, String> {
-    bounded(text, INTERVAL_BOUNDS.0, INTERVAL_BOUNDS.1)
-}
-
-fn bounded(text: &str, min: Duration, max: Duration) -> Result<Duration, String> {
-    let parsed = runway_schema::Duration::parse(text).map_err(|e| e.to_string())?;
-    let duration = Duration::from_millis(parsed.as_millis());
-    if duration < min || duration > max {
-        let show = |d: Duration| runway_schema::Duration::from_millis(millis(d)).to_string();
-        return Err(format!("`{text}` is not between {} and {}", show(min), show(max)));
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format.json()
     }
-    Ok(duration)
 }
 
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+/// `runway rollout`'s waits: for the services.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RolloutWaits;
+
+impl Waits for RolloutWaits {
+    const TIMEOUT: &'static str = "15m";
+    const TIMEOUT_HELP: &'static str = "The most time to wait, from 1s to 6h (`30s`, `15m`, `1h`)";
+    const INTERVAL: &'static str = "10s";
+    const INTERVAL_HELP: &'static str = "The pause between two looks at the services, from 1s to 5m";
 }
 
 /// The plan's ECS services with their clusters' names and task definition families.
@@ -81,17 +78,12 @@ struct RolloutJson<'a> {
 }
 
 /// Runs `runway rollout`.
-pub(crate) fn run(
-    env: &str,
-    timeout: Duration,
-    interval: Duration,
-    format: Format,
-    args: &PlanArgs,
-    out: Out,
-) -> Result<(), Exit> {
-    let (_, plan) = load(env, args, out)?;
-    let targets = targets(&plan).map_err(|e| out.usage(e))?;
-    let shown_timeout = runway_schema::Duration::from_millis(millis(timeout));
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let session = Session::open(&args.env, out)?;
+    let (plan, env, format) = (&session.plan, args.env.env.as_str(), args.format);
+    let Timing { timeout, interval, .. } = args.timing;
+    let targets = targets(plan).map_err(|e| out.usage(e))?;
+    let shown_timeout = shown(timeout);
     if format == Format::Text {
         let workloads: Vec<&str> = targets.iter().map(|t| t.workload.as_str()).collect();
         outln!(
@@ -102,17 +94,14 @@ pub(crate) fn run(
         );
     }
     // Progress goes where the text goes; with JSON on stdout, to stderr.
-    let mut progress = |entry: &ServiceRollout| match format {
-        Format::Text => outln!("{entry}"),
-        Format::Json => errln!("{entry}"),
-    };
-    let rt = runtime(out)?;
+    let mut progress = |entry: &ServiceRollout| out.progress(&entry.to_string());
+    let rt = session.runtime()?;
     let report = rt
         .block_on(async {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+            let aws = crate::session::aws(plan).await;
             aws.rollout(&targets, RolloutTiming { timeout, interval }, &mut progress).await
         })
-        .map_err(|e| remote(out, chain(&e)))?;
+        .map_err(|e| out.remote(chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),
         Format::Json => print_json(&RolloutJson {

@@ -10,51 +10,64 @@
 //! Explorer has no data for the environment (its cost allocation tags are not active, or Cost
 //! Explorer is not enabled), 2 usage (a month in the future), 4 the call failed.
 
-use aws_adapter::aws::{AwsClients, ClientSettings, CostByResource, CostError, CostPeriod, Scope};
+use aws_adapter::aws::{CostByResource, CostError, CostPeriod};
 use runtime_plan::{Actuals, Month, Plan};
 use runway_schema::Money;
 
-use crate::args::{Format, PlanArgs};
-use crate::output::{EXIT_CAP, EXIT_INVALID, EXIT_REMOTE, Exit, Out, chain};
-use crate::planning::{catalogue_for, plan_env};
+use crate::prelude::*;
+
+/// The month's bill read back from Cost Explorer, per resource and workload beside the
+/// plan's estimate, and the total against the cap. Exit 3 when the actual total is over the
+/// cap, 1 when Cost Explorer has no data for the environment's tags.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The month, `YYYY-MM`; by default the previous month (UTC). The current month is read
+    /// month to date.
+    #[arg(long, value_parser = month)]
+    month: Option<Month>,
+    /// `json`: `{"environment","month","rows":[{"name","kind","estimate","actual",
+    /// "difference","hint"}],"untagged","total":{"estimate","actual"},"cap","verdict",..}`.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format.json()
+    }
+}
 
 /// clap's parser of `--month`.
-pub(crate) fn month(text: &str) -> Result<Month, String> {
+fn month(text: &str) -> Result<Month, String> {
     Month::parse(text).map_err(|e| e.to_string())
 }
 
 /// Runs `runway spend`.
-pub(crate) fn run(
-    env: &str,
-    month: Option<Month>,
-    format: Format,
-    args: &PlanArgs,
-    out: Out,
-) -> Result<(), Exit> {
-    let cat = catalogue_for(&args.file, args.catalogue.as_deref(), out)?;
-    let plan = plan_env(&args.file, env, &cat, out)?;
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let (month, format) = (args.month, args.format);
+    let session = Session::open(&args.env, out)?;
+    let plan = &session.plan;
     let this_month = current_month();
     let month = month.unwrap_or_else(|| this_month.previous());
     if month > this_month {
         return Err(out.usage(format!("--month {month} is in the future (this month is {this_month}, UTC)")));
     }
     let period = CostPeriod { start: month.first_day(), end: month.next().first_day() };
-    let scope = Scope { product: plan.product.to_string(), environment: plan.environment.to_string() };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))?;
+    let scope = session.scope();
+    let rt = session.runtime()?;
     let bill = rt
         .block_on(async {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+            let aws = crate::session::aws(plan).await;
             aws.cost_by_resource(&scope, &period).await
         })
         .map_err(|e| match e {
-            CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(&plan, month, &message)),
+            CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(plan, month, &message)),
             CostError::Remote(e) => out.fail(EXIT_REMOTE, chain(&e)),
         })?;
     if bill.groups.is_empty() {
-        return Err(out.fail(EXIT_INVALID, no_data(&plan, month, "no cost under these tags")));
+        return Err(out.fail(EXIT_INVALID, no_data(plan, month, "no cost under these tags")));
     }
     if let Some(unit) = bill.units.iter().find(|u| u.as_str() != "USD") {
         return Err(out.fail(
@@ -62,7 +75,7 @@ pub(crate) fn run(
             format!("Cost Explorer answered in {unit}; the estimate and the cap are in US dollars"),
         ));
     }
-    let report = runtime_plan::spend_report(&plan, month, &actuals(&bill, month == this_month));
+    let report = runtime_plan::spend_report(plan, month, &actuals(&bill, month == this_month));
     match format {
         Format::Text => out!("{}", runtime_plan::render_spend_text(&report)),
         Format::Json => out!("{}", runtime_plan::to_json(&report)),

@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 
 use generate::{Kind, Product, Resource, Workload};
 
-use crate::output::{Exit, Out};
+use crate::prelude::*;
 
-/// `runway init`'s flags.
+/// Start a product: a root `runway.yaml` (every value explained), its editor schema and
+/// each environment's stack settings (`infra/<env>/Pulumi.<env>.yaml`); flags for
+/// everything, questions only at a terminal (docs/init.md).
 #[derive(clap::Args, Debug)]
-pub(crate) struct InitArgs {
+pub(crate) struct Args {
     /// The folder to write into (created when missing).
     #[arg(long, default_value = ".")]
     dir: PathBuf,
@@ -71,8 +73,11 @@ pub(crate) struct InitArgs {
     force: bool,
 }
 
+impl CommandArgs for Args {}
+
 /// `runway init`.
-pub(crate) fn run(args: &InitArgs, out: Out) -> Result<(), Exit> {
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let args = &args;
     let product = product(args, out)?;
     let files = generate::files(&product);
     let existing: Vec<String> = files
@@ -109,7 +114,7 @@ fn within(dir: &Path, path: &Path) -> PathBuf {
 }
 
 /// The product from the flags, the Compose file and, at a terminal, the answers.
-fn product(args: &InitArgs, out: Out) -> Result<Product, Exit> {
+fn product(args: &Args, out: Out) -> Result<Product, Exit> {
     let ask = std::io::stdin().is_terminal();
     let folder = std::fs::canonicalize(&args.dir).unwrap_or_else(|_| args.dir.clone());
     let guess = folder.file_name().and_then(|n| n.to_str()).map(product_name).unwrap_or_default();

@@ -7,19 +7,46 @@
 //! nothing is written unless every file was read.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use cost::{Catalogue, PriceStatus, STALE_AFTER_DAYS, StalePrice};
 use serde_json::{Value, json};
 
-use crate::args::Format;
-use crate::output::{EXIT_REMOTE, Exit, Out};
 use crate::planning::{catalogue, catalogue_for, load_valid};
+use crate::prelude::*;
+
+/// The sizes and prices in use, with their sources and how old they are;
+/// `runway catalogue import` reads prices from the AWS Price List.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    command: Option<CatalogueCommand>,
+    /// A root runway file: its `catalogue:` setting is used, and the prices its plans use
+    /// are checked for age.
+    root: Option<PathBuf>,
+    /// Only this region's prices.
+    #[arg(long)]
+    region: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// A catalogue file that replaces or extends the built-in one.
+    #[arg(long)]
+    catalogue: Option<PathBuf>,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        match &self.command {
+            Some(CatalogueCommand::Import { format, .. }) => format.json(),
+            None => self.format.json(),
+        }
+    }
+}
 
 /// `runway catalogue ...`.
 #[derive(Subcommand)]
-pub(crate) enum CatalogueCommand {
+enum CatalogueCommand {
     /// Read the prices the catalogue's sizes need from the AWS Price List (public files, no
     /// account needed) and write them as a catalogue file for `--catalogue` or `catalogue:`.
     Import {
@@ -41,11 +68,14 @@ pub(crate) enum CatalogueCommand {
     },
 }
 
-/// Runs a `runway catalogue` subcommand.
-pub(crate) fn run(command: &CatalogueCommand, out: Out) -> Result<(), Exit> {
-    match command {
-        CatalogueCommand::Import { regions, endpoint, out: file, catalogue, format } => {
-            import(regions, endpoint, file, catalogue.as_deref(), *format, out)
+/// Runs `runway catalogue` or its subcommand.
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    match args.command {
+        Some(CatalogueCommand::Import { regions, endpoint, out: file, catalogue, format }) => {
+            import(&regions, &endpoint, &file, catalogue.as_deref(), format, out)
+        }
+        None => {
+            show(args.root.as_deref(), args.region.as_deref(), args.format, args.catalogue.as_deref(), out)
         }
     }
 }
@@ -58,7 +88,7 @@ fn today() -> String {
 }
 
 /// `runway catalogue [ROOT]`.
-pub(crate) fn show(
+fn show(
     root: Option<&Path>,
     region: Option<&str>,
     format: Format,
@@ -234,10 +264,7 @@ fn import(
     std::fs::write(&temp, "")
         .and_then(|()| std::fs::remove_file(&temp))
         .map_err(|e| out.usage(format!("cannot write {}: {e}", file.display())))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))?;
+    let runtime = crate::session::runtime(out)?;
     let mut line = ProgressLine {
         terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         last: 0,

@@ -28,12 +28,11 @@
 //! 5 a wait timed out; after 1, 4 and 5 the new value is kept and the same command finishes.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Duration;
 
 use aws_adapter::aws::{
-    AwsClients, ClientSettings, CredentialHolder, HolderState, OneOffRun, ParameterRequest, ParameterWrite,
-    RolloutTiming, ServiceRollout, ServiceTarget, TaskOutcome, TaskTiming, TokenStrategy, Verdict,
+    AwsClients, CredentialHolder, HolderState, OneOffRun, ParameterRequest, ParameterWrite, RolloutTiming,
+    ServiceRollout, ServiceTarget, TaskOutcome, TaskTiming, TokenStrategy, Verdict,
 };
 use runtime_plan::{
     CredentialKind, InfisicalPlace, OneOffTask, Plan, Rotation, RotationTarget, ServiceRestart,
@@ -41,11 +40,64 @@ use runtime_plan::{
 use secrets_adapter::{Client, CredentialRule, ExposeSecret, Outcome, SecretString};
 use serde::Serialize;
 
-use crate::args::{Format, PlanArgs};
-use crate::deploy::{InfisicalValues, infisical, load, print_json, runtime, scope};
-use crate::output::{EXIT_INVALID, EXIT_REMOTE, EXIT_TIMEOUT, Exit, Out, chain};
-use crate::planning::refuse_before_acting;
+use crate::infisical_values::InfisicalValues;
+use crate::prelude::*;
 use crate::restarts::RestartJson;
+use crate::session::scope;
+
+/// Replace a generated credential (a postgres admin password, a cache AUTH token) without
+/// an outage: the database or cache first (and waited for), then the proxy's secret,
+/// Infisical and SSM, then the services that read it restart; a cache's token is completed
+/// with `SET` last. Stopped anywhere, the same command finishes it (docs/pipeline.md,
+/// "Rotation").
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The resource whose credential to replace (`main-db`, `sessions`): a postgres
+    /// resource's admin password, or with `--login` a consumer's own.
+    // Before `env`: the first positional argument, as it always was (then FILE).
+    resource: String,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The consumer whose own login on the postgres resource to rotate (`metabase`); its
+    /// password is set by the resource's bootstrap task, so `--outputs` is needed too.
+    #[arg(long, value_name = "CONSUMER")]
+    login: Option<String>,
+    /// The stack outputs (`pulumi stack output --json --show-secrets`), as `runway migrate`
+    /// takes them: where the bootstrap task runs (with `--login`).
+    #[arg(long, value_name = "FILE")]
+    outputs: Option<PathBuf>,
+    /// Restart no service (a cache's rotation then stops before `SET`, both tokens valid).
+    #[arg(long)]
+    no_restart: bool,
+    /// The members using the resource (listed by a run) have been redeployed with the new
+    /// value: a cache's rotation may complete with `SET`.
+    #[arg(long)]
+    members_restarted: bool,
+    #[command(flatten)]
+    timing: Timing<RotateWaits>,
+    /// `json`: `{"environment","resource","resumed","complete","target","steps":[..],
+    /// "restarted":[..],"notRestarted":[..],"members":[..]}` on stdout, progress lines on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format.json()
+    }
+}
+
+/// `runway rotate`'s waits: for the database or cache, and for the restarts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RotateWaits;
+
+impl Waits for RotateWaits {
+    const TIMEOUT: &'static str = "30m";
+    const TIMEOUT_HELP: &'static str =
+        "The most time for each wait (the database or cache, the restarts), from 1s to 6h";
+    const INTERVAL: &'static str = "10s";
+    const INTERVAL_HELP: &'static str = "The pause between two looks, from 1s to 5m";
+}
 
 /// What `runway rotate` replaces.
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +107,7 @@ pub(crate) struct What<'a> {
     /// A consumer whose own login it is (postgres).
     pub(crate) login: Option<&'a str>,
     /// The stack outputs, for the bootstrap task a login's rotation runs.
-    pub(crate) outputs: Option<&'a Path>,
+    pub(crate) outputs: Option<&'a std::path::Path>,
 }
 
 /// The bootstrap task a login's rotation runs, with where it runs.
@@ -102,7 +154,7 @@ struct RotateJson<'a> {
 
 /// The run's progress: the steps done, printed as they happen (on stderr with `--format json`).
 struct Progress {
-    format: Format,
+    out: Out,
     steps: Vec<Step>,
 }
 
@@ -114,10 +166,7 @@ impl Progress {
     }
 
     fn say(&self, line: &str) {
-        match self.format {
-            Format::Text => outln!("{line}"),
-            Format::Json => errln!("{line}"),
-        }
+        self.out.progress(line);
     }
 
     fn summary(&self) -> String {
@@ -142,42 +191,45 @@ fn bootstrap_of<'p>(plan: &'p Plan, rotation: &Rotation, what: What<'_>) -> Resu
         .iter()
         .find(|t| t.name == *bootstrap)
         .ok_or(format!("the plan has no task {bootstrap}"))?;
-    let outputs = crate::deploy::read_outputs(path)?;
-    Ok(Some((task, crate::migrate::run_of(plan, task, &outputs, path)?)))
+    let outputs = crate::stack_outputs::read(path)?;
+    Ok(Some((task, crate::one_off::run_of(plan, task, &outputs, path)?)))
 }
 
 /// Runs `runway rotate`.
-pub(crate) fn run(
-    env: &str,
-    what: What<'_>,
-    options: Options,
-    format: Format,
-    args: &PlanArgs,
-    out: Out,
-) -> Result<(), Exit> {
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let (env, format) = (args.env.env.as_str(), args.format);
+    let options = Options {
+        no_restart: args.no_restart,
+        members_restarted: args.members_restarted,
+        timeout: args.timing.timeout,
+        interval: args.timing.interval,
+    };
+    let what =
+        What { resource: &args.resource, login: args.login.as_deref(), outputs: args.outputs.as_deref() };
     let resource = what.resource;
     // What the lines name: the resource, or a consumer's login on it.
     let label = match what.login {
         Some(consumer) => format!("{resource}'s login of {consumer}"),
         None => resource.to_owned(),
     };
-    let (product, plan) = load(env, args, out)?;
-    refuse_before_acting(&plan, format)?;
+    let session = Session::open(&args.env, out)?;
+    session.refuse_before_acting(format)?;
+    let plan = &session.plan;
     let rotation = match what.login {
         Some(consumer) => plan.login_rotation(resource, consumer),
         None => plan.rotation(resource),
     }
     .map_err(|e| out.usage(format!("rotate {resource}: {e}")))?;
     let bootstrap =
-        bootstrap_of(&plan, &rotation, what).map_err(|e| out.usage(format!("rotate {resource}: {e}")))?;
-    let (client, project) = infisical(&product, &plan, out)?;
-    let rt = runtime(out)?;
-    let mut progress = Progress { format, steps: Vec::new() };
-    let ran = rt.block_on(rotate(&plan, (&rotation, bootstrap), (&client, &project), options, &mut progress));
+        bootstrap_of(plan, &rotation, what).map_err(|e| out.usage(format!("rotate {resource}: {e}")))?;
+    let (client, project) = session.infisical()?;
+    let rt = session.runtime()?;
+    let mut progress = Progress { out, steps: Vec::new() };
+    let ran = rt.block_on(rotate(plan, (&rotation, bootstrap), (&client, &project), options, &mut progress));
     let (resumed, complete) = match ran {
         Ok(done) => done,
         // Before anything was kept: nothing to finish.
-        Err(Stop { code: crate::output::EXIT_USAGE, message }) => {
+        Err(Stop { code: EXIT_USAGE, message }) => {
             return Err(out.usage(format!("rotate {label}: {message}")));
         }
         Err(Stop { code, message }) => {
@@ -276,14 +328,14 @@ async fn rotate(
         .map_err(|e| remote("infisical", &e))?;
     if exists.is_none() {
         return Err(Stop {
-            code: crate::output::EXIT_USAGE,
+            code: EXIT_USAGE,
             message: format!("`{}` does not exist yet: run `runway secrets prepare` first", at(credential)),
         });
     }
     let (value, resumed) =
         pending_value(client, project, rotation).await.map_err(|e| remote("pending", &e))?;
     progress.done("pending", at(&rotation.pending), if resumed { "resumed" } else { "kept" });
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let aws = crate::session::aws(plan).await;
     let holder = holder(&rotation.target);
     let current = client
         .read_value(project, &credential.environment, &credential.folder, &credential.name)
@@ -306,7 +358,7 @@ async fn rotate(
             set_login(plan, rotation, &value, bootstrap, &aws, options, progress).await?
         }
         (None, None) => {
-            return Err(Stop { code: crate::output::EXIT_USAGE, message: "no bootstrap task to run".into() });
+            return Err(Stop { code: EXIT_USAGE, message: "no bootstrap task to run".into() });
         }
     }
     if let RotationTarget::RdsInstance { proxy_secret, username, .. }
@@ -367,7 +419,7 @@ async fn set_login(
     progress: &mut Progress,
 ) -> Result<(), Stop> {
     let own = rotation.parameters.first().ok_or_else(|| Stop {
-        code: crate::output::EXIT_USAGE,
+        code: EXIT_USAGE,
         message: "the plan declares no parameter for the login's password".into(),
     })?;
     let write = ParameterWrite {
@@ -384,7 +436,7 @@ async fn set_login(
         progress.done("ssm", o.name.clone(), o.action.word(false));
     }
     if let Err(missing) =
-        crate::migrate::fold_versions(aws, task, &mut run).await.map_err(|e| remote("bootstrap", &e))?
+        crate::one_off::fold_versions(aws, task, &mut run).await.map_err(|e| remote("bootstrap", &e))?
     {
         return Err(Stop { code: EXIT_INVALID, message: missing });
     }

@@ -2,22 +2,49 @@
 //! version, every environment either side declares (or the one asked for), as text, JSON or
 //! markdown for a pull-request comment. See docs/review.md.
 
-use std::path::Path;
-
 use clap::ValueEnum;
 use cost::Catalogue;
 use runtime_plan::{Plan, Side};
 use runway_schema::{Diagnostic, Product};
 
-use crate::args::PlanArgs;
 use crate::files;
 use crate::git::Revision;
-use crate::output::{EXIT_INVALID, Exit, Out, warn};
 use crate::planning::{catalogue_for, load_valid, options, plan_env, refuse_if_capped};
+use crate::prelude::*;
+
+/// What changes between two runway versions: added, removed, resized items, cost delta,
+/// and (as a review) what breaks for consumers.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The environment; without it, every environment either side declares.
+    #[arg(long)]
+    env: Option<String>,
+    /// The older root runway file to compare against.
+    #[arg(long, conflicts_with = "base_ref", required_unless_present = "base_ref")]
+    base: Option<PathBuf>,
+    /// A git revision: the base is FILE and its members as of that revision.
+    #[arg(long, value_name = "REV")]
+    base_ref: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    format: DiffFormat,
+    #[command(flatten)]
+    root: RootArgs,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format == DiffFormat::Json
+    }
+}
+
+/// Runs `runway diff`.
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    diff(args.env.as_deref(), args.base.as_deref(), args.base_ref.as_deref(), args.format, &args.root, out)
+}
 
 /// What `runway diff` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     /// Lines for a terminal.
     Text,
     /// The review (or, for `--base FILE --env ENV`, the plan diff) as JSON.
@@ -36,12 +63,12 @@ enum Base<'a> {
 }
 
 /// `runway diff`: the plan diff of `--base FILE --env ENV` as text or JSON, else a review.
-pub(crate) fn diff(
+fn diff(
     env: Option<&str>,
     base: Option<&Path>,
     base_ref: Option<&str>,
     format: DiffFormat,
-    args: &PlanArgs,
+    args: &RootArgs,
     out: Out,
 ) -> Result<(), Exit> {
     let cat = catalogue_for(&args.file, args.catalogue.as_deref(), out)?;
@@ -63,11 +90,11 @@ pub(crate) fn diff(
         }
         return Ok(());
     }
-    run(env, base, format, &args.file, &cat, out)
+    review(env, base, format, &args.file, &cat, out)
 }
 
 /// Reviews the working version `file` against `base`; exit 3 when a working plan is refused.
-fn run(
+fn review(
     env: Option<&str>,
     base: Base<'_>,
     format: DiffFormat,

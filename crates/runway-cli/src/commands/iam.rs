@@ -3,9 +3,36 @@
 use clap::ValueEnum;
 use deploy_policy::{ACCOUNT_PLACEHOLDER, GithubTarget, Options};
 
-use crate::args::PlanArgs;
-use crate::output::{Exit, Out};
-use crate::planning::{catalogue_for, plan_env};
+use crate::prelude::*;
+
+/// The deploy role of one environment: its IAM policy (what `pulumi up` and runway's own
+/// commands call, scoped to the plan's names) and its GitHub OIDC trust policy
+/// (docs/iam.md).
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The AWS account id (default: the `${aws-account-id}` placeholder).
+    #[arg(long, value_name = "ID", value_parser = account)]
+    account: Option<String>,
+    /// The GitHub repository (`owner/name`) whose deploy job may assume the role.
+    #[arg(long, value_name = "OWNER/NAME", value_parser = repository)]
+    github_repo: Option<String>,
+    /// The GitHub environment of that job (default: `--env`).
+    #[arg(long, value_name = "NAME")]
+    github_environment: Option<String>,
+    /// `json`: `{"environment","account","roleName","trustPolicy","policies":[{"name",
+    /// "characters","document"}],"uncoveredTypes"}`; `pulumi`: a Pulumi YAML snippet
+    /// declaring the role and its policies.
+    #[arg(long, value_enum, default_value = "json")]
+    format: IamFormat,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format == IamFormat::Json
+    }
+}
 
 /// How the role is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -17,7 +44,7 @@ pub(crate) enum IamFormat {
 }
 
 /// `--account`: twelve digits.
-pub(crate) fn account(text: &str) -> Result<String, String> {
+fn account(text: &str) -> Result<String, String> {
     if text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit()) {
         Ok(text.to_owned())
     } else {
@@ -26,7 +53,7 @@ pub(crate) fn account(text: &str) -> Result<String, String> {
 }
 
 /// `--github-repo`: `owner/name`.
-pub(crate) fn repository(text: &str) -> Result<String, String> {
+fn repository(text: &str) -> Result<String, String> {
     let ok = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
     match text.split_once('/') {
         Some((owner, name)) if ok(owner) && ok(name) => Ok(text.to_owned()),
@@ -36,16 +63,10 @@ pub(crate) fn repository(text: &str) -> Result<String, String> {
 
 /// Plans `env` and prints its deploy role. A plan over its cap still has a role: the policy
 /// does not depend on the verdict.
-pub(crate) fn run(
-    env: &str,
-    account: Option<String>,
-    github: Option<(String, String)>,
-    format: IamFormat,
-    args: &PlanArgs,
-    out: Out,
-) -> Result<(), Exit> {
-    let cat = catalogue_for(&args.file, args.catalogue.as_deref(), out)?;
-    let plan = plan_env(&args.file, env, &cat, out)?;
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let plan = Session::open(&args.env, out)?.plan;
+    let (account, format) = (args.account, args.format);
+    let github = args.github_repo.zip(args.github_environment.or(Some(args.env.env)));
     let options = Options {
         account: account.unwrap_or_else(|| ACCOUNT_PLACEHOLDER.to_owned()),
         github: github.map(|(repository, environment)| GithubTarget { repository, environment }),

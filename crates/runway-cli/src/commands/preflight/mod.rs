@@ -8,38 +8,47 @@ mod account;
 mod images;
 mod network;
 
-use std::path::Path;
-
-use aws_adapter::aws::{AwsClients, ClientSettings};
 use image_registry::Registries;
 use pulumi_program::StackInputs;
 use runtime_plan::{Finding, Severity};
 
-use crate::args::{Format, PlanArgs};
-use crate::output::{EXIT_INVALID, Exit, Out, chain};
-use crate::planning::{catalogue_for, plan_env};
+use crate::prelude::*;
 
 /// `registry=url,...`: registries asked at another URL (a mirror; the tests' loopback registry).
 pub(crate) const REGISTRY_ENDPOINTS: &str = "RUNWAY_REGISTRY_ENDPOINTS";
 
-/// What `runway preflight` was asked.
-pub(crate) struct Args<'a> {
-    /// The environment.
-    pub(crate) env: &'a str,
-    /// The stack settings file (`Pulumi.<stack>.yaml`).
-    pub(crate) stack: Option<&'a Path>,
-    /// Only what needs no AWS credentials (the images): the PR job.
-    pub(crate) no_aws: bool,
-    pub(crate) format: Format,
-    pub(crate) plan: &'a PlanArgs,
+/// Deploy job, first (and the PR job, with `--no-aws`): read the registries and the account
+/// and print every finding that would stop or spoil the deploy, each with what to do;
+/// nothing is written. Exit 1 when any finding is an error (docs/preflight.md).
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The stack settings the program is deployed with (`infra/ENV/Pulumi.<stack>.yaml`):
+    /// its subnets and certificate are checked.
+    #[arg(long, value_name = "FILE")]
+    stack: Option<PathBuf>,
+    /// Only the checks that need no AWS credentials (the public images).
+    #[arg(long)]
+    no_aws: bool,
+    /// `json`: `{"environment","region","verdict","errors","warnings","findings":[{"check",
+    /// "subject","severity","message","help"}]}`.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format.json()
+    }
 }
 
 /// Runs `runway preflight`.
-pub(crate) fn run(a: &Args<'_>, out: Out) -> Result<(), Exit> {
-    let cat = catalogue_for(&a.plan.file, a.plan.catalogue.as_deref(), out)?;
-    let plan = plan_env(&a.plan.file, a.env, &cat, out)?;
-    let expected = runtime_plan::expectations(&plan);
-    let inputs = match a.stack {
+pub(crate) fn run(a: Args, out: Out) -> Result<(), Exit> {
+    let session = Session::open(&a.env, out)?;
+    let plan = &session.plan;
+    let expected = runtime_plan::expectations(plan);
+    let inputs = match &a.stack {
         Some(path) => Some(stack(path, &plan.product, out)?),
         None => None,
     };
@@ -49,24 +58,17 @@ pub(crate) fn run(a: &Args<'_>, out: Out) -> Result<(), Exit> {
             .with_endpoints(&text.to_string_lossy())
             .map_err(|e| out.usage(format!("{REGISTRY_ENDPOINTS}: {e}")))?;
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))?;
+    let rt = session.runtime()?;
     let findings = rt.block_on(async {
-        let aws = if a.no_aws {
-            None
-        } else {
-            Some(AwsClients::connect(&ClientSettings::new(plan.region.clone())).await)
-        };
+        let aws = if a.no_aws { None } else { Some(crate::session::aws(plan).await) };
         let (mut findings, more) = tokio::join!(
             images::check(&expected, aws.as_ref(), &registries),
-            account::check(&plan, &expected, inputs.as_ref(), aws.as_ref()),
+            account::check(plan, &expected, inputs.as_ref(), aws.as_ref()),
         );
         findings.extend(more);
         findings
     });
-    report(&plan, a.format, &findings);
+    report(plan, a.format, &findings);
     if findings.iter().any(|f| f.severity == Severity::Error) {
         return Err(Exit(EXIT_INVALID));
     }
