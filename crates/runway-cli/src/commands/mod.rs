@@ -80,3 +80,46 @@ commands! {
     Lsp(lsp),
     Catalogue(catalogue),
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    use super::Cli;
+
+    /// clap's own checks of the whole command line (positional indices, conflicting names,
+    /// defaults that parse), which it otherwise makes only when a command is run in a debug
+    /// build; and every command and subcommand says what it does (its `Args`' doc comment).
+    #[test]
+    fn every_command_is_well_formed_and_says_what_it_does() {
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        let mut unexplained = Vec::new();
+        for command in cli.get_subcommands() {
+            for c in std::iter::once(command).chain(command.get_subcommands()) {
+                if c.get_about().is_none_or(|a| a.to_string().is_empty()) {
+                    unexplained.push(c.get_name().to_owned());
+                }
+            }
+        }
+        assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
+        assert_eq!(cli.get_subcommands().count(), 18);
+    }
+
+    /// The waits each command declares are its own (`Timing<W>`): the defaults differ.
+    #[test]
+    fn each_waiting_command_keeps_its_own_defaults() {
+        let cli = Cli::command();
+        let default = |command: &str, arg: &str| {
+            let c = cli.find_subcommand(command).expect(command);
+            let a = c.get_arguments().find(|a| a.get_id() == arg).expect(arg);
+            a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect::<Vec<_>>()
+        };
+        assert_eq!(default("rollout", "timeout"), ["15m"]);
+        assert_eq!(default("rollout", "interval"), ["10s"]);
+        assert_eq!(default("migrate", "timeout"), ["30m"]);
+        assert_eq!(default("migrate", "interval"), ["5s"]);
+        assert_eq!(default("rotate", "timeout"), ["30m"]);
+        assert_eq!(default("rotate", "interval"), ["10s"]);
+    }
+}
