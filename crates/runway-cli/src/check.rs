@@ -74,7 +74,7 @@ pub(crate) fn plan(env: &str, format: Format, args: &PlanArgs, out: Out) -> Resu
     let plan = plan_env(&args.file, env, &cat, out)?;
     match format {
         // Streamed: a large plan's text is written as it is made, never held whole.
-        Format::Text => stream_stdout(|sink| runtime_plan::write_plan_text(&plan, sink)),
+        Format::Text => stream_stdout(|sink| plan_render::write_plan_text(&plan, sink)),
         // Streamed too (N = 10,000: 254 MB); the blank line after it is `outln!`'s, kept.
         Format::Json => stream_stdout_bytes(|sink| {
             runtime_plan::write_json(&plan, &mut *sink)?;
@@ -94,8 +94,8 @@ pub(crate) fn cost(format: Format, args: &PlanArgs, out: Out) -> Result<(), Exit
         plans.push(runtime_plan::plan(&product, env, &cat).map_err(|e| out.usage(e))?);
     }
     match format {
-        Format::Text => out!("{}", runtime_plan::render_cost_text(&plans)),
-        Format::Json => outln!("{}", runtime_plan::to_json(&runtime_plan::cost_report(&plans))),
+        Format::Text => out!("{}", plan_render::render_cost_text(&plans)),
+        Format::Json => outln!("{}", runtime_plan::to_json(&plan_render::cost_report(&plans))),
     }
     if plans.iter().any(runtime_plan::Plan::has_errors) { Err(Exit(EXIT_CAP)) } else { Ok(()) }
 }
@@ -105,8 +105,8 @@ pub(crate) fn graph(env: &str, format: GraphFormat, args: &PlanArgs, out: Out) -
     let cat = catalogue_for(&args.file, args.catalogue.as_deref(), out)?;
     let plan = plan_env(&args.file, env, &cat, out)?;
     match format {
-        GraphFormat::Mermaid => out!("{}", plan.graph().to_mermaid()),
-        GraphFormat::Dot => out!("{}", plan.graph().to_dot()),
+        GraphFormat::Mermaid => out!("{}", plan_render::render_mermaid(&plan.graph())),
+        GraphFormat::Dot => out!("{}", plan_render::render_dot(&plan.graph())),
         GraphFormat::Json => out!("{}", runtime_plan::to_json(&plan.graph())),
     }
     Ok(())
