@@ -740,10 +740,10 @@ fn graph_links_consumers_resources_and_items() {
         assert!(g.nodes.iter().any(|n| n.id == e.from), "{e:?}");
         assert!(g.nodes.iter().any(|n| n.id == e.to), "{e:?}");
     }
-    let m = render_mermaid(&g);
+    let m = render_mermaid(g);
     assert!(m.starts_with("flowchart LR\n"));
     assert_eq!(m.matches("-->|").count(), g.edges.len());
-    let d = render_dot(&g);
+    let d = render_dot(g);
     assert!(d.starts_with("digraph plan {"));
     assert_eq!(d.matches(" -> ").count(), g.edges.len());
 }

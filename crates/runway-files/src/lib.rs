@@ -6,12 +6,79 @@
 //! that climbs out is refused before anything is asked for, [`runway_schema::paths`]), and here
 //! against the disk, where a symbolic link on the way may lead anywhere. The CLI and the
 //! language server both read through this crate.
+//!
+//! # From a root path to plans
+//!
+//! The one way an embedder (the CLI, the language server, `examples/embed`) starts:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), String> {
+//! let root = std::path::Path::new("runway.yaml");
+//! let catalogue = runway_files::catalogue_for(root).map_err(|d| format!("{d:?}"))?;
+//! let loaded = runway_files::load(root, &runway_files::options(&catalogue))
+//!     .map_err(|u| runway_files::describe(&u))?;
+//! let product = loaded.product.ok_or("the runway is invalid")?;
+//! for env in product.root.environments.keys() {
+//!     let plan = runtime_plan::plan(&product, env, &catalogue).map_err(|e| e.to_string())?;
+//!     # let _ = plan;
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 use std::fs::File;
 use std::io::{ErrorKind, Read as _};
 use std::path::{Path, PathBuf};
 
-use runway_schema::{Files, Folder, MAX_FILE_BYTES, Unread};
+use cost::Catalogue;
+use runway_schema::{Diagnostic, Files, Folder, Loaded, MAX_FILE_BYTES, Options, Unread};
+
+/// Loads the product whose root runway is `root`: the root read (within [`MAX_FILE_BYTES`],
+/// not through a link that leads elsewhere), then its members under the root's folder
+/// ([`FsFiles`]), validated with `options` ([`options`] of the catalogue in use). The
+/// diagnostics name files from `root` as given.
+///
+/// # Errors
+/// The root file could not be read ([`describe`] says why, in the operating system's words).
+pub fn load(root: &Path, options: &Options) -> Result<Loaded, Unread> {
+    let bytes = read_named(root, MAX_FILE_BYTES)?;
+    let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = root.to_string_lossy().replace('\\', "/");
+    Ok(runway_schema::load(&name, &bytes, &FsFiles::new(base), options))
+}
+
+/// The validation options a catalogue gives: the size names it prices and its regions.
+pub fn options(catalogue: &Catalogue) -> Options {
+    Options { sizes: catalogue.size_names(), regions: catalogue.regions() }
+}
+
+/// The catalogue of the product at `root`: the file its `catalogue:` setting names (relative to
+/// the root file, inside its folder) laid over the built-in catalogue, else the built-in one
+/// (also when the root cannot be read: [`load`] reports that).
+///
+/// # Errors
+/// A `catalogue-file` diagnostic at the setting (its file missing, outside or unreadable),
+/// then the file's own diagnostics.
+pub fn catalogue_for(root: &Path) -> Result<Catalogue, Vec<Diagnostic>> {
+    setting_catalogue(root).unwrap_or_else(|| Ok(Catalogue::builtin()))
+}
+
+/// The catalogue a root names with `catalogue:`, laid over the built-in one; `None` when it
+/// names none (or cannot be read: the loader reports that). `Err` holds a `catalogue-file`
+/// diagnostic at the setting, then the file's own diagnostics.
+pub fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> {
+    let bytes = read_named(root, MAX_FILE_BYTES).ok()?;
+    let name = root.to_string_lossy().replace('\\', "/");
+    let setting = runway_schema::catalogue_setting(&name, &bytes)?;
+    let base = root.parent().unwrap_or(Path::new(""));
+    let path = base.join(&setting.path);
+    let text = FsFiles::new(base).catalogue_text(&setting.path);
+    Some(Catalogue::builtin().with_setting(
+        &setting,
+        &path.display().to_string(),
+        text.as_deref().map_err(Clone::clone),
+    ))
+}
 
 /// Member folders and files under the root's folder, on disk.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cost::Catalogue;
 use runtime_plan::{Checked, Plan};
 use runway_schema::syntax::{self, Tree};
-use runway_schema::{Diagnostic, Glob, Options};
+use runway_schema::{Diagnostic, Glob};
 
 use crate::documents::{Documents, Overlay};
 use crate::position::SourceText;
@@ -49,7 +49,7 @@ impl Analysis {
     pub fn new(root: &Path, root_text: SourceText, docs: &Documents, catalogue: Arc<Catalogue>) -> Analysis {
         let base = root.parent().unwrap_or_else(|| Path::new(""));
         let overlay = Overlay::new(base, docs);
-        let options = Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
+        let options = runway_files::options(&catalogue);
         let name = root.to_string_lossy().replace('\\', "/");
         let loaded = runway_schema::load(&name, root_text.as_str().as_bytes(), &overlay, &options);
         let errors = loaded.diagnostics.iter().filter(|d| d.is_error()).count();

@@ -34,7 +34,9 @@ impl Files for MemFiles {
         // A range from the prefix, jumping past each child's files once it is listed: a
         // product may have thousands of members, each asked for once.
         let mut from = prefix.clone();
-        while let Some((path, _)) = self.files.range::<str, _>((Bound::Excluded(from.as_str()), Bound::Unbounded)).next() {
+        while let Some((path, _)) =
+            self.files.range::<str, _>((Bound::Excluded(from.as_str()), Bound::Unbounded)).next()
+        {
             let Some(rest) = path.strip_prefix(&prefix) else { break };
             match rest.split_once('/') {
                 Some((child, _)) if !child.is_empty() => {
