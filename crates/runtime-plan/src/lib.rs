@@ -35,6 +35,8 @@
 // A match over a kind names every kind, so a new kind is a compile error wherever it needs a
 // decision; a projection of one kind is a `let ... else` (ARCHITECTURE.md, "Adding a kind").
 #![warn(clippy::wildcard_enum_match_arm)]
+// What no path outside reaches is `pub(crate)`: the root and the public modules say what the
+// crate offers.
 #![warn(unreachable_pub)]
 
 mod check;
