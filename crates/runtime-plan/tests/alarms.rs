@@ -5,6 +5,7 @@
 mod common;
 
 use cost::Catalogue;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Alarms, Money, PostgresEngine, Product, ResourceSpec};
 

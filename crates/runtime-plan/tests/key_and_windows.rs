@@ -7,6 +7,7 @@
 mod common;
 
 use cost::Catalogue;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{PostgresEngine, Product, ResourceSpec};
 

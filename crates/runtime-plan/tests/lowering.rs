@@ -4,6 +4,8 @@
 mod common;
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
 
@@ -738,10 +740,10 @@ fn graph_links_consumers_resources_and_items() {
         assert!(g.nodes.iter().any(|n| n.id == e.from), "{e:?}");
         assert!(g.nodes.iter().any(|n| n.id == e.to), "{e:?}");
     }
-    let m = g.to_mermaid();
+    let m = render_mermaid(g);
     assert!(m.starts_with("flowchart LR\n"));
     assert_eq!(m.matches("-->|").count(), g.edges.len());
-    let d = g.to_dot();
+    let d = render_dot(g);
     assert!(d.starts_with("digraph plan {"));
     assert_eq!(d.matches(" -> ").count(), g.edges.len());
 }
@@ -1009,7 +1011,7 @@ fn database_and_cache_changes_apply_when_the_plan_says() {
             let text = render_plan_text(&p);
             // The title's block ends at the first blank line (the fixed charges or the resources).
             let header: Vec<&str> = text.split("\n\n").next().unwrap().split_whitespace().collect();
-            let said: Vec<&str> = render::apply_changes_text(want).split_whitespace().collect();
+            let said: Vec<&str> = plan_render::apply_changes_text(want).split_whitespace().collect();
             assert!(header.ends_with(&said), "{text}");
             let json: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
             assert_eq!(json["applyChanges"], want.as_str());

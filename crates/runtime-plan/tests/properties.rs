@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use cost::Catalogue;
 use proptest::prelude::*;
+use runtime_plan::plan::*;
 use runtime_plan::strategy::product;
 use runtime_plan::*;
 use runway_schema::{Access, Kind, Product, Workload};

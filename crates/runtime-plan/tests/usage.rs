@@ -9,6 +9,8 @@ mod common;
 use std::str::FromStr;
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Code, Endpoints, Money, Product, UsageKey};
 use rust_decimal::Decimal;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use cost::Catalogue;
-use runway_schema::{Diagnostic, Options, Product};
+use runway_schema::{Diagnostic, Product};
 
 use crate::files;
 use crate::output::{EXIT_CAP, EXIT_INVALID, Exit, Out, warn};
@@ -44,27 +44,7 @@ pub(crate) fn catalogue_for(root: &Path, flag: Option<&Path>, out: Out) -> Resul
     }
 }
 
-/// The catalogue a root names with `catalogue:`, laid over the built-in one; `None` when it
-/// names none (or cannot be read: the loader reports that). `Err` holds a `catalogue-file`
-/// diagnostic at the setting, then the file's own diagnostics.
-pub(crate) fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> {
-    let bytes = runway_files::read_named(root, runway_schema::MAX_FILE_BYTES).ok()?;
-    let name = root.to_string_lossy().replace('\\', "/");
-    let setting = runway_schema::catalogue_setting(&name, &bytes)?;
-    let base = root.parent().unwrap_or(Path::new(""));
-    let path = base.join(&setting.path);
-    let text = files::FsFiles::new(base).catalogue_text(&setting.path);
-    Some(Catalogue::builtin().with_setting(
-        &setting,
-        &path.display().to_string(),
-        text.as_deref().map_err(Clone::clone),
-    ))
-}
-
-/// The validation options a catalogue gives: its size names and regions.
-pub(crate) fn options(cat: &Catalogue) -> Options {
-    Options { sizes: cat.size_names(), regions: cat.regions() }
-}
+pub(crate) use runway_files::{options, setting_catalogue};
 
 /// Loads and validates; returns the product, or exit 1 with the diagnostics reported
 /// (`Out::invalid`: text on stderr, and JSON on stdout for a JSON command).

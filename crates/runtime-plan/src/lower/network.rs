@@ -35,9 +35,9 @@ use super::{CACHE_PORT, POSTGRES_PORT, cat};
 use crate::plan::{ItemKind, ItemSpec, Peer, SecurityRule};
 
 /// HTTPS: the ALB's listener, and what tasks and proxies reach AWS APIs and registries on.
-pub const HTTPS_PORT: u16 = 443;
+pub(crate) const HTTPS_PORT: u16 = 443;
 /// HTTP: the ALB's redirect to HTTPS.
-pub const HTTP_PORT: u16 = 80;
+pub(crate) const HTTP_PORT: u16 = 80;
 
 /// The logical id of the ALB's group.
 const ALB_GROUP: &str = "env_alb-sg";

@@ -80,7 +80,7 @@ fn namespace(cx: &mut Cx) -> Named {
 }
 
 /// The TLS policy of the HTTPS listener: TLS 1.3, and TLS 1.2 with forward-secret ciphers only.
-pub const TLS_POLICY: &str = "ELBSecurityPolicy-TLS13-1-2-2021-06";
+pub(crate) const TLS_POLICY: &str = "ELBSecurityPolicy-TLS13-1-2-2021-06";
 
 /// The ALB, its HTTPS listener and its HTTP listener (a permanent redirect to HTTPS); returns
 /// the ALB's id and the HTTPS listener. Without a domain, none, and an error naming the public

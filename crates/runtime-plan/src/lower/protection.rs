@@ -46,9 +46,9 @@ pub const BUCKET_ENCRYPTION: &str = "AES256";
 pub const ABORT_INCOMPLETE_UPLOADS_DAYS: u32 = 7;
 
 /// Days the workloads' logs are kept in production, unless `logs.retentionDays` says otherwise.
-pub const PRODUCTION_LOG_DAYS: u32 = 90;
+pub(crate) const PRODUCTION_LOG_DAYS: u32 = 90;
 /// Days the workloads' logs are kept elsewhere, unless `logs.retentionDays` says otherwise.
-pub const LOG_DAYS: u32 = 14;
+pub(crate) const LOG_DAYS: u32 = 14;
 
 /// Days the workloads' logs of an environment are kept: as written, or the default of its kind.
 pub(super) fn log_retention_days(env_name: &str, written: Option<u32>) -> u32 {

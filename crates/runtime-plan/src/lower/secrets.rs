@@ -14,7 +14,7 @@ use crate::plan::{
 };
 
 /// The owner of the alerts topic's endpoints' parameters and their Infisical folder's name.
-pub const ALERTS_OWNER: &str = "_alerts";
+pub(crate) const ALERTS_OWNER: &str = "_alerts";
 
 /// The secrets layout of one environment, filled while it is lowered.
 pub(super) struct Layout {

@@ -2,13 +2,13 @@
 //! and what breaks for consumers (variables they lose, variables whose names change).
 //!
 //! [`review()`] compares the plans of two versions of a product (the base, and the working
-//! version) environment by environment; [`render_review_markdown`] makes the pull-request
-//! comment, [`render_review_text`] the terminal view, and the JSON is the [`Review`] value
-//! ([`crate::to_json`]). Everything here is pure: the CLI reads the two versions.
+//! version) environment by environment, and decides what it finds: the item rows, what breaks for
+//! consumers ([`breaking()`]), the `limits.increase` guardrail ([`IncreaseCheck`]). The
+//! `plan-render` crate lays a [`Review`] out as the pull-request comment (markdown) and the
+//! terminal view; the JSON is the [`Review`] value ([`crate::to_json`]). Everything here is pure:
+//! the CLI reads the two versions.
 
 mod breaking;
-mod markdown;
-mod text;
 
 use runway_schema::{Money, Product};
 use serde::Serialize;
@@ -17,8 +17,6 @@ use crate::diff::{FieldChange, ItemChange, ItemRef, diff};
 use crate::plan::{ConsumerKind, ItemKind, Plan, PlannedItem, Verdict};
 
 pub use breaking::breaking;
-pub use markdown::{REVIEW_MARKER, render_review_markdown};
-pub use text::render_review_text;
 
 /// One version of a product with the plans of the environments under review.
 #[derive(Clone, Copy, Debug)]

@@ -29,8 +29,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         plans.push(runtime_plan::plan(&product, env, &cat).map_err(|e| out.usage(e))?);
     }
     match format {
-        Format::Text => out!("{}", runtime_plan::render_cost_text(&plans)),
-        Format::Json => outln!("{}", runtime_plan::to_json(&runtime_plan::cost_report(&plans))),
+        Format::Text => out!("{}", plan_render::render_cost_text(&plans)),
+        Format::Json => outln!("{}", runtime_plan::to_json(&plan_render::cost_report(&plans))),
     }
     if plans.iter().any(runtime_plan::Plan::has_errors) { Err(Exit(EXIT_CAP)) } else { Ok(()) }
 }

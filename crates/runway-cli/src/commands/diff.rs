@@ -86,7 +86,7 @@ fn diff(
         let d = runtime_plan::diff(&old, &new);
         match format {
             DiffFormat::Json => outln!("{}", runtime_plan::to_json(&d)),
-            _ => out!("{}", runtime_plan::render_diff_text(&d)),
+            _ => out!("{}", plan_render::render_diff_text(&d)),
         }
         return Ok(());
     }
@@ -117,9 +117,9 @@ fn review(
     let old_side = old.as_ref().map(|product| Side { product, plans: &old_plans });
     let review = runtime_plan::review(&label, old_side, Side { product: &new, plans: &new_plans });
     match format {
-        DiffFormat::Text => out!("{}", runtime_plan::render_review_text(&review)),
+        DiffFormat::Text => out!("{}", plan_render::render_review_text(&review)),
         DiffFormat::Json => out!("{}", runtime_plan::to_json(&review)),
-        DiffFormat::Markdown => out!("{}", runtime_plan::render_review_markdown(&review)),
+        DiffFormat::Markdown => out!("{}", plan_render::render_review_markdown(&review)),
     }
     let mut refused = Ok(());
     for p in &new_plans {

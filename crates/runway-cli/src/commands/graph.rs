@@ -32,8 +32,8 @@ pub(crate) enum GraphFormat {
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let plan = Session::open(&args.env, out)?.plan;
     match args.format {
-        GraphFormat::Mermaid => out!("{}", plan.graph().to_mermaid()),
-        GraphFormat::Dot => out!("{}", plan.graph().to_dot()),
+        GraphFormat::Mermaid => out!("{}", plan_render::render_mermaid(&plan.graph())),
+        GraphFormat::Dot => out!("{}", plan_render::render_dot(&plan.graph())),
         GraphFormat::Json => out!("{}", runtime_plan::to_json(&plan.graph())),
     }
     Ok(())

@@ -77,7 +77,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     }
     let report = runtime_plan::spend_report(plan, month, &actuals(&bill, month == this_month));
     match format {
-        Format::Text => out!("{}", runtime_plan::render_spend_text(&report)),
+        Format::Text => out!("{}", plan_render::render_spend_text(&report)),
         Format::Json => out!("{}", runtime_plan::to_json(&report)),
     }
     if report.over_cap() {

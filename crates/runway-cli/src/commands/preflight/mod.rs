@@ -86,7 +86,7 @@ fn stack(path: &Path, product: &str, out: Out) -> Result<StackInputs, Exit> {
 /// Prints the findings as text or JSON.
 fn report(plan: &runtime_plan::Plan, format: Format, findings: &[Finding]) {
     match format {
-        Format::Text => out!("{}", runtime_plan::render_findings_text(&plan.environment, findings)),
+        Format::Text => out!("{}", plan_render::render_findings_text(&plan.environment, findings)),
         Format::Json => {
             let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
             let report = serde_json::json!({

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use runway_schema::Money;
 
-use super::{Breaking, Cause, EnvironmentReview, ItemChangeKind, Review, SideCost};
+use runtime_plan::review::{Breaking, Cause, EnvironmentReview, ItemChangeKind, Review, SideCost};
 
 /// The review as text.
 pub fn render_review_text(r: &Review) -> String {

@@ -8,8 +8,8 @@ use std::fmt;
 
 use runway_schema::Money;
 
-use super::table::{Row, Table};
-use crate::plan::{ItemSpec, Plan, PlannedItem};
+use crate::table::{Row, Table};
+use runtime_plan::plan::{ItemSpec, Plan, PlannedItem};
 
 /// The section: one row per fixed charge and their total, or nothing when there is none.
 pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {

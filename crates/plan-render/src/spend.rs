@@ -4,9 +4,9 @@ use std::fmt::{self, Write as _};
 
 use runway_schema::Money;
 
-use super::table::{Table, WIDTH, wrap};
-use crate::plan::Verdict;
-use crate::spend::{RowKind, SpendReport};
+use crate::table::{Table, WIDTH, wrap};
+use runtime_plan::plan::Verdict;
+use runtime_plan::spend::{RowKind, SpendReport};
 
 /// The `spend` report as text.
 pub fn render_spend_text(r: &SpendReport) -> String {

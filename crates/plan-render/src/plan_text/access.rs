@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::table::{WIDTH, width, wrap};
-use crate::plan::{Access, Grant, ItemSpec, Peer, Plan, PlannedItem, PolicyResource, SecurityRule};
+use crate::table::{WIDTH, width, wrap};
+use runtime_plan::plan::{Access, Grant, ItemSpec, Peer, Plan, PlannedItem, PolicyResource, SecurityRule};
 
 const HEADER: [&str; 3] = ["item", "rule", "peer / actions on resources"];
 

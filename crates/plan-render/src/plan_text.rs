@@ -1,11 +1,11 @@
-//! Text and JSON renderings of plans for the CLI.
+//! The plan as text (`runway plan`), and the `cost` command's text and JSON shape.
 
 use std::fmt;
 
 use runway_schema::Money;
 use serde::Serialize;
 
-use crate::plan::{
+use runtime_plan::plan::{
     ApplyChanges, Binding, BudgetBasis, CompactString, ConnectionSource, ConnectionVariable, CostLine,
     Delivery, Endpoints, GeneratedSecret, ItemSpec, ParameterSource, ParameterWriter, Plan, PlannedItem,
     PlannedResource, PlannedWorkload, SsmParameter, UnpricedItem, Verdict,
@@ -13,13 +13,10 @@ use crate::plan::{
 
 mod access;
 mod fixed;
-mod spend;
-mod table;
 
 use std::collections::BTreeMap;
 
-pub use spend::render_spend_text;
-use table::{Row, Table, WIDTH, wrap};
+use crate::table::{Row, Table, WIDTH, wrap};
 
 fn money(m: Option<Money>) -> String {
     m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"))
@@ -601,24 +598,4 @@ pub fn cost_report(plans: &[Plan]) -> CostReport {
             })
             .collect(),
     }
-}
-
-/// [`to_json`] written to `out` as it is produced, never held whole: a plan of 10,000
-/// resources is hundreds of megabytes of JSON (docs/benchmarks.md). The bytes are those of
-/// [`to_json`]; `out` is any sink (the CLI passes buffered stdout), so the core does no I/O.
-///
-/// # Errors
-/// The sink's error.
-pub fn write_json<T: Serialize>(value: &T, mut out: impl std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
-    out.write_all(b"\n")
-}
-
-/// Pretty JSON of any plan value (plan, diff, cost report), with a final newline.
-pub fn to_json<T: Serialize>(value: &T) -> String {
-    // Plan values hold only string-keyed maps, strings, numbers and booleans: serializing
-    // them cannot fail.
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
-    s.push('\n');
-    s
 }

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use runway_schema::Money;
 
-use super::{Breaking, Cause, EnvironmentReview, ItemChangeKind, ItemRow, Review, SideCost};
-use crate::diff::FieldChange;
-use crate::plan::ConsumerKind;
+use runtime_plan::diff::FieldChange;
+use runtime_plan::plan::ConsumerKind;
+use runtime_plan::review::{Breaking, Cause, EnvironmentReview, ItemChangeKind, ItemRow, Review, SideCost};
 
 /// The comment's first line: a CI job finds its earlier comment by it and updates it.
 pub const REVIEW_MARKER: &str = "<!-- runway-review -->";
@@ -130,7 +130,7 @@ pub(super) fn increase_warning(e: &EnvironmentReview) -> String {
 }
 
 /// `` `limits.increase: 20%`, $19.43 a month `` (the amount only for a percentage).
-fn limit_text(i: &super::IncreaseCheck) -> String {
+fn limit_text(i: &runtime_plan::review::IncreaseCheck) -> String {
     if i.limit.ends_with('%') {
         format!("`limits.increase: {}`, {} a month", i.limit, dollars(i.allowed))
     } else {
