@@ -39,6 +39,7 @@ pub mod lower;
 pub mod naming;
 pub mod plan;
 pub mod preflight;
+pub mod preview;
 mod pricing;
 pub mod render;
 pub mod review;
@@ -53,6 +54,7 @@ pub use hint::{UsageHint, usage_hint};
 pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use plan::*;
 pub use preflight::{Expectations, Finding, Severity, expectations, render_findings_text};
+pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
 pub use render::render_spend_text;
 pub use render::{
     CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_json,
