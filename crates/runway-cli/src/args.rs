@@ -98,6 +98,11 @@ pub(crate) enum Command {
         base_ref: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
         format: review::DiffFormat,
+        /// What `pulumi preview --json` printed for an environment's stack (repeatable, one per
+        /// environment): the review shows what Pulumi would create, update, replace or delete per
+        /// item, and warns when a database, cache, bucket or queue would lose its data.
+        #[arg(long, value_name = "[ENV=]FILE")]
+        pulumi_preview: Vec<String>,
         #[command(flatten)]
         args: PlanArgs,
     },

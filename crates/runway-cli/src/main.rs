@@ -50,6 +50,7 @@ mod planning;
 mod preflight;
 mod prices;
 mod program;
+mod pulumi_preview;
 mod restarts;
 mod review;
 mod rollout;
@@ -80,9 +81,14 @@ fn main() -> ExitCode {
         Command::Cost { format, args } => check::cost(format, &args, out),
         Command::Spend { env, month, format, args } => spend::run(&env, month, format, &args, out),
         Command::Graph { env, format, args } => check::graph(&env, format, &args, out),
-        Command::Diff { env, base, base_ref, format, args } => {
-            review::diff(env.as_deref(), base.as_deref(), base_ref.as_deref(), format, &args, out)
-        }
+        Command::Diff { env, base, base_ref, format, args, pulumi_preview } => review::diff(
+            env.as_deref(),
+            (base.as_deref(), base_ref.as_deref()),
+            format,
+            &pulumi_preview,
+            &args,
+            out,
+        ),
         Command::Emit { target: EmitTarget::Pulumi { env, out: dir, format, args } } => {
             emit::pulumi(&env, &dir, format, &args, out)
         }

@@ -38,9 +38,9 @@ enum Base<'a> {
 /// `runway diff`: the plan diff of `--base FILE --env ENV` as text or JSON, else a review.
 pub(crate) fn diff(
     env: Option<&str>,
-    base: Option<&Path>,
-    base_ref: Option<&str>,
+    (base, base_ref): (Option<&Path>, Option<&str>),
     format: DiffFormat,
+    previews: &[String],
     args: &PlanArgs,
     out: Out,
 ) -> Result<(), Exit> {
@@ -52,8 +52,11 @@ pub(crate) fn diff(
         _ => return Err(out.usage("give either --base FILE or --base-ref REV")),
     };
     // `--base FILE --env ENV` as text or JSON prints the plan diff it always printed, and
-    // exits as it always did; every other form is a review (docs/review.md).
-    if let (Base::File(file), Some(env), DiffFormat::Text | DiffFormat::Json) = (base, env, format) {
+    // exits as it always did; every other form (and any with a Pulumi preview) is a review
+    // (docs/review.md).
+    if let (Base::File(file), Some(env), DiffFormat::Text | DiffFormat::Json, true) =
+        (base, env, format, previews.is_empty())
+    {
         let old = plan_env(file, env, &cat, out)?;
         let new = plan_env(&args.file, env, &cat, out)?;
         let d = runtime_plan::diff(&old, &new);
@@ -63,14 +66,14 @@ pub(crate) fn diff(
         }
         return Ok(());
     }
-    run(env, base, format, &args.file, &cat, out)
+    run(env, base, (format, previews), &args.file, &cat, out)
 }
 
 /// Reviews the working version `file` against `base`; exit 3 when a working plan is refused.
 fn run(
     env: Option<&str>,
     base: Base<'_>,
-    format: DiffFormat,
+    (format, previews): (DiffFormat, &[String]),
     file: &Path,
     cat: &Catalogue,
     out: Out,
@@ -88,7 +91,8 @@ fn run(
         None => Vec::new(),
     };
     let old_side = old.as_ref().map(|product| Side { product, plans: &old_plans });
-    let review = runtime_plan::review(&label, old_side, Side { product: &new, plans: &new_plans });
+    let mut review = runtime_plan::review(&label, old_side, Side { product: &new, plans: &new_plans });
+    crate::pulumi_preview::attach(&mut review, previews, env, (&old_plans, &new_plans), out)?;
     match format {
         DiffFormat::Text => out!("{}", runtime_plan::render_review_text(&review)),
         DiffFormat::Json => out!("{}", runtime_plan::to_json(&review)),
