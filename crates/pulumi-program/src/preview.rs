@@ -333,7 +333,12 @@ fn item_preview(
     // What is lost is what the old item stored; what is shown is the item as it will be.
     let (order, shown): (usize, &PlannedItem) = in_new.or(in_old)?;
     let was = if change == PulumiChange::Created { shown } else { in_old.map_or(shown, |(_, i)| i) };
-    let stored = was.kind.stored_data();
+    // A database replaced by one of another kind (an instance by a cluster) is described as
+    // what takes its place; it loses data when the kind it was stored any.
+    let stored = match (was.kind.stored_data(), shown.kind.stored_data()) {
+        (Some(_), Some(now)) if change == PulumiChange::Replaced => Some(now),
+        (was, _) => was,
+    };
     let preview = ItemPreview {
         id: id.to_owned(),
         kind: if change == PulumiChange::Deleted { was.kind } else { shown.kind },

@@ -62,7 +62,7 @@ fn another_type_under_the_same_name_is_a_replacement_of_what_the_base_stored() {
     let preview = items_of(&read_preview(&text).unwrap(), Some(&old), &new).unwrap();
     let item = preview.items.iter().find(|i| i.id == "main-db_db").expect("the database");
     assert_eq!((item.change, item.kind), (PulumiChange::Replaced, ItemKind::AuroraCluster));
-    assert_eq!(item.loss.as_deref(), Some("a new instance, the data is not copied"));
+    assert_eq!(item.loss.as_deref(), Some("a new cluster, the data is not copied"));
     assert_eq!(preview.losses().count(), 1);
 }
 

@@ -94,14 +94,17 @@ pub(super) fn markdown_section(out: &mut String, e: &EnvironmentReview) {
     }
 }
 
-/// `` `main-db_db` replace (`engine`)<br>... ``
+/// `` `main-db_db` `replace` (`engine`)<br>... ``; a name with two steps (a type changed under
+/// it) with each step's type.
 fn steps_cell(steps: &[ResourceStep]) -> String {
     let cells: Vec<String> = steps
         .iter()
         .map(|s| {
             let reasons: Vec<String> = s.reasons.iter().map(|r| code(r)).collect();
             let why = if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join(", ")) };
-            format!("{} {}{why}", code(&s.name), code(&s.op))
+            let twice = steps.iter().filter(|o| o.name == s.name).count() > 1;
+            let token = if twice { format!(" {}", code(&s.token)) } else { String::new() };
+            format!("{}{token} {}{why}", code(&s.name), code(&s.op))
         })
         .collect();
     cells.join("<br>")
