@@ -110,13 +110,18 @@ pub fn read_preview(text: &str) -> Result<Preview, PreviewError> {
             });
         }
         Ok(other) => {
-            return Err(PreviewError::NotPreview { why: format!("a JSON {}, not an object", type_name(&other)) });
+            return Err(PreviewError::NotPreview {
+                why: format!("a JSON {}, not an object", type_name(&other)),
+            });
         }
         Err(e) if text.trim_start().starts_with('{') && text.trim().lines().count() > 1 => {
-            event_steps(text).map_err(|err| match err {
+            event_steps(text).map_err(|err| {
                 // Not events either: the document's own error says more.
-                PreviewError::NotJson { .. } => PreviewError::NotJson { why: e.to_string() },
-                other => other,
+                if matches!(err, PreviewError::NotJson { .. }) {
+                    PreviewError::NotJson { why: e.to_string() }
+                } else {
+                    err
+                }
             })?
         }
         Err(e) => return Err(PreviewError::NotJson { why: e.to_string() }),
@@ -143,7 +148,9 @@ fn digest_steps(steps: Option<&Value>) -> Result<Vec<RawStep>, PreviewError> {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(steps)) => steps,
         Some(other) => {
-            return Err(PreviewError::NotPreview { why: format!("`steps` is a {}, not an array", type_name(other)) });
+            return Err(PreviewError::NotPreview {
+                why: format!("`steps` is a {}, not an array", type_name(other)),
+            });
         }
     };
     steps.iter().enumerate().map(|(i, s)| raw_step(i, s, "replaceReasons", "diffReasons")).collect()
@@ -262,7 +269,10 @@ pub fn items_of(preview: &Preview, old: Option<&Plan>, new: &Plan) -> Result<Pul
     let mut stacks: Vec<&str> = Vec::new();
     for s in &preview.steps {
         if s.project != new.product.as_str() {
-            return Err(PreviewError::OtherProject { found: printable(&s.project, 100), expected: new.product.to_string() });
+            return Err(PreviewError::OtherProject {
+                found: printable(&s.project, 100),
+                expected: new.product.to_string(),
+            });
         }
         if !stacks.contains(&s.stack.as_str()) {
             stacks.push(&s.stack);
@@ -281,7 +291,8 @@ pub fn items_of(preview: &Preview, old: Option<&Plan>, new: &Plan) -> Result<Pul
     let mut others = Vec::new();
     for s in preview.steps.iter().filter(|s| change_of(&s.op).is_some()) {
         let deleting = matches!(s.op.as_str(), "delete" | "delete-replaced" | "discard-replaced");
-        let (first, second) = if deleting { (&old_resources, &new_resources) } else { (&new_resources, &old_resources) };
+        let (first, second) =
+            if deleting { (&old_resources, &new_resources) } else { (&new_resources, &old_resources) };
         let item = if is_pulumi_own(&s.token) { None } else { find(first, s).or_else(|| find(second, s)) };
         match item.flatten() {
             Some(id) => groups.entry(id).or_default().push(s),
@@ -318,7 +329,8 @@ fn item_preview(
     let position = |plan: &Plan| plan.items.iter().position(|i| i.id == id);
     let in_new = position(new).map(|p| (p, &new.items[p]));
     let in_old = old.and_then(|o| position(o).map(|p| (new.items.len() + p, &o.items[p])));
-    let main: Vec<PulumiChange> = steps.iter().filter(|s| s.name == id).filter_map(|s| change_of(&s.op)).collect();
+    let main: Vec<PulumiChange> =
+        steps.iter().filter(|s| s.name == id).filter_map(|s| change_of(&s.op)).collect();
     let change = if main.contains(&PulumiChange::Replaced)
         || (main.contains(&PulumiChange::Deleted) && main.contains(&PulumiChange::Created))
     {

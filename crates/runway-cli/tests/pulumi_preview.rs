@@ -89,7 +89,9 @@ fn a_database_of_another_engine_is_a_replacement_that_warns_what_is_lost() {
     let (code, out, err) = review(&top, "markdown", file.to_str().unwrap());
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("> `dev`: Pulumi **replaces database `main-db`**: a new cluster, the data is not copied"),
+        out.contains(
+            "> `dev`: Pulumi **replaces database `main-db`**: a new cluster, the data is not copied"
+        ),
         "{out}"
     );
     insta::assert_snapshot!("preview-engine.md", out);

@@ -15,7 +15,8 @@ const RUNWAY: &str = concat!(
 
 fn plan(engine: &str) -> Plan {
     let text = RUNWAY.replace("ENGINE", engine);
-    let loaded = runway_schema::load("runway.yaml", text.as_bytes(), &MemFiles::default(), &Options::default());
+    let loaded =
+        runway_schema::load("runway.yaml", text.as_bytes(), &MemFiles::default(), &Options::default());
     let product = loaded.product.unwrap_or_else(|| panic!("invalid: {:?}", loaded.diagnostics));
     runtime_plan::plan(&product, "dev", &cost::Catalogue::builtin()).expect("plan")
 }
@@ -46,7 +47,10 @@ fn a_replaced_database_is_a_loss_named_by_its_resource() {
     assert_eq!(preview.stack.as_deref(), Some("dev"));
     assert!(preview.others.is_empty(), "{:?}", preview.others);
     let [item] = preview.items.as_slice() else { panic!("{:?}", preview.items) };
-    assert_eq!((item.id.as_str(), item.change, item.kind), ("main-db_db", PulumiChange::Replaced, ItemKind::RdsInstance));
+    assert_eq!(
+        (item.id.as_str(), item.change, item.kind),
+        ("main-db_db", PulumiChange::Replaced, ItemKind::RdsInstance)
+    );
     assert_eq!(item.name(), "main-db");
     assert_eq!(item.loss.as_deref(), Some("a new instance, the data is not copied"));
     assert_eq!(item.steps[0].reasons, ["dbName"]);
@@ -70,7 +74,11 @@ fn another_type_under_the_same_name_is_a_replacement_of_what_the_base_stored() {
 fn an_update_and_a_companion_change_warn_of_nothing() {
     let p = plan("rds");
     let bucket = p.items.iter().find(|i| i.kind == ItemKind::S3Bucket).expect("bucket").id.to_string();
-    let companion = program_resources(&p).unwrap().into_iter().find(|r| r.name.starts_with(&format!("{bucket}--"))).unwrap();
+    let companion = program_resources(&p)
+        .unwrap()
+        .into_iter()
+        .find(|r| r.name.starts_with(&format!("{bucket}--")))
+        .unwrap();
     let text = digest(&[
         ("update", "aws:rds/instance:Instance", "main-db_db", &[]),
         ("replace", companion.token, &companion.name, &["policy"]),
@@ -112,10 +120,19 @@ fn what_is_not_a_preview_of_this_program_is_refused_with_why() {
     let bad = err(r#"{"steps": [{"op": "create", "urn": "arn:aws:s3:::x\u001b[2J"}]}"#);
     assert!(matches!(&bad, PreviewError::BadUrn { index: 0, .. }), "{bad:?}");
     assert!(!bad.to_string().contains('\u{1b}'), "{bad}");
-    let other = err(&digest(&[("create", "aws:s3/bucket:Bucket", "x", &[])]).replace("::shop::", "::other::"));
-    assert_eq!(other.to_string(), "the preview is of Pulumi project `other`, not `shop` (this product's program)");
+    let other =
+        err(&digest(&[("create", "aws:s3/bucket:Bucket", "x", &[])]).replace("::shop::", "::other::"));
+    assert_eq!(
+        other.to_string(),
+        "the preview is of Pulumi project `other`, not `shop` (this product's program)"
+    );
     let failed = err(r#"{"steps": [], "diagnostics": [{"message": "boom", "severity": "error"}]}"#);
     assert!(matches!(failed, PreviewError::Failed { .. }));
     // Nothing to do: no steps at all.
-    assert!(items_of(&read_preview(r#"{"changeSummary": {"same": 40}}"#).unwrap(), None, &p).unwrap().items.is_empty());
+    assert!(
+        items_of(&read_preview(r#"{"changeSummary": {"same": 40}}"#).unwrap(), None, &p)
+            .unwrap()
+            .items
+            .is_empty()
+    );
 }

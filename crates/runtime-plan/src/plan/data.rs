@@ -38,9 +38,11 @@ impl ItemKind {
                 "a new cluster, the data is not copied",
                 "the cluster and its data are deleted",
             ),
-            ItemKind::CacheReplicationGroup => {
-                stored("cache", "a new cache that starts empty, its data is not copied", "the cache and its data are deleted")
-            }
+            ItemKind::CacheReplicationGroup => stored(
+                "cache",
+                "a new cache that starts empty, its data is not copied",
+                "the cache and its data are deleted",
+            ),
             ItemKind::SqsQueue => stored(
                 "queue",
                 "a new queue, its messages in flight are lost",
@@ -51,9 +53,11 @@ impl ItemKind {
                 "a new queue, the failed messages it keeps are lost",
                 "the queue and the failed messages it keeps are deleted",
             ),
-            ItemKind::S3Bucket => {
-                stored("bucket", "a new bucket, its objects are not copied", "the bucket and its objects are deleted")
-            }
+            ItemKind::S3Bucket => stored(
+                "bucket",
+                "a new bucket, its objects are not copied",
+                "the bucket and its objects are deleted",
+            ),
             ItemKind::AlbLogBucket => stored(
                 "access-log bucket",
                 "a new bucket, the access logs are not copied",
@@ -118,7 +122,9 @@ mod tests {
         for kind in [ItemKind::S3Bucket, ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue] {
             assert!(kind.stored_data().is_some(), "{kind:?}");
         }
-        for kind in [ItemKind::EcsService, ItemKind::TaskDefinition, ItemKind::AuroraInstance, ItemKind::SnsTopic] {
+        for kind in
+            [ItemKind::EcsService, ItemKind::TaskDefinition, ItemKind::AuroraInstance, ItemKind::SnsTopic]
+        {
             assert_eq!(kind.stored_data(), None, "{kind:?}");
         }
         assert_eq!(ItemKind::RdsInstance.stored_data().map(|d| d.noun), Some("database"));

@@ -282,7 +282,7 @@ fn signed(m: Money) -> String {
 
 /// A code span that stays one table cell: `|` escaped, line breaks flattened, and a longer
 /// fence when the text holds a backtick. Text in a code span is never read as HTML.
-pub(super) fn code(text: &str) -> String {
+fn code(text: &str) -> String {
     let flat = text.replace(['\n', '\r'], " ").replace('|', "\\|");
     if flat.contains('`') { format!("`` {flat} ``") } else { format!("`{flat}`") }
 }

@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 
-use super::markdown::code;
 use super::{EnvironmentReview, Review};
 use crate::preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
 
@@ -50,8 +49,11 @@ pub(super) fn markdown_warnings(out: &mut String, r: &Review) {
 
 /// `; forced by `engine``: the properties that force a replacement, when Pulumi gave them.
 fn forced_by(steps: &[ResourceStep]) -> String {
-    let reasons: Vec<String> =
-        steps.iter().filter(|s| is_replacement(&s.op)).flat_map(|s| s.reasons.iter().map(|r| code(r))).collect();
+    let reasons: Vec<String> = steps
+        .iter()
+        .filter(|s| is_replacement(&s.op))
+        .flat_map(|s| s.reasons.iter().map(|r| code(r)))
+        .collect();
     if reasons.is_empty() { String::new() } else { format!("; forced by {}", reasons.join(", ")) }
 }
 
@@ -73,8 +75,11 @@ pub(super) fn markdown_section(out: &mut String, e: &EnvironmentReview) {
     let mut table = String::from("| change | item | type | resources |\n|---|---|---|---|\n");
     for i in &p.items {
         // An item whose data is lost stands out in the table too.
-        let change =
-            if i.loss.is_some() { format!("**{}**", i.change.as_str()) } else { i.change.as_str().to_owned() };
+        let change = if i.loss.is_some() {
+            format!("**{}**", i.change.as_str())
+        } else {
+            i.change.as_str().to_owned()
+        };
         let _ = writeln!(
             table,
             "| {change} | {} | {} | {} |",
@@ -84,7 +89,13 @@ pub(super) fn markdown_section(out: &mut String, e: &EnvironmentReview) {
         );
     }
     for s in &p.others {
-        let _ = writeln!(table, "| {} | (no runway item) | {} | {} |", s.op, code(&s.token), steps_cell(std::slice::from_ref(s)));
+        let _ = writeln!(
+            table,
+            "| {} | (no runway item) | {} | {} |",
+            s.op,
+            code(&s.token),
+            steps_cell(std::slice::from_ref(s))
+        );
     }
     let rows = p.items.len() + p.others.len();
     if rows > FOLD_AFTER {
@@ -113,14 +124,20 @@ fn steps_cell(steps: &[ResourceStep]) -> String {
 /// `1 replaced, 2 created, 3 updated`: the items per change, then the other resources.
 fn counts(p: &PulumiPreview) -> String {
     let mut parts = Vec::new();
-    for change in [PulumiChange::Replaced, PulumiChange::Deleted, PulumiChange::Created, PulumiChange::Updated] {
+    for change in
+        [PulumiChange::Replaced, PulumiChange::Deleted, PulumiChange::Created, PulumiChange::Updated]
+    {
         let n = p.items.iter().filter(|i| i.change == change).count();
         if n > 0 {
             parts.push(format!("{n} {}", change.as_str()));
         }
     }
     if !p.others.is_empty() {
-        parts.push(format!("{} other resource{}", p.others.len(), if p.others.len() == 1 { "" } else { "s" }));
+        parts.push(format!(
+            "{} other resource{}",
+            p.others.len(),
+            if p.others.len() == 1 { "" } else { "s" }
+        ));
     }
     parts.join(", ")
 }
@@ -142,7 +159,14 @@ pub(super) fn text_section(out: &mut String, e: &EnvironmentReview) {
     }
     for i in &p.items {
         let steps: Vec<String> = i.steps.iter().map(step_text).collect();
-        let _ = writeln!(out, "    {:<9} {:<28} {:<24} {}", i.change.as_str(), i.id, i.kind.as_str(), steps.join("; "));
+        let _ = writeln!(
+            out,
+            "    {:<9} {:<28} {:<24} {}",
+            i.change.as_str(),
+            i.id,
+            i.kind.as_str(),
+            steps.join("; ")
+        );
     }
     for s in &p.others {
         let _ = writeln!(out, "    {:<9} {:<28} {:<24} {}", s.op, "(no runway item)", s.token, step_text(s));
@@ -156,4 +180,12 @@ fn step_text(s: &ResourceStep) -> String {
     } else {
         format!("{} {} ({})", s.name, s.op, s.reasons.join(", "))
     }
+}
+
+/// A code span that stays one table cell, as the review's others (`markdown.rs`, which calls
+/// this module, so it cannot be called from here): `|` escaped, line breaks flattened, a longer
+/// fence around a backtick. Text in a code span is never read as HTML.
+fn code(text: &str) -> String {
+    let flat = text.replace(['\n', '\r'], " ").replace('|', "\\|");
+    if flat.contains('`') { format!("`` {flat} ``") } else { format!("`{flat}`") }
 }
