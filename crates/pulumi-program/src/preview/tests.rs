@@ -136,3 +136,18 @@ fn what_is_not_a_preview_of_this_program_is_refused_with_why() {
             .is_empty()
     );
 }
+
+#[test]
+fn every_resource_of_the_program_is_named_with_its_item() {
+    for engine in ["rds", "aurora"] {
+        let p = plan(engine);
+        let resources = program_resources(&p).unwrap();
+        assert_eq!(resources.len(), crate::expected_resources(&p), "{engine}");
+        for r in &resources {
+            // Only the SSM parameters the program writes are no item's.
+            assert_eq!(r.item.is_none(), r.token == "aws:ssm/parameter:Parameter", "{r:?}");
+            let item = r.item.as_deref().unwrap_or_default();
+            assert!(r.item.is_none() || r.name == item || r.name.starts_with(&format!("{item}--")), "{r:?}");
+        }
+    }
+}
