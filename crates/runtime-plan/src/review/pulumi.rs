@@ -158,7 +158,15 @@ pub(super) fn text_section(out: &mut String, e: &EnvironmentReview) {
         }
     }
     for i in &p.items {
-        let steps: Vec<String> = i.steps.iter().map(step_text).collect();
+        let steps: Vec<String> = i
+            .steps
+            .iter()
+            .map(|s| {
+                // A name with two steps (a type changed under it) is told apart by type.
+                let twice = i.steps.iter().filter(|o| o.name == s.name).count() > 1;
+                if twice { format!("{} {}", step_text(s), s.token) } else { step_text(s) }
+            })
+            .collect();
         let _ = writeln!(
             out,
             "    {:<9} {:<28} {:<24} {}",
