@@ -48,6 +48,7 @@ pub mod lower;
 pub mod naming;
 pub mod plan;
 pub mod preflight;
+pub mod preview;
 mod pricing;
 pub mod review;
 pub mod spend;
@@ -62,6 +63,7 @@ pub use hint::{UsageHint, usage_hint};
 pub use json::{to_json, write_json};
 pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use preflight::{Expectations, Finding, Severity, expectations};
+pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
     SideCost, breaking, review, review_environment,

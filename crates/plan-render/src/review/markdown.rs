@@ -36,6 +36,7 @@ pub fn render_review_markdown(r: &Review) -> String {
     for e in r.over_increase() {
         let _ = writeln!(out, "> [!WARNING]\n> {}\n", increase_warning(e));
     }
+    super::pulumi::markdown_warnings(&mut out, r);
     for e in &r.environments {
         environment(&mut out, e);
     }
@@ -76,6 +77,7 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
     if e.before.is_some() && e.after.is_some() {
         breaking(out, &e.breaking);
     }
+    super::pulumi::markdown_section(out, e);
 }
 
 /// `Estimate $97.12 → $110.40 (+$13.28 a month); cap $150.00: **within**.`

@@ -72,6 +72,7 @@ fn environment(out: &mut String, e: &EnvironmentReview) {
     for b in &e.breaking {
         breaking_line(out, b);
     }
+    super::pulumi::text_section(out, e);
 }
 
 /// `  ! orders uses sessions: resource removed; loses SESSIONS_URL, SESSIONS_HOST`

@@ -18,6 +18,7 @@
 mod alarms;
 mod bindings;
 mod bootstrap;
+mod data;
 mod item_spec;
 mod items;
 mod parts;
@@ -37,6 +38,7 @@ use serde::Serialize;
 pub use alarms::*;
 pub use bindings::*;
 pub use bootstrap::*;
+pub use data::*;
 pub use item_spec::*;
 pub use items::*;
 pub use parts::*;

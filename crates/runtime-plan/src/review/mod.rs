@@ -76,6 +76,10 @@ pub struct EnvironmentReview {
     /// The rise `limits.increase` allows and whether this change goes past it (a warning, not a
     /// refusal); `None` when neither side sets one, or the environment is new or removed.
     pub increase: Option<IncreaseCheck>,
+    /// What `pulumi preview` said of the environment's stack, when the review was given it
+    /// (`runway diff --pulumi-preview`); absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pulumi: Option<crate::preview::PulumiPreview>,
 }
 
 /// An environment's rise against its `limits.increase`.
@@ -97,6 +101,7 @@ impl EnvironmentReview {
         self.before.is_some() == self.after.is_some()
             && self.items.is_empty()
             && self.breaking.is_empty()
+            && self.pulumi.as_ref().is_none_or(|p| p.items.is_empty() && p.others.is_empty())
             && self.delta.0.is_zero()
     }
 }
@@ -274,6 +279,7 @@ pub fn review_environment(
         items: item_rows(old, new),
         breaking,
         increase: None,
+        pulumi: None,
     }
 }
 

@@ -27,6 +27,11 @@ pub(crate) struct Args {
     base_ref: Option<String>,
     #[arg(long, value_enum, default_value = "text")]
     format: DiffFormat,
+    /// What `pulumi preview --json` printed for an environment's stack (repeatable, one per
+    /// environment): the review shows what Pulumi would create, update, replace or delete per
+    /// item, and warns when a database, cache, bucket or queue would lose its data.
+    #[arg(long, value_name = "[ENV=]FILE")]
+    pulumi_preview: Vec<String>,
     #[command(flatten)]
     root: RootArgs,
 }
@@ -39,7 +44,14 @@ impl CommandArgs for Args {
 
 /// Runs `runway diff`.
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
-    diff(args.env.as_deref(), args.base.as_deref(), args.base_ref.as_deref(), args.format, &args.root, out)
+    diff(
+        args.env.as_deref(),
+        (args.base.as_deref(), args.base_ref.as_deref()),
+        args.format,
+        &args.pulumi_preview,
+        &args.root,
+        out,
+    )
 }
 
 /// What `runway diff` prints.
@@ -65,9 +77,9 @@ enum Base<'a> {
 /// `runway diff`: the plan diff of `--base FILE --env ENV` as text or JSON, else a review.
 fn diff(
     env: Option<&str>,
-    base: Option<&Path>,
-    base_ref: Option<&str>,
+    (base, base_ref): (Option<&Path>, Option<&str>),
     format: DiffFormat,
+    previews: &[String],
     args: &RootArgs,
     out: Out,
 ) -> Result<(), Exit> {
@@ -79,8 +91,11 @@ fn diff(
         _ => return Err(out.usage("give either --base FILE or --base-ref REV")),
     };
     // `--base FILE --env ENV` as text or JSON prints the plan diff it always printed, and
-    // exits as it always did; every other form is a review (docs/review.md).
-    if let (Base::File(file), Some(env), DiffFormat::Text | DiffFormat::Json) = (base, env, format) {
+    // exits as it always did; every other form (and any with a Pulumi preview) is a review
+    // (docs/review.md).
+    if let (Base::File(file), Some(env), DiffFormat::Text | DiffFormat::Json, true) =
+        (base, env, format, previews.is_empty())
+    {
         let old = plan_env(file, env, &cat, out)?;
         let new = plan_env(&args.file, env, &cat, out)?;
         let d = runtime_plan::diff(&old, &new);
@@ -90,14 +105,14 @@ fn diff(
         }
         return Ok(());
     }
-    review(env, base, format, &args.file, &cat, out)
+    review(env, base, (format, previews), &args.file, &cat, out)
 }
 
 /// Reviews the working version `file` against `base`; exit 3 when a working plan is refused.
 fn review(
     env: Option<&str>,
     base: Base<'_>,
-    format: DiffFormat,
+    (format, previews): (DiffFormat, &[String]),
     file: &Path,
     cat: &Catalogue,
     out: Out,
@@ -115,7 +130,8 @@ fn review(
         None => Vec::new(),
     };
     let old_side = old.as_ref().map(|product| Side { product, plans: &old_plans });
-    let review = runtime_plan::review(&label, old_side, Side { product: &new, plans: &new_plans });
+    let mut review = runtime_plan::review(&label, old_side, Side { product: &new, plans: &new_plans });
+    crate::pulumi_preview::attach(&mut review, previews, env, (&old_plans, &new_plans), out)?;
     match format {
         DiffFormat::Text => out!("{}", plan_render::render_review_text(&review)),
         DiffFormat::Json => out!("{}", runtime_plan::to_json(&review)),
