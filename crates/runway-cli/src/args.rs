@@ -9,7 +9,10 @@ use crate::output::Out;
 use crate::{deploy, iam, init, migrate, prices, review, rollout, spend};
 
 #[derive(Parser)]
-#[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
+#[command(
+    name = "runway",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("RUNWAY_COMMIT"), ")"),
+    about = "Plan a product's cloud runtime from its runway.yaml")]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -251,6 +254,11 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: PlanArgs,
     },
+    /// CI files for the product's repository (`runway ci init --provider github`).
+    Ci {
+        #[command(subcommand)]
+        command: crate::ci::CiCommand,
+    },
     /// Print the JSON Schema of the root and member formats.
     Schema {
         /// Which format.
@@ -358,7 +366,7 @@ impl Command {
             Self::Spend { format, .. } => *format == Format::Json,
             Self::Preflight { format, .. } => *format == Format::Json,
             Self::Iam { format, .. } => *format == iam::IamFormat::Json,
-            Self::Schema { .. } | Self::Lsp { .. } | Self::Init(_) => false,
+            Self::Schema { .. } | Self::Lsp { .. } | Self::Init(_) | Self::Ci { .. } => false,
         };
         Out::new(json)
     }

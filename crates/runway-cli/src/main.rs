@@ -36,6 +36,7 @@ macro_rules! errln {
 mod alerts;
 mod args;
 mod check;
+mod ci;
 mod deploy;
 mod emit;
 mod files;
@@ -131,6 +132,7 @@ fn main() -> ExitCode {
             &args,
             out,
         ),
+        Command::Ci { command } => ci::run(&command, out),
         Command::Schema { which, format } => schema::print(which, format),
         Command::Lsp { catalogue } => lsp::run(catalogue.as_deref(), out),
         Command::Catalogue { command: Some(command), .. } => prices::run(&command, out),
