@@ -67,7 +67,9 @@ fn docs_ci_holds_what_ci_init_writes_for_the_example() {
         for line in text.lines().filter(|l| l.trim_start().starts_with("uses:")) {
             let pin = line.split('@').nth(1).unwrap_or_default();
             assert!(
-                pin.len() > 41 && pin[..40].bytes().all(|b| b.is_ascii_hexdigit()) && pin[40..].starts_with(" # v"),
+                pin.len() > 41
+                    && pin[..40].bytes().all(|b| b.is_ascii_hexdigit())
+                    && pin[40..].starts_with(" # v"),
                 "an action not pinned by its full commit: {line}"
             );
         }
@@ -85,11 +87,7 @@ fn linter(name: &str) -> PathBuf {
 /// Runs a linter: `(code, stdout + stderr)`. The venv's `bin/` first on `PATH`, so jactionlint
 /// finds shellcheck there and checks each `run:` script too.
 fn lint(bin: &Path, args: &[&str], files: &[PathBuf]) -> (i32, String) {
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
     let out = Command::new(bin).args(args).args(files).env("PATH", path).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)
@@ -143,7 +141,9 @@ fn a_workflow_that_differs_is_kept_without_force_and_a_rerun_says_unchanged() {
     let (code, stdout, stderr) = runway(&dir, &only_dev);
     assert_eq!(code, 2, "{stdout}");
     assert!(
-        stderr.contains(".github/workflows/runway-deploy.yml exists and differs; nothing written (`--force` overwrites)"),
+        stderr.contains(
+            ".github/workflows/runway-deploy.yml exists and differs; nothing written (`--force` overwrites)"
+        ),
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(&deploy).unwrap(), "# ours\n");
@@ -156,8 +156,12 @@ fn a_workflow_that_differs_is_kept_without_force_and_a_rerun_says_unchanged() {
 
     let (code, _, stderr) = runway(&dir, &[args.as_slice(), &["--env", "qa"]].concat());
     assert_eq!(code, 2);
-    assert!(stderr.contains("no environment `qa` in runway.yaml (it declares dev, staging, production)"), "{stderr}");
-    let (code, _, stderr) = runway(&dir, &["ci", "init", "--provider", "github", "--runway-rev", "COMMIT", "../runway.yaml"]);
+    assert!(
+        stderr.contains("no environment `qa` in runway.yaml (it declares dev, staging, production)"),
+        "{stderr}"
+    );
+    let (code, _, stderr) =
+        runway(&dir, &["ci", "init", "--provider", "github", "--runway-rev", "COMMIT", "../runway.yaml"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("relative to the repository's root"), "{stderr}");
 }

@@ -103,7 +103,8 @@ fn init(args: &InitArgs, out: Out) -> Result<(), Exit> {
             outln!("unchanged {}", path.display());
             continue;
         }
-        std::fs::write(&path, text).map_err(|e| out.usage(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, text)
+            .map_err(|e| out.usage(format!("cannot write {}: {e}", path.display())))?;
         outln!("wrote     {}", path.display());
     }
     outln!(
@@ -126,20 +127,26 @@ fn inputs(args: &InitArgs, out: Out) -> Result<github::Inputs, Exit> {
         ))
     })?;
     if !safe_word(&args.branch) {
-        return Err(out.usage(format!("`{}` is not a branch name runway writes into a workflow", args.branch)));
+        return Err(
+            out.usage(format!("`{}` is not a branch name runway writes into a workflow", args.branch))
+        );
     }
     let runway_git = args
         .runway_git
         .clone()
         .or_else(|| Some(env!("CARGO_PKG_REPOSITORY").to_owned()).filter(|r| !r.is_empty()))
-        .ok_or_else(|| out.usage("give `--runway-git URL`: the git repository the jobs install runway from"))?;
+        .ok_or_else(|| {
+            out.usage("give `--runway-git URL`: the git repository the jobs install runway from")
+        })?;
     if !safe_url(&runway_git) {
         return Err(out.usage(format!("`{runway_git}` is not a git URL runway writes into a workflow")));
     }
     let runway_rev = match &args.runway_rev {
         Some(rev) => rev.clone(),
         None => built_commit().ok_or_else(|| {
-            out.usage("this runway was built without a known commit: give `--runway-rev REV` (a commit or tag)")
+            out.usage(
+                "this runway was built without a known commit: give `--runway-rev REV` (a commit or tag)",
+            )
         })?,
     };
     if !safe_word(&runway_rev) {
