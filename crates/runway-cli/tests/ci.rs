@@ -137,8 +137,7 @@ fn a_workflow_that_differs_is_kept_without_force_and_a_rerun_says_unchanged() {
 
     let deploy = out.join(FILES[1]);
     std::fs::write(&deploy, "# ours\n").unwrap();
-    let only_dev = [args.as_slice(), &["--env", "dev"]].concat();
-    let (code, stdout, stderr) = runway(&dir, &only_dev);
+    let (code, stdout, stderr) = runway(&dir, &args);
     assert_eq!(code, 2, "{stdout}");
     assert!(
         stderr.contains(
@@ -147,6 +146,15 @@ fn a_workflow_that_differs_is_kept_without_force_and_a_rerun_says_unchanged() {
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(&deploy).unwrap(), "# ours\n");
+    // Fewer environments change the pull request's workflow too: both are named, neither written.
+    let only_dev = [args.as_slice(), &["--env", "dev"]].concat();
+    let (code, _, stderr) = runway(&dir, &only_dev);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("runway-pull-request.yml, .github/workflows/runway-deploy.yml exist and differ"),
+        "{stderr}"
+    );
+    assert!(std::fs::read_to_string(out.join(FILES[0])).unwrap().contains("--env production"));
 
     let (code, stdout, stderr) = runway(&dir, &[only_dev.as_slice(), &["--force"]].concat());
     assert_eq!(code, 0, "{stderr}");
