@@ -10,6 +10,7 @@ use crate::output::{Exit, Out};
 
 mod catalogue;
 mod check;
+mod ci;
 mod cost;
 mod diff;
 mod emit;
@@ -29,7 +30,11 @@ mod ssm;
 
 /// The command line.
 #[derive(Parser)]
-#[command(name = "runway", version, about = "Plan a product's cloud runtime from its runway.yaml")]
+#[command(
+    name = "runway",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("RUNWAY_COMMIT"), ")"),
+    about = "Plan a product's cloud runtime from its runway.yaml"
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -76,6 +81,7 @@ commands! {
     Rotate(rotate),
     Preflight(preflight),
     Iam(iam),
+    Ci(ci),
     Schema(schema),
     Lsp(lsp),
     Catalogue(catalogue),
@@ -103,7 +109,7 @@ mod tests {
             }
         }
         assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
-        assert_eq!(cli.get_subcommands().count(), 18);
+        assert_eq!(cli.get_subcommands().count(), 19);
     }
 
     /// The waits each command declares are its own (`Timing<W>`): the defaults differ.
