@@ -365,7 +365,7 @@ pub(super) fn proxy_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
         return Err(wrong_spec(item));
     };
     // A projection: a proxy targets an RDS instance or an Aurora cluster, nothing else.
-    let kind = cx.item(target)?.kind;
+    let kind = cx.item(target)?.kind();
     let (instance, cluster) = if kind == ItemKind::RdsInstance {
         (Some(cx.reference(target, "identifier")?), None)
     } else if kind == ItemKind::AuroraCluster {

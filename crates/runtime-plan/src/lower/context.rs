@@ -6,10 +6,10 @@ use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{Code, Diagnostic, Environment, Money};
 
+use super::cat;
 use super::reach::Network;
 use super::resources::Res;
-use super::secrets::Layout;
-use super::{cat, spec_kind};
+use super::secret_layout::Layout;
 use crate::naming::{fit, limit};
 use crate::plan::{ItemKind, ItemSpec, ManagedBy, PlannedItem, PlannedOutput, Pricing};
 use crate::pricing::Priceable;
@@ -85,11 +85,10 @@ impl<'a> Cx<'a> {
     /// included in another's, at zero, with the reason as its note.
     pub(super) fn push(&mut self, item: NewItem) -> CompactString {
         let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price, note } = item;
-        let kind = spec_kind(&spec);
+        let kind = spec.kind();
         let included = price.is_none();
         self.items.push(PlannedItem {
             id: id.clone(),
-            kind,
             physical_name,
             owner,
             size,
@@ -97,7 +96,7 @@ impl<'a> Cx<'a> {
             monthly: included.then_some(Money::ZERO),
             ceiling: included.then_some(Money::ZERO),
             pricing: if included {
-                Pricing::Included { note: CompactString::const_new(note.unwrap_or(included_note(kind))) }
+                Pricing::Included { note: CompactString::const_new(note.unwrap_or(kind.included_note())) }
             } else {
                 Pricing::Priced
             },
@@ -208,52 +207,5 @@ impl NewItem {
     pub(super) fn managed_by(mut self, managed_by: ManagedBy) -> Self {
         self.managed_by = managed_by;
         self
-    }
-}
-
-/// Why an item has no price of its own.
-fn included_note(kind: ItemKind) -> &'static str {
-    match kind {
-        ItemKind::AlbListener | ItemKind::AlbListenerRule | ItemKind::AlbTargetGroup => {
-            "included in the ALB's hourly and LCU price"
-        }
-        ItemKind::AuroraInstance => "included in the Aurora cluster's price",
-        ItemKind::RdsProxyTargetGroup | ItemKind::RdsProxyTarget => "included in the RDS Proxy's price",
-        ItemKind::SqsDeadLetterQueue => "requests counted in its queue's size",
-        ItemKind::CloudMapService => "DNS queries from inside the VPC are free",
-        ItemKind::TaskDefinition => "tasks are priced on the ECS service",
-        ItemKind::DnsRecord => "alias queries to an ALB are free; the hosted zone is an input",
-        ItemKind::VpcEndpoint => "gateway endpoints have no charge",
-        ItemKind::AlertTopic => {
-            "alerts stay in SNS's free tier (a million publishes and 1,000 emails a month)"
-        }
-        ItemKind::EcsEventRule => "AWS service events on the default event bus are free",
-        ItemKind::EcsCluster
-        | ItemKind::TaskExecutionRole
-        | ItemKind::TaskRole
-        | ItemKind::SecurityGroup
-        | ItemKind::CloudMapNamespace
-        | ItemKind::Alb
-        | ItemKind::AlbLogBucket
-        | ItemKind::DbSubnetGroup
-        | ItemKind::CacheSubnetGroup
-        | ItemKind::RdsInstance
-        | ItemKind::AuroraCluster
-        | ItemKind::ProxySecret
-        | ItemKind::RegistrySecret
-        | ItemKind::KmsKey
-        | ItemKind::ProxyRole
-        | ItemKind::RdsProxy
-        | ItemKind::CacheReplicationGroup
-        | ItemKind::SqsQueue
-        | ItemKind::SnsTopic
-        | ItemKind::S3Bucket
-        | ItemKind::EcsService
-        | ItemKind::ScalingTarget
-        | ItemKind::ScalingPolicy
-        | ItemKind::Budget
-        | ItemKind::LogGroup
-        | ItemKind::MetricAlarm
-        | ItemKind::Vpc => "no charge of its own",
     }
 }
