@@ -30,12 +30,11 @@ use crate::plan::*;
 use crate::pricing::summarize;
 
 mod concerns;
-mod context;
 mod kinds;
 
 use concerns::{
-    alerting, consumers, identity, image_route, network, protection, reach, resources, secret_layout,
-    task_fingerprint, usage,
+    alerting, consumers, context, identity, image_route, network, protection, reach, resources,
+    secret_layout, task_fingerprint, usage,
 };
 use kinds::{access_logs, bucket, budget, cache, key, platform, postgres, queue, topic, vpc, workload};
 

@@ -1,4 +1,4 @@
-//! What cuts across the kinds: who consumes what ([`consumers`]), the secrets' layout, identity,
+//! What cuts across the kinds: the lowering's context ([`context`]), who consumes what ([`consumers`]), the secrets' layout, identity,
 //! the network, data protection, reach, usage, the alarms over the planned items ([`alerting`]),
 //! the fingerprint of a one-off task, and whether a bootstrap image can be pulled.
 
@@ -7,6 +7,7 @@ use super::*;
 
 pub(super) mod alerting;
 pub(super) mod consumers;
+pub(super) mod context;
 pub(super) mod identity;
 pub(super) mod image_route;
 pub(super) mod network;
