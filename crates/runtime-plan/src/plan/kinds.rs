@@ -663,3 +663,39 @@ item_kinds! {
         access: Access::None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row's JSON name is its own, kebab-case, and `ALL` holds every kind once.
+    #[test]
+    fn every_kind_has_its_own_kebab_name() {
+        let mut names: Vec<&str> = ItemKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert!(
+            names.iter().all(|n| n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')),
+            "{names:?}"
+        );
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ItemKind::ALL.len());
+    }
+
+    /// The columns say what the hand-written lists they replaced said: the kinds billed by
+    /// use, the secrets under the environment's key and the roles that read them.
+    #[test]
+    fn the_columns_keep_the_lists_they_replaced() {
+        let with = |column: fn(ItemKind) -> bool| -> Vec<ItemKind> {
+            ItemKind::ALL.iter().copied().filter(|k| column(*k)).collect()
+        };
+        assert_eq!(
+            with(ItemKind::billed_by_use),
+            [ItemKind::AlbLogBucket, ItemKind::Budget, ItemKind::LogGroup]
+        );
+        assert_eq!(with(ItemKind::holds_secret), [ItemKind::RegistrySecret, ItemKind::ProxySecret]);
+        assert_eq!(with(ItemKind::decrypts_secrets), [ItemKind::TaskExecutionRole, ItemKind::ProxyRole]);
+        let queues: Vec<ItemKind> =
+            ItemKind::ALL.iter().copied().filter(|k| k.used_through() == UsedThrough::Queue).collect();
+        assert_eq!(queues, [ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue]);
+    }
+}
