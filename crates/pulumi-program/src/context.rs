@@ -513,7 +513,7 @@ impl<'p> Context<'p> {
 pub(super) fn unsupported(item: &PlannedItem, why: &str) -> RenderError {
     RenderError::Unsupported {
         item: item.id.to_string(),
-        kind: item.kind.as_str().to_owned(),
+        kind: item.kind().as_str().to_owned(),
         why: why.to_owned(),
     }
 }

@@ -347,13 +347,13 @@ fn item_preview(
     let was = if change == PulumiChange::Created { shown } else { in_old.map_or(shown, |(_, i)| i) };
     // A database replaced by one of another kind (an instance by a cluster) is described as
     // what takes its place; it loses data when the kind it was stored any.
-    let stored = match (was.kind.stored_data(), shown.kind.stored_data()) {
+    let stored = match (was.kind().stored_data(), shown.kind().stored_data()) {
         (Some(_), Some(now)) if change == PulumiChange::Replaced => Some(now),
         (was, _) => was,
     };
     let preview = ItemPreview {
         id: id.to_owned(),
-        kind: if change == PulumiChange::Deleted { was.kind } else { shown.kind },
+        kind: if change == PulumiChange::Deleted { was.kind() } else { shown.kind() },
         owner: shown.owner.as_ref().map(ToString::to_string),
         change,
         stored,

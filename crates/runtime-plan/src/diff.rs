@@ -92,7 +92,7 @@ impl PlanDiff {
 fn item_ref(i: &PlannedItem) -> ItemRef {
     ItemRef {
         id: i.id.to_string(),
-        kind: i.kind,
+        kind: i.kind(),
         physical_name: i.physical_name.to_string(),
         owner: i.owner.as_ref().map(ToString::to_string),
         monthly: i.monthly,
@@ -146,7 +146,7 @@ pub fn diff(old: &Plan, new: &Plan) -> PlanDiff {
         if !changes.is_empty() {
             changed.push(ItemChange {
                 id: n.id.to_string(),
-                kind: n.kind,
+                kind: n.kind(),
                 physical_name: n.physical_name.to_string(),
                 changes,
             });

@@ -94,7 +94,7 @@ pub fn build_graph(plan: &Plan) -> Graph {
     for i in &plan.items {
         g.nodes.push(node(
             format!("item:{}", i.id),
-            format!("{} {}", i.kind.as_str(), i.physical_name),
+            format!("{} {}", i.kind().as_str(), i.physical_name),
             Layer::Item,
         ));
     }

@@ -270,7 +270,7 @@ pub fn is_private_ecr(image: &str) -> bool {
 }
 
 /// The endpoint services an `existing` VPC must have, as `network.endpoints: true` would
-/// declare them (lower/endpoints.rs): tasks need ssm, ecr.api, ecr.dkr, logs and the s3
+/// declare them (lower/kinds/endpoints.rs): tasks need ssm, ecr.api, ecr.dkr, logs and the s3
 /// gateway; a postgres its secretsmanager; queues and topics sqs and sns; ECS Exec ssmmessages.
 fn existing_endpoints(plan: &Plan) -> Vec<CompactString> {
     match plan.vpc_endpoints {

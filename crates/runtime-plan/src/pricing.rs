@@ -312,7 +312,7 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
         let key: &str = match item.owner.as_deref() {
             Some(owner) => owner,
             None => {
-                label = format!("{} {}", item.owner_name(), item.kind.words());
+                label = format!("{} {}", item.owner_name(), item.kind().words());
                 &label
             }
         };

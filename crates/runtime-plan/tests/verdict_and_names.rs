@@ -145,7 +145,7 @@ fn long_names_are_cut_within_aws_limits() {
     product.root.workloads.insert("public-workload-with-a-long-name".into(), w);
     let p = plan(&product, "production", &cat()).unwrap();
     for i in &p.items {
-        if let Some(l) = runtime_plan::naming::limit(i.kind) {
+        if let Some(l) = runtime_plan::naming::limit(i.kind()) {
             assert!(i.physical_name.len() <= l, "{} {} > {l}", i.id, i.physical_name);
         }
     }

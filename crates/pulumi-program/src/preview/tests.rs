@@ -73,7 +73,7 @@ fn another_type_under_the_same_name_is_a_replacement_of_what_the_base_stored() {
 #[test]
 fn an_update_and_a_companion_change_warn_of_nothing() {
     let p = plan("rds");
-    let bucket = p.items.iter().find(|i| i.kind == ItemKind::S3Bucket).expect("bucket").id.to_string();
+    let bucket = p.items.iter().find(|i| i.kind() == ItemKind::S3Bucket).expect("bucket").id.to_string();
     let companion = program_resources(&p)
         .unwrap()
         .into_iter()

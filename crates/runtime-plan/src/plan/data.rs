@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::items::ItemKind;
+use super::kinds::ItemKind;
 
 /// The data an item of a kind holds, in the words a review's warning uses
 /// (`replaces database main-db: a new instance, the data is not copied`).

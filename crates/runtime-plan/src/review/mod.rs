@@ -304,7 +304,7 @@ fn row(change: ItemChangeKind, i: &PlannedItem, before: Option<Money>, after: Op
     ItemRow {
         change,
         id: i.id.to_string(),
-        kind: i.kind,
+        kind: i.kind(),
         physical_name: i.physical_name.to_string(),
         owner: i.owner.as_ref().map(ToString::to_string),
         monthly_before: before,

@@ -54,7 +54,7 @@ fn unreachable(cx: &Cx, image: &str) -> Option<String> {
 
 /// Warns when `r`'s bootstrap task has no route to `image`: the task would stop with
 /// `CannotPullContainerError` and no consumer could log in.
-pub(super) fn check(cx: &mut Cx, r: &str, image: &str) {
+pub(in crate::lower) fn check(cx: &mut Cx, r: &str, image: &str) {
     let Some(why) = unreachable(cx, image) else { return };
     let e = cx.env_name;
     let (at, path) = match &cx.env.bootstrap.at {

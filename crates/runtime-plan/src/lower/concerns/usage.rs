@@ -13,7 +13,11 @@ use crate::plan::{UsageAssumption, UsageSource};
 
 /// The amount of `key` the environment declares for `owner` (a resource or workload; `None`
 /// for the environment's own keys), and where the file writes it.
-pub(super) fn declared(cx: &Cx, owner: Option<&str>, key: UsageKey) -> Option<(Decimal, CompactString)> {
+pub(in crate::lower) fn declared(
+    cx: &Cx,
+    owner: Option<&str>,
+    key: UsageKey,
+) -> Option<(Decimal, CompactString)> {
     let (amount, at) = cx.env.usage.amount(owner, key)?;
     Some((amount, compact_str::format_compact!("environments.{}.{at}", cx.env_name)))
 }
@@ -21,7 +25,7 @@ pub(super) fn declared(cx: &Cx, owner: Option<&str>, key: UsageKey) -> Option<(D
 /// Records the amount of `key` the plan counts for `item` (of `owner`): the declared one, else
 /// the default of the item's size, when it has one. Returns the declared amount, which the
 /// item is priced with (a default is the size's own, which the catalogue reads).
-pub(super) fn count(
+pub(in crate::lower) fn count(
     cx: &mut Cx,
     (owner, item): (Option<&str>, &str),
     key: UsageKey,
@@ -48,13 +52,13 @@ pub(super) fn count(
 }
 
 /// Million requests a month, from requests.
-pub(super) fn millions(requests: u64) -> Decimal {
+pub(in crate::lower) fn millions(requests: u64) -> Decimal {
     Decimal::from(requests) / Decimal::from(1_000_000u32)
 }
 
 /// The requests a month a resource's summary shows: the declared amount (in millions), else the
 /// size's.
-pub(super) fn shown_requests(declared_millions: Option<Decimal>, size: Option<u64>) -> Option<u64> {
+pub(in crate::lower) fn shown_requests(declared_millions: Option<Decimal>, size: Option<u64>) -> Option<u64> {
     use rust_decimal::prelude::ToPrimitive;
     match declared_millions {
         Some(m) => (m * Decimal::from(1_000_000u32)).round().to_u64(),

@@ -51,12 +51,12 @@ pub(crate) const PRODUCTION_LOG_DAYS: u32 = 90;
 pub(crate) const LOG_DAYS: u32 = 14;
 
 /// Days the workloads' logs of an environment are kept: as written, or the default of its kind.
-pub(super) fn log_retention_days(env_name: &str, written: Option<u32>) -> u32 {
+pub(in crate::lower) fn log_retention_days(env_name: &str, written: Option<u32>) -> u32 {
     written.unwrap_or(if production(env_name) { PRODUCTION_LOG_DAYS } else { LOG_DAYS })
 }
 
 /// Is this the protected environment?
-pub(super) fn production(env_name: &str) -> bool {
+pub(in crate::lower) fn production(env_name: &str) -> bool {
     env_name == PRODUCTION
 }
 
@@ -68,7 +68,11 @@ pub(super) fn production(env_name: &str) -> bool {
 /// where a fixed `<identifier>-final` fails (`DBSnapshotAlreadyExists`) from the second one on.
 /// Snapshot identifiers allow 255 letters, digits and single hyphens, starting with a letter;
 /// the identifier already is such a name.
-pub(super) fn database(env_name: &str, identifier: &str, generation: &[&str]) -> DatabaseProtection {
+pub(in crate::lower) fn database(
+    env_name: &str,
+    identifier: &str,
+    generation: &[&str],
+) -> DatabaseProtection {
     if !production(env_name) {
         return DatabaseProtection {
             backup_retention_days: BACKUP_DAYS,
@@ -96,7 +100,7 @@ pub(super) fn database(env_name: &str, identifier: &str, generation: &[&str]) ->
 /// When a change to the environment's databases and caches takes effect: as written
 /// (`applyChanges`), or at the deploy outside `production` and at the next maintenance window in
 /// `production`.
-pub(super) fn apply_changes(env_name: &str, written: Option<ApplyChanges>) -> ApplyChanges {
+pub(in crate::lower) fn apply_changes(env_name: &str, written: Option<ApplyChanges>) -> ApplyChanges {
     written.unwrap_or(if production(env_name) {
         ApplyChanges::MaintenanceWindow
     } else {
@@ -105,17 +109,17 @@ pub(super) fn apply_changes(env_name: &str, written: Option<ApplyChanges>) -> Ap
 }
 
 /// Does a change to the environment's databases and caches take effect at the deploy?
-pub(super) fn apply_immediately(env_name: &str, written: Option<ApplyChanges>) -> bool {
+pub(in crate::lower) fn apply_immediately(env_name: &str, written: Option<ApplyChanges>) -> bool {
     apply_changes(env_name, written) == ApplyChanges::Immediately
 }
 
 /// Days a cache keeps its daily snapshots: 0 (none) outside production.
-pub(super) fn cache_snapshot_days(env_name: &str) -> u32 {
+pub(in crate::lower) fn cache_snapshot_days(env_name: &str) -> u32 {
     if production(env_name) { PRODUCTION_CACHE_SNAPSHOT_DAYS } else { 0 }
 }
 
 /// Does the deploy refuse to delete a bucket (Pulumi `protect`)?
-pub(super) fn protect_bucket(env_name: &str) -> bool {
+pub(in crate::lower) fn protect_bucket(env_name: &str) -> bool {
     production(env_name)
 }
 

@@ -6,7 +6,7 @@ use compact_str::{CompactString, ToCompactString, format_compact};
 use cost::PostgresSize;
 use runway_schema::{PostgresEngine, UsageKey};
 
-use super::bindings::Login;
+use super::consumers::Login;
 use super::context::{Cx, Named, NewItem};
 use super::platform::Platform;
 use super::resources::Res;
@@ -22,7 +22,7 @@ use crate::pricing::Priceable;
 /// Lowers a postgres resource: database first (its main item), then the proxy's admin secret
 /// and each login's, Aurora's instances, and the proxy; then its variables, each login's, and
 /// the bootstrap that makes the logins.
-pub(super) fn lower(
+pub(in crate::lower) fn lower(
     cx: &mut Cx,
     r: &Res,
     (engine, version): (PostgresEngine, &str),
@@ -294,7 +294,7 @@ fn bootstrap(
     secrets: &[(CompactString, CompactString)],
     platform: &Platform,
 ) {
-    let id = super::bootstrap::task_definition_id(&r.name);
+    let id = super::postgres_bootstrap::task_definition_id(&r.name);
     let mut task_secrets = Vec::with_capacity(logins.len() + 2);
     for (env, suffix) in [("PGHOST", "HOST"), ("PGPASSWORD", "PASSWORD")] {
         let Some(var) = r.var_index(suffix) else { continue };
@@ -327,7 +327,7 @@ fn bootstrap(
         database: database_name(&r.name).into(),
         admin: CompactString::const_new(POSTGRES_USER),
     };
-    if let Some(task) = super::bootstrap::lower(cx, (&boot, task_secrets), platform) {
+    if let Some(task) = super::postgres_bootstrap::lower(cx, (&boot, task_secrets), platform) {
         cx.tasks.push(task);
     }
     cx.secrets.bootstraps.push(boot);

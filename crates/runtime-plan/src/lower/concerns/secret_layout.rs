@@ -17,16 +17,16 @@ use crate::plan::{
 pub(crate) const ALERTS_OWNER: &str = "_alerts";
 
 /// The secrets layout of one environment, filled while it is lowered.
-pub(super) struct Layout {
+pub(in crate::lower) struct Layout {
     infisical_project: Option<CompactString>,
     /// The Infisical environment slug of this environment.
     infisical_env: CompactString,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
-    pub(super) ssm_prefix: CompactString,
+    pub(in crate::lower) ssm_prefix: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
-    pub(super) kms_key: CompactString,
+    pub(in crate::lower) kms_key: CompactString,
     /// The key is the environment's own (`secrets.ssm.kmsKey` names none).
-    pub(super) own_key: bool,
+    pub(in crate::lower) own_key: bool,
     generated: Vec<GeneratedSecret>,
     /// The position among its resource's variables of each resource's generated credential,
     /// by resource position: what `secrets prepare` writes, told apart by key, not by name.
@@ -37,13 +37,13 @@ pub(super) struct Layout {
     connection: Vec<ConnectionVariable>,
     ssm: SsmParams,
     /// The bootstraps of the postgres resources' roles.
-    pub(super) bootstraps: Vec<DatabaseBootstrap>,
+    pub(in crate::lower) bootstraps: Vec<DatabaseBootstrap>,
 }
 
 impl Layout {
     /// The empty layout of environment `env_name`, with room for `variables` connection
     /// variables.
-    pub(super) fn new(root: &Runway, env_name: &str, variables: usize) -> Self {
+    pub(in crate::lower) fn new(root: &Runway, env_name: &str, variables: usize) -> Self {
         let infisical = root.secrets.infisical.as_ref();
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
@@ -67,7 +67,7 @@ impl Layout {
     }
 
     /// Does the environment have an SSM parameter (which its key encrypts)?
-    pub(super) fn has_parameters(&self) -> bool {
+    pub(in crate::lower) fn has_parameters(&self) -> bool {
         !self.ssm.list.is_empty()
     }
 
@@ -80,33 +80,33 @@ impl Layout {
     }
 
     /// How many connection variables it has room for before it grows.
-    pub(super) fn variable_capacity(&self) -> usize {
+    pub(in crate::lower) fn variable_capacity(&self) -> usize {
         self.connection.capacity()
     }
 
     /// How many connection variables it has.
-    pub(super) fn variable_count(&self) -> usize {
+    pub(in crate::lower) fn variable_count(&self) -> usize {
         self.connection.len()
     }
 
     /// Where variable `name` of resource `r` is written in Infisical.
-    pub(super) fn place(&self, r: &Res, name: CompactString) -> InfisicalPlace {
+    pub(in crate::lower) fn place(&self, r: &Res, name: CompactString) -> InfisicalPlace {
         InfisicalPlace { environment: self.infisical_env.clone(), folder: r.folder.clone(), name }
     }
 
     /// The display form of the resource's Infisical folder, `<infisical-env>:<folder>`.
-    pub(super) fn folder_display(&self, r: &Res) -> CompactString {
+    pub(in crate::lower) fn folder_display(&self, r: &Res) -> CompactString {
         self.place(r, CompactString::default()).display().into()
     }
 
     /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
-    pub(super) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
+    pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
         cat(&[&self.ssm_prefix, "/", owner, "/", var])
     }
 
     /// A credential of the resource to generate, its `PASSWORD` variable; `proxy_copy` names
     /// the Secrets Manager secret it is also copied to (postgres) and the user written with it.
-    pub(super) fn generated(
+    pub(in crate::lower) fn generated(
         &mut self,
         r: &Res,
         kind: CredentialKind,
@@ -135,7 +135,7 @@ impl Layout {
     }
 
     /// The display form of consumer `consumer`'s own folder of resource `r`.
-    pub(super) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
+    pub(in crate::lower) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
         let place = InfisicalPlace {
             environment: self.infisical_env.clone(),
             folder: Self::login_folder(r, consumer),
@@ -147,14 +147,19 @@ impl Layout {
     /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:
     /// `<prefix>/<resource>/<consumer>/<var>` (no owner's name holds a `/`, so it is no other
     /// parameter's).
-    pub(super) fn login_ssm_name(&self, resource: &str, consumer: &str, var: &str) -> CompactString {
+    pub(in crate::lower) fn login_ssm_name(
+        &self,
+        resource: &str,
+        consumer: &str,
+        var: &str,
+    ) -> CompactString {
         cat(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
     }
 
     /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
     /// folder, copied to the Secrets Manager secret `proxy_secret` the proxy authenticates the
     /// role with.
-    pub(super) fn generated_login(
+    pub(in crate::lower) fn generated_login(
         &mut self,
         r: &Res,
         consumer: &str,
@@ -177,7 +182,7 @@ impl Layout {
     }
 
     /// A connection variable of consumer `consumer`'s login of resource `r`, in its own folder.
-    pub(super) fn login_connection(
+    pub(in crate::lower) fn login_connection(
         &mut self,
         r: &Res,
         consumer: &str,
@@ -200,7 +205,7 @@ impl Layout {
     /// Records that item `by` references the SSM parameter `name` of the variable at position
     /// `var` of the login of the consumer at position `index` among the consumers (named
     /// `consumer`) on resource `r`, copied from the login's folder.
-    pub(super) fn login_parameter(
+    pub(in crate::lower) fn login_parameter(
         &mut self,
         r: &Res,
         (index, consumer): (usize, &str),
@@ -230,7 +235,7 @@ impl Layout {
     /// The registry credentials of workload `workload` to copy to the Secrets Manager secret
     /// `secrets_manager` (the item `item`): `<name>_USERNAME` and `<name>_PASSWORD` of the
     /// workload's Infisical folder.
-    pub(super) fn registry_copy(
+    pub(in crate::lower) fn registry_copy(
         &mut self,
         workload: &str,
         (item, secrets_manager): (CompactString, CompactString),
@@ -253,17 +258,17 @@ impl Layout {
     }
 
     /// A connection variable filled from the stack output of the same name.
-    pub(super) fn output(&mut self, r: &Res, var: CompactString) {
+    pub(in crate::lower) fn output(&mut self, r: &Res, var: CompactString) {
         self.connection(r, var.clone(), ConnectionSource::Output { output: var });
     }
 
     /// A connection variable of a value the plan knows.
-    pub(super) fn literal(&mut self, r: &Res, var: CompactString, value: CompactString) {
+    pub(in crate::lower) fn literal(&mut self, r: &Res, var: CompactString, value: CompactString) {
         self.connection(r, var, ConnectionSource::Literal { value });
     }
 
     /// A connection variable built by Infisical from the resource's other variables.
-    pub(super) fn template(&mut self, r: &Res, var: CompactString, template: CompactString) {
+    pub(in crate::lower) fn template(&mut self, r: &Res, var: CompactString, template: CompactString) {
         self.connection(r, var, ConnectionSource::Template { template });
     }
 
@@ -280,7 +285,7 @@ impl Layout {
     /// Puts the resource's connection variables, those from `first` on, in the spec's
     /// variable order, the resource's own first, then each login's in the order made (stable:
     /// resources stay in resource order).
-    pub(super) fn order_variables(&mut self, r: &Res, first: usize) {
+    pub(in crate::lower) fn order_variables(&mut self, r: &Res, first: usize) {
         let mut logins: Vec<CompactString> = Vec::new();
         let mut keys = Vec::with_capacity(self.connection.len() - first);
         for c in &self.connection[first..] {
@@ -303,7 +308,13 @@ impl Layout {
 
     /// Records that item `by` references the SSM parameter `name` of the resource's variable at
     /// position `var`, copied from its Infisical place.
-    pub(super) fn resource_parameter(&mut self, r: &Res, var: usize, name: &CompactString, by: &str) {
+    pub(in crate::lower) fn resource_parameter(
+        &mut self,
+        r: &Res,
+        var: usize,
+        name: &CompactString,
+        by: &str,
+    ) {
         let variable = &r.vars[var];
         let (environment, kms_key) = (&self.infisical_env, &self.kms_key);
         self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
@@ -329,7 +340,7 @@ impl Layout {
     /// `index` of its list) of the workload at position `workload`: people set it in the
     /// workload's Infisical folder, `secrets prepare` copies it (as it copies registry
     /// credentials from the same folder).
-    pub(super) fn workload_parameter(
+    pub(in crate::lower) fn workload_parameter(
         &mut self,
         (workload, name): (usize, &str),
         (index, secret): (usize, &str),
@@ -366,7 +377,7 @@ impl Layout {
     /// `alerts.https`), read by item `by`: `<prefix>/_alerts/<NAME>`, copied by `secrets
     /// prepare` from the Infisical folder of [`ALERTS_OWNER`] (`_` keeps both apart from every
     /// resource's and workload's, whose names have none).
-    pub(super) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> CompactString {
+    pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> CompactString {
         let param = self.ssm_name(ALERTS_OWNER, name);
         let folder: CompactString = self.folder_template.replace("{resource}", ALERTS_OWNER).into();
         let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
@@ -389,7 +400,7 @@ impl Layout {
     /// The finished layout: a resource variable's parameter is written by `secrets prepare`
     /// when the variable is a generated credential, by the program otherwise (a connection
     /// variable: the program knows every part of its value once the resources exist).
-    pub(super) fn into_layout(mut self) -> SecretsLayout {
+    pub(in crate::lower) fn into_layout(mut self) -> SecretsLayout {
         for (key, &at) in &self.ssm.at {
             if let Key::Resource(resource, var) | Key::Login(resource, _, var) = *key
                 && self.generated_at.get(resource).copied().flatten() == Some(var)

@@ -12,36 +12,36 @@ use super::cat;
 use crate::plan::Origin;
 
 /// A resource as the planner sees it: declared or implicit.
-pub(super) struct Res {
+pub(in crate::lower) struct Res {
     /// Its position in [`Resources`].
-    pub(super) index: usize,
-    pub(super) name: CompactString,
-    pub(super) spec: ResourceSpec,
+    pub(in crate::lower) index: usize,
+    pub(in crate::lower) name: CompactString,
+    pub(in crate::lower) spec: ResourceSpec,
     /// Its size in this environment.
-    pub(super) size: CompactString,
-    pub(super) origin: Origin,
+    pub(in crate::lower) size: CompactString,
+    pub(in crate::lower) origin: Origin,
     /// The head of its variable names (`main-db` -> `MAIN_DB`).
     prefix: String,
     /// Its variable names in the spec's order, made once and shared by its bindings.
-    pub(super) vars: Arc<[CompactString]>,
+    pub(in crate::lower) vars: Arc<[CompactString]>,
     /// Its Infisical folder (`/runtime/main-db`).
-    pub(super) folder: CompactString,
+    pub(in crate::lower) folder: CompactString,
 }
 
 impl Res {
     /// Its variable of this suffix (`URL` -> `MAIN_DB_URL`).
-    pub(super) fn var(&self, suffix: &str) -> CompactString {
+    pub(in crate::lower) fn var(&self, suffix: &str) -> CompactString {
         cat(&[&self.prefix, "_", suffix])
     }
 
     /// Where the variable of this suffix is among its variables.
-    pub(super) fn var_index(&self, suffix: &str) -> Option<usize> {
+    pub(in crate::lower) fn var_index(&self, suffix: &str) -> Option<usize> {
         let var = self.var(suffix);
         self.vars.iter().position(|v| *v == var)
     }
 
     /// Where its size is set: its own `size` (declared) or the environment's `shared`.
-    pub(super) fn size_path(&self, env_name: &str) -> String {
+    pub(in crate::lower) fn size_path(&self, env_name: &str) -> String {
         match self.origin {
             Origin::Declared => format!("resources.{}.size", self.name),
             Origin::Implicit => format!("environments.{env_name}.shared"),
@@ -50,7 +50,7 @@ impl Res {
 }
 
 /// The resources of a plan, in order, and their positions by name.
-pub(super) struct Resources {
+pub(in crate::lower) struct Resources {
     list: Vec<Res>,
     /// Hashed, for lookups only; the first resource of a name is the one found.
     positions: IndexMap<CompactString, usize, foldhash::fast::FixedState>,
@@ -58,34 +58,34 @@ pub(super) struct Resources {
 
 impl Resources {
     /// Every resource, in order.
-    pub(super) fn iter(&self) -> std::slice::Iter<'_, Res> {
+    pub(in crate::lower) fn iter(&self) -> std::slice::Iter<'_, Res> {
         self.list.iter()
     }
 
     /// How many there are.
-    pub(super) fn len(&self) -> usize {
+    pub(in crate::lower) fn len(&self) -> usize {
         self.list.len()
     }
 
     /// The (first) resource of this name.
-    pub(super) fn get(&self, name: &str) -> Option<&Res> {
+    pub(in crate::lower) fn get(&self, name: &str) -> Option<&Res> {
         self.position(name).map(|i| &self.list[i])
     }
 
     /// The position of the (first) resource of this name.
-    pub(super) fn position(&self, name: &str) -> Option<usize> {
+    pub(in crate::lower) fn position(&self, name: &str) -> Option<usize> {
         self.positions.get(name).copied()
     }
 
     /// How many variables all of them have (a connection variable and at most an output each).
-    pub(super) fn variable_count(&self) -> usize {
+    pub(in crate::lower) fn variable_count(&self) -> usize {
         self.list.iter().map(|r| r.vars.len()).sum()
     }
 }
 
 /// The resources of environment `env_name`: declared, then implicit `shared-<engine>` (engine
 /// order) for each engine some member requires.
-pub(super) fn collect(product: &Product, env_name: &str, env: &Environment) -> Resources {
+pub(in crate::lower) fn collect(product: &Product, env_name: &str, env: &Environment) -> Resources {
     let declared = product.root.resources.iter().map(|(name, r)| {
         (CompactString::from(name.as_str()), r.spec.clone(), r.size_in(env_name), Origin::Declared)
     });
@@ -117,7 +117,7 @@ pub(super) fn collect(product: &Product, env_name: &str, env: &Environment) -> R
 }
 
 /// The implicit resource of an engine (`shared-postgres`).
-pub(super) fn shared_name(engine: Engine) -> CompactString {
+pub(in crate::lower) fn shared_name(engine: Engine) -> CompactString {
     cat(&["shared-", engine.as_str()])
 }
 

@@ -11,7 +11,7 @@ use crate::plan::ItemSpec;
 use crate::pricing::Priceable;
 
 /// Lowers a queue resource: the queue, its dead-letter queue, and their URLs and ARN.
-pub(super) fn lower(
+pub(in crate::lower) fn lower(
     cx: &mut Cx,
     r: &Res,
     fifo: bool,

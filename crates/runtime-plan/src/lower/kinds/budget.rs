@@ -15,10 +15,10 @@ pub(crate) const BUDGET_ALERTS: [BudgetAlert; 2] = [
 ];
 
 /// Declares the environment's budget when it has a cap.
-pub(super) fn lower(cx: &mut Cx) {
+pub(in crate::lower) fn lower(cx: &mut Cx) {
     let Some(limit) = cx.env.cap(cx.env_name) else { return };
     // With alarms, the budget's alerts also go to the alerts topic (planned just before).
-    let topic = cx.items.iter().rev().find(|i| i.kind == ItemKind::AlertTopic).map(|i| i.id.clone());
+    let topic = cx.items.iter().rev().find(|i| i.kind() == ItemKind::AlertTopic).map(|i| i.id.clone());
     let alert_topic = topic.is_some();
     let name = cx.named(ItemKind::Budget, cat(&[cx.product, "-", cx.env_name, "-monthly-cap"]));
     let spec = ItemSpec::Budget {

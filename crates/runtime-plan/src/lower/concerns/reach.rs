@@ -14,27 +14,27 @@ use super::{CACHE_PORT, POSTGRES_PORT};
 use crate::plan::{Binding, ConsumerKind};
 
 /// Who reaches what, from the graph: read by every group's lowering.
-pub(super) struct Network {
+pub(in crate::lower) struct Network {
     /// The workloads that use each resource, by resource position.
-    pub(super) users: Vec<Vec<CompactString>>,
+    pub(in crate::lower) users: Vec<Vec<CompactString>>,
     /// Does a member use the resource, by resource position.
-    pub(super) member_uses: Vec<bool>,
+    pub(in crate::lower) member_uses: Vec<bool>,
     /// Internal and public workloads with their ports, in file order.
-    pub(super) internal: Vec<(CompactString, u16)>,
-    pub(super) public: Vec<(CompactString, u16)>,
+    pub(in crate::lower) internal: Vec<(CompactString, u16)>,
+    pub(in crate::lower) public: Vec<(CompactString, u16)>,
     /// Does the product have members.
-    pub(super) members: bool,
+    pub(in crate::lower) members: bool,
     /// The ports the members reach something on, in order.
-    pub(super) member_ports: BTreeSet<u16>,
+    pub(in crate::lower) member_ports: BTreeSet<u16>,
     /// The ALB's group, once declared (public workloads with a domain).
-    pub(super) alb: Option<CompactString>,
+    pub(in crate::lower) alb: Option<CompactString>,
     /// The environment's workloads group, once declared (internal workloads).
-    pub(super) workloads: Option<CompactString>,
+    pub(in crate::lower) workloads: Option<CompactString>,
 }
 
 impl Network {
     /// The graph's reach: workloads and members from the bindings, exposure from the workloads.
-    pub(super) fn new(
+    pub(in crate::lower) fn new(
         bindings: &[Binding],
         resources: &Resources,
         workloads: &IndexMap<String, Workload>,
@@ -81,7 +81,7 @@ impl Network {
     }
 
     /// Does a workload use a resource of this kind?
-    pub(super) fn workloads_use(&self, resources: &Resources, kind: Kind) -> bool {
+    pub(in crate::lower) fn workloads_use(&self, resources: &Resources, kind: Kind) -> bool {
         resources.iter().any(|r| r.spec.kind() == kind && !self.users[r.index].is_empty())
     }
 }

@@ -6,45 +6,45 @@ use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{Code, Diagnostic, Environment, Money};
 
+use super::cat;
 use super::reach::Network;
 use super::resources::Res;
-use super::secrets::Layout;
-use super::{cat, spec_kind};
+use super::secret_layout::Layout;
 use crate::naming::{fit, limit};
 use crate::plan::{ItemKind, ItemSpec, ManagedBy, PlannedItem, PlannedOutput, Pricing};
 use crate::pricing::Priceable;
 
 /// Everything the lowering of one environment reads and appends to.
-pub(super) struct Cx<'a> {
+pub(in crate::lower) struct Cx<'a> {
     /// The product name.
-    pub(super) product: &'a str,
+    pub(in crate::lower) product: &'a str,
     /// The environment's name.
-    pub(super) env_name: &'a str,
+    pub(in crate::lower) env_name: &'a str,
     /// The environment.
-    pub(super) env: &'a Environment,
+    pub(in crate::lower) env: &'a Environment,
     /// Sizes and prices.
-    pub(super) catalogue: &'a Catalogue,
+    pub(in crate::lower) catalogue: &'a Catalogue,
     /// Every item so far, in plan order.
-    pub(super) items: Vec<PlannedItem>,
+    pub(in crate::lower) items: Vec<PlannedItem>,
     /// What to price for each item of `items`, at the same position.
-    pub(super) prices: Vec<Option<Priceable>>,
+    pub(in crate::lower) prices: Vec<Option<Priceable>>,
     /// Planning diagnostics so far (cost diagnostics follow them).
-    pub(super) diagnostics: Vec<Diagnostic>,
+    pub(in crate::lower) diagnostics: Vec<Diagnostic>,
     /// The stack outputs so far.
-    pub(super) outputs: Vec<PlannedOutput>,
+    pub(in crate::lower) outputs: Vec<PlannedOutput>,
     /// Generated credentials, connection variables and SSM parameters so far.
-    pub(super) secrets: Layout,
+    pub(in crate::lower) secrets: Layout,
     /// Who reaches what: the security groups' rules come from it.
-    pub(super) network: Network,
+    pub(in crate::lower) network: Network,
     /// The amounts of use the estimate counts so far (`cost.usage`).
-    pub(super) usage: Vec<crate::plan::UsageAssumption>,
+    pub(in crate::lower) usage: Vec<crate::plan::UsageAssumption>,
     /// The one-off tasks the resources need so far (the databases' bootstraps).
-    pub(super) tasks: Vec<crate::plan::OneOffTask>,
+    pub(in crate::lower) tasks: Vec<crate::plan::OneOffTask>,
 }
 
 impl<'a> Cx<'a> {
     /// A context with room for `expected_items` items and an output per connection variable.
-    pub(super) fn new(
+    pub(in crate::lower) fn new(
         product: &'a str,
         env_name: &'a str,
         env: &'a Environment,
@@ -69,12 +69,12 @@ impl<'a> Cx<'a> {
     }
 
     /// `<product>-<env>-<name>`: the stem of the physical names of what `name` owns.
-    pub(super) fn base(&self, name: &str) -> CompactString {
+    pub(in crate::lower) fn base(&self, name: &str) -> CompactString {
         cat(&[self.product, "-", self.env_name, "-", name])
     }
 
     /// `full`, cut to the name limit of `kind` (see [`crate::naming`]).
-    pub(super) fn named(&self, kind: ItemKind, full: CompactString) -> CompactString {
+    pub(in crate::lower) fn named(&self, kind: ItemKind, full: CompactString) -> CompactString {
         match limit(kind) {
             Some(l) if full.len() > l => fit(&full, l),
             _ => full,
@@ -83,13 +83,12 @@ impl<'a> Cx<'a> {
 
     /// Appends an item; returns its logical id. An item with no price of its own is
     /// included in another's, at zero, with the reason as its note.
-    pub(super) fn push(&mut self, item: NewItem) -> CompactString {
+    pub(in crate::lower) fn push(&mut self, item: NewItem) -> CompactString {
         let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price, note } = item;
-        let kind = spec_kind(&spec);
+        let kind = spec.kind();
         let included = price.is_none();
         self.items.push(PlannedItem {
             id: id.clone(),
-            kind,
             physical_name,
             owner,
             size,
@@ -97,7 +96,7 @@ impl<'a> Cx<'a> {
             monthly: included.then_some(Money::ZERO),
             ceiling: included.then_some(Money::ZERO),
             pricing: if included {
-                Pricing::Included { note: CompactString::const_new(note.unwrap_or(included_note(kind))) }
+                Pricing::Included { note: CompactString::const_new(note.unwrap_or(kind.included_note())) }
             } else {
                 Pricing::Priced
             },
@@ -109,7 +108,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Records a stack output of `item` and the connection variable `var` it fills.
-    pub(super) fn output(&mut self, r: &Res, item: &str, attribute: &str, var: CompactString) {
+    pub(in crate::lower) fn output(&mut self, r: &Res, item: &str, attribute: &str, var: CompactString) {
         self.outputs.push(PlannedOutput {
             name: var.clone(),
             item: item.into(),
@@ -119,7 +118,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Reports that the catalogue has no `what` size `size`, at `path` of the file.
-    pub(super) fn unknown_size(&mut self, path: String, what: &str, size: &str) {
+    pub(in crate::lower) fn unknown_size(&mut self, path: String, what: &str, size: &str) {
         self.diagnostics.push(
             Diagnostic::error(
                 Code::UnknownSize,
@@ -133,20 +132,20 @@ impl<'a> Cx<'a> {
 
     /// Reports that the catalogue has no `what` size of the resource's size, where the size is
     /// set: the resource's `size` (declared) or the environment's `shared` (implicit).
-    pub(super) fn unknown_resource_size(&mut self, r: &Res, what: &str) {
+    pub(in crate::lower) fn unknown_resource_size(&mut self, r: &Res, what: &str) {
         let path = r.size_path(self.env_name);
         self.unknown_size(path, what, &r.size);
     }
 }
 
 /// An item as other items refer to it: its logical id and its physical name.
-pub(super) struct Named {
-    pub(super) id: CompactString,
-    pub(super) name: CompactString,
+pub(in crate::lower) struct Named {
+    pub(in crate::lower) id: CompactString,
+    pub(in crate::lower) name: CompactString,
 }
 
 /// An item to append: [`NewItem::new`] with what every item has, then what only some have.
-pub(super) struct NewItem {
+pub(in crate::lower) struct NewItem {
     id: CompactString,
     physical_name: CompactString,
     owner: Option<CompactString>,
@@ -161,7 +160,7 @@ pub(super) struct NewItem {
 
 impl NewItem {
     /// An item managed by Pulumi, of no size, depending on nothing, priced in another's price.
-    pub(super) fn new(
+    pub(in crate::lower) fn new(
         id: CompactString,
         physical_name: CompactString,
         owner: Option<&str>,
@@ -181,79 +180,32 @@ impl NewItem {
     }
 
     /// Of this size of the catalogue.
-    pub(super) fn size(mut self, size: &str) -> Self {
+    pub(in crate::lower) fn size(mut self, size: &str) -> Self {
         self.size = Some(size.into());
         self
     }
 
     /// Depending on these items (logical ids).
-    pub(super) fn depends_on(mut self, ids: Vec<CompactString>) -> Self {
+    pub(in crate::lower) fn depends_on(mut self, ids: Vec<CompactString>) -> Self {
         self.depends_on = ids;
         self
     }
 
     /// Priced on its own.
-    pub(super) fn priced(mut self, price: Priceable) -> Self {
+    pub(in crate::lower) fn priced(mut self, price: Priceable) -> Self {
         self.price = Some(price);
         self
     }
 
     /// Of no price of its own, for this reason rather than its kind's usual one.
-    pub(super) fn included(mut self, note: &'static str) -> Self {
+    pub(in crate::lower) fn included(mut self, note: &'static str) -> Self {
         self.note = Some(note);
         self
     }
 
     /// Created by another tool than Pulumi.
-    pub(super) fn managed_by(mut self, managed_by: ManagedBy) -> Self {
+    pub(in crate::lower) fn managed_by(mut self, managed_by: ManagedBy) -> Self {
         self.managed_by = managed_by;
         self
-    }
-}
-
-/// Why an item has no price of its own.
-fn included_note(kind: ItemKind) -> &'static str {
-    match kind {
-        ItemKind::AlbListener | ItemKind::AlbListenerRule | ItemKind::AlbTargetGroup => {
-            "included in the ALB's hourly and LCU price"
-        }
-        ItemKind::AuroraInstance => "included in the Aurora cluster's price",
-        ItemKind::RdsProxyTargetGroup | ItemKind::RdsProxyTarget => "included in the RDS Proxy's price",
-        ItemKind::SqsDeadLetterQueue => "requests counted in its queue's size",
-        ItemKind::CloudMapService => "DNS queries from inside the VPC are free",
-        ItemKind::TaskDefinition => "tasks are priced on the ECS service",
-        ItemKind::DnsRecord => "alias queries to an ALB are free; the hosted zone is an input",
-        ItemKind::VpcEndpoint => "gateway endpoints have no charge",
-        ItemKind::AlertTopic => {
-            "alerts stay in SNS's free tier (a million publishes and 1,000 emails a month)"
-        }
-        ItemKind::EcsEventRule => "AWS service events on the default event bus are free",
-        ItemKind::EcsCluster
-        | ItemKind::TaskExecutionRole
-        | ItemKind::TaskRole
-        | ItemKind::SecurityGroup
-        | ItemKind::CloudMapNamespace
-        | ItemKind::Alb
-        | ItemKind::AlbLogBucket
-        | ItemKind::DbSubnetGroup
-        | ItemKind::CacheSubnetGroup
-        | ItemKind::RdsInstance
-        | ItemKind::AuroraCluster
-        | ItemKind::ProxySecret
-        | ItemKind::RegistrySecret
-        | ItemKind::KmsKey
-        | ItemKind::ProxyRole
-        | ItemKind::RdsProxy
-        | ItemKind::CacheReplicationGroup
-        | ItemKind::SqsQueue
-        | ItemKind::SnsTopic
-        | ItemKind::S3Bucket
-        | ItemKind::EcsService
-        | ItemKind::ScalingTarget
-        | ItemKind::ScalingPolicy
-        | ItemKind::Budget
-        | ItemKind::LogGroup
-        | ItemKind::MetricAlarm
-        | ItemKind::Vpc => "no charge of its own",
     }
 }

@@ -10,7 +10,7 @@ use crate::pricing::Priceable;
 use runway_schema::UsageKey;
 
 /// Lowers a topic resource: the topic and its ARN.
-pub(super) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
+pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
     let requests = cx.catalogue.requests(&r.size);
     if requests.is_none() {
         cx.unknown_resource_size(r, "topic");

@@ -23,14 +23,14 @@ const ACCOUNT_ID_LEN: usize = 12;
 /// head (lower case, cut with its hash so that the whole fits 63 characters) and what follows
 /// the account id (`-<region>-an`, the plan's `nameSuffix`). The program composes the whole
 /// with the deploying account.
-pub(super) fn account_regional(head: &str, region: &str) -> (CompactString, CompactString) {
+pub(in crate::lower) fn account_regional(head: &str, region: &str) -> (CompactString, CompactString) {
     let name_suffix = cat(&["-", region, ACCOUNT_REGIONAL_SUFFIX]);
     let room = limit(ItemKind::S3Bucket).unwrap_or(63) - 1 - ACCOUNT_ID_LEN - name_suffix.len();
     (fit(&head.to_ascii_lowercase(), room), name_suffix)
 }
 
 /// Lowers a bucket resource: the bucket, its name, ARN and region.
-pub(super) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Described {
+pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versioning>) -> Described {
     let gb = cx.catalogue.bucket_gb(&r.size);
     if gb.is_none() {
         cx.unknown_resource_size(r, "bucket");

@@ -10,7 +10,7 @@ use cost::TaskSize;
 use indexmap::IndexMap;
 use runway_schema::{Architecture, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload};
 
-use super::bindings::by_consumer;
+use super::consumers::by_consumer;
 use super::context::{Cx, Named, NewItem};
 use super::identity::{self, Identity, Roles};
 use super::platform::Platform;
@@ -39,14 +39,14 @@ struct Lowering<'w> {
 }
 
 /// The resources of a plan with where their items are, for the workloads' grants.
-pub(super) struct Used<'a> {
-    pub(super) resources: &'a Resources,
+pub(in crate::lower) struct Used<'a> {
+    pub(in crate::lower) resources: &'a Resources,
     /// Where each resource's items are in the plan's item list, by resource position.
-    pub(super) items: &'a [Range<usize>],
+    pub(in crate::lower) items: &'a [Range<usize>],
 }
 
 /// Lowers every workload, in file order; returns their records and where their items are.
-pub(super) fn lower_all(
+pub(in crate::lower) fn lower_all(
     cx: &mut Cx,
     workloads: &IndexMap<String, Workload>,
     bindings: &[Binding],
@@ -304,7 +304,7 @@ fn migrate_task(
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", w.name]),
             image: w.spec.image.as_str().into(),
-            command: super::tasks::run_fingerprint(entry_point, command),
+            command: super::task_fingerprint::run_fingerprint(entry_point, command),
             versions_of: Vec::new(),
         },
         name,
@@ -472,7 +472,7 @@ fn service(
         target_group,
         propagate_tags: true,
         enable_execute_command: w.spec.exec,
-        // Filled by `alarms::lower` once the alarms are planned.
+        // Filled by `alerting::lower` once the alarms are planned.
         deployment_alarms: Vec::new(),
     }));
     let id = cx.push(

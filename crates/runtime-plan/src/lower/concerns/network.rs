@@ -92,7 +92,7 @@ fn members_group(port: u16) -> CompactString {
 }
 
 /// The environment's members groups, one per port the members reach something on.
-pub(super) fn members(cx: &mut Cx, env_base: &str) {
+pub(in crate::lower) fn members(cx: &mut Cx, env_base: &str) {
     let ports: Vec<u16> = cx.network.member_ports.iter().copied().collect();
     for port in ports {
         let port_text = port.to_compact_string();
@@ -104,7 +104,7 @@ pub(super) fn members(cx: &mut Cx, env_base: &str) {
 }
 
 /// The ALB's group: the internet on 443 and 80 in, each public workload on its port out.
-pub(super) fn alb(cx: &mut Cx, env_base: &str) -> CompactString {
+pub(in crate::lower) fn alb(cx: &mut Cx, env_base: &str) -> CompactString {
     let ingress = vec![rule(Peer::Internet, HTTPS_PORT), rule(Peer::Internet, HTTP_PORT)];
     let egress =
         cx.network.public.iter().map(|(w, port)| rule(group_peer(workload_group(w)), *port)).collect();
@@ -116,7 +116,7 @@ pub(super) fn alb(cx: &mut Cx, env_base: &str) -> CompactString {
 
 /// The environment's workloads group, when a workload is internal: on every service, it lets
 /// the tasks reach the internal workloads.
-pub(super) fn workloads(cx: &mut Cx, env_base: &str) {
+pub(in crate::lower) fn workloads(cx: &mut Cx, env_base: &str) {
     if cx.network.internal.is_empty() {
         return;
     }
@@ -128,7 +128,7 @@ pub(super) fn workloads(cx: &mut Cx, env_base: &str) {
 }
 
 /// The VPC endpoints' group, admitting every address of the VPC on 443; returns its id.
-pub(super) fn endpoints(cx: &mut Cx, env_base: &str) -> CompactString {
+pub(in crate::lower) fn endpoints(cx: &mut Cx, env_base: &str) -> CompactString {
     let ingress = vec![rule(Peer::Vpc, HTTPS_PORT)];
     let id = (ENDPOINTS_GROUP.into(), cat(&[env_base, "-endpoints-sg"]), None);
     group(cx, id, "AWS endpoints".into(), ingress, Vec::new())
@@ -136,7 +136,7 @@ pub(super) fn endpoints(cx: &mut Cx, env_base: &str) -> CompactString {
 
 /// A workload's groups: its own, the environment's workloads group when there is one, and the
 /// members group of its port when it is internal and the product has members.
-pub(super) fn workload(
+pub(in crate::lower) fn workload(
     cx: &mut Cx,
     resources: &Resources,
     (name, base, spec): (&str, &str, &Workload),
@@ -164,13 +164,13 @@ pub(super) fn workload(
 }
 
 /// A postgres resource's database groups (declared by [`declare_postgres`]).
-pub(super) fn database_groups(r: &str) -> Vec<CompactString> {
+pub(in crate::lower) fn database_groups(r: &str) -> Vec<CompactString> {
     vec![db_group(r)]
 }
 
 /// A postgres resource's proxy groups (its own declared by [`declare_postgres`]): its own,
 /// and the members group of 5432 when a member uses it.
-pub(super) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
+pub(in crate::lower) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
     let mut groups = vec![proxy_group(r)];
     if cx.network.member_uses[index] {
         groups.push(members_group(POSTGRES_PORT));
@@ -180,7 +180,7 @@ pub(super) fn proxy_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString>
 
 /// A cache's groups (its own declared by [`declare_cache`]): its own, and the members group
 /// of 6379 when a member uses it.
-pub(super) fn cache_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
+pub(in crate::lower) fn cache_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString> {
     let mut groups = vec![cache_group(r)];
     if cx.network.member_uses[index] {
         groups.push(members_group(CACHE_PORT));
@@ -191,7 +191,7 @@ pub(super) fn cache_groups(cx: &Cx, index: usize, r: &str) -> Vec<CompactString>
 /// Declares a postgres resource's groups, after its items (its database stays its main item):
 /// the database's (its proxy on 5432) and the proxy's (the workloads that use it in, its
 /// database and Secrets Manager out).
-pub(super) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
+pub(in crate::lower) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
     let ingress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT)];
     let id = (db_group(r), cat(&[base, "-db-sg"]), Some(r));
     group(cx, id, "database".into(), ingress, Vec::new());
@@ -205,14 +205,14 @@ pub(super) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, &str, &str
 
 /// Declares the group of a postgres resource's bootstrap task (`base` is
 /// `<product>-<env>-<resource>-bootstrap`): nothing in; its proxy and 443 out. Returns its id.
-pub(super) fn declare_bootstrap(cx: &mut Cx, r: &str, base: &str) -> CompactString {
+pub(in crate::lower) fn declare_bootstrap(cx: &mut Cx, r: &str, base: &str) -> CompactString {
     let egress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
     let id = (bootstrap_group(r), cat(&[base, "-sg"]), Some(r));
     group(cx, id, "bootstrap task".into(), Vec::new(), egress)
 }
 
 /// Declares a cache's group, after its replication group: the workloads that use it in.
-pub(super) fn declare_cache(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
+pub(in crate::lower) fn declare_cache(cx: &mut Cx, (index, r, base): (usize, &str, &str)) {
     let ingress =
         cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), CACHE_PORT)).collect();
     let id = (cache_group(r), cat(&[base, "-sg"]), Some(r));

@@ -52,7 +52,7 @@ pub const ELB_LOG_ACCOUNTS: &[(&str, &str)] = &[
 ];
 
 /// Does the environment's ALB refuse deletion and write access logs?
-pub(super) fn production_alb(env_name: &str) -> bool {
+pub(in crate::lower) fn production_alb(env_name: &str) -> bool {
     protection::production(env_name)
 }
 
@@ -67,7 +67,7 @@ pub fn log_delivery(region: &str) -> LogDelivery {
 /// Declares the ALB's log bucket `<product>-<env>-alb-logs`, in the account-regional namespace
 /// like every bucket (`<product>-<env>-alb-logs-<account>-<region>-an`: a name no other account
 /// can take first); returns its logical id.
-pub(super) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString {
+pub(in crate::lower) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString {
     let (name, name_suffix) = bucket::account_regional(&cat(&[env_base, "-alb-logs"]), &cx.env.region);
     let spec = ItemSpec::AlbLogBucket {
         name_suffix,

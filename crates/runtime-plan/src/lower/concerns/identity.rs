@@ -26,10 +26,10 @@ use runway_schema::Access;
 
 use super::cat;
 use super::context::{Cx, NewItem};
-use crate::plan::{Grant, ItemKind, ItemSpec, PlannedItem, PolicyResource};
+use crate::plan::{Grant, ItemKind, ItemSpec, PlannedItem, PolicyResource, UsedThrough};
 
 /// What a workload's task uses on a queue (its dead-letter queue too).
-pub(super) const QUEUE_ACTIONS: [&str; 5] = [
+pub(in crate::lower) const QUEUE_ACTIONS: [&str; 5] = [
     "sqs:ChangeMessageVisibility",
     "sqs:DeleteMessage",
     "sqs:GetQueueAttributes",
@@ -37,64 +37,64 @@ pub(super) const QUEUE_ACTIONS: [&str; 5] = [
     "sqs:SendMessage",
 ];
 /// What a workload's task uses on a queue it reads (consumes) only.
-pub(super) const QUEUE_READ_ACTIONS: [&str; 4] =
+pub(in crate::lower) const QUEUE_READ_ACTIONS: [&str; 4] =
     ["sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"];
 /// What a workload's task uses on a topic.
-pub(super) const TOPIC_ACTIONS: [&str; 1] = ["sns:Publish"];
+pub(in crate::lower) const TOPIC_ACTIONS: [&str; 1] = ["sns:Publish"];
 /// What a workload's task uses on a bucket itself.
-pub(super) const BUCKET_ACTIONS: [&str; 1] = ["s3:ListBucket"];
+pub(in crate::lower) const BUCKET_ACTIONS: [&str; 1] = ["s3:ListBucket"];
 /// What a workload's task uses on the objects of a bucket.
-pub(super) const OBJECT_ACTIONS: [&str; 3] = ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
+pub(in crate::lower) const OBJECT_ACTIONS: [&str; 3] = ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"];
 /// What a workload's task uses on the objects of a bucket it reads only.
-pub(super) const OBJECT_READ_ACTIONS: [&str; 1] = ["s3:GetObject"];
+pub(in crate::lower) const OBJECT_READ_ACTIONS: [&str; 1] = ["s3:GetObject"];
 /// What the `awslogs` driver uses, through the execution role, on the workload's log group.
-pub(super) const LOG_ACTIONS: [&str; 2] = ["logs:CreateLogStream", "logs:PutLogEvents"];
+pub(in crate::lower) const LOG_ACTIONS: [&str; 2] = ["logs:CreateLogStream", "logs:PutLogEvents"];
 /// What the execution role uses on the parameters of its task definition.
-pub(super) const PARAMETER_ACTIONS: [&str; 1] = ["ssm:GetParameters"];
+pub(in crate::lower) const PARAMETER_ACTIONS: [&str; 1] = ["ssm:GetParameters"];
 /// What ECS Exec uses, through the task role, to open its Session Manager channels; AWS
 /// authorizes them on no resource, so they are granted on `*`.
-pub(super) const EXEC_ACTIONS: [&str; 4] = [
+pub(in crate::lower) const EXEC_ACTIONS: [&str; 4] = [
     "ssmmessages:CreateControlChannel",
     "ssmmessages:CreateDataChannel",
     "ssmmessages:OpenControlChannel",
     "ssmmessages:OpenDataChannel",
 ];
 /// What the execution role uses on the parameters' key.
-pub(super) const KEY_ACTIONS: [&str; 1] = ["kms:Decrypt"];
+pub(in crate::lower) const KEY_ACTIONS: [&str; 1] = ["kms:Decrypt"];
 /// The ECR token: AWS authorizes it on no resource, so it is granted on `*`.
-pub(super) const ECR_TOKEN_ACTIONS: [&str; 1] = ["ecr:GetAuthorizationToken"];
+pub(in crate::lower) const ECR_TOKEN_ACTIONS: [&str; 1] = ["ecr:GetAuthorizationToken"];
 /// What pulling an image from a private registry uses on its credentials' secret.
-pub(super) const SECRET_ACTIONS: [&str; 1] = ["secretsmanager:GetSecretValue"];
+pub(in crate::lower) const SECRET_ACTIONS: [&str; 1] = ["secretsmanager:GetSecretValue"];
 /// What pulling an image uses on its ECR repository.
-pub(super) const ECR_PULL_ACTIONS: [&str; 3] =
+pub(in crate::lower) const ECR_PULL_ACTIONS: [&str; 3] =
     ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"];
 
 /// A workload's roles, by logical id.
-pub(super) struct Roles {
-    pub(super) execution: CompactString,
+pub(in crate::lower) struct Roles {
+    pub(in crate::lower) execution: CompactString,
     /// None when nothing is granted: no credentials at all.
-    pub(super) task: Option<CompactString>,
+    pub(in crate::lower) task: Option<CompactString>,
 }
 
 /// What one workload's roles are granted from.
-pub(super) struct Identity<'a> {
+pub(in crate::lower) struct Identity<'a> {
     /// Its pinned image.
-    pub(super) image: &'a str,
+    pub(in crate::lower) image: &'a str,
     /// Logical id of its log group.
-    pub(super) log_group: &'a str,
+    pub(in crate::lower) log_group: &'a str,
     /// The secret of its registry's credentials, when the registry needs them.
-    pub(super) registry_secret: Option<PolicyResource>,
+    pub(in crate::lower) registry_secret: Option<PolicyResource>,
     /// The SSM parameters its task definition references, in order: its bindings' lists
     /// (shared with the bindings), then its own secrets'.
-    pub(super) parameters: Vec<Arc<[CompactString]>>,
+    pub(in crate::lower) parameters: Vec<Arc<[CompactString]>>,
     /// The items of each resource it uses, in order, with the mode it uses it in.
-    pub(super) uses: Vec<(&'a [PlannedItem], Access)>,
+    pub(in crate::lower) uses: Vec<(&'a [PlannedItem], Access)>,
     /// ECS Exec is allowed into its tasks (`exec`).
-    pub(super) exec: bool,
+    pub(in crate::lower) exec: bool,
 }
 
 /// The grants of a workload's two roles: (execution, task).
-pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
+pub(in crate::lower) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
     let mut execution =
         vec![grant(&LOG_ACTIONS, vec![PolicyResource::ItemLogStreams { item: id.log_group.into() }])];
     if let Some(repository) = ecr_repository(id.image) {
@@ -122,7 +122,7 @@ pub(super) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
 
 /// Declares workload `workload`'s execution role and, when it grants anything, its task role,
 /// with their grants (see [`grants`]); `base` is `<product>-<env>-<workload>`.
-pub(super) fn lower(
+pub(in crate::lower) fn lower(
     cx: &mut Cx,
     workload: &str,
     base: &str,
@@ -162,68 +162,28 @@ fn use_grants(items: &[PlannedItem], access: Access) -> Vec<Grant> {
         Access::Write => (&QUEUE_ACTIONS, &OBJECT_ACTIONS),
     };
     let item = |i: &PlannedItem| PolicyResource::Item { item: i.id.clone() };
-    let queues: Vec<PolicyResource> = items
-        .iter()
-        .filter(|i| matches!(i.kind, ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue))
-        .map(item)
-        .collect();
+    let queues: Vec<PolicyResource> =
+        items.iter().filter(|i| i.kind().used_through() == UsedThrough::Queue).map(item).collect();
     let mut out = Vec::new();
     if !queues.is_empty() {
         out.push(grant(queue_actions, queues));
     }
     for i in items {
-        match i.kind {
-            ItemKind::SnsTopic => out.push(grant(&TOPIC_ACTIONS, vec![item(i)])),
-            ItemKind::S3Bucket => {
+        match i.kind().used_through() {
+            UsedThrough::Topic => out.push(grant(&TOPIC_ACTIONS, vec![item(i)])),
+            UsedThrough::Bucket => {
                 out.push(grant(&BUCKET_ACTIONS, vec![item(i)]));
                 out.push(grant(object_actions, vec![PolicyResource::ItemObjects { item: i.id.clone() }]));
             }
-            // Queues are granted together above; nothing else is used through a grant.
-            ItemKind::EcsCluster
-            | ItemKind::TaskExecutionRole
-            | ItemKind::TaskRole
-            | ItemKind::RegistrySecret
-            | ItemKind::KmsKey
-            | ItemKind::SecurityGroup
-            | ItemKind::CloudMapNamespace
-            | ItemKind::Alb
-            | ItemKind::AlbListener
-            | ItemKind::AlbLogBucket
-            | ItemKind::DbSubnetGroup
-            | ItemKind::CacheSubnetGroup
-            | ItemKind::RdsInstance
-            | ItemKind::AuroraCluster
-            | ItemKind::AuroraInstance
-            | ItemKind::ProxySecret
-            | ItemKind::ProxyRole
-            | ItemKind::RdsProxy
-            | ItemKind::RdsProxyTargetGroup
-            | ItemKind::RdsProxyTarget
-            | ItemKind::CacheReplicationGroup
-            | ItemKind::SqsQueue
-            | ItemKind::SqsDeadLetterQueue
-            | ItemKind::TaskDefinition
-            | ItemKind::EcsService
-            | ItemKind::CloudMapService
-            | ItemKind::AlbTargetGroup
-            | ItemKind::AlbListenerRule
-            | ItemKind::ScalingTarget
-            | ItemKind::ScalingPolicy
-            | ItemKind::Budget
-            | ItemKind::LogGroup
-            | ItemKind::DnsRecord
-            | ItemKind::VpcEndpoint
-            | ItemKind::Vpc
-            | ItemKind::AlertTopic
-            | ItemKind::MetricAlarm
-            | ItemKind::EcsEventRule => {}
+            // Queues are granted together above.
+            UsedThrough::Queue | UsedThrough::Nothing => {}
         }
     }
     out
 }
 
 /// The key of `secrets.ssm.kmsKey`: an alias (looked up by name), a key ARN, or a key id.
-pub(super) fn kms_key_resource(key: &str) -> PolicyResource {
+pub(in crate::lower) fn kms_key_resource(key: &str) -> PolicyResource {
     if key.starts_with("alias/") {
         PolicyResource::KmsAlias { alias: key.into() }
     } else if let Some(i) = key.find(":alias/").filter(|_| key.starts_with("arn:")) {
@@ -237,7 +197,7 @@ pub(super) fn kms_key_resource(key: &str) -> PolicyResource {
 
 /// The ARN of the ECR repository of an image (`<account>.dkr.ecr.<region>.amazonaws.com/<repo>`),
 /// when the image is on ECR.
-pub(super) fn ecr_repository(image: &str) -> Option<CompactString> {
+pub(in crate::lower) fn ecr_repository(image: &str) -> Option<CompactString> {
     let (host, path) = image.split_once('/')?;
     let (account, rest) = host.split_once(".dkr.ecr.")?;
     let region = rest.strip_suffix(".amazonaws.com")?;

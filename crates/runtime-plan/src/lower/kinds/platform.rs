@@ -14,26 +14,30 @@ use runway_schema::{Code, Diagnostic, Expose, Kind, Workload};
 use super::context::{Cx, Named, NewItem};
 use super::network::{self, HTTP_PORT, HTTPS_PORT};
 use super::resources::Resources;
-use super::{access_logs, cat, endpoints, spec_kind};
+use super::{access_logs, cat, endpoints};
 use crate::plan::{AlbListenerSpec, ItemKind, ItemSpec, ListenerAction};
 use crate::pricing::Priceable;
 
 /// The platform items of an environment; `None` where nothing needs one.
 #[derive(Default)]
-pub(super) struct Platform {
-    pub(super) cluster: Option<Named>,
+pub(in crate::lower) struct Platform {
+    pub(in crate::lower) cluster: Option<Named>,
     /// The namespace; its name is its DNS name (`<env>.<product>.internal`).
-    pub(super) namespace: Option<Named>,
+    pub(in crate::lower) namespace: Option<Named>,
     /// The ALB (its logical id), when public workloads have a domain.
-    pub(super) alb: Option<CompactString>,
+    pub(in crate::lower) alb: Option<CompactString>,
     /// The ALB's HTTPS listener, when public workloads have a domain.
-    pub(super) listener: Option<Named>,
-    pub(super) db_subnets: Option<CompactString>,
-    pub(super) cache_subnets: Option<CompactString>,
+    pub(in crate::lower) listener: Option<Named>,
+    pub(in crate::lower) db_subnets: Option<CompactString>,
+    pub(in crate::lower) cache_subnets: Option<CompactString>,
 }
 
 /// Lays down the platform the workloads and resources need.
-pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resources: &Resources) -> Platform {
+pub(in crate::lower) fn lower(
+    cx: &mut Cx,
+    workloads: &IndexMap<String, Workload>,
+    resources: &Resources,
+) -> Platform {
     let env_base = cat(&[cx.product, "-", cx.env_name]);
     let has = |expose: Expose| workloads.values().any(|w| w.expose == expose);
     let has_kind = |kind: Kind| resources.iter().any(|r| r.spec.kind() == kind);
@@ -149,6 +153,6 @@ fn alb(
 
 /// A subnet group of the environment's databases or caches.
 fn subnet_group(cx: &mut Cx, id: &str, full_name: CompactString, spec: ItemSpec) -> CompactString {
-    let name = cx.named(spec_kind(&spec), full_name);
+    let name = cx.named(spec.kind(), full_name);
     cx.push(NewItem::new(id.into(), name, None, spec))
 }

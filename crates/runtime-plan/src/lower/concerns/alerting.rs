@@ -62,7 +62,7 @@ struct Served {
 
 /// Who publishes to the environment's alerts topic, when it will have one (alarms enabled, and
 /// something to watch or a cluster with services): what the environment's key lets use it.
-pub(super) fn topic_publishers(cx: &Cx) -> Option<&'static [AlertPublisher]> {
+pub(in crate::lower) fn topic_publishers(cx: &Cx) -> Option<&'static [AlertPublisher]> {
     if !cx.env.alarms.enabled.unwrap_or(cx.env_name == PRODUCTION) {
         return None;
     }
@@ -78,18 +78,18 @@ pub(super) fn topic_publishers(cx: &Cx) -> Option<&'static [AlertPublisher]> {
 /// The cluster whose deployments the ECS rule watches: a cluster that runs only one-off tasks
 /// has none.
 fn cluster(cx: &Cx) -> Option<CompactString> {
-    let services = cx.items.iter().any(|i| i.kind == ItemKind::EcsService);
-    cx.items.iter().find(|i| i.kind == ItemKind::EcsCluster && services).map(|i| i.id.clone())
+    let services = cx.items.iter().any(|i| i.kind() == ItemKind::EcsService);
+    cx.items.iter().find(|i| i.kind() == ItemKind::EcsCluster && services).map(|i| i.id.clone())
 }
 
 /// Declares the environment's alerts topic, alarms and ECS event rule.
-pub(super) fn lower(cx: &mut Cx) {
+pub(in crate::lower) fn lower(cx: &mut Cx) {
     let Some(publishers) = topic_publishers(cx) else { return };
     let watches = watches(cx);
     let cluster = cluster(cx);
     let topic = cx.named(ItemKind::AlertTopic, cx.base("alerts"));
     // Encrypted with the environment's key, whose policy lets the publishers use it.
-    let key = cx.items.iter().find(|i| i.kind == ItemKind::KmsKey).map(|i| i.id.clone());
+    let key = cx.items.iter().find(|i| i.kind() == ItemKind::KmsKey).map(|i| i.id.clone());
     let https = (cx.env.alarms.https.iter().enumerate())
         .map(|(i, name)| cx.secrets.alert_parameter(i, name, ALERTS_TOPIC_ID))
         .collect();
@@ -212,7 +212,7 @@ fn watches(cx: &Cx) -> Vec<Watch> {
         name,
         value: DimensionValue::Output { item: item.into(), attribute: "arnSuffix" },
     };
-    let alb = cx.items.iter().find(|i| i.kind == ItemKind::Alb).map(|i| i.id.clone());
+    let alb = cx.items.iter().find(|i| i.kind() == ItemKind::Alb).map(|i| i.id.clone());
     // Each public service by its target group.
     let services: BTreeMap<&str, Served> = (cx.items.iter().enumerate())
         .filter_map(|(at, i)| {
@@ -322,13 +322,13 @@ fn watches(cx: &Cx) -> Vec<Watch> {
 
 /// Adds each alarm to its resource's or workload's record: its id to the record's items, its
 /// figure to the record's monthly (and ceiling), as the record's own items are summed.
-pub(super) fn attach(
+pub(in crate::lower) fn attach(
     items: &[PlannedItem],
     resources: &mut [PlannedResource],
     workloads: &mut [PlannedWorkload],
 ) {
     // The alarms follow the alerts topic, the first item of their step.
-    let Some(first) = items.iter().rposition(|i| i.kind == ItemKind::AlertTopic) else { return };
+    let Some(first) = items.iter().rposition(|i| i.kind() == ItemKind::AlertTopic) else { return };
     // Where each alarm goes (`true`: a workload), found by name before any record changes.
     let mut to: Vec<(bool, usize, &PlannedItem)> = Vec::new();
     {
@@ -336,7 +336,7 @@ pub(super) fn attach(
             resources.iter().enumerate().map(|(at, r)| (r.name.as_str(), at)).collect();
         let workload_at: BTreeMap<&str, usize> =
             workloads.iter().enumerate().map(|(at, w)| (w.name.as_str(), at)).collect();
-        for alarm in items[first..].iter().filter(|i| i.kind == ItemKind::MetricAlarm) {
+        for alarm in items[first..].iter().filter(|i| i.kind() == ItemKind::MetricAlarm) {
             let Some(owner) = alarm.owner.as_deref() else { continue };
             if let Some(&at) = resource_at.get(owner) {
                 to.push((false, at, alarm));

@@ -7,7 +7,7 @@
 //! (every execution role, which reads the task's parameters and registry secret, and every
 //! proxy role, which reads its secret), and the services that publish to the alerts topic.
 
-use super::alarms;
+use super::alerting;
 use super::context::{Cx, NewItem};
 use crate::plan::{ItemKind, ItemSpec, ManagedBy};
 use crate::pricing::Priceable;
@@ -18,18 +18,13 @@ pub const KEY_ID: &str = "env_kms-key";
 /// Plans the environment's key when it has one and anything it encrypts: an SSM parameter, a
 /// secret `secrets prepare` writes, or the alerts topic. Called after the workloads, so that
 /// every role exists, and before the alarms, whose topic it encrypts.
-pub(super) fn lower(cx: &mut Cx) {
-    let secrets = cx.items.iter().any(|i| matches!(i.kind, ItemKind::ProxySecret | ItemKind::RegistrySecret));
-    let alerts = alarms::topic_publishers(cx);
+pub(in crate::lower) fn lower(cx: &mut Cx) {
+    let secrets = cx.items.iter().any(|i| i.kind().holds_secret());
+    let alerts = alerting::topic_publishers(cx);
     if !cx.secrets.own_key || !(cx.secrets.has_parameters() || secrets || alerts.is_some()) {
         return;
     }
-    let decrypters = cx
-        .items
-        .iter()
-        .filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::ProxyRole))
-        .map(|i| i.id.clone())
-        .collect();
+    let decrypters = cx.items.iter().filter(|i| i.kind().decrypts_secrets()).map(|i| i.id.clone()).collect();
     let alias = cx.secrets.kms_key.clone();
     let name = cx.named(ItemKind::KmsKey, alias.clone());
     let spec = ItemSpec::KmsKey { alias, decrypters, publishers: alerts.unwrap_or_default() };

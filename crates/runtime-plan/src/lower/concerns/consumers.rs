@@ -8,11 +8,11 @@ use indexmap::IndexMap;
 use runway_schema::{Access, Engine, Kind, Product, Runtime};
 
 use super::resources::{Resources, shared_name};
-use super::secrets::Layout;
+use super::secret_layout::Layout;
 use crate::plan::{Binding, ConsumerKind, Delivery};
 
 /// A consumer and the resources it binds, in order.
-pub(super) struct Consumer {
+pub(in crate::lower) struct Consumer {
     name: CompactString,
     kind: ConsumerKind,
     /// (resource, implicit): implicit uses come from a member's `requires`.
@@ -24,7 +24,7 @@ pub(super) struct Consumer {
 /// The consumers of a product: workloads, then members (their `uses`, then the `shared-<engine>`
 /// resources they require and do not already use). Only resources that exist are kept (the
 /// loader reports unknown ones).
-pub(super) fn consumers(product: &Product, resources: &Resources) -> Vec<Consumer> {
+pub(in crate::lower) fn consumers(product: &Product, resources: &Resources) -> Vec<Consumer> {
     let workloads = product.root.workloads.iter().map(|(name, w)| Consumer {
         name: name.as_str().into(),
         kind: ConsumerKind::Workload,
@@ -58,7 +58,7 @@ pub(super) fn consumers(product: &Product, resources: &Resources) -> Vec<Consume
 
 /// Each postgres resource's logins, by resource position: every consumer's own role and the
 /// mode it is granted, in consumer order (empty for other kinds).
-pub(super) fn logins_of(resources: &Resources, consumers: &[Consumer]) -> Vec<Vec<Login>> {
+pub(in crate::lower) fn logins_of(resources: &Resources, consumers: &[Consumer]) -> Vec<Vec<Login>> {
     let mut of: Vec<Vec<Login>> = vec![Vec::new(); resources.len()];
     for (index, c) in consumers.iter().enumerate() {
         for ((u, _), access) in c.uses.iter().zip(&c.access) {
@@ -80,22 +80,22 @@ pub(super) fn logins_of(resources: &Resources, consumers: &[Consumer]) -> Vec<Ve
 
 /// A consumer's own login role on a postgres resource it uses.
 #[derive(Clone, Debug)]
-pub(super) struct Login {
+pub(in crate::lower) struct Login {
     /// The consumer's position among the consumers (workloads first).
-    pub(super) index: usize,
+    pub(in crate::lower) index: usize,
     /// The consumer (workload or member).
-    pub(super) consumer: CompactString,
+    pub(in crate::lower) consumer: CompactString,
     /// Its role: `app_<consumer>`, `-` written `_` (see [`login_role`]).
-    pub(super) role: CompactString,
+    pub(in crate::lower) role: CompactString,
     /// What it is granted.
-    pub(super) access: Access,
+    pub(in crate::lower) access: Access,
 }
 
 /// The login role of consumer `consumer`: `app_` and its name with `-` written `_`, at most
 /// 44 bytes (names are at most 40). The prefix keeps it apart from the roles Postgres and RDS
 /// reserve (`pg_*`, `rds*`, `public`), from the admin (`runway`) and from the two group roles
 /// (`runway_read`, `runway_write`); names hold no `_`, so two consumers never share a role.
-pub(super) fn login_role(consumer: &str) -> CompactString {
+pub(in crate::lower) fn login_role(consumer: &str) -> CompactString {
     let mut role = CompactString::with_capacity(consumer.len() + 4);
     role.push_str("app_");
     role.extend(consumer.chars().map(|c| if c == '-' { '_' } else { c }));
@@ -103,7 +103,10 @@ pub(super) fn login_role(consumer: &str) -> CompactString {
 }
 
 /// Each resource's consumers, in consumer order, each once, by resource position.
-pub(super) fn consumers_of(resources: &Resources, consumers: &[Consumer]) -> Vec<Vec<CompactString>> {
+pub(in crate::lower) fn consumers_of(
+    resources: &Resources,
+    consumers: &[Consumer],
+) -> Vec<Vec<CompactString>> {
     let mut of: Vec<Vec<CompactString>> = vec![Vec::new(); resources.len()];
     for c in consumers {
         for (u, _) in &c.uses {
@@ -118,7 +121,11 @@ pub(super) fn consumers_of(resources: &Resources, consumers: &[Consumer]) -> Vec
 }
 
 /// The bindings: consumers in order, each consumer's resources in the order it uses them.
-pub(super) fn bind(consumers: &[Consumer], resources: &Resources, secrets: &Layout) -> Vec<Binding> {
+pub(in crate::lower) fn bind(
+    consumers: &[Consumer],
+    resources: &Resources,
+    secrets: &Layout,
+) -> Vec<Binding> {
     let mut bindings = Vec::with_capacity(consumers.iter().map(|c| c.uses.len()).sum());
     // Per resource, made on its first binding and shared by the rest: its SSM parameter names
     // (workloads only) and its Infisical folder's display form.
@@ -166,7 +173,7 @@ pub(super) fn bind(consumers: &[Consumer], resources: &Resources, secrets: &Layo
 }
 
 /// Bindings by consumer name, in binding order, grouped once.
-pub(super) fn by_consumer(bindings: &[Binding]) -> IndexMap<&str, Vec<&Binding>> {
+pub(in crate::lower) fn by_consumer(bindings: &[Binding]) -> IndexMap<&str, Vec<&Binding>> {
     let mut of: IndexMap<&str, Vec<&Binding>> = IndexMap::new();
     for b in bindings {
         of.entry(b.consumer.as_str()).or_default().push(b);

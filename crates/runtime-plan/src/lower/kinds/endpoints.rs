@@ -22,7 +22,7 @@ use crate::plan::{EndpointType, ItemKind, ItemSpec};
 use crate::pricing::Priceable;
 
 /// Declares the environment's endpoints and their groups, when it asks for them.
-pub(super) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resources: &Resources) {
+pub(in crate::lower) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload>, resources: &Resources) {
     match cx.env.network.endpoints {
         Endpoints::Declared => {}
         Endpoints::None | Endpoints::Existing => return,

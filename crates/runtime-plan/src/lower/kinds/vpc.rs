@@ -34,7 +34,7 @@ pub fn nat_gateways(network: &runway_schema::Network, workloads: bool, env_name:
 
 /// Holds the VPC's charges to the environment, when it has any: workloads, NAT gateways, or
 /// data it declares.
-pub(super) fn lower(cx: &mut Cx, workloads: bool) {
+pub(in crate::lower) fn lower(cx: &mut Cx, workloads: bool) {
     let network = cx.env.network;
     let nat = nat_gateways(&network, workloads, cx.env_name);
     let endpoints = network.endpoints == Endpoints::Declared;

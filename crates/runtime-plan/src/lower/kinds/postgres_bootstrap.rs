@@ -37,13 +37,13 @@ const LOGS_NOTE: &str = "a run writes a few kilobytes (under a cent)";
 const LOGINS_VARIABLE: &str = "RUNWAY_BOOTSTRAP_LOGINS";
 
 /// The logical id of a resource's bootstrap task definition (the reader of its parameters).
-pub(super) fn task_definition_id(resource: &str) -> CompactString {
+pub(in crate::lower) fn task_definition_id(resource: &str) -> CompactString {
     cat(&[resource, "_bootstrap-task"])
 }
 
 /// Declares the items of `boot`'s task and returns the task (`None` without a cluster, which
 /// the platform makes whenever a postgres resource is planned).
-pub(super) fn lower(
+pub(in crate::lower) fn lower(
     cx: &mut Cx,
     (boot, secrets): (&DatabaseBootstrap, Vec<TaskSecret>),
     platform: &Platform,
@@ -51,7 +51,7 @@ pub(super) fn lower(
     let cluster = platform.cluster.as_ref()?.id.clone();
     let r = boot.resource.as_str();
     let image: CompactString = cx.env.bootstrap.image.as_ref().map_or(BOOTSTRAP_IMAGE, |i| i.as_str()).into();
-    super::route::check(cx, r, &image);
+    super::image_route::check(cx, r, &image);
     // `<resource>-bootstrap` names its items and its container; ids keep `<resource>_` first.
     let subject = cat(&[r, "-bootstrap"]);
     let base = cx.base(&subject);
@@ -99,7 +99,7 @@ pub(super) fn lower(
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
             image,
-            command: super::tasks::fingerprint(&fingerprinted(boot)),
+            command: super::task_fingerprint::fingerprint(&fingerprinted(boot)),
             versions_of: parameters.to_vec(),
         },
         name,
@@ -184,7 +184,7 @@ fn sql_revision() -> &'static CompactString {
         let sql = bootstrap_sql("d", "a", &[login(1, Access::Write), login(2, Access::Read)]);
         let mut words: Vec<CompactString> = BOOTSTRAP_COMMAND.map(CompactString::const_new).to_vec();
         words.push(sql.into());
-        super::tasks::fingerprint(&words)
+        super::task_fingerprint::fingerprint(&words)
     })
 }
 

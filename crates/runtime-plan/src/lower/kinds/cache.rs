@@ -13,7 +13,7 @@ use crate::plan::{CacheReplicationGroupSpec, CredentialKind, ItemKind, ItemSpec}
 use crate::pricing::Priceable;
 
 /// Lowers a cache resource: its replication group, AUTH token and connection variables.
-pub(super) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) -> Described {
+pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Platform) -> Described {
     let sizing = cx.catalogue.cache(&r.size);
     if sizing.is_none() {
         cx.unknown_resource_size(r, "cache");
