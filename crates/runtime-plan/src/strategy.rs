@@ -254,6 +254,7 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
     }
     Environment {
         region: region.to_owned(),
+        account: None,
         monthly_limit: cap.map(|c| Money(c.into())),
         shared,
         domain: Some(format!("{name}.{product}.example")),
