@@ -5,7 +5,7 @@
 //! after everything else is done. `ssm publish` copies a changed one again (the plan lists
 //! each parameter as written by `secrets prepare`, with its Infisical place).
 
-use aws_adapter::aws::{AwsClients, ClientSettings, ParameterWrite, PublishReport};
+use aws_adapter::aws::{ParameterWrite, PublishReport};
 use runtime_plan::{ParameterSource, Plan};
 use secrets_adapter::Client;
 
@@ -48,7 +48,7 @@ pub(crate) async fn copy_alert_endpoints(
             None => unset.push(at),
         }
     }
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let aws = crate::pinned::connect(&plan, out).await?;
     let report = aws
         .ssm_publish_values(&scope(plan), &plan.secrets.kms_key, &writes, dry_run)
         .await

@@ -20,8 +20,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use aws_adapter::aws::{
-    AwsClients, ClientSettings, EnvironmentKey, KeyReport, ParameterExpectation, ParameterRequest,
-    ProxyAdminCopy, ProxyCopyReport, PublishReport, RegistryCredentialsCopy, Scope, SourceError, ValueSource,
+    EnvironmentKey, KeyReport, ParameterExpectation, ParameterRequest, ProxyAdminCopy, ProxyCopyReport,
+    PublishReport, RegistryCredentialsCopy, Scope, SourceError, ValueSource,
 };
 use clap::Subcommand;
 use runtime_plan::{
@@ -277,7 +277,7 @@ fn secrets_prepare(
             specs.iter().filter_map(|(s, g)| g.secrets_manager.as_ref().map(|n| (s, *g, n))).collect();
         let mut done = Vec::new();
         if !copies.is_empty() {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+            let aws = crate::pinned::connect(&plan, out).await?;
             let scope = scope(&plan);
             for (i, (spec, generated, secret_name)) in copies.iter().enumerate() {
                 let not_done =
@@ -343,7 +343,7 @@ fn secrets_prepare(
         // part, and the command ends with exit 1 naming where to set it.
         let (registry, registry_unset) =
             copy_registry_credentials(&plan, (&client, &project), dry_run, format, out).await?;
-        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        let aws = crate::pinned::connect(&plan, out).await?;
         let people =
             crate::people::copy_workload_secrets(&plan, (&client, &project), (&aws, &scope(&plan)), dry_run)
                 .await
@@ -396,7 +396,7 @@ async fn prepare_key(
     else {
         return Ok(None);
     };
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let aws = crate::pinned::connect(&plan, out).await?;
     let key = EnvironmentKey { alias: alias.to_string(), tags: Vec::new() };
     let report = aws.ensure_environment_key(&scope(plan), &key, dry_run).await.map_err(|e| {
         let copies: Vec<&str> =
@@ -436,7 +436,7 @@ async fn copy_registry_credentials(
     if copies.is_empty() {
         return Ok((done, None));
     }
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let aws = crate::pinned::connect(&plan, out).await?;
     let scope = scope(plan);
     for (i, copy) in copies.iter().enumerate() {
         let not_done =
@@ -539,7 +539,7 @@ async fn prepare_parameters(
         });
     }
     let source = InfisicalValues { client, project, places };
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let aws = crate::pinned::connect(&plan, out).await?;
     let published = aws
         .ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run)
         .await
@@ -702,7 +702,7 @@ fn ssm_publish(
     let source = InfisicalValues { client: &client, project: &project, places };
     let rt = runtime(out)?;
     rt.block_on(async {
-        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+        let aws = crate::pinned::connect(&plan, out).await?;
         let mut report = aws
             .ssm_publish(&scope(&plan), &plan.secrets.kms_key, &requests, &source, dry_run)
             .await
@@ -765,12 +765,8 @@ fn ssm_verify(env: &str, format: Format, args: &PlanArgs, out: Out) -> Result<()
         .map(|p| ParameterExpectation { name: p.name.to_string(), kms_key: p.kms_key.to_string() })
         .collect();
     let rt = runtime(out)?;
-    let report = rt
-        .block_on(async {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-            aws.ssm_verify(&expected).await
-        })
-        .map_err(|e| remote(out, chain(&e)))?;
+    let aws = rt.block_on(crate::pinned::connect(&plan, out))?;
+    let report = rt.block_on(aws.ssm_verify(&expected)).map_err(|e| remote(out, chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),
         Format::Json => print_json(&report),

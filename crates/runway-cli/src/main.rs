@@ -46,6 +46,7 @@ mod lsp;
 mod migrate;
 mod output;
 mod people;
+mod pinned;
 mod planning;
 mod preflight;
 mod prices;

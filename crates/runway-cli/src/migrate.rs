@@ -16,9 +16,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use aws_adapter::aws::{
-    AwsClients, ClientSettings, OneOffRun, RunRecord, TaskOutcome, TaskReport, TaskTiming,
-};
+use aws_adapter::aws::{AwsClients, OneOffRun, RunRecord, TaskOutcome, TaskReport, TaskTiming};
 use runtime_plan::{OneOffTask, Plan, TaskPurpose};
 use secrets_adapter::{ExposeSecret, StackOutputs};
 use serde::{Deserialize, Serialize};
@@ -189,8 +187,8 @@ pub(crate) fn run(a: &MigrateArgs<'_>, out: Out) -> Result<(), Exit> {
     };
     let rt = runtime(out)?;
     let mut reports: Vec<TaskReport> = Vec::new();
+    let aws = rt.block_on(crate::pinned::connect(&plan, out))?;
     let result = rt.block_on(async {
-        let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
         for (task, run) in tasks.iter().zip(&mut runs) {
             if let Err(missing) = fold_versions(&aws, task, run).await? {
                 return Ok(Some(missing));

@@ -8,10 +8,7 @@
 
 use std::time::Duration;
 
-use aws_adapter::aws::{
-    AwsClients, ClientSettings, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget,
-    Verdict,
-};
+use aws_adapter::aws::{RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, Verdict};
 use runtime_plan::{ItemSpec, Plan};
 use serde::Serialize;
 
@@ -107,11 +104,9 @@ pub(crate) fn run(
         Format::Json => errln!("{entry}"),
     };
     let rt = runtime(out)?;
+    let aws = rt.block_on(crate::pinned::connect(&plan, out))?;
     let report = rt
-        .block_on(async {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-            aws.rollout(&targets, RolloutTiming { timeout, interval }, &mut progress).await
-        })
+        .block_on(async { aws.rollout(&targets, RolloutTiming { timeout, interval }, &mut progress).await })
         .map_err(|e| remote(out, chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),

@@ -32,8 +32,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use aws_adapter::aws::{
-    AwsClients, ClientSettings, CredentialHolder, HolderState, OneOffRun, ParameterRequest, ParameterWrite,
-    RolloutTiming, ServiceRollout, ServiceTarget, TaskOutcome, TaskTiming, TokenStrategy, Verdict,
+    AwsClients, CredentialHolder, HolderState, OneOffRun, ParameterRequest, ParameterWrite, RolloutTiming,
+    ServiceRollout, ServiceTarget, TaskOutcome, TaskTiming, TokenStrategy, Verdict,
 };
 use runtime_plan::{
     CredentialKind, InfisicalPlace, OneOffTask, Plan, Rotation, RotationTarget, ServiceRestart,
@@ -173,7 +173,10 @@ pub(crate) fn run(
     let (client, project) = infisical(&product, &plan, out)?;
     let rt = runtime(out)?;
     let mut progress = Progress { format, steps: Vec::new() };
-    let ran = rt.block_on(rotate(&plan, (&rotation, bootstrap), (&client, &project), options, &mut progress));
+    // The pinned account, before anything is kept or written.
+    let aws = rt.block_on(crate::pinned::connect(&plan, out))?;
+    let ran =
+        rt.block_on(rotate(&plan, (&rotation, bootstrap), (&client, &project, &aws), options, &mut progress));
     let (resumed, complete) = match ran {
         Ok(done) => done,
         // Before anything was kept: nothing to finish.
@@ -265,7 +268,7 @@ fn at(place: &InfisicalPlace) -> String {
 async fn rotate(
     plan: &Plan,
     (rotation, bootstrap): (&Rotation, Bootstrap<'_>),
-    (client, project): (&Client, &str),
+    (client, project, aws): (&Client, &str, &AwsClients),
     options: Options,
     progress: &mut Progress,
 ) -> Result<(bool, bool), Stop> {
@@ -283,7 +286,6 @@ async fn rotate(
     let (value, resumed) =
         pending_value(client, project, rotation).await.map_err(|e| remote("pending", &e))?;
     progress.done("pending", at(&rotation.pending), if resumed { "resumed" } else { "kept" });
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
     let holder = holder(&rotation.target);
     let current = client
         .read_value(project, &credential.environment, &credential.folder, &credential.name)

@@ -10,7 +10,7 @@
 //! Explorer has no data for the environment (its cost allocation tags are not active, or Cost
 //! Explorer is not enabled), 2 usage (a month in the future), 4 the call failed.
 
-use aws_adapter::aws::{AwsClients, ClientSettings, CostByResource, CostError, CostPeriod, Scope};
+use aws_adapter::aws::{CostByResource, CostError, CostPeriod, Scope};
 use runtime_plan::{Actuals, Month, Plan};
 use runway_schema::Money;
 
@@ -44,15 +44,11 @@ pub(crate) fn run(
         .enable_all()
         .build()
         .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))?;
-    let bill = rt
-        .block_on(async {
-            let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
-            aws.cost_by_resource(&scope, &period).await
-        })
-        .map_err(|e| match e {
-            CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(&plan, month, &message)),
-            CostError::Remote(e) => out.fail(EXIT_REMOTE, chain(&e)),
-        })?;
+    let aws = rt.block_on(crate::pinned::connect(&plan, out))?;
+    let bill = rt.block_on(aws.cost_by_resource(&scope, &period)).map_err(|e| match e {
+        CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(&plan, month, &message)),
+        CostError::Remote(e) => out.fail(EXIT_REMOTE, chain(&e)),
+    })?;
     if bill.groups.is_empty() {
         return Err(out.fail(EXIT_INVALID, no_data(&plan, month, "no cost under these tags")));
     }

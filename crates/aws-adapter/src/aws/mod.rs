@@ -11,6 +11,7 @@
 //! Every writing function takes `dry_run`: with it set, only read APIs are called and the report
 //! says what would change.
 
+mod account;
 mod cost;
 mod freshness;
 mod kms;
@@ -37,6 +38,7 @@ use aws_sdk_ssm::error::{ProvideErrorMetadata, SdkError};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
+pub use account::AccountError;
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use kms::{EnvironmentKey, KeyError, KeyReport};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
@@ -345,6 +347,8 @@ pub struct AwsClients {
     pub(crate) ecr: aws_sdk_ecr::Client,
     /// The hosted zone of the environment's domain (`runway preflight`).
     pub(crate) route53: aws_sdk_route53::Client,
+    /// Whose credentials these are (`GetCallerIdentity`: the pinned account).
+    pub(crate) sts: aws_sdk_sts::Client,
 }
 
 impl AwsClients {
@@ -390,6 +394,7 @@ impl AwsClients {
             quotas: aws_sdk_servicequotas::Client::new(&config),
             ecr: aws_sdk_ecr::Client::new(&config),
             route53: aws_sdk_route53::Client::new(&config),
+            sts: aws_sdk_sts::Client::new(&config),
         }
     }
 }

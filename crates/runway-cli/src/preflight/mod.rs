@@ -10,7 +10,6 @@ mod network;
 
 use std::path::Path;
 
-use aws_adapter::aws::{AwsClients, ClientSettings};
 use image_registry::Registries;
 use pulumi_program::StackInputs;
 use runtime_plan::{Finding, Severity};
@@ -53,12 +52,8 @@ pub(crate) fn run(a: &Args<'_>, out: Out) -> Result<(), Exit> {
         .enable_all()
         .build()
         .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))?;
+    let aws = if a.no_aws { None } else { Some(rt.block_on(crate::pinned::connect(&plan, out))?) };
     let findings = rt.block_on(async {
-        let aws = if a.no_aws {
-            None
-        } else {
-            Some(AwsClients::connect(&ClientSettings::new(plan.region.clone())).await)
-        };
         let (mut findings, more) = tokio::join!(
             images::check(&expected, aws.as_ref(), &registries),
             account::check(&plan, &expected, inputs.as_ref(), aws.as_ref()),
