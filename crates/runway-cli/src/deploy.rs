@@ -260,6 +260,11 @@ fn secrets_prepare(
     let only_specs: Vec<CredentialSpec> = specs.iter().map(|(s, _)| s.clone()).collect();
     let rt = runtime(out)?;
     rt.block_on(async {
+        // The pinned account, before the first write (Infisical's included): a job holding
+        // another account's credentials stops here.
+        if plan.account.is_some() {
+            crate::pinned::connect(&plan, out).await?;
+        }
         let report =
             secrets_adapter::prepare(&client, &project, &only_specs, &[], dry_run).await.map_err(|e| {
                 remote(out, format!("secrets prepare stopped: {}\nproxy copies: not done", chain(&e)))
