@@ -22,8 +22,8 @@ mod web;
 
 pub use canned::{CannedAws, Route};
 pub use contract::ContractServer;
-pub use faults::{FaultProxy, Fate, Faults, Seen as Forwarded};
 pub use dirs::{Scratch, acme_shop_with_dev_cap, copy_dir, scratch};
+pub use faults::{Fate, FaultProxy, Faults, Seen as Forwarded};
 pub use files::FileServer;
 pub use moto::Moto;
 pub use net::{Reply, free_port, http};
