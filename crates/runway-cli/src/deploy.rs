@@ -418,6 +418,13 @@ async fn prepare_key(
     })?;
     if format == Format::Text {
         outln!("{:<9} {} (the environment's KMS key)", report.action.word(dry_run), report.alias);
+        for extra in &report.scheduled_for_deletion {
+            outln!(
+                "scheduled for deletion in {} days: KMS key {extra}, another key of the environment (a concurrent \
+                 or stopped run's)",
+                aws_adapter::aws::EXTRA_KEY_PENDING_DAYS
+            );
+        }
     }
     Ok(Some(report))
 }

@@ -76,6 +76,11 @@ fn unknown<E, R>(e: &SdkError<E, R>) -> bool {
     !matches!(e, SdkError::ServiceError(_) | SdkError::ConstructionFailure(_))
 }
 
+/// Refused by IAM: a key the caller may not see is not the environment's.
+fn denied(e: &impl aws_sdk_kms::error::ProvideErrorMetadata) -> bool {
+    e.code() == Some("AccessDeniedException")
+}
+
 /// One attempt, no retry by the SDK: the caller looks up after an unknown outcome.
 fn once() -> aws_sdk_kms::config::Builder {
     aws_sdk_kms::config::Builder::default().retry_config(RetryConfig::disabled())
@@ -160,8 +165,13 @@ impl AwsClients {
                 let described = self.kms.describe_key().key_id(id).send().await;
                 let meta = match described {
                     Ok(out) => out.key_metadata().cloned(),
-                    // Deleted between the list and the look.
-                    Err(e) if e.as_service_error().is_some_and(|s| s.is_not_found_exception()) => None,
+                    // Deleted between the list and the look; or not ours (the deploy role may
+                    // describe only the keys tagged for its environment).
+                    Err(e)
+                        if e.as_service_error().is_some_and(|s| s.is_not_found_exception() || denied(s)) =>
+                    {
+                        None
+                    }
                     Err(e) => return Err(RemoteError::from_sdk("DescribeKey", e)),
                 };
                 let Some(meta) = meta else { continue };
@@ -170,8 +180,11 @@ impl AwsClients {
                 {
                     continue;
                 }
-                let tags = (self.kms.list_resource_tags().key_id(id).send().await)
-                    .map_err(|e| RemoteError::from_sdk("ListResourceTags", e))?;
+                let tags = match self.kms.list_resource_tags().key_id(id).send().await {
+                    Ok(tags) => tags,
+                    Err(e) if e.as_service_error().is_some_and(denied) => continue,
+                    Err(e) => return Err(RemoteError::from_sdk("ListResourceTags", e)),
+                };
                 let present: Vec<(String, String)> =
                     tags.tags().iter().map(|t| (t.tag_key().to_owned(), t.tag_value().to_owned())).collect();
                 if super::tags_satisfied(&wanted, &present) {
