@@ -401,7 +401,7 @@ async fn prepare_key(
     else {
         return Ok(None);
     };
-    let aws = crate::pinned::connect(&plan, out).await?;
+    let aws = crate::pinned::connect(plan, out).await?;
     let key = EnvironmentKey { alias: alias.to_string(), tags: Vec::new() };
     let report = aws.ensure_environment_key(&scope(plan), &key, dry_run).await.map_err(|e| {
         let copies: Vec<&str> =
@@ -448,7 +448,7 @@ async fn copy_registry_credentials(
     if copies.is_empty() {
         return Ok((done, None));
     }
-    let aws = crate::pinned::connect(&plan, out).await?;
+    let aws = crate::pinned::connect(plan, out).await?;
     let scope = scope(plan);
     for (i, copy) in copies.iter().enumerate() {
         let not_done =
@@ -551,7 +551,7 @@ async fn prepare_parameters(
         });
     }
     let source = InfisicalValues { client, project, places };
-    let aws = crate::pinned::connect(&plan, out).await?;
+    let aws = crate::pinned::connect(plan, out).await?;
     let published = aws
         .ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run)
         .await

@@ -301,11 +301,11 @@ async fn rotate(
             aws.set_credential(holder, &value, TokenStrategy::Rotate)
                 .await
                 .map_err(|e| remote("engine", &e))?;
-            wait(&aws, holder, options, progress).await?;
+            wait(aws, holder, options, progress).await?;
             progress.done("engine", holder.to_string(), engine_word(&rotation.target));
         }
         (None, Some(bootstrap)) => {
-            set_login(plan, rotation, &value, bootstrap, &aws, options, progress).await?
+            set_login(plan, rotation, &value, bootstrap, aws, options, progress).await?
         }
         (None, None) => {
             return Err(Stop { code: crate::output::EXIT_USAGE, message: "no bootstrap task to run".into() });
@@ -334,8 +334,8 @@ async fn rotate(
             .map_err(|e| remote("infisical", &e))?;
     }
     progress.done("infisical", at(credential), if in_infisical { "unchanged" } else { "updated" });
-    publish_parameters(plan, rotation, (client, project), &aws, progress).await?;
-    let complete = restart_and_complete(&aws, rotation, holder.as_ref(), &value, options, progress).await?;
+    publish_parameters(plan, rotation, (client, project), aws, progress).await?;
+    let complete = restart_and_complete(aws, rotation, holder.as_ref(), &value, options, progress).await?;
     if complete {
         let pending = &rotation.pending;
         client
