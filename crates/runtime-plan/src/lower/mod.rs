@@ -392,9 +392,8 @@ fn expected_parameters(
     let mut count = 0;
     for b in bindings.iter().filter(|b| b.consumer_kind == ConsumerKind::Workload) {
         let Some(r) = resources.get(&b.resource) else { continue };
-        if b.login.is_some() {
-            count += r.vars.len();
-        } else if !std::mem::replace(&mut bound[r.index], true) {
+        // A login's are its own; a resource's are counted on its first binding.
+        if b.login.is_some() || !std::mem::replace(&mut bound[r.index], true) {
             count += r.vars.len();
         }
     }

@@ -339,7 +339,8 @@ fn bootstrap(
 /// of the same folder.
 fn url_template(r: &Res) -> CompactString {
     // Joined, not formatted: `format_compact!` cost about 2,900 instructions a template.
-    let (u, pw, h, po, d) = (r.var("USER"), r.var("PASSWORD"), r.var("HOST"), r.var("PORT"), r.var("DATABASE"));
+    let (u, pw, h, po, d) =
+        (r.var("USER"), r.var("PASSWORD"), r.var("HOST"), r.var("PORT"), r.var("DATABASE"));
     cat(&["postgresql://${", &u, "}:${", &pw, "}@${", &h, "}:${", &po, "}/${", &d, "}?sslmode=require"])
 }
 
