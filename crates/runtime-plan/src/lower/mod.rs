@@ -98,16 +98,20 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // What is planned: the resources, and who consumes which.
     let resources = resources::collect(product, env_name, env);
     let consumers = consumers::consumers(product, &resources);
-    let secrets = secret_layout::Layout::new(root, env_name, resources.variable_count());
+    let logins_of = consumers::logins_of(&resources, &consumers);
+    // Room for every connection variable: the resources' own, and each login's in its folder.
+    let login_variables: usize =
+        resources.iter().zip(&logins_of).map(|(r, logins)| r.vars.len() * logins.len()).sum();
+    let mut secrets = secret_layout::Layout::new(root, env_name, resources.variable_count() + login_variables);
     let bindings = consumers::bind(&consumers, &resources, &secrets);
+    secrets.reserve_parameters(expected_parameters(&bindings, &resources, &logins_of, root, env));
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
-    let expected = expected_items(product, env_name);
+    let expected = expected_items(product, env_name, catalogue);
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
     let consumers_of = consumers::consumers_of(&resources, &consumers);
-    let logins_of = consumers::logins_of(&resources, &consumers);
     let planned_resources: Lowered<PlannedResource> = (resources.iter().zip(consumers_of).zip(&logins_of))
         .map(|((r, consumers), logins)| lower_resource(&mut cx, r, (consumers, logins), &platform))
         .unzip();
@@ -241,7 +245,7 @@ fn finish(
 /// platform's, up to 8 for each implicit `shared-<engine>` resource, each declared resource's
 /// items by kind (an Aurora cluster with its instances counted as 10), and each workload's
 /// items in this environment.
-fn expected_items(product: &Product, env: &str) -> usize {
+fn expected_items(product: &Product, env: &str, catalogue: &Catalogue) -> usize {
     // Using a queue, topic or bucket grants the task role something (`identity.rs`).
     let granting = |name: &str| {
         product.root.resources.get(name).is_some_and(|r| match r.spec.kind() {
@@ -269,7 +273,14 @@ fn expected_items(product: &Product, env: &str) -> usize {
             let (items, watched) = match &r.spec {
                 // Six, a group for the database and one for the proxy, the bootstrap's four.
                 ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => (12, 5),
-                ResourceSpec::Postgres { .. } => (14, 6),
+                // Aurora: the cluster's instances as its size has them (two in production's
+                // large sizes; counting one left the synthetic production plan 80 items short,
+                // and its list was copied whole to grow).
+                ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => {
+                    let instances =
+                        catalogue.postgres(PostgresEngine::Aurora, r.size_in(env)).map_or(1, |s| s.instances);
+                    (13 + usize::try_from(instances).unwrap_or(1), 6)
+                }
                 ResourceSpec::Cache { .. } => (2, 3),
                 ResourceSpec::Queue { dead_letter: Some(_), .. } => (2, 2),
                 ResourceSpec::Queue { dead_letter: None, .. } => (1, 1),
@@ -301,6 +312,40 @@ fn expected_items(product: &Product, env: &str) -> usize {
     // with alarms, the topic, the ALB's alarm and the ECS rule.
     let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
     13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + logins + workloads
+}
+
+/// At most how many SSM parameters the plan references, so their list is never copied while it
+/// grows (6 M instructions at N = 1,000): each variable of a resource a workload binds (shared by
+/// its workloads), a database's admin password and endpoint (its bootstrap) and a cache's token;
+/// each variable of a workload's own login, and every login's password (its bootstrap); the
+/// workloads' own secrets; the alerts' endpoints.
+fn expected_parameters(
+    bindings: &[Binding],
+    resources: &resources::Resources,
+    logins_of: &[Vec<consumers::Login>],
+    root: &runway_schema::Runway,
+    env: &Environment,
+) -> usize {
+    let mut bound = vec![false; resources.len()];
+    let mut count = 0;
+    for b in bindings.iter().filter(|b| b.consumer_kind == ConsumerKind::Workload) {
+        let Some(r) = resources.get(&b.resource) else { continue };
+        // A login's are its own; a resource's are counted on its first binding.
+        if b.login.is_some() || !std::mem::replace(&mut bound[r.index], true) {
+            count += r.vars.len();
+        }
+    }
+    let own: usize = resources
+        .iter()
+        .map(|r| match r.spec.kind() {
+            Kind::Postgres => 2,
+            Kind::Cache => 1,
+            Kind::Queue | Kind::Topic | Kind::Bucket => 0,
+        })
+        .sum();
+    let logins: usize = logins_of.iter().map(Vec::len).sum();
+    let secrets: usize = root.workloads.values().map(|w| w.secrets.len()).sum();
+    count + own + logins + secrets + env.alarms.https.len()
 }
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
@@ -414,7 +459,7 @@ mod tests {
         let product = loaded.product.unwrap();
         for env in ["dev", "staging", "production"] {
             let planned = plan(&product, env, &Catalogue::builtin()).unwrap().items.len();
-            let expected = expected_items(&product, env);
+            let expected = expected_items(&product, env, &Catalogue::builtin());
             // The platform part is estimated for every implicit shared resource: a constant.
             assert!(
                 planned <= expected && expected <= planned + planned / 10 + 32,

@@ -66,6 +66,12 @@ impl Layout {
         }
     }
 
+    /// Room for `parameters` SSM parameters in all (an estimate made before lowering).
+    pub(in crate::lower) fn reserve_parameters(&mut self, parameters: usize) {
+        self.ssm.list.reserve_exact(parameters);
+        self.ssm.at.reserve(parameters);
+    }
+
     /// Does the environment have an SSM parameter (which its key encrypts)?
     pub(in crate::lower) fn has_parameters(&self) -> bool {
         !self.ssm.list.is_empty()

@@ -268,16 +268,18 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
 /// secret), its user (the role), the URL composed with them, and the database's endpoint,
 /// port and name.
 fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
+    // The same template and database in every login's folder: made once.
+    let (url, database): (_, CompactString) = (url_template(r), database_name(&r.name).into());
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
         let c = login.consumer.as_str();
         cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
-        let template = url_template(r);
+        let template = url.clone();
         cx.secrets.login_connection(r, c, r.var("URL"), ConnectionSource::Template { template });
         let host = ConnectionSource::Output { output: r.var("HOST") };
         cx.secrets.login_connection(r, c, r.var("HOST"), host);
         let port = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
         cx.secrets.login_connection(r, c, r.var("PORT"), port);
-        let database = ConnectionSource::Literal { value: database_name(&r.name).into() };
+        let database = ConnectionSource::Literal { value: database.clone() };
         cx.secrets.login_connection(r, c, r.var("DATABASE"), database);
         let user = ConnectionSource::Literal { value: login.role.clone() };
         cx.secrets.login_connection(r, c, r.var("USER"), user);
@@ -308,7 +310,7 @@ fn bootstrap(
         if let Some(var) = r.var_index("PASSWORD") {
             cx.secrets.login_parameter(r, (login.index, &login.consumer), var, (&password_parameter, &id));
         }
-        let password_variable = format_compact!("RUNWAY_LOGIN_{}_PASSWORD", n + 1);
+        let password_variable = cat(&["RUNWAY_LOGIN_", &(n + 1).to_compact_string(), "_PASSWORD"]);
         task_secrets
             .push(TaskSecret { name: password_variable.clone(), parameter: password_parameter.clone() });
         planned.push(DatabaseLogin {
@@ -336,14 +338,10 @@ fn bootstrap(
 /// The URL of a postgres resource's variables, composed by Infisical from the other variables
 /// of the same folder.
 fn url_template(r: &Res) -> CompactString {
-    format_compact!(
-        "postgresql://${{{u}}}:${{{pw}}}@${{{h}}}:${{{po}}}/${{{d}}}?sslmode=require",
-        u = r.var("USER"),
-        pw = r.var("PASSWORD"),
-        h = r.var("HOST"),
-        po = r.var("PORT"),
-        d = r.var("DATABASE"),
-    )
+    // Joined, not formatted: `format_compact!` cost about 2,900 instructions a template.
+    let (u, pw, h, po, d) =
+        (r.var("USER"), r.var("PASSWORD"), r.var("HOST"), r.var("PORT"), r.var("DATABASE"));
+    cat(&["postgresql://${", &u, "}:${", &pw, "}@${", &h, "}:${", &po, "}/${", &d, "}?sslmode=require"])
 }
 
 /// What the size declares, in words.

@@ -156,13 +156,8 @@ fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactStrin
 fn fingerprinted(boot: &DatabaseBootstrap) -> Vec<CompactString> {
     let mut words = vec![sql_revision().clone(), boot.database.clone(), boot.admin.clone()];
     for l in &boot.logins {
-        words.push(format_compact!(
-            "{} {} {} {}",
-            l.consumer,
-            l.role,
-            l.access.as_str(),
-            l.password_variable
-        ));
+        // Joined, not formatted (`format_compact!` cost a few thousand instructions a login).
+        words.push(cat(&[&l.consumer, " ", &l.role, " ", l.access.as_str(), " ", &l.password_variable]));
     }
     words
 }
