@@ -102,7 +102,8 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     // Room for every connection variable: the resources' own, and each login's in its folder.
     let login_variables: usize =
         resources.iter().zip(&logins_of).map(|(r, logins)| r.vars.len() * logins.len()).sum();
-    let mut secrets = secret_layout::Layout::new(root, env_name, resources.variable_count() + login_variables);
+    let mut secrets =
+        secret_layout::Layout::new(root, env_name, resources.variable_count() + login_variables);
     let bindings = consumers::bind(&consumers, &resources, &secrets);
     secrets.reserve_parameters(expected_parameters(&bindings, &resources, &logins_of, root, env));
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
