@@ -14,6 +14,7 @@
 mod cost;
 mod freshness;
 mod kms;
+mod lease;
 mod preflight;
 mod proxy;
 mod proxy_target;
@@ -39,6 +40,7 @@ use serde::Serialize;
 
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use kms::{EnvironmentKey, KeyError, KeyReport};
+pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
