@@ -106,6 +106,12 @@ pub(crate) enum Command {
         #[command(subcommand)]
         target: EmitTarget,
     },
+    /// The whole deploy job in one process, in the documented order (preflight, secrets
+    /// prepare, emit, pulumi up without the services, migrate, pulumi up, rollout, secrets
+    /// publish, ssm publish, ssm verify), under a lease on the environment; run again after a
+    /// failure, it goes on (docs/pipeline.md). Exit: the failed step's code, 6 when another
+    /// deploy holds the lease.
+    Deploy(crate::deploy_job::DeployArgs),
     /// Deploy job: generate credentials, publish connection details (Infisical, Secrets Manager).
     Secrets {
         #[command(subcommand)]
@@ -358,6 +364,7 @@ impl Command {
             Self::Spend { format, .. } => *format == Format::Json,
             Self::Preflight { format, .. } => *format == Format::Json,
             Self::Iam { format, .. } => *format == iam::IamFormat::Json,
+            Self::Deploy(a) => a.format == Format::Json,
             Self::Schema { .. } | Self::Lsp { .. } | Self::Init(_) => false,
         };
         Out::new(json)

@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the runway is invalid (or what `ssm verify` and
 //! `rollout` check is wrong), 2 usage error, 3 refused by a cost cap, 4 a remote call failed,
-//! 5 `rollout` or `migrate` timed out.
+//! 5 `rollout` or `migrate` timed out, 6 another `runway deploy` holds the environment's lease.
 //!
 //! `args` holds the command line, `output` what is printed and the exit codes, `planning`
 //! what the planning commands share; one module per command family carries it out.
@@ -37,6 +37,7 @@ mod alerts;
 mod args;
 mod check;
 mod deploy;
+mod deploy_job;
 mod emit;
 mod files;
 mod git;
@@ -86,6 +87,7 @@ fn main() -> ExitCode {
         Command::Emit { target: EmitTarget::Pulumi { env, out: dir, format, args } } => {
             emit::pulumi(&env, &dir, format, &args, out)
         }
+        Command::Deploy(args) => deploy_job::run(&args, out),
         Command::Secrets { command } => deploy::secrets(&command, out),
         Command::Ssm { command } => deploy::ssm(&command, out),
         Command::Rollout { env, timeout, interval, format, args } => {

@@ -34,6 +34,9 @@ pub struct LeaseRecord {
     /// The steps the job finished, each with what it worked on (free text for the caller).
     #[serde(default)]
     pub done: Vec<DoneStep>,
+    /// The step running at the last write (a job that died then may have left it half done).
+    #[serde(default)]
+    pub running: Option<String>,
 }
 
 /// One finished step of a deploy job, as the lease's journal keeps it.
@@ -117,12 +120,7 @@ pub fn utc(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + u64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        (rest % 3600) / 60,
-        rest % 60
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, (rest % 3600) / 60, rest % 60)
 }
 
 impl fmt::Display for LeaseRecord {
@@ -135,19 +133,20 @@ impl AwsClients {
     /// Takes the lease `parameter` for `record` (its holder, job and expiry) at `now`: created
     /// when absent, taken over when its holder released it or let it expire, refused
     /// ([`LeaseError::Held`]) while another job holds it.
-    pub async fn lease_take(&self, parameter: &str, record: &LeaseRecord, now: u64) -> Result<Lease, LeaseError> {
+    pub async fn lease_take(
+        &self,
+        parameter: &str,
+        record: &LeaseRecord,
+        now: u64,
+    ) -> Result<Lease, LeaseError> {
         let remote = |source| LeaseError::Remote { parameter: parameter.to_owned(), source };
         let value = encode(record);
-        let created = self
-            .ssm
-            .put_parameter()
-            .name(parameter)
-            .value(&value)
-            .r#type(ParameterType::String)
-            .send()
-            .await;
+        let created =
+            self.ssm.put_parameter().name(parameter).value(&value).r#type(ParameterType::String).send().await;
         match created {
-            Ok(_) => return Ok(Lease { parameter: parameter.to_owned(), record: record.clone(), previous: None }),
+            Ok(_) => {
+                return Ok(Lease { parameter: parameter.to_owned(), record: record.clone(), previous: None });
+            }
             Err(e) if e.code() == Some("ParameterAlreadyExists") => {}
             Err(e) => return Err(remote(RemoteError::from_sdk("PutParameter", e))),
         }
@@ -161,7 +160,9 @@ impl AwsClients {
             Some(winner) if winner.job == record.job => {
                 Ok(Lease { parameter: parameter.to_owned(), record: record.clone(), previous: Some(current) })
             }
-            Some(winner) => Err(LeaseError::Held { parameter: parameter.to_owned(), holder: Box::new(winner) }),
+            Some(winner) => {
+                Err(LeaseError::Held { parameter: parameter.to_owned(), holder: Box::new(winner) })
+            }
             None => Err(LeaseError::Unreadable { parameter: parameter.to_owned() }),
         }
     }
@@ -217,8 +218,13 @@ impl AwsClients {
 
     /// Overwrites the lease parameter.
     async fn lease_put(&self, parameter: &str, value: &str) -> Result<(), LeaseError> {
-        let put =
-            self.ssm.put_parameter().name(parameter).value(value).r#type(ParameterType::String).overwrite(true);
+        let put = self
+            .ssm
+            .put_parameter()
+            .name(parameter)
+            .value(value)
+            .r#type(ParameterType::String)
+            .overwrite(true);
         put.send().await.map_err(|e| LeaseError::Remote {
             parameter: parameter.to_owned(),
             source: RemoteError::from_sdk("PutParameter", e),
@@ -265,7 +271,14 @@ mod tests {
 
     #[test]
     fn a_lease_is_free_once_released_or_expired() {
-        let record = LeaseRecord { holder: "a".into(), job: "1".into(), expires_at: 100, released: false, done: vec![] };
+        let record = LeaseRecord {
+            holder: "a".into(),
+            job: "1".into(),
+            expires_at: 100,
+            released: false,
+            done: vec![],
+            running: None,
+        };
         assert!(!record.free_at(99));
         assert!(record.free_at(100));
         assert!(LeaseRecord { released: true, ..record }.free_at(0));
