@@ -198,8 +198,10 @@ fn steps_in_order(
     let total = Step::ALL.len();
     for (i, step) in Step::ALL.into_iter().enumerate() {
         let index = i + 1;
+        // The outputs are read (reads only) whenever a later step needs them.
+        let needed = step == Step::StackOutputs && a.until.is_none_or(|u| u >= Step::Migrate);
         let outside = match (a.from, a.until) {
-            (Some(from), _) if step < from => Some("before --from"),
+            (Some(from), _) if step < from && !needed => Some("before --from"),
             (_, Some(until)) if step > until => Some("after --until"),
             _ => None,
         };
