@@ -68,10 +68,8 @@ async fn of_two_jobs_taking_over_the_same_expired_lease_one_wins() {
     let moto = Moto::start();
     let aws = clients(&moto.url()).await;
     aws.lease_take(LEASE, &record("dead", 10), 0).await.unwrap();
-    let (x, y) = tokio::join!(
-        aws.lease_take(LEASE, &record("x", 100), 20),
-        aws.lease_take(LEASE, &record("y", 100), 20),
-    );
+    let (rx, ry) = (record("x", 100), record("y", 100));
+    let (x, y) = tokio::join!(aws.lease_take(LEASE, &rx, 20), aws.lease_take(LEASE, &ry, 20));
     let won = [x.is_ok(), y.is_ok()];
     assert_eq!(won.iter().filter(|w| **w).count(), 1, "{x:?} {y:?}");
     let winner = if won[0] { "x" } else { "y" };
