@@ -82,7 +82,12 @@ impl Holder {
             done: Vec::new(),
             running: None,
         };
-        let lease = rt.block_on(aws.lease_take(parameter, &record, now()))?;
+        let mut lease = rt.block_on(aws.lease_take(parameter, &record, now()))?;
+        // The journal carries on from job to job until one finishes (deleting it): a job that
+        // skipped an `up` as done passes that on.
+        if let Some(previous) = &lease.previous {
+            lease.record.done.clone_from(&previous.done);
+        }
         let held = Arc::new(Mutex::new(Held { lease, lost: None }));
         let stop = Arc::new(AtomicBool::new(false));
         let renewer = {
