@@ -24,11 +24,8 @@ use crate::output::{EXIT_REMOTE, Exit, Out, StepCapture, capture_step};
 use crate::{migrate, rollout};
 use lease::{EXIT_HELD, Holder};
 use pulumi::Pulumi;
-use report::{Reporter, Status, result};
+use report::{DONE, Reporter, Status, result};
 pub(crate) use steps::Step;
-
-/// Why a step was skipped because the journal says it was done.
-pub(crate) const DONE: &str = "done";
 
 /// `runway deploy`'s flags.
 #[derive(clap::Args)]
@@ -210,7 +207,7 @@ fn steps_in_order(
                 reporter.end(
                     report::StepResult {
                         reason: Some(reason),
-                        ..result(step, Status::Skipped, Duration::ZERO, None)
+                        ..result(step.name(), Status::Skipped, Duration::ZERO, None)
                     },
                     index,
                     total,
@@ -226,7 +223,7 @@ fn steps_in_order(
             reporter.end(
                 report::StepResult {
                     reason: Some(DONE),
-                    ..result(step, Status::Skipped, Duration::ZERO, None)
+                    ..result(step.name(), Status::Skipped, Duration::ZERO, None)
                 },
                 index,
                 total,
@@ -234,7 +231,7 @@ fn steps_in_order(
             continue;
         }
         lease.journal(Some(step.name()), None).map_err(|e| refused(reporter, &e))?;
-        reporter.start(step, index, total);
+        reporter.start(step.name(), step.what(), index, total);
         let began = Instant::now();
         if stale_lock && step.runs_pulumi_up() {
             reporter.note(
@@ -252,11 +249,11 @@ fn steps_in_order(
             Ok(()) => {
                 let done = input.map(|input| DoneStep { step: step.name().to_owned(), input });
                 lease.journal(None, done).map_err(|e| refused(reporter, &e))?;
-                reporter.end(result(step, Status::Ran, took, None), index, total);
+                reporter.end(result(step.name(), Status::Ran, took, None), index, total);
             }
             Err((Exit(code), tail)) => {
-                reporter.end(result(step, Status::Failed, took, Some(code)), index, total);
-                reporter.tail(step, &tail);
+                reporter.end(result(step.name(), Status::Failed, took, Some(code)), index, total);
+                reporter.tail(step.name(), &tail);
                 return Err(Exit(code));
             }
         }

@@ -7,8 +7,10 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::json;
 
-use super::steps::Step;
 use crate::args::Format;
+
+/// Why a step was skipped because the journal says it was done.
+pub(crate) const DONE: &str = "done";
 
 /// How a step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -75,16 +77,13 @@ impl Reporter {
     }
 
     /// The heading of a step about to run.
-    pub(crate) fn start(&self, step: Step, index: usize, total: usize) {
+    pub(crate) fn start(&self, step: &str, what: &str, index: usize, total: usize) {
         if self.json {
-            outln!(
-                "{}",
-                json!({"event": "step", "step": step.name(), "status": "started", "what": step.what()})
-            );
+            outln!("{}", json!({"event": "step", "step": step, "status": "started", "what": what}));
         } else if self.terminal {
-            outln!("\x1b[1m==> [{index}/{total}] {}\x1b[0m: {}", step.name(), step.what());
+            outln!("\x1b[1m==> [{index}/{total}] {step}\x1b[0m: {what}");
         } else {
-            outln!("==> step {index}/{total} {}: {}", step.name(), step.what());
+            outln!("==> step {index}/{total} {step}: {what}");
         }
     }
 
@@ -126,13 +125,13 @@ impl Reporter {
     }
 
     /// The failed step's last lines, on stderr (and in the JSON event stream).
-    pub(crate) fn tail(&self, step: Step, lines: &[String]) {
-        errln!("error: step `{}` failed; the last {} line(s) of its output:", step.name(), lines.len());
+    pub(crate) fn tail(&self, step: &str, lines: &[String]) {
+        errln!("error: step `{step}` failed; the last {} line(s) of its output:", lines.len());
         for line in lines {
             errln!("  {line}");
         }
         if self.json {
-            outln!("{}", json!({"event": "tail", "step": step.name(), "lines": lines}));
+            outln!("{}", json!({"event": "tail", "step": step, "lines": lines}));
         }
     }
 
@@ -141,7 +140,7 @@ impl Reporter {
         let skipped: Vec<&str> = self
             .results
             .iter()
-            .filter(|r| r.status == Status::Skipped && r.reason == Some(super::DONE))
+            .filter(|r| r.status == Status::Skipped && r.reason == Some(DONE))
             .map(|r| r.step)
             .collect();
         if self.json {
@@ -170,6 +169,6 @@ impl Reporter {
 }
 
 /// A step's result with its time rounded as shown.
-pub(crate) fn result(step: Step, status: Status, took: Duration, exit: Option<u8>) -> StepResult {
-    StepResult { step: step.name(), status, reason: None, seconds: seconds(took), exit }
+pub(crate) fn result(step: &'static str, status: Status, took: Duration, exit: Option<u8>) -> StepResult {
+    StepResult { step, status, reason: None, seconds: seconds(took), exit }
 }
