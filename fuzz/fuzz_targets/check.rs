@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use runway_schema::paths::outside_root;
-use runway_schema::{Files, Loaded, MemFiles, Options, Unread, load};
+use runway_schema::{Files, Folder, Loaded, MemFiles, Options, Unread, load};
 
 /// A valid root whose members are `m/*`: member bytes reach member validation.
 const ROOT: &str = r#"runway: 3
@@ -61,9 +61,9 @@ fn check_invariants(loaded: &Loaded, files: &[(&str, &[u8])]) {
 struct Guard(MemFiles);
 
 impl Files for Guard {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        assert!(outside_root(pattern).is_none(), "asked to list outside the root: {pattern:?}");
-        self.0.member_folders(pattern)
+    fn folders(&self, folder: &str) -> Vec<Folder> {
+        assert!(outside_root(folder).is_none(), "asked to list outside the root: {folder:?}");
+        self.0.folders(folder)
     }
     fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
         assert!(outside_root(path).is_none(), "asked to read outside the root: {path:?}");

@@ -483,9 +483,9 @@ fn check(loaded: &Loaded) {
             assert!(!p.referenced_by.is_empty(), "SSM parameter `{}` referenced by nothing", p.name);
         }
 
-        let _ = runtime_plan::render_plan_text(&plan);
-        let _ = plan.graph().to_mermaid();
-        let _ = plan.graph().to_dot();
+        let _ = plan_render::render_plan_text(&plan);
+        let _ = plan_render::render_mermaid(&plan.graph());
+        let _ = plan_render::render_dot(&plan.graph());
         match pulumi_program::render(&plan) {
             Ok(program) => {
                 let again = pulumi_program::render(&again).expect("rendered once, renders twice");
@@ -498,11 +498,11 @@ fn check(loaded: &Loaded) {
     }
     for pair in plans.windows(2) {
         let d = runtime_plan::diff(&pair[0], &pair[1]);
-        let _ = runtime_plan::render_diff_text(&d);
+        let _ = plan_render::render_diff_text(&d);
         let _ = runtime_plan::to_json(&d);
     }
-    let _ = runtime_plan::render_cost_text(&plans);
-    let _ = runtime_plan::to_json(&runtime_plan::cost_report(&plans));
+    let _ = plan_render::render_cost_text(&plans);
+    let _ = runtime_plan::to_json(&plan_render::cost_report(&plans));
     assert!(runtime_plan::plan(product, "no-such-environment-anywhere", cat).is_err());
 }
 

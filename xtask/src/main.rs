@@ -2,7 +2,8 @@
 //!
 //! - `ci`: everything CI runs — installs the Python real parts (moto, the Pulumi AWS SDK, the
 //!   official Infisical client) into `.venv` and the PostgreSQL 16 and 17 servers into
-//!   `.postgres`, then the committed schemas, fmt, tidy, clippy and every test.
+//!   `.postgres`, then the committed schemas, fmt, tidy, clippy, every test, and the README's
+//!   install line into a scratch `--root` (`install.rs`).
 //! - `tidy [--bless] [--verbose]`: the house rules as a test (`tidy/`: file and function
 //!   lengths, module circles, the core's dependencies and clippy lists, boundaries, crate
 //!   descriptions, the aws-adapter's API against docs/aws.md); `--bless` records the adapter's
@@ -23,6 +24,7 @@
 
 mod bench;
 mod docs;
+mod install;
 mod postgres;
 mod tidy;
 
@@ -181,6 +183,8 @@ fn ci() -> Result<(), String> {
         .args(["test", "--workspace", "--all-features"])
         .env("RUNWAY_PYTHON", &python)
         .env("RUNWAY_POSTGRES", &postgres))?;
+    stage(9, "install (the README's install line, release profile)");
+    install::readme_line()?;
     Ok(())
 }
 
@@ -203,9 +207,9 @@ fn warn_if_short_of_disk() {
     }
 }
 
-/// Says which of `ci`'s eight stages runs now, so a failure is placed at a glance.
+/// Says which of `ci`'s nine stages runs now, so a failure is placed at a glance.
 fn stage(n: u8, what: &str) {
-    eprintln!("\n== xtask ci {n}/8: {what}");
+    eprintln!("\n== xtask ci {n}/9: {what}");
 }
 
 /// The generated files and their generators.

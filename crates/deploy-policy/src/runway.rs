@@ -164,7 +164,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             registry,
         ));
     }
-    if s.plan.items.iter().any(|i| matches!(i.kind, K::RdsInstance | K::AuroraCluster)) {
+    if s.plan.items.iter().any(|i| matches!(i.kind(), K::RdsInstance | K::AuroraCluster)) {
         let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
         dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
         dbs.push(s.arn("rds", "db-proxy:*"));
@@ -181,7 +181,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             dbs,
         ));
     }
-    if s.plan.items.iter().any(|i| i.kind == K::CacheReplicationGroup) {
+    if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
         out.push(Statement::allow(
             "CachesOfThePlan",
             &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],

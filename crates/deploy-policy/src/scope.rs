@@ -26,7 +26,7 @@ impl<'p> Scope<'p> {
     /// (or there is none), else the stem pattern and each name that does not.
     pub(crate) fn names(&self, kind: ItemKind) -> Vec<String> {
         let mut out = vec![format!("{}*", self.stem)];
-        for item in self.plan.items.iter().filter(|i| i.kind == kind) {
+        for item in self.plan.items.iter().filter(|i| i.kind() == kind) {
             if !item.physical_name.starts_with(self.stem.as_str()) {
                 out.push(item.physical_name.to_string());
             }
@@ -67,7 +67,7 @@ impl<'p> Scope<'p> {
     pub(crate) fn log_groups(&self) -> Vec<String> {
         let folder = format!("/runway/{}/{}/", self.plan.product, self.plan.environment);
         let mut out = vec![self.arn("logs", &format!("log-group:{folder}*"))];
-        for item in self.plan.items.iter().filter(|i| i.kind == ItemKind::LogGroup) {
+        for item in self.plan.items.iter().filter(|i| i.kind() == ItemKind::LogGroup) {
             if !item.physical_name.starts_with(folder.as_str()) {
                 out.push(self.arn("logs", &format!("log-group:{}:*", item.physical_name)));
                 out.push(self.arn("logs", &format!("log-group:{}", item.physical_name)));
@@ -78,12 +78,12 @@ impl<'p> Scope<'p> {
 
     /// The environment's own KMS key, when runway makes it: its alias (`alias/runway/...`).
     pub(crate) fn own_key_alias(&self) -> Option<&str> {
-        self.plan.items.iter().find(|i| i.kind == ItemKind::KmsKey).map(|i| i.physical_name.as_str())
+        self.plan.items.iter().find(|i| i.kind() == ItemKind::KmsKey).map(|i| i.physical_name.as_str())
     }
 
     /// The DNS names the program writes records for.
     pub(crate) fn dns_names(&self) -> Vec<String> {
-        let names = self.plan.items.iter().filter(|i| i.kind == ItemKind::DnsRecord);
+        let names = self.plan.items.iter().filter(|i| i.kind() == ItemKind::DnsRecord);
         names.map(|i| i.physical_name.trim_end_matches('.').to_ascii_lowercase()).collect()
     }
 

@@ -102,11 +102,12 @@ struct FixedResponse {
 
 /// A listener: with a TLS policy, HTTPS with the certificate input; its default action as
 /// planned (a 404, or a redirect to HTTPS keeping host, path and query).
-pub(super) fn listener<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbListener(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
-    let AlbListenerSpec { alb, port, protocol, ssl_policy, default_action } = &**spec;
+pub(super) fn listener<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p AlbListenerSpec,
+) -> Result<(), RenderError> {
+    let AlbListenerSpec { alb, port, protocol, ssl_policy, default_action } = spec;
     let default_action = match default_action {
         ListenerAction::NotFound => DefaultAction {
             kind: "fixed-response",

@@ -2,10 +2,10 @@
 //! its SSM SecureString into the write-only `authTokenWo` (never a literal; in the state's inputs
 //! as a Pulumi secret, docs/pulumi.md, "What reaches the state").
 
-use runtime_plan::{CacheReplicationGroupSpec, ItemSpec, PlannedItem};
+use runtime_plan::{CacheReplicationGroupSpec, PlannedItem};
 use serde::Serialize;
 
-use super::context::{Context, Tags, wrong_spec};
+use super::context::{Context, Tags};
 use super::{RenderError, network};
 
 #[derive(Serialize)]
@@ -36,10 +36,11 @@ struct ReplicationGroup<'p> {
 /// The replication group, encrypted at rest and (for AUTH) in transit, its daily snapshots kept
 /// as planned; Multi-AZ with automatic failover when it has more than one node; its changes
 /// applied when the plan says.
-pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::CacheReplicationGroup(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn replication_group<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p CacheReplicationGroupSpec,
+) -> Result<(), RenderError> {
     let CacheReplicationGroupSpec {
         resource,
         engine,
@@ -53,7 +54,7 @@ pub(super) fn replication_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
         subnet_group,
         security_groups,
         apply_immediately,
-    } = &**spec;
+    } = spec;
     let auth_token_wo = cx.decrypted_parameter(auth_token_parameter)?;
     let auth_token_wo_version = cx.parameter_version(auth_token_parameter)?;
     let props = ReplicationGroup {

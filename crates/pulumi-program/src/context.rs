@@ -136,6 +136,8 @@ pub(super) struct Context<'p> {
     decrypted: BTreeMap<String, String>,
     /// Addresses of `alertEmails` the alerts topic subscribes ([`super::Options`]).
     pub(super) alert_subscriptions: usize,
+    /// Every resource declared so far, with the item it comes from ([`super::program_resources`]).
+    pub(super) declared: Vec<super::ProgramResource>,
 }
 
 /// The variable of the deploying identity's account id.
@@ -175,6 +177,7 @@ impl<'p> Context<'p> {
             waits: Vec::new(),
             decrypted: BTreeMap::new(),
             alert_subscriptions: 1,
+            declared: Vec::new(),
         }
     }
 
@@ -420,6 +423,7 @@ impl<'p> Context<'p> {
             .then_some(Options { depends_on, ignore_changes, protect });
         let resource = Resource { token, properties, options };
         let value = to_yaml(&resource).map_err(|e| unwritable(item, &e))?;
+        self.record(item.id.to_string(), token, Some(item));
         self.resources.push((item.id.to_string(), value));
         Ok(())
     }
@@ -458,6 +462,7 @@ impl<'p> Context<'p> {
         if token == ROLE_POLICY {
             self.policies.insert(item.id.to_string(), name.clone());
         }
+        self.record(name.clone(), token, Some(item));
         self.resources.push((name, value));
         Ok(())
     }
@@ -487,8 +492,15 @@ impl<'p> Context<'p> {
             kind: token.to_owned(),
             why: format!("its properties cannot be written: {e}"),
         })?;
+        self.record(id.clone(), token, None);
         self.resources.push((id, value));
         Ok(())
+    }
+
+    /// Records a declared resource and the item it comes from.
+    fn record(&mut self, name: String, token: &'static str, item: Option<&PlannedItem>) {
+        let item = item.map(|i| i.id.to_string());
+        self.declared.push(super::ProgramResource { name, token, item });
     }
 
     /// The item lacks `what`.
@@ -501,7 +513,7 @@ impl<'p> Context<'p> {
 pub(super) fn unsupported(item: &PlannedItem, why: &str) -> RenderError {
     RenderError::Unsupported {
         item: item.id.to_string(),
-        kind: item.kind.as_str().to_owned(),
+        kind: item.kind().as_str().to_owned(),
         why: why.to_owned(),
     }
 }

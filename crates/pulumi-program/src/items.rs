@@ -10,60 +10,84 @@ use super::{
     platform, postgres, queue, topic, workload,
 };
 
-/// Declares the resource(s) of an item managed by Pulumi.
-pub(super) fn declare<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    cx.begin(item);
-    match &item.spec {
-        ItemSpec::EcsCluster {} => platform::cluster(cx, item),
-        ItemSpec::TaskExecutionRole { .. } | ItemSpec::TaskRole { .. } => identity::role(cx, item),
-        ItemSpec::RegistrySecret { .. } => {
-            Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared"))
+/// Declares, from one table, how each kind renders: `declare`, the renderer of an item managed
+/// by Pulumi, and `resources`, how many resources it renders to (see
+/// [`super::expected_resources`]; the alerts topic with `subscriptions` email subscriptions). A
+/// row is `Variant pattern => renderer, resource count`; a kind without a row, or a row without
+/// both columns, does not compile.
+macro_rules! renderers {
+    ($cx:ident, $item:ident, $subscriptions:ident; $($variant:ident $fields:tt => $declare:expr, $resources:expr;)*) => {
+        /// Declares the resource(s) of an item managed by Pulumi.
+        // A row's resource count may use bindings its renderer does not.
+        #[allow(unused_variables)]
+        pub(super) fn declare<'p>($cx: &mut Context<'p>, $item: &'p PlannedItem) -> Result<(), RenderError> {
+            $cx.begin($item);
+            match &$item.spec { $(ItemSpec::$variant $fields => $declare,)* }
         }
-        ItemSpec::KmsKey { .. } => Err(unsupported(
-            item,
-            "the environment's key is created by `runway secrets prepare`, never declared",
-        )),
-        ItemSpec::SecurityGroup { .. } => network::security_group(cx, item),
-        ItemSpec::CloudMapNamespace { .. } => platform::namespace(cx, item),
-        ItemSpec::DbSubnetGroup {} => platform::db_subnet_group(cx, item),
-        ItemSpec::CacheSubnetGroup {} => platform::cache_subnet_group(cx, item),
-        ItemSpec::Alb { .. } => alb::load_balancer(cx, item),
-        ItemSpec::AlbListener(_) => alb::listener(cx, item),
-        ItemSpec::AlbLogBucket { .. } => alb_logs::log_bucket(cx, item),
-        ItemSpec::RdsInstance(_) => postgres::instance(cx, item),
-        ItemSpec::AuroraCluster(_) => postgres::aurora_cluster(cx, item),
-        ItemSpec::AuroraInstance { .. } => postgres::aurora_instance(cx, item),
-        ItemSpec::ProxySecret { .. } => postgres::proxy_secret(cx, item),
-        ItemSpec::ProxyRole { .. } => postgres::proxy_role(cx, item),
-        ItemSpec::RdsProxy(_) => postgres::proxy(cx, item),
-        ItemSpec::RdsProxyTargetGroup { .. } => postgres::proxy_target_group(cx, item),
-        ItemSpec::RdsProxyTarget { .. } => postgres::proxy_target(cx, item),
-        ItemSpec::CacheReplicationGroup(_) => cache::replication_group(cx, item),
-        ItemSpec::SqsQueue { .. } => queue::queue(cx, item),
-        ItemSpec::SqsDeadLetterQueue { .. } => queue::dead_letter_queue(cx, item),
-        ItemSpec::SnsTopic { .. } => topic::topic(cx, item),
-        ItemSpec::S3Bucket { .. } => bucket::bucket(cx, item),
-        ItemSpec::TaskDefinition(_) => workload::task_definition(cx, item),
-        ItemSpec::EcsService(_) => workload::service(cx, item),
-        ItemSpec::CloudMapService { .. } => workload::discovery_service(cx, item),
-        ItemSpec::AlbTargetGroup { .. } => alb::target_group(cx, item),
-        ItemSpec::AlbListenerRule { .. } => alb::listener_rule(cx, item),
-        ItemSpec::DnsRecord { .. } => alb::dns_record(cx, item),
-        ItemSpec::ScalingTarget { .. } => workload::scaling_target(cx, item),
-        ItemSpec::ScalingPolicy { .. } => workload::scaling_policy(cx, item),
-        ItemSpec::Budget { .. } => budget::budget(cx, item),
-        ItemSpec::LogGroup { .. } => logs::log_group(cx, item),
-        ItemSpec::VpcEndpoint { .. } => endpoints::endpoint(cx, item),
-        // The plan marks it `existing`, which `render` skips; a plan that asks Pulumi to declare
-        // it is not one runway makes.
-        ItemSpec::Vpc { .. } => Err(unsupported(item, "the VPC is a program input, never declared")),
-        ItemSpec::AlertTopic { .. } => {
-            let subscriptions = cx.alert_subscriptions;
-            alarms::alert_topic(cx, item, subscriptions)
+
+        /// Resources an item renders to (see [`super::expected_resources`]), the alerts topic
+        /// with `subscriptions` email subscriptions.
+        #[allow(unused_variables)]
+        pub(super) fn resources($item: &PlannedItem, $subscriptions: usize) -> usize {
+            match &$item.spec { $(ItemSpec::$variant $fields => $resources,)* }
         }
-        ItemSpec::MetricAlarm { .. } => alarms::metric_alarm(cx, item),
-        ItemSpec::EcsEventRule { .. } => alarms::ecs_event_rule(cx, item),
-    }
+    };
+}
+
+renderers! { cx, item, subscriptions;
+    EcsCluster {} => platform::cluster(cx, item), 1;
+    TaskExecutionRole { grants, .. } => identity::role(cx, item), 1 + usize::from(!grants.is_empty());
+    TaskRole { grants, .. } => identity::role(cx, item), 1 + usize::from(!grants.is_empty());
+    RegistrySecret { .. } => Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared")), 1;
+    // Created by `secrets prepare`: the program declares its key policy only.
+    KmsKey { .. } => Err(unsupported(
+        item,
+        "the environment's key is created by `runway secrets prepare`, never declared",
+    )), 1;
+    SecurityGroup { ingress, egress, .. } => network::security_group(cx, item), network::resources(ingress, egress);
+    CloudMapNamespace { .. } => platform::namespace(cx, item), 1;
+    DbSubnetGroup {} => platform::db_subnet_group(cx, item), 1;
+    CacheSubnetGroup {} => platform::cache_subnet_group(cx, item), 1;
+    Alb { .. } => alb::load_balancer(cx, item), 1;
+    AlbListener(spec) => alb::listener(cx, item, spec), 1;
+    AlbLogBucket { .. } => alb_logs::log_bucket(cx, item), alb_logs::RESOURCES;
+    RdsInstance(spec) => postgres::instance(cx, item, spec), 1;
+    AuroraCluster(spec) => postgres::aurora_cluster(cx, item, spec), 1;
+    AuroraInstance { .. } => postgres::aurora_instance(cx, item), 1;
+    ProxySecret { .. } => postgres::proxy_secret(cx, item), 1;
+    // The role and its policy.
+    ProxyRole { .. } => postgres::proxy_role(cx, item), 2;
+    RdsProxy(spec) => postgres::proxy(cx, item, spec), 1;
+    RdsProxyTargetGroup { .. } => postgres::proxy_target_group(cx, item), 1;
+    RdsProxyTarget { .. } => postgres::proxy_target(cx, item), 1;
+    CacheReplicationGroup(spec) => cache::replication_group(cx, item, spec), 1;
+    SqsQueue { .. } => queue::queue(cx, item), 1;
+    SqsDeadLetterQueue { .. } => queue::dead_letter_queue(cx, item), 1;
+    SnsTopic { .. } => topic::topic(cx, item), 1;
+    S3Bucket { versioning, block_public_access, tls_only, .. } => bucket::bucket(cx, item),
+        bucket::resources(*versioning, *block_public_access, *tls_only);
+    TaskDefinition(spec) => workload::task_definition(cx, item, spec), 1;
+    EcsService(spec) => workload::service(cx, item, spec), 1;
+    CloudMapService { .. } => workload::discovery_service(cx, item), 1;
+    AlbTargetGroup { .. } => alb::target_group(cx, item), 1;
+    AlbListenerRule { .. } => alb::listener_rule(cx, item), 1;
+    DnsRecord { .. } => alb::dns_record(cx, item), 1;
+    ScalingTarget { .. } => workload::scaling_target(cx, item), 1;
+    ScalingPolicy { .. } => workload::scaling_policy(cx, item), 1;
+    Budget { .. } => budget::budget(cx, item), 1;
+    LogGroup { .. } => logs::log_group(cx, item), 1;
+    VpcEndpoint { .. } => endpoints::endpoint(cx, item), 1;
+    // The plan marks it `existing`, which `render` skips (and `expected_resources` does not
+    // count); a plan that asks Pulumi to declare it is not one runway makes.
+    Vpc { .. } => Err(unsupported(item, "the VPC is a program input, never declared")), 0;
+    // The topic, its policy and its subscriptions (email, then HTTPS).
+    AlertTopic { https, .. } => {
+        let subscriptions = cx.alert_subscriptions;
+        alarms::alert_topic(cx, item, subscriptions)
+    }, 2 + subscriptions + https.len();
+    MetricAlarm { .. } => alarms::metric_alarm(cx, item), 1;
+    // The rule and its target.
+    EcsEventRule { .. } => alarms::ecs_event_rule(cx, item), 2;
 }
 
 /// Looks up an item another component creates, into a variable of its id.
@@ -80,59 +104,4 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         return Err(unsupported(item, "only a proxy or registry secret can be created outside the program"));
     };
     postgres::look_up_proxy_secret(cx, item)
-}
-
-/// Resources an item renders to (see [`super::expected_resources`]), the alerts topic with
-/// `subscriptions` email subscriptions.
-pub(super) fn resources(item: &PlannedItem, subscriptions: usize) -> usize {
-    match &item.spec {
-        // The topic, its policy and its subscriptions (email, then HTTPS).
-        ItemSpec::AlertTopic { https, .. } => 2 + subscriptions + https.len(),
-        // The rule and its target.
-        ItemSpec::EcsEventRule { .. } => 2,
-        ItemSpec::S3Bucket { versioning, block_public_access, tls_only, .. } => {
-            bucket::resources(*versioning, *block_public_access, *tls_only)
-        }
-        ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
-            1 + usize::from(!grants.is_empty())
-        }
-        ItemSpec::SecurityGroup { ingress, egress, .. } => network::resources(ingress, egress),
-        // The role and its policy.
-        ItemSpec::ProxyRole { .. } => 2,
-        ItemSpec::AlbLogBucket { .. } => alb_logs::RESOURCES,
-        // Created by `secrets prepare`: its key policy only.
-        ItemSpec::KmsKey { .. } => 1,
-        ItemSpec::EcsCluster { .. }
-        | ItemSpec::CloudMapNamespace { .. }
-        | ItemSpec::Alb { .. }
-        | ItemSpec::AlbListener(_)
-        | ItemSpec::DbSubnetGroup { .. }
-        | ItemSpec::CacheSubnetGroup { .. }
-        | ItemSpec::RdsInstance(_)
-        | ItemSpec::AuroraCluster(_)
-        | ItemSpec::AuroraInstance { .. }
-        | ItemSpec::ProxySecret { .. }
-        | ItemSpec::RegistrySecret { .. }
-        | ItemSpec::RdsProxy(_)
-        | ItemSpec::RdsProxyTargetGroup { .. }
-        | ItemSpec::RdsProxyTarget { .. }
-        | ItemSpec::CacheReplicationGroup(_)
-        | ItemSpec::SqsQueue { .. }
-        | ItemSpec::SqsDeadLetterQueue { .. }
-        | ItemSpec::SnsTopic { .. }
-        | ItemSpec::TaskDefinition(_)
-        | ItemSpec::EcsService(_)
-        | ItemSpec::CloudMapService { .. }
-        | ItemSpec::AlbTargetGroup { .. }
-        | ItemSpec::AlbListenerRule { .. }
-        | ItemSpec::ScalingTarget { .. }
-        | ItemSpec::ScalingPolicy { .. }
-        | ItemSpec::DnsRecord { .. }
-        | ItemSpec::LogGroup { .. }
-        | ItemSpec::Budget { .. }
-        | ItemSpec::VpcEndpoint { .. }
-        | ItemSpec::MetricAlarm { .. } => 1,
-        // Not declared (`managedBy: existing`; not counted by `expected_resources`).
-        ItemSpec::Vpc { .. } => 0,
-    }
 }

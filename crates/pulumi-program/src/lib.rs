@@ -49,6 +49,7 @@ mod network;
 mod parameters;
 mod platform;
 mod postgres;
+mod preview;
 mod queue;
 mod ser;
 mod stack;
@@ -59,6 +60,7 @@ mod workload;
 pub mod yaml;
 
 pub use inputs::{StackInputs, stack_inputs};
+pub use preview::{Preview, PreviewError, PreviewStep, items_of, read_preview};
 pub use stack::{alert_email_count, check_stack_settings};
 pub use version::PULUMI_AWS_VERSION;
 
@@ -147,8 +149,31 @@ pub fn render(plan: &Plan) -> Result<Program, RenderError> {
     render_with(plan, Options::default())
 }
 
+/// One resource of a plan's program: its name (the last part of its URN), its type and the
+/// item it comes from (`None` for an SSM parameter the program writes, which is no item).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramResource {
+    /// The resource's name in the program: the item's id, `<id>--<suffix>` for a companion.
+    pub name: String,
+    /// Its type token (`aws:rds/instance:Instance`).
+    pub token: &'static str,
+    /// The logical id of the item it comes from.
+    pub item: Option<String>,
+}
+
+/// Every resource a plan's program declares (default [`Options`]), in program order, with the
+/// item each comes from: how a `pulumi preview` of the program is read back per item.
+pub fn program_resources(plan: &Plan) -> Result<Vec<ProgramResource>, RenderError> {
+    Ok(render_parts(plan, Options::default())?.1)
+}
+
 /// Renders the Pulumi YAML program of a plan.
 pub fn render_with(plan: &Plan, options: Options) -> Result<Program, RenderError> {
+    Ok(render_parts(plan, options)?.0)
+}
+
+/// The program and the resources it declares.
+fn render_parts(plan: &Plan, options: Options) -> Result<(Program, Vec<ProgramResource>), RenderError> {
     let mut ctx = context::Context::new(plan);
     ctx.alert_subscriptions = options.alert_emails;
     for item in &plan.items {
@@ -198,7 +223,8 @@ pub fn render_with(plan: &Plan, options: Options) -> Result<Program, RenderError
          # Inputs (pulumi config): see docs/pulumi.md. No secret value is in this file.\n",
         plan.environment, plan.product
     );
-    Ok(Program { files: vec![(PROGRAM_FILE.to_owned(), header + &yaml::document(&root))] })
+    let program = Program { files: vec![(PROGRAM_FILE.to_owned(), header + &yaml::document(&root))] };
+    Ok((program, std::mem::take(&mut ctx.declared)))
 }
 
 /// The number of resources a plan's program declares: one per item managed by Pulumi, plus

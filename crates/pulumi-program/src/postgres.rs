@@ -68,10 +68,11 @@ impl<'p> Protection<'p> {
 
 /// An RDS PostgreSQL instance, encrypted and private as planned, kept as planned; its admin
 /// password is read from its SSM SecureString into the write-only `passwordWo`.
-pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsInstance(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn instance<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p RdsInstanceSpec,
+) -> Result<(), RenderError> {
     let RdsInstanceSpec {
         resource: _,
         engine_version,
@@ -87,7 +88,7 @@ pub(super) fn instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Resul
         publicly_accessible,
         protection,
         apply_immediately,
-    } = &**spec;
+    } = spec;
     cx.item(admin_secret)?;
     let props = Instance {
         identifier: &item.physical_name,
@@ -143,10 +144,11 @@ struct AuroraCluster<'p> {
 
 /// An Aurora PostgreSQL cluster, encrypted and kept as planned; its admin password is read from
 /// its SSM SecureString into the write-only `masterPasswordWo`.
-pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AuroraCluster(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn aurora_cluster<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p AuroraClusterSpec,
+) -> Result<(), RenderError> {
     let AuroraClusterSpec {
         engine_version,
         database,
@@ -159,7 +161,7 @@ pub(super) fn aurora_cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) ->
         protection,
         apply_immediately,
         ..
-    } = &**spec;
+    } = spec;
     cx.item(admin_secret)?;
     let props = AuroraCluster {
         cluster_identifier: &item.physical_name,
@@ -303,11 +305,12 @@ struct Auth {
 }
 
 /// The proxy, in the private subnets, authenticating with the secret.
-pub(super) fn proxy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsProxy(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
-    let RdsProxySpec { engine_family, secret, logins, role, require_tls, security_groups, .. } = &**spec;
+pub(super) fn proxy<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p RdsProxySpec,
+) -> Result<(), RenderError> {
+    let RdsProxySpec { engine_family, secret, logins, role, require_tls, security_groups, .. } = spec;
     let mut auths = Vec::with_capacity(1 + logins.len());
     // The admin's (the bootstrap of the roles logs in with it), then each consumer's login.
     for s in std::iter::once(secret).chain(logins) {
@@ -365,7 +368,7 @@ pub(super) fn proxy_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
         return Err(wrong_spec(item));
     };
     // A projection: a proxy targets an RDS instance or an Aurora cluster, nothing else.
-    let kind = cx.item(target)?.kind;
+    let kind = cx.item(target)?.kind();
     let (instance, cluster) = if kind == ItemKind::RdsInstance {
         (Some(cx.reference(target, "identifier")?), None)
     } else if kind == ItemKind::AuroraCluster {

@@ -36,7 +36,7 @@ pub fn check_stack_settings(plan: &Plan, file: &str, text: &str) -> Vec<Diagnost
     };
     let config = settings.config.unwrap_or_default();
     let mut out = Vec::new();
-    let public = plan.items.iter().any(|i| i.kind == ItemKind::Alb);
+    let public = plan.items.iter().any(|i| i.kind() == ItemKind::Alb);
     let inputs = [("privateSubnetIds", true), ("publicSubnetIds", public)];
     for (input, _) in inputs.into_iter().filter(|(_, read)| *read) {
         let Some(value) = config.get(&format!("{}:{input}", plan.product)) else { continue };
@@ -81,7 +81,7 @@ pub fn alert_email_count(plan: &Plan, text: &str) -> Option<usize> {
 
 /// Does the plan declare an alerts topic (whose subscriptions read `alertEmails`)?
 fn has_alert_topic(plan: &Plan) -> bool {
-    plan.items.iter().any(|i| i.kind == ItemKind::AlertTopic)
+    plan.items.iter().any(|i| i.kind() == ItemKind::AlertTopic)
 }
 
 /// `alertEmails`: a list of one or more email addresses.

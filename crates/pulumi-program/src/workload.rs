@@ -117,10 +117,11 @@ struct ContainerHealth<'p> {
 /// workload's image (and its registry's credentials), port, environment, SSM secrets, its
 /// output to the workload's log group, and the container health check the plan decided; the
 /// plan's entry point, and for a one-off task's (`migrate`), its command.
-pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::TaskDefinition(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn task_definition<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p TaskDefinitionSpec,
+) -> Result<(), RenderError> {
     let TaskDefinitionSpec {
         workload,
         image,
@@ -136,7 +137,7 @@ pub(super) fn task_definition<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -
         task_role,
         entry_point,
         command,
-    } = &**spec;
+    } = spec;
     for s in secrets {
         cx.waits_for(&s.parameter);
     }
@@ -284,10 +285,11 @@ struct LoadBalancer<'p> {
 /// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
 /// registered with the workload's target group (public); its deployments as planned (circuit
 /// breaker, health-check grace, waiting for a steady state); its tasks tagged with its tags.
-pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::EcsService(spec) = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn service<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    spec: &'p EcsServiceSpec,
+) -> Result<(), RenderError> {
     let EcsServiceSpec {
         workload,
         cluster,
@@ -304,7 +306,7 @@ pub(super) fn service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         propagate_tags,
         enable_execute_command,
         deployment_alarms,
-    } = &**spec;
+    } = spec;
     let alarm_names: Vec<String> =
         deployment_alarms.iter().map(|a| cx.reference(a, "name")).collect::<Result<_, _>>()?;
     let alarms =

@@ -280,7 +280,7 @@ fn the_key_policy_names_the_account_the_plans_principals_and_the_alert_publisher
             .iter()
             .filter(|i| {
                 matches!(
-                    i.kind,
+                    i.kind(),
                     runtime_plan::ItemKind::TaskExecutionRole | runtime_plan::ItemKind::ProxyRole
                 )
             })

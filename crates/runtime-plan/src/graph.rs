@@ -1,9 +1,8 @@
-//! The plan's dependency graph (consumers -> resources -> items) and its renderers.
+//! The plan's dependency graph (consumers -> resources -> items); its renderings are in the
+//! `plan-render` crate.
 //!
 //! The graph is a view of a [`Plan`], built on demand and never stored in it: this module reads
 //! the plan, and the plan knows nothing of it.
-
-use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -95,7 +94,7 @@ pub fn build_graph(plan: &Plan) -> Graph {
     for i in &plan.items {
         g.nodes.push(node(
             format!("item:{}", i.id),
-            format!("{} {}", i.kind.as_str(), i.physical_name),
+            format!("{} {}", i.kind().as_str(), i.physical_name),
             Layer::Item,
         ));
     }
@@ -120,59 +119,4 @@ pub fn build_graph(plan: &Plan) -> Graph {
         }
     }
     g
-}
-
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-impl Graph {
-    /// Mermaid flowchart (left to right), one subgraph per layer; node ids are `n<index>`.
-    pub fn to_mermaid(&self) -> String {
-        let mut out = String::from("flowchart LR\n");
-        // Node positions by id, built once (a search per edge end would be O(n^2)).
-        let at: std::collections::BTreeMap<&str, usize> =
-            self.nodes.iter().enumerate().rev().map(|(i, n)| (n.id.as_str(), i)).collect();
-        let idx = |id: &str| at.get(id).copied();
-        for (layer, title) in
-            [(Layer::Consumer, "consumers"), (Layer::Resource, "resources"), (Layer::Item, "aws")]
-        {
-            let _ = writeln!(out, "  subgraph {title}");
-            for (i, n) in self.nodes.iter().enumerate().filter(|(_, n)| n.layer == layer) {
-                let label = n.label.replace('"', "#quot;");
-                let _ = writeln!(out, "    n{i}[\"{label}\"]");
-            }
-            let _ = writeln!(out, "  end");
-        }
-        for e in &self.edges {
-            if let (Some(a), Some(b)) = (idx(&e.from), idx(&e.to)) {
-                let _ = writeln!(out, "  n{a} -->|{}| n{b}", e.label);
-            }
-        }
-        out
-    }
-
-    /// Graphviz DOT (`digraph`, left to right); node ids are the graph's ids.
-    pub fn to_dot(&self) -> String {
-        let mut out = String::from("digraph plan {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n");
-        for n in &self.nodes {
-            let shape = match n.layer {
-                Layer::Consumer => "ellipse",
-                Layer::Resource => "box3d",
-                Layer::Item => "box",
-            };
-            let _ = writeln!(out, "  \"{}\" [label=\"{}\", shape={shape}];", escape(&n.id), escape(&n.label));
-        }
-        for e in &self.edges {
-            let _ = writeln!(
-                out,
-                "  \"{}\" -> \"{}\" [label=\"{}\"];",
-                escape(&e.from),
-                escape(&e.to),
-                escape(&e.label)
-            );
-        }
-        out.push_str("}\n");
-        out
-    }
 }

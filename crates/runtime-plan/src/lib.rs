@@ -10,19 +10,24 @@
 //! names and places of secrets only), and it never iterates a hash map into output: the same
 //! input gives the same plan, byte for byte.
 //!
-//! # Library functions for the CLI
+//! # The embedding façade
 //!
-//! | command | functions |
-//! |---|---|
-//! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan |
-//! | `runway plan` | [`plan()`], then [`write_plan_text`] or [`write_json`] of the [`Plan`] (both streamed) |
-//! | `runway cost` | [`plan()`] per environment, then [`render_cost_text`] or [`to_json`] of [`cost_report`] |
-//! | `runway graph` | [`Plan::graph`] with [`Graph::to_mermaid`] or [`Graph::to_dot`] (or [`to_json`]) |
-//! | `runway diff` | [`diff()`] of the old and new plans, then [`render_diff_text`] or [`to_json`] |
-//! | `runway spend` | [`spend_report`] of the [`Plan`], a [`Month`] and the bill's [`Actuals`], then [`render_spend_text`] or [`to_json`] |
-//! | `runway spend` (the usage that would have matched a bill) | [`usage_hint()`] |
-//! | `runway preflight` | [`expectations()`] of the [`Plan`], compared by the adapters into [`Finding`]s, then [`render_findings_text`] or [`to_json`] |
-//! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans, then [`render_review_markdown`], [`render_review_text`] or [`to_json`] |
+//! The root holds what an embedder (the CLI, the language server, `examples/embed`) needs to go
+//! from a loaded product to plans and to what they decide; the whole plan model is in [`plan`],
+//! and the items it uses most are named here too. Loading is `runway_files::load` (the files
+//! under a root path, read once) and the catalogue `runway_files::catalogue_for` chooses; the
+//! texts the CLI prints are the `plan-render` crate's.
+//!
+//! | command | decides | then presents (`plan-render`, or [`to_json`]) |
+//! |---|---|---|
+//! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan | diagnostics |
+//! | `runway plan` | [`plan()`] | `write_plan_text`, or [`write_json`] of the [`Plan`] (both streamed) |
+//! | `runway cost` | [`plan()`] per environment | `render_cost_text`, or `cost_report` as JSON |
+//! | `runway graph` | [`Plan::graph`] | `render_mermaid`, `render_dot`, or [`to_json`] |
+//! | `runway diff` | [`diff()`] of the old and new plans | `render_diff_text`, or [`to_json`] |
+//! | `runway spend` | [`spend_report()`] of the [`Plan`], a [`Month`] and the bill's [`Actuals`]; [`usage_hint()`] (the usage that would have matched a bill) | `render_spend_text`, or [`to_json`] |
+//! | `runway preflight` | [`expectations()`] of the [`Plan`], compared by the adapters into [`Finding`]s | `render_findings_text`, or [`to_json`] |
+//! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans (breaking bindings, the `limits.increase` guardrail) | `render_review_markdown`, `render_review_text`, or [`to_json`] |
 //!
 //! A plan with an error diagnostic ([`Plan::has_errors`], [`CostSummary::refused`]) is refused:
 //! over its cap (`cap-exceeded`), unpriced under a cap (`unpriced`); the CLI exits 3 and no
@@ -30,40 +35,54 @@
 // A match over a kind names every kind, so a new kind is a compile error wherever it needs a
 // decision; a projection of one kind is a `let ... else` (ARCHITECTURE.md, "Adding a kind").
 #![warn(clippy::wildcard_enum_match_arm)]
+// What no path outside reaches is `pub(crate)`: the root and the public modules say what the
+// crate offers.
+#![warn(unreachable_pub)]
 
 mod check;
 pub mod diff;
 pub mod graph;
 mod hint;
+mod json;
 pub mod lower;
 pub mod naming;
 pub mod plan;
 pub mod preflight;
+pub mod preview;
 mod pricing;
-pub mod render;
 pub mod review;
 pub mod spend;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
 
+// The façade: from a product to plans, and what they decide.
 pub use check::{Checked, check, check_each};
-pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff, render_diff_text};
+pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use hint::{UsageHint, usage_hint};
+pub use json::{to_json, write_json};
 pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
-pub use plan::*;
-pub use preflight::{Expectations, Finding, Severity, expectations, render_findings_text};
-pub use render::render_spend_text;
-pub use render::{
-    CostEnvironment, CostReport, cost_report, render_cost_text, render_plan_text, to_json, write_json,
-    write_plan_text,
-};
+pub use preflight::{Expectations, Finding, Severity, expectations};
+pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
 pub use review::{
-    Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, REVIEW_MARKER, Rename,
-    Review, Side, SideCost, breaking, render_review_markdown, render_review_text, review, review_environment,
+    Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
+    SideCost, breaking, review, review_environment,
 };
 pub use spend::{
     Actuals, Hint, Month, MonthError, RowKind, SpendReport, SpendRow, SpendTotal, UsageMatch, spend_report,
+};
+
+// The plan's model most used by the adapters (all of it is in `plan`).
+pub use plan::{
+    ALERTS_TOPIC_ID, ATTEMPTS, AlarmName, AlbListenerSpec, AuroraClusterSpec, BOOTSTRAP_COMMAND,
+    BOOTSTRAP_IMAGE, Binding, BucketLifecycle, BudgetBasis, CacheReplicationGroupSpec, CompactString,
+    Comparison, ConnectionSource, ConnectionVariable, CostLine, CostSummary, CredentialKind,
+    DatabaseProtection, DimensionValue, ENVIRONMENT_TAG, EcsServiceSpec, EndpointType, GeneratedSecret,
+    Grant, HealthSpec, ITEM_TAG, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery, ManagedBy,
+    OneOffTask, PAUSE_SECONDS, PRODUCT_TAG, ParameterSource, ParameterWriter, Peer, Plan, PlannedItem,
+    PlannedOutput, PlannedResource, PlannedWorkload, PolicyResource, RESOURCE_TAG, RdsInstanceSpec,
+    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, SQL_VARIABLE, SecretsLayout, SecurityRule,
+    ServiceRestart, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict, alarm_metric,
 };
 
 /// The README's code examples, compiled and run as doctests.

@@ -26,39 +26,7 @@ pub fn hash6(name: &str) -> String {
 /// The AWS length limit of an item kind's name, including any `.fifo` suffix; `None` for
 /// items AWS names itself (their physical name is a qualified address, not an AWS name).
 pub fn limit(kind: ItemKind) -> Option<usize> {
-    Some(match kind {
-        ItemKind::Alb | ItemKind::AlbTargetGroup => 32,
-        ItemKind::CacheReplicationGroup => 40,
-        ItemKind::RdsInstance | ItemKind::AuroraCluster | ItemKind::AuroraInstance => 63,
-        ItemKind::RdsProxy => 60,
-        ItemKind::S3Bucket | ItemKind::AlbLogBucket => 63,
-        ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => 80,
-        ItemKind::SnsTopic => 256,
-        ItemKind::TaskExecutionRole | ItemKind::TaskRole | ItemKind::ProxyRole => 64,
-        ItemKind::ProxySecret | ItemKind::RegistrySecret => 512,
-        // Its alias, `alias/` included.
-        ItemKind::KmsKey => 256,
-        ItemKind::EcsCluster | ItemKind::EcsService | ItemKind::TaskDefinition => 255,
-        ItemKind::DbSubnetGroup | ItemKind::CacheSubnetGroup | ItemKind::SecurityGroup => 255,
-        ItemKind::CloudMapNamespace => 253,
-        ItemKind::CloudMapService => 63,
-        ItemKind::ScalingPolicy => 256,
-        ItemKind::Budget => 100,
-        ItemKind::AlertTopic => 256,
-        ItemKind::MetricAlarm => 255,
-        ItemKind::EcsEventRule => 64,
-        ItemKind::LogGroup => 512,
-        // Its `Name` tag.
-        ItemKind::VpcEndpoint => 255,
-        ItemKind::AlbListener
-        | ItemKind::AlbListenerRule
-        | ItemKind::RdsProxyTargetGroup
-        | ItemKind::RdsProxyTarget
-        | ItemKind::ScalingTarget
-        | ItemKind::DnsRecord
-        // Not declared: its name is the program input it stands for.
-        | ItemKind::Vpc => return None,
-    })
+    kind.name_limit()
 }
 
 /// `name` cut to `limit` characters: unchanged when it fits; otherwise its head (trailing

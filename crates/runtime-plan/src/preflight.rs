@@ -4,7 +4,7 @@
 //! key, the cost allocation tags, and the service quotas the plan's ceiling needs.
 //!
 //! The decisions are here (pure, no I/O); the adapters read the account and the registries and
-//! compare, each answer a [`Finding`]. Findings are plain data; [`render_findings_text`] lays
+//! compare, each answer a [`Finding`]. Findings are plain data; `plan_render::render_findings_text` lays
 //! them out for a person and [`crate::to_json`] for a script.
 
 use compact_str::CompactString;
@@ -270,7 +270,7 @@ pub fn is_private_ecr(image: &str) -> bool {
 }
 
 /// The endpoint services an `existing` VPC must have, as `network.endpoints: true` would
-/// declare them (lower/endpoints.rs): tasks need ssm, ecr.api, ecr.dkr, logs and the s3
+/// declare them (lower/kinds/endpoints.rs): tasks need ssm, ecr.api, ecr.dkr, logs and the s3
 /// gateway; a postgres its secretsmanager; queues and topics sqs and sns; ECS Exec ssmmessages.
 fn existing_endpoints(plan: &Plan) -> Vec<CompactString> {
     match plan.vpc_endpoints {
@@ -353,30 +353,6 @@ pub fn certificate_covers(name: &str, host: &str) -> bool {
         Some(parent) => host.split_once('.').is_some_and(|(label, rest)| !label.is_empty() && rest == parent),
         None => name == host,
     }
-}
-
-/// The findings as text: errors first, then warnings, each with its help; a last line counts
-/// them.
-pub fn render_findings_text(environment: &str, findings: &[Finding]) -> String {
-    let mut text = String::new();
-    let mut sorted: Vec<&Finding> = findings.iter().collect();
-    sorted.sort_by_key(|f| f.severity);
-    for f in &sorted {
-        text.push_str(&format!(
-            "{}[{}] {}: {}\n  help: {}\n",
-            f.severity.as_str(),
-            f.check,
-            f.subject,
-            f.message,
-            f.help
-        ));
-    }
-    let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
-    let warnings = findings.len() - errors;
-    let verdict =
-        if errors == 0 { "ready to deploy" } else { "not ready: fix the errors before `pulumi up`" };
-    text.push_str(&format!("preflight {environment}: {errors} error(s), {warnings} warning(s); {verdict}\n"));
-    text
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Usa
 /// An owned description of what to ask the catalogue for an item: its size and the amounts of
 /// use the plan assumes (`None`: the size's, or billed by use and not counted).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Priceable {
+pub(crate) enum Priceable {
     Postgres {
         engine: PostgresEngine,
         size: String,
@@ -312,7 +312,7 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
         let key: &str = match item.owner.as_deref() {
             Some(owner) => owner,
             None => {
-                label = format!("{} {}", item.owner_name(), item.kind.words());
+                label = format!("{} {}", item.owner_name(), item.kind().words());
                 &label
             }
         };

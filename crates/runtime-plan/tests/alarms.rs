@@ -5,6 +5,7 @@
 mod common;
 
 use cost::Catalogue;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Alarms, Money, PostgresEngine, Product, ResourceSpec};
 
@@ -13,7 +14,7 @@ fn planned(product: &Product, env: &str) -> Plan {
 }
 
 fn alarms(p: &Plan) -> Vec<&PlannedItem> {
-    p.items.iter().filter(|i| i.kind == ItemKind::MetricAlarm).collect()
+    p.items.iter().filter(|i| i.kind() == ItemKind::MetricAlarm).collect()
 }
 
 /// `(threshold, metric threshold, dimensions)` of an alarm item.
@@ -41,7 +42,7 @@ fn production_has_alarms_by_default_and_other_environments_opt_in() {
     for env in ["dev", "staging"] {
         let p = planned(&product, env);
         let declared = [ItemKind::AlertTopic, ItemKind::MetricAlarm, ItemKind::EcsEventRule];
-        assert!(p.items.iter().all(|i| !declared.contains(&i.kind)), "{env}");
+        assert!(p.items.iter().all(|i| !declared.contains(&i.kind())), "{env}");
     }
     let staging = planned(&with_alarms("staging", |a| a.enabled = Some(true)), "staging");
     assert_eq!(alarms(&staging).len(), alarms(&production).len());
@@ -294,7 +295,7 @@ fn connections_are_a_share_of_the_size_s_max_connections() {
 #[test]
 fn every_service_has_cpu_and_memory_alarms() {
     let p = planned(&common::shipped_example(), "production");
-    let services: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::EcsService).collect();
+    let services: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind() == ItemKind::EcsService).collect();
     assert!(services.len() >= 2);
     for service in services {
         let owner = service.owner.as_deref().unwrap();

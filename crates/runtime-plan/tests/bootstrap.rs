@@ -8,6 +8,7 @@
 mod common;
 
 use cost::Catalogue;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Bootstrap, Code, Endpoints, ImageRef, Location, Product, Severity};
 

@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used)] // reason: tests
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::Product;
 
@@ -25,8 +27,8 @@ fn golden_plans_of_every_environment() {
     }
     insta::assert_snapshot!("acme-shop-cost.txt", render_cost_text(&plans));
     insta::assert_snapshot!("acme-shop-cost.json", to_json(&cost_report(&plans)));
-    insta::assert_snapshot!("acme-shop-dev-graph.mmd", plans[0].graph().to_mermaid());
-    insta::assert_snapshot!("acme-shop-dev-graph.dot", plans[0].graph().to_dot());
+    insta::assert_snapshot!("acme-shop-dev-graph.mmd", render_mermaid(&plans[0].graph()));
+    insta::assert_snapshot!("acme-shop-dev-graph.dot", render_dot(&plans[0].graph()));
 }
 
 #[test]

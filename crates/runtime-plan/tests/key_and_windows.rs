@@ -7,6 +7,7 @@
 mod common;
 
 use cost::Catalogue;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{PostgresEngine, Product, ResourceSpec};
 
@@ -49,7 +50,7 @@ fn a_named_key_leaves_the_alerts_topic_unencrypted() {
     let p = planned(&product, "production");
     let ItemSpec::AlertTopic { kms_key, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
     assert_eq!(kms_key, &None);
-    assert!(p.items.iter().all(|i| i.kind != ItemKind::KmsKey));
+    assert!(p.items.iter().all(|i| i.kind() != ItemKind::KmsKey));
 }
 
 /// Every bucket, the ALB's log bucket included, is named in the account-regional namespace:

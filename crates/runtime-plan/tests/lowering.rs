@@ -4,6 +4,8 @@
 mod common;
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
 
@@ -12,7 +14,7 @@ fn cat() -> Catalogue {
 }
 
 fn kinds_of(p: &Plan, owner: Option<&str>) -> Vec<ItemKind> {
-    p.items.iter().filter(|i| i.owner.as_deref() == owner).map(|i| i.kind).collect()
+    p.items.iter().filter(|i| i.owner.as_deref() == owner).map(|i| i.kind()).collect()
 }
 
 /// The alarms of an owner, by name (`db-cpu`, `cache-cpu 1` for a cache's node).
@@ -375,7 +377,7 @@ fn infisical_registry_credentials_become_the_workloads_registry_secret() {
         Some(runway_schema::RegistryCredentials::Infisical("GHCR_PULL".into()));
     let p = plan(&product, "production", &cat()).unwrap();
     let secret = p.item("shop_registry-secret").unwrap();
-    assert_eq!(secret.kind, ItemKind::RegistrySecret);
+    assert_eq!(secret.kind(), ItemKind::RegistrySecret);
     assert_eq!(secret.managed_by, ManagedBy::SecretsAdapter);
     assert_eq!(secret.physical_name, "acme-shop/production/shop/registry-credentials");
     assert_eq!(secret.monthly, Some(Money::parse("0.40").unwrap()));
@@ -417,7 +419,7 @@ fn an_existing_registry_secret_is_named_and_granted_by_its_arn() {
     product.root.workloads["shop"].registry_credentials =
         Some(runway_schema::RegistryCredentials::SecretArn(arn.into()));
     let p = plan(&product, "production", &cat()).unwrap();
-    assert!(p.items.iter().all(|i| i.kind != ItemKind::RegistrySecret));
+    assert!(p.items.iter().all(|i| i.kind() != ItemKind::RegistrySecret));
     assert!(p.secrets.registry_copies.is_empty());
     let ItemSpec::TaskDefinition(task) = &p.item("shop_task").unwrap().spec else { panic!() };
     assert_eq!(task.repository_credentials, Some(RepositoryCredentials::Arn { arn: arn.into() }));
@@ -433,7 +435,7 @@ fn an_existing_registry_secret_is_named_and_granted_by_its_arn() {
 #[test]
 fn each_public_host_has_an_alias_record_to_the_alb() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
-    let records: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::DnsRecord).collect();
+    let records: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind() == ItemKind::DnsRecord).collect();
     let hosts: Vec<&str> = p.workloads.iter().filter_map(|w| w.host.as_deref()).collect();
     assert_eq!(records.iter().map(|r| r.physical_name.as_str()).collect::<Vec<_>>(), hosts);
     let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &records[0].spec else {
@@ -533,20 +535,20 @@ fn platform_only_when_needed() {
     // dev pays for one NAT gateway even without workloads, as it writes `network.nat: 1`.
     let p = plan(&product, "dev", &cat()).unwrap();
     assert_eq!(
-        p.items.iter().map(|i| i.kind).collect::<Vec<_>>(),
+        p.items.iter().map(|i| i.kind()).collect::<Vec<_>>(),
         [ItemKind::Vpc, ItemKind::S3Bucket, ItemKind::Budget]
     );
     product.root.environments.get_mut("dev").unwrap().network.nat = None;
     let p = plan(&product, "dev", &cat()).unwrap();
     // dev is capped: its budget backstop comes last.
-    assert_eq!(p.items.iter().map(|i| i.kind).collect::<Vec<_>>(), [ItemKind::S3Bucket, ItemKind::Budget]);
+    assert_eq!(p.items.iter().map(|i| i.kind()).collect::<Vec<_>>(), [ItemKind::S3Bucket, ItemKind::Budget]);
     assert!(p.secrets.generated.is_empty());
     // Only public workloads: an ALB and no Cloud Map namespace.
     let mut product = common::example();
     product.root.workloads.retain(|n, _| n == "shop");
     let p = plan(&product, "dev", &cat()).unwrap();
-    assert!(p.items.iter().any(|i| i.kind == ItemKind::Alb));
-    assert!(!p.items.iter().any(|i| i.kind == ItemKind::CloudMapNamespace));
+    assert!(p.items.iter().any(|i| i.kind() == ItemKind::Alb));
+    assert!(!p.items.iter().any(|i| i.kind() == ItemKind::CloudMapNamespace));
 }
 
 #[test]
@@ -681,9 +683,9 @@ fn aurora_declares_a_cluster_and_its_instances() {
         runway_schema::ResourceSpec::Postgres { engine: PostgresEngine::Aurora, version: "16".into() };
     let p = plan(&product, "production", &c).unwrap();
     let n = c.postgres(PostgresEngine::Aurora, "large").unwrap().instances;
-    let instances = p.items.iter().filter(|i| i.kind == ItemKind::AuroraInstance).count();
+    let instances = p.items.iter().filter(|i| i.kind() == ItemKind::AuroraInstance).count();
     assert_eq!(instances as u32, n);
-    assert_eq!(p.item("main-db_db").unwrap().kind, ItemKind::AuroraCluster);
+    assert_eq!(p.item("main-db_db").unwrap().kind(), ItemKind::AuroraCluster);
     let ItemSpec::RdsProxyTarget { target, .. } = &p.item("main-db_proxy-target").unwrap().spec else {
         panic!()
     };
@@ -738,10 +740,10 @@ fn graph_links_consumers_resources_and_items() {
         assert!(g.nodes.iter().any(|n| n.id == e.from), "{e:?}");
         assert!(g.nodes.iter().any(|n| n.id == e.to), "{e:?}");
     }
-    let m = g.to_mermaid();
+    let m = render_mermaid(g);
     assert!(m.starts_with("flowchart LR\n"));
     assert_eq!(m.matches("-->|").count(), g.edges.len());
-    let d = g.to_dot();
+    let d = render_dot(g);
     assert!(d.starts_with("digraph plan {"));
     assert_eq!(d.matches(" -> ").count(), g.edges.len());
 }
@@ -820,7 +822,7 @@ fn budgets_back_every_cap_and_usage_is_shown_not_counted() {
     let product = common::shipped_example();
     for env in product.root.environments.keys() {
         let p = plan(&product, env, &cat()).unwrap();
-        let budgets: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind == ItemKind::Budget).collect();
+        let budgets: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind() == ItemKind::Budget).collect();
         match p.cost.cap {
             Some(cap) => {
                 let [budget] = budgets.as_slice() else { panic!("{env}: {} budgets", budgets.len()) };
@@ -888,7 +890,7 @@ fn log_retention_is_the_environments() {
 /// The service names of a plan's VPC endpoints, by type.
 fn endpoints(p: &Plan) -> (Vec<String>, Vec<String>) {
     let (mut interfaces, mut gateways) = (Vec::new(), Vec::new());
-    for i in p.items.iter().filter(|i| i.kind == ItemKind::VpcEndpoint) {
+    for i in p.items.iter().filter(|i| i.kind() == ItemKind::VpcEndpoint) {
         let ItemSpec::VpcEndpoint { service_name, endpoint_type, .. } = &i.spec else { panic!("{}", i.id) };
         let service = service_name.strip_prefix("com.amazonaws.us-east-1.").unwrap().to_owned();
         match endpoint_type {
@@ -949,7 +951,7 @@ fn the_endpoints_admit_every_client_in_the_vpc() {
         (&[SecurityRule { peer: Peer::Vpc, port: 443 }][..], true)
     );
     assert!(p.items.iter().all(|i| !i.id.contains("endpoint-clients")), "no clients group");
-    for i in p.items.iter().filter(|i| matches!(i.kind, ItemKind::EcsService | ItemKind::RdsProxy)) {
+    for i in p.items.iter().filter(|i| matches!(i.kind(), ItemKind::EcsService | ItemKind::RdsProxy)) {
         let out_443 = groups_of(i).iter().any(|g| {
             let Some(ItemSpec::SecurityGroup { egress, .. }) = p.item(g).map(|g| &g.spec) else {
                 return false;
@@ -970,7 +972,7 @@ fn existing_endpoints_are_assumed_not_declared() {
     product.root.environments.get_mut("dev").unwrap().network.endpoints = Endpoints::Existing;
     let p = plan(&product, "dev", &cat()).unwrap();
     assert_eq!(p.vpc_endpoints, Endpoints::Existing);
-    assert!(p.items.iter().all(|i| i.kind != ItemKind::VpcEndpoint && i.id != "env_endpoints-sg"));
+    assert!(p.items.iter().all(|i| i.kind() != ItemKind::VpcEndpoint && i.id != "env_endpoints-sg"));
     assert_eq!((p.items.len(), p.cost.monthly), (without.items.len(), without.cost.monthly));
     let text = render_plan_text(&p);
     assert!(text.contains("VPC endpoints: existing in the VPC and assumed present"), "{text}");
@@ -1009,7 +1011,7 @@ fn database_and_cache_changes_apply_when_the_plan_says() {
             let text = render_plan_text(&p);
             // The title's block ends at the first blank line (the fixed charges or the resources).
             let header: Vec<&str> = text.split("\n\n").next().unwrap().split_whitespace().collect();
-            let said: Vec<&str> = render::apply_changes_text(want).split_whitespace().collect();
+            let said: Vec<&str> = plan_render::apply_changes_text(want).split_whitespace().collect();
             assert!(header.ends_with(&said), "{text}");
             let json: serde_json::Value = serde_json::from_str(&to_json(&p)).unwrap();
             assert_eq!(json["applyChanges"], want.as_str());
@@ -1223,7 +1225,7 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
         ("main-db-bootstrap", "main-db-bootstrap")
     );
     assert_eq!(p.item(&t.log_group).unwrap().physical_name, "/runway/acme-shop/dev/main-db-bootstrap");
-    assert_eq!(t.cluster, p.items.iter().find(|i| i.kind == ItemKind::EcsCluster).unwrap().id);
+    assert_eq!(t.cluster, p.items.iter().find(|i| i.kind() == ItemKind::EcsCluster).unwrap().id);
     // Its group goes to the proxy and 443 only; the proxy admits it.
     assert_eq!(t.security_groups, ["main-db_bootstrap-sg"]);
     let ItemSpec::SecurityGroup { ingress, egress, .. } = &p.item("main-db_bootstrap-sg").unwrap().spec
@@ -1268,7 +1270,7 @@ fn the_environment_has_its_own_key_unless_one_is_named() {
     let roles: Vec<&str> = p
         .items
         .iter()
-        .filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::ProxyRole))
+        .filter(|i| matches!(i.kind(), ItemKind::TaskExecutionRole | ItemKind::ProxyRole))
         .map(|i| i.id.as_str())
         .collect();
     assert!(roles.len() >= 3);
@@ -1279,7 +1281,7 @@ fn the_environment_has_its_own_key_unless_one_is_named() {
         product.root.secrets.ssm.kms_key = Some(named.to_owned());
         let p = plan(&product, "production", &cat()).unwrap();
         assert!(p.item(runtime_plan::lower::KEY_ID).is_none(), "{named}");
-        assert!(p.items.iter().all(|i| i.kind != ItemKind::KmsKey));
+        assert!(p.items.iter().all(|i| i.kind() != ItemKind::KmsKey));
         assert_eq!(p.secrets.kms_key, named);
         assert_eq!(p.secrets.secrets_manager_key.as_deref(), secrets_manager);
     }

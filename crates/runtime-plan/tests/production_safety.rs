@@ -7,6 +7,7 @@ mod common;
 
 use cost::Catalogue;
 use runtime_plan::lower::{ALB_LOG_DAYS, log_delivery};
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Endpoints, PostgresEngine, ResourceSpec, Versioning};
 
@@ -83,7 +84,7 @@ fn the_production_alb_is_protected_and_logs_to_its_bucket() {
     assert!(alb.depends_on.iter().any(|d| d == "env_alb-log-bucket"), "the ALB waits for its bucket");
     let bucket = p.item("env_alb-log-bucket").unwrap();
     assert_eq!(
-        (bucket.kind, bucket.physical_name.as_str()),
+        (bucket.kind(), bucket.physical_name.as_str()),
         (ItemKind::AlbLogBucket, "acme-shop-production-alb-logs")
     );
     assert!(bucket.protected(), "production's buckets are protected");
@@ -109,7 +110,7 @@ fn the_production_alb_is_protected_and_logs_to_its_bucket() {
             panic!("an ALB")
         };
         assert!(!*deletion_protection && access_logs.is_none(), "{env}");
-        assert!(p.items.iter().all(|i| i.kind != ItemKind::AlbLogBucket), "{env}");
+        assert!(p.items.iter().all(|i| i.kind() != ItemKind::AlbLogBucket), "{env}");
     }
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use cost::Catalogue;
 use proptest::prelude::*;
+use runtime_plan::plan::*;
 use runtime_plan::strategy::product;
 use runtime_plan::*;
 use runway_schema::{Access, Kind, Product, Workload};
@@ -45,10 +46,10 @@ proptest! {
                 for d in &i.depends_on {
                     prop_assert!(ids.contains(d.as_str()), "{} depends on missing {}", i.id, d);
                 }
-                if let Some(l) = runtime_plan::naming::limit(i.kind) {
+                if let Some(l) = runtime_plan::naming::limit(i.kind()) {
                     prop_assert!(i.physical_name.len() <= l, "{} > {}", i.physical_name, l);
                 }
-                if matches!(i.kind, ItemKind::S3Bucket | ItemKind::AlbLogBucket) {
+                if matches!(i.kind(), ItemKind::S3Bucket | ItemKind::AlbLogBucket) {
                     prop_assert!(i.physical_name.len() >= 3);
                     prop_assert_eq!(i.physical_name.to_ascii_lowercase(), i.physical_name.clone());
                 }
@@ -200,7 +201,7 @@ proptest! {
                 }
             }
             // One HTTP listener and one alias record per public host, when there is an ALB.
-            let count = |k: ItemKind| plan.items.iter().filter(|i| i.kind == k).count();
+            let count = |k: ItemKind| plan.items.iter().filter(|i| i.kind() == k).count();
             let hosts = plan.workloads.iter().filter(|w| w.host.is_some()).count();
             prop_assert_eq!(count(ItemKind::DnsRecord), hosts);
             prop_assert_eq!(count(ItemKind::AlbListener), 2 * count(ItemKind::Alb));
@@ -325,7 +326,7 @@ proptest! {
                     "env_kms-key",
                     !after.secrets.ssm_parameters.is_empty()
                         || after.items.iter().any(|i| {
-                            matches!(i.kind, ItemKind::ProxySecret | ItemKind::RegistrySecret | ItemKind::AlertTopic)
+                            matches!(i.kind(), ItemKind::ProxySecret | ItemKind::RegistrySecret | ItemKind::AlertTopic)
                         }),
                 ),
             ];
@@ -337,7 +338,7 @@ proptest! {
                 }
             }
             // The alerts topic goes with the last alarm and the cluster's event rule.
-            let alerting = after.items.iter().any(|i| matches!(i.kind, ItemKind::MetricAlarm | ItemKind::EcsEventRule));
+            let alerting = after.items.iter().any(|i| matches!(i.kind(), ItemKind::MetricAlarm | ItemKind::EcsEventRule));
             if !alerting && let Some(id) = old.get("env_alerts") {
                 expected.insert(id);
             }
@@ -403,7 +404,7 @@ fn task_permissions(plan: &Plan, w: &PlannedWorkload, spec: &Workload) -> BTreeS
         for id in &r.items {
             let item = PolicyResource::Item { item: id.clone() };
             let objects = PolicyResource::ItemObjects { item: id.clone() };
-            match plan.item(id).unwrap().kind {
+            match plan.item(id).unwrap().kind() {
                 ItemKind::SqsQueue | ItemKind::SqsDeadLetterQueue => {
                     want.extend(all(
                         &[
@@ -495,7 +496,7 @@ fn bootstrap_permissions(
 fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeSet<Permission> {
     let mut want = BTreeSet::new();
     // The `awslogs` driver writes to the workload's own log group.
-    let logs = w.items.iter().find(|i| plan.item(i).unwrap().kind == ItemKind::LogGroup).unwrap();
+    let logs = w.items.iter().find(|i| plan.item(i).unwrap().kind() == ItemKind::LogGroup).unwrap();
     want.extend(all(
         &["logs:CreateLogStream", "logs:PutLogEvents"],
         &PolicyResource::ItemLogStreams { item: logs.clone() },
@@ -523,7 +524,7 @@ fn execution_permissions(plan: &Plan, w: &PlannedWorkload, task: &str) -> BTreeS
     }
     // A private registry's credentials: its own registry secret, or the existing secret the
     // task definition names; that one secret only.
-    let registry_item = w.items.iter().find(|i| plan.item(i).unwrap().kind == ItemKind::RegistrySecret);
+    let registry_item = w.items.iter().find(|i| plan.item(i).unwrap().kind() == ItemKind::RegistrySecret);
     let ItemSpec::TaskDefinition(spec) = &plan.item(task).unwrap().spec else { panic!("{task}") };
     let secret = match (&spec.repository_credentials, registry_item) {
         (Some(RepositoryCredentials::Item { item }), Some(own)) if item == own => {
@@ -549,7 +550,7 @@ proptest! {
                 let one_off = |i: &PlannedItem| matches!(&i.spec, ItemSpec::TaskDefinition(t) if t.command.is_some());
                 let of_kind = |kind: ItemKind| {
                     let mut found =
-                        w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind == kind && !one_off(i));
+                        w.items.iter().map(|id| plan.item(id).unwrap()).filter(|i| i.kind() == kind && !one_off(i));
                     let first = found.next();
                     assert!(found.next().is_none(), "{} has two {}", w.name, kind.as_str());
                     first
@@ -600,13 +601,13 @@ proptest! {
             // No role is left over from the environment: every role belongs to a workload, or
             // is the execution role of a postgres resource's bootstrap, granted what its task
             // reads and nothing else.
-            for i in plan.items.iter().filter(|i| matches!(i.kind, ItemKind::TaskExecutionRole | ItemKind::TaskRole)) {
+            for i in plan.items.iter().filter(|i| matches!(i.kind(), ItemKind::TaskExecutionRole | ItemKind::TaskRole)) {
                 let owner = i.owner.as_deref().unwrap_or_default();
                 if plan.workloads.iter().any(|w| w.name == owner) {
                     continue;
                 }
                 let boot = plan.secrets.bootstraps.iter().find(|b| b.resource == owner);
-                prop_assert!(boot.is_some() && i.kind == ItemKind::TaskExecutionRole, "{} belongs to no workload", i.id);
+                prop_assert!(boot.is_some() && i.kind() == ItemKind::TaskExecutionRole, "{} belongs to no workload", i.id);
                 let ItemSpec::TaskExecutionRole { grants, .. } = &i.spec else { panic!() };
                 prop_assert_eq!(permissions(grants), bootstrap_permissions(&plan, boot.unwrap(), &i.id)?, "{}", i.id);
             }
@@ -886,7 +887,7 @@ proptest! {
                 let admin_granted = format!("GRANT \"{}\" TO", lower::POSTGRES_USER);
                 prop_assert!(!sql.contains(&admin_granted));
                 // The proxy authenticates each login with its own secret.
-                let proxy = r.items.iter().map(|i| plan.item(i).unwrap()).find(|i| i.kind == ItemKind::RdsProxy).unwrap();
+                let proxy = r.items.iter().map(|i| plan.item(i).unwrap()).find(|i| i.kind() == ItemKind::RdsProxy).unwrap();
                 let ItemSpec::RdsProxy(spec) = &proxy.spec else { panic!() };
                 let secrets: Vec<&str> = spec.logins.iter().map(|s| plan.item(s).unwrap().physical_name.as_str()).collect();
                 let want: Vec<&str> = boot.logins.iter().map(|l| l.proxy_secret.as_str()).collect();

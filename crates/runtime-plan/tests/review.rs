@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used)] // reason: tests
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{MemFiles, Options, Product, load};
 

@@ -5,6 +5,7 @@
 mod common;
 
 use cost::Catalogue;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{PostgresEngine, ResourceSpec};
 
@@ -19,7 +20,7 @@ fn a_postgres_rotation_sets_the_instance_then_the_proxy_and_restarts_its_readers
     let RotationTarget::RdsInstance { identifier, proxy_secret, username } = &r.target else {
         panic!("{:?}", r.target)
     };
-    let db = p.items.iter().find(|i| i.kind == ItemKind::RdsInstance).unwrap();
+    let db = p.items.iter().find(|i| i.kind() == ItemKind::RdsInstance).unwrap();
     assert_eq!(identifier, &db.physical_name);
     assert_eq!(proxy_secret, "acme-shop/dev/main-db/proxy-admin");
     assert_eq!(username, r.credential.secrets_manager_username.as_ref().unwrap());
@@ -41,7 +42,7 @@ fn an_aurora_rotation_modifies_the_cluster() {
     let p = plan(&product, "dev", &Catalogue::builtin()).unwrap();
     let r = p.rotation("main-db").unwrap();
     let RotationTarget::AuroraCluster { identifier, .. } = &r.target else { panic!("{:?}", r.target) };
-    let cluster = p.items.iter().find(|i| i.kind == ItemKind::AuroraCluster).unwrap();
+    let cluster = p.items.iter().find(|i| i.kind() == ItemKind::AuroraCluster).unwrap();
     assert_eq!(identifier, &cluster.physical_name);
 }
 
@@ -52,7 +53,7 @@ fn a_cache_rotation_names_its_replication_group_and_the_services_using_it() {
     let RotationTarget::CacheReplicationGroup { replication_group_id } = &r.target else {
         panic!("{:?}", r.target)
     };
-    let group = p.items.iter().find(|i| i.kind == ItemKind::CacheReplicationGroup).unwrap();
+    let group = p.items.iter().find(|i| i.kind() == ItemKind::CacheReplicationGroup).unwrap();
     assert_eq!(replication_group_id, &group.physical_name);
     let workloads: Vec<&str> = r.restarts.iter().map(|s| s.workload.as_str()).collect();
     assert_eq!(workloads, ["shop"]);

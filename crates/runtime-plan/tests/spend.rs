@@ -5,6 +5,8 @@
 mod common;
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::spend::hint;
 use runtime_plan::*;
 use runway_schema::Money;

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)] // reason: tests
 
 use cost::Catalogue;
+use plan_render::*;
 use runtime_plan::*;
 use runway_schema::Product;
 

@@ -9,6 +9,8 @@ mod common;
 use std::str::FromStr;
 
 use cost::Catalogue;
+use plan_render::*;
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Code, Endpoints, Money, Product, UsageKey};
 use rust_decimal::Decimal;
@@ -37,7 +39,7 @@ fn with_env(edit: impl Fn(&mut runway_schema::Environment)) -> Product {
 fn the_vpc_charges_one_nat_gateway_per_zone_with_its_address_by_default() {
     let p = plan(&common::example(), "production", &Catalogue::builtin()).unwrap();
     let vpc = p.item("env_vpc").expect("the VPC's charges");
-    assert_eq!(vpc.kind, ItemKind::Vpc);
+    assert_eq!(vpc.kind(), ItemKind::Vpc);
     assert_eq!(vpc.managed_by, ManagedBy::Existing);
     assert_eq!(vpc.spec, ItemSpec::Vpc { nat_gateways: 2, endpoints: false });
     // 2 x 730 NAT gateway-hours at 0.045 and 2 x 730 address-hours at 0.005: 65.70 + 7.30.

@@ -5,6 +5,7 @@
 mod common;
 
 use cost::{Catalogue, Item};
+use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Code, Money, Severity};
 
@@ -77,10 +78,10 @@ fn unpriced_under_a_cap_is_refused_and_never_zero() {
     // The verdict says what refuses it, in JSON as in text.
     assert_eq!(p.cost.verdict, Verdict::RefusedUnpriced);
     assert_eq!(serde_json::to_value(p.cost.verdict).unwrap(), "refused-unpriced");
-    let cost = runtime_plan::cost_report(std::slice::from_ref(&p));
+    let cost = plan_render::cost_report(std::slice::from_ref(&p));
     assert_eq!(cost.environments[0].verdict, Verdict::RefusedUnpriced);
     assert!(cost.environments[0].refused);
-    assert!(runtime_plan::render_cost_text(std::slice::from_ref(&p)).contains(" refused-unpriced ("));
+    assert!(plan_render::render_cost_text(std::slice::from_ref(&p)).contains(" refused-unpriced ("));
     for u in &p.cost.unpriced {
         let i = p.item(&u.item).unwrap();
         assert_eq!(i.monthly, None);
@@ -144,7 +145,7 @@ fn long_names_are_cut_within_aws_limits() {
     product.root.workloads.insert("public-workload-with-a-long-name".into(), w);
     let p = plan(&product, "production", &cat()).unwrap();
     for i in &p.items {
-        if let Some(l) = runtime_plan::naming::limit(i.kind) {
+        if let Some(l) = runtime_plan::naming::limit(i.kind()) {
             assert!(i.physical_name.len() <= l, "{} {} > {l}", i.id, i.physical_name);
         }
     }

@@ -5,13 +5,13 @@
 //! after everything else is done. `ssm publish` copies a changed one again (the plan lists
 //! each parameter as written by `secrets prepare`, with its Infisical place).
 
-use aws_adapter::aws::{AwsClients, ClientSettings, ParameterWrite, PublishReport};
+use aws_adapter::aws::{ParameterWrite, PublishReport};
 use runtime_plan::{ParameterSource, Plan};
 use secrets_adapter::Client;
 
 use crate::args::Format;
-use crate::deploy::{remote, scope};
 use crate::output::{Exit, Out, chain};
+use crate::session::scope;
 
 /// Copies every alerts endpoint the plan lists from Infisical to its SSM parameter, under the
 /// environment's key: the report (`None` when the plan has none) and, when some are unset in
@@ -37,7 +37,7 @@ pub(crate) async fn copy_alert_endpoints(
         let value = client
             .read_expanded_value(project, &place.environment, &place.folder, &place.name)
             .await
-            .map_err(|e| remote(out, format!("alerts endpoint: cannot read `{at}`: {}", chain(&e))))?;
+            .map_err(|e| out.remote(format!("alerts endpoint: cannot read `{at}`: {}", chain(&e))))?;
         match value {
             Some(value) => writes.push(ParameterWrite {
                 name: p.name.to_string(),
@@ -48,11 +48,11 @@ pub(crate) async fn copy_alert_endpoints(
             None => unset.push(at),
         }
     }
-    let aws = AwsClients::connect(&ClientSettings::new(plan.region.clone())).await;
+    let aws = crate::session::aws(plan).await;
     let report = aws
         .ssm_publish_values(&scope(plan), &plan.secrets.kms_key, &writes, dry_run)
         .await
-        .map_err(|e| remote(out, format!("{}\n(run the same command again)", chain(&e))))?;
+        .map_err(|e| out.remote(format!("{}\n(run the same command again)", chain(&e))))?;
     drop(writes);
     if format == Format::Text {
         for o in &report.parameters {

@@ -10,15 +10,10 @@ use miette::{
 };
 use runway_schema::{Diagnostic, Loaded, Options, Severity};
 
-pub use runway_files::FsFiles;
-
 /// Loads the product at `file`; `None` when the root file cannot be read (reported).
 pub fn load(file: &Path, options: &Options) -> Result<Loaded, String> {
-    let bytes = runway_files::read_named(file, runway_schema::MAX_FILE_BYTES)
-        .map_err(|u| format!("cannot read {}: {}", file.display(), runway_files::describe(&u)))?;
-    let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let name = file.to_string_lossy().replace('\\', "/");
-    Ok(runway_schema::load(&name, &bytes, &FsFiles::new(base), options))
+    runway_files::load(file, options)
+        .map_err(|u| format!("cannot read {}: {}", file.display(), runway_files::describe(&u)))
 }
 
 /// Should output be coloured? Only on a terminal, and never with `NO_COLOR`.

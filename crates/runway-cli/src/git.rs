@@ -6,10 +6,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Write as _};
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use runway_schema::{Files, Unread};
+use runway_schema::{Files, Folder, Unread};
 
 /// Why the base could not be read from git.
 #[derive(Debug, thiserror::Error)]
@@ -244,25 +245,21 @@ impl GitFiles {
 }
 
 impl Files for GitFiles {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        // As `FsFiles` matches: `*` stays within one path segment.
-        let Ok(glob) = glob::Pattern::new(pattern.trim_end_matches('/')) else { return Vec::new() };
-        let options = glob::MatchOptions {
-            case_sensitive: true,
-            require_literal_separator: true,
-            require_literal_leading_dot: false,
+    fn folders(&self, folder: &str) -> Vec<Folder> {
+        let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        // Direct children only, from the paths under `folder` (a range, not a scan of the whole
+        // revision); a link is listed (flagged) so that reading it is refused out loud.
+        let under = |set: &BTreeSet<String>| -> Vec<String> {
+            set.range::<str, _>((Bound::Excluded(prefix.as_str()), Bound::Unbounded))
+                .take_while(|f| f.starts_with(&prefix))
+                .filter_map(|f| f.strip_prefix(&prefix))
+                .filter(|c| !c.is_empty() && !c.contains('/'))
+                .map(str::to_owned)
+                .collect()
         };
-        // A link that matches is listed too, so that reading it is refused out loud.
-        let mut out: Vec<String> = self
-            .folders
-            .iter()
-            .chain(&self.links)
-            .filter(|f| glob.matches_with(f, options))
-            .cloned()
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        let plain = under(&self.folders).into_iter().map(Folder::plain);
+        let links = under(&self.links).into_iter().map(|name| Folder { name, link: true });
+        plain.chain(links).collect()
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
@@ -278,6 +275,7 @@ impl Files for GitFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use runway_schema::member_folders;
 
     #[test]
     fn a_batch_answer_splits_into_its_files() {
@@ -292,15 +290,16 @@ mod tests {
     #[test]
     fn member_folders_match_one_segment_per_star() {
         let files = GitFiles {
-            folders: ["services", "services/orders", "services/orders/src", "tools/x"]
+            folders: ["services", "services/orders", "services/orders/src", "tools", "tools/x"]
                 .map(str::to_owned)
                 .into_iter()
                 .collect(),
             links: BTreeSet::new(),
             blobs: BTreeMap::new(),
         };
-        assert_eq!(files.member_folders("services/*"), ["services/orders"]);
-        assert_eq!(files.member_folders("services/*/"), ["services/orders"]);
-        assert_eq!(files.member_folders("*/*"), ["services/orders", "tools/x"]);
+        assert_eq!(member_folders(&files, "services/*"), ["services/orders"]);
+        assert_eq!(member_folders(&files, "services/*/"), ["services/orders"]);
+        assert_eq!(member_folders(&files, "*/*"), ["services/orders", "tools/x"]);
+        assert_eq!(member_folders(&files, "**/src"), ["services/orders/src"]);
     }
 }

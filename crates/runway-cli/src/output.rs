@@ -53,6 +53,21 @@ impl Out {
         Exit(code)
     }
 
+    /// Prints a remote failure (never holding a value) and gives exit 4.
+    pub(crate) fn remote(self, message: impl std::fmt::Display) -> Exit {
+        self.fail(EXIT_REMOTE, message)
+    }
+
+    /// A progress line of a command that waits or acts step by step: on stdout with the rest
+    /// of its text, on stderr when stdout carries its JSON.
+    pub(crate) fn progress(self, line: &str) {
+        if self.json {
+            errln!("{line}");
+        } else {
+            outln!("{line}");
+        }
+    }
+
     /// The diagnostics of an invalid input: as text on stderr, and as JSON on stdout when the
     /// command prints JSON.
     pub(crate) fn invalid(self, diags: &[Diagnostic]) {
@@ -79,6 +94,12 @@ pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = e.source();
     }
     text
+}
+
+/// A report as indented JSON on stdout (what the deploy-job commands print).
+pub(crate) fn print_json(value: &impl serde::Serialize) {
+    // Invariant: the reports are plain strings, numbers and lists; serialising cannot fail.
+    outln!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
 }
 
 /// Diagnostics as `{"diagnostics": [..]}` on stdout (the `check` shape).

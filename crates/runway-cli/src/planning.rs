@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use cost::Catalogue;
-use runway_schema::{Diagnostic, Options, Product};
+use runway_schema::{Diagnostic, Product};
 
-use crate::args::Format;
 use crate::files;
 use crate::output::{EXIT_CAP, EXIT_INVALID, Exit, Out, warn};
 
@@ -45,27 +44,7 @@ pub(crate) fn catalogue_for(root: &Path, flag: Option<&Path>, out: Out) -> Resul
     }
 }
 
-/// The catalogue a root names with `catalogue:`, laid over the built-in one; `None` when it
-/// names none (or cannot be read: the loader reports that). `Err` holds a `catalogue-file`
-/// diagnostic at the setting, then the file's own diagnostics.
-pub(crate) fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> {
-    let bytes = runway_files::read_named(root, runway_schema::MAX_FILE_BYTES).ok()?;
-    let name = root.to_string_lossy().replace('\\', "/");
-    let setting = runway_schema::catalogue_setting(&name, &bytes)?;
-    let base = root.parent().unwrap_or(Path::new(""));
-    let path = base.join(&setting.path);
-    let text = files::FsFiles::new(base).catalogue_text(&setting.path);
-    Some(Catalogue::builtin().with_setting(
-        &setting,
-        &path.display().to_string(),
-        text.as_deref().map_err(Clone::clone),
-    ))
-}
-
-/// The validation options a catalogue gives: its size names and regions.
-pub(crate) fn options(cat: &Catalogue) -> Options {
-    Options { sizes: cat.size_names(), regions: cat.regions() }
-}
+pub(crate) use runway_files::{options, setting_catalogue};
 
 /// Loads and validates; returns the product, or exit 1 with the diagnostics reported
 /// (`Out::invalid`: text on stderr, and JSON on stdout for a JSON command).
@@ -144,13 +123,4 @@ pub(crate) fn action_report(plan: &runtime_plan::Plan, wrote: Option<&[PathBuf]>
         diagnostics: &plan.diagnostics,
     };
     out!("{}", runtime_plan::to_json(&report));
-}
-
-/// [`refuse_if_capped`] for a command that acts on the plan: as JSON, a refused plan also
-/// prints its verdict and diagnostics on stdout, so the output says why the exit code is 3.
-pub(crate) fn refuse_before_acting(plan: &runtime_plan::Plan, format: Format) -> Result<(), Exit> {
-    if format == Format::Json && plan.has_errors() {
-        action_report(plan, None);
-    }
-    refuse_if_capped(plan)
 }

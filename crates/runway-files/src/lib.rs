@@ -6,12 +6,79 @@
 //! that climbs out is refused before anything is asked for, [`runway_schema::paths`]), and here
 //! against the disk, where a symbolic link on the way may lead anywhere. The CLI and the
 //! language server both read through this crate.
+//!
+//! # From a root path to plans
+//!
+//! The one way an embedder (the CLI, the language server, `examples/embed`) starts:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), String> {
+//! let root = std::path::Path::new("runway.yaml");
+//! let catalogue = runway_files::catalogue_for(root).map_err(|d| format!("{d:?}"))?;
+//! let loaded = runway_files::load(root, &runway_files::options(&catalogue))
+//!     .map_err(|u| runway_files::describe(&u))?;
+//! let product = loaded.product.ok_or("the runway is invalid")?;
+//! for env in product.root.environments.keys() {
+//!     let plan = runtime_plan::plan(&product, env, &catalogue).map_err(|e| e.to_string())?;
+//!     # let _ = plan;
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 use std::fs::File;
 use std::io::{ErrorKind, Read as _};
 use std::path::{Path, PathBuf};
 
-use runway_schema::{Files, MAX_FILE_BYTES, MAX_MEMBERS, Unread};
+use cost::Catalogue;
+use runway_schema::{Diagnostic, Files, Folder, Loaded, MAX_FILE_BYTES, Options, Unread};
+
+/// Loads the product whose root runway is `root`: the root read (within [`MAX_FILE_BYTES`],
+/// not through a link that leads elsewhere), then its members under the root's folder
+/// ([`FsFiles`]), validated with `options` ([`options`] of the catalogue in use). The
+/// diagnostics name files from `root` as given.
+///
+/// # Errors
+/// The root file could not be read ([`describe`] says why, in the operating system's words).
+pub fn load(root: &Path, options: &Options) -> Result<Loaded, Unread> {
+    let bytes = read_named(root, MAX_FILE_BYTES)?;
+    let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = root.to_string_lossy().replace('\\', "/");
+    Ok(runway_schema::load(&name, &bytes, &FsFiles::new(base), options))
+}
+
+/// The validation options a catalogue gives: the size names it prices and its regions.
+pub fn options(catalogue: &Catalogue) -> Options {
+    Options { sizes: catalogue.size_names(), regions: catalogue.regions() }
+}
+
+/// The catalogue of the product at `root`: the file its `catalogue:` setting names (relative to
+/// the root file, inside its folder) laid over the built-in catalogue, else the built-in one
+/// (also when the root cannot be read: [`load`] reports that).
+///
+/// # Errors
+/// A `catalogue-file` diagnostic at the setting (its file missing, outside or unreadable),
+/// then the file's own diagnostics.
+pub fn catalogue_for(root: &Path) -> Result<Catalogue, Vec<Diagnostic>> {
+    setting_catalogue(root).unwrap_or_else(|| Ok(Catalogue::builtin()))
+}
+
+/// The catalogue a root names with `catalogue:`, laid over the built-in one; `None` when it
+/// names none (or cannot be read: the loader reports that). `Err` holds a `catalogue-file`
+/// diagnostic at the setting, then the file's own diagnostics.
+pub fn setting_catalogue(root: &Path) -> Option<Result<Catalogue, Vec<Diagnostic>>> {
+    let bytes = read_named(root, MAX_FILE_BYTES).ok()?;
+    let name = root.to_string_lossy().replace('\\', "/");
+    let setting = runway_schema::catalogue_setting(&name, &bytes)?;
+    let base = root.parent().unwrap_or(Path::new(""));
+    let path = base.join(&setting.path);
+    let text = FsFiles::new(base).catalogue_text(&setting.path);
+    Some(Catalogue::builtin().with_setting(
+        &setting,
+        &path.display().to_string(),
+        text.as_deref().map_err(Clone::clone),
+    ))
+}
 
 /// Member folders and files under the root's folder, on disk.
 #[derive(Clone, Debug)]
@@ -69,75 +136,28 @@ impl FsFiles {
 }
 
 impl Files for FsFiles {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        let segments: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
-        let mut out = Vec::new();
+    /// The folders in `folder`; a symbolic link is listed by its name when it leads to a
+    /// folder, and flagged, so that the glob engine matches it but never walks through it (a
+    /// link cannot make a walk loop or list what is under a folder outside the root; reading a
+    /// member through it is then refused by [`FsFiles::resolve`]).
+    fn folders(&self, folder: &str) -> Vec<Folder> {
         let base = if self.base.as_os_str().is_empty() { Path::new(".") } else { &self.base };
-        walk(base, "", &segments, &mut out);
-        out.sort();
-        out.dedup();
-        out
+        let dir = if folder.is_empty() { base.to_path_buf() } else { base.join(folder) };
+        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let link = e.file_type().ok()?.is_symlink();
+                // A link's target decides whether it is a folder to match.
+                let is_dir = if link { e.path().is_dir() } else { e.file_type().ok()?.is_dir() };
+                is_dir.then_some(Folder { name, link })
+            })
+            .collect()
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
         read_bounded(&self.resolve(path)?, MAX_FILE_BYTES)
-    }
-}
-
-/// The folders under `dir` (`rel` from the root's folder) that `segments` of a glob match,
-/// into `out`, stopping past [`MAX_MEMBERS`]. `*`, `?` and `[...]` stay within a segment and
-/// `**` spans any number of folders. A symbolic link is matched by its name but never walked
-/// through: a link cannot make the walk loop or list what is under a folder outside the root
-/// (reading a member through it is then refused by [`FsFiles::resolve`]).
-fn walk(dir: &Path, rel: &str, segments: &[&str], out: &mut Vec<String>) {
-    let Some((first, rest)) = segments.split_first() else {
-        if !rel.is_empty() {
-            out.push(rel.to_owned());
-        }
-        return;
-    };
-    if out.len() > MAX_MEMBERS {
-        return;
-    }
-    let options = glob::MatchOptions { require_literal_separator: true, ..glob::MatchOptions::default() };
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<(String, PathBuf, bool)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            let link = e.file_type().ok()?.is_symlink();
-            // A link's target decides whether it is a folder to match; it is never descended.
-            let is_dir = if link { e.path().is_dir() } else { e.file_type().ok()?.is_dir() };
-            is_dir.then(|| (name, e.path(), link))
-        })
-        .collect();
-    entries.sort();
-    let join = |name: &str| if rel.is_empty() { name.to_owned() } else { format!("{rel}/{name}") };
-    if *first == "**" {
-        walk(dir, rel, rest, out);
-        for (name, path, link) in &entries {
-            if !link {
-                walk(path, &join(name), segments, out);
-            }
-        }
-        return;
-    }
-    if *first == ".." {
-        // Back to the folder above, never above the root's folder (the loader has already
-        // refused such a glob; this holds whoever calls).
-        let up = match rel.rsplit_once('/') {
-            Some((up, _)) => up,
-            None if !rel.is_empty() => "",
-            None => return,
-        };
-        walk(&dir.join(".."), up, rest, out);
-        return;
-    }
-    let Ok(pattern) = glob::Pattern::new(first) else { return };
-    for (name, path, link) in &entries {
-        if pattern.matches_with(name, options) && (rest.is_empty() || !link) {
-            walk(path, &join(name), rest, out);
-        }
     }
 }
 
@@ -209,6 +229,7 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     use super::*;
+    use runway_schema::member_folders;
 
     /// `<tmp>/root` (the root's folder) beside `<tmp>/outside`, removed on drop.
     struct Tree(PathBuf);
@@ -248,7 +269,7 @@ mod tests {
         symlink("/etc", root.join("etc")).unwrap();
         symlink("a", root.join("members/alias")).unwrap();
         let files = t.files();
-        assert_eq!(files.member_folders("members/*"), ["members/a", "members/alias", "members/out"]);
+        assert_eq!(member_folders(&files, "members/*"), ["members/a", "members/alias", "members/out"]);
         assert!(outside(files.read("members/out/runway.yaml")));
         assert!(outside(files.catalogue_text("prices.yaml")));
         // A folder linked outside is refused before asking whether the file is there.
@@ -267,17 +288,17 @@ mod tests {
         std::fs::create_dir_all(root.join("deep/a/b")).unwrap();
         let files = t.files();
         // `**` under a folder holding a link to itself ends, and finds the real folders.
-        assert_eq!(files.member_folders("**/b"), ["deep/a/b"]);
-        assert_eq!(files.member_folders("members/**/zz"), Vec::<String>::new());
+        assert_eq!(member_folders(&files, "**/b"), ["deep/a/b"]);
+        assert_eq!(member_folders(&files, "members/**/zz"), Vec::<String>::new());
         // The link itself is a match (its reading is then refused); nothing under it is listed.
-        assert_eq!(files.member_folders("slash/*"), Vec::<String>::new());
-        assert!(files.member_folders("*").contains(&"slash".to_owned()));
+        assert_eq!(member_folders(&files, "slash/*"), Vec::<String>::new());
+        assert!(member_folders(&files, "*").contains(&"slash".to_owned()));
         assert!(outside(files.read("slash/runway.yaml")));
-        assert_eq!(files.member_folders("members/*"), ["members/a", "members/loop"]);
-        assert_eq!(files.member_folders("deep/../members/a"), ["members/a"]);
+        assert_eq!(member_folders(&files, "members/*"), ["members/a", "members/loop"]);
+        assert_eq!(member_folders(&files, "deep/../members/a"), ["members/a"]);
         // However it is called, a walk never climbs above the root's folder.
-        assert_eq!(files.member_folders("../*"), Vec::<String>::new());
-        assert_eq!(files.member_folders("**/../*").iter().filter(|f| f.starts_with("..")).count(), 0);
+        assert_eq!(member_folders(&files, "../*"), Vec::<String>::new());
+        assert_eq!(member_folders(&files, "**/../*").iter().filter(|f| f.starts_with("..")).count(), 0);
     }
 
     #[test]

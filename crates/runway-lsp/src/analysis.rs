@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cost::Catalogue;
 use runtime_plan::{Checked, Plan};
 use runway_schema::syntax::{self, Tree};
-use runway_schema::{Diagnostic, Options};
+use runway_schema::{Diagnostic, Glob};
 
 use crate::documents::{Documents, Overlay};
 use crate::position::SourceText;
@@ -49,7 +49,7 @@ impl Analysis {
     pub fn new(root: &Path, root_text: SourceText, docs: &Documents, catalogue: Arc<Catalogue>) -> Analysis {
         let base = root.parent().unwrap_or_else(|| Path::new(""));
         let overlay = Overlay::new(base, docs);
-        let options = Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
+        let options = runway_files::options(&catalogue);
         let name = root.to_string_lossy().replace('\\', "/");
         let loaded = runway_schema::load(&name, root_text.as_str().as_bytes(), &overlay, &options);
         let errors = loaded.diagnostics.iter().filter(|d| d.is_error()).count();
@@ -186,10 +186,7 @@ pub fn is_member(path: &Path, text: &str) -> bool {
 fn matches_members(root_text: &str, base: &Path, folder: &Path) -> bool {
     let Some(rel) = folder.strip_prefix(base).ok().and_then(Path::to_str) else { return false };
     let rel = rel.replace('\\', "/");
-    let options = glob::MatchOptions { require_literal_separator: true, ..Default::default() };
-    member_globs(root_text)
-        .iter()
-        .any(|g| glob::Pattern::new(g.trim_end_matches('/')).is_ok_and(|p| p.matches_with(&rel, options)))
+    member_globs(root_text).iter().any(|g| Glob::new(g).is_some_and(|g| g.matches(&rel)))
 }
 
 /// The `members` globs of a root; from its `members:` line when the text does not parse (it

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use runway_files::{FsFiles, read_bounded};
-use runway_schema::{Files, MAX_FILE_BYTES, Unread};
+use runway_schema::{Files, Folder, MAX_FILE_BYTES, Unread};
 
 use crate::position::SourceText;
 
@@ -82,22 +82,19 @@ impl<'a> Overlay<'a> {
 }
 
 impl Files for Overlay<'_> {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        let mut out: BTreeSet<String> = FsFiles::new(self.base).member_folders(pattern).into_iter().collect();
+    fn folders(&self, folder: &str) -> Vec<Folder> {
+        let mut out: BTreeSet<Folder> = FsFiles::new(self.base).folders(folder).into_iter().collect();
         // A member opened in the editor whose folder is not on disk yet still counts.
-        if let Ok(glob) = glob::Pattern::new(pattern.trim_end_matches('/')) {
-            for path in self.docs.paths() {
-                let folder = path.parent().and_then(|p| p.strip_prefix(self.base).ok());
-                let Some(folder) = folder.and_then(Path::to_str) else { continue };
-                if path.file_name().is_some_and(|n| n == "runway.yaml")
-                    && !folder.is_empty()
-                    && glob.matches_with(
-                        folder,
-                        glob::MatchOptions { require_literal_separator: true, ..Default::default() },
-                    )
-                {
-                    out.insert(folder.replace('\\', "/"));
-                }
+        let under = if folder.is_empty() { self.base.to_path_buf() } else { self.base.join(folder) };
+        for path in self.docs.paths() {
+            if path.file_name().is_none_or(|n| n != "runway.yaml") {
+                continue;
+            }
+            let child = path.parent().and_then(|p| p.strip_prefix(&under).ok());
+            if let Some(name) = child.and_then(|c| c.components().next()).and_then(|c| c.as_os_str().to_str())
+                && !out.iter().any(|f| f.name == name)
+            {
+                out.insert(Folder::plain(name));
             }
         }
         out.into_iter().collect()

@@ -1,7 +1,7 @@
 //! `environments.<env>.alarms`: which CloudWatch alarms an environment declares and their
 //! thresholds. The file format knows the alarms' names, the unit each threshold is written in
 //! and the values it may take; what each alarm watches and its default threshold are the
-//! planner's (`runtime-plan`, `lower/alarms.rs`; docs/planning.md, "Alarms").
+//! planner's (`runtime-plan`, `lower/concerns/alerting.rs`; docs/planning.md, "Alarms").
 
 use std::collections::BTreeMap;
 

@@ -12,6 +12,7 @@ pub mod diagnostic;
 mod direct;
 pub mod format;
 mod mem;
+pub mod members;
 pub mod model;
 mod parse;
 pub mod paths;
@@ -22,6 +23,7 @@ mod validate;
 pub mod values;
 
 pub use mem::MemFiles;
+pub use members::{Folder, Glob, member_folders};
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
 pub use validate::{variable_suffixes, variables};
 
@@ -35,16 +37,19 @@ pub use values::{Duration, ImageRef, Money};
 /// none of them is read.
 pub const MAX_MEMBERS: usize = 10_000;
 
-/// Where member folders and their texts come from. The CLI implements it over the file
-/// system; [`MemFiles`] implements it over a map for tests and embedding.
+/// Where member folders and their texts come from. `runway-files` implements it over the file
+/// system, the CLI over a git revision, the language server over its open documents and the
+/// disk; [`MemFiles`] implements it over a map for tests and embedding. A reader only lists
+/// folders: what a `members` glob matches is decided once, by [`member_folders`].
 ///
 /// The loader asks only for paths inside the root's folder ([`paths::outside_root`] refuses the
 /// others before any is asked for); an implementation over a file system must also refuse a
 /// path that a symbolic link takes outside that folder ([`Unread::Outside`]).
 pub trait Files {
-    /// Folders matching a `members` glob, relative to the root file's folder, sorted. More than
-    /// [`MAX_MEMBERS`] is an error, so an implementation may stop after `MAX_MEMBERS + 1`.
-    fn member_folders(&self, pattern: &str) -> Vec<String>;
+    /// The folders directly in `folder` (relative to the root file's folder, `/`-separated;
+    /// `""` is the root's own folder), a symbolic link to a folder flagged as one. Order does
+    /// not matter; a folder that cannot be listed has none.
+    fn folders(&self, folder: &str) -> Vec<Folder>;
     /// The bytes of a file (`<folder>/runway.yaml`), or why it was not read.
     fn read(&self, path: &str) -> Result<Vec<u8>, Unread>;
 }
@@ -123,7 +128,7 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
             if paths::outside_root(pattern).is_some() {
                 continue; // reported by validation; nothing outside the root is listed
             }
-            let folders = files.member_folders(pattern);
+            let folders = member_folders(files, pattern);
             if folders.len() > MAX_MEMBERS {
                 let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
                 cx.error(

@@ -1,15 +1,16 @@
 //! An in-memory [`Files`]: a map from path (relative to the root's folder) to bytes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::ops::Bound;
 
-use crate::Files;
+use crate::{Files, Folder};
 
 /// Member files held in memory, for tests and for tools that embed the planner.
 ///
 /// ```
-/// use runway_schema::{Files, MemFiles};
+/// use runway_schema::{MemFiles, member_folders};
 /// let files = MemFiles::default().with("services/orders/runway.yaml", "runway: 3\n");
-/// assert_eq!(files.member_folders("services/*"), vec!["services/orders".to_owned()]);
+/// assert_eq!(member_folders(&files, "services/*"), vec!["services/orders".to_owned()]);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemFiles {
@@ -27,90 +28,29 @@ impl MemFiles {
 }
 
 impl Files for MemFiles {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        // A set, not a scan of the list so far: a product may have thousands of members.
-        let mut dirs: BTreeSet<&str> = BTreeSet::new();
-        for path in self.files.keys() {
-            let mut dir = path.as_str();
-            while let Some(i) = dir.rfind('/') {
-                dir = &dir[..i];
-                if glob_match(pattern.trim_end_matches('/'), dir) {
-                    dirs.insert(dir);
+    fn folders(&self, folder: &str) -> Vec<Folder> {
+        let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        let mut out = Vec::new();
+        // A range from the prefix, jumping past each child's files once it is listed: a
+        // product may have thousands of members, each asked for once.
+        let mut from = prefix.clone();
+        while let Some((path, _)) =
+            self.files.range::<str, _>((Bound::Excluded(from.as_str()), Bound::Unbounded)).next()
+        {
+            let Some(rest) = path.strip_prefix(&prefix) else { break };
+            match rest.split_once('/') {
+                Some((child, _)) if !child.is_empty() => {
+                    out.push(Folder::plain(child));
+                    // `0` follows `/`: past every path under `child/`.
+                    from = format!("{prefix}{child}0");
                 }
+                _ => from = path.clone(),
             }
         }
-        dirs.into_iter().map(str::to_owned).collect()
+        out
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, crate::Unread> {
         self.files.get(path).cloned().ok_or(crate::Unread::Missing)
-    }
-}
-
-/// `*` and `?` within one path segment; segments must match one to one.
-pub(crate) fn glob_match(pattern: &str, path: &str) -> bool {
-    let ps: Vec<&str> = pattern.split('/').collect();
-    let xs: Vec<&str> = path.split('/').collect();
-    ps.len() == xs.len() && ps.iter().zip(&xs).all(|(p, x)| segment_match(p.as_bytes(), x.as_bytes()))
-}
-
-/// One segment, without recursion: a pattern of many `*` (the root file's text chooses it)
-/// must neither overflow the stack nor backtrack exponentially. On a mismatch only the last
-/// `*` is retried, one byte further: O(pattern x path) at worst.
-fn segment_match(p: &[u8], x: &[u8]) -> bool {
-    let (mut pi, mut xi) = (0, 0);
-    // (pattern index after the last `*`, path index that `*` has consumed up to)
-    let mut star: Option<(usize, usize)> = None;
-    while xi < x.len() {
-        match p.get(pi) {
-            Some(b'*') => {
-                pi += 1;
-                star = Some((pi, xi));
-            }
-            Some(b'?') => (pi, xi) = (pi + 1, xi + 1),
-            Some(c) if *c == x[xi] => (pi, xi) = (pi + 1, xi + 1),
-            _ => match star {
-                Some((sp, sx)) => {
-                    star = Some((sp, sx + 1));
-                    (pi, xi) = (sp, sx + 1);
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|c| *c == b'*')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn glob_of_many_stars_neither_overflows_nor_backtracks_forever() {
-        let stars = "*".repeat(200_000);
-        assert!(glob_match(&stars, "m"));
-        assert!(!glob_match(&format!("{stars}x"), "m"));
-        let pattern = format!("{}b", "*a".repeat(40));
-        assert!(!glob_match(&pattern, &"a".repeat(60)));
-    }
-
-    #[test]
-    fn glob_keeps_its_meaning() {
-        for (p, x, want) in [
-            ("services/*", "services/orders", true),
-            ("services/*", "services", false),
-            ("services/*", "services/orders/x", false),
-            ("s*/o?ders", "services/orders", true),
-            ("*", "", true),
-            ("", "", true),
-            ("?", "", false),
-            ("a*b*c", "axxbyyc", true),
-            ("a*b*c", "axxbyy", false),
-            ("*x", "abx", true),
-            ("*.yaml", "a.yaml.bak", false),
-            ("a**", "a", true),
-        ] {
-            assert_eq!(glob_match(p, x), want, "{p} ~ {x}");
-        }
     }
 }

@@ -423,8 +423,20 @@ impl Engine {
     /// All engines, in the order implicit resources are planned.
     pub const ALL: [Engine; 4] = [Engine::Queue, Engine::Topic, Engine::Cache, Engine::Bucket];
 
+    /// Every engine's name as written in files, in [`Engine::ALL`]'s order: the words a file
+    /// may write (`requires`, `shared`).
+    pub const NAMES: [&'static str; 4] = {
+        let mut out = [""; 4];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Engine::ALL[i].as_str();
+            i += 1;
+        }
+        out
+    };
+
     /// The engine's name as written in files.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Engine::Queue => "queue",
             Engine::Topic => "topic",
@@ -601,6 +613,19 @@ pub enum PostgresEngine {
     Rds,
     /// Aurora PostgreSQL.
     Aurora,
+}
+
+impl PostgresEngine {
+    /// Every postgres engine's name as written in files (`engine:`).
+    pub const NAMES: [&'static str; 2] = [PostgresEngine::Rds.as_str(), PostgresEngine::Aurora.as_str()];
+
+    /// The engine's name as written in files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PostgresEngine::Rds => "rds",
+            PostgresEngine::Aurora => "aurora",
+        }
+    }
 }
 
 /// `deadLetter` of a queue.

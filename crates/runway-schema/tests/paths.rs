@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use runway_schema::{Code, Files, MAX_MEMBERS, MemFiles, Options, Unread, load, load_str};
+use runway_schema::{Code, Files, Folder, MAX_MEMBERS, MemFiles, Options, Unread, load, load_str};
 
 const ROOT: &str = "runway: 3\nproduct: shop\nenvironments:\n  dev: { region: us-east-1 }\n";
 
@@ -16,9 +16,9 @@ struct Spy {
 }
 
 impl Files for Spy {
-    fn member_folders(&self, pattern: &str) -> Vec<String> {
-        self.asked.borrow_mut().push(format!("glob {pattern}"));
-        self.inner.member_folders(pattern)
+    fn folders(&self, folder: &str) -> Vec<Folder> {
+        self.asked.borrow_mut().push(format!("list {folder}"));
+        self.inner.folders(folder)
     }
     fn read(&self, path: &str) -> Result<Vec<u8>, Unread> {
         self.asked.borrow_mut().push(format!("read {path}"));
@@ -45,7 +45,8 @@ fn globs_and_catalogue_paths_outside_the_root_are_refused_and_never_asked_for() 
     let spy = Spy { inner: MemFiles::default(), asked: RefCell::default(), refuse: None };
     let found = codes(&text, &spy);
     assert_eq!(found.iter().filter(|c| **c == Code::OutsideRoot).count(), 4, "{found:?}");
-    assert_eq!(*spy.asked.borrow(), ["glob ok/*"]);
+    // `ok/*` lists the root's folder (where no `ok` is); nothing else is asked for.
+    assert_eq!(*spy.asked.borrow(), ["list "]);
     assert_eq!(runway_schema::catalogue_setting("runway.yaml", text.as_bytes()), None);
     let inside = format!("{ROOT}catalogue: prices/eu.yaml\n");
     assert!(runway_schema::catalogue_setting("runway.yaml", inside.as_bytes()).is_some());
@@ -60,7 +61,7 @@ fn a_glob_over_the_member_bound_reads_none() {
     let spy = Spy { inner: files, asked: RefCell::default(), refuse: None };
     let found = codes(&format!("{ROOT}members: [\"m/*\"]\n"), &spy);
     assert_eq!(found, [Code::TooManyMembers]);
-    assert_eq!(*spy.asked.borrow(), ["glob m/*"], "no member read");
+    assert_eq!(*spy.asked.borrow(), ["list ", "list m"], "no member read");
 }
 
 #[test]

@@ -7,15 +7,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use runway_files::FsFiles;
-use runway_schema::Options;
-
 fn run(root: &Path, out: &Path) -> Result<(), String> {
-    let text = std::fs::read(root).map_err(|e| format!("{}: {e}", root.display()))?;
-    let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
-    let catalogue = cost::Catalogue::builtin();
-    let options = Options { sizes: catalogue.size_names(), regions: catalogue.regions() };
-    let loaded = runway_schema::load(&root.to_string_lossy(), &text, &FsFiles::new(base), &options);
+    // The façade: the catalogue the root chooses, then the files under its folder, once.
+    let catalogue = runway_files::catalogue_for(root)
+        .map_err(|diags| diags.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
+    let loaded = runway_files::load(root, &runway_files::options(&catalogue))
+        .map_err(|u| format!("{}: {}", root.display(), runway_files::describe(&u)))?;
     for d in &loaded.diagnostics {
         eprintln!("{}:{}:{}: {}: {}", d.location.file, d.location.line, d.location.column, d.code, d.message);
     }

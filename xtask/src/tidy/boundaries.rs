@@ -17,6 +17,11 @@ const LAYERS: &[(&str, &[&str], &str)] = &[
     ("cost", &["runway-schema"], "it knows sizes and prices, not plans"),
     ("runtime-plan", &["runway-schema", "cost"], "it decides from the product and the catalogue"),
     (
+        "plan-render",
+        &["runtime-plan", "runway-schema"],
+        "it presents what a plan decided, and decides nothing",
+    ),
+    (
         "pulumi-program",
         &["runtime-plan", "runway-schema"],
         "an adapter takes a plan and never re-reads runway files",

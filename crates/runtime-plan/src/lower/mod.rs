@@ -29,31 +29,14 @@ use crate::naming::{fit_with_suffix, hash6, limit};
 use crate::plan::*;
 use crate::pricing::summarize;
 
-mod access_logs;
-mod alarms;
-mod bindings;
-mod bootstrap;
-mod bucket;
-mod budget;
-mod cache;
-mod context;
-mod endpoints;
-mod identity;
-mod key;
-mod network;
-mod platform;
-mod postgres;
-mod protection;
-mod queue;
-mod reach;
-mod resources;
-mod route;
-mod secrets;
-mod tasks;
-mod topic;
-mod usage;
-mod vpc;
-mod workload;
+mod concerns;
+mod kinds;
+
+use concerns::{
+    alerting, consumers, context, identity, image_route, network, protection, reach, resources,
+    secret_layout, task_fingerprint, usage,
+};
+use kinds::{access_logs, bucket, budget, cache, key, platform, postgres, queue, topic, vpc, workload};
 
 use context::Cx;
 use platform::Platform;
@@ -66,7 +49,7 @@ pub use protection::{
     PRODUCTION_BACKUP_WINDOW, PRODUCTION_CACHE_SNAPSHOT_DAYS, PRODUCTION_MAINTENANCE_WINDOW, SNS_KMS_KEY,
 };
 pub use runway_schema::{variable_suffixes, variables};
-pub use tasks::{fingerprint, run_fingerprint};
+pub use task_fingerprint::{fingerprint, run_fingerprint};
 pub use vpc::nat_gateways;
 
 /// Why a plan cannot be made at all.
@@ -114,17 +97,17 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let env = environment(product, env_name)?;
     // What is planned: the resources, and who consumes which.
     let resources = resources::collect(product, env_name, env);
-    let consumers = bindings::consumers(product, &resources);
-    let secrets = secrets::Layout::new(root, env_name, resources.variable_count());
-    let bindings = bindings::bind(&consumers, &resources, &secrets);
+    let consumers = consumers::consumers(product, &resources);
+    let secrets = secret_layout::Layout::new(root, env_name, resources.variable_count());
+    let bindings = consumers::bind(&consumers, &resources, &secrets);
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, env_name);
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
-    let consumers_of = bindings::consumers_of(&resources, &consumers);
-    let logins_of = bindings::logins_of(&resources, &consumers);
+    let consumers_of = consumers::consumers_of(&resources, &consumers);
+    let logins_of = consumers::logins_of(&resources, &consumers);
     let planned_resources: Lowered<PlannedResource> = (resources.iter().zip(consumers_of).zip(&logins_of))
         .map(|((r, consumers), logins)| lower_resource(&mut cx, r, (consumers, logins), &platform))
         .unzip();
@@ -133,7 +116,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let mut tasks = std::mem::take(&mut cx.tasks);
     let workloads = workload::lower_all(&mut cx, &root.workloads, &bindings, &used, &platform, &mut tasks);
     key::lower(&mut cx);
-    alarms::lower(&mut cx);
+    alerting::lower(&mut cx);
     budget::lower(&mut cx);
     let mut plan = finish(cx, bindings, planned_resources, workloads);
     plan.tasks = tasks;
@@ -148,7 +131,7 @@ type Lowered<T> = (Vec<T>, Vec<Range<usize>>);
 fn lower_resource(
     cx: &mut Cx,
     r: &Res,
-    (consumers, logins): (Vec<CompactString>, &[bindings::Login]),
+    (consumers, logins): (Vec<CompactString>, &[consumers::Login]),
     platform: &Platform,
 ) -> (PlannedResource, Range<usize>) {
     let first_item = cx.items.len();
@@ -232,7 +215,7 @@ fn finish(
         w.monthly = sum_items(&items[range.clone()], |i| i.monthly);
         w.ceiling = sum_items(&items[range], |i| i.ceiling);
     }
-    alarms::attach(&items, &mut resources, &mut workloads);
+    alerting::attach(&items, &mut resources, &mut workloads);
     Plan {
         product: product.into(),
         environment: env_name.into(),
@@ -249,52 +232,6 @@ fn finish(
         apply_changes: protection::apply_changes(env_name, env.apply_changes),
         vpc_endpoints: env.network.endpoints,
         tasks: Vec::new(),
-    }
-}
-
-/// The kind of a spec.
-pub fn spec_kind(spec: &ItemSpec) -> ItemKind {
-    match spec {
-        ItemSpec::EcsCluster {} => ItemKind::EcsCluster,
-        ItemSpec::TaskExecutionRole { .. } => ItemKind::TaskExecutionRole,
-        ItemSpec::TaskRole { .. } => ItemKind::TaskRole,
-        ItemSpec::RegistrySecret { .. } => ItemKind::RegistrySecret,
-        ItemSpec::KmsKey { .. } => ItemKind::KmsKey,
-        ItemSpec::SecurityGroup { .. } => ItemKind::SecurityGroup,
-        ItemSpec::CloudMapNamespace { .. } => ItemKind::CloudMapNamespace,
-        ItemSpec::Alb { .. } => ItemKind::Alb,
-        ItemSpec::AlbListener(_) => ItemKind::AlbListener,
-        ItemSpec::DbSubnetGroup {} => ItemKind::DbSubnetGroup,
-        ItemSpec::CacheSubnetGroup {} => ItemKind::CacheSubnetGroup,
-        ItemSpec::RdsInstance(_) => ItemKind::RdsInstance,
-        ItemSpec::AuroraCluster(_) => ItemKind::AuroraCluster,
-        ItemSpec::AuroraInstance { .. } => ItemKind::AuroraInstance,
-        ItemSpec::ProxySecret { .. } => ItemKind::ProxySecret,
-        ItemSpec::ProxyRole { .. } => ItemKind::ProxyRole,
-        ItemSpec::RdsProxy(_) => ItemKind::RdsProxy,
-        ItemSpec::RdsProxyTargetGroup { .. } => ItemKind::RdsProxyTargetGroup,
-        ItemSpec::RdsProxyTarget { .. } => ItemKind::RdsProxyTarget,
-        ItemSpec::CacheReplicationGroup(_) => ItemKind::CacheReplicationGroup,
-        ItemSpec::SqsQueue { .. } => ItemKind::SqsQueue,
-        ItemSpec::SqsDeadLetterQueue { .. } => ItemKind::SqsDeadLetterQueue,
-        ItemSpec::SnsTopic { .. } => ItemKind::SnsTopic,
-        ItemSpec::S3Bucket { .. } => ItemKind::S3Bucket,
-        ItemSpec::AlbLogBucket { .. } => ItemKind::AlbLogBucket,
-        ItemSpec::TaskDefinition(_) => ItemKind::TaskDefinition,
-        ItemSpec::EcsService(_) => ItemKind::EcsService,
-        ItemSpec::CloudMapService { .. } => ItemKind::CloudMapService,
-        ItemSpec::AlbTargetGroup { .. } => ItemKind::AlbTargetGroup,
-        ItemSpec::AlbListenerRule { .. } => ItemKind::AlbListenerRule,
-        ItemSpec::ScalingTarget { .. } => ItemKind::ScalingTarget,
-        ItemSpec::ScalingPolicy { .. } => ItemKind::ScalingPolicy,
-        ItemSpec::Budget { .. } => ItemKind::Budget,
-        ItemSpec::LogGroup { .. } => ItemKind::LogGroup,
-        ItemSpec::VpcEndpoint { .. } => ItemKind::VpcEndpoint,
-        ItemSpec::Vpc { .. } => ItemKind::Vpc,
-        ItemSpec::DnsRecord { .. } => ItemKind::DnsRecord,
-        ItemSpec::AlertTopic { .. } => ItemKind::AlertTopic,
-        ItemSpec::MetricAlarm { .. } => ItemKind::MetricAlarm,
-        ItemSpec::EcsEventRule { .. } => ItemKind::EcsEventRule,
     }
 }
 
@@ -415,7 +352,7 @@ fn dedupe_physical_names(items: &mut [PlannedItem]) {
             let stem = item.physical_name.trim_end_matches(".fifo");
             let full = format!("{stem}-{}", hash6(&item.id));
             let sfx = if fifo { ".fifo" } else { "" };
-            item.physical_name = match limit(item.kind) {
+            item.physical_name = match limit(item.kind()) {
                 Some(l) => fit_with_suffix(&full, sfx, l),
                 None => cat(&[&full, sfx]),
             };

@@ -447,55 +447,6 @@ pub enum Access<'a> {
     None,
 }
 
-impl ItemSpec {
-    /// The item's rules or grants: every kind says which it has.
-    pub fn access(&self) -> Access<'_> {
-        match self {
-            ItemSpec::SecurityGroup { ingress, egress, .. } => Access::Rules { ingress, egress },
-            ItemSpec::TaskExecutionRole { grants, .. } | ItemSpec::TaskRole { grants, .. } => {
-                Access::Grants(grants)
-            }
-            ItemSpec::EcsCluster { .. }
-            | ItemSpec::CloudMapNamespace { .. }
-            | ItemSpec::Alb { .. }
-            | ItemSpec::AlbListener(_)
-            | ItemSpec::DbSubnetGroup { .. }
-            | ItemSpec::CacheSubnetGroup { .. }
-            | ItemSpec::RdsInstance(_)
-            | ItemSpec::AuroraCluster(_)
-            | ItemSpec::AuroraInstance { .. }
-            | ItemSpec::ProxySecret { .. }
-            | ItemSpec::RegistrySecret { .. }
-            | ItemSpec::KmsKey { .. }
-            | ItemSpec::ProxyRole { .. }
-            | ItemSpec::RdsProxy(_)
-            | ItemSpec::RdsProxyTargetGroup { .. }
-            | ItemSpec::RdsProxyTarget { .. }
-            | ItemSpec::CacheReplicationGroup(_)
-            | ItemSpec::SqsQueue { .. }
-            | ItemSpec::SqsDeadLetterQueue { .. }
-            | ItemSpec::SnsTopic { .. }
-            | ItemSpec::S3Bucket { .. }
-            | ItemSpec::AlbLogBucket { .. }
-            | ItemSpec::TaskDefinition(_)
-            | ItemSpec::EcsService(_)
-            | ItemSpec::CloudMapService { .. }
-            | ItemSpec::AlbTargetGroup { .. }
-            | ItemSpec::AlbListenerRule { .. }
-            | ItemSpec::ScalingTarget { .. }
-            | ItemSpec::ScalingPolicy { .. }
-            | ItemSpec::DnsRecord { .. }
-            | ItemSpec::LogGroup { .. }
-            | ItemSpec::Budget { .. }
-            | ItemSpec::VpcEndpoint { .. }
-            | ItemSpec::Vpc { .. }
-            | ItemSpec::AlertTopic { .. }
-            | ItemSpec::MetricAlarm { .. }
-            | ItemSpec::EcsEventRule { .. } => Access::None,
-        }
-    }
-}
-
 /// How a VPC endpoint joins the VPC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum EndpointType {

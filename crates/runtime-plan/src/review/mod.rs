@@ -2,13 +2,13 @@
 //! and what breaks for consumers (variables they lose, variables whose names change).
 //!
 //! [`review()`] compares the plans of two versions of a product (the base, and the working
-//! version) environment by environment; [`render_review_markdown`] makes the pull-request
-//! comment, [`render_review_text`] the terminal view, and the JSON is the [`Review`] value
-//! ([`crate::to_json`]). Everything here is pure: the CLI reads the two versions.
+//! version) environment by environment, and decides what it finds: the item rows, what breaks for
+//! consumers ([`breaking()`]), the `limits.increase` guardrail ([`IncreaseCheck`]). The
+//! `plan-render` crate lays a [`Review`] out as the pull-request comment (markdown) and the
+//! terminal view; the JSON is the [`Review`] value ([`crate::to_json`]). Everything here is pure:
+//! the CLI reads the two versions.
 
 mod breaking;
-mod markdown;
-mod text;
 
 use runway_schema::{Money, Product};
 use serde::Serialize;
@@ -17,8 +17,6 @@ use crate::diff::{FieldChange, ItemChange, ItemRef, diff};
 use crate::plan::{ConsumerKind, ItemKind, Plan, PlannedItem, Verdict};
 
 pub use breaking::breaking;
-pub use markdown::{REVIEW_MARKER, render_review_markdown};
-pub use text::render_review_text;
 
 /// One version of a product with the plans of the environments under review.
 #[derive(Clone, Copy, Debug)]
@@ -78,6 +76,10 @@ pub struct EnvironmentReview {
     /// The rise `limits.increase` allows and whether this change goes past it (a warning, not a
     /// refusal); `None` when neither side sets one, or the environment is new or removed.
     pub increase: Option<IncreaseCheck>,
+    /// What `pulumi preview` said of the environment's stack, when the review was given it
+    /// (`runway diff --pulumi-preview`); absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pulumi: Option<crate::preview::PulumiPreview>,
 }
 
 /// An environment's rise against its `limits.increase`.
@@ -99,6 +101,7 @@ impl EnvironmentReview {
         self.before.is_some() == self.after.is_some()
             && self.items.is_empty()
             && self.breaking.is_empty()
+            && self.pulumi.as_ref().is_none_or(|p| p.items.is_empty() && p.others.is_empty())
             && self.delta.0.is_zero()
     }
 }
@@ -276,6 +279,7 @@ pub fn review_environment(
         items: item_rows(old, new),
         breaking,
         increase: None,
+        pulumi: None,
     }
 }
 
@@ -300,7 +304,7 @@ fn row(change: ItemChangeKind, i: &PlannedItem, before: Option<Money>, after: Op
     ItemRow {
         change,
         id: i.id.to_string(),
-        kind: i.kind,
+        kind: i.kind(),
         physical_name: i.physical_name.to_string(),
         owner: i.owner.as_ref().map(ToString::to_string),
         monthly_before: before,

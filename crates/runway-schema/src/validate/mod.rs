@@ -84,7 +84,7 @@ pub(crate) mod keys {
     /// `usage.for.<name>`: the keys that apply to one resource or workload (the network's
     /// amounts are the environment's only).
     pub const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo"];
-    pub const SHARED: &[&str] = &["queue", "topic", "cache", "bucket"];
+    pub const SHARED: &[&str] = &crate::model::Engine::NAMES;
     pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
     pub const TOPIC: &[&str] = &["kind", "fifo", "size"];
@@ -118,9 +118,9 @@ pub(crate) mod keys {
 }
 
 const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];
-pub(crate) const ENGINES: &[&str] = &["queue", "topic", "cache", "bucket"];
+pub(crate) const ENGINES: &[&str] = &Engine::NAMES;
 pub(crate) const GROUNDS: &[&str] = &["no-managed-fit", "residency", "on-prem-parity"];
-pub(crate) const POSTGRES_ENGINES: &[&str] = &["rds", "aurora"];
+pub(crate) const POSTGRES_ENGINES: &[&str] = &crate::model::PostgresEngine::NAMES;
 pub(crate) const EXPOSES: &[&str] = &["internal", "public"];
 pub(crate) const PLATFORMS: &[&str] = &["arm64", "x86_64"];
 pub(crate) const RUNTIMES: &[&str] = &["encore", "other"];

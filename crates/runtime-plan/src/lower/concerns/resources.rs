@@ -1,0 +1,130 @@
+//! The resources of one environment as the planner sees them: declared ones in file order, then
+//! the implicit `shared-<engine>` ones members require, each with its size, variables and
+//! Infisical folder, and found by name.
+
+use std::sync::Arc;
+
+use compact_str::CompactString;
+use indexmap::IndexMap;
+use runway_schema::{Engine, Environment, Product, ResourceSpec, values::variable_prefix, variable_suffixes};
+
+use super::cat;
+use crate::plan::Origin;
+
+/// A resource as the planner sees it: declared or implicit.
+pub(in crate::lower) struct Res {
+    /// Its position in [`Resources`].
+    pub(in crate::lower) index: usize,
+    pub(in crate::lower) name: CompactString,
+    pub(in crate::lower) spec: ResourceSpec,
+    /// Its size in this environment.
+    pub(in crate::lower) size: CompactString,
+    pub(in crate::lower) origin: Origin,
+    /// The head of its variable names (`main-db` -> `MAIN_DB`).
+    prefix: String,
+    /// Its variable names in the spec's order, made once and shared by its bindings.
+    pub(in crate::lower) vars: Arc<[CompactString]>,
+    /// Its Infisical folder (`/runtime/main-db`).
+    pub(in crate::lower) folder: CompactString,
+}
+
+impl Res {
+    /// Its variable of this suffix (`URL` -> `MAIN_DB_URL`).
+    pub(in crate::lower) fn var(&self, suffix: &str) -> CompactString {
+        cat(&[&self.prefix, "_", suffix])
+    }
+
+    /// Where the variable of this suffix is among its variables.
+    pub(in crate::lower) fn var_index(&self, suffix: &str) -> Option<usize> {
+        let var = self.var(suffix);
+        self.vars.iter().position(|v| *v == var)
+    }
+
+    /// Where its size is set: its own `size` (declared) or the environment's `shared`.
+    pub(in crate::lower) fn size_path(&self, env_name: &str) -> String {
+        match self.origin {
+            Origin::Declared => format!("resources.{}.size", self.name),
+            Origin::Implicit => format!("environments.{env_name}.shared"),
+        }
+    }
+}
+
+/// The resources of a plan, in order, and their positions by name.
+pub(in crate::lower) struct Resources {
+    list: Vec<Res>,
+    /// Hashed, for lookups only; the first resource of a name is the one found.
+    positions: IndexMap<CompactString, usize, foldhash::fast::FixedState>,
+}
+
+impl Resources {
+    /// Every resource, in order.
+    pub(in crate::lower) fn iter(&self) -> std::slice::Iter<'_, Res> {
+        self.list.iter()
+    }
+
+    /// How many there are.
+    pub(in crate::lower) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The (first) resource of this name.
+    pub(in crate::lower) fn get(&self, name: &str) -> Option<&Res> {
+        self.position(name).map(|i| &self.list[i])
+    }
+
+    /// The position of the (first) resource of this name.
+    pub(in crate::lower) fn position(&self, name: &str) -> Option<usize> {
+        self.positions.get(name).copied()
+    }
+
+    /// How many variables all of them have (a connection variable and at most an output each).
+    pub(in crate::lower) fn variable_count(&self) -> usize {
+        self.list.iter().map(|r| r.vars.len()).sum()
+    }
+}
+
+/// The resources of environment `env_name`: declared, then implicit `shared-<engine>` (engine
+/// order) for each engine some member requires.
+pub(in crate::lower) fn collect(product: &Product, env_name: &str, env: &Environment) -> Resources {
+    let declared = product.root.resources.iter().map(|(name, r)| {
+        (CompactString::from(name.as_str()), r.spec.clone(), r.size_in(env_name), Origin::Declared)
+    });
+    let implicit = Engine::ALL
+        .into_iter()
+        .filter(|engine| product.members.iter().any(|m| m.requires.contains(engine)))
+        .map(|engine| {
+            (
+                shared_name(engine),
+                ResourceSpec::default_for(engine),
+                env.shared_size(engine),
+                Origin::Implicit,
+            )
+        });
+    let list: Vec<Res> = declared
+        .chain(implicit)
+        .enumerate()
+        .map(|(index, (name, spec, size, origin))| {
+            let prefix = variable_prefix(&name);
+            let vars = variable_suffixes(&spec).into_iter().map(|s| cat(&[&prefix, "_", s])).collect();
+            let folder = folder(product, &name);
+            Res { index, name, spec, size: size.into(), origin, prefix, vars, folder }
+        })
+        .collect();
+    // Collected in reverse: a later insert of a name keeps its place and takes the earlier
+    // position, so the first of a name is found.
+    let positions = list.iter().rev().map(|r| (r.name.clone(), r.index)).collect();
+    Resources { list, positions }
+}
+
+/// The implicit resource of an engine (`shared-postgres`).
+pub(in crate::lower) fn shared_name(engine: Engine) -> CompactString {
+    cat(&["shared-", engine.as_str()])
+}
+
+/// The Infisical folder of a resource's variables.
+fn folder(product: &Product, resource: &str) -> CompactString {
+    match &product.root.secrets.infisical {
+        Some(i) => i.folder(resource).into(),
+        None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource).into(),
+    }
+}

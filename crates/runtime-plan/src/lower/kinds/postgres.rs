@@ -1,0 +1,377 @@
+//! `kind: postgres`: an RDS instance or an Aurora cluster with its instances, always behind an
+//! RDS Proxy (its admin secret, role, target group and target); consumers reach it through the
+//! proxy with TLS.
+
+use compact_str::{CompactString, ToCompactString, format_compact};
+use cost::PostgresSize;
+use runway_schema::{PostgresEngine, UsageKey};
+
+use super::consumers::Login;
+use super::context::{Cx, Named, NewItem};
+use super::platform::Platform;
+use super::resources::Res;
+use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
+use super::{network, protection};
+use crate::naming::fit;
+use crate::plan::{
+    AuroraClusterSpec, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin, ItemKind,
+    ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
+};
+use crate::pricing::Priceable;
+
+/// Lowers a postgres resource: database first (its main item), then the proxy's admin secret
+/// and each login's, Aurora's instances, and the proxy; then its variables, each login's, and
+/// the bootstrap that makes the logins.
+pub(in crate::lower) fn lower(
+    cx: &mut Cx,
+    r: &Res,
+    (engine, version): (PostgresEngine, &str),
+    platform: &Platform,
+    logins: &[Login],
+) -> Described {
+    let sizing = cx.catalogue.postgres(engine, &r.size);
+    if sizing.is_none() {
+        cx.unknown_resource_size(r, &format!("postgres {}", postgres_engine_str(engine)));
+    }
+    let sizing = sizing.unwrap_or_else(empty_postgres);
+    let base = cx.base(&r.name);
+    let secret = cat(&[&r.name, "_proxy-secret"]);
+    let secret_name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-admin"]);
+    let db = database(cx, r, (engine, version), &sizing, &secret, platform);
+    let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() };
+    cx.push(
+        NewItem::new(secret.clone(), secret_name.clone(), Some(&r.name), spec)
+            .managed_by(ManagedBy::SecretsAdapter)
+            .priced(Priceable::Secret),
+    );
+    let login_secrets = login_secrets(cx, r, logins);
+    if engine == PostgresEngine::Aurora {
+        aurora_instances(cx, r, &base, &db.id, &sizing);
+    }
+    let proxy = proxy(cx, r, engine, &base, (&secret, &login_secrets), &db);
+    network::declare_postgres(cx, (r.index, &r.name, &base));
+    variables(cx, r, secret_name, &proxy);
+    login_variables(cx, r, logins, &login_secrets);
+    bootstrap(cx, r, logins, &login_secrets, platform);
+    Described {
+        engine: postgres_engine_str(engine).into(),
+        version: Some(version.into()),
+        summary: summary(engine, &sizing),
+    }
+}
+
+/// The RDS instance or Aurora cluster.
+fn database(
+    cx: &mut Cx,
+    r: &Res,
+    (engine, version): (PostgresEngine, &str),
+    sizing: &PostgresSize,
+    secret: &CompactString,
+    platform: &Platform,
+) -> Named {
+    let subnet_group = platform.db_subnets.clone().unwrap_or_default();
+    let kind = match engine {
+        PostgresEngine::Rds => ItemKind::RdsInstance,
+        PostgresEngine::Aurora => ItemKind::AuroraCluster,
+    };
+    let name = cx.named(kind, cx.base(&r.name));
+    let database = database_name(&r.name);
+    let password_parameter = cx.secrets.ssm_name(&r.name, &r.var("PASSWORD"));
+    // What replaces the database when it changes (the identifier is the name itself).
+    let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
+    let protection = protection::database(cx.env_name, &name, &generation);
+    let apply_immediately = protection::apply_immediately(cx.env_name, cx.env.apply_changes);
+    let spec = match engine {
+        PostgresEngine::Rds => ItemSpec::RdsInstance(Box::new(RdsInstanceSpec {
+            resource: r.name.clone(),
+            engine_version: version.into(),
+            size: sizing.clone(),
+            storage_type: "gp3".into(),
+            database: database.as_str().into(),
+            username: POSTGRES_USER.into(),
+            admin_secret: secret.clone(),
+            admin_password_parameter: password_parameter.clone(),
+            subnet_group: subnet_group.clone(),
+            security_groups: network::database_groups(&r.name),
+            storage_encrypted: true,
+            publicly_accessible: false,
+            protection,
+            apply_immediately,
+        })),
+        PostgresEngine::Aurora => ItemSpec::AuroraCluster(Box::new(AuroraClusterSpec {
+            resource: r.name.clone(),
+            engine_version: version.into(),
+            size: sizing.clone(),
+            database: database.as_str().into(),
+            username: POSTGRES_USER.into(),
+            admin_secret: secret.clone(),
+            admin_password_parameter: password_parameter.clone(),
+            subnet_group: subnet_group.clone(),
+            security_groups: network::database_groups(&r.name),
+            storage_encrypted: true,
+            protection,
+            apply_immediately,
+        })),
+    };
+    let db = cat(&[&r.name, "_db"]);
+    let (storage_gb, io) = aurora_usage(cx, r, &db, engine, sizing);
+    let id = cx.push(
+        NewItem::new(db, name.clone(), Some(&r.name), spec)
+            .size(&r.size)
+            .depends_on([vec![subnet_group, secret.clone()], network::database_groups(&r.name)].concat())
+            .priced(Priceable::Postgres { engine, size: r.size.as_str().into(), storage_gb, io }),
+    );
+    // The database reads its master password from SSM (a write-only input of the program).
+    if let Some(password) = r.var_index("PASSWORD") {
+        cx.secrets.resource_parameter(r, password, &password_parameter, &id);
+    }
+    Named { id, name }
+}
+
+/// What an Aurora cluster stores and its I/O requests a month (declared, or the size's
+/// storage); an RDS instance's storage is allocated by its size and bills no I/O.
+fn aurora_usage(
+    cx: &mut Cx,
+    r: &Res,
+    db: &str,
+    engine: PostgresEngine,
+    sizing: &PostgresSize,
+) -> (Option<rust_decimal::Decimal>, Option<rust_decimal::Decimal>) {
+    match engine {
+        PostgresEngine::Rds => (None, None),
+        PostgresEngine::Aurora => {
+            let owner_item = (Some(r.name.as_str()), db);
+            // An unknown size (reported) assumes nothing.
+            let default = (!sizing.instance_class.is_empty())
+                .then(|| (rust_decimal::Decimal::from(sizing.storage_gb), r.size.as_str()));
+            let declared = usage::declared(cx, Some(&r.name), UsageKey::StorageGb);
+            let storage = usage::count(cx, owner_item, UsageKey::StorageGb, declared, default);
+            let declared = usage::declared(cx, Some(&r.name), UsageKey::AuroraIo);
+            (storage, usage::count(cx, owner_item, UsageKey::AuroraIo, declared, None))
+        }
+    }
+}
+
+/// An Aurora cluster's instances, `<base>-1` on, each name cut to 63 bytes before its number.
+fn aurora_instances(cx: &mut Cx, r: &Res, base: &str, cluster: &CompactString, sizing: &PostgresSize) {
+    for i in 1..=sizing.instances {
+        let full = format_compact!("{base}-{i}");
+        let name = if full.len() > 63 {
+            format_compact!("{}-{i}", fit(base, 63 - 1 - i.to_string().len()))
+        } else {
+            full
+        };
+        let spec = ItemSpec::AuroraInstance {
+            cluster: cluster.clone(),
+            instance_class: sizing.instance_class.as_str().into(),
+            index: i,
+            publicly_accessible: false,
+            apply_immediately: protection::apply_immediately(cx.env_name, cx.env.apply_changes),
+        };
+        cx.push(
+            NewItem::new(format_compact!("{}_instance-{i}", r.name), name, Some(&r.name), spec)
+                .size(&r.size)
+                .depends_on(vec![cluster.clone()]),
+        );
+    }
+}
+
+/// The RDS Proxy with its role, target group and target; returns the proxy's id.
+fn proxy(
+    cx: &mut Cx,
+    r: &Res,
+    engine: PostgresEngine,
+    base: &str,
+    (secret, logins): (&CompactString, &[(CompactString, CompactString)]),
+    db: &Named,
+) -> CompactString {
+    let role_name = cx.named(ItemKind::ProxyRole, cat(&[base, "-proxy-role"]));
+    let logins: Vec<CompactString> = logins.iter().map(|(id, _)| id.clone()).collect();
+    let spec = ItemSpec::ProxyRole { secret: secret.clone(), logins: logins.clone() };
+    let role = cx.push(
+        NewItem::new(cat(&[&r.name, "_proxy-role"]), role_name, Some(&r.name), spec)
+            .depends_on([vec![secret.clone()], logins.clone()].concat()),
+    );
+    let proxy_name = cx.named(ItemKind::RdsProxy, cat(&[base, "-proxy"]));
+    let security_groups = network::proxy_groups(cx, r.index, &r.name);
+    let depends_on =
+        [vec![secret.clone()], logins.clone(), vec![role.clone()], security_groups.clone()].concat();
+    let spec = ItemSpec::RdsProxy(Box::new(RdsProxySpec {
+        resource: r.name.clone(),
+        engine_family: "POSTGRESQL".into(),
+        secret: secret.clone(),
+        logins,
+        role: role.clone(),
+        require_tls: true,
+        security_groups,
+    }));
+    let proxy = cx.push(
+        NewItem::new(cat(&[&r.name, "_proxy"]), proxy_name.clone(), Some(&r.name), spec)
+            .size(&r.size)
+            .depends_on(depends_on)
+            .priced(Priceable::RdsProxy { engine, size: r.size.as_str().into() }),
+    );
+    let spec = ItemSpec::RdsProxyTargetGroup { proxy: proxy.clone() };
+    let tg = cx.push(
+        NewItem::new(
+            cat(&[&r.name, "_proxy-target-group"]),
+            cat(&[&proxy_name, "/default"]),
+            Some(&r.name),
+            spec,
+        )
+        .depends_on(vec![proxy.clone()]),
+    );
+    let spec =
+        ItemSpec::RdsProxyTarget { proxy: proxy.clone(), target_group: tg.clone(), target: db.id.clone() };
+    cx.push(
+        NewItem::new(
+            cat(&[&r.name, "_proxy-target"]),
+            cat(&[&proxy_name, "/default/", &db.name]),
+            Some(&r.name),
+            spec,
+        )
+        .depends_on(vec![proxy.clone(), tg, db.id.clone()]),
+    );
+    proxy
+}
+
+/// The admin password to generate (copied to the proxy's secret) and the connection
+/// variables: the URL template, the proxy's endpoint, and what the plan knows.
+fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str) {
+    cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, Some((secret_name, POSTGRES_USER.into())));
+    cx.secrets.template(r, r.var("URL"), url_template(r));
+    cx.output(r, proxy, "endpoint", r.var("HOST"));
+    cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
+    cx.secrets.literal(r, r.var("DATABASE"), database_name(&r.name).into());
+    cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
+}
+
+/// Each login's proxy secret, written by `secrets prepare` like the admin's: returns their
+/// logical ids and names, in login order.
+fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, CompactString)> {
+    let mut out = Vec::with_capacity(logins.len());
+    for login in logins {
+        let id = cat(&[&r.name, "_proxy-secret-", &login.consumer]);
+        let name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-", &login.consumer]);
+        let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: name.clone() };
+        cx.push(
+            NewItem::new(id.clone(), name.clone(), Some(&r.name), spec)
+                .managed_by(ManagedBy::SecretsAdapter)
+                .priced(Priceable::Secret),
+        );
+        out.push((id, name));
+    }
+    out
+}
+
+/// Each login's own variables, in its own folder: its password (generated, copied to its proxy
+/// secret), its user (the role), the URL composed with them, and the database's endpoint,
+/// port and name.
+fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
+    for (login, (_, secret_name)) in logins.iter().zip(secrets) {
+        let c = login.consumer.as_str();
+        cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
+        let template = url_template(r);
+        cx.secrets.login_connection(r, c, r.var("URL"), ConnectionSource::Template { template });
+        let host = ConnectionSource::Output { output: r.var("HOST") };
+        cx.secrets.login_connection(r, c, r.var("HOST"), host);
+        let port = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
+        cx.secrets.login_connection(r, c, r.var("PORT"), port);
+        let database = ConnectionSource::Literal { value: database_name(&r.name).into() };
+        cx.secrets.login_connection(r, c, r.var("DATABASE"), database);
+        let user = ConnectionSource::Literal { value: login.role.clone() };
+        cx.secrets.login_connection(r, c, r.var("USER"), user);
+    }
+}
+
+/// The bootstrap of the resource's logins (docs/secrets.md, "Database roles"): it reads the
+/// proxy's endpoint and the admin's password (its parameters referenced by it alone) and each
+/// login's password.
+fn bootstrap(
+    cx: &mut Cx,
+    r: &Res,
+    logins: &[Login],
+    secrets: &[(CompactString, CompactString)],
+    platform: &Platform,
+) {
+    let id = super::postgres_bootstrap::task_definition_id(&r.name);
+    let mut task_secrets = Vec::with_capacity(logins.len() + 2);
+    for (env, suffix) in [("PGHOST", "HOST"), ("PGPASSWORD", "PASSWORD")] {
+        let Some(var) = r.var_index(suffix) else { continue };
+        let parameter = cx.secrets.ssm_name(&r.name, &r.vars[var]);
+        cx.secrets.resource_parameter(r, var, &parameter, &id);
+        task_secrets.push(TaskSecret { name: env.into(), parameter });
+    }
+    let mut planned = Vec::with_capacity(logins.len());
+    for (n, (login, (_, proxy_secret))) in logins.iter().zip(secrets).enumerate() {
+        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &r.var("PASSWORD"));
+        if let Some(var) = r.var_index("PASSWORD") {
+            cx.secrets.login_parameter(r, (login.index, &login.consumer), var, (&password_parameter, &id));
+        }
+        let password_variable = format_compact!("RUNWAY_LOGIN_{}_PASSWORD", n + 1);
+        task_secrets
+            .push(TaskSecret { name: password_variable.clone(), parameter: password_parameter.clone() });
+        planned.push(DatabaseLogin {
+            consumer: login.consumer.clone(),
+            role: login.role.clone(),
+            access: login.access,
+            password_variable,
+            password_parameter,
+            proxy_secret: proxy_secret.clone(),
+        });
+    }
+    let boot = DatabaseBootstrap {
+        resource: r.name.clone(),
+        id,
+        logins: planned,
+        database: database_name(&r.name).into(),
+        admin: CompactString::const_new(POSTGRES_USER),
+    };
+    if let Some(task) = super::postgres_bootstrap::lower(cx, (&boot, task_secrets), platform) {
+        cx.tasks.push(task);
+    }
+    cx.secrets.bootstraps.push(boot);
+}
+
+/// The URL of a postgres resource's variables, composed by Infisical from the other variables
+/// of the same folder.
+fn url_template(r: &Res) -> CompactString {
+    format_compact!(
+        "postgresql://${{{u}}}:${{{pw}}}@${{{h}}}:${{{po}}}/${{{d}}}?sslmode=require",
+        u = r.var("USER"),
+        pw = r.var("PASSWORD"),
+        h = r.var("HOST"),
+        po = r.var("PORT"),
+        d = r.var("DATABASE"),
+    )
+}
+
+/// What the size declares, in words.
+fn summary(engine: PostgresEngine, s: &PostgresSize) -> String {
+    if s.instances == 0 {
+        return "unknown size".into();
+    }
+    match engine {
+        PostgresEngine::Rds => format!(
+            "{}, {} GB gp3{}, {}",
+            s.instance_class,
+            s.storage_gb,
+            s.max_storage_gb.map(|m| format!(" (grows to {m} GB)")).unwrap_or_default(),
+            if s.multi_az { "Multi-AZ" } else { "single-AZ" }
+        ),
+        PostgresEngine::Aurora => format!("{} x {}", s.instances, s.instance_class),
+    }
+}
+
+/// The sizing of a size the catalogue does not list (its diagnostic is reported).
+fn empty_postgres() -> PostgresSize {
+    PostgresSize {
+        instance_class: String::new(),
+        instances: 0,
+        storage_gb: 0,
+        max_storage_gb: None,
+        multi_az: false,
+        vcpu: 0,
+        max_connections: None,
+    }
+}

@@ -1,0 +1,86 @@
+//! `runway iam`: the deploy role's policies and trust, derived from one environment's plan.
+
+use clap::ValueEnum;
+use deploy_policy::{ACCOUNT_PLACEHOLDER, GithubTarget, Options};
+
+use crate::prelude::*;
+
+/// The deploy role of one environment: its IAM policy (what `pulumi up` and runway's own
+/// commands call, scoped to the plan's names) and its GitHub OIDC trust policy
+/// (docs/iam.md).
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The AWS account id (default: the `${aws-account-id}` placeholder).
+    #[arg(long, value_name = "ID", value_parser = account)]
+    account: Option<String>,
+    /// The GitHub repository (`owner/name`) whose deploy job may assume the role.
+    #[arg(long, value_name = "OWNER/NAME", value_parser = repository)]
+    github_repo: Option<String>,
+    /// The GitHub environment of that job (default: `--env`).
+    #[arg(long, value_name = "NAME")]
+    github_environment: Option<String>,
+    /// `json`: `{"environment","account","roleName","trustPolicy","policies":[{"name",
+    /// "characters","document"}],"uncoveredTypes"}`; `pulumi`: a Pulumi YAML snippet
+    /// declaring the role and its policies.
+    #[arg(long, value_enum, default_value = "json")]
+    format: IamFormat,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format == IamFormat::Json
+    }
+}
+
+/// How the role is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum IamFormat {
+    /// The trust policy and the policy documents as JSON.
+    Json,
+    /// A Pulumi YAML snippet declaring the role and its policies.
+    Pulumi,
+}
+
+/// `--account`: twelve digits.
+fn account(text: &str) -> Result<String, String> {
+    if text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("`{text}` is not an AWS account id (twelve digits)"))
+    }
+}
+
+/// `--github-repo`: `owner/name`.
+fn repository(text: &str) -> Result<String, String> {
+    let ok = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    match text.split_once('/') {
+        Some((owner, name)) if ok(owner) && ok(name) => Ok(text.to_owned()),
+        _ => Err(format!("`{text}` is not a GitHub repository (`owner/name`)")),
+    }
+}
+
+/// Plans `env` and prints its deploy role. A plan over its cap still has a role: the policy
+/// does not depend on the verdict.
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let plan = Session::open(&args.env, out)?.plan;
+    let (account, format) = (args.account, args.format);
+    let github = args.github_repo.zip(args.github_environment.or(Some(args.env.env)));
+    let options = Options {
+        account: account.unwrap_or_else(|| ACCOUNT_PLACEHOLDER.to_owned()),
+        github: github.map(|(repository, environment)| GithubTarget { repository, environment }),
+    };
+    let role = deploy_policy::derive(&plan, &options).map_err(|e| out.usage(e.to_string()))?;
+    for ty in &role.uncovered_types {
+        errln!("warning: runway iam grants nothing for the program's `{ty}` yet");
+    }
+    if role.trust_policy.is_none() {
+        errln!("note: no trust policy without --github-repo OWNER/NAME");
+    }
+    match format {
+        IamFormat::Json => outln!("{}", runtime_plan::to_json(&role)),
+        IamFormat::Pulumi => out!("{}", deploy_policy::render_pulumi(&role)),
+    }
+    Ok(())
+}
