@@ -1,7 +1,8 @@
 //! `runway deploy --env ENV`: the deploy job in one process, in the documented order
 //! (docs/pipeline.md): preflight, `secrets prepare`, emit, `pulumi up` without the services,
 //! the stack's outputs, `migrate`, `pulumi up`, `rollout`, `secrets publish`, `ssm publish`,
-//! `ssm verify`. runway's steps are its commands' own functions; Pulumi runs as its CLI.
+//! `ssm verify`. runway's steps are its commands' own `run`s, each given its own `Args` parsed
+//! from the command line a person would type (`steps.rs`); Pulumi runs as its CLI.
 //!
 //! A lease on the environment (an SSM parameter, `aws_adapter::aws::lease`) keeps two jobs
 //! from interleaving; its journal lets the job that takes over after a death skip the `up`s the
@@ -13,70 +14,76 @@ mod pulumi;
 mod report;
 mod steps;
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use aws_adapter::aws::{ClientSettings, DoneStep, LeaseError};
 use serde_json::json;
 
-use crate::args::{Format, PlanArgs};
-use crate::output::{EXIT_REMOTE, Exit, Out, StepCapture, capture_step};
-use crate::{migrate, rollout};
+use crate::args::{interval, timeout};
+use crate::output::{StepCapture, capture_step};
+use crate::prelude::*;
 use lease::{EXIT_HELD, Holder};
 use pulumi::Pulumi;
 use report::{DONE, Reporter, Status, result};
-pub(crate) use steps::Step;
+use steps::Step;
 
-/// `runway deploy`'s flags.
+/// The whole deploy job in one process, in the documented order (preflight, secrets
+/// prepare, emit, pulumi up without the services, migrate, pulumi up, rollout, secrets
+/// publish, ssm publish, ssm verify), under a lease on the environment; run again after a
+/// failure, it goes on (docs/pipeline.md). Exit: the failed step's code, 6 when another
+/// deploy holds the lease.
 #[derive(clap::Args)]
-pub(crate) struct DeployArgs {
-    /// The environment.
-    #[arg(long)]
-    pub(crate) env: String,
+pub(crate) struct Args {
+    #[command(flatten)]
+    env: EnvArgs,
     /// The Pulumi stack (default: the environment's name).
     #[arg(long)]
-    pub(crate) stack: Option<String>,
+    stack: Option<String>,
     /// The stack's folder: where the program is emitted and Pulumi runs (default: `infra/ENV`
     /// beside the runway file, as `runway init` makes it).
     #[arg(long, value_name = "DIR")]
-    pub(crate) cwd: Option<PathBuf>,
+    cwd: Option<PathBuf>,
     /// The Pulumi CLI to run.
     #[arg(long, value_name = "PATH", default_value = "pulumi")]
-    pub(crate) pulumi: PathBuf,
+    pulumi: PathBuf,
     /// Start at this step: the earlier ones are skipped (for jobs split in two).
     #[arg(long, value_enum, value_name = "STEP")]
-    pub(crate) from: Option<Step>,
+    from: Option<Step>,
     /// Stop after this step.
     #[arg(long, value_enum, value_name = "STEP")]
-    pub(crate) until: Option<Step>,
+    until: Option<Step>,
     /// How long the environment's lease holds unless renewed (every third of it): a job that
     /// dies keeps other deploys out this long. From 1s to 6h.
-    #[arg(long, default_value = "10m", value_parser = rollout::timeout)]
-    pub(crate) lease_duration: Duration,
+    #[arg(long, default_value = "10m", value_parser = timeout)]
+    lease_duration: Duration,
     /// Who runs this job, as a refused deploy shows it (default: the GitHub run, else
     /// user@host and the process id).
     #[arg(long, value_name = "TEXT")]
-    pub(crate) holder: Option<String>,
+    holder: Option<String>,
     /// `migrate`'s most time per task, from 1s to 6h.
-    #[arg(long, default_value = "30m", value_parser = migrate::timeout)]
-    pub(crate) migrate_timeout: Duration,
+    #[arg(long, default_value = "30m", value_parser = timeout)]
+    migrate_timeout: Duration,
     /// `rollout`'s most time, from 1s to 6h.
-    #[arg(long, default_value = "15m", value_parser = rollout::timeout)]
-    pub(crate) rollout_timeout: Duration,
+    #[arg(long, default_value = "15m", value_parser = timeout)]
+    rollout_timeout: Duration,
     /// The pause between two looks (`migrate`, `rollout`), from 1s to 5m.
-    #[arg(long, default_value = "10s", value_parser = rollout::interval)]
-    pub(crate) interval: Duration,
+    #[arg(long, default_value = "10s", value_parser = interval)]
+    interval: Duration,
     /// `json`: one event per line on stdout (`{"event":"lease"|"step"|"tail"|"summary",..}`), the
     /// steps' own text on stderr.
     #[arg(long, value_enum, default_value = "text")]
-    pub(crate) format: Format,
-    #[command(flatten)]
-    pub(crate) args: PlanArgs,
+    format: Format,
+}
+
+impl CommandArgs for Args {
+    fn json(&self) -> bool {
+        self.format.json()
+    }
 }
 
 /// One job: its flags and the places the steps share.
 pub(crate) struct Job<'a> {
-    pub(crate) args: &'a DeployArgs,
+    pub(crate) args: &'a Args,
     /// The stack's folder.
     pub(crate) cwd: PathBuf,
     pub(crate) stack: String,
@@ -101,20 +108,18 @@ impl Drop for Removed<'_> {
 }
 
 /// Runs `runway deploy`.
-pub(crate) fn run(a: &DeployArgs, out: Out) -> Result<(), Exit> {
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let started = Instant::now();
-    let (_, plan) = crate::deploy::load(&a.env, &a.args, out)?;
-    let root = a.args.file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let a = &args;
+    let plan = Session::open(&a.env, out)?.plan;
+    let env = a.env.env.as_str();
+    let root = a.env.root.file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
-    let cwd = a.cwd.clone().unwrap_or_else(|| root.join("infra").join(&a.env));
+    let cwd = a.cwd.clone().unwrap_or_else(|| root.join("infra").join(env));
     std::fs::create_dir_all(&cwd).map_err(|e| out.usage(format!("cannot create {}: {e}", cwd.display())))?;
-    let stack = a.stack.clone().unwrap_or_else(|| a.env.clone());
-    let outputs = std::env::temp_dir().join(format!(
-        "runway-deploy-{}-{}-{}.json",
-        plan.product,
-        a.env,
-        lease::job_id()
-    ));
+    let stack = a.stack.clone().unwrap_or_else(|| env.to_owned());
+    let outputs =
+        std::env::temp_dir().join(format!("runway-deploy-{}-{}-{}.json", plan.product, env, lease::job_id()));
     let _removed = Removed(&outputs);
     let job = Job { args: a, cwd: cwd.clone(), stack: stack.clone(), outputs: outputs.clone() };
     let pulumi = Pulumi { program: a.pulumi.clone(), stack, cwd, tail: Default::default() };
@@ -148,7 +153,7 @@ pub(crate) fn run(a: &DeployArgs, out: Out) -> Result<(), Exit> {
         .filter(|s| a.until.is_none_or(|u| **s <= u))
         .map(|s| s.name())
         .collect();
-    reporter.summary(&a.env, outcome.is_ok(), &left, started.elapsed());
+    reporter.summary(env, outcome.is_ok(), &left, started.elapsed());
     outcome
 }
 

@@ -1,16 +1,16 @@
 //! The steps of `runway deploy`, in the documented order (docs/pipeline.md), and how each is
 //! carried out: runway's own commands called in this process, Pulumi as its CLI.
 
+use std::ffi::OsString;
 use std::path::Path;
 
-use clap::ValueEnum;
+use clap::{FromArgMatches, ValueEnum};
 
 use super::pulumi::Pulumi;
 use super::{Job, report::Reporter};
-use crate::args::{Format, PlanArgs};
-use crate::deploy::{SecretsCommand, SsmCommand};
-use crate::output::{Exit, Out};
-use crate::{emit, migrate, preflight, rollout};
+use crate::args::shown;
+use crate::commands::{emit, migrate, preflight, rollout, secrets, ssm};
+use crate::prelude::*;
 
 /// A step of the deploy job, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
@@ -116,9 +116,36 @@ impl Step {
     }
 }
 
-/// The plan arguments each step is given.
-fn plan_args(job: &Job) -> PlanArgs {
-    PlanArgs { file: job.args.args.file.clone(), catalogue: job.args.args.catalogue.clone() }
+/// A step's command line after `runway`: `words` (the subcommand, the step's own flags), then
+/// the job's `--env`, `--catalogue` and root file, as a person would type it.
+fn argv(job: &Job, words: &[&str], paths: &[(&str, &Path)]) -> Vec<OsString> {
+    let root = &job.args.env.root;
+    let flag = |name: &str, value: &std::ffi::OsStr| {
+        let mut f = OsString::from(format!("--{name}="));
+        f.push(value);
+        f
+    };
+    let mut argv: Vec<OsString> =
+        std::iter::once("runway").chain(words.iter().copied()).map(OsString::from).collect();
+    argv.push(flag("env", job.args.env.env.as_ref()));
+    argv.extend(paths.iter().map(|(name, path)| flag(name, path.as_os_str())));
+    if let Some(catalogue) = &root.catalogue {
+        argv.push(flag("catalogue", catalogue.as_os_str()));
+    }
+    // After `--`: a file named `-x` is still the file.
+    argv.extend([OsString::from("--"), root.file.clone().into_os_string()]);
+    argv
+}
+
+/// A command's own `Args` from its command line (`argv`), as `runway` would parse them: the
+/// step then runs exactly what the documented command runs.
+fn parsed<A: clap::Args + FromArgMatches>(argv: Vec<OsString>) -> Result<A, Exit> {
+    let command = A::augment_args(clap::Command::new("runway"));
+    command
+        .try_get_matches_from(argv)
+        .and_then(|m| A::from_arg_matches(&m))
+        // Invariant: the job writes these lines from flags that parsed; a failure is a bug here.
+        .map_err(|e| Out::new(false).usage(format!("runway deploy built a step it cannot parse: {e}")))
 }
 
 /// Runs one step; its text goes through `out!` (captured by the caller), Pulumi's through
@@ -126,67 +153,35 @@ fn plan_args(job: &Job) -> PlanArgs {
 pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -> Result<(), Exit> {
     // Each step reports its failures as text: the job's own JSON is the event stream.
     let out = Out::new(false);
-    let env = job.args.env.as_str();
-    let args = plan_args(job);
-    let a = &job.args;
+    let a = job.args;
+    let (migrate_timeout, rollout_timeout, interval) = (
+        shown(a.migrate_timeout).to_string(),
+        shown(a.rollout_timeout).to_string(),
+        shown(a.interval).to_string(),
+    );
+    let outputs = ("outputs", job.outputs.as_path());
     match step {
         Step::Preflight => {
             let stack = job.stack_file();
-            let stack = stack.exists().then_some(stack.as_path());
-            preflight::run(
-                &preflight::Args { env, stack, no_aws: false, format: Format::Text, plan: &args },
-                out,
-            )
+            let stack: &[(&str, &Path)] = if stack.exists() { &[("stack", &stack)] } else { &[] };
+            preflight::run(parsed(argv(job, &[], stack))?, out)
         }
-        Step::SecretsPrepare => crate::deploy::secrets(
-            &SecretsCommand::Prepare {
-                env: env.to_owned(),
-                rotate: vec![],
-                dry_run: false,
-                format: Format::Text,
-                args,
-            },
-            out,
-        ),
-        Step::Emit => emit::pulumi(env, &job.cwd, Format::Text, &args, out),
+        Step::SecretsPrepare => secrets::run(parsed(argv(job, &["prepare"], &[]))?, out),
+        Step::Emit => emit::run(parsed(argv(job, &["pulumi"], &[("out", &job.cwd)]))?, out),
         Step::UpWithoutServices => pulumi.up(true, reporter),
         Step::StackOutputs => pulumi.outputs(&job.outputs, reporter),
-        Step::Migrate => migrate::run(
-            &migrate::MigrateArgs {
-                env,
-                workload: None,
-                outputs: &job.outputs,
-                timing: aws_adapter::aws::TaskTiming { timeout: a.migrate_timeout, interval: a.interval },
-                format: Format::Text,
-                args: &args,
-            },
-            out,
-        ),
-        Step::Up => pulumi.up(false, reporter),
-        Step::Rollout => rollout::run(env, a.rollout_timeout, a.interval, Format::Text, &args, out),
-        Step::SecretsPublish => crate::deploy::secrets(
-            &SecretsCommand::Publish {
-                env: env.to_owned(),
-                outputs: job.outputs.clone(),
-                dry_run: false,
-                format: Format::Text,
-                args,
-            },
-            out,
-        ),
-        Step::SsmPublish => crate::deploy::ssm(
-            &SsmCommand::Publish {
-                env: env.to_owned(),
-                no_restart: false,
-                dry_run: false,
-                format: Format::Text,
-                args,
-            },
-            out,
-        ),
-        Step::SsmVerify => {
-            crate::deploy::ssm(&SsmCommand::Verify { env: env.to_owned(), format: Format::Text, args }, out)
+        Step::Migrate => {
+            let timing = ["--timeout", &migrate_timeout, "--interval", &interval];
+            migrate::run(parsed(argv(job, &timing, &[outputs]))?, out)
         }
+        Step::Up => pulumi.up(false, reporter),
+        Step::Rollout => {
+            let timing = ["--timeout", &rollout_timeout, "--interval", &interval];
+            rollout::run(parsed(argv(job, &timing, &[]))?, out)
+        }
+        Step::SecretsPublish => secrets::run(parsed(argv(job, &["publish"], &[outputs]))?, out),
+        Step::SsmPublish => ssm::run(parsed(argv(job, &["publish"], &[]))?, out),
+        Step::SsmVerify => ssm::run(parsed(argv(job, &["verify"], &[]))?, out),
     }
 }
 
