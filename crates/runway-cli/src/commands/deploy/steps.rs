@@ -148,11 +148,18 @@ fn parsed<A: clap::Args + FromArgMatches>(argv: Vec<OsString>) -> Result<A, Exit
         .map_err(|e| Out::new(false).usage(format!("runway deploy built a step it cannot parse: {e}")))
 }
 
-/// Runs one step; its text goes through `out!` (captured by the caller), Pulumi's through
-/// `reporter`.
-pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -> Result<(), Exit> {
-    // Each step reports its failures as text: the job's own JSON is the event stream.
-    let out = Out::new(false);
+/// A runway step: its command's own `Args`, parsed.
+enum Runway {
+    Preflight(preflight::Args),
+    Secrets(secrets::Args),
+    Emit(emit::Args),
+    Migrate(migrate::Args),
+    Rollout(rollout::Args),
+    Ssm(ssm::Args),
+}
+
+/// The runway command a step runs, with its `Args`; `None` for Pulumi's steps.
+fn runway_step(step: Step, job: &Job) -> Result<Option<Runway>, Exit> {
     let a = job.args;
     let (migrate_timeout, rollout_timeout, interval) = (
         shown(a.migrate_timeout).to_string(),
@@ -160,28 +167,55 @@ pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -
         shown(a.interval).to_string(),
     );
     let outputs = ("outputs", job.outputs.as_path());
-    match step {
+    let command = match step {
         Step::Preflight => {
             let stack = job.stack_file();
             let stack: &[(&str, &Path)] = if stack.exists() { &[("stack", &stack)] } else { &[] };
-            preflight::run(parsed(argv(job, &[], stack))?, out)
+            Runway::Preflight(parsed(argv(job, &[], stack))?)
         }
-        Step::SecretsPrepare => secrets::run(parsed(argv(job, &["prepare"], &[]))?, out),
-        Step::Emit => emit::run(parsed(argv(job, &["pulumi"], &[("out", &job.cwd)]))?, out),
-        Step::UpWithoutServices => pulumi.up(true, reporter),
-        Step::StackOutputs => pulumi.outputs(&job.outputs, reporter),
+        Step::SecretsPrepare => Runway::Secrets(parsed(argv(job, &["prepare"], &[]))?),
+        Step::Emit => Runway::Emit(parsed(argv(job, &["pulumi"], &[("out", &job.cwd)]))?),
         Step::Migrate => {
             let timing = ["--timeout", &migrate_timeout, "--interval", &interval];
-            migrate::run(parsed(argv(job, &timing, &[outputs]))?, out)
+            Runway::Migrate(parsed(argv(job, &timing, &[outputs]))?)
         }
-        Step::Up => pulumi.up(false, reporter),
         Step::Rollout => {
             let timing = ["--timeout", &rollout_timeout, "--interval", &interval];
-            rollout::run(parsed(argv(job, &timing, &[]))?, out)
+            Runway::Rollout(parsed(argv(job, &timing, &[]))?)
         }
-        Step::SecretsPublish => secrets::run(parsed(argv(job, &["publish"], &[outputs]))?, out),
-        Step::SsmPublish => ssm::run(parsed(argv(job, &["publish"], &[]))?, out),
-        Step::SsmVerify => ssm::run(parsed(argv(job, &["verify"], &[]))?, out),
+        Step::SecretsPublish => Runway::Secrets(parsed(argv(job, &["publish"], &[outputs]))?),
+        Step::SsmPublish => Runway::Ssm(parsed(argv(job, &["publish"], &[]))?),
+        Step::SsmVerify => Runway::Ssm(parsed(argv(job, &["verify"], &[]))?),
+        Step::UpWithoutServices | Step::StackOutputs | Step::Up => return Ok(None),
+    };
+    Ok(Some(command))
+}
+
+/// Runs one step; its text goes through `out!` (captured by the caller), Pulumi's through
+/// `reporter`.
+pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -> Result<(), Exit> {
+    // Each step reports its failures as text: the job's own JSON is the event stream.
+    let out = Out::new(false);
+    match runway_step(step, job)? {
+        Some(Runway::Preflight(args)) => preflight::run(args, out),
+        Some(Runway::Secrets(args)) => secrets::run(args, out),
+        Some(Runway::Emit(args)) => emit::run(args, out),
+        Some(Runway::Migrate(args)) => migrate::run(args, out),
+        Some(Runway::Rollout(args)) => rollout::run(args, out),
+        Some(Runway::Ssm(args)) => ssm::run(args, out),
+        None => match step {
+            Step::UpWithoutServices => pulumi.up(true, reporter),
+            Step::StackOutputs => pulumi.outputs(&job.outputs, reporter),
+            Step::Up => pulumi.up(false, reporter),
+            Step::Preflight
+            | Step::SecretsPrepare
+            | Step::Emit
+            | Step::Migrate
+            | Step::Rollout
+            | Step::SecretsPublish
+            | Step::SsmPublish
+            | Step::SsmVerify => Err(Out::new(false).usage(format!("{} has no command", step.name()))),
+        },
     }
 }
 
@@ -215,5 +249,69 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, Vec<u8>)>) {
             let name = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned();
             files.push((name, bytes));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::args::CommandArgs as _;
+
+    /// Each runway step's command line parses into its command's own `Args` (the flag names
+    /// are the commands' real ones), with a root file and catalogue a flag parser could mistake
+    /// for options, and the job's waits handed on.
+    #[test]
+    fn each_runway_step_is_its_command_parsed_from_the_flags_a_person_types() {
+        let deploy: super::super::Args = parsed(
+            [
+                "runway",
+                "--env",
+                "dev",
+                "--migrate-timeout",
+                "90s",
+                "--interval",
+                "2s",
+                "--catalogue=-c.yaml",
+                "--",
+                "-x.yaml",
+            ]
+            .map(OsString::from)
+            .to_vec(),
+        )
+        .map_err(|Exit(code)| code)
+        .unwrap();
+        let job = Job {
+            args: &deploy,
+            cwd: PathBuf::from("infra/dev"),
+            stack: "dev".into(),
+            outputs: PathBuf::from("/tmp/outputs.json"),
+        };
+        let mut runway = Vec::new();
+        for step in Step::ALL {
+            match runway_step(step, &job).map_err(|Exit(code)| code).unwrap() {
+                Some(command) => {
+                    let json = match &command {
+                        Runway::Preflight(a) => a.json(),
+                        Runway::Secrets(a) => a.json(),
+                        Runway::Emit(a) => a.json(),
+                        Runway::Migrate(a) => a.json(),
+                        Runway::Rollout(a) => a.json(),
+                        Runway::Ssm(a) => a.json(),
+                    };
+                    assert!(!json, "{} reports as text", step.name());
+                    runway.push(step.name());
+                }
+                None => assert!(step.runs_pulumi_up() || step == Step::StackOutputs, "{}", step.name()),
+            }
+        }
+        assert_eq!(runway.len(), 8, "{runway:?}");
+        let migrate = argv(&job, &["--timeout", &shown(deploy.migrate_timeout).to_string()], &[]);
+        let migrate: Vec<String> = migrate.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(
+            migrate,
+            ["runway", "--timeout", "90s", "--env=dev", "--catalogue=-c.yaml", "--", "-x.yaml"]
+        );
     }
 }
