@@ -15,6 +15,8 @@ check constructs every resource of every program with the real Python SDK:
 - `${name}` / `${name.property}` must name a declared config key, variable or resource, and the
   property must be an output of that resource's class;
 - `fn::invoke` must name a provider function whose arguments and `return` exist;
+- an `aws:` key of `config` (a setting of the default provider, `aws:allowedAccountIds`) must be
+  an input of `pulumi_aws.ProviderArgs`, written `{value: ...}` with a value of its type;
 - resources the SDK reports as deprecated (e.g. `aws:s3/bucketV2:BucketV2`) fail;
 - a provider version (`options.version` of a resource or an `fn::invoke`) must be the
   pulumi_aws version the check runs (the program is pinned to what it was checked against);
@@ -330,6 +332,25 @@ class Program:
             if key not in ("type", "default", "secret", "description", "items"):
                 self.error(f"config.{name}", f"unknown config key `{key}`")
         return pulumi.Output.secret(value) if decl.get("secret") else value
+
+    def provider_setting(self, name):
+        """A project-level setting of the AWS provider (`aws:allowedAccountIds: {value: [...]}`):
+        the key must be an input of `pulumi_aws.Provider` and its `value` of that input's type."""
+        path = f"config.{name}"
+        decl = self.config[name]
+        if not isinstance(decl, dict) or set(decl) != {"value"}:
+            self.error(path, "a provider setting is written `{value: ...}` (project-level config)")
+            return
+        key = name.split(":", 1)[1]
+        inputs = input_names(args_class("pulumi_aws.provider", "ProviderArgs"))
+        if key not in inputs:
+            self.error(path, f"`{key}` is not a setting of the AWS provider{did_you_mean(key, inputs)}")
+            return
+        kinds = init_kinds(pulumi_aws.ProviderArgs)
+        try:
+            self.convert(decl["value"], kinds[inputs[key]], path)
+        except CheckError:
+            pass
 
     # -- references ---------------------------------------------------------------------------
 
@@ -735,6 +756,9 @@ class Program:
         def program():
             waits = []
             for name in self.config:
+                if name.startswith("aws:"):
+                    self.provider_setting(name)
+                    continue
                 try:
                     self.root_value(name, f"config.{name}")
                 except CheckError:

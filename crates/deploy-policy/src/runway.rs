@@ -25,10 +25,16 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "secretsmanager:PutSecretValue",
     "secretsmanager:UpdateSecret",
     "secretsmanager:TagResource",
-    // secrets prepare: the environment's key.
+    // secrets prepare: the environment's key; found by its tags before creating and after a lost
+    // answer, and another key of the environment (a concurrent run's) scheduled for deletion.
+    // (sts:GetCallerIdentity, the pinned account's check, needs no permission: STS API
+    // reference, GetCallerIdentity.)
     "kms:CreateKey",
     "kms:CreateAlias",
     "kms:DescribeKey",
+    "kms:ListKeys",
+    "kms:ListResourceTags",
+    "kms:ScheduleKeyDeletion",
     // migrate, rollout, rotate's and ssm publish's restarts.
     "ecs:DescribeServices",
     "ecs:DescribeTaskDefinition",
@@ -84,7 +90,8 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
         ),
         Statement::allow(
             "DescribeAndListCallsTakeOnlyStar",
-            &["ssm:DescribeParameters"],
+            // kms:ListKeys: the environment's key found by its tags (only ids are listed).
+            &["ssm:DescribeParameters", "kms:ListKeys"],
             vec!["*".to_owned()],
         ),
         Statement::allow(
@@ -194,6 +201,9 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             "kms:DescribeKey",
             "kms:GetKeyPolicy",
             "kms:CreateAlias",
+            // Found by its tags; another key of the environment scheduled for deletion.
+            "kms:ListResourceTags",
+            "kms:ScheduleKeyDeletion",
             "kms:Encrypt",
             "kms:Decrypt",
             "kms:GenerateDataKey",

@@ -205,7 +205,12 @@ fn render_parts(plan: &Plan, options: Options) -> Result<(Program, Vec<ProgramRe
             )),
         ),
     ]);
-    let config = ctx.config();
+    let mut config = ctx.config();
+    if let Some(account) = &plan.account {
+        // The default provider's own setting, as project-level config: `pulumi up` refuses
+        // credentials of another account before it reads or writes anything (docs/pulumi.md).
+        config.push(("aws:allowedAccountIds".to_owned(), m([("value", Y::List(vec![s(account.clone())]))])));
+    }
     if !config.is_empty() {
         root.push("config", Y::Map(config));
     }

@@ -50,6 +50,8 @@ fn generated_runways_render_programs_the_sdk_accepts() {
         ("type: aws:cloudwatch/metricAlarm:MetricAlarm", 0),
         ("endpoint: \"${alertEmails[0]}\"", 0),
         ("type: aws:cloudwatch/eventRule:EventRule", 0),
+        // A pinned account: the default provider's setting, project-level config.
+        ("aws:allowedAccountIds:", 0),
     ];
     // Every resource type emitted, for the reference program's promise to hold them all.
     let mut types: BTreeSet<String> = BTreeSet::new();

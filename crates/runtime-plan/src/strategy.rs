@@ -254,6 +254,8 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
     }
     Environment {
         region: region.to_owned(),
+        // Production pins its account (the program's `aws:allowedAccountIds`).
+        account: (name == "production").then(|| "123456789012".to_owned()),
         monthly_limit: cap.map(|c| Money(c.into())),
         shared,
         domain: Some(format!("{name}.{product}.example")),

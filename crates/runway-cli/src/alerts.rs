@@ -48,7 +48,7 @@ pub(crate) async fn copy_alert_endpoints(
             None => unset.push(at),
         }
     }
-    let aws = crate::session::aws(plan).await;
+    let aws = crate::session::aws(plan, out).await?;
     let report = aws
         .ssm_publish_values(&scope(plan), &plan.secrets.kms_key, &writes, dry_run)
         .await

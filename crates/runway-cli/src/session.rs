@@ -3,13 +3,15 @@
 //! use, and on demand the refusal of a plan over its cap, the Infisical client, the tokio
 //! runtime and the AWS clients.
 
-use aws_adapter::aws::{AwsClients, ClientSettings, Scope};
+use std::sync::OnceLock;
+
+use aws_adapter::aws::{AccountError, AwsClients, ClientSettings, Scope};
 use runtime_plan::Plan;
 use runway_schema::Product;
 use secrets_adapter::Client;
 
 use crate::args::{EnvArgs, Format};
-use crate::output::{Exit, Out, chain, warn};
+use crate::output::{EXIT_REMOTE, EXIT_USAGE, Exit, Out, chain, warn};
 use crate::planning::{action_report, catalogue_for, load_valid, refuse_if_capped};
 
 /// One environment's plan, with the product it came from.
@@ -89,10 +91,29 @@ pub(crate) fn runtime(out: Out) -> Result<tokio::runtime::Runtime, Exit> {
         .map_err(|e| out.usage(format!("cannot start the async runtime: {e}")))
 }
 
+/// The account already found to be the caller's in this process: a command connects more than
+/// once (one client set per step), STS is asked once.
+static CHECKED: OnceLock<String> = OnceLock::new();
+
 /// The one place the AWS clients of a plan are made: its region, the credentials and
-/// endpoints of the environment.
-pub(crate) async fn aws(plan: &Plan) -> AwsClients {
-    AwsClients::connect(&ClientSettings::new(plan.region.clone())).await
+/// endpoints of the environment. With a pinned account (`environments.<env>.account`), the
+/// first connection of the process asks STS whose credentials these are: another account is
+/// refused with exit 2 naming both, an unanswered question with exit 4.
+pub(crate) async fn aws(plan: &Plan, out: Out) -> Result<AwsClients, Exit> {
+    let settings = ClientSettings::new(plan.region.clone());
+    let account = plan.account.as_deref().filter(|a| CHECKED.get().is_none_or(|c| c != a));
+    let aws = AwsClients::connect_pinned(&settings, account).await.map_err(|e| {
+        let code = match &e {
+            AccountError::Mismatch { .. } => EXIT_USAGE,
+            AccountError::Unknown(_) => EXIT_REMOTE,
+        };
+        out.fail(code, format!("{}\n  help: {}", crate::output::chain(&e), e.help()))
+    })?;
+    if let Some(account) = account {
+        // Another thread may have set it first: to the same account.
+        let _ = CHECKED.set(account.to_owned());
+    }
+    Ok(aws)
 }
 
 /// The tags every resource of `plan`'s environment carries.

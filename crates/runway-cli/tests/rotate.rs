@@ -436,7 +436,7 @@ fn a_rotation_stopped_after_the_database_changed_is_finished_by_a_rerun_with_the
     d.recorded();
 
     // The second stops there: Infisical fails every attempt to write the credential.
-    d.infisical.faults(json!({"fail_next_500": 4, "after": write}));
+    d.infisical.faults(json!({"fail_next_500": 8, "after": write}));
     let stopped = rotate(&d, "main-db", &[]);
     assert_eq!(stopped.code, 4, "{}{}", stopped.stdout, stopped.stderr);
     assert!(

@@ -113,6 +113,9 @@ struct SsmFile {
 struct EnvironmentFile {
     /// An AWS region the catalogue prices.
     region: String,
+    /// The AWS account id (exactly 12 digits) the environment lives in: every command that
+    /// calls AWS, and `pulumi up` (`aws:allowedAccountIds`), refuses another account.
+    account: Option<AccountFile>,
     /// Cost limits.
     limits: Option<LimitsFile>,
     /// Legacy shared-pool sizes (default `small` each).
@@ -395,6 +398,16 @@ enum IncreaseFile {
     Dollars(MoneyFile),
     /// A percentage of the base's estimate (`"20%"`).
     Percent(#[schemars(regex(pattern = r"^[0-9]+(\.[0-9]+)?%$"))] String),
+}
+
+/// An AWS account id: 12 digits, quoted (which keeps a leading 0) or as a number.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum AccountFile {
+    /// As a string.
+    Text(#[schemars(regex(pattern = r"^[0-9]{12}$"))] String),
+    /// As a number (no leading 0).
+    Number(#[schemars(range(min = 100_000_000_000_u64, max = 999_999_999_999_u64))] u64),
 }
 
 /// An amount of US dollars.

@@ -131,6 +131,10 @@ impl Ssm {
 pub struct Environment {
     /// AWS region.
     pub region: String,
+    /// `account`: the AWS account (12 digits) the environment lives in, when pinned; every
+    /// command that calls AWS refuses another caller's account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
     /// `limits.monthly` as written; `None` when the file sets no cap (see [`Environment::cap`]).
     pub monthly_limit: Option<Money>,
     /// Legacy shared-pool sizes by engine, as written.

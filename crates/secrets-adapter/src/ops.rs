@@ -279,11 +279,17 @@ async fn publish_one(
             } else {
                 match client.create_secret(project_id, env, folder, name, &var.value).await? {
                     Outcome::Created => Action::Created,
-                    // Appeared meanwhile (or our create's answer was lost): write the value.
-                    Outcome::AlreadyExists => {
-                        client.update_secret(project_id, env, folder, name, &var.value).await?;
-                        Action::Updated
-                    }
+                    // Our create whose answer was lost (retried, and found there), or another
+                    // run's: read back, and write only a value that differs.
+                    Outcome::AlreadyExists => match client.read_value(project_id, env, folder, name).await? {
+                        Some(stored) if stored.expose_secret() == var.value.expose_secret() => {
+                            Action::Created
+                        }
+                        _ => {
+                            client.update_secret(project_id, env, folder, name, &var.value).await?;
+                            Action::Updated
+                        }
+                    },
                 }
             }
         }

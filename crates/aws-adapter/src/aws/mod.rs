@@ -11,6 +11,7 @@
 //! Every writing function takes `dry_run`: with it set, only read APIs are called and the report
 //! says what would change.
 
+mod account;
 mod cost;
 mod freshness;
 mod kms;
@@ -38,8 +39,9 @@ use aws_sdk_ssm::error::{ProvideErrorMetadata, SdkError};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
+pub use account::AccountError;
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
-pub use kms::{EnvironmentKey, KeyError, KeyReport};
+pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
 pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
@@ -295,11 +297,12 @@ pub struct ClientSettings {
 }
 
 impl ClientSettings {
-    /// Defaults for `region`: 4 attempts, 5 s connect, 20 s per attempt, 60 s per call.
+    /// Defaults for `region`: 8 attempts (within the call's 60 s: a flaky network is
+    /// ridden out, docs/aws.md), 5 s connect, 20 s per attempt, 60 s per call.
     pub fn new(region: impl Into<String>) -> Self {
         ClientSettings {
             region: region.into(),
-            max_attempts: 4,
+            max_attempts: 8,
             initial_backoff: Duration::from_secs(1),
             connect_timeout: Duration::from_secs(5),
             attempt_timeout: Duration::from_secs(20),
@@ -347,6 +350,8 @@ pub struct AwsClients {
     pub(crate) ecr: aws_sdk_ecr::Client,
     /// The hosted zone of the environment's domain (`runway preflight`).
     pub(crate) route53: aws_sdk_route53::Client,
+    /// Whose credentials these are (`GetCallerIdentity`: the pinned account).
+    pub(crate) sts: aws_sdk_sts::Client,
 }
 
 impl AwsClients {
@@ -392,6 +397,7 @@ impl AwsClients {
             quotas: aws_sdk_servicequotas::Client::new(&config),
             ecr: aws_sdk_ecr::Client::new(&config),
             route53: aws_sdk_route53::Client::new(&config),
+            sts: aws_sdk_sts::Client::new(&config),
         }
     }
 }

@@ -220,6 +220,7 @@ fn finish(
         product: product.into(),
         environment: env_name.into(),
         region: env.region.as_str().into(),
+        account: env.account.as_deref().map(Into::into),
         resources,
         workloads,
         bindings,

@@ -65,6 +65,10 @@ pub struct Plan {
     pub environment: CompactString,
     /// Its AWS region.
     pub region: CompactString,
+    /// The AWS account it is pinned to (`account`), when it is: the commands that call AWS
+    /// and the program's provider (`allowedAccountIds`) refuse any other.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account: Option<CompactString>,
     /// Resources, declared first (file order) then implicit (`shared-<engine>`, engine order).
     pub resources: Vec<PlannedResource>,
     /// Workloads, in file order.

@@ -11,6 +11,7 @@ pub fn loc() -> Location {
 pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environment {
     Environment {
         region: region.into(),
+        account: None,
         monthly_limit: limit.map(|l| Money::parse(l).unwrap()),
         shared: IndexMap::new(),
         domain: domain.map(str::to_owned),

@@ -121,8 +121,8 @@ pub(crate) fn run(a: Args, out: Out) -> Result<(), Exit> {
     let timing = TaskTiming { timeout: a.timing.timeout, interval: a.timing.interval };
     let rt = session.runtime()?;
     let mut reports: Vec<TaskReport> = Vec::new();
+    let aws = rt.block_on(crate::session::aws(plan, out))?;
     let result = rt.block_on(async {
-        let aws = crate::session::aws(plan).await;
         for (task, run) in tasks.iter().zip(&mut runs) {
             if let Err(missing) = fold_versions(&aws, task, run).await? {
                 return Ok(Some(missing));

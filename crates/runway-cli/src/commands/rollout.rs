@@ -96,11 +96,9 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     // Progress goes where the text goes; with JSON on stdout, to stderr.
     let mut progress = |entry: &ServiceRollout| out.progress(&entry.to_string());
     let rt = session.runtime()?;
+    let aws = rt.block_on(crate::session::aws(plan, out))?;
     let report = rt
-        .block_on(async {
-            let aws = crate::session::aws(plan).await;
-            aws.rollout(&targets, RolloutTiming { timeout, interval }, &mut progress).await
-        })
+        .block_on(aws.rollout(&targets, RolloutTiming { timeout, interval }, &mut progress))
         .map_err(|e| out.remote(chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),

@@ -225,7 +225,10 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let (client, project) = session.infisical()?;
     let rt = session.runtime()?;
     let mut progress = Progress { out, steps: Vec::new() };
-    let ran = rt.block_on(rotate(plan, (&rotation, bootstrap), (&client, &project), options, &mut progress));
+    // The pinned account, before anything is kept or written.
+    let aws = rt.block_on(crate::session::aws(plan, out))?;
+    let ran =
+        rt.block_on(rotate(plan, (&rotation, bootstrap), (&client, &project, &aws), options, &mut progress));
     let (resumed, complete) = match ran {
         Ok(done) => done,
         // Before anything was kept: nothing to finish.
@@ -317,7 +320,7 @@ fn at(place: &InfisicalPlace) -> String {
 async fn rotate(
     plan: &Plan,
     (rotation, bootstrap): (&Rotation, Bootstrap<'_>),
-    (client, project): (&Client, &str),
+    (client, project, aws): (&Client, &str, &AwsClients),
     options: Options,
     progress: &mut Progress,
 ) -> Result<(bool, bool), Stop> {
@@ -335,7 +338,6 @@ async fn rotate(
     let (value, resumed) =
         pending_value(client, project, rotation).await.map_err(|e| remote("pending", &e))?;
     progress.done("pending", at(&rotation.pending), if resumed { "resumed" } else { "kept" });
-    let aws = crate::session::aws(plan).await;
     let holder = holder(&rotation.target);
     let current = client
         .read_value(project, &credential.environment, &credential.folder, &credential.name)
@@ -351,11 +353,11 @@ async fn rotate(
             aws.set_credential(holder, &value, TokenStrategy::Rotate)
                 .await
                 .map_err(|e| remote("engine", &e))?;
-            wait(&aws, holder, options, progress).await?;
+            wait(aws, holder, options, progress).await?;
             progress.done("engine", holder.to_string(), engine_word(&rotation.target));
         }
         (None, Some(bootstrap)) => {
-            set_login(plan, rotation, &value, bootstrap, &aws, options, progress).await?
+            set_login(plan, rotation, &value, bootstrap, aws, options, progress).await?
         }
         (None, None) => {
             return Err(Stop { code: EXIT_USAGE, message: "no bootstrap task to run".into() });
@@ -384,8 +386,8 @@ async fn rotate(
             .map_err(|e| remote("infisical", &e))?;
     }
     progress.done("infisical", at(credential), if in_infisical { "unchanged" } else { "updated" });
-    publish_parameters(plan, rotation, (client, project), &aws, progress).await?;
-    let complete = restart_and_complete(&aws, rotation, holder.as_ref(), &value, options, progress).await?;
+    publish_parameters(plan, rotation, (client, project), aws, progress).await?;
+    let complete = restart_and_complete(aws, rotation, holder.as_ref(), &value, options, progress).await?;
     if complete {
         let pending = &rotation.pending;
         client

@@ -57,11 +57,9 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let period = CostPeriod { start: month.first_day(), end: month.next().first_day() };
     let scope = session.scope();
     let rt = session.runtime()?;
+    let aws = rt.block_on(crate::session::aws(plan, out))?;
     let bill = rt
-        .block_on(async {
-            let aws = crate::session::aws(plan).await;
-            aws.cost_by_resource(&scope, &period).await
-        })
+        .block_on(aws.cost_by_resource(&scope, &period))
         .map_err(|e| match e {
             CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(plan, month, &message)),
             CostError::Remote(e) => out.fail(EXIT_REMOTE, chain(&e)),

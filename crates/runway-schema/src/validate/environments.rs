@@ -45,6 +45,7 @@ pub(super) fn environment(
             );
             None
         });
+    let account = f.get("account").and_then(|a| account(cx, a, &join(path, "account")));
     let (monthly_limit, limit_at, increase_limit) =
         f.get("limits").map_or((None, None, None), |l| limits(cx, l, &join(path, "limits")));
     let mut shared = IndexMap::new();
@@ -100,6 +101,7 @@ pub(super) fn environment(
         f.get("bootstrap").map_or_else(Bootstrap::default, |b| bootstrap(cx, b, &join(path, "bootstrap")));
     Some(Environment {
         region: region?,
+        account,
         monthly_limit,
         shared,
         domain,
@@ -113,6 +115,34 @@ pub(super) fn environment(
         alarms,
         bootstrap,
     })
+}
+
+/// `account`: exactly 12 digits, as AWS writes an account id. A quoted string, or a number
+/// whose digits are those 12 (YAML reads an unquoted one as a number, and drops a leading 0).
+fn account(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<String> {
+    let text = match &node.value {
+        Value::Str(s) => s.to_string(),
+        Value::Int(i) => i.get().to_string(),
+        _ => {
+            cx.invalid(
+                node,
+                path,
+                format!("`account` must be an AWS account id, found {}", node.describe()),
+                Some("write the 12 digits in quotes, e.g. `account: \"123456789012\"`".to_owned()),
+            );
+            return None;
+        }
+    };
+    if text.len() == 12 && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(text);
+    }
+    cx.invalid(
+        node,
+        path,
+        format!("{} is not an AWS account id (exactly 12 digits)", quote(&text)),
+        Some("write the account's 12 digits in quotes, e.g. `account: \"012345678901\"` (`aws sts get-caller-identity` shows it)".to_owned()),
+    );
+    None
 }
 
 /// `bootstrap`: `image`, pinned by digest like a workload's.

@@ -37,6 +37,7 @@ pub(crate) mod keys {
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
     pub const ENVIRONMENT: &[&str] = &[
         "region",
+        "account",
         "limits",
         "shared",
         "domain",

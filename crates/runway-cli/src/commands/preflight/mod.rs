@@ -59,8 +59,8 @@ pub(crate) fn run(a: Args, out: Out) -> Result<(), Exit> {
             .map_err(|e| out.usage(format!("{REGISTRY_ENDPOINTS}: {e}")))?;
     }
     let rt = session.runtime()?;
+    let aws = if a.no_aws { None } else { Some(rt.block_on(crate::session::aws(plan, out))?) };
     let findings = rt.block_on(async {
-        let aws = if a.no_aws { None } else { Some(crate::session::aws(plan).await) };
         let (mut findings, more) = tokio::join!(
             images::check(&expected, aws.as_ref(), &registries),
             account::check(plan, &expected, inputs.as_ref(), aws.as_ref()),

@@ -109,6 +109,11 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let only_specs: Vec<CredentialSpec> = specs.iter().map(|(s, _)| s.clone()).collect();
     let rt = session.runtime()?;
     rt.block_on(async {
+        // The pinned account, before the first write (Infisical's included): a job holding
+        // another account's credentials stops here.
+        if plan.account.is_some() {
+            crate::session::aws(plan, out).await?;
+        }
         let report =
             secrets_adapter::prepare(&client, &project, &only_specs, &[], dry_run).await.map_err(|e| {
                 out.remote(format!("secrets prepare stopped: {}\nproxy copies: not done", chain(&e)))
@@ -126,7 +131,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
             specs.iter().filter_map(|(s, g)| g.secrets_manager.as_ref().map(|n| (s, *g, n))).collect();
         let mut done = Vec::new();
         if !copies.is_empty() {
-            let aws = crate::session::aws(plan).await;
+            let aws = crate::session::aws(plan, out).await?;
             let scope = scope(plan);
             for (i, (spec, generated, secret_name)) in copies.iter().enumerate() {
                 let not_done =
@@ -189,7 +194,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         // part, and the command ends with exit 1 naming where to set it.
         let (registry, registry_unset) =
             copy_registry_credentials(plan, (&client, &project), dry_run, format, out).await?;
-        let aws = crate::session::aws(plan).await;
+        let aws = crate::session::aws(plan, out).await?;
         let people =
             crate::people::copy_workload_secrets(plan, (&client, &project), (&aws, &scope(plan)), dry_run)
                 .await
@@ -242,7 +247,7 @@ async fn prepare_key(
     else {
         return Ok(None);
     };
-    let aws = crate::session::aws(plan).await;
+    let aws = crate::session::aws(plan, out).await?;
     let key = EnvironmentKey { alias: alias.to_string(), tags: Vec::new() };
     let report = aws.ensure_environment_key(&scope(plan), &key, dry_run).await.map_err(|e| {
         let copies: Vec<&str> =
@@ -256,6 +261,13 @@ async fn prepare_key(
     })?;
     if format == Format::Text {
         outln!("{:<9} {} (the environment's KMS key)", report.action.word(dry_run), report.alias);
+        for extra in &report.scheduled_for_deletion {
+            outln!(
+                "scheduled for deletion in {} days: KMS key {extra}, another key of the environment (a concurrent \
+                 or stopped run's)",
+                aws_adapter::aws::EXTRA_KEY_PENDING_DAYS
+            );
+        }
     }
     Ok(Some(report))
 }
@@ -279,7 +291,7 @@ async fn copy_registry_credentials(
     if copies.is_empty() {
         return Ok((done, None));
     }
-    let aws = crate::session::aws(plan).await;
+    let aws = crate::session::aws(plan, out).await?;
     let scope = scope(plan);
     for (i, copy) in copies.iter().enumerate() {
         let not_done =
@@ -383,7 +395,7 @@ async fn prepare_parameters(
         });
     }
     let source = InfisicalValues { client, project, places };
-    let aws = crate::session::aws(plan).await;
+    let aws = crate::session::aws(plan, out).await?;
     let published = aws
         .ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run)
         .await

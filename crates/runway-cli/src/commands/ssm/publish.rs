@@ -75,7 +75,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let source = InfisicalValues { client: &client, project: &project, places };
     let rt = session.runtime()?;
     rt.block_on(async {
-        let aws = crate::session::aws(plan).await;
+        let aws = crate::session::aws(plan, out).await?;
         let mut report = aws
             .ssm_publish(&scope(plan), &plan.secrets.kms_key, &requests, &source, dry_run)
             .await

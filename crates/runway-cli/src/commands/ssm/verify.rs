@@ -33,12 +33,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         .map(|p| ParameterExpectation { name: p.name.to_string(), kms_key: p.kms_key.to_string() })
         .collect();
     let rt = session.runtime()?;
-    let report = rt
-        .block_on(async {
-            let aws = crate::session::aws(plan).await;
-            aws.ssm_verify(&expected).await
-        })
-        .map_err(|e| out.remote(chain(&e)))?;
+    let aws = rt.block_on(crate::session::aws(plan, out))?;
+    let report = rt.block_on(aws.ssm_verify(&expected)).map_err(|e| out.remote(chain(&e)))?;
     match format {
         Format::Text => outln!("{report}"),
         Format::Json => print_json(&report),
