@@ -111,7 +111,11 @@ impl Drop for Removed<'_> {
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let started = Instant::now();
     let a = &args;
-    let plan = Session::open(&a.env, out)?.plan;
+    let session = Session::open(&a.env, out)?;
+    // A pinned account is checked before the lease, the job's first write (exit 2 naming both
+    // accounts); the steps then find it checked.
+    session.runtime()?.block_on(crate::session::aws(&session.plan, out))?;
+    let plan = session.plan;
     let env = a.env.env.as_str();
     let root = a.env.root.file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
