@@ -58,12 +58,10 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let scope = session.scope();
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;
-    let bill = rt
-        .block_on(aws.cost_by_resource(&scope, &period))
-        .map_err(|e| match e {
-            CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(plan, month, &message)),
-            CostError::Remote(e) => out.fail(EXIT_REMOTE, chain(&e)),
-        })?;
+    let bill = rt.block_on(aws.cost_by_resource(&scope, &period)).map_err(|e| match e {
+        CostError::Unavailable { message } => out.fail(EXIT_INVALID, no_data(plan, month, &message)),
+        CostError::Remote(e) => out.fail(EXIT_REMOTE, chain(&e)),
+    })?;
     if bill.groups.is_empty() {
         return Err(out.fail(EXIT_INVALID, no_data(plan, month, "no cost under these tags")));
     }
