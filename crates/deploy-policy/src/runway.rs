@@ -15,6 +15,9 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ssm:PutParameter",
     "ssm:AddTagsToResource",
     "ssm:ListTagsForResource",
+    // deploy: its lease (docs/pipeline.md, "The lease").
+    "ssm:GetParameterHistory",
+    "ssm:DeleteParameter",
     // secrets prepare: the proxy and registry secrets.
     "secretsmanager:CreateSecret",
     "secretsmanager:DescribeSecret",
@@ -78,6 +81,12 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 "ssm:ListTagsForResource",
             ],
             vec![s.parameters()],
+        ),
+        // `runway deploy`'s lease: who won an expired one (its history), deleted at the end.
+        Statement::allow(
+            "TheDeployLease",
+            &["ssm:GetParameterHistory", "ssm:DeleteParameter"],
+            vec![s.arn("ssm", &format!("parameter{}/runway/deploy/lease", s.ssm_prefix()))],
         ),
         Statement::allow(
             "DescribeAndListCallsTakeOnlyStar",

@@ -82,12 +82,12 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
 const INTERVAL_BOUNDS: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(300));
 
 /// Parses `--timeout` (`30s`, `15m`, `1h`): from 1 s to 6 h.
-fn timeout(text: &str) -> Result<Duration, String> {
+pub(crate) fn timeout(text: &str) -> Result<Duration, String> {
     bounded(text, Duration::from_secs(1), MAX_TIMEOUT)
 }
 
 /// Parses `--interval` (`10s`): from 1 s to 5 min.
-fn interval(text: &str) -> Result<Duration, String> {
+pub(crate) fn interval(text: &str) -> Result<Duration, String> {
     bounded(text, INTERVAL_BOUNDS.0, INTERVAL_BOUNDS.1)
 }
 

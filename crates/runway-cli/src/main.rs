@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 success (warnings allowed), 1 the runway is invalid (or what `ssm verify` and
 //! `rollout` check is wrong), 2 usage error, 3 refused by a cost cap, 4 a remote call failed,
-//! 5 `rollout` or `migrate` timed out.
+//! 5 `rollout` or `migrate` timed out, 6 another `runway deploy` holds the environment's lease.
 //!
 //! `commands/` holds one file per command (its flags and its run, cargo's layout), `args` the
 //! flags they share, `session` what a command acting on one environment opens, `output` what

@@ -182,9 +182,40 @@ fn on_write_error(e: &std::io::Error) {
     std::process::exit(i32::from(EXIT_USAGE));
 }
 
+/// What a step of `runway deploy` prints while it runs in this process: kept (its tail is
+/// shown when it fails) and, with `to_stderr`, sent to stderr instead of stdout (whose lines
+/// are then the job's JSON events only).
+pub(crate) struct StepCapture {
+    /// Stdout's text goes to stderr.
+    pub(crate) to_stderr: bool,
+    /// What was printed, stdout and stderr, in order.
+    pub(crate) text: String,
+}
+
+/// The running step's capture, if any.
+static STEP: std::sync::Mutex<Option<StepCapture>> = std::sync::Mutex::new(None);
+
+/// Starts (`Some`) or ends (`None`) capturing a step's output; gives the previous capture.
+pub(crate) fn capture_step(capture: Option<StepCapture>) -> Option<StepCapture> {
+    std::mem::replace(&mut *STEP.lock().unwrap_or_else(std::sync::PoisonError::into_inner), capture)
+}
+
+/// Keeps `text` for the running step; true when stdout's text is to go to stderr.
+fn kept(text: &str) -> bool {
+    let mut step = STEP.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    step.as_mut().is_some_and(|c| {
+        c.text.push_str(text);
+        c.to_stderr
+    })
+}
+
 /// Writes to stdout (see `on_write_error` for a reader that has gone away).
 pub(crate) fn write_stdout(text: &str) {
     use std::io::Write as _;
+    if kept(text) {
+        write_stderr_only(text);
+        return;
+    }
     if STDOUT_GONE.load(Ordering::Relaxed) {
         return;
     }
@@ -197,6 +228,12 @@ pub(crate) fn write_stdout(text: &str) {
 /// Writes to stderr, ignoring a failure: with stderr closed there is nowhere to say anything,
 /// and the command's own outcome (its exit code) still stands.
 pub(crate) fn write_stderr(text: &str) {
+    kept(text);
+    write_stderr_only(text);
+}
+
+/// Writes to stderr without keeping it for a step.
+fn write_stderr_only(text: &str) {
     use std::io::Write as _;
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes()).and_then(|()| stderr.flush());

@@ -59,13 +59,15 @@ fn another_account_is_refused_with_exit_2_before_any_other_call() {
     let file = file.to_str().unwrap();
     let outputs = dir.join("outputs.json");
     std::fs::write(&outputs, "{}").unwrap();
-    let commands: [&[&str]; 6] = [
+    let commands: [&[&str]; 7] = [
         &["secrets", "prepare", "--env", "dev", file],
         &["ssm", "publish", "--env", "dev", file],
         &["ssm", "verify", "--env", "dev", file],
         &["rollout", "--env", "dev", "--timeout", "5s", file],
         &["spend", "--env", "dev", file],
         &["preflight", "--env", "dev", file],
+        // Before its lease, the job's first write.
+        &["deploy", "--env", "dev", "--pulumi", "/nonexistent/pulumi", file],
     ];
     for args in commands {
         let before = proxy.requests().len();

@@ -12,6 +12,7 @@ mod catalogue;
 mod check;
 mod ci;
 mod cost;
+mod deploy;
 mod diff;
 mod emit;
 mod graph;
@@ -74,6 +75,7 @@ commands! {
     Graph(graph),
     Diff(diff),
     Emit(emit),
+    Deploy(deploy),
     Secrets(secrets),
     Ssm(ssm),
     Rollout(rollout),
@@ -109,7 +111,7 @@ mod tests {
             }
         }
         assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
-        assert_eq!(cli.get_subcommands().count(), 19);
+        assert_eq!(cli.get_subcommands().count(), 20);
     }
 
     /// The waits each command declares are its own (`Timing<W>`): the defaults differ.

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""A stand-in for the Pulumi CLI, as far as `runway deploy` uses it, over moto: the tests put it
+first on PATH (as `pulumi`) or pass it with `--pulumi`. It keeps Pulumi's contract (flags,
+exit codes, where state and locks live) and models what `up` does to the account with
+tools/simulate_up.py. Where it and the real CLI could differ: docs/pipeline.md, "The Pulumi
+stand-in".
+
+    pulumi_standin.py [--stack S | -s S] [--cwd DIR | -C DIR] [--non-interactive] [--color M] COMMAND
+
+Commands (global flags anywhere, as Pulumi takes them):
+
+- `version`: prints `v3.200.0-standin`.
+- `stack init NAME`: creates the stack's state (empty outputs); 255 when it exists.
+- `up --yes [--skip-preview] [--exclude GLOB]... [--exclude-dependents]`: takes the stack's
+  lock (255 `the stack is currently locked` when a killed `up` left one), then runs
+  simulate_up.py `--ecs` over the program in `--cwd`; `--exclude` globs are matched against
+  each resource's URN (`urn:pulumi:<stack>::<project>::<type>::<name>`, `*` not crossing `:`,
+  `**` crossing it); only excluding exactly the ECS services (and, with
+  `--exclude-dependents`, what depends on them) is modelled. Writes the stack's outputs and
+  lets the lock go; 255 on any failure.
+- `stack output --json [--show-secrets]`: the outputs of the last successful `up`, secret ones
+  as `[secret]` without `--show-secrets`.
+- `cancel --yes`: removes the stack's lock; 255 when there is none.
+
+State: `$PULUMI_BACKEND_URL` (`file://DIR`) or else `<cwd>/.pulumi-standin`, laid out as the
+self-managed backend does: `stacks/<project>/<stack>.json`, `locks/<project>/<stack>/<id>.json`.
+Environment: `AWS_ENDPOINT_URL` and test credentials for moto, `RUNWAY_PYTHON`-free (it runs
+simulate_up.py with its own interpreter). `PULUMI_STANDIN_LOG=FILE` appends each command line.
+
+To add `preview --json` later: write `cmd_preview(ctx, args)` printing Pulumi's engine-event
+JSON (`{"steps": [{"op", "urn", "type", ...}], "changeSummary": {...}}`) from the program and the
+stack's state (a resource in the program but not in `resources` is a `create`, ...), and add it
+to `COMMANDS`; `up` already records the URNs it declared in the state (`resources`).
+"""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import simulate_up  # noqa: E402  (beside this file)
+
+FAIL = 255
+
+
+class Failure(Exception):
+    """A command's failure: Pulumi prints `error: ...` and exits 255."""
+
+
+def glob_re(glob):
+    """A URN glob as Pulumi matches it: `**` any characters, `*` any but `:`."""
+    out, i = "", 0
+    while i < len(glob):
+        if glob.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif glob[i] == "*":
+            out, i = out + "[^:]*", i + 1
+        else:
+            out, i = out + re.escape(glob[i]), i + 1
+    return re.compile(out + r"\Z")
+
+
+class Context:
+    """The global flags and the places they point to."""
+
+    def __init__(self, argv):
+        self.stack, self.cwd, self.interactive, rest = None, os.getcwd(), True, []
+        i = 0
+        while i < len(argv):
+            a = argv[i]
+            if a in ("--stack", "-s", "--cwd", "-C", "--color"):
+                if i + 1 >= len(argv):
+                    raise Failure(f"flag needs an argument: {a}")
+                if a in ("--stack", "-s"):
+                    self.stack = argv[i + 1]
+                elif a in ("--cwd", "-C"):
+                    self.cwd = argv[i + 1]
+                i += 2
+                continue
+            if a.startswith("--stack="):
+                self.stack = a.split("=", 1)[1]
+            elif a.startswith("--cwd="):
+                self.cwd = a.split("=", 1)[1]
+            elif a == "--non-interactive":
+                self.interactive = False
+            else:
+                rest.append(a)
+            i += 1
+        self.args = rest
+        backend = os.environ.get("PULUMI_BACKEND_URL", "")
+        self.backend = backend[len("file://"):] if backend.startswith("file://") else os.path.join(self.cwd, ".pulumi-standin")
+
+    def program(self):
+        path = os.path.join(self.cwd, "Pulumi.yaml")
+        if not os.path.exists(path):
+            raise Failure(f"no Pulumi.yaml project file found (searching upwards from {self.cwd})")
+        with open(path, encoding="utf-8") as f:
+            return yaml.safe_load(f)
+
+    def need_stack(self):
+        if not self.stack:
+            raise Failure("no stack selected; please use `pulumi stack select` or pass --stack")
+        return self.stack
+
+    def state_path(self, project):
+        return os.path.join(self.backend, "stacks", project, f"{self.need_stack()}.json")
+
+    def lock_dir(self, project):
+        return os.path.join(self.backend, "locks", project, self.need_stack())
+
+    def state(self, project):
+        path = self.state_path(project)
+        if not os.path.exists(path):
+            raise Failure(f"no stack named '{self.stack}' found")
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+
+    def save(self, project, state):
+        path = self.state_path(project)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        # Written whole or not at all, as the backend writes a checkpoint.
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(state, f, indent=1)
+        os.replace(tmp, path)
+
+
+def flags(args, known, repeated=(), valued=()):
+    """`args` as {flag: value}: booleans True, `repeated` ones lists; an unknown flag fails."""
+    out, i = {r: [] for r in repeated}, 0
+    while i < len(args):
+        a = args[i]
+        if a in valued or a in repeated:
+            if i + 1 >= len(args):
+                raise Failure(f"flag needs an argument: {a}")
+            if a in repeated:
+                out[a].append(args[i + 1])
+            else:
+                out[a] = args[i + 1]
+            i += 2
+            continue
+        if a not in known:
+            raise Failure(f"unknown flag: {a}")
+        out[a] = True
+        i += 1
+    return out
+
+
+def cmd_version(ctx, args):
+    print("v3.200.0-standin")
+
+
+def cmd_stack_init(ctx, args):
+    if len(args) != 1:
+        raise Failure("`stack init` takes the stack's name")
+    ctx.stack = args[0]
+    project = ctx.program()["name"]
+    if os.path.exists(ctx.state_path(project)):
+        raise Failure(f"stack '{ctx.stack}' already exists")
+    ctx.save(project, {"outputs": {}, "secrets": [], "resources": []})
+    print(f"Created stack '{ctx.stack}'")
+
+
+def cmd_stack_output(ctx, args):
+    opts = flags(args, {"--json", "--show-secrets", "-j"})
+    state = ctx.state(ctx.program()["name"])
+    outputs = dict(state["outputs"])
+    if not opts.get("--show-secrets"):
+        outputs = {k: "[secret]" if k in state["secrets"] else v for k, v in outputs.items()}
+    if opts.get("--json") or opts.get("-j"):
+        print(json.dumps(outputs, indent=2))
+    else:
+        for k, v in outputs.items():
+            print(f"    {k:<30} {v}")
+
+
+def cmd_cancel(ctx, args):
+    opts = flags(args, {"--yes", "-y"})
+    if not ctx.interactive and not opts:
+        raise Failure("--yes must be passed in to proceed when running in non-interactive mode")
+    project = ctx.program()["name"]
+    ctx.state(project)
+    locks = ctx.lock_dir(project)
+    held = os.listdir(locks) if os.path.isdir(locks) else []
+    if not held:
+        raise Failure("the stack is not being updated")
+    for name in held:
+        os.remove(os.path.join(locks, name))
+    print(f"The currently running update for '{ctx.stack}' has been canceled!")
+
+
+def urn(stack, project, name, resource):
+    return f"urn:pulumi:{stack}::{project}::{resource['type']}::{name}"
+
+
+def excluded_set(ctx, program, globs, dependents):
+    """The resources `--exclude` leaves out; only the services (and their dependents) are modelled."""
+    resources, project = program["resources"], program["name"]
+    matchers = [glob_re(g) for g in globs]
+    out = {n for n, r in resources.items() if any(m.match(urn(ctx.stack, project, n, r)) for m in matchers)}
+    deps = simulate_up.dependencies(resources)
+    needing = {n for n in resources if n not in out and deps[n] & out}
+    if needing and not dependents:
+        first = sorted(needing)[0]
+        raise Failure(f"resource {urn(ctx.stack, project, first, resources[first])} depends on an excluded "
+                      "resource; pass --exclude-dependents to leave it out too")
+    if dependents:
+        out |= needing
+        grew = True
+        while grew:
+            more = {n for n in resources if n not in out and deps[n] & out}
+            out, grew = out | more, bool(more)
+    services = simulate_up.excluded(resources, deps)
+    if out and out != services:
+        raise Failure("pulumi stand-in: only excluding every aws:ecs/service:Service (with its dependents) is modelled")
+    return out
+
+
+def output_values(program):
+    """The stack's outputs a real `up` would give, as stable stand-in values: `${res.attr}` is
+    `<attr>-of-<res>`; the one-off tasks' come from simulate_up. Returns (values, secret names)."""
+    values, secret = {}, []
+    for name, expr in (program.get("outputs") or {}).items():
+        if isinstance(expr, dict) and "fn::secret" in expr:
+            expr = expr["fn::secret"]
+            secret.append(name)
+        if isinstance(expr, str):
+            m = simulate_up.REF.fullmatch(expr)
+            values[name] = f"{m.group(1).split('.')[1]}-of-{m.group(1).split('.')[0]}" if m else expr
+    return values, secret
+
+
+def cmd_up(ctx, args):
+    opts = flags(args, {"--yes", "-y", "--skip-preview", "-f", "--exclude-dependents"}, repeated=("--exclude",))
+    if not ctx.interactive and not (opts.get("--yes") or opts.get("-y")):
+        raise Failure("--yes or --skip-preview must be passed in to proceed when running in non-interactive mode")
+    program = ctx.program()
+    project = program["name"]
+    state = ctx.state(project)
+    locks = ctx.lock_dir(project)
+    if os.path.isdir(locks) and os.listdir(locks):
+        held = os.listdir(locks)[0]
+        raise Failure(f"the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end "
+                      f"or delete the lock file with `pulumi cancel`.\n  {os.path.join(locks, held)}")
+    excluded = excluded_set(ctx, program, opts["--exclude"], opts.get("--exclude-dependents"))
+    os.makedirs(locks, exist_ok=True)
+    lock = os.path.join(locks, f"{uuid.uuid4()}.json")
+    with open(lock, "w", encoding="utf-8") as f:
+        json.dump({"pid": os.getpid(), "username": os.environ.get("USER", ""), "hostname": socket.gethostname(),
+                   "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, f)
+    try:
+        update(ctx, program, state, excluded)
+    finally:
+        # A clean end (success or failure) lets the lock go; a killed process leaves it.
+        if os.path.exists(lock):
+            os.remove(lock)
+
+
+def update(ctx, program, state, excluded):
+    """The update itself, under the lock."""
+    project = program["name"]
+    print(f"Updating ({ctx.stack}):", flush=True)
+    values, secret = output_values(program)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(values, f)
+    try:
+        cmd = [sys.executable, os.path.join(HERE, "simulate_up.py"), ctx.cwd, f.name, "--ecs"]
+        if excluded:
+            cmd.append("--exclude-services")
+        ran = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    finally:
+        os.unlink(f.name)
+    try:
+        report = json.loads(ran.stdout)
+    except json.JSONDecodeError:
+        raise Failure(f"the program could not run:\n{ran.stderr[-2000:]}") from None
+    for name in report["written"]:
+        print(f"    + aws:ssm/parameter:Parameter {name} created", flush=True)
+    for name in report["started"]:
+        print(f"    + aws:ecs/service:Service {name} created", flush=True)
+    if report["failures"]:
+        for failure in report["failures"]:
+            print(f"    error: {failure}", file=sys.stderr)
+        raise Failure("update failed")
+    values.update(report["outputs"])
+    kept = [urn(ctx.stack, project, n, r) for n, r in program["resources"].items() if n not in excluded]
+    resources = sorted(set(state.get("resources", [])) | set(kept))
+    ctx.save(project, {"outputs": values, "secrets": secret, "resources": resources})
+    print(f"Resources:\n    {len(kept)} declared, {len(excluded)} excluded\n", flush=True)
+
+
+COMMANDS = {
+    ("version",): cmd_version,
+    ("stack", "init"): cmd_stack_init,
+    ("stack", "output"): cmd_stack_output,
+    ("up",): cmd_up,
+    ("update",): cmd_up,
+    ("cancel",): cmd_cancel,
+}
+
+
+def main(argv):
+    log = os.environ.get("PULUMI_STANDIN_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(argv) + "\n")
+    try:
+        ctx = Context(argv)
+        for words, command in COMMANDS.items():
+            if tuple(ctx.args[: len(words)]) == words:
+                command(ctx, ctx.args[len(words):])
+                return 0
+        raise Failure(f"unknown command {' '.join(ctx.args[:2])!r} for \"pulumi\" (the stand-in)")
+    except Failure as e:
+        print(f"error: {e}", file=sys.stderr)
+        return FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
