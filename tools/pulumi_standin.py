@@ -27,10 +27,11 @@ self-managed backend does: `stacks/<project>/<stack>.json`, `locks/<project>/<st
 Environment: `AWS_ENDPOINT_URL` and test credentials for moto, `RUNWAY_PYTHON`-free (it runs
 simulate_up.py with its own interpreter). `PULUMI_STANDIN_LOG=FILE` appends each command line.
 
-To add `preview --json` later: write `cmd_preview(ctx, args)` printing Pulumi's engine-event
-JSON (`{"steps": [{"op", "urn", "type", ...}], "changeSummary": {...}}`) from the program and the
-stack's state (a resource in the program but not in `resources` is a `create`, ...), and add it
-to `COMMANDS`; `up` already records the URNs it declared in the state (`resources`).
+- `preview --json [--diff] [--show-sames] [--show-replacement-steps]`: Pulumi's preview
+  document (`steps`, `changeSummary`) of the program in `--cwd` against what the last `up`
+  applied (`applied` in the state: each resource's type and inputs; nothing for an empty
+  stack), computed by tools/pulumi_preview.py; writes nothing, takes no lock. Without `--json`
+  it fails (runway only reads the JSON).
 """
 
 import json
@@ -47,7 +48,8 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import simulate_up  # noqa: E402  (beside this file)
+import pulumi_preview  # noqa: E402  (beside this file)
+import simulate_up  # noqa: E402
 
 FAIL = 255
 
@@ -294,11 +296,31 @@ def update(ctx, program, state, excluded):
     values.update(report["outputs"])
     kept = [urn(ctx.stack, project, n, r) for n, r in program["resources"].items() if n not in excluded]
     resources = sorted(set(state.get("resources", [])) | set(kept))
-    ctx.save(project, {"outputs": values, "secrets": secret, "resources": resources})
+    # What this update applied, for a later `preview`: a resource no longer declared is gone
+    # (Pulumi deletes it), an excluded one keeps what an earlier update gave it (or stays absent).
+    before = state.get("applied") or {}
+    applied = {n: before[n] for n in excluded if n in before}
+    applied.update({n: {"type": r["type"], "properties": r.get("properties") or {}}
+                    for n, r in program["resources"].items() if n not in excluded})
+    ctx.save(project, {"outputs": values, "secrets": secret, "resources": resources, "applied": applied})
     print(f"Resources:\n    {len(kept)} declared, {len(excluded)} excluded\n", flush=True)
 
 
+def cmd_preview(ctx, args):
+    opts = flags(args, {"--json", "-j", "--diff", "--show-sames", "--show-replacement-steps"})
+    if not (opts.get("--json") or opts.get("-j")):
+        raise Failure("pulumi stand-in: only `preview --json` is modelled")
+    program = ctx.program()
+    applied = ctx.state(program["name"]).get("applied") or {}
+    # Pulumi reads the state and writes nothing; an empty stack previews every resource created.
+    previous = {"resources": applied} if applied else None
+    doc = pulumi_preview.preview(program, previous, ctx.stack, bool(opts.get("--show-sames")),
+                                 bool(opts.get("--show-replacement-steps")))
+    print(json.dumps(doc, indent=4))
+
+
 COMMANDS = {
+    ("preview",): cmd_preview,
     ("version",): cmd_version,
     ("stack", "init"): cmd_stack_init,
     ("stack", "output"): cmd_stack_output,

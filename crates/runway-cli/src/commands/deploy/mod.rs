@@ -8,8 +8,12 @@
 //! from interleaving; its journal lets the job that takes over after a death skip the `up`s the
 //! dead one finished for the same program. Exit codes: a failed step's own, 6 when another
 //! deploy holds the lease, 2 usage, 4 the lease could not be read or written.
+//!
+//! `--preview` is the pull request's read-only run instead (`preview.rs`): preflight, emit,
+//! `pulumi preview --json` into a file, without the lease.
 
 mod lease;
+mod preview;
 mod pulumi;
 mod report;
 mod steps;
@@ -31,7 +35,8 @@ use steps::Step;
 /// prepare, emit, pulumi up without the services, migrate, pulumi up, rollout, secrets
 /// publish, ssm publish, ssm verify), under a lease on the environment; run again after a
 /// failure, it goes on (docs/pipeline.md). Exit: the failed step's code, 6 when another
-/// deploy holds the lease.
+/// deploy holds the lease. `--preview`: read-only, for a pull request (preflight, emit,
+/// `pulumi preview --json` into a file for `runway diff --pulumi-preview`).
 #[derive(clap::Args)]
 pub(crate) struct Args {
     #[command(flatten)]
@@ -69,6 +74,14 @@ pub(crate) struct Args {
     /// The pause between two looks (`migrate`, `rollout`), from 1s to 5m.
     #[arg(long, default_value = "10s", value_parser = interval)]
     interval: Duration,
+    /// Read-only, for a pull request: preflight, emit and `pulumi preview --json` into
+    /// `--preview-out`, for `runway diff --pulumi-preview`; no lease, no AWS or Infisical write.
+    #[arg(long, conflicts_with_all = ["from", "until"])]
+    preview: bool,
+    /// Where `--preview` writes Pulumi's JSON (default: `.runway-preview.json` in the stack's
+    /// folder).
+    #[arg(long, value_name = "FILE", requires = "preview")]
+    preview_out: Option<PathBuf>,
     /// `json`: one event per line on stdout (`{"event":"lease"|"step"|"tail"|"summary",..}`), the
     /// steps' own text on stderr.
     #[arg(long, value_enum, default_value = "text")]
@@ -128,6 +141,9 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let job = Job { args: a, cwd: cwd.clone(), stack: stack.clone(), outputs: outputs.clone() };
     let pulumi = Pulumi { program: a.pulumi.clone(), stack, cwd, tail: Default::default() };
     let mut reporter = Reporter::new(a.format);
+    if a.preview {
+        return preview::run(&job, &pulumi, &mut reporter, started);
+    }
 
     let parameter = format!("{}/runway/deploy/lease", plan.secrets.ssm_prefix);
     let holder = a.holder.clone().unwrap_or_else(lease::holder);
@@ -272,7 +288,7 @@ fn steps_in_order(
 
 /// Runs a step with its output captured (and, for JSON, on stderr): its failure with the
 /// last lines it printed.
-fn in_process(
+pub(super) fn in_process(
     step: Step,
     job: &Job<'_>,
     pulumi: &Pulumi,

@@ -1,4 +1,4 @@
-//! Pulumi as its CLI: `up` (with the services excluded, or whole), `stack output`, and
+//! Pulumi as its CLI: `up` (with the services excluded, or whole), `stack output`, `preview`, and
 //! `cancel` of a lock a dead job left. Its output is streamed line by line under the step's
 //! heading and its last lines kept for a failure.
 
@@ -58,6 +58,15 @@ impl Pulumi {
             Exit(EXIT_USAGE)
         })?;
         self.stream(self.command(&["stack", "output", "--json", "--show-secrets"]), reporter, Some(sink))
+    }
+
+    /// `pulumi preview --json` into `file` (Pulumi's preview document; reads only).
+    pub(crate) fn preview(&self, file: &Path, reporter: &Reporter) -> Result<(), Exit> {
+        let sink = private_file(file).map_err(|e| {
+            errln!("error: cannot write {}: {e}", file.display());
+            Exit(EXIT_USAGE)
+        })?;
+        self.stream(self.command(&["preview", "--json"]), reporter, Some(sink))
     }
 
     /// `pulumi cancel --yes`: the stack's update lock of a job that died (runway's lease says
