@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use common::Run;
 use serde_json::Value;
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
-use test_support::{ContractServer, Moto, Scratch, scratch};
+use test_support::{ContractServer, FaultProxy, Faults, Moto, Scratch, scratch};
 
 mod common;
 
@@ -46,6 +46,8 @@ struct World {
     moto: Moto,
     dir: Scratch,
     bin: PathBuf,
+    /// Where runway's AWS calls go: moto, or a recorder in front of it.
+    aws: String,
 }
 
 fn python(moto: &Moto, script: &str) -> String {
@@ -86,7 +88,8 @@ impl World {
              Path='/aws-service-role/ecs.amazonaws.com/', AssumeRolePolicyDocument='{}')",
         );
         common::set_in_infisical(&infisical.url(), PROJECT, common::PERSON_PLACE, PERSON_SET);
-        let world = World { infisical, moto, dir, bin };
+        let aws = moto.url();
+        let world = World { infisical, moto, dir, bin, aws };
         // Once per stack, as a person does: the program's folder and `pulumi stack init`.
         let stack = world.stack_dir();
         let emit = Run::of(
@@ -121,7 +124,7 @@ impl World {
         let closed = format!("http://127.0.0.1:{}", test_support::free_port());
         cmd.env("PATH", path)
             .env("NO_COLOR", "1")
-            .env("AWS_ENDPOINT_URL", self.moto.url())
+            .env("AWS_ENDPOINT_URL", &self.aws)
             .env("AWS_ACCESS_KEY_ID", "testing")
             .env("AWS_SECRET_ACCESS_KEY", "testing")
             .env("AWS_REGION", "us-east-1")
@@ -356,4 +359,69 @@ fn until_and_from_split_the_job() {
     let before: Vec<&str> = steps[..5].iter().map(|(_, s)| s.as_str()).collect();
     assert_eq!(before, ["skipped", "skipped", "skipped", "skipped", "ran"]);
     assert!(steps[5..].iter().all(|(_, s)| s == "ran"), "{steps:?}");
+}
+
+/// `runway deploy --preview`, the pull request's run, on a stack never deployed: exit 0; every
+/// call AWS saw (a recorder in front of moto) reads (`Get*`, `List*`, `Describe*`); no
+/// write reached Infisical; no lease taken; and its file, Pulumi's preview JSON (every resource
+/// to create), is what `runway diff --pulumi-preview` reads.
+#[test]
+fn a_preview_only_reads_and_its_file_feeds_the_review() {
+    let mut world = World::new("deploy-job-preview");
+    let proxy = FaultProxy::start(world.moto.port, Faults::NONE);
+    world.aws = proxy.url();
+    let before = world.infisical.requests().len();
+    let mut cmd = world.deploy("preview job");
+    cmd.arg("--preview");
+    let run = Run::of_utf8(&mut cmd);
+    println!("$ runway deploy --preview\nexit {}\n{}{}", run.code, run.stdout, run.stderr);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let steps = statuses(summary(&events));
+    let ran = |s: &str| (s.to_owned(), "ran".to_owned());
+    assert_eq!(steps, [ran("preflight"), ran("emit"), ran("preview")]);
+    assert!(events.iter().all(|e| e["event"] != "lease"), "{}", run.stdout);
+
+    let calls: Vec<Option<String>> = proxy.requests().into_iter().map(|s| s.operation).collect();
+    // Preflight's reads went through the recorder (dev pins no account: no STS call).
+    assert!(calls.contains(&Some("DescribeKey".to_owned())), "{calls:?}");
+    let reads = ["Get", "List", "Describe"];
+    for call in &calls {
+        let op = call.as_deref().unwrap_or("(not an AWS operation)");
+        assert!(reads.iter().any(|r| op.starts_with(r)), "a call that is not a read: {op} in {calls:?}");
+    }
+    let writes: Vec<(String, String)> = world.infisical.requests()[before..]
+        .iter()
+        .filter(|(m, p)| m != "GET" && !p.contains("/auth/"))
+        .cloned()
+        .collect();
+    assert_eq!(writes, Vec::<(String, String)>::new(), "Infisical saw a write");
+    let lease = python(
+        &world.moto,
+        "print(len(boto3.client('ssm').get_parameters(Names=['/acme-shop/dev/runway/deploy/lease'])['Parameters']))",
+    );
+    assert_eq!(lease.trim(), "0");
+
+    // The default file, in the stack's folder: Pulumi's document, every resource created.
+    let file = world.stack_dir().join(".runway-preview.json");
+    let preview: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let steps = preview["steps"].as_array().unwrap();
+    assert!(steps.len() > 10 && steps.iter().all(|s| s["op"] == "create"), "{preview:#}");
+    assert!(steps.iter().any(|s| s["urn"].as_str().unwrap().contains("aws:rds/instance:Instance")));
+
+    // The review reads it: the runway file committed, the work tree as the pull request's.
+    common::git(&world.dir, &["init", "-q", "-b", "main"]);
+    common::git(&world.dir, &["add", "runway.yaml"]);
+    common::git(&world.dir, &["commit", "-q", "-m", "base"]);
+    let arg = format!("dev={}", file.display());
+    let review = Run::of_utf8(
+        common::command()
+            .args(["diff", "--base-ref", "HEAD", "--env", "dev", "--format", "markdown", "--pulumi-preview"])
+            .arg(&arg)
+            .arg("runway.yaml")
+            .current_dir(&world.dir)
+            .env("GIT_CEILING_DIRECTORIES", std::env::temp_dir()),
+    );
+    assert_eq!(review.code, 0, "{}", review.stderr);
+    assert!(review.stdout.contains("What Pulumi would do"), "{}", review.stdout);
 }
