@@ -29,7 +29,12 @@ pub(crate) fn file(job: &Job<'_>) -> PathBuf {
 
 /// Runs the preview: preflight, emit, `pulumi preview --json`; stops at the first failure with
 /// its exit code and the tail of its output.
-pub(crate) fn run(job: &Job<'_>, pulumi: &Pulumi, reporter: &mut Reporter, started: Instant) -> Result<(), Exit> {
+pub(crate) fn run(
+    job: &Job<'_>,
+    pulumi: &Pulumi,
+    reporter: &mut Reporter,
+    started: Instant,
+) -> Result<(), Exit> {
     let env = job.args.env.env.as_str();
     let out = file(job);
     let total = 3;
@@ -66,8 +71,10 @@ pub(crate) fn run(job: &Job<'_>, pulumi: &Pulumi, reporter: &mut Reporter, start
         }
     }
     let ran: Vec<&str> = reporter.results.iter().map(|r| r.step).collect();
-    let left: Vec<&'static str> =
-        [Step::Preflight.name(), Step::Emit.name(), PREVIEW].into_iter().filter(|s| !ran.contains(s)).collect();
+    let left: Vec<&'static str> = [Step::Preflight.name(), Step::Emit.name(), PREVIEW]
+        .into_iter()
+        .filter(|s| !ran.contains(s))
+        .collect();
     reporter.summary(env, outcome.is_ok(), &left, started.elapsed());
     outcome
 }
