@@ -114,10 +114,19 @@ fn every_sdk_call_of_the_adapter_is_listed_and_allowed() {
 
 #[test]
 fn every_type_the_program_can_declare_is_granted() {
-    let dir = workspace().join("crates/pulumi-program/src");
     let mut missing = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    // Every source file of the program's crate, its module folders included.
+    let mut files = Vec::new();
+    let mut folders = vec![workspace().join("crates/pulumi-program/src")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() { folders.push(path) } else { files.push(path) }
+        }
+    }
+    assert!(files.len() > 20, "the program's sources were found: {files:?}");
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
         for piece in text.split('"').skip(1).step_by(2) {
             let is_type =
                 piece.starts_with("aws:") && piece.matches(':').count() == 2 && !piece.contains(' ');
