@@ -100,7 +100,11 @@ static CHECKED: OnceLock<String> = OnceLock::new();
 /// first connection of the process asks STS whose credentials these are: another account is
 /// refused with exit 2 naming both, an unanswered question with exit 4.
 pub(crate) async fn aws(plan: &Plan, out: Out) -> Result<AwsClients, Exit> {
-    let settings = ClientSettings::new(plan.region.clone());
+    let mut settings = ClientSettings::new(plan.region.clone());
+    // The AWS SDKs' own setting for attempts per call, when the job sets it (docs/aws.md).
+    if let Some(n) = std::env::var("AWS_MAX_ATTEMPTS").ok().and_then(|v| v.parse::<u32>().ok()) {
+        settings.max_attempts = n.clamp(1, 20);
+    }
     let account = plan.account.as_deref().filter(|a| CHECKED.get().is_none_or(|c| c != a));
     let aws = AwsClients::connect_pinned(&settings, account).await.map_err(|e| {
         let code = match &e {

@@ -132,6 +132,9 @@ impl World {
             .env("AWS_CONFIG_FILE", home.join("config"))
             .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
             .env("AWS_EC2_METADATA_DISABLED", "true")
+            // moto answers Cost Explorer and Service Quotas with errors the SDK retries: at the
+            // default 8 attempts each preflight waits out the whole call budget, 12 jobs over.
+            .env("AWS_MAX_ATTEMPTS", "3")
             .env("INFISICAL_URL", self.infisical.url())
             .env("INFISICAL_CLIENT_ID", CLIENT_ID)
             .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
