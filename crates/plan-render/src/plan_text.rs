@@ -71,6 +71,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     access::write(p, out)?;
     write_secrets(p, out)?;
     write_cost(p, out)?;
+    crate::previews::write_preview_text(p, out)?;
     write_diagnostics(p, out)
 }
 

@@ -52,6 +52,7 @@ mod postgres;
 mod preview;
 mod queue;
 mod ser;
+mod shared;
 mod stack;
 mod tasks;
 mod topic;
@@ -182,6 +183,8 @@ fn render_parts(plan: &Plan, options: Options) -> Result<(Program, Vec<ProgramRe
             ManagedBy::SecretsAdapter => items::look_up(&mut ctx, item)?,
             // Part of the VPC the program is given: the plan holds it for its charges only.
             ManagedBy::Existing => {}
+            // A preview's share of the environment it comes from: looked up by its name there.
+            ManagedBy::Shared => shared::look_up(&mut ctx, item)?,
         }
     }
     parameters::declare_all(&mut ctx)?;

@@ -404,6 +404,7 @@ fn build(
             environments,
             resources,
             workloads,
+            previews: None,
         },
         members,
     }

@@ -65,6 +65,52 @@ pub struct RootFile {
     resources: Option<IndexMap<String, ResourceFile>>,
     /// Containers, keyed by name.
     workloads: Option<IndexMap<String, WorkloadFile>>,
+    /// A running copy of the product per pull request, under one pooled cap
+    /// (docs/previews.md).
+    previews: Option<PreviewsFile>,
+}
+
+/// `previews`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::PREVIEWS))]
+struct PreviewsFile {
+    /// The environment previews share (network, ALB, cluster, key, database instance) and
+    /// whose sizes they inherit; never `production`.
+    #[schemars(regex(pattern = NAME))]
+    from: String,
+    /// How long a preview lives from its creation (default `3d`; from 1h to 30d).
+    #[schemars(regex(pattern = r"^[0-9]+(m|h|d)$"))]
+    expire_after: Option<String>,
+    /// Live previews at once (default 5).
+    #[schemars(range(min = 1, max = 100))]
+    max: Option<u32>,
+    /// One cap for every live preview together.
+    limits: PreviewLimitsFile,
+    /// Workloads previews leave out (`off`) or run (`on`, the default).
+    workloads: Option<IndexMap<String, PreviewWorkloadFile>>,
+    /// The Infisical environment previews' values live in (default `preview`); none of the
+    /// declared environments'.
+    infisical_environment: Option<String>,
+}
+
+/// `previews.limits`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::PREVIEW_LIMITS))]
+struct PreviewLimitsFile {
+    /// Monthly cap in US dollars for all live previews together.
+    monthly: MoneyFile,
+}
+
+/// `previews.workloads.<name>`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum PreviewWorkloadFile {
+    /// Previews run it (the default).
+    On,
+    /// Previews leave it out.
+    Off,
 }
 
 /// `secrets`.
@@ -723,6 +769,8 @@ mod tests {
         assert_eq!(props(&root, None), listed(keys::ROOT));
         for (def, k) in [
             ("SecretsFile", keys::SECRETS),
+            ("PreviewsFile", keys::PREVIEWS),
+            ("PreviewLimitsFile", keys::PREVIEW_LIMITS),
             ("InfisicalFile", keys::INFISICAL),
             ("SsmFile", keys::SSM),
             ("EnvironmentFile", keys::ENVIRONMENT),

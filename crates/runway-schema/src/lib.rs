@@ -25,7 +25,7 @@ pub mod values;
 pub use mem::MemFiles;
 pub use members::{Folder, Glob, member_folders};
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
-pub use validate::{variable_suffixes, variables};
+pub use validate::{parse_days, variable_suffixes, variables};
 
 pub use alarms::{AlarmName, AlarmSetting, Alarms};
 pub use bootstrap::Bootstrap;

@@ -10,7 +10,9 @@ use serde::Serialize;
 use crate::diagnostic::Location;
 use crate::values::{Duration, Money};
 
+mod previews;
 mod workload;
+pub use previews::*;
 pub use workload::*;
 
 /// The default size every environment a `size` map does not name gets.
@@ -47,6 +49,9 @@ pub struct Runway {
     pub resources: IndexMap<String, Resource>,
     /// Declared workloads, in file order.
     pub workloads: IndexMap<String, Workload>,
+    /// Preview environments per pull request (`previews`), when declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previews: Option<Previews>,
 }
 
 /// The `secrets` block with every default applied.

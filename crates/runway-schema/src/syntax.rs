@@ -176,6 +176,10 @@ pub enum Place {
     Reason,
     /// `workloads.<name>.migrate`.
     Migrate,
+    /// `previews`.
+    Previews,
+    /// `previews.limits`.
+    PreviewLimits,
 }
 
 /// The keys a mapping of the format has, in the order the reference lists them. Editors
@@ -224,6 +228,8 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Scale => &[keys::SCALE],
         Place::Reason => &[keys::REASON],
         Place::Migrate => &[keys::MIGRATE],
+        Place::Previews => &[keys::PREVIEWS],
+        Place::PreviewLimits => &[keys::PREVIEW_LIMITS],
     };
     let mut out: Vec<&'static str> = Vec::new();
     for key in list.iter().flat_map(|l| l.iter()) {
@@ -249,6 +255,8 @@ pub fn grounds() -> &'static [&'static str] {
     validate::GROUNDS
 }
 
+/// What `previews.workloads.<name>` takes.
+pub const PREVIEW_WORKLOAD: &[&str] = validate::keys::PREVIEW_WORKLOAD;
 /// The postgres engines (`engine:`).
 pub const POSTGRES_ENGINES: &[&str] = validate::POSTGRES_ENGINES;
 /// The ways a workload is reached (`expose:`).

@@ -93,6 +93,17 @@ pub fn database_name(resource: &str) -> String {
 /// Cost and planning problems are diagnostics of the plan; only an environment the product
 /// does not declare is an error.
 pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
+    plan_with(product, env_name, catalogue, "")
+}
+
+/// [`plan()`], each postgres resource's consumers given the database `<db><database_suffix>`
+/// (a preview's own database in a shared instance, `main_db_pr_7`).
+pub(crate) fn plan_with(
+    product: &Product,
+    env_name: &str,
+    catalogue: &Catalogue,
+    database_suffix: &str,
+) -> Result<Plan, PlanError> {
     let root = &product.root;
     let env = environment(product, env_name)?;
     // What is planned: the resources, and who consumes which.
@@ -109,6 +120,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, env_name, catalogue);
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
+    cx.database_suffix = database_suffix;
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
@@ -238,6 +250,7 @@ fn finish(
         apply_changes: protection::apply_changes(env_name, env.apply_changes),
         vpc_endpoints: env.network.endpoints,
         tasks: Vec::new(),
+        preview: None,
     }
 }
 

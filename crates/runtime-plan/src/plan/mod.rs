@@ -97,6 +97,10 @@ pub struct Plan {
     pub vpc_endpoints: Endpoints,
     /// The one-off tasks the deploy job runs (a workload's `migrate`), in workload order.
     pub tasks: Vec<OneOffTask>,
+    /// When the plan is a pull request's preview: what it shares with the environment it
+    /// comes from, and what it adds (`crate::previews`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<crate::previews::Preview>,
 }
 
 /// Where a resource comes from.

@@ -131,6 +131,7 @@ pub fn example() -> Product {
             environments,
             resources,
             workloads,
+            previews: None,
         },
         members: vec![
             Member {

@@ -512,7 +512,7 @@ fn limits(cx: &mut Cx, limits: &Node, lp: &str) -> (Option<Money>, Option<Locati
 }
 
 /// An amount of US dollars, as a number or a decimal string.
-fn dollars(cx: &mut Cx, m: &Node, mp: &str, what: &str, meaning: &str) -> Option<Money> {
+pub(super) fn dollars(cx: &mut Cx, m: &Node, mp: &str, what: &str, meaning: &str) -> Option<Money> {
     let text = match &m.value {
         Value::Int(i) => Some(i.get().to_string()),
         Value::Float(x) if x.is_finite() => Some(x.to_string()),

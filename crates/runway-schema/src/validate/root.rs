@@ -13,6 +13,7 @@ use crate::values::is_valid_product;
 
 use super::environments::{UsageFor, check_usage_for, environment};
 use super::members::first_by_name;
+use super::previews::{Declared, previews};
 use super::resources::resource;
 use super::secrets::secrets;
 use super::workloads::workload;
@@ -152,6 +153,11 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         declared.into_iter().filter(|n| !resources.contains_key(*n) && !workloads.contains_key(*n)).collect();
     check_usage_for(cx, &usage_for, (&resources, &workloads), &failed);
 
+    // `previews` names an environment and workloads: checked once both are known.
+    let workload_names: Vec<&str> = wl_entries.iter().map(|(n, _, _)| *n).collect();
+    let declared = Declared { envs: &envs, workloads: &workload_names, secrets: &secrets };
+    let previews = f.get("previews").and_then(|p| previews(cx, p, &declared));
+
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
     if errors_after == errors_before
         && let Some(product) = product
@@ -168,6 +174,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             environments,
             resources,
             workloads,
+            previews,
         });
     }
     parts
