@@ -10,7 +10,9 @@ use serde::Serialize;
 use crate::diagnostic::Location;
 use crate::values::{Duration, Money};
 
+mod owners;
 mod workload;
+pub use owners::OwnerKind;
 pub use workload::*;
 
 /// The default size every environment a `size` map does not name gets.
@@ -322,7 +324,7 @@ pub enum UsageKey {
 pub enum UsageScope {
     /// Each owner of these kinds (`workload` for workloads), set for all of them at the
     /// environment's level or for one under `for`.
-    Owners(&'static [&'static str]),
+    Owners(&'static [OwnerKind]),
     /// The environment as a whole: never under `for`.
     Environment,
 }
@@ -374,10 +376,12 @@ impl UsageKey {
     /// the environment.
     pub fn scope(self) -> UsageScope {
         match self {
-            UsageKey::Logs => UsageScope::Owners(&["workload"]),
-            UsageKey::Requests => UsageScope::Owners(&["queue", "topic", "bucket"]),
-            UsageKey::StorageGb => UsageScope::Owners(&["bucket", "postgres aurora"]),
-            UsageKey::AuroraIo => UsageScope::Owners(&["postgres aurora"]),
+            UsageKey::Logs => UsageScope::Owners(&[OwnerKind::Workload]),
+            UsageKey::Requests => {
+                UsageScope::Owners(&[OwnerKind::Queue, OwnerKind::Topic, OwnerKind::Bucket])
+            }
+            UsageKey::StorageGb => UsageScope::Owners(&[OwnerKind::Bucket, OwnerKind::PostgresAurora]),
+            UsageKey::AuroraIo => UsageScope::Owners(&[OwnerKind::PostgresAurora]),
             UsageKey::NatGb | UsageKey::EndpointGb | UsageKey::InternetGb => UsageScope::Environment,
         }
     }
