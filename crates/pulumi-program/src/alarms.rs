@@ -85,7 +85,7 @@ pub(super) fn alert_topic<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
     subscriptions: usize,
-    publishers: &'static [runtime_plan::AlertPublisher],
+    publishers: &'static [runtime_plan::plan::AlertPublisher],
     kms_key: &'p Option<CompactString>,
     https: &'p [CompactString],
 ) -> Result<(), RenderError> {
@@ -188,7 +188,7 @@ pub(super) fn metric_alarm<'p>(
     alarm: &'p runtime_plan::AlarmName,
     threshold: &'p u64,
     metric_threshold: &'p f64,
-    dimensions: &'p [runtime_plan::AlarmDimension],
+    dimensions: &'p [runtime_plan::plan::AlarmDimension],
     evaluation_periods: &'p u32,
     datapoints_to_alarm: &'p u32,
 ) -> Result<(), RenderError> {

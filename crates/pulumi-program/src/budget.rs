@@ -1,7 +1,8 @@
 //! The environment's budget backstop: an AWS Budgets monthly cost budget over the costs tagged
 //! with the product and environment, notifying the `budgetAlertEmails` input.
 
-use runtime_plan::{BudgetAlert, BudgetBasis, CompactString, ENVIRONMENT_TAG, PRODUCT_TAG, PlannedItem};
+use runtime_plan::plan::BudgetAlert;
+use runtime_plan::{BudgetBasis, CompactString, ENVIRONMENT_TAG, PRODUCT_TAG, PlannedItem};
 use runway_schema::Money;
 use serde::Serialize;
 

@@ -101,14 +101,14 @@ renderers! { cx, item, subscriptions;
     // The topic, its policy and its subscriptions (email, then HTTPS).
     AlertTopic { publishers, kms_key, https } => {
         let subscriptions = cx.alert_subscriptions;
-        alarms::alert_topic(cx, item, subscriptions, *publishers, kms_key, https)
+        alarms::alert_topic(cx, item, subscriptions, publishers, kms_key, https)
     }, 2 + subscriptions + https.len();
     MetricAlarm {
         alarm, threshold, metric_threshold, dimensions, evaluation_periods, datapoints_to_alarm, ..
     } => alarms::metric_alarm(cx, item, alarm, threshold, metric_threshold, dimensions, evaluation_periods,
         datapoints_to_alarm), 1;
     // The rule and its target.
-    EcsEventRule { cluster, events } => alarms::ecs_event_rule(cx, item, cluster, *events), 2;
+    EcsEventRule { cluster, events } => alarms::ecs_event_rule(cx, item, cluster, events), 2;
 }
 
 /// Looks up an item another component creates, into a variable of its id.
@@ -119,7 +119,7 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         return workload::look_up_registry_secret(cx, item, name);
     }
     if let ItemSpec::KmsKey { alias, decrypters, publishers } = &item.spec {
-        return key::look_up(cx, item, alias, decrypters, *publishers);
+        return key::look_up(cx, item, alias, decrypters, publishers);
     }
     let ItemSpec::ProxySecret { name, .. } = &item.spec else {
         return Err(unsupported(item, "only a proxy or registry secret can be created outside the program"));

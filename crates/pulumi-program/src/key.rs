@@ -111,7 +111,7 @@ pub(super) fn look_up<'p>(
     item: &'p PlannedItem,
     alias: &'p CompactString,
     decrypters: &'p [CompactString],
-    publishers: &'static [runtime_plan::AlertPublisher],
+    publishers: &'static [runtime_plan::plan::AlertPublisher],
 ) -> Result<(), RenderError> {
     let lookup = invoke("aws:kms:getKey", KeyByAlias { key_id: alias, region: cx.region() });
     cx.variable(item, item.id.to_string(), &lookup)?;

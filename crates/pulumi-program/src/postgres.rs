@@ -1,7 +1,10 @@
 //! A postgres resource: an RDS instance, or an Aurora cluster and its instances; and, when it
 //! has one, its RDS Proxy with the proxy's secret, role, target group and target.
 
-use runtime_plan::{AuroraClusterSpec, CompactString, DatabaseProtection, ItemKind, ItemSpec, PlannedItem, RdsInstanceSpec, RdsProxySpec};
+use runtime_plan::{
+    AuroraClusterSpec, CompactString, DatabaseProtection, ItemKind, ItemSpec, PlannedItem, RdsInstanceSpec,
+    RdsProxySpec,
+};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags};

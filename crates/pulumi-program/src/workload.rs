@@ -4,7 +4,10 @@
 
 use std::borrow::Cow;
 
-use runtime_plan::{CompactString, EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials, TaskDefinitionSpec};
+use runtime_plan::{
+    CompactString, EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials,
+    TaskDefinitionSpec,
+};
 use runway_schema::Expose;
 use serde::Serialize;
 

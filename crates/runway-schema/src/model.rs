@@ -413,55 +413,45 @@ impl Environment {
     }
 }
 
-/// The engines a legacy member can `require`; each becomes an implicit `shared-<engine>` resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum Engine {
-    /// SQS queue.
-    Queue,
-    /// SNS topic.
-    Topic,
-    /// Valkey cache.
-    Cache,
-    /// S3 bucket.
-    Bucket,
+/// Declares [`Engine`] from one list (each engine's doc, its name in files and the kind of its
+/// implicit resource): the enum, [`Engine::ALL`], [`Engine::NAMES`], [`Engine::as_str`] and
+/// [`Engine::kind`] come from it, so a new engine is one row.
+macro_rules! engines {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $kind:ident,)*) => {
+        /// The engines a legacy member can `require`; each becomes an implicit `shared-<engine>` resource.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+        pub enum Engine { $($(#[$doc])* #[serde(rename = $name)] $variant,)* }
+
+        impl Engine {
+            /// All engines, in the order implicit resources are planned.
+            pub const ALL: [Engine; [$($name),*].len()] = [$(Engine::$variant,)*];
+
+            /// Every engine's name as written in files, in [`Engine::ALL`]'s order: the words a
+            /// file may write (`requires`, `shared`).
+            pub const NAMES: [&'static str; [$($name),*].len()] = [$($name,)*];
+
+            /// The engine's name as written in files.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Engine::$variant => $name,)* }
+            }
+
+            /// The kind of the implicit resource.
+            pub fn kind(self) -> Kind {
+                match self { $(Engine::$variant => Kind::$kind,)* }
+            }
+        }
+    };
 }
 
-impl Engine {
-    /// All engines, in the order implicit resources are planned.
-    pub const ALL: [Engine; 4] = [Engine::Queue, Engine::Topic, Engine::Cache, Engine::Bucket];
-
-    /// Every engine's name as written in files, in [`Engine::ALL`]'s order: the words a file
-    /// may write (`requires`, `shared`).
-    pub const NAMES: [&'static str; 4] = {
-        let mut out = [""; 4];
-        let mut i = 0;
-        while i < out.len() {
-            out[i] = Engine::ALL[i].as_str();
-            i += 1;
-        }
-        out
-    };
-
-    /// The engine's name as written in files.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Engine::Queue => "queue",
-            Engine::Topic => "topic",
-            Engine::Cache => "cache",
-            Engine::Bucket => "bucket",
-        }
-    }
-
-    /// The kind of the implicit resource.
-    pub fn kind(self) -> Kind {
-        match self {
-            Engine::Queue => Kind::Queue,
-            Engine::Topic => Kind::Topic,
-            Engine::Cache => Kind::Cache,
-            Engine::Bucket => Kind::Bucket,
-        }
-    }
+engines! {
+    /// SQS queue.
+    Queue = "queue" => Queue,
+    /// SNS topic.
+    Topic = "topic" => Topic,
+    /// Valkey cache.
+    Cache = "cache" => Cache,
+    /// S3 bucket.
+    Bucket = "bucket" => Bucket,
 }
 
 /// Declares [`Kind`] from one list (each kind's doc and its name in files): the enum,
