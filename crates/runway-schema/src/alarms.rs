@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::OwnerKind;
+use crate::owners::OwnerKind;
 
 /// Declares [`AlarmName`] from one list: each alarm's name as written, the unit its threshold
 /// is written in, and the values a threshold may take.

@@ -10,9 +10,8 @@ use serde::Serialize;
 use crate::diagnostic::Location;
 use crate::values::{Duration, Money};
 
-mod owners;
 mod workload;
-pub use owners::OwnerKind;
+pub use crate::owners::OwnerKind;
 pub use workload::*;
 
 /// The default size every environment a `size` map does not name gets.
@@ -439,6 +438,11 @@ macro_rules! engines {
             pub fn kind(self) -> Kind {
                 match self { $(Engine::$variant => Kind::$kind,)* }
             }
+
+            /// The implicit resource's kind of owner (`usage.for`, `alarms.for`).
+            pub fn owner_kind(self) -> OwnerKind {
+                match self { $(Engine::$variant => OwnerKind::$kind,)* }
+            }
         }
     };
 }
@@ -577,6 +581,18 @@ pub const DEFAULT_VALKEY_VERSION: &str = "8.0";
 pub const DEFAULT_VISIBILITY_TIMEOUT_MS: u64 = 30_000;
 
 impl ResourceSpec {
+    /// The resource's kind of owner (`usage.for`, `alarms.for`): postgres by its engine.
+    pub fn owner_kind(&self) -> OwnerKind {
+        match self {
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => OwnerKind::PostgresRds,
+            ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => OwnerKind::PostgresAurora,
+            ResourceSpec::Queue { .. } => OwnerKind::Queue,
+            ResourceSpec::Topic { .. } => OwnerKind::Topic,
+            ResourceSpec::Cache { .. } => OwnerKind::Cache,
+            ResourceSpec::Bucket { .. } => OwnerKind::Bucket,
+        }
+    }
+
     /// The kind of this spec.
     pub fn kind(&self) -> Kind {
         match self {

@@ -1,7 +1,6 @@
 //! What an item keeps that a replacement or a deletion loses: the fact a review warns on when
 //! `pulumi preview` says a database, a cache, a bucket or a queue is replaced or deleted. Each
-//! kind's is the `stored_data` column of the kinds table
-//! ([`ItemKind::stored_data`](super::ItemKind::stored_data)).
+//! kind's is the `stored_data` column of the kinds table (`ItemKind::stored_data`).
 
 use serde::Serialize;
 
@@ -69,24 +68,3 @@ pub(super) const KEY: Option<StoredData> = stored(
     "a new key, what the old one encrypted cannot be read with it",
     "the key is scheduled for deletion, what it encrypted becomes unreadable",
 );
-
-#[cfg(test)]
-mod tests {
-    use super::super::kinds::ItemKind;
-
-    #[test]
-    fn databases_caches_buckets_and_queues_hold_data_and_services_do_not() {
-        for kind in [ItemKind::RdsInstance, ItemKind::AuroraCluster, ItemKind::CacheReplicationGroup] {
-            assert!(kind.stored_data().is_some(), "{kind:?}");
-        }
-        for kind in [ItemKind::S3Bucket, ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue] {
-            assert!(kind.stored_data().is_some(), "{kind:?}");
-        }
-        for kind in
-            [ItemKind::EcsService, ItemKind::TaskDefinition, ItemKind::AuroraInstance, ItemKind::SnsTopic]
-        {
-            assert_eq!(kind.stored_data(), None, "{kind:?}");
-        }
-        assert_eq!(ItemKind::RdsInstance.stored_data().map(|d| d.noun), Some("database"));
-    }
-}

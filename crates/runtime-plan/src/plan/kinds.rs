@@ -678,4 +678,20 @@ mod tests {
             ItemKind::ALL.iter().copied().filter(|k| k.used_through() == UsedThrough::Queue).collect();
         assert_eq!(queues, [ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue]);
     }
+
+    #[test]
+    fn databases_caches_buckets_and_queues_hold_data_and_services_do_not() {
+        for kind in [ItemKind::RdsInstance, ItemKind::AuroraCluster, ItemKind::CacheReplicationGroup] {
+            assert!(kind.stored_data().is_some(), "{kind:?}");
+        }
+        for kind in [ItemKind::S3Bucket, ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue] {
+            assert!(kind.stored_data().is_some(), "{kind:?}");
+        }
+        for kind in
+            [ItemKind::EcsService, ItemKind::TaskDefinition, ItemKind::AuroraInstance, ItemKind::SnsTopic]
+        {
+            assert_eq!(kind.stored_data(), None, "{kind:?}");
+        }
+        assert_eq!(ItemKind::RdsInstance.stored_data().map(|d| d.noun), Some("database"));
+    }
 }

@@ -366,10 +366,10 @@ fn owner_kind(
         return Some(OwnerKind::Workload);
     }
     if let Some(r) = resources.get(name) {
-        return Some(OwnerKind::of(&r.spec));
+        return Some(r.spec.owner_kind());
     }
     let engine = name.strip_prefix("shared-").and_then(super::engine_of)?;
-    Some(OwnerKind::of_engine(engine))
+    Some(engine.owner_kind())
 }
 
 /// Checks every `usage.for.<name>` once the root's resources and workloads are known: the name

@@ -3,10 +3,9 @@
 
 use std::fmt;
 
-use super::{Engine, PostgresEngine, ResourceSpec};
-
 /// The kind of an owner of usage amounts or alarm thresholds: a workload, or a resource of a
-/// kind (postgres by its engine: Aurora stores and bills by use what RDS does not).
+/// kind (postgres by its engine: Aurora stores and bills by use what RDS does not). A resource's
+/// is `ResourceSpec::owner_kind`, an implicit one's `Engine::owner_kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OwnerKind {
     /// A workload.
@@ -36,28 +35,6 @@ impl OwnerKind {
             OwnerKind::Topic => "topic",
             OwnerKind::Cache => "cache",
             OwnerKind::Bucket => "bucket",
-        }
-    }
-
-    /// The kind of a declared resource.
-    pub fn of(spec: &ResourceSpec) -> OwnerKind {
-        match spec {
-            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => OwnerKind::PostgresRds,
-            ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => OwnerKind::PostgresAurora,
-            ResourceSpec::Queue { .. } => OwnerKind::Queue,
-            ResourceSpec::Topic { .. } => OwnerKind::Topic,
-            ResourceSpec::Cache { .. } => OwnerKind::Cache,
-            ResourceSpec::Bucket { .. } => OwnerKind::Bucket,
-        }
-    }
-
-    /// The kind of an implicit `shared-<engine>` resource.
-    pub fn of_engine(engine: Engine) -> OwnerKind {
-        match engine {
-            Engine::Queue => OwnerKind::Queue,
-            Engine::Topic => OwnerKind::Topic,
-            Engine::Cache => OwnerKind::Cache,
-            Engine::Bucket => OwnerKind::Bucket,
         }
     }
 
