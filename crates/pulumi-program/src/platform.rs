@@ -1,10 +1,10 @@
 //! The environment's platform: the ECS cluster, the Cloud Map namespace, and the subnet groups of databases and caches.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{CompactString, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -30,10 +30,11 @@ struct Namespace<'p> {
 }
 
 /// The private DNS namespace internal workloads are found in.
-pub(super) fn namespace<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::CloudMapNamespace { name } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn namespace<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    name: &'p CompactString,
+) -> Result<(), RenderError> {
     let props = Namespace { name, vpc: cx.input(Input::VpcId), region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace", props)
 }

@@ -5,12 +5,13 @@
 use std::borrow::Cow;
 
 use runtime_plan::{
-    EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials, TaskDefinitionSpec,
+    CompactString, EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials,
+    TaskDefinitionSpec,
 };
 use runway_schema::Expose;
 use serde::Serialize;
 
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::expr::{ToJson, invoke, literal, to_json};
 use super::{RenderError, network};
 
@@ -380,10 +381,12 @@ struct DnsRecord {
 
 /// An internal workload's Cloud Map service: A records of its tasks, named by the label of its
 /// DNS name inside the namespace.
-pub(super) fn discovery_service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::CloudMapService { namespace, dns_name, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn discovery_service<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    namespace: &'p CompactString,
+    dns_name: &'p CompactString,
+) -> Result<(), RenderError> {
     let ItemSpec::CloudMapNamespace { name: zone } = &cx.item(namespace)?.spec else {
         return Err(cx.missing("a Cloud Map namespace as its `namespace`"));
     };
@@ -417,10 +420,13 @@ struct ScalingTarget<'p> {
 }
 
 /// The autoscaling target: the desired count of the service, between `scale.min` and `.max`.
-pub(super) fn scaling_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ScalingTarget { service, min_capacity, max_capacity, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn scaling_target<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    service: &'p CompactString,
+    min_capacity: &'p u32,
+    max_capacity: &'p u32,
+) -> Result<(), RenderError> {
     let ItemSpec::EcsService(spec) = &cx.item(service)?.spec else {
         return Err(cx.missing("an ECS service as its `service`"));
     };
@@ -467,10 +473,13 @@ struct PredefinedMetric<'p> {
 }
 
 /// Target tracking of the metric (average CPU) at the target value.
-pub(super) fn scaling_policy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ScalingPolicy { target, metric, target_value, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn scaling_policy<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    target: &'p CompactString,
+    metric: &'p CompactString,
+    target_value: &'p u32,
+) -> Result<(), RenderError> {
     let props = ScalingPolicy {
         name: &item.physical_name,
         policy_type: "TargetTrackingScaling",
@@ -496,10 +505,8 @@ struct SecretByName<'p> {
 pub(super) fn look_up_registry_secret<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
+    name: &'p CompactString,
 ) -> Result<(), RenderError> {
-    let ItemSpec::RegistrySecret { name, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
     let lookup = invoke("aws:secretsmanager:getSecret", SecretByName { name, region: cx.region() });
     cx.variable(item, item.id.to_string(), &lookup)
 }

@@ -14,6 +14,7 @@ pub mod format;
 mod mem;
 pub mod members;
 pub mod model;
+mod owners;
 mod parse;
 pub mod paths;
 mod read;

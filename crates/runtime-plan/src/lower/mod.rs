@@ -449,10 +449,8 @@ mod tests {
         assert_eq!(cat(&["é", "ü"]), "éü");
     }
 
-    /// The item list is reserved once: the estimate holds every item of the shipped example in
-    /// each environment (alarms, bootstraps and logins included) without reserving far more.
-    #[test]
-    fn the_expected_items_hold_the_example_in_one_reservation() {
+    /// The shipped example (`examples/acme-shop`), loaded from the files built in.
+    pub(crate) fn example() -> runway_schema::Product {
         let root = include_str!("../../../../examples/acme-shop/runway.yaml");
         let files = runway_schema::MemFiles::default()
             .with(
@@ -470,7 +468,14 @@ mod tests {
         let c = Catalogue::builtin();
         let options = runway_schema::Options { sizes: c.size_names(), regions: c.regions() };
         let loaded = runway_schema::load("examples/acme-shop/runway.yaml", root.as_bytes(), &files, &options);
-        let product = loaded.product.unwrap();
+        loaded.product.unwrap()
+    }
+
+    /// The item list is reserved once: the estimate holds every item of the shipped example in
+    /// each environment (alarms, bootstraps and logins included) without reserving far more.
+    #[test]
+    fn the_expected_items_hold_the_example_in_one_reservation() {
+        let product = example();
         for env in ["dev", "staging", "production"] {
             let planned = plan(&product, env, &Catalogue::builtin()).unwrap().items.len();
             let expected = expected_items(&product, env, &Catalogue::builtin());

@@ -275,7 +275,7 @@ pub(crate) struct UsageFor {
     pub at: Node,
     /// Each key written that applies to owners of some kinds: its name, those kinds (none: the
     /// environment's only) and its node.
-    pub keys: Vec<(&'static str, &'static [&'static str], Node)>,
+    pub keys: Vec<(&'static str, &'static [OwnerKind], Node)>,
     /// `usage.for` or `alarms.for`.
     pub section: &'static str,
 }
@@ -360,23 +360,16 @@ fn usage_amount(cx: &mut Cx<'_>, node: &Node, path: &str, key: UsageKey) -> Opti
 fn owner_kind(
     runway: (&IndexMap<String, Resource>, &IndexMap<String, Workload>),
     name: &str,
-) -> Option<&'static str> {
+) -> Option<OwnerKind> {
     let (resources, workloads) = runway;
     if workloads.contains_key(name) {
-        return Some("workload");
+        return Some(OwnerKind::Workload);
     }
     if let Some(r) = resources.get(name) {
-        return Some(match &r.spec {
-            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => "postgres rds",
-            ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => "postgres aurora",
-            ResourceSpec::Queue { .. } => "queue",
-            ResourceSpec::Topic { .. } => "topic",
-            ResourceSpec::Cache { .. } => "cache",
-            ResourceSpec::Bucket { .. } => "bucket",
-        });
+        return Some(r.spec.owner_kind());
     }
     let engine = name.strip_prefix("shared-").and_then(super::engine_of)?;
-    Some(engine.as_str())
+    Some(engine.owner_kind())
 }
 
 /// Checks every `usage.for.<name>` once the root's resources and workloads are known: the name
@@ -417,7 +410,7 @@ pub(crate) fn check_usage_for(
             let help = if kinds.is_empty() {
                 format!("`{key}` is the environment's own: set it beside `for`, not under it")
             } else {
-                format!("`{key}` applies to: {}", kinds.join(", "))
+                format!("`{key}` applies to: {}", OwnerKind::join(kinds))
             };
             cx.invalid(
                 node,
