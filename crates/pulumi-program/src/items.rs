@@ -35,7 +35,7 @@ macro_rules! renderers {
 }
 
 renderers! { cx, item, subscriptions;
-    EcsCluster {} => platform::cluster(cx, item), 1;
+    EcsCluster { .. } => platform::cluster(cx, item), 1;
     TaskExecutionRole { grants, .. } => identity::role(cx, item), 1 + usize::from(!grants.is_empty());
     TaskRole { grants, .. } => identity::role(cx, item), 1 + usize::from(!grants.is_empty());
     RegistrySecret { .. } => Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared")), 1;
@@ -72,7 +72,7 @@ renderers! { cx, item, subscriptions;
     AlbTargetGroup { .. } => alb::target_group(cx, item), 1;
     AlbListenerRule { .. } => alb::listener_rule(cx, item), 1;
     DnsRecord { .. } => alb::dns_record(cx, item), 1;
-    ScalingTarget { .. } => workload::scaling_target(cx, item), 1;
+    ScalingTarget { active, .. } => workload::scaling_target(cx, item), 1 + 2 * usize::from(active.is_some());
     ScalingPolicy { .. } => workload::scaling_policy(cx, item), 1;
     Budget { .. } => budget::budget(cx, item), 1;
     LogGroup { .. } => logs::log_group(cx, item), 1;

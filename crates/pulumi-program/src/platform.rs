@@ -10,13 +10,26 @@ use super::context::{Context, Input, Tags, wrong_spec};
 #[serde(rename_all = "camelCase")]
 struct Cluster<'p> {
     name: &'p str,
+    /// Container Insights, when a service scales on a queue's backlog per task.
+    settings: Option<[ClusterSetting; 1]>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
+#[derive(Serialize)]
+struct ClusterSetting {
+    name: &'static str,
+    value: &'static str,
+}
+
 /// The ECS cluster every service of the environment runs in.
 pub(super) fn cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let props = Cluster { name: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+    let ItemSpec::EcsCluster { container_insights } = &item.spec else {
+        return Err(wrong_spec(item));
+    };
+    let settings =
+        container_insights.then_some([ClusterSetting { name: "containerInsights", value: "enabled" }]);
+    let props = Cluster { name: &item.physical_name, settings, region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:ecs/cluster:Cluster", props)
 }
 

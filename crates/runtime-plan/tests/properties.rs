@@ -284,7 +284,7 @@ proptest! {
                 let internal = after
                     .workloads
                     .iter()
-                    .any(|w| w.expose == runway_schema::Expose::Internal && w.port == port);
+                    .any(|w| w.expose == runway_schema::Expose::Internal && w.port == Some(port));
                 if !by_members && !internal && let Some(id) = old.get(id.as_str()) {
                     expected.insert(id);
                 }

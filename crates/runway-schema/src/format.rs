@@ -12,7 +12,9 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::model::{
+    Access, ApplyChanges, Architecture, CapOn, Engine, Expose, Ground, PostgresEngine, Runtime,
+};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -388,6 +390,9 @@ struct LimitsFile {
     /// (`runway diff --base-ref`): US dollars (`50`) or a percentage of the base's estimate
     /// (`"20%"`).
     increase: Option<IncreaseFile>,
+    /// Which estimate the cap refuses on: `floor` (default: `scale.min` within active hours),
+    /// `typical` (midway between `min` and `max`) or `ceiling` (`max` all month).
+    on: Option<CapOn>,
 }
 
 /// `limits.increase`: dollars, or a percentage.
@@ -543,10 +548,11 @@ struct WorkloadFile {
     /// own.
     #[schemars(length(min = 1), inner(length(min = 1)))]
     entry_point: Option<Vec<String>>,
-    /// Container port.
+    /// Container port; none for a worker (no load balancer, no Cloud Map service, no ingress),
+    /// which then declares a `command` health check or `health: { none: <why> }`.
     #[schemars(range(min = 1, max = 65535))]
-    port: u16,
-    /// HTTP (`path`) or command (`command`) health check.
+    port: Option<u16>,
+    /// HTTP (`path`) or command (`command`) health check, or `none: <why>` for a worker.
     health: Option<HealthFile>,
     /// Environment values: plain text, or exactly `${VAR}` for a variable of a used resource
     /// (delivered from its SSM parameter, under this name).
@@ -561,6 +567,8 @@ struct WorkloadFile {
     size: Option<IndexMap<String, String>>,
     /// Scale per environment (default min 1, max 1).
     scale: Option<IndexMap<String, ScaleFile>>,
+    /// Scheduled runs of its task definition with a command (EventBridge Scheduler), by name.
+    schedules: Option<IndexMap<String, ScheduleFile>>,
     /// ECS Exec: allow a shell into a running task with `aws ecs execute-command` (default
     /// false).
     exec: Option<bool>,
@@ -623,6 +631,9 @@ struct HealthFile {
     /// 0s to 1h (default 60s).
     #[schemars(regex(pattern = DURATION))]
     grace: Option<String>,
+    /// No check, and why: only for a workload without a `port`, and alone.
+    #[schemars(length(min = 1))]
+    none: Option<String>,
 }
 
 /// `scale.<env>`.
@@ -630,12 +641,73 @@ struct HealthFile {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = Keys(keys::SCALE))]
 struct ScaleFile {
-    /// Tasks at rest (>= 1).
-    #[schemars(range(min = 1))]
+    /// Tasks at rest (>= 1; 0 outside production with `active` hours).
+    #[schemars(range(min = 0))]
     min: Option<u32>,
     /// Tasks at most (>= min).
     #[schemars(range(min = 1))]
     max: Option<u32>,
+    /// What the desired count follows (default: CPU at 60%).
+    on: Option<ScaleOnFile>,
+    /// The hours it runs, outside production: none outside them.
+    active: Option<ActiveFile>,
+}
+
+/// `scale.<env>.on`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::SCALE_ON))]
+struct ScaleOnFile {
+    /// Average CPU, `60%`.
+    cpu: Option<PercentFile>,
+    /// Average memory, `70%`.
+    memory: Option<PercentFile>,
+    /// Requests per task a minute through the load balancer (public workloads).
+    #[schemars(range(min = 1, max = 1000000))]
+    requests: Option<u32>,
+    /// Messages visible per running task, by queue it uses: `{ jobs: 100 }`.
+    queue: Option<IndexMap<String, u32>>,
+}
+
+/// A percentage: `60%` or `60`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum PercentFile {
+    /// `60`.
+    Number(#[schemars(range(min = 1, max = 100))] u32),
+    /// `"60%"`.
+    Text(#[schemars(regex(pattern = r"^[0-9]{1,3}%$"))] String),
+}
+
+/// `scale.<env>.active`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::ACTIVE))]
+struct ActiveFile {
+    /// `Mon-Fri`, `Sat,Sun` (default every day).
+    days: Option<String>,
+    /// `07:00-20:00`.
+    #[schemars(regex(pattern = r"^[0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2}$"))]
+    hours: String,
+    /// IANA timezone (default `UTC`).
+    timezone: Option<String>,
+}
+
+/// `schedules.<name>`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::SCHEDULE))]
+struct ScheduleFile {
+    /// Five fields: minute hour day-of-month month day-of-week (`0 3 * * *`).
+    cron: String,
+    /// IANA timezone the cron is read in (default `UTC`).
+    timezone: Option<String>,
+    /// The container's command, word by word.
+    #[schemars(length(min = 1), inner(length(min = 1)))]
+    command: Vec<String>,
+    /// The longest a run may take, 1m..24h.
+    #[schemars(regex(pattern = DURATION))]
+    timeout: String,
 }
 
 /// `reason`.
@@ -741,6 +813,9 @@ mod tests {
             ("WorkloadFile", keys::WORKLOAD),
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),
+            ("ScaleOnFile", keys::SCALE_ON),
+            ("ActiveFile", keys::ACTIVE),
+            ("ScheduleFile", keys::SCHEDULE),
             ("MigrateFile", keys::MIGRATE),
             ("GroundedReason", keys::REASON),
         ] {

@@ -19,7 +19,12 @@ use super::specs::{
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum ItemSpec {
     /// ECS cluster.
-    EcsCluster {},
+    EcsCluster {
+        /// Container Insights on: a service scaling on a queue's backlog divides it by the
+        /// insights' `RunningTaskCount` (set only then).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        container_insights: bool,
+    },
     /// A workload's task execution role (assumed by `ecs-tasks.amazonaws.com`): pulls its image
     /// and reads exactly the SSM parameters its task definition references.
     TaskExecutionRole {
@@ -301,18 +306,29 @@ pub enum ItemSpec {
         min_capacity: u32,
         /// `scale.max`.
         max_capacity: u32,
+        /// The hours it runs (`scale.<env>.active`): two scheduled actions, one raising the
+        /// capacity to its hours' range at the start, one setting it to none at the end.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        active: Option<ActiveHours>,
     },
-    /// Target tracking on average CPU.
+    /// Target tracking of one metric: average CPU or memory, requests per target, or a
+    /// queue's backlog per task.
     #[serde(rename_all = "camelCase")]
     ScalingPolicy {
         /// The workload.
         workload: CompactString,
         /// Logical id of the scaling target.
         target: CompactString,
-        /// `ECSServiceAverageCPUUtilization`.
+        /// The predefined metric (`ECSServiceAverageCPUUtilization`,
+        /// `ECSServiceAverageMemoryUtilization`, `ALBRequestCountPerTarget`), or
+        /// `SQSBacklogPerTask` for a queue's metric math.
         metric: CompactString,
-        /// Target value in percent.
+        /// Target value: percent, requests per target, or messages per task.
         target_value: u32,
+        /// What a metric beyond the service's own is measured on: the load balancer and target
+        /// group (requests), or the queue (backlog).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<ScalingSource>,
     },
     /// Route 53 alias record: a public workload's host, in the program's hosted zone input,
     /// resolving to the ALB.
@@ -464,4 +480,40 @@ impl EndpointType {
             EndpointType::Gateway => "Gateway",
         }
     }
+}
+
+/// A scaling target's active hours as Application Auto Scaling's scheduled actions read them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveHours {
+    /// When the hours start: `cron(M H ? * DAYS *)`.
+    pub start: CompactString,
+    /// When they end.
+    pub stop: CompactString,
+    /// The IANA timezone both are read in.
+    pub timezone: CompactString,
+    /// Tasks at least within the hours (`scale.min`, at least 1).
+    pub min_capacity: u32,
+}
+
+/// What a scaling policy's metric is measured on, beyond the service.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum ScalingSource {
+    /// `ALBRequestCountPerTarget`: the environment's ALB and the workload's target group
+    /// (its resource label `app/.../targetgroup/...`).
+    Requests {
+        /// Logical id of the ALB.
+        alb: CompactString,
+        /// Logical id of the target group.
+        target_group: CompactString,
+    },
+    /// A queue's visible messages divided by the service's running tasks
+    /// (`ApproximateNumberOfMessagesVisible` / Container Insights' `RunningTaskCount`).
+    Queue {
+        /// Logical id of the SQS queue.
+        queue: CompactString,
+        /// Logical id of the ECS service.
+        service: CompactString,
+    },
 }

@@ -135,7 +135,7 @@ macro_rules! item_kinds {
 
 item_kinds! {
     /// ECS cluster (one per environment with a workload).
-    EcsCluster {} = "ecs-cluster" {
+    EcsCluster { .. } = "ecs-cluster" {
         words: "ECS cluster",
         name_limit: Some(255),
         included: NO_CHARGE,

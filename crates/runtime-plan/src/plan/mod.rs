@@ -171,8 +171,8 @@ pub struct PlannedWorkload {
     pub platform: Architecture,
     /// The pinned image.
     pub image: CompactString,
-    /// Container port.
-    pub port: u16,
+    /// Container port; `None` for a worker.
+    pub port: Option<u16>,
     /// `<workload>.<domain>` when public.
     pub host: Option<CompactString>,
     /// `<workload>.<env>.<product>.internal` when internal.

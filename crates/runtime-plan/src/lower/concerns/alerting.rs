@@ -284,7 +284,7 @@ fn watches(cx: &Cx) -> Vec<Watch> {
                 };
                 out.push(watch(&[ServiceCpu, ServiceMemory], vec![cluster, by_name]));
             }
-            ItemSpec::EcsCluster {}
+            ItemSpec::EcsCluster { .. }
             | ItemSpec::TaskExecutionRole { .. }
             | ItemSpec::TaskRole { .. }
             | ItemSpec::RegistrySecret { .. }
