@@ -23,6 +23,16 @@ fn money(m: Option<Money>) -> String {
 }
 
 fn cap_text(p: &Plan) -> String {
+    let on = match p.cost.cap_on {
+        runway_schema::CapOn::Floor => String::new(),
+        other => format!(" (judged on the {} figure)", other.as_str()),
+    };
+    let text = cap_verdict(p);
+    if p.cost.cap.is_some() { format!("{text}{on}") } else { text }
+}
+
+/// The cap's verdict in words.
+fn cap_verdict(p: &Plan) -> String {
     match (p.cost.cap, p.cost.verdict) {
         (Some(cap), Verdict::Over) => format!("over the cap ${cap}: REFUSED"),
         (Some(cap), Verdict::RefusedUnpriced) => format!("unpriced items under the cap ${cap}: REFUSED"),
@@ -414,10 +424,12 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             rows.push(Row::Cells(vec![what, unpriced, String::new(), "unpriced".into()]));
         }
     }
-    for (name, what, m) in [
-        ("estimate", "workloads at scale.min", p.cost.monthly),
-        ("ceiling", "workloads at scale.max", p.cost.ceiling),
-    ] {
+    // The floor (the estimate), typical and ceiling figures; typical only where it differs.
+    let typical = p.cost.typical.map(|t| ("typical", "workloads midway to scale.max", t));
+    for (name, what, m) in std::iter::once(("estimate", "workloads at scale.min", p.cost.monthly))
+        .chain(typical)
+        .chain([("ceiling", "workloads at scale.max", p.cost.ceiling)])
+    {
         rows.push(Row::Cells(vec![name.into(), what.into(), String::new(), format!("${m}")]));
     }
     let header = &["item", "what", "quantity x unit price", "monthly"];

@@ -1,7 +1,7 @@
 //! Pricing the planned items, the cap check and its diagnostics.
 
 use cost::{Catalogue, Item, Priced};
-use runway_schema::{Architecture, Code, Diagnostic, Environment, Money, PostgresEngine};
+use runway_schema::{Architecture, CapOn, Code, Diagnostic, Environment, Money, PostgresEngine};
 use rust_decimal::Decimal;
 
 use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, UsageLine, Verdict};
@@ -40,9 +40,14 @@ pub(crate) enum Priceable {
     },
     Tasks {
         size: String,
+        /// Tasks at least (within the active hours).
         min: u32,
+        /// The typical count: midway between `min` and `max`, rounded up.
+        typical: u32,
         max: u32,
         architecture: Architecture,
+        /// Hours a month it runs (`scale.<env>.active`); `None` all month.
+        hours: Option<Decimal>,
     },
     Alb {
         zones: u32,
@@ -70,13 +75,21 @@ pub(crate) enum Priceable {
 }
 
 impl Priceable {
-    /// A service's tasks of `architecture`: `min` for the estimate, `max` for the ceiling.
-    pub(crate) fn tasks(size: &str, min: u32, max: u32, architecture: Architecture) -> Priceable {
-        Priceable::Tasks { size: size.into(), min, max, architecture }
+    /// A service's tasks of `architecture`: `min` within the active `hours` (all month without)
+    /// for the estimate (the floor), midway to `max` for the typical figure, `max` all month
+    /// for the ceiling.
+    pub(crate) fn tasks(
+        size: &str,
+        (min, max): (u32, u32),
+        architecture: Architecture,
+        hours: Option<Decimal>,
+    ) -> Priceable {
+        let typical = min + (max - min).div_ceil(2);
+        Priceable::Tasks { size: size.into(), min, typical, max, architecture, hours }
     }
 
-    /// The catalogue item at rest (`ceiling == false`) or at most.
-    fn item(&self, ceiling: bool) -> Item<'_> {
+    /// The catalogue item at `figure`.
+    fn item(&self, figure: Figure) -> Item<'_> {
         match self {
             Priceable::Postgres { engine, size, storage_gb, io } => {
                 Item::Postgres { engine: *engine, size, storage_gb: *storage_gb, io: *io }
@@ -92,8 +105,13 @@ impl Priceable {
             Priceable::Bucket { size, storage_gb, requests } => {
                 Item::Bucket { size, storage_gb: *storage_gb, requests: *requests }
             }
-            Priceable::Tasks { size, min, max, architecture } => {
-                Item::Tasks { size, tasks: if ceiling { *max } else { *min }, architecture: *architecture }
+            Priceable::Tasks { size, min, typical, max, architecture, .. } => {
+                let tasks = match figure {
+                    Figure::Floor => *min,
+                    Figure::Typical => *typical,
+                    Figure::Ceiling => *max,
+                };
+                Item::Tasks { size, tasks, architecture: *architecture }
             }
             Priceable::Alb { zones } => Item::Alb { zones: *zones },
             Priceable::PrivateZone => Item::PrivateZone,
@@ -117,8 +135,41 @@ impl Priceable {
     }
 
     fn scales(&self) -> bool {
-        matches!(self, Priceable::Tasks { min, max, .. } if min != max)
+        matches!(self, Priceable::Tasks { min, max, hours, .. } if min != max || hours.is_some())
     }
+
+    /// The share of the month it runs at the floor and typical figures (1 all month).
+    fn share(&self) -> Decimal {
+        match self {
+            Priceable::Tasks { hours: Some(h), .. } => {
+                (*h / Decimal::from(cost::HOURS_PER_MONTH)).min(Decimal::ONE)
+            }
+            _ => Decimal::ONE,
+        }
+    }
+}
+
+/// Which of an item's three figures.
+#[derive(Clone, Copy)]
+enum Figure {
+    Floor,
+    Typical,
+    Ceiling,
+}
+
+/// `lines` for `share` of the month: quantities and amounts scaled (all of them at 1).
+fn for_share(lines: &[cost::Line], share: Decimal) -> Vec<cost::Line> {
+    lines
+        .iter()
+        .map(|l| {
+            let mut l = l.clone();
+            if share != Decimal::ONE {
+                l.quantity *= share;
+                l.monthly = l.unit_price.times(l.quantity);
+            }
+            l
+        })
+        .collect()
 }
 
 /// How many unpriced items the `unpriced` diagnostic names before `and N more`.
@@ -140,25 +191,30 @@ pub(crate) fn summarize(
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
     let mut monthly = Money::ZERO;
+    let mut typical = Money::ZERO;
     let mut ceiling = Money::ZERO;
     // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
-    // many items of each): its lines at rest and its figure at most.
-    let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money)> =
+    // many items of each): its lines at the floor and its typical and ceiling figures.
+    let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money, Money)> =
         std::collections::BTreeMap::new();
     for (item, p) in items.iter_mut().zip(prices) {
         let Some(p) = p else { continue };
-        let (priced, c) = asked.entry(p).or_insert_with(|| {
-            let priced = catalogue.price(region, &p.item(false));
+        let (priced, t, c) = asked.entry(p).or_insert_with(|| {
+            let mut priced = catalogue.price(region, &p.item(Figure::Floor));
+            if let Priced::Lines { lines, .. } = &mut priced {
+                *lines = for_share(lines, p.share());
+            }
             let m = priced.monthly().unwrap_or(Money::ZERO);
-            let c = if p.scales() {
-                // The same catalogue priced the item at rest; at most it is priced the same way.
-                catalogue.price(region, &p.item(true)).monthly().unwrap_or(m)
+            let (t, c) = if p.scales() {
+                // The same catalogue priced the item at rest; the other figures alike.
+                let at = |f| catalogue.price(region, &p.item(f)).monthly();
+                (at(Figure::Typical).map_or(m, |t| t.times(p.share())), at(Figure::Ceiling).unwrap_or(m))
             } else {
-                m
+                (m, m)
             };
-            (priced, c)
+            (priced, t, c)
         });
-        let c = *c;
+        let (t, c) = (*t, *c);
         match priced {
             Priced::Lines { lines: item_lines, rates } => {
                 let m: Money = item_lines.iter().map(|l| l.monthly).sum();
@@ -166,6 +222,7 @@ pub(crate) fn summarize(
                 item.ceiling = Some(c);
                 item.pricing = Pricing::Priced;
                 monthly = monthly + m;
+                typical = typical + t;
                 ceiling = ceiling + c;
                 lines.extend(item_lines.iter().map(|line| CostLine {
                     item: item.id.clone(),
@@ -198,7 +255,13 @@ pub(crate) fn summarize(
     }
 
     let cap = env.cap(env_name);
-    let shown = monthly.cents();
+    // The figure the cap refuses on (`limits.on`, the floor by default: the estimate).
+    let judged = match env.cap_on {
+        CapOn::Floor => monthly,
+        CapOn::Typical => typical,
+        CapOn::Ceiling => ceiling,
+    };
+    let shown = judged.cents();
     let verdict = match cap {
         None => Verdict::Uncapped,
         Some(cap) if shown > cap => Verdict::Over,
@@ -218,10 +281,17 @@ pub(crate) fn summarize(
                 Code::CapExceeded,
                 at.clone(),
                 path.clone(),
-                format!(
-                    "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
-                    cap = cap.cents()
-                ),
+                match env.cap_on {
+                    CapOn::Floor => format!(
+                        "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
+                        cap = cap.cents()
+                    ),
+                    on => format!(
+                        "the {on} estimate ${shown} a month of `{env_name}` is over its cap ${cap} (`limits.on: {on}`); largest: {largest}",
+                        on = on.as_str(),
+                        cap = cap.cents()
+                    ),
+                },
             )
             .with_help(cap_help),
         ),
@@ -249,7 +319,22 @@ pub(crate) fn summarize(
         ));
     }
     let refused = diagnostics.iter().any(Diagnostic::is_error);
-    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, usage: Vec::new(), refused }
+    // Shown apart only where it differs from the floor (a workload scales or sleeps).
+    let typical = (typical != monthly).then_some(typical);
+    let cap_on = env.cap_on;
+    CostSummary {
+        monthly,
+        typical,
+        ceiling,
+        cap,
+        cap_on,
+        verdict,
+        unpriced,
+        lines,
+        usage_based,
+        usage: Vec::new(),
+        refused,
+    }
 }
 
 /// The `unpriced` diagnostic: an error under a cap (a capped plan must be fully priced), a

@@ -490,7 +490,12 @@ fn service(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
             .size(w.size)
             .depends_on(depends_on)
-            .priced(Priceable::tasks(w.size, w.scale.min, w.scale.max, w.spec.platform)),
+            .priced(Priceable::tasks(
+                w.size,
+                (scaling::hours_floor(w), w.scale.max),
+                w.spec.platform,
+                w.scaling.active.as_ref().map(scaling::hours_a_month),
+            )),
     );
     Named { id, name }
 }

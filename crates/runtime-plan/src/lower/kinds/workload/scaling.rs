@@ -93,6 +93,12 @@ pub(super) fn hours_floor(w: &Lowering) -> u32 {
     if w.scaling.active.is_some() { w.scale.min.max(1) } else { w.scale.min }
 }
 
+/// Hours a month within the active hours: a week's hours x 730 / 168, the catalogue's month
+/// over a week.
+pub(super) fn hours_a_month(a: &Active) -> rust_decimal::Decimal {
+    a.hours_a_week() * rust_decimal::Decimal::from(cost::HOURS_PER_MONTH) / rust_decimal::Decimal::from(168)
+}
+
 /// The scheduled actions' crons: the start and the end of the hours on the active days.
 fn active_hours(a: &Active, min_capacity: u32) -> ActiveHours {
     let days = a.cron_days();
