@@ -611,3 +611,17 @@ pub fn cost_report(plans: &[Plan]) -> CostReport {
             .collect(),
     }
 }
+
+/// The next run times of the plan's schedules (`runtime_plan::Plan::next_runs`, from a clock
+/// the caller read): one line per schedule, nothing without schedules.
+pub fn write_next_runs(runs: &[runtime_plan::NextRuns], out: &mut impl fmt::Write) -> fmt::Result {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "next runs")?;
+    for r in runs {
+        let times = if r.times.is_empty() { "none within five years".to_owned() } else { r.times.join(", ") };
+        writeln!(out, "  {}/{} ({}, {}): {times}", r.workload, r.schedule, r.cron, r.timezone)?;
+    }
+    Ok(())
+}

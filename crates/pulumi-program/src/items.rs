@@ -7,7 +7,7 @@ use runtime_plan::{ItemSpec, PlannedItem};
 use super::context::{Context, unsupported};
 use super::{
     RenderError, alarms, alb, alb_logs, bucket, budget, cache, endpoints, identity, key, logs, network,
-    platform, postgres, queue, topic, workload,
+    platform, postgres, queue, schedule, topic, workload,
 };
 
 /// Declares, from one table, how each kind renders: `declare`, the renderer of an item managed
@@ -88,6 +88,7 @@ renderers! { cx, item, subscriptions;
     MetricAlarm { .. } => alarms::metric_alarm(cx, item), 1;
     // The rule and its target.
     EcsEventRule { .. } => alarms::ecs_event_rule(cx, item), 2;
+    Schedule(spec) => schedule::schedule(cx, item), schedule::resources(spec);
 }
 
 /// Looks up an item another component creates, into a variable of its id.

@@ -51,6 +51,7 @@ mod platform;
 mod postgres;
 mod preview;
 mod queue;
+mod schedule;
 mod ser;
 mod stack;
 mod tasks;

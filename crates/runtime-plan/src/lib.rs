@@ -51,6 +51,7 @@ pub mod preflight;
 pub mod preview;
 mod pricing;
 pub mod review;
+pub mod schedule;
 pub mod spend;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
@@ -68,6 +69,7 @@ pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
     SideCost, breaking, review, review_environment,
 };
+pub use schedule::{NextRuns, next_times};
 pub use spend::{
     Actuals, Hint, Month, MonthError, RowKind, SpendReport, SpendRow, SpendTotal, UsageMatch, spend_report,
 };
@@ -81,7 +83,7 @@ pub use plan::{
     Grant, HealthSpec, ITEM_TAG, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery, ManagedBy,
     OneOffTask, PAUSE_SECONDS, PRODUCT_TAG, ParameterSource, ParameterWriter, Peer, Plan, PlannedItem,
     PlannedOutput, PlannedResource, PlannedWorkload, PolicyResource, RESOURCE_TAG, RdsInstanceSpec,
-    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, SQL_VARIABLE, ScalingSource,
+    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, SQL_VARIABLE, ScalingSource, ScheduleSpec,
     SecretsLayout, SecurityRule, ServiceRestart, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict,
     alarm_metric,
 };

@@ -49,6 +49,12 @@ pub(crate) enum Priceable {
         /// Hours a month it runs (`scale.<env>.active`); `None` all month.
         hours: Option<Decimal>,
     },
+    /// A schedule's runs: one task of the size for `task_hours` a month.
+    Runs {
+        size: String,
+        architecture: Architecture,
+        task_hours: Decimal,
+    },
     Alb {
         zones: u32,
     },
@@ -88,6 +94,11 @@ impl Priceable {
         Priceable::Tasks { size: size.into(), min, typical, max, architecture, hours }
     }
 
+    /// A schedule's runs: `task_hours` a month of one task.
+    pub(crate) fn runs(size: &str, architecture: Architecture, task_hours: Decimal) -> Priceable {
+        Priceable::Runs { size: size.into(), architecture, task_hours }
+    }
+
     /// The catalogue item at `figure`.
     fn item(&self, figure: Figure) -> Item<'_> {
         match self {
@@ -112,6 +123,9 @@ impl Priceable {
                     Figure::Ceiling => *max,
                 };
                 Item::Tasks { size, tasks, architecture: *architecture }
+            }
+            Priceable::Runs { size, architecture, .. } => {
+                Item::Tasks { size, tasks: 1, architecture: *architecture }
             }
             Priceable::Alb { zones } => Item::Alb { zones: *zones },
             Priceable::PrivateZone => Item::PrivateZone,
@@ -144,6 +158,7 @@ impl Priceable {
             Priceable::Tasks { hours: Some(h), .. } => {
                 (*h / Decimal::from(cost::HOURS_PER_MONTH)).min(Decimal::ONE)
             }
+            Priceable::Runs { task_hours, .. } => *task_hours / Decimal::from(cost::HOURS_PER_MONTH),
             _ => Decimal::ONE,
         }
     }

@@ -99,6 +99,7 @@ impl ItemKind {
             | ItemKind::AlbListenerRule
             | ItemKind::ScalingTarget
             | ItemKind::ScalingPolicy
+            | ItemKind::Schedule
             | ItemKind::Budget
             | ItemKind::DnsRecord
             | ItemKind::VpcEndpoint

@@ -445,6 +445,48 @@ pub enum ItemSpec {
         /// `(detail-type, eventName)` of each event sent.
         events: &'static [(&'static str, &'static str)],
     },
+    /// A workload's scheduled run (`schedules.<name>`).
+    Schedule(Box<ScheduleSpec>),
+}
+
+/// A workload's `schedules.<name>`: EventBridge Scheduler starts its task definition with the
+/// command (RunTask on Fargate, one task) at each time of the expression; its own role may run
+/// exactly that task definition's family in the cluster and pass exactly its roles.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// The schedule's name in the file.
+    pub schedule: CompactString,
+    /// The cron as written (five fields).
+    pub cron: CompactString,
+    /// EventBridge Scheduler's expression, `cron(M H DOM MON DOW *)`.
+    pub expression: CompactString,
+    /// The IANA timezone it is read in.
+    pub timezone: CompactString,
+    /// The container's command.
+    pub command: Vec<CompactString>,
+    /// Seconds a run may take (priced at, and stated).
+    pub timeout_seconds: u64,
+    /// Runs a month the cron makes (a 365-day year's matches over 12).
+    pub runs_a_month: rust_decimal::Decimal,
+    /// Logical id of the cluster.
+    pub cluster: CompactString,
+    /// Logical id of the task definition it runs (the service's).
+    pub task_definition: CompactString,
+    /// The container to override (named after the workload).
+    pub container: CompactString,
+    /// Logical ids of the security groups of its task (the service's).
+    pub security_groups: Vec<CompactString>,
+    /// Logical ids of the roles its role may pass: the task definition's execution and task
+    /// roles.
+    pub pass_roles: Vec<CompactString>,
+    /// The ECS task group of its runs (`schedule-<name>`): what the failure rule matches.
+    pub group: CompactString,
+    /// A failed run (a container's exit code not 0, a task that could not start) reaches the
+    /// alerts topic: the environment has one.
+    pub alerts: bool,
 }
 
 /// What an item says about access: a security group's rules, a role's grants, or nothing.

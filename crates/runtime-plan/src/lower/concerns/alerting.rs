@@ -313,6 +313,7 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             | ItemSpec::AlertTopic { .. }
             | ItemSpec::MetricAlarm { .. }
             | ItemSpec::EcsEventRule { .. }
+            | ItemSpec::Schedule(..)
             | ItemSpec::AlbLogBucket { .. }
             | ItemSpec::KmsKey { .. } => {}
         }

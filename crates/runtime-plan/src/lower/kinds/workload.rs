@@ -26,6 +26,7 @@ use crate::plan::{
 use crate::pricing::Priceable;
 
 mod scaling;
+mod schedules;
 
 /// A workload being lowered, as its items are named and sized.
 struct Lowering<'w> {
@@ -103,6 +104,8 @@ fn lower(
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
     let migrate_roles = Roles { execution: roles.execution.clone(), task: roles.task.clone() };
+    let run_roles: Vec<CompactString> =
+        [roles.execution.clone()].into_iter().chain(roles.task.clone()).collect();
     let migrate_registry = registry.clone();
     let task_definition = task_definition(
         cx,
@@ -150,7 +153,13 @@ fn lower(
         tasks.push(migrate_task(cx, w, run, (&security_groups, &log_group), platform));
     }
     let target_group = entry.as_ref().map(|e| e.target_group.clone());
+    let run = schedules::Run {
+        task_definition: &task_definition.clone(),
+        security_groups: &security_groups.clone(),
+        roles: run_roles,
+    };
     let service = service(cx, w, (task_definition, security_groups), discovery, entry, platform);
+    schedules::lower(cx, w, &run, platform);
     if scaling::scales(w) {
         scaling::lower(cx, w, &service, (platform, target_group.as_ref()), used);
     }
