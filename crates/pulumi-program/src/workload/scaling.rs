@@ -37,8 +37,8 @@ struct ScheduledAction<'p> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TargetAction {
-    min_capacity: String,
-    max_capacity: String,
+    min_capacity: u32,
+    max_capacity: u32,
 }
 
 /// The autoscaling target: the desired count of the service, between the hours' floor and
@@ -90,10 +90,7 @@ fn scheduled_actions<'p>(
             scalable_dimension: cx.reference(id, "scalableDimension")?,
             schedule,
             timezone: &hours.timezone,
-            scalable_target_action: TargetAction {
-                min_capacity: min.to_string(),
-                max_capacity: max.to_string(),
-            },
+            scalable_target_action: TargetAction { min_capacity: min, max_capacity: max },
             region: cx.region(),
         };
         cx.declare_companion(item, word, "aws:appautoscaling/scheduledAction:ScheduledAction", props)?;
