@@ -25,7 +25,9 @@ fn money(m: Option<Money>) -> String {
 fn cap_text(p: &Plan) -> String {
     let on = match p.cost.cap_on {
         runway_schema::CapOn::Floor => String::new(),
-        other => format!(" (judged on the {} figure)", other.as_str()),
+        other @ (runway_schema::CapOn::Typical | runway_schema::CapOn::Ceiling) => {
+            format!(" (judged on the {} figure)", other.as_str())
+        }
     };
     let text = cap_verdict(p);
     if p.cost.cap.is_some() { format!("{text}{on}") } else { text }

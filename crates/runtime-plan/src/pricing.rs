@@ -159,7 +159,23 @@ impl Priceable {
                 (*h / Decimal::from(cost::HOURS_PER_MONTH)).min(Decimal::ONE)
             }
             Priceable::Runs { task_hours, .. } => *task_hours / Decimal::from(cost::HOURS_PER_MONTH),
-            _ => Decimal::ONE,
+            Priceable::Tasks { hours: None, .. }
+            | Priceable::Postgres { .. }
+            | Priceable::RdsProxy { .. }
+            | Priceable::Cache { .. }
+            | Priceable::Queue { .. }
+            | Priceable::Topic { .. }
+            | Priceable::Bucket { .. }
+            | Priceable::Alb { .. }
+            | Priceable::PrivateZone
+            | Priceable::Secret
+            | Priceable::KmsKey
+            | Priceable::LogGroup { .. }
+            | Priceable::Budget
+            | Priceable::LogBucket
+            | Priceable::Alarm
+            | Priceable::InterfaceEndpoint { .. }
+            | Priceable::Vpc { .. } => Decimal::ONE,
         }
     }
 }
@@ -301,7 +317,7 @@ pub(crate) fn summarize(
                         "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
                         cap = cap.cents()
                     ),
-                    on => format!(
+                    on @ (CapOn::Typical | CapOn::Ceiling) => format!(
                         "the {on} estimate ${shown} a month of `{env_name}` is over its cap ${cap} (`limits.on: {on}`); largest: {largest}",
                         on = on.as_str(),
                         cap = cap.cents()

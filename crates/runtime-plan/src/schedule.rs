@@ -32,9 +32,9 @@ impl Plan {
     pub fn next_runs(&self, now: Timestamp, n: usize) -> Vec<NextRuns> {
         self.items
             .iter()
-            .filter_map(|i| match &i.spec {
-                ItemSpec::Schedule(s) => Some(s),
-                _ => None,
+            .filter_map(|i| {
+                let ItemSpec::Schedule(s) = &i.spec else { return None };
+                Some(s)
             })
             .map(|s| NextRuns {
                 workload: s.workload.clone(),

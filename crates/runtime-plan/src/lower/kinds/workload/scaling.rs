@@ -10,6 +10,10 @@ use super::super::{SCALING_CPU_TARGET, cat};
 use super::{Lowering, Used};
 use crate::plan::{ActiveHours, ItemKind, ItemSpec, ScalingSource};
 
+/// One policy to declare: its word (in its id and name), metric, target value, what it is
+/// measured on, and what it waits for.
+type Policy<'a> = (&'a str, &'static str, u32, Option<ScalingSource>, Vec<CompactString>);
+
 /// Does the service get a scaling target here: it may grow, or it sleeps outside its hours.
 pub(super) fn scales(w: &Lowering) -> bool {
     w.scale.max > w.scale.min || w.scaling.active.is_some()
@@ -48,7 +52,7 @@ pub(super) fn lower(
     }
     let on = w.scaling.on.clone().unwrap_or_default();
     let default_cpu = w.scaling.on.is_none().then_some(SCALING_CPU_TARGET);
-    let mut policies: Vec<(&str, &str, u32, Option<ScalingSource>, Vec<CompactString>)> = Vec::new();
+    let mut policies: Vec<Policy<'_>> = Vec::new();
     if let Some(cpu) = on.cpu.or(default_cpu) {
         policies.push(("cpu", "ECSServiceAverageCPUUtilization", cpu, None, Vec::new()));
     }
