@@ -305,40 +305,9 @@ pub(crate) fn summarize(
         None => (env.at.clone(), format!("environments.{env_name}")),
     };
     let largest = largest_owners(items, 3);
-    let cap_help = format!("raise `environments.{env_name}.limits.monthly`, or plan smaller sizes");
-    match (cap, verdict) {
-        (Some(cap), Verdict::Over) => diagnostics.push(
-            Diagnostic::error(
-                Code::CapExceeded,
-                at.clone(),
-                path.clone(),
-                match env.cap_on {
-                    CapOn::Floor => format!(
-                        "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
-                        cap = cap.cents()
-                    ),
-                    on @ (CapOn::Typical | CapOn::Ceiling) => format!(
-                        "the {on} estimate ${shown} a month of `{env_name}` is over its cap ${cap} (`limits.on: {on}`); largest: {largest}",
-                        on = on.as_str(),
-                        cap = cap.cents()
-                    ),
-                },
-            )
-            .with_help(cap_help),
-        ),
-        (None, _) => diagnostics.push(
-            Diagnostic::warning(
-                Code::Uncapped,
-                at.clone(),
-                path.clone(),
-                format!(
-                    "`{env_name}` has no cap, so no AWS Budgets backstop; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
-                    ceiling.cents()
-                ),
-            )
-            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it (and get a budget)")),
-        ),
-        _ => {}
+    if let Some(d) = cap_diagnostic((&at, &path), (env, env_name), (cap, verdict), (shown, ceiling), &largest)
+    {
+        diagnostics.push(d);
     }
     if !unpriced.is_empty() {
         diagnostics.push(unpriced_diagnostic(
@@ -365,6 +334,51 @@ pub(crate) fn summarize(
         usage_based,
         usage: Vec::new(),
         refused,
+    }
+}
+
+/// The cap's diagnostic: `cap-exceeded` over it (naming the figure `limits.on` chose when it is
+/// not the floor), `uncapped` without one; none within.
+fn cap_diagnostic(
+    (at, path): (&runway_schema::Location, &str),
+    (env, env_name): (&Environment, &str),
+    (cap, verdict): (Option<Money>, Verdict),
+    (shown, ceiling): (Money, Money),
+    largest: &str,
+) -> Option<Diagnostic> {
+    match (cap, verdict) {
+        (Some(cap), Verdict::Over) => Some(
+            Diagnostic::error(
+                Code::CapExceeded,
+                at.clone(),
+                path.to_owned(),
+                match env.cap_on {
+                    CapOn::Floor => format!(
+                        "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
+                        cap = cap.cents()
+                    ),
+                    on @ (CapOn::Typical | CapOn::Ceiling) => format!(
+                        "the {on} estimate ${shown} a month of `{env_name}` is over its cap ${cap} (`limits.on: {on}`); largest: {largest}",
+                        on = on.as_str(),
+                        cap = cap.cents()
+                    ),
+                },
+            )
+            .with_help(format!("raise `environments.{env_name}.limits.monthly`, or plan smaller sizes")),
+        ),
+        (None, _) => Some(
+            Diagnostic::warning(
+                Code::Uncapped,
+                at.clone(),
+                path.to_owned(),
+                format!(
+                    "`{env_name}` has no cap, so no AWS Budgets backstop; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
+                    ceiling.cents()
+                ),
+            )
+            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it (and get a budget)")),
+        ),
+        (Some(_), Verdict::Within | Verdict::RefusedUnpriced | Verdict::Uncapped) => None,
     }
 }
 

@@ -754,7 +754,11 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
         // A worker (no port) is reached by nothing.
         if let (runway_schema::Expose::Internal, Some(port)) = (w.expose, port(w)) {
             for other in &plan.workloads {
-                want.insert((Node::Workload(other.name.to_string()), Node::Workload(w.name.to_string()), port));
+                want.insert((
+                    Node::Workload(other.name.to_string()),
+                    Node::Workload(w.name.to_string()),
+                    port,
+                ));
             }
             if !p.members.is_empty() {
                 want.insert((Node::Members, Node::Workload(w.name.to_string()), port));

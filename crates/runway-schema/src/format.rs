@@ -17,6 +17,9 @@ use crate::model::{
 };
 use crate::validate::keys;
 
+mod scaling;
+use scaling::{ActiveFile, ScaleOnFile, ScheduleFile};
+
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
 const DURATION: &str = r"^[0-9]+(ms|s|m|h)$";
 
@@ -651,63 +654,6 @@ struct ScaleFile {
     on: Option<ScaleOnFile>,
     /// The hours it runs, outside production: none outside them.
     active: Option<ActiveFile>,
-}
-
-/// `scale.<env>.on`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(transform = Keys(keys::SCALE_ON))]
-struct ScaleOnFile {
-    /// Average CPU, `60%`.
-    cpu: Option<PercentFile>,
-    /// Average memory, `70%`.
-    memory: Option<PercentFile>,
-    /// Requests per task a minute through the load balancer (public workloads).
-    #[schemars(range(min = 1, max = 1000000))]
-    requests: Option<u32>,
-    /// Messages visible per running task, by queue it uses: `{ jobs: 100 }`.
-    queue: Option<IndexMap<String, u32>>,
-}
-
-/// A percentage: `60%` or `60`.
-#[derive(JsonSchema)]
-#[serde(untagged)]
-enum PercentFile {
-    /// `60`.
-    Number(#[schemars(range(min = 1, max = 100))] u32),
-    /// `"60%"`.
-    Text(#[schemars(regex(pattern = r"^[0-9]{1,3}%$"))] String),
-}
-
-/// `scale.<env>.active`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(transform = Keys(keys::ACTIVE))]
-struct ActiveFile {
-    /// `Mon-Fri`, `Sat,Sun` (default every day).
-    days: Option<String>,
-    /// `07:00-20:00`.
-    #[schemars(regex(pattern = r"^[0-9]{2}:[0-9]{2}-[0-9]{2}:[0-9]{2}$"))]
-    hours: String,
-    /// IANA timezone (default `UTC`).
-    timezone: Option<String>,
-}
-
-/// `schedules.<name>`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(transform = Keys(keys::SCHEDULE))]
-struct ScheduleFile {
-    /// Five fields: minute hour day-of-month month day-of-week (`0 3 * * *`).
-    cron: String,
-    /// IANA timezone the cron is read in (default `UTC`).
-    timezone: Option<String>,
-    /// The container's command, word by word.
-    #[schemars(length(min = 1), inner(length(min = 1)))]
-    command: Vec<String>,
-    /// The longest a run may take, 1m..24h.
-    #[schemars(regex(pattern = DURATION))]
-    timeout: String,
 }
 
 /// `reason`.

@@ -13,6 +13,7 @@ mod root;
 mod scaling;
 mod schedules;
 mod secrets;
+mod words;
 mod workloads;
 
 pub(crate) use members::{first_by_name, member, unused_shared};

@@ -10,7 +10,7 @@ use crate::tree::Node;
 use crate::values::{Duration, is_valid_name};
 
 use super::scaling::timezone;
-use super::workloads::{Words, words};
+use super::words::{Words, words};
 use super::{duration, keys};
 
 /// `schedules.<name>.command`.

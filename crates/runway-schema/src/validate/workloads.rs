@@ -15,6 +15,7 @@ use super::health::{Declared, health, reason};
 use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
 use super::scaling::{Reach, scales};
 use super::schedules::schedules;
+use super::words::{Words, words};
 use super::{EXPOSES, Known, PLATFORMS, keys, sizes};
 
 /// One workload: each concern read in file-format order (the order of its diagnostics), then
@@ -137,14 +138,6 @@ fn migrate(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Migrate> {
     Some(Migrate { entry_point: entry_point?, command: command? })
 }
 
-/// What a list of words is called in its diagnostics.
-pub(super) struct Words {
-    pub(super) key: &'static str,
-    pub(super) empty: &'static str,
-    pub(super) word: &'static str,
-    pub(super) help: &'static str,
-}
-
 /// `migrate.command`.
 const COMMAND: Words = Words {
     key: "command",
@@ -168,33 +161,6 @@ fn optional_words(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &Words) -> 
         None => Some(None),
         Some(n) => words(cx, n, &join(path, what.key), what).map(Some),
     }
-}
-
-/// A non-empty list of non-empty words (a container's command or entry point, exec form), each
-/// problem reported.
-pub(super) fn words(cx: &mut Cx<'_>, node: &Node, path: &str, what: &Words) -> Option<Vec<String>> {
-    let items = cx.list(node, path, &quote(what.key))?;
-    let mut words = Vec::new();
-    let mut bad = false;
-    for (i, w) in items.iter().enumerate() {
-        let p = index(path, i);
-        match cx.free_text(w, &p, what.word) {
-            Some(word) if word.is_empty() => {
-                cx.invalid(w, &p, format!("{} is empty", what.word), Some(what.help.to_owned()));
-                bad = true;
-            }
-            Some(word) => words.push(word),
-            None => bad = true,
-        }
-    }
-    if bad {
-        return None;
-    }
-    if words.is_empty() {
-        cx.invalid(node, path, what.empty.to_owned(), Some(what.help.to_owned()));
-        return None;
-    }
-    Some(words)
 }
 
 /// `image`: required, and pinned by digest.
