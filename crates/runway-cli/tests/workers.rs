@@ -35,7 +35,8 @@ fn plan_shows_the_typical_figure_where_a_workload_scales() {
     let (code, out, err) = runway(&["plan", "--env", "dev", root.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let figure = |name: &str| {
-        let line = out.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{name}: {out}"));
+        let line =
+            out.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("{name}: {out}"));
         line.rsplit('$').next().unwrap().trim().parse::<f64>().unwrap()
     };
     let (floor, typical, ceiling) = (figure("estimate "), figure("typical "), figure("ceiling "));

@@ -314,6 +314,7 @@ fn expected_items(product: &Product, env: &str, catalogue: &Catalogue) -> usize 
                     if scale.max > scale.min || how.active.is_some() { 1 + policies } else { 0 }
                 }
                 + usize::from(w.migrate.is_some())
+                + w.schedules.len()
                 + 2 * usize::from(alarms)
         })
         .sum();
