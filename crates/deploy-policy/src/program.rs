@@ -33,6 +33,7 @@ pub(crate) fn covers(ty: &str) -> bool {
 /// program's source names).
 pub const KNOWN_TYPES: &[&str] = &[
     "aws:appautoscaling/policy:Policy",
+    "aws:appautoscaling/scheduledAction:ScheduledAction",
     "aws:appautoscaling/target:Target",
     "aws:budgets/budget:Budget",
     "aws:cloudwatch/eventRule:EventRule",
@@ -71,6 +72,7 @@ pub const KNOWN_TYPES: &[&str] = &[
     "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
     "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
     "aws:s3/bucketVersioning:BucketVersioning",
+    "aws:scheduler/schedule:Schedule",
     "aws:secretsmanager/secret:Secret",
     "aws:secretsmanager:getSecret",
     "aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace",
@@ -146,6 +148,7 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
         "aws:servicediscovery" => cloud_map(),
         "aws:route53" => route53(s),
         "aws:appautoscaling" => autoscaling(s),
+        "aws:scheduler" => scheduler(s),
         "aws:budgets" => vec![Statement::allow(
             "BudgetOfThePlan",
             &[
@@ -421,9 +424,37 @@ fn cloudwatch(s: &Scope<'_>, kind: &str) -> Vec<Statement> {
                 "events:UntagResource",
                 "events:ListTagsForResource",
             ],
-            s.each(K::EcsEventRule, |n| s.arn("events", &format!("rule/{n}"))),
+            {
+                // The environment's ECS rule, and each schedule's failure rule (`<name>-failed`).
+                let mut rules = s.each(K::EcsEventRule, |n| s.arn("events", &format!("rule/{n}")));
+                rules.extend(s.each(K::Schedule, |n| s.arn("events", &format!("rule/{n}-failed"))));
+                rules
+            },
         )],
     }
+}
+
+/// The schedules of the plan (EventBridge Scheduler, the default group), and passing each its
+/// own role (`<name>-run`) to the scheduler only.
+fn scheduler(s: &Scope<'_>) -> Vec<Statement> {
+    vec![
+        Statement::allow(
+            "SchedulesOfThePlan",
+            &[
+                "scheduler:CreateSchedule",
+                "scheduler:UpdateSchedule",
+                "scheduler:DeleteSchedule",
+                "scheduler:GetSchedule",
+            ],
+            s.each(K::Schedule, |n| s.arn("scheduler", &format!("schedule/default/{n}"))),
+        ),
+        Statement::allow(
+            "PassEachScheduleItsRole",
+            &["iam:PassRole"],
+            s.each(K::Schedule, |n| format!("arn:aws:iam::{}:role/{n}-run", s.account)),
+        )
+        .when("StringEquals", "iam:PassedToService", &["scheduler.amazonaws.com"]),
+    ]
 }
 
 fn elb(s: &Scope<'_>) -> Vec<Statement> {
@@ -575,6 +606,8 @@ fn autoscaling(s: &Scope<'_>) -> Vec<Statement> {
                 "application-autoscaling:DeregisterScalableTarget",
                 "application-autoscaling:PutScalingPolicy",
                 "application-autoscaling:DeleteScalingPolicy",
+                "application-autoscaling:PutScheduledAction",
+                "application-autoscaling:DeleteScheduledAction",
                 "application-autoscaling:Describe*",
                 "application-autoscaling:TagResource",
                 "application-autoscaling:UntagResource",

@@ -7,7 +7,7 @@ use runtime_plan::{ItemSpec, PlannedItem};
 use super::context::{Context, unsupported};
 use super::{
     RenderError, alarms, alb, alb_logs, bucket, budget, cache, endpoints, identity, key, logs, network,
-    platform, postgres, queue, topic, workload,
+    platform, postgres, queue, schedule, topic, workload,
 };
 
 /// Declares, from one table, how each kind renders: `declare`, the renderer of an item managed
@@ -35,7 +35,7 @@ macro_rules! renderers {
 }
 
 renderers! { cx, item, subscriptions;
-    EcsCluster {} => platform::cluster(cx, item), 1;
+    EcsCluster { container_insights } => platform::cluster(cx, item, container_insights), 1;
     TaskExecutionRole { grants, .. } => identity::execution_role(cx, item, grants), 1 + usize::from(!grants.is_empty());
     TaskRole { grants, .. } => identity::task_role(cx, item, grants), 1 + usize::from(!grants.is_empty());
     RegistrySecret { .. } => Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared")), 1;
@@ -86,10 +86,10 @@ renderers! { cx, item, subscriptions;
         alb::listener_rule(cx, item, listener, target_group, host, priority), 1;
     DnsRecord { host, record_type, alb, evaluate_target_health, .. } =>
         alb::dns_record(cx, item, host, record_type, alb, evaluate_target_health), 1;
-    ScalingTarget { service, min_capacity, max_capacity, .. } =>
-        workload::scaling_target(cx, item, service, min_capacity, max_capacity), 1;
-    ScalingPolicy { target, metric, target_value, .. } =>
-        workload::scaling_policy(cx, item, target, metric, target_value), 1;
+    ScalingTarget { service, min_capacity, max_capacity, active, .. } =>
+        workload::scaling_target(cx, item, service, min_capacity, max_capacity, active), 1 + 2 * usize::from(active.is_some());
+    ScalingPolicy { target, metric, target_value, source, .. } =>
+        workload::scaling_policy(cx, item, target, metric, target_value, source), 1;
     Budget { limit, product, environment, alerts, alert_topic } =>
         budget::budget(cx, item, limit, product, environment, alerts, alert_topic), 1;
     LogGroup { retention_days, .. } => logs::log_group(cx, item, retention_days), 1;
@@ -109,6 +109,7 @@ renderers! { cx, item, subscriptions;
         datapoints_to_alarm), 1;
     // The rule and its target.
     EcsEventRule { cluster, events } => alarms::ecs_event_rule(cx, item, cluster, events), 2;
+    Schedule(spec) => schedule::schedule(cx, item, spec), schedule::resources(spec);
 }
 
 /// Looks up an item another component creates, into a variable of its id.

@@ -53,6 +53,7 @@ mod platform;
 mod postgres;
 mod preview;
 mod queue;
+mod schedule;
 mod ser;
 mod shared;
 mod stack;

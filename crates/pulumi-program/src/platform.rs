@@ -10,13 +10,27 @@ use super::context::{Context, Input, Tags};
 #[serde(rename_all = "camelCase")]
 struct Cluster<'p> {
     name: &'p str,
+    /// Container Insights, when a service scales on a queue's backlog per task.
+    settings: Option<[ClusterSetting; 1]>,
     region: &'p str,
     tags: Tags<'p>,
 }
 
+#[derive(Serialize)]
+struct ClusterSetting {
+    name: &'static str,
+    value: &'static str,
+}
+
 /// The ECS cluster every service of the environment runs in.
-pub(super) fn cluster<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let props = Cluster { name: &item.physical_name, region: cx.region(), tags: cx.tags(item) };
+pub(super) fn cluster<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    container_insights: &bool,
+) -> Result<(), RenderError> {
+    let settings =
+        container_insights.then_some([ClusterSetting { name: "containerInsights", value: "enabled" }]);
+    let props = Cluster { name: &item.physical_name, settings, region: cx.region(), tags: cx.tags(item) };
     cx.declare(item, "aws:ecs/cluster:Cluster", props)
 }
 

@@ -67,6 +67,7 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         | ItemKind::SnsTopic
         | ItemKind::S3Bucket
         | ItemKind::TaskDefinition
+        | ItemKind::Schedule
         | ItemKind::EcsService
         | ItemKind::CloudMapService
         | ItemKind::AlbTargetGroup

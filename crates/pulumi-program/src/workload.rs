@@ -8,7 +8,10 @@ use runtime_plan::{
     CompactString, EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials,
     TaskDefinitionSpec,
 };
+
+mod scaling;
 use runway_schema::Expose;
+pub(super) use scaling::{scaling_policy, scaling_target};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags};
@@ -284,7 +287,7 @@ struct LoadBalancer<'p> {
 }
 
 /// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
-/// registered with the workload's target group (public); its deployments as planned (circuit
+/// registered with the workload's target group (public), or with neither (a worker, no port); its deployments as planned (circuit
 /// breaker, health-check grace, waiting for a steady state); its tasks tagged with its tags.
 pub(super) fn service<'p>(
     cx: &mut Context<'p>,
@@ -319,15 +322,18 @@ pub(super) fn service<'p>(
         security_groups: network::group_ids(cx, security_groups)?,
         assign_public_ip: false,
     };
-    let (service_registries, load_balancers) = match expose {
-        Expose::Internal => {
+    let (service_registries, load_balancers) = match (expose, port) {
+        // A worker: listens on no port, registered with nothing.
+        (Expose::Internal, None) => (None, None),
+        (Expose::Internal, Some(_)) => {
             let id = discovery_service.as_deref().ok_or_else(|| cx.missing("a Cloud Map service"))?;
             (Some(ServiceRegistry { registry_arn: cx.reference(id, "arn")? }), None)
         }
-        Expose::Public => {
+        (Expose::Public, port) => {
             let id = target_group.as_deref().ok_or_else(|| cx.missing("a target group"))?;
+            let container_port = port.ok_or_else(|| cx.missing("a port for its target group"))?;
             let target_group_arn = cx.reference(id, "arn")?;
-            (None, Some([LoadBalancer { target_group_arn, container_name: workload, container_port: *port }]))
+            (None, Some([LoadBalancer { target_group_arn, container_name: workload, container_port }]))
         }
     };
     let props = Service {
@@ -405,94 +411,6 @@ pub(super) fn discovery_service<'p>(
         tags: cx.tags(item),
     };
     cx.declare(item, "aws:servicediscovery/service:Service", props)
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ScalingTarget<'p> {
-    service_namespace: &'static str,
-    scalable_dimension: &'static str,
-    resource_id: String,
-    min_capacity: u32,
-    max_capacity: u32,
-    region: &'p str,
-    tags: Tags<'p>,
-}
-
-/// The autoscaling target: the desired count of the service, between `scale.min` and `.max`.
-pub(super) fn scaling_target<'p>(
-    cx: &mut Context<'p>,
-    item: &'p PlannedItem,
-    service: &'p CompactString,
-    min_capacity: &'p u32,
-    max_capacity: &'p u32,
-) -> Result<(), RenderError> {
-    let ItemSpec::EcsService(spec) = &cx.item(service)?.spec else {
-        return Err(cx.missing("an ECS service as its `service`"));
-    };
-    let EcsServiceSpec { cluster, .. } = &**spec;
-    // `service/<cluster name>/<service name>`: two references in one string.
-    let resource_id =
-        format!("service/{}/{}", cx.reference(cluster, "name")?, cx.reference(service, "name")?);
-    let props = ScalingTarget {
-        service_namespace: "ecs",
-        scalable_dimension: "ecs:service:DesiredCount",
-        resource_id,
-        min_capacity: *min_capacity,
-        max_capacity: *max_capacity,
-        region: cx.region(),
-        tags: cx.tags(item),
-    };
-    cx.declare(item, "aws:appautoscaling/target:Target", props)
-}
-
-/// Has no `tags` input.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ScalingPolicy<'p> {
-    name: &'p str,
-    policy_type: &'static str,
-    service_namespace: String,
-    scalable_dimension: String,
-    resource_id: String,
-    target_tracking_scaling_policy_configuration: TargetTracking<'p>,
-    region: &'p str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TargetTracking<'p> {
-    target_value: u32,
-    predefined_metric_specification: PredefinedMetric<'p>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PredefinedMetric<'p> {
-    predefined_metric_type: &'p str,
-}
-
-/// Target tracking of the metric (average CPU) at the target value.
-pub(super) fn scaling_policy<'p>(
-    cx: &mut Context<'p>,
-    item: &'p PlannedItem,
-    target: &'p CompactString,
-    metric: &'p CompactString,
-    target_value: &'p u32,
-) -> Result<(), RenderError> {
-    let props = ScalingPolicy {
-        name: &item.physical_name,
-        policy_type: "TargetTrackingScaling",
-        service_namespace: cx.reference(target, "serviceNamespace")?,
-        scalable_dimension: cx.reference(target, "scalableDimension")?,
-        resource_id: cx.reference(target, "resourceId")?,
-        target_tracking_scaling_policy_configuration: TargetTracking {
-            target_value: *target_value,
-            predefined_metric_specification: PredefinedMetric { predefined_metric_type: metric },
-        },
-        region: cx.region(),
-    };
-    cx.declare(item, "aws:appautoscaling/policy:Policy", props)
 }
 
 #[derive(Serialize)]

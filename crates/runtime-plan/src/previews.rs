@@ -238,6 +238,7 @@ fn postgres_server(item: &PlannedItem) -> bool {
         | ItemKind::SnsTopic
         | ItemKind::S3Bucket
         | ItemKind::TaskDefinition
+        | ItemKind::Schedule
         | ItemKind::EcsService
         | ItemKind::CloudMapService
         | ItemKind::AlbTargetGroup

@@ -284,7 +284,7 @@ proptest! {
                 let internal = after
                     .workloads
                     .iter()
-                    .any(|w| w.expose == runway_schema::Expose::Internal && w.port == port);
+                    .any(|w| w.expose == runway_schema::Expose::Internal && w.port == Some(port));
                 if !by_members && !internal && let Some(id) = old.get(id.as_str()) {
                     expected.insert(id);
                 }
@@ -732,7 +732,10 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
         want.insert((Node::Internet, Node::Alb, 443));
         want.insert((Node::Internet, Node::Alb, 80));
         for w in &public {
-            want.insert((Node::Alb, Node::Workload(w.name.to_string()), port(w)));
+            // A public workload has a port (the file format refuses one without).
+            if let Some(port) = port(w) {
+                want.insert((Node::Alb, Node::Workload(w.name.to_string()), port));
+            }
         }
     }
     for w in &plan.workloads {
@@ -748,16 +751,17 @@ fn allowed(p: &Product, plan: &Plan) -> Reach {
                 _ => {}
             }
         }
-        if w.expose == runway_schema::Expose::Internal {
+        // A worker (no port) is reached by nothing.
+        if let (runway_schema::Expose::Internal, Some(port)) = (w.expose, port(w)) {
             for other in &plan.workloads {
                 want.insert((
                     Node::Workload(other.name.to_string()),
                     Node::Workload(w.name.to_string()),
-                    port(w),
+                    port,
                 ));
             }
             if !p.members.is_empty() {
-                want.insert((Node::Members, Node::Workload(w.name.to_string()), port(w)));
+                want.insert((Node::Members, Node::Workload(w.name.to_string()), port));
             }
         }
     }

@@ -11,9 +11,13 @@ use crate::diagnostic::Location;
 use crate::values::{Duration, Money};
 
 mod previews;
+mod scaling;
+mod schedule;
 mod workload;
 pub use crate::owners::OwnerKind;
 pub use previews::*;
+pub use scaling::*;
+pub use schedule::*;
 pub use workload::*;
 
 /// The default size every environment a `size` map does not name gets.
@@ -153,6 +157,9 @@ pub struct Environment {
     pub limit_at: Option<Location>,
     /// `limits.increase`: the rise one change may bring without a warning in review.
     pub increase_limit: Option<Increase>,
+    /// `limits.on`: which estimate the cap refuses on (default the floor, the estimate at
+    /// `scale.min`).
+    pub cap_on: CapOn,
     /// `logs.retentionDays` as written; `None` for the planner's default (90 days in
     /// `production`, 14 elsewhere).
     pub log_retention_days: Option<u32>,

@@ -172,6 +172,12 @@ pub enum Place {
     Health,
     /// `workloads.<name>.scale.<env>`.
     Scale,
+    /// `workloads.<name>.scale.<env>.on`.
+    ScaleOn,
+    /// `workloads.<name>.scale.<env>.active`.
+    Active,
+    /// `workloads.<name>.schedules.<schedule>`.
+    Schedule,
     /// `workloads.<name>.reason`.
     Reason,
     /// `workloads.<name>.migrate`.
@@ -226,6 +232,9 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Workload => &[keys::WORKLOAD],
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],
+        Place::ScaleOn => &[keys::SCALE_ON],
+        Place::Active => &[keys::ACTIVE],
+        Place::Schedule => &[keys::SCHEDULE],
         Place::Reason => &[keys::REASON],
         Place::Migrate => &[keys::MIGRATE],
         Place::Previews => &[keys::PREVIEWS],

@@ -316,15 +316,24 @@ fn expected_items(product: &Product, env: &str, catalogue: &Catalogue) -> usize 
             let scale = w.scale_in(env);
             5 + usize::from(w.uses.iter().any(|u| granting(u)))
                 + usize::from(matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))))
-                + if w.expose == Expose::Public { 3 + 4 * usize::from(alarms) } else { 1 }
-                + if scale.max > scale.min { 2 } else { 0 }
+                + if w.expose == Expose::Public {
+                    3 + 4 * usize::from(alarms)
+                } else {
+                    usize::from(w.port.is_some())
+                }
+                + {
+                    let how = w.scaling_in(env);
+                    let policies = how.on.as_ref().map_or(1, |o| 3 + o.queue.len());
+                    if scale.max > scale.min || how.active.is_some() { 1 + policies } else { 0 }
+                }
                 + usize::from(w.migrate.is_some())
+                + w.schedules.len()
                 + 2 * usize::from(alarms)
         })
         .sum();
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379);
     // with alarms, the topic, the ALB's alarm and the ECS rule.
-    let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
+    let ports: BTreeSet<u16> = product.root.workloads.values().filter_map(|w| w.port).collect();
     13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + logins + workloads
 }
 

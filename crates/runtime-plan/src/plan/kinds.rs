@@ -33,7 +33,7 @@ pub enum UsedThrough {
 
 item_kinds! {
     /// ECS cluster (one per environment with a workload).
-    EcsCluster {} = "ecs-cluster" {
+    EcsCluster { .. } = "ecs-cluster" {
         words: "ECS cluster",
         name_limit: Some(255),
         included: NO_CHARGE,
@@ -640,6 +640,22 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        alarms: [],
+    }
+    /// An EventBridge Scheduler schedule running a workload's task definition with a command,
+    /// its role, and the rule sending a failed run to the alerts topic.
+    Schedule(..) = "schedule" {
+        words: "schedule",
+        // Its role is named `<name>-run` (IAM: 64).
+        name_limit: Some(60),
+        included: "its runs are priced as task-hours; EventBridge Scheduler's first 14 million invocations a month are free",
+        billed_by_use: false,
+        holds_secret: false,
+        decrypts_secrets: false,
+        used_through: Nothing,
+        protected: false,
+        apply_immediately: None,
+        access: Access::None,        stored_data: None,
         alarms: [],
     }
 }

@@ -50,7 +50,7 @@ pub use bootstrap::{
     bootstrap_sql,
 };
 pub use data::StoredData;
-pub use item_spec::{Access, EndpointType, ItemSpec};
+pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScalingSource, ScheduleSpec};
 pub use items::{ManagedBy, PlannedItem, Pricing};
 pub use kinds::{ItemKind, UsedThrough};
 pub use parts::{
@@ -195,8 +195,8 @@ pub struct PlannedWorkload {
     pub platform: Architecture,
     /// The pinned image.
     pub image: CompactString,
-    /// Container port.
-    pub port: u16,
+    /// Container port; `None` for a worker.
+    pub port: Option<u16>,
     /// `<workload>.<domain>` when public.
     pub host: Option<CompactString>,
     /// `<workload>.<env>.<product>.internal` when internal.

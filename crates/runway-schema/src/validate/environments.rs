@@ -46,8 +46,9 @@ pub(super) fn environment(
             None
         });
     let account = f.get("account").and_then(|a| account(cx, a, &join(path, "account")));
-    let (monthly_limit, limit_at, increase_limit) =
-        f.get("limits").map_or((None, None, None), |l| limits(cx, l, &join(path, "limits")));
+    let (monthly_limit, limit_at, increase_limit, cap_on) = f
+        .get("limits")
+        .map_or((None, None, None, CapOn::default()), |l| limits(cx, l, &join(path, "limits")));
     let mut shared = IndexMap::new();
     if let Some(s) = f.get("shared") {
         let sp = join(path, "shared");
@@ -108,6 +109,7 @@ pub(super) fn environment(
         at: cx.loc(key),
         limit_at,
         increase_limit,
+        cap_on,
         log_retention_days,
         network,
         apply_changes,
@@ -493,15 +495,27 @@ fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
 }
 
 /// `limits`: the monthly cap (and where it is written) and the rise allowed in review.
-fn limits(cx: &mut Cx, limits: &Node, lp: &str) -> (Option<Money>, Option<Location>, Option<Increase>) {
-    let Some(lf) = cx.fields(limits, lp, "`limits`", keys::LIMITS) else { return (None, None, None) };
+fn limits(
+    cx: &mut Cx,
+    limits: &Node,
+    lp: &str,
+) -> (Option<Money>, Option<Location>, Option<Increase>, CapOn) {
+    let Some(lf) = cx.fields(limits, lp, "`limits`", keys::LIMITS) else {
+        return (None, None, None, CapOn::default());
+    };
     let (mut monthly_limit, mut limit_at) = (None, None);
     if let Some(m) = lf.get("monthly") {
         limit_at = Some(cx.loc(m));
         monthly_limit = dollars(cx, m, &join(lp, "monthly"), "`monthly`", "the cap");
     }
     let increase = lf.get("increase").and_then(|i| increase(cx, i, &join(lp, "increase")));
-    (monthly_limit, limit_at, increase)
+    // `limits.on`: which estimate the cap refuses on (a bad word is reported, the default kept).
+    let on = lf
+        .get("on")
+        .and_then(|n| cx.one_of(n, &join(lp, "on"), "`limits.on`", &CapOn::NAMES))
+        .and_then(|w| CapOn::ALL.into_iter().find(|c| c.as_str() == w))
+        .unwrap_or_default();
+    (monthly_limit, limit_at, increase, on)
 }
 
 /// An amount of US dollars, as a number or a decimal string.

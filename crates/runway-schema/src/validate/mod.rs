@@ -11,7 +11,10 @@ mod members;
 mod previews;
 mod resources;
 mod root;
+mod scaling;
+mod schedules;
 mod secrets;
+mod words;
 mod workloads;
 
 pub(crate) use members::{first_by_name, member, unused_shared};
@@ -87,7 +90,7 @@ pub(crate) mod keys {
     pub const ALARMS_FOR: &[&str] = crate::alarms::AlarmName::NAMES;
     /// `alerts`: where the alerts topic sends besides `alertEmails`.
     pub const ALERTS: &[&str] = &["https"];
-    pub const LIMITS: &[&str] = &["monthly", "increase"];
+    pub const LIMITS: &[&str] = &["monthly", "increase", "on"];
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
     pub const BOOTSTRAP: &[&str] = &["image"];
@@ -117,13 +120,25 @@ pub(crate) mod keys {
         "expose",
         "size",
         "scale",
+        "schedules",
         "exec",
         "reason",
         "migrate",
     ];
-    pub const HEALTH: &[&str] =
-        &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold", "grace"];
-    pub const SCALE: &[&str] = &["min", "max"];
+    pub const HEALTH: &[&str] = &[
+        "path",
+        "command",
+        "interval",
+        "timeout",
+        "healthyThreshold",
+        "unhealthyThreshold",
+        "grace",
+        "none",
+    ];
+    pub const SCALE: &[&str] = &["min", "max", "on", "active"];
+    pub const SCALE_ON: &[&str] = &["cpu", "memory", "requests", "queue"];
+    pub const ACTIVE: &[&str] = &["days", "hours", "timezone"];
+    pub const SCHEDULE: &[&str] = &["cron", "timezone", "command", "timeout"];
     pub const MIGRATE: &[&str] = &["entryPoint", "command"];
     pub const REASON: &[&str] = &["ground", "detail"];
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
