@@ -1,5 +1,5 @@
-//! cost's integration tests, one binary (`cargo test -p cost --test it`): one module per
-//! subject (the figures, the catalogue's properties, its rendering, a user's catalogue).
+//! cost's integration tests, one binary (`cargo test -p cost --test it`): one module per subject
+//! (the figures, the catalogue's properties, its rendering, a user's catalogue).
 
 mod figures;
 mod properties;

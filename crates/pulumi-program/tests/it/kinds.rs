@@ -33,12 +33,12 @@ fn plan(name: &str, text: &str, env: &str) -> Plan {
 fn resources(program: &str) -> Vec<(&str, Vec<&str>)> {
     let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
     let mut inside = false;
-    for line in program.lines() {
-        if !line.starts_with(' ') && !line.is_empty() {
+    for line in program.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        if !line.starts_with(' ') {
             inside = line == "resources:";
         } else if inside {
             match line.strip_prefix("  ").and_then(|l| l.strip_suffix(':')) {
-                Some(name) if !name.starts_with(' ') => out.push((name, vec![line])),
+                Some(name) if !name.starts_with([' ', '#']) => out.push((name, vec![line])),
                 _ => out.last_mut().expect("a resource first").1.push(line),
             }
         }

@@ -5,6 +5,7 @@
 //! resources of the same fixtures are pulumi-program's (its `tests/it/kinds.rs`).
 //!
 //! A new kind fails [`every_kind_of_the_format_has_its_fixture`] until it has its fixture.
+#![allow(clippy::unwrap_used)] // reason: tests
 
 use cost::Catalogue;
 use runtime_plan::plan::*;
@@ -12,7 +13,7 @@ use runtime_plan::*;
 use runway_schema::{Kind, MemFiles, Options, PostgresEngine, Product, load};
 
 /// Each fixture by name, its text, and the owner whose items its golden holds.
-pub const KINDS: [(&str, &str, &str); 7] = [
+const KINDS: [(&str, &str, &str); 7] = [
     ("postgres", include_str!("../../../../tests/kinds/postgres.yaml"), "db"),
     ("aurora", include_str!("../../../../tests/kinds/aurora.yaml"), "db"),
     ("queue", include_str!("../../../../tests/kinds/queue.yaml"), "jobs"),

@@ -2,13 +2,14 @@
 //! module per subject, the helpers in [`common`] (the spec's example built in code, the shipped
 //! example through the real loader, generated products).
 //!
-//! Goldens (insta, `tests/it/snapshots/`, blessed with `INSTA_UPDATE=always` or `cargo insta
-//! review`): this crate holds the plan's goldens — each kind's items (`kinds`, one small golden
-//! per `tests/kinds/<kind>.yaml`) and the whole example's (`golden`, trimmed to what only the
-//! whole example shows: the production plan as JSON and text, the cost report, the graph, a
-//! diff) and the review's renderings (`review`). pulumi-program's tests hold the Pulumi side of
-//! the same fixtures (each kind's resources, the example's production program); a fixture is
-//! snapshotted once per rendering, in the crate that makes that rendering's decisions.
+//! Goldens (insta, `tests/it/snapshots/`, blessed with
+//! `INSTA_UPDATE=always cargo test -p runtime-plan --test it`): this crate holds the plan's goldens
+//! — each kind's items (`kinds`, one small golden per `tests/kinds/<kind>.yaml`) and the whole
+//! example's (`golden`, trimmed to what only the whole example shows: the production plan as JSON
+//! and text, the cost report, the graph, a diff) and the review's renderings (`review`).
+//! pulumi-program's tests hold the Pulumi side of the same fixtures (each kind's resources, the
+//! example's production program); a fixture is snapshotted once per rendering, in the crate that
+//! makes that rendering's decisions.
 
 mod common;
 mod access_properties;

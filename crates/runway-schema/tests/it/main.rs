@@ -1,7 +1,7 @@
-//! runway-schema's integration tests, one binary (`cargo test -p runway-schema --test it`):
-//! one module per subject. The file-format fixtures' diagnostics are snapshotted here, once each
-//! as JSON (`fixtures`, `tests/it/snapshots/`, blessed with `INSTA_UPDATE=always` or `cargo
-//! insta review`).
+//! runway-schema's integration tests, one binary (`cargo test -p runway-schema --test it`): one
+//! module per subject. The file-format fixtures' diagnostics are snapshotted here, once each as
+//! JSON (`fixtures`, `tests/it/snapshots/`, blessed with
+//! `INSTA_UPDATE=always cargo test -p runway-schema --test it`).
 
 mod bounds;
 mod example;
