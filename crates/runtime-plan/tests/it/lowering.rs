@@ -4,10 +4,9 @@
 use crate::common;
 
 use cost::Catalogue;
-use plan_render::*;
 use runtime_plan::plan::*;
 use runtime_plan::*;
-use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
+use runway_schema::{Code, Expose, Kind, Money, PostgresEngine};
 
 fn cat() -> Catalogue {
     Catalogue::builtin()

@@ -9,7 +9,7 @@ use cost::Catalogue;
 use plan_render::*;
 use runtime_plan::plan::*;
 use runtime_plan::*;
-use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
+use runway_schema::{ApplyChanges, Code, Endpoints, Kind, Money, PostgresEngine};
 
 fn cat() -> Catalogue {
     Catalogue::builtin()

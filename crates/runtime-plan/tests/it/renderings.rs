@@ -6,9 +6,8 @@ use crate::common;
 
 use cost::Catalogue;
 use plan_render::*;
-use runtime_plan::plan::*;
 use runtime_plan::*;
-use runway_schema::{ApplyChanges, Code, Endpoints, Expose, Kind, Money, PostgresEngine};
+use runway_schema::Money;
 
 fn cat() -> Catalogue {
     Catalogue::builtin()
