@@ -408,7 +408,7 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
                 named.clone().unwrap_or_else(|| l.line.what.to_string()),
                 format!(
                     "{} {} x ${}",
-                    l.line.quantity.normalize(),
+                    quantity(l.line.quantity),
                     l.line.unit,
                     l.line.unit_price.0.normalize()
                 ),
@@ -627,4 +627,12 @@ pub fn write_next_runs(runs: &[runtime_plan::NextRuns], out: &mut impl fmt::Writ
         writeln!(out, "  {}/{} ({}, {}): {times}", r.workload, r.schedule, r.cron, r.timezone)?;
     }
     Ok(())
+}
+
+/// A quantity as the cost table shows it: exact up to two decimals, else rounded to two with
+/// `~` (hours within active hours are fractions such as 70.6101190476...; the line's monthly
+/// figure stays exact).
+fn quantity(q: rust_decimal::Decimal) -> String {
+    let shown = q.round_dp(2);
+    if shown == q { q.normalize().to_string() } else { format!("~{}", shown.normalize()) }
 }

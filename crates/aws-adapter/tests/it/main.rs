@@ -3,9 +3,9 @@
 //! in [`aws_support`]. Each test starts its own moto and gate on loopback ports the system picks,
 //! so the tests run as threads of one process without sharing state.
 
-mod aws_support;
 mod aws_canary;
 mod aws_kms;
 mod aws_lease;
 mod aws_proxy;
 mod aws_ssm;
+mod aws_support;

@@ -67,7 +67,8 @@ fn every_kind_has_its_small_golden_of_pulumi_resources() {
             let plan = plan(name, text, env);
             let program = render(&plan).expect("render");
             let program = program.file(PROGRAM_FILE).expect("Pulumi.yaml");
-            let owned: Vec<_> = resources(program).into_iter().filter(|(r, _)| owner_of(&plan, r) == Some(owner)).collect();
+            let owned: Vec<_> =
+                resources(program).into_iter().filter(|(r, _)| owner_of(&plan, r) == Some(owner)).collect();
             assert!(!owned.is_empty(), "{name}: no resource of {owner} in {env}");
             golden.push_str(&format!("# {env}\n"));
             for (_, lines) in owned {

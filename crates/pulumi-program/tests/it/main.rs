@@ -9,11 +9,11 @@
 //! snapshotted once per rendering. Scratch folders are named per test (`test_support::scratch`):
 //! the names must stay unique across the modules of this binary.
 
-mod pulumi_support;
 mod bootstrap;
 mod kinds;
 mod pulumi_check;
 mod pulumi_emit;
 mod pulumi_generated;
+mod pulumi_support;
 mod task_start;
 mod workers;

@@ -42,7 +42,8 @@ fn every_kind_has_its_small_golden_of_plan_items() {
         let mut golden = serde_json::Map::new();
         for env in ENVIRONMENTS {
             let p = plan(&product, env, &Catalogue::builtin()).unwrap();
-            let owned: Vec<&PlannedItem> = p.items.iter().filter(|i| i.owner.as_deref() == Some(owner)).collect();
+            let owned: Vec<&PlannedItem> =
+                p.items.iter().filter(|i| i.owner.as_deref() == Some(owner)).collect();
             assert!(!owned.is_empty(), "{name}: no item of {owner} in {env}");
             golden.insert(env.to_owned(), serde_json::from_str(&to_json(&owned)).unwrap());
         }

@@ -11,20 +11,20 @@
 //! example's production program); a fixture is snapshotted once per rendering, in the crate that
 //! makes that rendering's decisions.
 
-mod common;
 mod access_properties;
 mod alarms;
 mod bootstrap;
+mod common;
 mod entry_points;
 mod figures;
 mod golden;
-mod kinds;
 mod key_and_windows;
+mod kinds;
 mod lowering;
 mod lowering_environment;
 mod preflight;
-mod production_safety;
 mod previews;
+mod production_safety;
 mod properties;
 mod renderings;
 mod review;

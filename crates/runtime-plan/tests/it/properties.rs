@@ -9,13 +9,13 @@ use proptest::prelude::*;
 use runtime_plan::plan::*;
 use runtime_plan::strategy::product;
 use runtime_plan::*;
-use runway_schema::{Access, Kind, Product, Workload};
+use runway_schema::{Kind, Product};
 
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, ..ProptestConfig::default() }
 }
 
-fn plans(p: &Product, c: &Catalogue) -> Vec<Plan> {
+pub(crate) fn plans(p: &Product, c: &Catalogue) -> Vec<Plan> {
     p.root.environments.keys().map(|e| plan(p, e, c).unwrap()).collect()
 }
 
