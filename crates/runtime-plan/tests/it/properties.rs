@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use runtime_plan::plan::*;
 use runtime_plan::strategy::product;
 use runtime_plan::*;
-use runway_schema::{Access, Kind, Product, Workload};
+use runway_schema::{Kind, Product};
 
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, ..ProptestConfig::default() }
