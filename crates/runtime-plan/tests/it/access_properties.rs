@@ -19,6 +19,10 @@ fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, ..ProptestConfig::default() }
 }
 
+fn plans(p: &Product, c: &Catalogue) -> Vec<Plan> {
+    p.root.environments.keys().map(|e| plan(p, e, c).unwrap()).collect()
+}
+
 /// What ECS Exec uses on the task role.
 const EXEC_ACTIONS: &[&str] = &[
     "ssmmessages:CreateControlChannel",
