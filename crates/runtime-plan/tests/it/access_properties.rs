@@ -13,8 +13,6 @@ use runtime_plan::strategy::product;
 use runtime_plan::*;
 use runway_schema::{Access, Kind, Product, Workload};
 
-use crate::properties::plans;
-
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, ..ProptestConfig::default() }
 }

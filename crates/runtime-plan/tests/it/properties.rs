@@ -15,7 +15,7 @@ fn config() -> ProptestConfig {
     ProptestConfig { cases: 64, ..ProptestConfig::default() }
 }
 
-pub(crate) fn plans(p: &Product, c: &Catalogue) -> Vec<Plan> {
+fn plans(p: &Product, c: &Catalogue) -> Vec<Plan> {
     p.root.environments.keys().map(|e| plan(p, e, c).unwrap()).collect()
 }
 
