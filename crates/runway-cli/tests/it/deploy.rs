@@ -7,14 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use aws_adapter::aws::{
-    Action, AwsClients, ClientSettings, IsolatedEndpoint, ProxyAdminCopy, RegistryCredentialsCopy, Scope,
-};
+use aws_adapter::aws::Action;
 use secrets_adapter::SecretString;
 use serde_json::{Value, json};
+use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{CannedAws, ContractServer, Moto, Route, free_port, scratch};
 
-use crate::common::{self, Cloud, PROJECT, REGION, Run};
+use crate::common::{self, Cloud, PROJECT, Run};
 use crate::migrate_task;
 
 mod aws_view;

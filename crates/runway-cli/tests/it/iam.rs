@@ -12,7 +12,6 @@ use std::process::Command;
 
 use deploy_policy::{PolicyDocument, Request, allows};
 use serde_json::Value;
-use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto, Scratch, scratch};
 
 use crate::common::{self, Cloud, PROJECT, Run};

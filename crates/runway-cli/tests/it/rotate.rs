@@ -17,9 +17,7 @@ use serde_json::{Value, json};
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto, Scratch, scratch};
 
-use crate::common::{Cloud, PROJECT, Run};
-
-use crate::common;
+use crate::common::{self, Cloud, PROJECT, Run};
 
 const PENDING: &str = "/runway/pending";
 const PROXY_SECRET: &str = "acme-shop/dev/main-db/proxy-admin";
