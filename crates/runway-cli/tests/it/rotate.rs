@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
 use secrets_adapter::{Auth, Client, ClientConfig, SecretString};
 use serde_json::{Value, json};
