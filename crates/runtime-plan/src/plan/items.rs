@@ -22,7 +22,7 @@ pub enum ManagedBy {
     Existing,
     /// A pull request's preview shares it with the environment it comes from (its physical
     /// name is that environment's): the program looks it up, never declares it, and the
-    /// preview is not charged for it (`crate::previews`).
+    /// preview is not charged for it (docs/previews.md).
     Shared,
 }
 

@@ -25,6 +25,7 @@ mod items;
 mod kind_columns;
 mod kinds;
 mod parts;
+mod preview_of;
 mod rotation;
 mod secrets;
 mod specs;
@@ -56,6 +57,7 @@ pub use kinds::{ItemKind, UsedThrough};
 pub use parts::{
     Grant, HealthSpec, ListenerAction, Peer, PolicyResource, RepositoryCredentials, SecurityRule, TaskSecret,
 };
+pub use preview_of::{Preview, SharedItem};
 pub use rotation::{
     PENDING_FOLDER, RotatedParameter, Rotation, RotationError, RotationTarget, ServiceRestart,
 };
@@ -118,9 +120,9 @@ pub struct Plan {
     /// The one-off tasks the deploy job runs (a workload's `migrate`), in workload order.
     pub tasks: Vec<OneOffTask>,
     /// When the plan is a pull request's preview: what it shares with the environment it
-    /// comes from, and what it adds (`crate::previews`).
+    /// comes from, and what it adds (docs/previews.md).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preview: Option<crate::previews::Preview>,
+    pub preview: Option<Preview>,
 }
 
 /// Where a resource comes from.
