@@ -175,6 +175,30 @@ pub fn shipped_example() -> Product {
     load_product("examples/acme-shop/runway.yaml", root, &files)
 }
 
+/// The shipped example with the worker of `tests/examples/acme-shop-jobs-worker.yaml` appended
+/// to its workloads (no port, scaling on `jobs`' backlog, asleep outside dev's active hours, a
+/// nightly schedule).
+pub fn example_with_worker() -> Product {
+    let files = MemFiles::default()
+        .with(
+            "services/billing/runway.yaml",
+            include_str!("../../../../../examples/acme-shop/services/billing/runway.yaml"),
+        )
+        .with(
+            "services/orders/runway.yaml",
+            include_str!("../../../../../examples/acme-shop/services/orders/runway.yaml"),
+        )
+        .with(
+            "tools/reporting/runway.yaml",
+            include_str!("../../../../../examples/acme-shop/tools/reporting/runway.yaml"),
+        );
+    let root = concat!(
+        include_str!("../../../../../examples/acme-shop/runway.yaml"),
+        include_str!("../../../../../tests/examples/acme-shop-jobs-worker.yaml")
+    );
+    load_product("examples/acme-shop/runway.yaml", root, &files)
+}
+
 /// A generated product of `n` resources (`synthetic::product`) whose resource, workload and
 /// member names are all 20 characters longer (`warehouse-inventory-queue-123`, up to 30).
 pub fn long_named(n: usize) -> Product {
