@@ -267,7 +267,7 @@ fn reprice(plan: &mut Plan, from: &str, pool_cap: Money) {
         r.monthly = Some(
             r.items
                 .iter()
-                .filter_map(|id| plan.items.iter().find(|i| &i.id == id))
+                .filter_map(|id| plan.items.iter().find(|i| i.id == *id))
                 .fold(Money::ZERO, |m, i| m + i.monthly.unwrap_or(Money::ZERO)),
         );
     }

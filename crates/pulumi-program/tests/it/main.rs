@@ -8,6 +8,7 @@
 //! they render are runtime-plan's goldens (its `tests/it/kinds.rs` and `golden.rs`); a fixture is
 //! snapshotted once per rendering. Scratch folders are named per test (`test_support::scratch`):
 //! the names must stay unique across the modules of this binary.
+#![allow(clippy::unwrap_used)] // reason: tests fail loudly
 
 mod bootstrap;
 mod kinds;

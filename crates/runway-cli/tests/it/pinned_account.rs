@@ -101,7 +101,10 @@ fn an_account_that_is_not_12_digits_is_invalid_with_help() {
     let d = &report["diagnostics"][0];
     assert_eq!(d["code"], "invalid-value", "{stdout}");
     assert_eq!(d["message"], "`12345` is not an AWS account id (exactly 12 digits)");
-    assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(13), Some(14)));
+    // The line `pinned_example` added: right after dev's region.
+    let text = std::fs::read_to_string(dir.join("runway.yaml")).unwrap();
+    let line = text.lines().position(|l| l.starts_with("    account: ")).unwrap() as u64 + 1;
+    assert_eq!((d["line"].as_u64(), d["column"].as_u64()), (Some(line), Some(14)));
     assert_eq!(d["path"], "environments.dev.account");
     assert!(d["help"].as_str().unwrap().contains("12 digits in quotes"), "{stdout}");
 }

@@ -2,6 +2,7 @@
 //! module per subject. The file-format fixtures' diagnostics are snapshotted here, once each as
 //! JSON (`fixtures`, `tests/it/snapshots/`, blessed with
 //! `INSTA_UPDATE=always cargo test -p runway-schema --test it`).
+#![allow(clippy::unwrap_used)] // reason: tests fail loudly
 
 mod bounds;
 mod example;
