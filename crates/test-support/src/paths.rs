@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn a_golden_is_the_body_of_the_one_snapshot_named() {
-        let body = golden("runtime-plan", "golden__acme-shop-dev.txt.snap");
+        let body = golden("runtime-plan", "golden__acme-shop-production.txt.snap");
         assert!(!body.starts_with("---") && body.contains("acme-shop"), "{body}");
     }
 
