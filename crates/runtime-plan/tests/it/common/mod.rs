@@ -156,9 +156,9 @@ pub fn example() -> Product {
     }
 }
 
-/// The shipped example (`examples/acme-shop`), loaded through the real loader.
-pub fn shipped_example() -> Product {
-    let files = MemFiles::default()
+/// The shipped example's members, as the loader reads them.
+fn example_members() -> MemFiles {
+    MemFiles::default()
         .with(
             "services/billing/runway.yaml",
             include_str!("../../../../../examples/acme-shop/services/billing/runway.yaml"),
@@ -170,33 +170,24 @@ pub fn shipped_example() -> Product {
         .with(
             "tools/reporting/runway.yaml",
             include_str!("../../../../../examples/acme-shop/tools/reporting/runway.yaml"),
-        );
+        )
+}
+
+/// The shipped example (`examples/acme-shop`), loaded through the real loader.
+pub fn shipped_example() -> Product {
     let root = include_str!("../../../../../examples/acme-shop/runway.yaml");
-    load_product("examples/acme-shop/runway.yaml", root, &files)
+    load_product("examples/acme-shop/runway.yaml", root, &example_members())
 }
 
 /// The shipped example with the worker of `tests/examples/acme-shop-jobs-worker.yaml` appended
 /// to its workloads (no port, scaling on `jobs`' backlog, asleep outside dev's active hours, a
 /// nightly schedule).
 pub fn example_with_worker() -> Product {
-    let files = MemFiles::default()
-        .with(
-            "services/billing/runway.yaml",
-            include_str!("../../../../../examples/acme-shop/services/billing/runway.yaml"),
-        )
-        .with(
-            "services/orders/runway.yaml",
-            include_str!("../../../../../examples/acme-shop/services/orders/runway.yaml"),
-        )
-        .with(
-            "tools/reporting/runway.yaml",
-            include_str!("../../../../../examples/acme-shop/tools/reporting/runway.yaml"),
-        );
     let root = concat!(
         include_str!("../../../../../examples/acme-shop/runway.yaml"),
         include_str!("../../../../../tests/examples/acme-shop-jobs-worker.yaml")
     );
-    load_product("examples/acme-shop/runway.yaml", root, &files)
+    load_product("examples/acme-shop/runway.yaml", root, &example_members())
 }
 
 /// A generated product of `n` resources (`synthetic::product`) whose resource, workload and
