@@ -79,3 +79,13 @@ fn every_kind_has_its_small_golden_of_pulumi_resources() {
         insta::assert_snapshot!(format!("kind-{name}"), golden);
     }
 }
+
+/// Every kind the file format has (and each postgres engine, and a workload) has its golden
+/// here too: a new kind's fixture is listed in both crates' tables, not only in runtime-plan's.
+#[test]
+fn every_kind_of_the_format_has_its_pulumi_golden() {
+    let names: Vec<&str> = KINDS.iter().map(|(name, ..)| *name).collect();
+    for kind in runway_schema::Kind::NAMES.iter().chain(&["aurora", "workload"]) {
+        assert!(names.contains(kind), "tests/kinds/{kind}.yaml is not in pulumi-program's KINDS");
+    }
+}
