@@ -1,5 +1,6 @@
 //! ARCHITECTURE.md's boundaries that a dependency or a call can break: which workspace crates
-//! each crate may depend on, who reads environment variables and who opens files.
+//! each crate may depend on, who reads environment variables, who opens files, who reads the
+//! terminal, and which of the schema crate's names `cost` may know.
 
 use std::path::Path;
 
@@ -48,6 +49,26 @@ const LAYERS: &[(&str, &[&str], &str)] = &[
 /// inside aws-adapter reads `AWS_*` through its default chain, not through this code.)
 const ENV_READERS: &[&str] = &["runway-cli", "secrets-adapter", "test-support", "xtask"];
 
+/// The crates whose own code may read the terminal (stdin, or ask whether a stream is one): the
+/// CLI, the language server (its stdio transport), the tests' helpers and xtask.
+const TERMINAL_READERS: &[&str] = &["runway-cli", "runway-lsp", "test-support", "xtask"];
+
+/// What `cost` may name of `runway-schema`: money, diagnostics and their places, the two
+/// engine-like words its prices depend on, and the helpers that read its own file. Never the
+/// runway file's model (`Product`, `Resource`, `Workload`, ...): sizes and prices only.
+const COST_SCHEMA_NAMES: &[&str] = &[
+    "Money",
+    "Diagnostic",
+    "Code",
+    "Location",
+    "Unread",
+    "summary",
+    "paths",
+    "CatalogueSetting",
+    "PostgresEngine",
+    "Architecture",
+];
+
 pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
     for (krate, allowed, why) in LAYERS {
         for dep in meta.workspace_deps_of(krate) {
@@ -67,14 +88,16 @@ pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
         }
     }
     for pkg in &meta.members {
-        let env = !ENV_READERS.contains(&pkg.name.as_str());
-        let files = !FILE_READERS.contains(&pkg.name.as_str());
-        if !env && !files {
-            continue;
-        }
+        let name = pkg.name.as_str();
+        let judge = Judge {
+            env: !ENV_READERS.contains(&name),
+            files: !FILE_READERS.contains(&name),
+            terminal: !TERMINAL_READERS.contains(&name),
+            schema_names: (name == "cost").then_some(COST_SCHEMA_NAMES),
+        };
         for target in pkg.targets.iter().filter(|t| matches!(t.kind.as_str(), "lib" | "bin")) {
             let Some(src) = target.root.parent() else { continue };
-            io_uses(root, src, env, files, out);
+            io_uses(root, src, &judge, out);
         }
     }
 }
@@ -85,9 +108,19 @@ pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
 const FILE_READERS: &[&str] =
     &["runway-cli", "runway-lsp", "runway-files", "test-support", "xtask", "runway-bench", "embed-example"];
 
-/// Uses of `std::fs` and of `env::var*` in a crate's own source, its `#[cfg(test)]` items aside
-/// (tests read fixtures; they have test-support for `RUNWAY_PYTHON`).
-fn io_uses(root: &Path, dir: &Path, env: bool, files: bool, out: &mut Vec<Violation>) {
+/// What one crate's code may not do.
+struct Judge {
+    env: bool,
+    files: bool,
+    terminal: bool,
+    /// The only `runway_schema` names the crate may use, when it is limited.
+    schema_names: Option<&'static [&'static str]>,
+}
+
+/// Uses of `std::fs`, of `env::var*`, of stdin or `IsTerminal`, and of names of `runway_schema`
+/// outside a crate's vocabulary, in a crate's own source, its `#[cfg(test)]` items aside (tests
+/// read fixtures; they have test-support for `RUNWAY_PYTHON`).
+fn io_uses(root: &Path, dir: &Path, judge: &Judge, out: &mut Vec<Violation>) {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
@@ -103,10 +136,19 @@ fn io_uses(root: &Path, dir: &Path, env: bool, files: bool, out: &mut Vec<Violat
             let Ok(source) = source.as_ref() else {
                 continue; // the size rules report a file that does not parse
             };
-            let mut visitor = IoUses { env, files, hits: Vec::new() };
+            let mut visitor = IoUses { judge, hits: Vec::new() };
             visitor.visit_file(&source.ast);
             for (line, what) in visitor.hits {
                 let message = match what {
+                    Io::Terminal => {
+                        "reads the terminal: only the CLI (and the language server's stdio) does \
+                         (ARCHITECTURE.md, \"Boundaries\"); take the input as an argument"
+                    }
+                    Io::SchemaName => {
+                        "names a part of the runway file's model: `cost` knows sizes and prices only \
+                         (ARCHITECTURE.md, \"Boundaries\"); pass plain data, or add the name to \
+                         COST_SCHEMA_NAMES in xtask/src/tidy/boundaries.rs with a reason"
+                    }
                     Io::Env => {
                         "reads an environment variable: only the CLI does (and the Infisical client it calls; \
                                 ARCHITECTURE.md, \"Boundaries\"); take the value as an argument"
@@ -131,23 +173,35 @@ fn io_uses(root: &Path, dir: &Path, env: bool, files: bool, out: &mut Vec<Violat
 enum Io {
     Env,
     Fs,
+    Terminal,
+    SchemaName,
 }
 
 /// Finds the I/O a crate's code does by name (a path or a `use`).
-struct IoUses {
-    env: bool,
-    files: bool,
+struct IoUses<'j> {
+    judge: &'j Judge,
     hits: Vec<(usize, Io)>,
 }
 
-impl IoUses {
+impl IoUses<'_> {
     fn judge(&mut self, segments: &[String], line: usize) {
         let pair = |a: &str, b: &[&str]| segments.windows(2).any(|w| w[0] == a && b.contains(&w[1].as_str()));
-        if self.env && pair("env", &["var", "var_os", "vars", "vars_os"]) {
+        let j = self.judge;
+        if j.env && pair("env", &["var", "var_os", "vars", "vars_os"]) {
             self.hits.push((line, Io::Env));
         }
-        if self.files && (pair("std", &["fs"]) || segments.first().is_some_and(|s| s == "fs")) {
+        if j.files && (pair("std", &["fs"]) || segments.first().is_some_and(|s| s == "fs")) {
             self.hits.push((line, Io::Fs));
+        }
+        if j.terminal && (pair("io", &["stdin"]) || segments.iter().any(|s| s == "IsTerminal")) {
+            self.hits.push((line, Io::Terminal));
+        }
+        if let Some(allowed) = j.schema_names
+            && let [first, name, ..] = segments
+            && first == "runway_schema"
+            && !allowed.contains(&name.as_str())
+        {
+            self.hits.push((line, Io::SchemaName));
         }
     }
 }
@@ -157,7 +211,7 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("cfg") && a.to_token_stream().to_string().contains("test"))
 }
 
-impl<'ast> Visit<'ast> for IoUses {
+impl<'ast> Visit<'ast> for IoUses<'_> {
     fn visit_item(&mut self, item: &'ast syn::Item) {
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Mod(i) => &i.attrs,
@@ -186,5 +240,33 @@ impl<'ast> Visit<'ast> for IoUses {
             self.judge(&segments, line_of(first.ident.span()));
         }
         syn::visit::visit_path(self, path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines `IoUses` flags in `source`, for a crate judged as `judge`.
+    fn flagged(judge: &Judge, source: &str) -> Vec<usize> {
+        let ast = syn::parse_file(source).expect("valid Rust");
+        let mut visitor = IoUses { judge, hits: Vec::new() };
+        visitor.visit_file(&ast);
+        visitor.hits.into_iter().map(|(line, _)| line).collect()
+    }
+
+    #[test]
+    fn the_terminal_and_the_files_model_are_found_outside_their_crates() {
+        let cost = Judge { env: true, files: true, terminal: true, schema_names: Some(COST_SCHEMA_NAMES) };
+        let source = "use runway_schema::{Money, PostgresEngine};\n\
+                      use runway_schema::Product;\n\
+                      fn a(w: &runway_schema::Workload) {}\n\
+                      fn b() -> bool { std::io::stdin().lines().count() > 0 }\n\
+                      fn c() { let _ = runway_schema::paths::only_comments(\"\"); }\n\
+                      #[cfg(test)]\n\
+                      mod tests { use runway_schema::Product; }\n";
+        assert_eq!(flagged(&cost, source), [2, 3, 4]);
+        let cli = Judge { env: false, files: false, terminal: false, schema_names: None };
+        assert!(flagged(&cli, source).is_empty());
     }
 }
