@@ -79,7 +79,7 @@ struct Verdict {
 }
 
 /// `bench [--criterion [ARGS...]]`.
-pub fn bench(args: &[String]) -> Result<(), String> {
+pub(crate) fn bench(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         None => targets(),
         Some("--criterion") => criterion(&args[1..]),

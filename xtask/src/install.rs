@@ -33,7 +33,7 @@ fn readme_install_line() -> Result<Vec<String>, String> {
 }
 
 /// Runs the README's install line into a scratch `--root` and the installed `runway --version`.
-pub fn readme_line() -> Result<(), String> {
+pub(crate) fn readme_line() -> Result<(), String> {
     let words = readme_install_line()?;
     let scratch = std::env::temp_dir().join(format!("runway-install-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);

@@ -42,7 +42,7 @@ const STAMP: &str = "runway-version";
 
 /// Installs every pinned server that is absent or of another version; returns `.postgres`
 /// (what the tests read as `RUNWAY_POSTGRES`).
-pub fn postgres() -> Result<PathBuf, String> {
+pub(crate) fn postgres() -> Result<PathBuf, String> {
     let dir = root().join(".postgres");
     for server in &SERVERS {
         install(&dir.join(server.major.to_string()), server)?;

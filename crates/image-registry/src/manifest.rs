@@ -10,13 +10,13 @@ use crate::http::{Fetch, Session};
 use crate::{Access, CHECK, Reference, failed_fetch};
 
 /// OCI image index.
-pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
+pub(crate) const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 /// Docker manifest list.
-pub const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
+pub(crate) const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
 /// OCI image manifest.
-pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
+pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
 /// Docker image manifest, schema 2.
-pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
+pub(crate) const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
 
 /// The image being checked.
 pub(crate) struct Subject<'a> {

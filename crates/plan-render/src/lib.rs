@@ -21,7 +21,6 @@
 //! map into output: the same value gives the same text, byte for byte.
 // A match over a kind names every kind (ARCHITECTURE.md, "Adding a kind").
 #![warn(clippy::wildcard_enum_match_arm)]
-#![warn(unreachable_pub)]
 
 mod diff;
 mod findings;

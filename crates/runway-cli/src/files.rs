@@ -11,18 +11,18 @@ use miette::{
 use runway_schema::{Diagnostic, Loaded, Options, Severity};
 
 /// Loads the product at `file`; `None` when the root file cannot be read (reported).
-pub fn load(file: &Path, options: &Options) -> Result<Loaded, String> {
+pub(crate) fn load(file: &Path, options: &Options) -> Result<Loaded, String> {
     runway_files::load(file, options)
         .map_err(|u| format!("cannot read {}: {}", file.display(), runway_files::describe(&u)))
 }
 
 /// Should output be coloured? Only on a terminal, and never with `NO_COLOR`.
-pub fn colour(stream_is_terminal: bool) -> bool {
+pub(crate) fn colour(stream_is_terminal: bool) -> bool {
     stream_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Renders diagnostics as text with a source snippet each (miette).
-pub fn render_text(diags: &[Diagnostic], colour: bool) -> String {
+pub(crate) fn render_text(diags: &[Diagnostic], colour: bool) -> String {
     let theme = if colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
     let mut out = String::new();
@@ -63,10 +63,10 @@ fn quotable(text: &str) -> bool {
     declared && runway_schema::paths::first_control(text).is_none() && !lone_cr && !text.contains('\u{85}')
 }
 
-pub use runway_schema::summary;
+pub(crate) use runway_schema::summary;
 
 /// Is stdout a terminal?
-pub fn stdout_is_terminal() -> bool {
+pub(crate) fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 

@@ -14,7 +14,7 @@ use runway_schema::{Files, Folder, Unread};
 
 /// Why the base could not be read from git.
 #[derive(Debug, thiserror::Error)]
-pub enum GitError {
+pub(crate) enum GitError {
     /// `git` could not be started.
     #[error("cannot run git (is it installed and on PATH?): {0}")]
     NotRunnable(std::io::Error),
@@ -77,7 +77,7 @@ fn text(bytes: Vec<u8>) -> String {
 
 /// A root file's place in a repository at one commit.
 #[derive(Clone, Debug)]
-pub struct Revision {
+pub(crate) struct Revision {
     /// The repository's top folder.
     top: PathBuf,
     /// The root file's folder relative to `top`, `/`-separated, empty or ending in `/`.
@@ -90,7 +90,7 @@ pub struct Revision {
 
 impl Revision {
     /// Finds the repository holding `file` and the commit `rev` names there.
-    pub fn resolve(file: &Path, rev: &str) -> Result<Self, GitError> {
+    pub(crate) fn resolve(file: &Path, rev: &str) -> Result<Self, GitError> {
         let dir = match file.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -116,14 +116,14 @@ impl Revision {
 
     /// The root file's name in diagnostics: `<short commit>:<path in the repository>` (no
     /// file of that name exists, so no snippet of today's text is shown for the base's lines).
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         let short: String = self.commit.chars().take(12).collect();
         format!("{short}:{}{}", self.prefix, self.file_name)
     }
 
     /// The root file's bytes and its folder's files at the commit; `None` when the root file
     /// does not exist there.
-    pub fn snapshot(&self) -> Result<Option<(Vec<u8>, GitFiles)>, GitError> {
+    pub(crate) fn snapshot(&self) -> Result<Option<(Vec<u8>, GitFiles)>, GitError> {
         let mut c = git(&self.top);
         c.args(["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", &self.commit]);
         if !self.prefix.is_empty() {
@@ -222,7 +222,7 @@ fn parse_batch(rel: &[String], mut out: &[u8]) -> Result<BTreeMap<String, Vec<u8
 
 /// Member folders and files under the root's folder at a commit.
 #[derive(Clone, Debug, Default)]
-pub struct GitFiles {
+pub(crate) struct GitFiles {
     /// Every folder holding a file, relative to the root's folder.
     folders: BTreeSet<String>,
     /// Every symbolic link, relative to the root's folder.

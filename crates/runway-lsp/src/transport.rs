@@ -15,17 +15,17 @@ use lsp_server::{Connection, Message};
 /// The largest message body read: four times the largest file the schema's reader takes
 /// ([`runway_schema::MAX_FILE_BYTES`]), room for such a document JSON-escaped. A larger
 /// `Content-Length` is skipped (read and dropped, never held), with a line on stderr.
-pub const MAX_MESSAGE_BYTES: usize = 4 * runway_schema::MAX_FILE_BYTES;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 4 * runway_schema::MAX_FILE_BYTES;
 
 /// The threads that carry messages between stdio and a [`Connection`].
-pub struct StdioThreads {
+pub(crate) struct StdioThreads {
     reader: JoinHandle<io::Result<()>>,
     writer: JoinHandle<io::Result<()>>,
 }
 
 impl StdioThreads {
     /// Waits for both threads; the first I/O error either met, if any.
-    pub fn join(self) -> io::Result<()> {
+    pub(crate) fn join(self) -> io::Result<()> {
         let reader =
             self.reader.join().unwrap_or_else(|_| Err(io::Error::other("the stdin reader panicked")));
         let writer =
@@ -35,7 +35,7 @@ impl StdioThreads {
 }
 
 /// The server's end of a connection over stdin and stdout, and the threads that carry it.
-pub fn stdio() -> (Connection, StdioThreads) {
+pub(crate) fn stdio() -> (Connection, StdioThreads) {
     let (transport, server) = Connection::memory();
     let Connection { sender, receiver } = transport;
     let reader = thread::spawn(move || {
@@ -65,7 +65,7 @@ pub(crate) fn log(line: std::fmt::Arguments<'_>) {
 }
 
 /// The next message that reads; `None` at the end of the input.
-pub fn read(input: &mut impl BufRead) -> io::Result<Option<Message>> {
+pub(crate) fn read(input: &mut impl BufRead) -> io::Result<Option<Message>> {
     loop {
         match frame(input)? {
             None => return Ok(None),

@@ -50,17 +50,24 @@ pub(crate) struct Fields<'n> {
 }
 
 impl<'n> Fields<'n> {
-    pub fn get(&self, key: &str) -> Option<&'n Node> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'n Node> {
         self.entries.iter().find(|(k, _, _)| *k == key).map(|(_, _, v)| *v)
     }
 }
 
 impl Cx<'_> {
-    pub fn loc(&self, node: &Node) -> Location {
+    pub(crate) fn loc(&self, node: &Node) -> Location {
         node.location(self.file)
     }
 
-    pub fn error(&mut self, code: Code, node: &Node, path: &str, message: String, help: Option<String>) {
+    pub(crate) fn error(
+        &mut self,
+        code: Code,
+        node: &Node,
+        path: &str,
+        message: String,
+        help: Option<String>,
+    ) {
         let d = Diagnostic::error(code, self.loc(node), path, message);
         self.diags.push(match help {
             Some(help) => d.with_help(help),
@@ -68,7 +75,14 @@ impl Cx<'_> {
         });
     }
 
-    pub fn warning(&mut self, code: Code, node: &Node, path: &str, message: String, help: Option<String>) {
+    pub(crate) fn warning(
+        &mut self,
+        code: Code,
+        node: &Node,
+        path: &str,
+        message: String,
+        help: Option<String>,
+    ) {
         let d = Diagnostic::warning(code, self.loc(node), path, message);
         self.diags.push(match help {
             Some(help) => d.with_help(help),
@@ -76,13 +90,13 @@ impl Cx<'_> {
         });
     }
 
-    pub fn invalid(&mut self, node: &Node, path: &str, message: String, help: Option<String>) {
+    pub(crate) fn invalid(&mut self, node: &Node, path: &str, message: String, help: Option<String>) {
         self.error(Code::InvalidValue, node, path, message, help);
     }
 
     /// Reads a mapping: reports non-string keys, duplicate keys and unknown keys (with a
     /// suggestion); returns the first occurrence of each allowed key.
-    pub fn fields<'n>(
+    pub(crate) fn fields<'n>(
         &mut self,
         node: &'n Node,
         path: &str,
@@ -140,7 +154,7 @@ impl Cx<'_> {
     }
 
     /// A required key; reports `missing-field` at the mapping when absent.
-    pub fn require<'n>(
+    pub(crate) fn require<'n>(
         &mut self,
         f: &Fields<'n>,
         path: &str,
@@ -163,7 +177,7 @@ impl Cx<'_> {
 
     /// A mapping whose keys are names chosen by the user: duplicates reported, values returned
     /// with their key node, in file order.
-    pub fn named_map<'n>(
+    pub(crate) fn named_map<'n>(
         &mut self,
         node: &'n Node,
         path: &str,
@@ -209,7 +223,7 @@ impl Cx<'_> {
     }
 
     /// Any scalar as text (numbers and booleans as written).
-    pub fn text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
+    pub(crate) fn text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         let t = node.scalar_text();
         if t.is_none() {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
@@ -218,7 +232,7 @@ impl Cx<'_> {
     }
 
     /// A string (not a number or boolean) on one line.
-    pub fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
+    pub(crate) fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         if let Value::Str(s) = &node.value {
             self.no_controls(node, path, what, s.to_string(), |_| false)
         } else {
@@ -228,7 +242,7 @@ impl Cx<'_> {
     }
 
     /// Free text (an environment value, a reason's detail): a scalar that may span lines.
-    pub fn free_text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
+    pub(crate) fn free_text(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         let t = node.scalar_text();
         if t.is_none() {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
@@ -256,7 +270,7 @@ impl Cx<'_> {
     }
 
     /// A whole number within `min..=max`.
-    pub fn uint(&mut self, node: &Node, path: &str, what: &str, min: u64, max: u64) -> Option<u64> {
+    pub(crate) fn uint(&mut self, node: &Node, path: &str, what: &str, min: u64, max: u64) -> Option<u64> {
         match &node.value {
             Value::Int(i) if (i128::from(min)..=i128::from(max)).contains(&i.get()) => {
                 u64::try_from(i.get()).ok()
@@ -279,7 +293,7 @@ impl Cx<'_> {
     }
 
     /// `true` or `false`.
-    pub fn boolean(&mut self, node: &Node, path: &str, what: &str) -> Option<bool> {
+    pub(crate) fn boolean(&mut self, node: &Node, path: &str, what: &str) -> Option<bool> {
         if let Value::Bool(b) = node.value {
             Some(b)
         } else {
@@ -294,7 +308,7 @@ impl Cx<'_> {
     }
 
     /// A list.
-    pub fn list<'n>(&mut self, node: &'n Node, path: &str, what: &str) -> Option<&'n [Node]> {
+    pub(crate) fn list<'n>(&mut self, node: &'n Node, path: &str, what: &str) -> Option<&'n [Node]> {
         if let Value::Seq(items) = &node.value {
             Some(items)
         } else {
@@ -309,7 +323,13 @@ impl Cx<'_> {
     }
 
     /// One of a fixed set of words, with a suggestion.
-    pub fn one_of<'w>(&mut self, node: &Node, path: &str, what: &str, words: &[&'w str]) -> Option<&'w str> {
+    pub(crate) fn one_of<'w>(
+        &mut self,
+        node: &Node,
+        path: &str,
+        what: &str,
+        words: &[&'w str],
+    ) -> Option<&'w str> {
         let text = self.text(node, path, what)?;
         if let Some(w) = words.iter().find(|w| **w == text) {
             return Some(w);

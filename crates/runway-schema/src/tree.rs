@@ -25,7 +25,7 @@ pub const MAX_NODES: usize = 2_000_000;
 /// Most alias uses in one file.
 pub const MAX_ALIASES: usize = 1_000;
 /// Most events replayed by aliases in one file (what stops an alias bomb).
-pub const MAX_REPLAYED_EVENTS: usize = 100_000;
+pub(crate) const MAX_REPLAYED_EVENTS: usize = 100_000;
 
 /// A scalar or collection, as read.
 ///
@@ -50,13 +50,13 @@ pub(crate) enum Value {
 pub(crate) struct Int([u64; 2]);
 
 impl Int {
-    pub fn new(v: i128) -> Int {
+    pub(crate) fn new(v: i128) -> Int {
         let bits = v.cast_unsigned();
         // Truncation is the point: the low and the high half.
         Int([bits as u64, (bits >> 64) as u64])
     }
 
-    pub fn get(self) -> i128 {
+    pub(crate) fn get(self) -> i128 {
         ((u128::from(self.0[1]) << 64) | u128::from(self.0[0])).cast_signed()
     }
 }
@@ -78,7 +78,7 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    pub fn location(&self, file: &str) -> Location {
+    pub(crate) fn location(&self, file: &str) -> Location {
         Location {
             file: file.to_owned(),
             line: self.line,
@@ -89,7 +89,7 @@ impl Node {
     }
 
     /// The scalar as text (keys, names, plain values); `None` for collections and null.
-    pub fn scalar_text(&self) -> Option<String> {
+    pub(crate) fn scalar_text(&self) -> Option<String> {
         match &self.value {
             Value::Str(s) => Some(s.to_string()),
             Value::Int(i) => Some(i.get().to_string()),
@@ -100,7 +100,7 @@ impl Node {
     }
 
     /// What kind of value this is, for messages.
-    pub fn describe(&self) -> &'static str {
+    pub(crate) fn describe(&self) -> &'static str {
         match &self.value {
             Value::Null => "nothing",
             Value::Bool(_) => "a boolean",

@@ -231,17 +231,17 @@ pub(crate) fn resolve(rule: &Rule, offer: &Offer, region: &str, prefix: &str, ur
 /// Units of the offers, by kind of price.
 pub(crate) mod units {
     /// Per hour.
-    pub const HOURS: &[&str] = &["Hrs", "Hours", "hour", "Hr"];
+    pub(crate) const HOURS: &[&str] = &["Hrs", "Hours", "hour", "Hr"];
     /// Per GB-month.
-    pub const GB_MONTH: &[&str] = &["GB-Mo", "GB-Month"];
+    pub(crate) const GB_MONTH: &[&str] = &["GB-Mo", "GB-Month"];
     /// Per request (scaled to per million).
-    pub const REQUESTS: &[&str] = &["Requests", "Request"];
+    pub(crate) const REQUESTS: &[&str] = &["Requests", "Request"];
     /// Per I/O request (scaled to per million).
-    pub const IOS: &[&str] = &["IOs", "IO"];
+    pub(crate) const IOS: &[&str] = &["IOs", "IO"];
     /// Per GB (of data processed, transferred or ingested).
-    pub const GB: &[&str] = &["GB", "GigaBytes"];
+    pub(crate) const GB: &[&str] = &["GB", "GigaBytes"];
     /// Per alarm a month.
-    pub const ALARMS: &[&str] = &["Alarms", "Alarm"];
+    pub(crate) const ALARMS: &[&str] = &["Alarms", "Alarm"];
 }
 
 #[cfg(test)]

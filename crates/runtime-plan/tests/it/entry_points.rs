@@ -67,7 +67,7 @@ mod generated {
     use runtime_plan::{ItemSpec, PlannedItem, plan};
 
     /// A task definition's words as the file writes them.
-    pub fn words(words: Option<&[CompactString]>) -> Option<Vec<String>> {
+    pub(super) fn words(words: Option<&[CompactString]>) -> Option<Vec<String>> {
         words.map(|w| w.iter().map(ToString::to_string).collect())
     }
 

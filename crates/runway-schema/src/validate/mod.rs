@@ -35,7 +35,7 @@ use crate::values::{Duration, is_valid_name};
 /// (`unknown-field` for any other), the editor completes them (`syntax::fields`), and the JSON
 /// Schema lays its properties out by them (`format.rs`, whose test fails on any difference).
 pub(crate) mod keys {
-    pub const ROOT: &[&str] = &[
+    pub(crate) const ROOT: &[&str] = &[
         "runway",
         "product",
         "members",
@@ -46,10 +46,10 @@ pub(crate) mod keys {
         "workloads",
         "previews",
     ];
-    pub const SECRETS: &[&str] = &["infisical", "ssm"];
-    pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
-    pub const SSM: &[&str] = &["prefix", "kmsKey"];
-    pub const ENVIRONMENT: &[&str] = &[
+    pub(crate) const SECRETS: &[&str] = &["infisical", "ssm"];
+    pub(crate) const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
+    pub(crate) const SSM: &[&str] = &["prefix", "kmsKey"];
+    pub(crate) const ENVIRONMENT: &[&str] = &[
         "region",
         "account",
         "limits",
@@ -64,7 +64,7 @@ pub(crate) mod keys {
         "alerts",
     ];
     /// `alarms`: `enabled`, every alarm's name (`AlarmName::NAMES`, a test checks), then `for`.
-    pub const ALARMS: &[&str] = &[
+    pub(crate) const ALARMS: &[&str] = &[
         "enabled",
         "alb-5xx",
         "target-5xx",
@@ -87,27 +87,27 @@ pub(crate) mod keys {
         "for",
     ];
     /// `alarms.for.<name>`: every alarm's name, the enum's own list.
-    pub const ALARMS_FOR: &[&str] = crate::alarms::AlarmName::NAMES;
+    pub(crate) const ALARMS_FOR: &[&str] = crate::alarms::AlarmName::NAMES;
     /// `alerts`: where the alerts topic sends besides `alertEmails`.
-    pub const ALERTS: &[&str] = &["https"];
-    pub const LIMITS: &[&str] = &["monthly", "increase", "on"];
-    pub const LOGS: &[&str] = &["retentionDays"];
-    pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
-    pub const BOOTSTRAP: &[&str] = &["image"];
-    pub const USAGE: &[&str] =
+    pub(crate) const ALERTS: &[&str] = &["https"];
+    pub(crate) const LIMITS: &[&str] = &["monthly", "increase", "on"];
+    pub(crate) const LOGS: &[&str] = &["retentionDays"];
+    pub(crate) const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
+    pub(crate) const BOOTSTRAP: &[&str] = &["image"];
+    pub(crate) const USAGE: &[&str] =
         &["logs", "requests", "storageGb", "auroraIo", "natGb", "endpointGb", "internetGb", "for"];
     /// `usage.for.<name>`: the keys that apply to one resource or workload (the network's
     /// amounts are the environment's only).
-    pub const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo"];
-    pub const SHARED: &[&str] = &crate::model::Engine::NAMES;
-    pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
-    pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
-    pub const TOPIC: &[&str] = &["kind", "fifo", "size"];
-    pub const CACHE: &[&str] = &["kind", "version", "size"];
-    pub const BUCKET: &[&str] = &["kind", "versioning", "size"];
-    pub const DEAD_LETTER: &[&str] = &["maxReceives"];
-    pub const VERSIONING: &[&str] = &["keepDays"];
-    pub const WORKLOAD: &[&str] = &[
+    pub(crate) const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo"];
+    pub(crate) const SHARED: &[&str] = &crate::model::Engine::NAMES;
+    pub(crate) const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
+    pub(crate) const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
+    pub(crate) const TOPIC: &[&str] = &["kind", "fifo", "size"];
+    pub(crate) const CACHE: &[&str] = &["kind", "version", "size"];
+    pub(crate) const BUCKET: &[&str] = &["kind", "versioning", "size"];
+    pub(crate) const DEAD_LETTER: &[&str] = &["maxReceives"];
+    pub(crate) const VERSIONING: &[&str] = &["keepDays"];
+    pub(crate) const WORKLOAD: &[&str] = &[
         "image",
         "platform",
         "registryCredentials",
@@ -125,7 +125,7 @@ pub(crate) mod keys {
         "reason",
         "migrate",
     ];
-    pub const HEALTH: &[&str] = &[
+    pub(crate) const HEALTH: &[&str] = &[
         "path",
         "command",
         "interval",
@@ -135,20 +135,20 @@ pub(crate) mod keys {
         "grace",
         "none",
     ];
-    pub const SCALE: &[&str] = &["min", "max", "on", "active"];
-    pub const SCALE_ON: &[&str] = &["cpu", "memory", "requests", "queue"];
-    pub const ACTIVE: &[&str] = &["days", "hours", "timezone"];
-    pub const SCHEDULE: &[&str] = &["cron", "timezone", "command", "timeout"];
-    pub const MIGRATE: &[&str] = &["entryPoint", "command"];
-    pub const REASON: &[&str] = &["ground", "detail"];
-    pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
+    pub(crate) const SCALE: &[&str] = &["min", "max", "on", "active"];
+    pub(crate) const SCALE_ON: &[&str] = &["cpu", "memory", "requests", "queue"];
+    pub(crate) const ACTIVE: &[&str] = &["days", "hours", "timezone"];
+    pub(crate) const SCHEDULE: &[&str] = &["cron", "timezone", "command", "timeout"];
+    pub(crate) const MIGRATE: &[&str] = &["entryPoint", "command"];
+    pub(crate) const REASON: &[&str] = &["ground", "detail"];
+    pub(crate) const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
     /// `previews` (docs/previews.md).
-    pub const PREVIEWS: &[&str] =
+    pub(crate) const PREVIEWS: &[&str] =
         &["from", "expireAfter", "max", "limits", "workloads", "infisicalEnvironment"];
     /// `previews.limits`: the pooled cap.
-    pub const PREVIEW_LIMITS: &[&str] = &["monthly"];
+    pub(crate) const PREVIEW_LIMITS: &[&str] = &["monthly"];
     /// `previews.workloads.<name>`: whether previews run it.
-    pub const PREVIEW_WORKLOAD: &[&str] = &["on", "off"];
+    pub(crate) const PREVIEW_WORKLOAD: &[&str] = &["on", "off"];
 }
 
 const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];

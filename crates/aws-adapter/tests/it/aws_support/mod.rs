@@ -13,17 +13,17 @@ use std::time::Duration;
 use aws_adapter::aws::{AwsClients, ClientSettings, IsolatedEndpoint, Scope, SourceError, ValueSource};
 use secrecy::SecretString;
 
-pub const REGION: &str = "eu-west-1";
+pub(crate) const REGION: &str = "eu-west-1";
 
 /// A TCP forwarder to `target` that can be closed: while closed, new connections are dropped
 /// at once and open ones are cut at their next request. Moto behind it keeps its state.
-pub struct Gate {
+pub(crate) struct Gate {
     pub port: u16,
     open: Arc<AtomicBool>,
 }
 
 impl Gate {
-    pub fn start(target: u16) -> Gate {
+    pub(crate) fn start(target: u16) -> Gate {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind gate");
         let port = listener.local_addr().expect("gate addr").port();
         let open = Arc::new(AtomicBool::new(true));
@@ -45,15 +45,15 @@ impl Gate {
         Gate { port, open }
     }
 
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.open.store(false, Ordering::SeqCst);
     }
 
-    pub fn open(&self) {
+    pub(crate) fn open(&self) {
         self.open.store(true, Ordering::SeqCst);
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 }
@@ -82,7 +82,7 @@ fn forward(mut client: TcpStream, mut server: TcpStream, open: &AtomicBool) {
 
 /// Settings pointing at `url` with test credentials and an empty environment; few, quick
 /// retries so that fault tests finish fast.
-pub fn settings(url: &str) -> ClientSettings {
+pub(crate) fn settings(url: &str) -> ClientSettings {
     let mut s = ClientSettings::new(REGION);
     s.max_attempts = 2;
     s.initial_backoff = Duration::from_millis(20);
@@ -97,12 +97,12 @@ pub fn settings(url: &str) -> ClientSettings {
     s
 }
 
-pub async fn clients(url: &str) -> AwsClients {
+pub(crate) async fn clients(url: &str) -> AwsClients {
     AwsClients::connect(&settings(url)).await
 }
 
 /// Raw SDK config for the test's own checks (reading state the adapter must not report).
-pub async fn sdk_config(url: &str) -> aws_config::SdkConfig {
+pub(crate) async fn sdk_config(url: &str) -> aws_config::SdkConfig {
     aws_config::defaults(aws_config::BehaviorVersion::latest())
         .empty_test_environment()
         .region(aws_config::Region::new(REGION))
@@ -112,27 +112,27 @@ pub async fn sdk_config(url: &str) -> aws_config::SdkConfig {
         .await
 }
 
-pub fn scope() -> Scope {
+pub(crate) fn scope() -> Scope {
     Scope { product: "acme-shop".to_owned(), environment: "dev".to_owned() }
 }
 
 /// Values by `resource/variable`; counts reads and can run a hook before the n-th read.
 #[derive(Default)]
-pub struct MapSource {
+pub(crate) struct MapSource {
     pub values: Mutex<BTreeMap<String, String>>,
     pub reads: AtomicUsize,
     pub before_read: Option<(usize, Box<dyn Fn() + Send + Sync>)>,
 }
 
 impl MapSource {
-    pub fn new(values: &[(&str, &str)]) -> Self {
+    pub(crate) fn new(values: &[(&str, &str)]) -> Self {
         MapSource {
             values: Mutex::new(values.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()),
             ..MapSource::default()
         }
     }
 
-    pub fn set(&self, key: &str, value: &str) {
+    pub(crate) fn set(&self, key: &str, value: &str) {
         self.values.lock().expect("lock").insert(key.to_owned(), value.to_owned());
     }
 }

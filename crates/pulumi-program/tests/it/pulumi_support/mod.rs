@@ -12,14 +12,14 @@ use pulumi_program::Program;
 use test_support::{python, workspace};
 
 /// Writes the program's files into `dir` (which exists), as `runway emit pulumi` does.
-pub fn write(dir: &Path, program: &Program) {
+pub(crate) fn write(dir: &Path, program: &Program) {
     for (name, text) in &program.files {
         std::fs::write(dir.join(name), text).expect("write the program");
     }
 }
 
 /// The outcome of one run of the check.
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Exit code 0.
     pub success: bool,
     /// Standard output and standard error together.
@@ -28,13 +28,13 @@ pub struct Outcome {
 
 /// Runs the check over program directories, every tag of the plan's rule required on every
 /// resource whose type takes tags.
-pub fn check(dirs: &[&Path]) -> Outcome {
+pub(crate) fn check(dirs: &[&Path]) -> Outcome {
     run_check(dirs, &[])
 }
 
 /// [`check`], every resource and function call also required to pin the pulumi-aws version
 /// the check runs (as every emitted program does).
-pub fn check_pinned(dirs: &[&Path]) -> Outcome {
+pub(crate) fn check_pinned(dirs: &[&Path]) -> Outcome {
     run_check(dirs, &["--require-version"])
 }
 
@@ -57,7 +57,7 @@ fn run_check(dirs: &[&Path], flags: &[&str]) -> Outcome {
 /// its tasks (`propagateTags: SERVICE`, `enableEcsManagedTags`). Which types take tags at all,
 /// and that every one of them has them, is the SDK check's (`--require-tags`). Returns how many
 /// services it saw.
-pub fn assert_tags(plan: &runtime_plan::Plan, program: &Program) -> usize {
+pub(crate) fn assert_tags(plan: &runtime_plan::Plan, program: &Program) -> usize {
     let text = program.file(pulumi_program::PROGRAM_FILE).expect("Pulumi.yaml");
     let doc: serde_json::Value = serde_saphyr::from_str(text).expect("the program is YAML");
     let resources = doc["resources"].as_object().expect("resources");
@@ -95,7 +95,7 @@ pub fn assert_tags(plan: &runtime_plan::Plan, program: &Program) -> usize {
 /// resource's outputs, but the state keeps it in the resource's inputs as a Pulumi secret
 /// (pulumi-terraform-bridge#3201): this does not keep credentials out of the state, it keeps
 /// them out of everything but those secret inputs. Returns how many write-only inputs it saw.
-pub fn assert_credentials_write_only(program: &Program) -> usize {
+pub(crate) fn assert_credentials_write_only(program: &Program) -> usize {
     let text = program.file(pulumi_program::PROGRAM_FILE).expect("Pulumi.yaml");
     let doc: serde_json::Value = serde_saphyr::from_str(text).expect("the program is YAML");
     if let Some(config) = doc.get("config").and_then(|c| c.as_object()) {

@@ -4,11 +4,11 @@
 use indexmap::IndexMap;
 use runway_schema::*;
 
-pub fn loc() -> Location {
+pub(crate) fn loc() -> Location {
     Location { file: "runway.yaml".into(), line: 1, column: 1, offset: 0, len: 0 }
 }
 
-pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environment {
+pub(crate) fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environment {
     Environment {
         region: region.into(),
         account: None,
@@ -28,11 +28,11 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
     }
 }
 
-pub fn sizes(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+pub(crate) fn sizes(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
     pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
 }
 
-pub fn workload(uses: &[&str], expose: Expose) -> Workload {
+pub(crate) fn workload(uses: &[&str], expose: Expose) -> Workload {
     Workload {
         image: ImageRef::parse(&format!("metabase/metabase:v0.50.3@sha256:{}", "a".repeat(64))).unwrap(),
         platform: runway_schema::Architecture::Arm64,
@@ -66,7 +66,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
 
 /// The spec's example: dev, staging, production; main-db, jobs, events, sessions, uploads;
 /// metabase (internal) and shop (public); members orders (encore) and legacy (other, requires).
-pub fn example() -> Product {
+pub(crate) fn example() -> Product {
     let mut environments = IndexMap::new();
     // One NAT gateway in dev, as the shipped example writes (the default outside production).
     let mut dev = env("us-east-1", Some("150"), Some("dev.acme.example"));
@@ -174,7 +174,7 @@ fn example_members() -> MemFiles {
 }
 
 /// The shipped example (`examples/acme-shop`), loaded through the real loader.
-pub fn shipped_example() -> Product {
+pub(crate) fn shipped_example() -> Product {
     let root = include_str!("../../../../../examples/acme-shop/runway.yaml");
     load_product("examples/acme-shop/runway.yaml", root, &example_members())
 }
@@ -182,7 +182,7 @@ pub fn shipped_example() -> Product {
 /// The shipped example with the worker of `tests/examples/acme-shop-jobs-worker.yaml` appended
 /// to its workloads (no port, scaling on `jobs`' backlog, asleep outside dev's active hours, a
 /// nightly schedule).
-pub fn example_with_worker() -> Product {
+pub(crate) fn example_with_worker() -> Product {
     let root = concat!(
         include_str!("../../../../../examples/acme-shop/runway.yaml"),
         include_str!("../../../../../tests/examples/acme-shop-jobs-worker.yaml")
@@ -192,7 +192,7 @@ pub fn example_with_worker() -> Product {
 
 /// A generated product of `n` resources (`synthetic::product`) whose resource, workload and
 /// member names are all 20 characters longer (`warehouse-inventory-queue-123`, up to 30).
-pub fn long_named(n: usize) -> Product {
+pub(crate) fn long_named(n: usize) -> Product {
     let lengthen = |text: &str| {
         ["db-", "queue-", "topic-", "cache-", "bucket-", "svc-", "legacy-", "job-"]
             .iter()

@@ -11,10 +11,10 @@ use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, Moto};
 
 /// The built binary under test.
-pub const RUNWAY: &str = env!("CARGO_BIN_EXE_runway");
+pub(crate) const RUNWAY: &str = env!("CARGO_BIN_EXE_runway");
 
 /// A finished run of the binary.
-pub struct Run {
+pub(crate) struct Run {
     /// The exit code (-1 when ended by a signal).
     pub code: i32,
     /// What it printed on stdout.
@@ -25,7 +25,7 @@ pub struct Run {
 
 impl Run {
     /// Runs `cmd` to its end; its output decoded lossily.
-    pub fn of(cmd: &mut Command) -> Self {
+    pub(crate) fn of(cmd: &mut Command) -> Self {
         let Output { status, stdout, stderr } = cmd.output().unwrap();
         Self {
             code: status.code().unwrap_or(-1),
@@ -35,7 +35,7 @@ impl Run {
     }
 
     /// Runs `cmd` to its end; its output must be UTF-8.
-    pub fn of_utf8(cmd: &mut Command) -> Self {
+    pub(crate) fn of_utf8(cmd: &mut Command) -> Self {
         let Output { status, stdout, stderr } = cmd.output().expect("run runway");
         Self {
             code: status.code().unwrap_or(-1),
@@ -47,25 +47,25 @@ impl Run {
     /// Runs `cmd` (`runway` with `shown` among its arguments) to its end, its output UTF-8, and
     /// prints `$ runway SHOWN`, the exit code and the output: `--nocapture` shows them, and
     /// a failing test's output keeps them.
-    pub fn logged(cmd: &mut Command, shown: &[&str]) -> Self {
+    pub(crate) fn logged(cmd: &mut Command, shown: &[&str]) -> Self {
         let run = Run::of_utf8(cmd);
         println!("$ runway {}\nexit {}\n{}{}", shown.join(" "), run.code, run.stdout, run.stderr);
         run
     }
 
     /// `(code, stdout, stderr)`.
-    pub fn parts(self) -> (i32, String, String) {
+    pub(crate) fn parts(self) -> (i32, String, String) {
         (self.code, self.stdout, self.stderr)
     }
 }
 
 /// The binary as a command, nothing set.
-pub fn bare() -> Command {
+pub(crate) fn bare() -> Command {
     Command::new(RUNWAY)
 }
 
 /// The binary as a command, without colours (`NO_COLOR=1`).
-pub fn command() -> Command {
+pub(crate) fn command() -> Command {
     let mut cmd = bare();
     cmd.env("NO_COLOR", "1");
     cmd
@@ -74,7 +74,7 @@ pub fn command() -> Command {
 /// The binary without colours, talking to AWS at `aws_url` only: every `AWS_*` of the host
 /// removed, test credentials, and config files under `<tmp>/<home>` that do not exist, so no
 /// profile, SSO cache or instance metadata of the machine is ever asked.
-pub fn aws_command(aws_url: &str, home: &str) -> Command {
+pub(crate) fn aws_command(aws_url: &str, home: &str) -> Command {
     let mut cmd = command();
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("AWS_") {
@@ -92,14 +92,14 @@ pub fn aws_command(aws_url: &str, home: &str) -> Command {
 }
 
 /// The example's Infisical project id (its `secrets.infisical.project`).
-pub const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
+pub(crate) const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
 /// The region of the example's environments, which the deploy-side tests call.
-pub const REGION: &str = "us-east-1";
+pub(crate) const REGION: &str = "us-east-1";
 
 /// `runway` talking to the Infisical at `infisical_url` and the AWS at `aws_url` only:
 /// [`aws_command`] (`home` names its absent AWS config folder) without any `INFISICAL_*` of the
 /// host, with the contract server's client and `AWS_REGION` [`REGION`].
-pub fn cloud_command(infisical_url: &str, aws_url: &str, home: &str) -> Command {
+pub(crate) fn cloud_command(infisical_url: &str, aws_url: &str, home: &str) -> Command {
     let mut cmd = aws_command(aws_url, home);
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("INFISICAL_") {
@@ -115,7 +115,7 @@ pub fn cloud_command(infisical_url: &str, aws_url: &str, home: &str) -> Command 
 
 /// What a deploy-side test talks to, each its own, on a free loopback port and stopped on drop:
 /// the Infisical contract server knowing the example's project, and moto.
-pub struct Cloud {
+pub(crate) struct Cloud {
     /// The contract server, knowing [`PROJECT`].
     pub infisical: ContractServer,
     /// moto.
@@ -124,32 +124,32 @@ pub struct Cloud {
 
 impl Cloud {
     /// Starts both, moto with none of its own variables.
-    pub fn start() -> Cloud {
+    pub(crate) fn start() -> Cloud {
         Cloud::start_with(&[])
     }
 
     /// Starts both, moto with `variables` (see [`Moto::start_with`]).
-    pub fn start_with(variables: &[(&str, &str)]) -> Cloud {
+    pub(crate) fn start_with(variables: &[(&str, &str)]) -> Cloud {
         let moto = Moto::start_with(variables);
         Cloud { infisical: ContractServer::start_with(&["--project", PROJECT]), moto }
     }
 
     /// `runway` talking to these two only (see [`cloud_command`]).
-    pub fn command(&self, home: &str) -> Command {
+    pub(crate) fn command(&self, home: &str) -> Command {
         cloud_command(&self.infisical.url(), &self.moto.url(), home)
     }
 }
 
 /// The binary without colours, run in `dir`, which git must not take for part of an enclosing
 /// repository (the tests' folders are under the machine's temporary folder).
-pub fn repo_command(dir: &Path) -> Command {
+pub(crate) fn repo_command(dir: &Path) -> Command {
     let mut cmd = command();
     cmd.current_dir(dir).env("GIT_CEILING_DIRECTORIES", std::env::temp_dir());
     cmd
 }
 
 /// Replaces `from`, which must be there, by `to` in the file at `path`.
-pub fn edit(path: &Path, from: &str, to: &str) {
+pub(crate) fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.contains(from), "{from:?} is not in {}", path.display());
     std::fs::write(path, text.replace(from, to)).unwrap();
@@ -157,7 +157,7 @@ pub fn edit(path: &Path, from: &str, to: &str) {
 
 /// A hand-written `pulumi stack output --json --show-secrets` of the dev plan of the runway
 /// `file`, written to `<dir>/outputs.json`: each output the plan declares, valued `value(name)`.
-pub fn dev_outputs(file: &Path, dir: &Path, value: impl Fn(&str) -> String) -> PathBuf {
+pub(crate) fn dev_outputs(file: &Path, dir: &Path, value: impl Fn(&str) -> String) -> PathBuf {
     let plan = bare().args(["plan", "--env", "dev", "--format", "json"]).arg(file).output().unwrap();
     let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
     let mut outputs = serde_json::Map::new();
@@ -174,24 +174,24 @@ pub fn dev_outputs(file: &Path, dir: &Path, value: impl Fn(&str) -> String) -> P
 /// `outputs` as the stack's outputs: `tools/simulate_up.py PROGRAM OUTPUTS --ecs FLAGS`, which
 /// writes the parameters the program declares, declares the ECS clusters, task definitions and
 /// services, and prints its report (JSON) on stdout.
-pub fn simulate_up(moto: &Moto, program: &Path, outputs: &Path, flags: &[&str]) -> Output {
+pub(crate) fn simulate_up(moto: &Moto, program: &Path, outputs: &Path, flags: &[&str]) -> Output {
     let script = test_support::workspace().join("tools/simulate_up.py");
     moto.python_command().arg(script).arg(program).arg(outputs).arg("--ecs").args(flags).output().unwrap()
 }
 
 /// `runway ARGS` without colours: `(code, stdout, stderr)`.
-pub fn runway(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn runway(args: &[&str]) -> (i32, String, String) {
     Run::of(command().args(args)).parts()
 }
 
 /// `runway ARGS` in `dir` without colours: `(code, stdout, stderr)`.
-pub fn runway_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn runway_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     Run::of(command().args(args).current_dir(dir)).parts()
 }
 
 /// `git ARGS` in `dir`, as a fixed user and without the machine's git configuration; fails
 /// the test when git does.
-pub fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([
             "-c",
@@ -212,13 +212,18 @@ pub fn git(dir: &Path, args: &[&str]) {
 
 /// The place in Infisical where a person sets the example's workload secret in `dev` (its
 /// folder, as `runway plan` lists it), and the SSM parameter `secrets prepare` copies it to.
-pub const PERSON_PLACE: (&str, &str, &str) = ("dev", "/runtime/metabase", "MB_ENCRYPTION_SECRET_KEY");
+pub(crate) const PERSON_PLACE: (&str, &str, &str) = ("dev", "/runtime/metabase", "MB_ENCRYPTION_SECRET_KEY");
 /// The SSM parameter of [`PERSON_PLACE`].
-pub const PERSON_PARAMETER: &str = "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY";
+pub(crate) const PERSON_PARAMETER: &str = "/acme-shop/dev/metabase/MB_ENCRYPTION_SECRET_KEY";
 
 /// Sets `(env, folder, name)` of `project` in the Infisical at `url` to `value`, as a person
 /// would in its UI (the folder made first; an existing value replaced).
-pub fn set_in_infisical(url: &str, project: &str, (env, folder, name): (&str, &str, &str), value: &str) {
+pub(crate) fn set_in_infisical(
+    url: &str,
+    project: &str,
+    (env, folder, name): (&str, &str, &str),
+    value: &str,
+) {
     use secrets_adapter::{Auth, Client, ClientConfig, Outcome, SecretString};
     use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

@@ -9,7 +9,7 @@ use test_support::Moto;
 /// definition's container hands `"migrate up"`, one argument, to the image's ENTRYPOINT
 /// (`run_metabase.sh`: no `entryPoint` replaces it). (That every parameter it reads exists when
 /// it starts, the first simulated `up` checks.)
-pub fn assert_metabase_migrate_runs_its_documented_form(moto: &Moto) {
+pub(crate) fn assert_metabase_migrate_runs_its_documented_form(moto: &Moto) {
     let read = "import boto3, json\n\
                 ecs = boto3.client('ecs', region_name='us-east-1')\n\
                 arns = ecs.list_tasks(cluster='acme-shop-dev', family='acme-shop-dev-metabase-migrate')['taskArns']\n\

@@ -9,7 +9,7 @@ use secrets_adapter::{Auth, Client, ClientConfig, RetryPolicy, SecretString};
 use test_support::ContractServer;
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET, PROJECT};
 
-pub fn fast_retry() -> RetryPolicy {
+pub(crate) fn fast_retry() -> RetryPolicy {
     RetryPolicy {
         max_attempts: 4,
         base_delay: Duration::from_millis(10),
@@ -17,7 +17,7 @@ pub fn fast_retry() -> RetryPolicy {
     }
 }
 
-pub fn client_for(url: &str, client_id: &str, secret: &str) -> Client {
+pub(crate) fn client_for(url: &str, client_id: &str, secret: &str) -> Client {
     let mut config = ClientConfig::new(
         url,
         Auth::UniversalAuth { client_id: client_id.into(), client_secret: SecretString::from(secret) },
@@ -31,7 +31,7 @@ pub fn client_for(url: &str, client_id: &str, secret: &str) -> Client {
 /// Where the end-to-end tests run: the contract server, or a real Infisical when
 /// `INFISICAL_URL` (+ `INFISICAL_CLIENT_ID`, `INFISICAL_CLIENT_SECRET`, `INFISICAL_PROJECT_ID`)
 /// is set. `root` is a fresh folder per test so runs never collide.
-pub struct Target {
+pub(crate) struct Target {
     pub server: Option<ContractServer>,
     pub client: Client,
     pub project: String,
@@ -39,7 +39,7 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let suffix = {
             let mut b = [0u8; 6];
             getrandom::fill(&mut b).unwrap();
@@ -63,7 +63,7 @@ impl Target {
     }
 
     /// The contract server; `None` against a real Infisical (fault tests skip then).
-    pub fn contract(&self) -> Option<&ContractServer> {
+    pub(crate) fn contract(&self) -> Option<&ContractServer> {
         self.server.as_ref()
     }
 }
