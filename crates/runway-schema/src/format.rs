@@ -12,7 +12,9 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::model::{
+    Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime, Teardown,
+};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -141,6 +143,9 @@ struct EnvironmentFile {
     bootstrap: Option<BootstrapFile>,
     /// Where the alerts topic sends besides the `alertEmails` stack input.
     alerts: Option<AlertsFile>,
+    /// Whether `runway teardown --confirm <env>` may destroy the environment: `allowed` or
+    /// `refused`. Default `refused` in `production`, `allowed` elsewhere.
+    teardown: Option<Teardown>,
 }
 
 /// `environments.<env>.bootstrap`.

@@ -13,6 +13,7 @@
 
 mod account;
 mod cost;
+mod drift;
 mod freshness;
 mod kms;
 mod lease;
@@ -20,11 +21,13 @@ mod preflight;
 mod proxy;
 mod proxy_target;
 mod remedy;
+mod restore;
 mod rollout;
 mod rotate;
 mod ssm;
 mod survey;
 mod task;
+mod teardown;
 
 use std::fmt;
 use std::future::Future;
@@ -41,11 +44,13 @@ use serde::Serialize;
 
 pub use account::AccountError;
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
+pub use drift::{CacheFacts, DbInstanceFacts, ParameterName, ServiceCount, TaggedArn};
 pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
 pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
+pub use restore::{CopyRequest, InstanceState, RestoreWindow};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
     Verdict,
@@ -352,6 +357,8 @@ pub struct AwsClients {
     pub(crate) route53: aws_sdk_route53::Client,
     /// Whose credentials these are (`GetCallerIdentity`: the pinned account).
     pub(crate) sts: aws_sdk_sts::Client,
+    /// The resources carrying an environment's tags (`runway drift`, `runway teardown`).
+    pub(crate) tagging: aws_sdk_resourcegroupstagging::Client,
 }
 
 impl AwsClients {
@@ -398,6 +405,7 @@ impl AwsClients {
             ecr: aws_sdk_ecr::Client::new(&config),
             route53: aws_sdk_route53::Client::new(&config),
             sts: aws_sdk_sts::Client::new(&config),
+            tagging: aws_sdk_resourcegroupstagging::Client::new(&config),
         }
     }
 }

@@ -24,6 +24,7 @@ pub fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> Environme
         usage: Usage::default(),
         alarms: Alarms::default(),
         bootstrap: runway_schema::Bootstrap::default(),
+        teardown: None,
     }
 }
 

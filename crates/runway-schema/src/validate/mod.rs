@@ -48,6 +48,7 @@ pub(crate) mod keys {
         "alarms",
         "bootstrap",
         "alerts",
+        "teardown",
     ];
     /// `alarms`: `enabled`, every alarm's name (`AlarmName::NAMES`, a test checks), then `for`.
     pub const ALARMS: &[&str] = &[

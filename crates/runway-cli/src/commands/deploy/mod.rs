@@ -14,7 +14,6 @@
 
 mod lease;
 mod preview;
-mod pulumi;
 mod report;
 mod steps;
 
@@ -27,7 +26,7 @@ use crate::args::{interval, timeout};
 use crate::output::{StepCapture, capture_step};
 use crate::prelude::*;
 use lease::{EXIT_HELD, Holder};
-use pulumi::Pulumi;
+use crate::pulumi_cli::{self as pulumi, Pulumi};
 use report::{DONE, Reporter, Status, result};
 use steps::Step;
 

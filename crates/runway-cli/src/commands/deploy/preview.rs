@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::pulumi::Pulumi;
+use crate::pulumi_cli::Pulumi;
 use super::report::{Reporter, Status, result};
 use super::steps::Step;
 use super::{Job, in_process};

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use clap::{FromArgMatches, ValueEnum};
 
-use super::pulumi::Pulumi;
+use crate::pulumi_cli::Pulumi;
 use super::{Job, report::Reporter};
 use crate::args::shown;
 use crate::commands::{emit, migrate, preflight, rollout, secrets, ssm};
