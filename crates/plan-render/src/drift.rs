@@ -3,8 +3,8 @@
 
 use std::fmt::{self, Write as _};
 
-use runway_schema::Money;
 use runtime_plan::drift::DriftReport;
+use runway_schema::Money;
 
 use crate::table::Table;
 
@@ -54,12 +54,7 @@ fn write_total(r: &DriftReport, out: &mut String) -> fmt::Result {
         0 => String::new(),
         n => format!(" ({n} unpriced, not counted)"),
     };
-    writeln!(
-        out,
-        "estimate ${} a month; with the drift ${}{unpriced}",
-        r.estimate,
-        r.drifted
-    )?;
+    writeln!(out, "estimate ${} a month; with the drift ${}{unpriced}", r.estimate, r.drifted)?;
     match (r.cap, r.over_cap) {
         (Some(cap), true) => writeln!(out, "over the cap: ${} is over the cap ${cap}", r.drifted),
         (Some(cap), false) => writeln!(out, "within the cap ${cap}"),

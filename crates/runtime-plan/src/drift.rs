@@ -387,13 +387,27 @@ fn database<'o>(observed: &'o Observed, identifier: &str) -> Option<&'o LiveData
     observed.databases.iter().find(|d| d.identifier == identifier)
 }
 
-/// Whether a tagged resource is one of the plan's items: its `runway-item` tag names one, or
-/// (without that tag) the last part of its ARN is an item's physical name.
+/// Whether a tagged resource is one of the plan's items: its `runway-item` tag names one; or,
+/// without that tag (what `secrets prepare` makes carries `product`, `environment` and
+/// `resource` only), the environment's KMS key when the plan has one, a Secrets Manager secret
+/// whose name (without the six characters AWS appends) is an item's, or anything else whose
+/// ARN ends with an item's physical name.
 pub(crate) fn names_an_item(plan: &Plan, tagged: &TaggedResource) -> bool {
     if let Some(id) = &tagged.item_tag {
         return plan.item(id).is_some();
     }
-    let name = arn_name(&tagged.arn);
+    let arn = tagged.arn.as_str();
+    let kind = arn_service_and_type(arn);
+    if kind == Some(("kms", "key")) {
+        return plan.items.iter().any(|i| matches!(i.spec, ItemSpec::KmsKey { .. }));
+    }
+    if kind == Some(("secretsmanager", "secret")) {
+        let resource = arn.splitn(6, ':').nth(5).unwrap_or(arn);
+        let name = resource.strip_prefix("secret:").unwrap_or(resource);
+        let bare = name.rsplit_once('-').filter(|(_, tail)| tail.len() == 6).map_or(name, |(head, _)| head);
+        return plan.items.iter().any(|i| i.physical_name == name || i.physical_name == bare);
+    }
+    let name = arn_name(arn);
     plan.items.iter().any(|i| i.physical_name == name || arn_name(&i.physical_name) == name)
 }
 

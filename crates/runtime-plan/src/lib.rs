@@ -55,9 +55,9 @@ mod pricing;
 pub mod restore;
 pub mod review;
 pub mod spend;
-pub mod teardown;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
+pub mod teardown;
 
 // The façade: from a product to plans, and what they decide.
 pub use check::{Checked, check, check_each};
@@ -73,10 +73,10 @@ pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
     SideCost, breaking, review, review_environment,
 };
-pub use teardown::{Held, Holdings, Kept, Refusal, TeardownPlan, teardown};
 pub use spend::{
     Actuals, Hint, Month, MonthError, RowKind, SpendReport, SpendRow, SpendTotal, UsageMatch, spend_report,
 };
+pub use teardown::{Held, Holdings, Kept, Refusal, TeardownPlan, teardown};
 
 // The plan's model most used by the adapters (all of it is in `plan`).
 pub use plan::{

@@ -47,7 +47,9 @@ pub enum RestoreError {
         environment: String,
     },
     /// A resource of another kind, or an Aurora cluster (not restored by this version).
-    #[error("`{resource}` is not an RDS postgres resource: `runway restore` restores RDS instances (Aurora: not yet)")]
+    #[error(
+        "`{resource}` is not an RDS postgres resource: `runway restore` restores RDS instances (Aurora: not yet)"
+    )]
     NotRds {
         /// The name asked.
         resource: String,
@@ -59,10 +61,11 @@ pub enum RestoreError {
 
 /// The restore target of `resource` in `plan`; `drill` names the copy for a drill.
 pub fn restore_target(plan: &Plan, resource: &str, drill: bool) -> Result<RestoreTarget, RestoreError> {
-    let r = plan.resources.iter().find(|r| r.name == resource).ok_or_else(|| RestoreError::UnknownResource {
-        resource: resource.to_owned(),
-        environment: plan.environment.to_string(),
-    })?;
+    let r =
+        plan.resources.iter().find(|r| r.name == resource).ok_or_else(|| RestoreError::UnknownResource {
+            resource: resource.to_owned(),
+            environment: plan.environment.to_string(),
+        })?;
     let not_rds = || RestoreError::NotRds { resource: resource.to_owned() };
     let (item, spec) = r
         .items

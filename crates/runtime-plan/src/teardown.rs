@@ -52,7 +52,9 @@ impl Refusal {
                  `--confirm {environment}`"
             ),
             Refusal::NotConfirmed => {
-                format!("nothing deleted: repeat the environment's name to tear it down (`--confirm {environment}`)")
+                format!(
+                    "nothing deleted: repeat the environment's name to tear it down (`--confirm {environment}`)"
+                )
             }
             Refusal::WrongName { given } => {
                 format!("`--confirm {given}` does not name the environment `{environment}`: nothing deleted")
@@ -144,11 +146,18 @@ pub fn teardown(
         kept.extend(kept_of(item));
         // Buckets and the key are kept (the key pending deletion).
         if !matches!(item.spec, ItemSpec::S3Bucket { .. } | ItemSpec::KmsKey { .. }) {
-            deleted.push(Held { subject: item.id.clone(), what: item.what().into(), owner: Some(item.owner_name().into()) });
+            deleted.push(Held {
+                subject: item.id.clone(),
+                what: item.what().into(),
+                owner: Some(item.owner_name().into()),
+            });
         }
     }
-    let mut unplanned: Vec<&TaggedResource> =
-        holdings.tagged.iter().filter(|t| !crate::drift::names_an_item(plan, t) && !crate::drift::is_parameter(&t.arn)).collect();
+    let mut unplanned: Vec<&TaggedResource> = holdings
+        .tagged
+        .iter()
+        .filter(|t| !crate::drift::names_an_item(plan, t) && !crate::drift::is_parameter(&t.arn))
+        .collect();
     unplanned.sort_by(|a, b| a.arn.cmp(&b.arn));
     deleted.extend(unplanned.into_iter().map(|t| Held {
         subject: t.arn.clone(),
@@ -156,7 +165,12 @@ pub fn teardown(
         owner: t.resource_tag.clone(),
     }));
     let mut folders: Vec<CompactString> = Vec::new();
-    let places = plan.secrets.generated.iter().map(|g| &g.infisical).chain(plan.secrets.connection.iter().map(|c| &c.infisical));
+    let places = plan
+        .secrets
+        .generated
+        .iter()
+        .map(|g| &g.infisical)
+        .chain(plan.secrets.connection.iter().map(|c| &c.infisical));
     for place in places {
         if !folders.contains(&place.folder) {
             folders.push(place.folder.clone());
@@ -215,7 +229,8 @@ fn kept_of(item: &PlannedItem) -> Option<Kept> {
             subject: alias.clone(),
             what: "KMS key".into(),
             owner,
-            why: format!("scheduled for deletion, pending {KEY_PENDING_DAYS} days (its waiting period)").into(),
+            why: format!("scheduled for deletion, pending {KEY_PENDING_DAYS} days (its waiting period)")
+                .into(),
             monthly: Some(Money(Decimal::ZERO)),
             note: "a key pending deletion is not charged (AWS KMS pricing)".into(),
         });

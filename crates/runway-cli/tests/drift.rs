@@ -32,7 +32,8 @@ impl Account {
         test_support::copy_dir(&test_support::example("acme-shop"), dir.path());
         let file = dir.path().join("runway.yaml");
         let moto = Moto::start();
-        let plan = common::bare().args(["plan", "--env", "dev", "--format", "json"]).arg(&file).output().unwrap();
+        let plan =
+            common::bare().args(["plan", "--env", "dev", "--format", "json"]).arg(&file).output().unwrap();
         let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
         let account = Account { moto, _dir: dir, file, plan };
         account.deploy();
@@ -41,7 +42,8 @@ impl Account {
 
     /// The tags the plan gives `item`, as a boto3 list literal for `key`/`value` (`Key`/`Value`).
     fn tags(&self, owner: &str, id: &str, key: &str, value: &str) -> String {
-        let pairs = [("product", "acme-shop"), ("environment", "dev"), ("resource", owner), ("runway-item", id)];
+        let pairs =
+            [("product", "acme-shop"), ("environment", "dev"), ("resource", owner), ("runway-item", id)];
         let items: Vec<String> =
             pairs.iter().map(|(k, v)| format!("{{'{key}': '{k}', '{value}': '{v}'}}")).collect();
         format!("[{}]", items.join(", "))
@@ -56,13 +58,18 @@ impl Account {
             code.push_str(&format!("ssm.put_parameter(Name='{name}', Value='v', Type='String')\n"));
         }
         // runway's own record under the prefix: never stray.
-        code.push_str("ssm.put_parameter(Name='/acme-shop/dev/runway/deploy/lease', Value='{}', Type='String')\n");
+        code.push_str(
+            "ssm.put_parameter(Name='/acme-shop/dev/runway/deploy/lease', Value='{}', Type='String')\n",
+        );
         code.push_str(
             "ecs.register_task_definition(family='drift', containerDefinitions=[{'name': 'c', 'image': 'x', 'memory': 512}])\n",
         );
         let items = self.plan["items"].as_array().unwrap();
         let cluster = items.iter().find(|i| i["kind"] == "ecs-cluster").unwrap();
-        code.push_str(&format!("ecs.create_cluster(clusterName='{}')\n", cluster["physicalName"].as_str().unwrap()));
+        code.push_str(&format!(
+            "ecs.create_cluster(clusterName='{}')\n",
+            cluster["physicalName"].as_str().unwrap()
+        ));
         for item in items {
             let (id, name) = (item["id"].as_str().unwrap(), item["physicalName"].as_str().unwrap());
             let owner = item["owner"].as_str().unwrap_or("environment");
@@ -131,9 +138,10 @@ impl Account {
         run
     }
 
-    fn physical(&self, kind: &str) -> String {
+    /// The physical name of the item `id`.
+    fn physical(&self, id: &str) -> String {
         let items = self.plan["items"].as_array().unwrap();
-        items.iter().find(|i| i["kind"] == kind).unwrap()["physicalName"].as_str().unwrap().to_owned()
+        items.iter().find(|i| i["id"] == id).unwrap()["physicalName"].as_str().unwrap().to_owned()
     }
 }
 
@@ -162,9 +170,9 @@ fn drift_finds_a_resized_database_an_unplanned_instance_and_a_stray_parameter_ea
     assert_eq!(clean["estimate"], clean["drifted"]);
 
     // During an incident, by hand in the console.
-    let db = account.physical("rds-instance");
-    let cluster = account.physical("ecs-cluster");
-    let service = account.physical("ecs-service");
+    let db = account.physical("main-db_db");
+    let cluster = account.physical("env_ecs-cluster");
+    let service = account.physical("metabase_service");
     account.python(&format!(
         "rds.modify_db_instance(DBInstanceIdentifier='{db}', DBInstanceClass='db.m7g.large', ApplyImmediately=True)\n\
          rds.create_db_instance(DBInstanceIdentifier='acme-shop-dev-hotfix-copy', Engine='postgres', \
@@ -182,7 +190,10 @@ fn drift_finds_a_resized_database_an_unplanned_instance_and_a_stray_parameter_ea
     let report: Value = serde_json::from_str(&drift.stdout).unwrap();
     // db.t4g.micro to db.m7g.large, single-AZ: (0.168 - 0.016) x 730 hours.
     let resized = finding(&report, "resized", "main-db_db");
-    assert_eq!((resized["planned"].as_str(), resized["live"].as_str()), (Some("db.t4g.micro"), Some("db.m7g.large")));
+    assert_eq!(
+        (resized["planned"].as_str(), resized["live"].as_str()),
+        (Some("db.t4g.micro"), Some("db.m7g.large"))
+    );
     assert_eq!(resized["monthly"], "110.96");
     // Tagged with the product and environment, named by no plan item: a month of db.t4g.micro.
     let unplanned = finding(&report, "unplanned", ":db:acme-shop-dev-hotfix-copy");
@@ -193,21 +204,29 @@ fn drift_finds_a_resized_database_an_unplanned_instance_and_a_stray_parameter_ea
     assert_eq!(stray["monthly"], "0.00");
     assert_eq!(stray["note"], "standard tier: no charge");
     // The service scaled from its planned count to 3: two more tasks a month, priced.
-    let scaled = finding(&report, "resized", &format!("{}_service", "metabase"));
+    let scaled = finding(&report, "resized", "metabase_service");
     assert_eq!(scaled["live"], "3 tasks");
     assert!(scaled["monthly"].as_str().unwrap().parse::<f64>().unwrap() > 0.0, "{scaled}");
     // Nothing else: not another product's instance, not runway's own records, not a
     // parameter of another prefix.
-    let subjects: Vec<&str> = report["findings"].as_array().unwrap().iter().map(|f| f["subject"].as_str().unwrap()).collect();
+    let subjects: Vec<&str> =
+        report["findings"].as_array().unwrap().iter().map(|f| f["subject"].as_str().unwrap()).collect();
     assert_eq!(subjects.len(), 4, "{subjects:?}");
     assert!(!drift.stdout.contains("another-product-db") && !drift.stdout.contains("/runway/deploy/lease"));
     assert!(!drift.stdout.contains("NOT_UNDER_THE_PREFIX"));
     // The dev cap is $200: the estimate with the drift is over it.
     assert_eq!(report["cap"], "200.00");
     assert_eq!(report["overCap"], true);
-    let (estimate, drifted): (f64, f64) =
-        (report["estimate"].as_str().unwrap().parse().unwrap(), report["drifted"].as_str().unwrap().parse().unwrap());
-    let summed: f64 = report["findings"].as_array().unwrap().iter().map(|f| f["monthly"].as_str().unwrap().parse::<f64>().unwrap()).sum();
+    let (estimate, drifted): (f64, f64) = (
+        report["estimate"].as_str().unwrap().parse().unwrap(),
+        report["drifted"].as_str().unwrap().parse().unwrap(),
+    );
+    let summed: f64 = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["monthly"].as_str().unwrap().parse::<f64>().unwrap())
+        .sum();
     assert!((drifted - estimate - summed).abs() < 0.005, "{estimate} + {summed} != {drifted}");
 
     // The text: each finding with its monthly difference, the verdict on the cap.

@@ -32,7 +32,8 @@ impl Account {
         test_support::copy_dir(&test_support::example("acme-shop"), dir.path());
         let file = dir.path().join("runway.yaml");
         let moto = Moto::start();
-        let plan = common::bare().args(["plan", "--env", "dev", "--format", "json"]).arg(&file).output().unwrap();
+        let plan =
+            common::bare().args(["plan", "--env", "dev", "--format", "json"]).arg(&file).output().unwrap();
         let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
         let db = plan["items"].as_array().unwrap().iter().find(|i| i["kind"] == "rds-instance").unwrap()
             ["physicalName"]
@@ -56,10 +57,13 @@ impl Account {
                 cmd.env_remove(k);
             }
         }
-        cmd.args(["-c", &format!("import boto3, json, sys\nrds = boto3.client('rds', region_name='us-east-1')\n{code}")])
-            .env("AWS_ENDPOINT_URL", self.moto.url())
-            .env("AWS_ACCESS_KEY_ID", "testing")
-            .env("AWS_SECRET_ACCESS_KEY", "testing");
+        cmd.args([
+            "-c",
+            &format!("import boto3, json, sys\nrds = boto3.client('rds', region_name='us-east-1')\n{code}"),
+        ])
+        .env("AWS_ENDPOINT_URL", self.moto.url())
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing");
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
@@ -93,7 +97,8 @@ impl Account {
 fn a_drill_reports_the_time_and_cost_of_a_usable_copy_and_deletes_it() {
     let account = Account::new("restore-drill");
     let to = account.a_minute_ago();
-    let drill = account.run(&["restore", "--env", "dev", "main-db", "--to", &to, "--drill", "--interval", "1s"]);
+    let drill =
+        account.run(&["restore", "--env", "dev", "main-db", "--to", &to, "--drill", "--interval", "1s"]);
     assert_eq!(drill.code, 0, "{}", drill.stderr);
     assert!(drill.stdout.contains(&format!("restorable window of {}: ", account.db)), "{}", drill.stdout);
     assert!(drill.stdout.contains("(1 days of backups)"), "{}", drill.stdout);
@@ -101,7 +106,11 @@ fn a_drill_reports_the_time_and_cost_of_a_usable_copy_and_deletes_it() {
     assert!(drill.stdout.contains(&format!("{copy} available at ")), "{}", drill.stdout);
     // Ten minutes of db.t4g.micro at $0.016 an hour, RDS's minimum: $0.0027, shown to the cent.
     assert!(drill.stdout.contains("drill: a usable copy in "), "{}", drill.stdout);
-    assert!(drill.stdout.contains(&format!("{copy} deleted; the copy cost $0.00 (db.t4g.micro")), "{}", drill.stdout);
+    assert!(
+        drill.stdout.contains(&format!("{copy} deleted; the copy cost $0.00 (db.t4g.micro")),
+        "{}",
+        drill.stdout
+    );
     // The copy is gone, the live instance untouched.
     assert_eq!(account.instances(), vec![account.db.clone()]);
 }

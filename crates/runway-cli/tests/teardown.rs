@@ -37,8 +37,11 @@ impl World {
         let bin = dir.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let standin = test_support::workspace().join("tools/pulumi_standin.py");
-        let script =
-            format!("#!/bin/sh\nexec '{}' '{}' \"$@\"\n", test_support::python().display(), standin.display());
+        let script = format!(
+            "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+            test_support::python().display(),
+            standin.display()
+        );
         let pulumi = bin.join("pulumi");
         std::fs::write(&pulumi, script).unwrap();
         let mut permissions = std::fs::metadata(&pulumi).unwrap().permissions();
@@ -77,7 +80,10 @@ impl World {
             .env("INFISICAL_URL", self.infisical.url())
             .env("INFISICAL_CLIENT_ID", CLIENT_ID)
             .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
-            .env("RUNWAY_REGISTRY_ENDPOINTS", format!("docker.io={closed},ghcr.io={closed},public.ecr.aws={closed}"))
+            .env(
+                "RUNWAY_REGISTRY_ENDPOINTS",
+                format!("docker.io={closed},ghcr.io={closed},public.ecr.aws={closed}"),
+            )
     }
 
     /// `runway ARGS RUNWAY_FILE`.
@@ -131,10 +137,18 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
     // Listed, and refused: the runway does not allow it.
     let listed = world.run(&["teardown", "--env", "production"]);
     assert_eq!(listed.code, 2, "{}", listed.stderr);
-    assert!(listed.stderr.contains("write `teardown: allowed` under `environments.production`"), "{}", listed.stderr);
+    assert!(
+        listed.stderr.contains("write `teardown: allowed` under `environments.production`"),
+        "{}",
+        listed.stderr
+    );
     // What is kept, each with its monthly cost: the final snapshot (unpriced, said why), the
     // bucket at the plan's estimate, the key pending deletion at $0.
-    assert!(listed.stdout.contains("final snapshot") && listed.stdout.contains("unpriced"), "{}", listed.stdout);
+    assert!(
+        listed.stdout.contains("final snapshot") && listed.stdout.contains("unpriced"),
+        "{}",
+        listed.stdout
+    );
     assert!(listed.stdout.contains("KMS key") && listed.stdout.contains("$0.00"), "{}", listed.stdout);
     let json = world.run(&["teardown", "--env", "production", "--format", "json"]);
     assert_eq!(json.code, 2);
@@ -155,7 +169,11 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
     assert_eq!(confirmed.code, 2);
     // With `teardown: allowed`, a wrong name is refused, no name only lists.
     let text = std::fs::read_to_string(world.file()).unwrap();
-    let allowed = text.replacen("  production:\n    region: us-east-1\n", "  production:\n    region: us-east-1\n    teardown: allowed\n", 1);
+    let allowed = text.replacen(
+        "  production:\n    region: us-east-1\n",
+        "  production:\n    region: us-east-1\n    teardown: allowed\n",
+        1,
+    );
     assert_ne!(allowed, text);
     std::fs::write(world.file(), allowed).unwrap();
     let wrong = world.run(&["teardown", "--env", "production", "--confirm", "staging", "--format", "json"]);
@@ -166,7 +184,15 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
     assert_eq!(listing.code, 0, "{}", listing.stderr);
     assert!(listing.stdout.contains("nothing deleted: repeat the environment's name"), "{}", listing.stdout);
     // A bad value is a diagnostic.
-    std::fs::write(world.file(), text.replacen("  production:\n    region: us-east-1\n", "  production:\n    region: us-east-1\n    teardown: yes-please\n", 1)).unwrap();
+    std::fs::write(
+        world.file(),
+        text.replacen(
+            "  production:\n    region: us-east-1\n",
+            "  production:\n    region: us-east-1\n    teardown: yes-please\n",
+            1,
+        ),
+    )
+    .unwrap();
     let bad = world.run(&["check"]);
     assert_eq!(bad.code, 1);
     assert!(bad.stderr.contains("teardown"), "{}", bad.stderr);
@@ -179,7 +205,11 @@ fn dev_is_torn_down_through_the_deploy_machinery_and_a_second_run_finds_it_done(
     assert!(!world.parameters("/acme-shop/dev").is_empty());
     let log = world.dir.join("pulumi.log");
     let mut first = Command::new(common::RUNWAY);
-    world.env(&mut first).env("PULUMI_STANDIN_LOG", &log).args(["teardown", "--env", "dev", "--confirm", "dev"]).arg(world.file());
+    world
+        .env(&mut first)
+        .env("PULUMI_STANDIN_LOG", &log)
+        .args(["teardown", "--env", "dev", "--confirm", "dev"])
+        .arg(world.file());
     let first = Run::of_utf8(&mut first);
     println!("exit {}\n{}{}", first.code, first.stdout, first.stderr);
     assert_eq!(first.code, 0, "{}", first.stderr);
@@ -187,10 +217,16 @@ fn dev_is_torn_down_through_the_deploy_machinery_and_a_second_run_finds_it_done(
     let calls = std::fs::read_to_string(&log).unwrap();
     let destroy = calls.lines().find(|l| l.contains("\"destroy\"")).expect("pulumi destroy ran");
     assert!(destroy.contains("aws:s3/bucket"), "{destroy}");
-    let state = std::fs::read_to_string(world.dir.join("infra/dev/.pulumi-standin/stacks/acme-shop/dev.json")).unwrap();
+    let state =
+        std::fs::read_to_string(world.dir.join("infra/dev/.pulumi-standin/stacks/acme-shop/dev.json"))
+            .unwrap();
     let state: Value = serde_json::from_str(&state).unwrap();
-    let left: Vec<&str> = state["resources"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
-    assert!(!left.is_empty() && left.iter().all(|u| u.contains("aws:s3/")), "{left:?}");
+    let left: Vec<&str> =
+        state["resources"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    assert!(left.iter().any(|u| u.contains("aws:s3/bucket")), "the bucket stays: {left:?}");
+    for gone in ["aws:ecs/service:", "aws:rds/", "aws:ssm/parameter:", "aws:ecs/cluster:"] {
+        assert!(left.iter().all(|u| !u.contains(gone)), "{gone} left: {left:?}");
+    }
     // The services are gone, the parameters and the Infisical variables last.
     let services = world.python(
         "ecs = boto3.client('ecs')\nprint(sum(len([s for s in ecs.describe_services(cluster=c, services=ecs.list_services(cluster=c)['serviceArns'] or ['x'])['services'] if s['status'] == 'ACTIVE']) for c in ecs.list_clusters()['clusterArns']))",

@@ -101,18 +101,16 @@ impl AwsClients {
 
     /// Every SSM parameter under `prefix` (recursively): names and tiers, never values.
     pub async fn parameters_under(&self, prefix: &str) -> Result<Vec<ParameterName>, RemoteError> {
-        let path = ParameterStringFilter::builder()
-            .key("Path")
-            .option("Recursive")
-            .values(prefix)
-            .build()
-            .map_err(|e| RemoteError {
-                operation: "DescribeParameters",
-                code: None,
-                message: Some(super::one_line(&e.to_string())),
-                remedy: None,
-                cause: None,
-            })?;
+        let path =
+            ParameterStringFilter::builder().key("Path").option("Recursive").values(prefix).build().map_err(
+                |e| RemoteError {
+                    operation: "DescribeParameters",
+                    code: None,
+                    message: Some(super::one_line(&e.to_string())),
+                    remedy: None,
+                    cause: None,
+                },
+            )?;
         let mut found = Vec::new();
         let mut token: Option<String> = None;
         loop {
@@ -194,16 +192,15 @@ impl AwsClients {
 
     /// The desired counts of the named services of `cluster` that exist (ten per call; a
     /// missing service or cluster is left out).
-    pub async fn service_counts(&self, cluster: &str, services: &[String]) -> Result<Vec<ServiceCount>, RemoteError> {
+    pub async fn service_counts(
+        &self,
+        cluster: &str,
+        services: &[String],
+    ) -> Result<Vec<ServiceCount>, RemoteError> {
         let mut found = Vec::new();
         for chunk in services.chunks(10) {
-            let answer = self
-                .ecs
-                .describe_services()
-                .cluster(cluster)
-                .set_services(Some(chunk.to_vec()))
-                .send()
-                .await;
+            let answer =
+                self.ecs.describe_services().cluster(cluster).set_services(Some(chunk.to_vec())).send().await;
             let answer = match answer {
                 Ok(a) => a,
                 // No cluster: no service of it exists.

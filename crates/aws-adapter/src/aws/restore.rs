@@ -88,10 +88,17 @@ impl AwsClients {
         })?;
         // In the live instance's network: its subnet group and security groups.
         let source = self.describe_instance(r.source).await?;
-        let subnet_group = source.as_ref().and_then(|d| d.db_subnet_group()).and_then(|g| g.db_subnet_group_name());
+        let subnet_group =
+            source.as_ref().and_then(|d| d.db_subnet_group()).and_then(|g| g.db_subnet_group_name());
         let groups: Vec<String> = source
             .as_ref()
-            .map(|d| d.vpc_security_groups().iter().filter_map(|g| g.vpc_security_group_id()).map(str::to_owned).collect())
+            .map(|d| {
+                d.vpc_security_groups()
+                    .iter()
+                    .filter_map(|g| g.vpc_security_group_id())
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default();
         let tags = r.tags.iter().map(|(k, v)| Tag::builder().key(k).value(v).build()).collect();
         let sent = self
@@ -111,7 +118,9 @@ impl AwsClients {
             .await;
         match sent {
             Ok(_) => Ok(true),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_instance_already_exists_fault()) => Ok(false),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_instance_already_exists_fault()) => {
+                Ok(false)
+            }
             Err(e) => Err(RemoteError::from_sdk("RestoreDBInstanceToPointInTime", e)),
         }
     }

@@ -12,7 +12,11 @@ use super::{AwsClients, RemoteError};
 impl AwsClients {
     /// Turns off the deletion protection of the DB instance (or, `cluster`, the Aurora
     /// cluster) `identifier`; `false` when it does not exist.
-    pub async fn disable_deletion_protection(&self, identifier: &str, cluster: bool) -> Result<bool, RemoteError> {
+    pub async fn disable_deletion_protection(
+        &self,
+        identifier: &str,
+        cluster: bool,
+    ) -> Result<bool, RemoteError> {
         if cluster {
             let sent = self
                 .rds
@@ -24,7 +28,9 @@ impl AwsClients {
                 .await;
             return match sent {
                 Ok(_) => Ok(true),
-                Err(e) if e.as_service_error().is_some_and(|s| s.is_db_cluster_not_found_fault()) => Ok(false),
+                Err(e) if e.as_service_error().is_some_and(|s| s.is_db_cluster_not_found_fault()) => {
+                    Ok(false)
+                }
                 Err(e) => Err(RemoteError::from_sdk("ModifyDBCluster", e)),
             };
         }
@@ -46,7 +52,8 @@ impl AwsClients {
     /// Deletes the Secrets Manager secret `name` at once (no recovery window: the values live
     /// in Infisical); `false` when it does not exist.
     pub async fn delete_secret_now(&self, name: &str) -> Result<bool, RemoteError> {
-        let sent = self.secrets.delete_secret().secret_id(name).force_delete_without_recovery(true).send().await;
+        let sent =
+            self.secrets.delete_secret().secret_id(name).force_delete_without_recovery(true).send().await;
         match sent {
             Ok(_) => Ok(true),
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => Ok(false),

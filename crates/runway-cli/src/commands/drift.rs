@@ -8,7 +8,9 @@
 //! Over the cap with the drift is said, not an exit code of its own: the drift already exits 1.
 
 use aws_adapter::aws::{AwsClients, RemoteError};
-use runtime_plan::drift::{LiveCache, LiveDatabase, LiveService, Observed, ObservedParameter, TaggedResource};
+use runtime_plan::drift::{
+    LiveCache, LiveDatabase, LiveService, Observed, ObservedParameter, TaggedResource,
+};
 use runtime_plan::{ITEM_TAG, ItemSpec, Plan, RESOURCE_TAG};
 
 use crate::planning::catalogue_for;
@@ -40,9 +42,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let plan = &session.plan;
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;
-    let observed = rt
-        .block_on(observe(&aws, plan, &session.scope()))
-        .map_err(|e| out.fail(EXIT_REMOTE, chain(&e)))?;
+    let observed =
+        rt.block_on(observe(&aws, plan, &session.scope())).map_err(|e| out.fail(EXIT_REMOTE, chain(&e)))?;
     let report = runtime_plan::drift(plan, &catalogue, &observed);
     match args.format {
         Format::Text => out!("{}", plan_render::render_drift_text(&report)),
@@ -55,7 +56,11 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
 }
 
 /// The account's side: every read `runway drift` makes, as the plan's side takes it.
-async fn observe(aws: &AwsClients, plan: &Plan, scope: &aws_adapter::aws::Scope) -> Result<Observed, RemoteError> {
+async fn observe(
+    aws: &AwsClients,
+    plan: &Plan,
+    scope: &aws_adapter::aws::Scope,
+) -> Result<Observed, RemoteError> {
     let tagged = aws.tagged_resources(scope).await?;
     let prefix = format!("{}/", plan.secrets.ssm_prefix);
     let parameters = aws.parameters_under(&plan.secrets.ssm_prefix).await?;

@@ -23,14 +23,14 @@ mod lsp;
 mod migrate;
 mod plan;
 mod preflight;
+mod restore;
 mod rollout;
 mod rotate;
-mod restore;
 mod schema;
 mod secrets;
 mod spend;
-mod teardown;
 mod ssm;
+mod teardown;
 
 /// The command line.
 #[derive(Parser)]

@@ -14,8 +14,8 @@
 use std::time::Instant;
 
 use aws_adapter::aws::{AwsClients, CopyRequest};
-use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
 use runtime_plan::Plan;
+use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
 
 use crate::planning::catalogue_for;
 use crate::prelude::*;
@@ -60,21 +60,27 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let to = parse_time(&args.to).map_err(|e| out.usage(e))?;
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;
-    let window = rt
-        .block_on(aws.restore_window(&target.source))
-        .map_err(|e| out.remote(chain(&e)))?
-        .ok_or_else(|| out.usage(format!("{} has no DB instance {} to restore", plan.environment, target.source)))?;
+    let window =
+        rt.block_on(aws.restore_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
+            || out.usage(format!("{} has no DB instance {} to restore", plan.environment, target.source)),
+        )?;
     let (Some(earliest), Some(latest)) = (window.earliest.as_deref(), window.latest.as_deref()) else {
         return Err(out.usage(format!(
             "{} keeps no automated backups (retention {} days): no point in time to restore",
             target.source, window.retention_days
         )));
     };
-    outln!("restorable window of {}: {earliest} to {latest} ({} days of backups)", target.source, window.retention_days);
+    outln!(
+        "restorable window of {}: {earliest} to {latest} ({} days of backups)",
+        target.source,
+        window.retention_days
+    );
     match in_window(&to, earliest, latest) {
         InWindow::Inside => {}
         InWindow::TooEarly | InWindow::TooLate => {
-            return Err(out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}")));
+            return Err(
+                out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}"))
+            );
         }
     }
     let started = Instant::now();
@@ -92,15 +98,26 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         tags: &tags,
     };
     let began = rt.block_on(aws.restore_copy(&request)).map_err(|e| out.remote(chain(&e)))?;
-    out.progress(&format!("{}: {}", target.copy, if began { "restore started" } else { "exists, a run before began it" }));
+    out.progress(&format!(
+        "{}: {}",
+        target.copy,
+        if began { "restore started" } else { "exists, a run before began it" }
+    ));
     let endpoint = rt.block_on(wait_available(&aws, &target, args.timing, out))?;
     let took = started.elapsed();
-    outln!("{} available at {endpoint} after {}s (a copy of {} as of {to})", target.copy, took.as_secs(), target.source);
+    outln!(
+        "{} available at {endpoint} after {}s (a copy of {} as of {to})",
+        target.copy,
+        took.as_secs(),
+        target.source
+    );
     if args.drill {
         let deleted = rt.block_on(aws.delete_copy(&target.copy)).map_err(|e| out.remote(chain(&e)))?;
         let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
-        let cost = copy_cost(plan, &catalogue, &target, took.as_secs())
-            .map_or_else(|| "unpriced (no catalogue price for the class)".to_owned(), |m| format!("${}", m.cents()));
+        let cost = copy_cost(plan, &catalogue, &target, took.as_secs()).map_or_else(
+            || "unpriced (no catalogue price for the class)".to_owned(),
+            |m| format!("${}", m.cents()),
+        );
         outln!(
             "drill: a usable copy in {}s; {} {}; the copy cost {cost} ({}, billed per second, 10 minutes at least)",
             took.as_secs(),
@@ -140,9 +157,22 @@ async fn wait_available(
 
 /// What moves the product onto the copy, written out (not carried out by this version).
 fn print_switch_steps(plan: &Plan, target: &RestoreTarget, endpoint: &str) {
-    outln!("the copy is kept; the live instance {} is untouched. To move the product onto it:", target.source);
-    outln!("  1. point the resource's RDS Proxy target group at {} (and deregister {})", target.copy, target.source);
-    outln!("  2. tell Pulumi: `pulumi state delete` the instance's URN, then `pulumi import aws:rds/instance:Instance <the item id> {}`", target.copy);
-    outln!("  3. update the parameters and Infisical variables that name the endpoint ({endpoint}), then `runway ssm publish --env {}`", plan.environment);
+    outln!(
+        "the copy is kept; the live instance {} is untouched. To move the product onto it:",
+        target.source
+    );
+    outln!(
+        "  1. point the resource's RDS Proxy target group at {} (and deregister {})",
+        target.copy,
+        target.source
+    );
+    outln!(
+        "  2. tell Pulumi: `pulumi state delete` the instance's URN, then `pulumi import aws:rds/instance:Instance <the item id> {}`",
+        target.copy
+    );
+    outln!(
+        "  3. update the parameters and Infisical variables that name the endpoint ({endpoint}), then `runway ssm publish --env {}`",
+        plan.environment
+    );
     outln!("  4. restart the services that read them (`runway ssm publish` restarts them)");
 }

@@ -108,7 +108,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         )));
     }
     let stack = args.stack.clone().unwrap_or_else(|| args.env.env.clone());
-    let pulumi = Pulumi { program: args.pulumi.clone(), stack, cwd, tail: Arc::new(Mutex::new(VecDeque::new())) };
+    let pulumi =
+        Pulumi { program: args.pulumi.clone(), stack, cwd, tail: Arc::new(Mutex::new(VecDeque::new())) };
     destroy(plan, &decision, &pulumi, &aws, &rt, out)?;
     rt.block_on(forget(&session, plan, &aws, out))
 }
@@ -143,7 +144,10 @@ fn destroy(
     let keep: Vec<String> = resources
         .iter()
         .filter(|r| {
-            r.item.as_deref().and_then(|id| plan.item(id)).is_some_and(|i| matches!(i.spec, ItemSpec::S3Bucket { .. }))
+            r.item
+                .as_deref()
+                .and_then(|id| plan.item(id))
+                .is_some_and(|i| matches!(i.spec, ItemSpec::S3Bucket { .. }))
         })
         .map(|r| format!("urn:pulumi:{}::{project}::{}::{}", pulumi.stack, r.token, r.name))
         .collect();
@@ -186,9 +190,12 @@ async fn forget(session: &Session, plan: &Plan, aws: &AwsClients, out: Out) -> R
         _ => None,
     });
     if let Some(alias) = managed_key {
-        let key = aws.schedule_key_deletion(&alias, KEY_PENDING_DAYS).await.map_err(|e| out.remote(chain(&e)))?;
+        let key =
+            aws.schedule_key_deletion(&alias, KEY_PENDING_DAYS).await.map_err(|e| out.remote(chain(&e)))?;
         match key {
-            Some(id) => out.progress(&format!("key {id} ({alias}): deletion scheduled in {KEY_PENDING_DAYS} days")),
+            Some(id) => {
+                out.progress(&format!("key {id} ({alias}): deletion scheduled in {KEY_PENDING_DAYS} days"))
+            }
             None => out.progress(&format!("key {alias}: already gone")),
         }
     }
@@ -196,9 +203,15 @@ async fn forget(session: &Session, plan: &Plan, aws: &AwsClients, out: Out) -> R
         let (client, project) = session.infisical()?;
         let folders = infisical_places(plan);
         for (environment, folder) in folders {
-            let names = client.list_secrets(&project, &environment, &folder).await.map_err(|e| out.remote(chain(&e)))?;
+            let names = client
+                .list_secrets(&project, &environment, &folder)
+                .await
+                .map_err(|e| out.remote(chain(&e)))?;
             for s in &names {
-                client.delete_secret(&project, &environment, &folder, &s.name).await.map_err(|e| out.remote(chain(&e)))?;
+                client
+                    .delete_secret(&project, &environment, &folder, &s.name)
+                    .await
+                    .map_err(|e| out.remote(chain(&e)))?;
             }
             out.progress(&format!("Infisical {environment}:{folder}: {} variables deleted", names.len()));
         }

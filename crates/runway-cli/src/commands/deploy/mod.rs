@@ -25,8 +25,8 @@ use serde_json::json;
 use crate::args::{interval, timeout};
 use crate::output::{StepCapture, capture_step};
 use crate::prelude::*;
-use lease::{EXIT_HELD, Holder};
 use crate::pulumi_cli::{self as pulumi, Pulumi};
+use lease::{EXIT_HELD, Holder};
 use report::{DONE, Reporter, Status, result};
 use steps::Step;
 
