@@ -76,15 +76,13 @@ impl Pulumi {
     }
 
     /// `pulumi destroy --yes --skip-preview`, every resource whose URN matches one of `keep`
-    /// left alone (`--exclude`, with `--exclude-dependents`): what the stack declared is
-    /// deleted, the excluded ones stay in the account and in the state.
+    /// left alone (`--exclude`): what the stack declared is deleted, dependents of the kept
+    /// ones first (a policy naming a kept bucket), the excluded ones stay in the account and in
+    /// the state.
     pub(crate) fn destroy(&self, keep: &[String], reporter: &dyn Lines) -> Result<(), Exit> {
         let mut args = vec!["destroy", "--yes", "--skip-preview"];
         for glob in keep {
             args.extend(["--exclude", glob.as_str()]);
-        }
-        if !keep.is_empty() {
-            args.push("--exclude-dependents");
         }
         self.stream(self.command(&args), reporter, None)
     }

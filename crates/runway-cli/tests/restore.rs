@@ -84,19 +84,22 @@ impl Account {
         run
     }
 
-    /// A time inside the window: moto's latest restorable time is now; a minute ago is in.
-    fn a_minute_ago(&self) -> String {
-        self.python(
-            "import datetime\nt = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=1)\n\
-             sys.stdout.write(t.strftime('%Y-%m-%dT%H:%M:%SZ'))",
-        )
+    /// A time inside the window: the window opens when the instance was made (a point in
+    /// time before it has no backup, on RDS as in moto) and closes at moto's now; the
+    /// instance's creation second is in it.
+    fn a_restorable_time(&self) -> String {
+        self.python(&format!(
+            "import datetime\nt = rds.describe_db_instances(DBInstanceIdentifier='{}')['DBInstances'][0]['InstanceCreateTime']\n\
+             sys.stdout.write(t.astimezone(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'))",
+            self.db
+        ))
     }
 }
 
 #[test]
 fn a_drill_reports_the_time_and_cost_of_a_usable_copy_and_deletes_it() {
     let account = Account::new("restore-drill");
-    let to = account.a_minute_ago();
+    let to = account.a_restorable_time();
     let drill =
         account.run(&["restore", "--env", "dev", "main-db", "--to", &to, "--drill", "--interval", "1s"]);
     assert_eq!(drill.code, 0, "{}", drill.stderr);
@@ -129,7 +132,7 @@ fn a_time_outside_the_window_is_refused_and_a_kept_copy_is_found_again() {
     assert!(queue.stderr.contains("not an RDS postgres resource"), "{}", queue.stderr);
     assert_eq!(account.instances(), vec![account.db.clone()], "nothing made by a refused restore");
     // Kept: the copy stays beside the live instance, with the steps to move onto it.
-    let to = account.a_minute_ago();
+    let to = account.a_restorable_time();
     let kept = account.run(&["restore", "--env", "dev", "main-db", "--to", &to, "--interval", "1s"]);
     assert_eq!(kept.code, 0, "{}", kept.stderr);
     let copy = format!("{}-restored", account.db);
@@ -140,6 +143,6 @@ fn a_time_outside_the_window_is_refused_and_a_kept_copy_is_found_again() {
     // Run again (a stopped run): the copy is found, not made twice.
     let again = account.run(&["restore", "--env", "dev", "main-db", "--to", &to, "--interval", "1s"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
-    assert!(again.stderr.contains("exists, a run before began it"), "{}", again.stderr);
+    assert!(again.stdout.contains("exists, a run before began it"), "{}", again.stdout);
     assert_eq!(account.instances(), both);
 }

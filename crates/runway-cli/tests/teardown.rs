@@ -195,7 +195,11 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
     .unwrap();
     let bad = world.run(&["check"]);
     assert_eq!(bad.code, 1);
-    assert!(bad.stderr.contains("teardown"), "{}", bad.stderr);
+    assert!(
+        bad.stdout.contains("`yes-please` is not a valid `teardown`") && bad.stdout.contains("allowed, refused"),
+        "{}",
+        bad.stdout
+    );
 }
 
 #[test]
@@ -234,9 +238,9 @@ fn dev_is_torn_down_through_the_deploy_machinery_and_a_second_run_finds_it_done(
     assert_eq!(services.trim(), "0");
     assert_eq!(world.parameters("/acme-shop/dev"), Vec::<String>::new());
     assert_eq!(world.infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD"), None);
-    assert!(first.stderr.contains("SSM parameters under /acme-shop/dev/ deleted"), "{}", first.stderr);
+    assert!(first.stdout.contains("SSM parameters under /acme-shop/dev/ deleted"), "{}", first.stdout);
     // Again: nothing left, no failure.
     let second = world.run(&["teardown", "--env", "dev", "--confirm", "dev"]);
     assert_eq!(second.code, 0, "{}", second.stderr);
-    assert!(second.stderr.contains("0 SSM parameters"), "{}", second.stderr);
+    assert!(second.stdout.contains("0 SSM parameters"), "{}", second.stdout);
 }
