@@ -2,10 +2,10 @@
 //! and for each public workload its target group, the listener rule that forwards its host to
 //! it, and its host's alias record.
 
-use runtime_plan::{AlbListenerSpec, ItemSpec, ListenerAction, PlannedItem};
+use runtime_plan::{AlbListenerSpec, CompactString, ListenerAction, PlannedItem};
 use serde::Serialize;
 
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::{RenderError, network};
 
 #[derive(Serialize)]
@@ -34,13 +34,14 @@ struct AccessLogs {
 /// The internet-facing application load balancer, in the public subnets, with deletion
 /// protection and access logs when planned (it waits for its log bucket's policy: ELB checks
 /// that it may write there when logging is turned on).
-pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Alb {
-        security_groups, drop_invalid_header_fields, deletion_protection, access_logs, ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn load_balancer<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    security_groups: &'p [CompactString],
+    drop_invalid_header_fields: &'p bool,
+    deletion_protection: &'p bool,
+    access_logs: &'p Option<CompactString>,
+) -> Result<(), RenderError> {
     let access_logs = match access_logs {
         Some(bucket) => Some(AccessLogs { bucket: cx.reference(bucket, "bucket")?, enabled: true }),
         None => None,
@@ -161,20 +162,18 @@ struct HealthCheck<'p> {
 }
 
 /// A public workload's target group: its tasks by IP, checked on its HTTP health path.
-pub(super) fn target_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbTargetGroup {
-        port,
-        protocol,
-        health_path,
-        health_interval_seconds,
-        health_timeout_seconds,
-        healthy_threshold,
-        unhealthy_threshold,
-        ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+#[allow(clippy::too_many_arguments)] // reason: the spec's fields, destructured by the dispatcher (`items.rs`)
+pub(super) fn target_group<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    port: &'p u16,
+    protocol: &'p CompactString,
+    health_path: &'p CompactString,
+    health_interval_seconds: &'p u64,
+    health_timeout_seconds: &'p u64,
+    healthy_threshold: &'p u32,
+    unhealthy_threshold: &'p u32,
+) -> Result<(), RenderError> {
     let props = TargetGroup {
         name: &item.physical_name,
         port: *port,
@@ -225,10 +224,14 @@ struct HostHeader<'p> {
 }
 
 /// Forwards a public workload's host to its target group.
-pub(super) fn listener_rule<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbListenerRule { listener, target_group, host, priority, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn listener_rule<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    listener: &'p CompactString,
+    target_group: &'p CompactString,
+    host: &'p CompactString,
+    priority: &'p u32,
+) -> Result<(), RenderError> {
     let props = ListenerRule {
         listener_arn: cx.reference(listener, "arn")?,
         priority: *priority,
@@ -263,10 +266,14 @@ struct Alias {
 }
 
 /// A public workload's host in the hosted zone input, an alias of the ALB.
-pub(super) fn dns_record<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn dns_record<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    host: &'p CompactString,
+    record_type: &'p CompactString,
+    alb: &'p CompactString,
+    evaluate_target_health: &'p bool,
+) -> Result<(), RenderError> {
     let props = Record {
         name: host,
         kind: record_type,

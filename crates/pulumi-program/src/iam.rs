@@ -107,10 +107,13 @@ pub(super) enum Assumer {
     /// when it assumes the role, and a condition on a key it does not send denies every
     /// assumption: every login through the proxy would fail (docs/pulumi.md, "Trust").
     Rds,
+    /// EventBridge Scheduler for a schedule's runs (`scheduler.amazonaws.com`): the account
+    /// only, as the Scheduler guide's execution role writes it.
+    Scheduler,
 }
 
 /// The trust policy of a role an AWS service assumes, for this account only.
-fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
+pub(super) fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
     let (service, condition) = match assumer {
         Assumer::EcsTasks => {
             let account = cx.account();
@@ -129,6 +132,13 @@ fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
             )
         }
         Assumer::Rds => ("rds.amazonaws.com", None),
+        Assumer::Scheduler => {
+            let account = cx.account();
+            (
+                "scheduler.amazonaws.com",
+                Some(TrustCondition { string_equals: SourceAccount { account }, arn_like: None }),
+            )
+        }
     };
     PolicyDocument::new(vec![Statement {
         effect: Effect::Allow,
@@ -150,10 +160,10 @@ pub(super) struct Role<'p> {
 
 /// The properties of a role's inline policy. Has no `tags` input.
 #[derive(Serialize)]
-struct RolePolicy {
-    name: &'static str,
-    role: String,
-    policy: ToJson<PolicyDocument>,
+pub(super) struct RolePolicy {
+    pub(super) name: &'static str,
+    pub(super) role: String,
+    pub(super) policy: ToJson<PolicyDocument>,
 }
 
 /// Declares the item's role, assumed by `assumer`, and its permissions `statements` (when
