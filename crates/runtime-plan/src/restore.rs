@@ -86,6 +86,17 @@ pub fn restore_target(plan: &Plan, resource: &str, drill: bool) -> Result<Restor
     })
 }
 
+/// The suffix of a kept restore's copy, of a drill's copy and of the live instance once a
+/// switch has moved the product off it: `<source>-restored`, `<source>-drill`, `<source>-old`.
+pub const SUFFIXES: [&str; 3] = ["restored", "drill", "old"];
+
+/// The names a restore of `source` gives: its copies and its old name after a switch
+/// ([`SUFFIXES`], in that order). The deploy role is denied deleting or restoring into them
+/// (deploy-policy).
+pub fn names_beside(source: &str) -> [CompactString; 3] {
+    SUFFIXES.map(|suffix| copy_name(source, suffix))
+}
+
 /// `<source>-<suffix>` within RDS's 63 characters (the source shortened, never the suffix).
 fn copy_name(source: &str, suffix: &str) -> CompactString {
     let room = 63 - suffix.len() - 1;
