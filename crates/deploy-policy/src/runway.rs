@@ -74,6 +74,9 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     // program's grants reach them already).
     "rds:RegisterDBProxyTargets",
     "rds:DeregisterDBProxyTargets",
+    // restore --switch: the copy tagged once the readers were restarted (renames and deletion
+    // protection are ModifyDBInstance, above).
+    "rds:AddTagsToResource",
 ];
 
 /// The statements for runway's own calls.
@@ -197,6 +200,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 "rds:DescribeDBProxyTargets",
                 "rds:RegisterDBProxyTargets",
                 "rds:DeregisterDBProxyTargets",
+                "rds:AddTagsToResource",
             ],
             dbs,
         ));

@@ -59,6 +59,7 @@ pub mod schedule;
 pub mod spend;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
+pub mod switch;
 pub mod teardown;
 
 // The façade: from a product to plans, and what they decide.

@@ -26,6 +26,7 @@ mod rollout;
 mod rotate;
 mod ssm;
 mod survey;
+mod switch;
 mod task;
 mod teardown;
 
@@ -61,6 +62,7 @@ pub use ssm::{
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
 pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
+pub use switch::InstanceFacts;
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
 /// The product and environment a call works for; they become the `product` and `environment`

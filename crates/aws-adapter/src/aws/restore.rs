@@ -150,7 +150,7 @@ impl AwsClients {
         }
     }
 
-    async fn describe_instance(
+    pub(super) async fn describe_instance(
         &self,
         identifier: &str,
     ) -> Result<Option<aws_sdk_rds::types::DbInstance>, RemoteError> {

@@ -158,3 +158,139 @@ fn a_teardown_keeps_the_final_snapshot_the_bucket_and_the_key_and_prices_them() 
     assert!(t.deleted.iter().all(|d| !d.subject.contains(":parameter/")));
     assert_eq!(t.parameter_prefix, "/acme-shop/production");
 }
+
+/// A small account for the switch: the three names and the proxy's targets, each step applied
+/// as AWS would (renames and status at once).
+#[derive(Clone, Debug)]
+struct Account {
+    seen: runtime_plan::switch::SwitchSeen,
+    restarts: usize,
+}
+
+impl Account {
+    fn apply(&mut self, s: &runtime_plan::switch::Switch, step: &runtime_plan::switch::SwitchStep) {
+        use runtime_plan::switch::SwitchStep as S;
+        let seen = &mut self.seen;
+        match step {
+            S::Wait(_) | S::Done => {}
+            S::DeregisterLive => seen.targets.retain(|t| t != s.source.as_str()),
+            S::RenameLiveToOld => seen.old = seen.source.take(),
+            S::RenameCopyToLive => seen.source = seen.copy.take(),
+            S::ProtectCopy => seen.source.as_mut().unwrap().protected = true,
+            S::RegisterCopy => seen.targets.push(s.source.to_string()),
+            S::RestartReaders => {
+                self.restarts += 1;
+                seen.source.as_mut().unwrap().switched = true;
+            }
+        }
+    }
+}
+
+#[test]
+fn a_switch_killed_after_any_step_finishes_when_run_again_and_finish_waits_for_it() {
+    use runtime_plan::switch::{
+        FinishStep, SeenInstance, SwitchRefusal, SwitchSeen, SwitchStep, next_finish_step, next_switch_step,
+        switch_of,
+    };
+    let plan = env("production");
+    let s = switch_of(&plan, "main-db").unwrap();
+    assert_eq!(s.old, format!("{}-old", s.source));
+    // Exactly the readers: the services whose task definitions read main-db's parameters.
+    let readers: Vec<&str> = s.readers.iter().map(|r| r.workload.as_str()).collect();
+    assert_eq!(readers, ["metabase"]);
+    assert!(
+        s.endpoint_variables.iter().all(|v| v.parameter.ends_with("_HOST") || v.parameter.ends_with("_URL"))
+    );
+    assert!(s.endpoint_variables.len() >= 2, "{:?}", s.endpoint_variables);
+    let available = |restored_copy: bool| SeenInstance {
+        status: "available".into(),
+        protected: !restored_copy,
+        restored_copy,
+        switched: false,
+    };
+    let start = Account {
+        seen: SwitchSeen {
+            source: Some(available(false)),
+            copy: Some(available(true)),
+            old: None,
+            targets: vec![s.source.to_string()],
+        },
+        restarts: 0,
+    };
+    // The whole switch, step by step; a finish before its end is refused.
+    let mut account = start.clone();
+    let mut steps = Vec::new();
+    loop {
+        let step = next_switch_step(&s, &account.seen).unwrap();
+        if step == SwitchStep::Done {
+            break;
+        }
+        assert!(
+            matches!(next_finish_step(&s, &account.seen), Err(SwitchRefusal::NotSwitched { .. })),
+            "finish refused before the switch is done ({step:?})"
+        );
+        account.apply(&s, &step);
+        steps.push(step);
+        assert!(steps.len() < 10, "{steps:?}");
+    }
+    assert_eq!(
+        steps,
+        [
+            SwitchStep::DeregisterLive,
+            SwitchStep::RenameLiveToOld,
+            SwitchStep::RenameCopyToLive,
+            SwitchStep::ProtectCopy,
+            SwitchStep::RegisterCopy,
+            SwitchStep::RestartReaders
+        ]
+    );
+    assert_eq!(account.restarts, 1);
+    // Killed after each step: the state the account holds leads, from there, to the same end.
+    for kill in 0..steps.len() {
+        let mut resumed = start.clone();
+        for step in &steps[..=kill] {
+            resumed.apply(&s, step);
+        }
+        while let Ok(step) = next_switch_step(&s, &resumed.seen) {
+            if step == SwitchStep::Done {
+                break;
+            }
+            resumed.apply(&s, &step);
+        }
+        assert_eq!(resumed.seen, account.seen, "killed after {:?}", steps[kill]);
+        assert_eq!(resumed.restarts, 1);
+    }
+    // Finish: only now, unprotecting then deleting the old instance.
+    assert_eq!(next_finish_step(&s, &account.seen), Ok(FinishStep::UnprotectOld));
+    account.seen.old.as_mut().unwrap().protected = false;
+    assert_eq!(next_finish_step(&s, &account.seen), Ok(FinishStep::DeleteOld));
+    account.seen.old = None;
+    assert_eq!(next_finish_step(&s, &account.seen), Ok(FinishStep::Done));
+    // No copy, or an old instance of a switch before: refused.
+    let mut none = start.clone();
+    none.seen.copy = None;
+    assert!(matches!(next_switch_step(&s, &none.seen), Err(SwitchRefusal::NoCopy { .. })));
+    let mut stale = start;
+    stale.seen.old = Some(available(false));
+    assert!(matches!(next_switch_step(&s, &stale.seen), Err(SwitchRefusal::OldExists { .. })));
+    // A copy still restoring is waited for, the live instance not touched.
+    let restoring = SwitchSeen {
+        copy: Some(SeenInstance { status: "creating".into(), ..available(true) }),
+        ..account_before_restore(&s)
+    };
+    assert_eq!(next_switch_step(&s, &restoring), Ok(SwitchStep::Wait(s.copy.clone())));
+}
+
+/// The live instance alone, the proxy's target.
+fn account_before_restore(s: &runtime_plan::switch::Switch) -> runtime_plan::switch::SwitchSeen {
+    runtime_plan::switch::SwitchSeen {
+        source: Some(runtime_plan::switch::SeenInstance {
+            status: "available".into(),
+            protected: true,
+            ..Default::default()
+        }),
+        copy: None,
+        old: None,
+        targets: vec![s.source.to_string()],
+    }
+}

@@ -1,24 +1,28 @@
-//! `runway restore --env ENV RESOURCE --to TIME [--drill]`: a postgres resource's RDS instance
-//! restored to a point in time into a new instance beside the live one (the time checked
-//! against the restorable window, which is printed), waited for until it is available. With
-//! `--drill`, the copy is then deleted and the time to a usable copy and the drill's cost are
-//! reported: a rehearsal a team can schedule. Without it the copy is kept, and the steps that
-//! move the product onto it are printed (they are not carried out by this version).
+//! `runway restore --env ENV RESOURCE --to TIME [--drill | --switch]` and `runway restore --env
+//! ENV RESOURCE --finish`: a postgres resource's RDS instance restored to a point in time into a
+//! new instance beside the live one (the time checked against the restorable window, which is
+//! printed), waited for until it is available. With `--drill`, the copy is then deleted and the
+//! time to a usable copy and the drill's cost are reported: a rehearsal a team can schedule.
+//! Without it the copy is kept; `--switch` then moves the product onto it (`switch.rs`), and
+//! `--finish` deletes the old instance once the switch is complete.
 //!
-//! The live instance is never touched. A run again after a stop finds the copy it began (a
-//! fixed name: `<identifier>-drill`, `<identifier>-restored`) and goes on.
+//! The live instance is never deleted before the switch is complete. A run again after a stop
+//! finds the copy it began (a fixed name: `<identifier>-drill`, `<identifier>-restored`), or the
+//! switch where it stopped, and goes on.
 //!
-//! Exit codes: 0 restored (or drilled), 2 usage (unknown resource, not RDS, a time outside the
-//! window), 4 a call failed, 5 the copy was not available within `--timeout`.
+//! Exit codes: 0 restored (drilled, switched, finished), 2 usage or a refusal (unknown resource,
+//! not RDS, a time outside the window, a switch not complete before `--finish`), 4 a call
+//! failed, 5 an instance was not available within `--timeout`.
 
 use std::time::Instant;
 
 use aws_adapter::aws::{AwsClients, CopyRequest};
-use runtime_plan::Plan;
 use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
 
 use crate::planning::catalogue_for;
 use crate::prelude::*;
+
+mod switch;
 
 /// Restores a postgres resource's RDS instance to a point in time into a new instance beside
 /// the live one; `--drill` deletes the copy once available and reports the time and the cost.
@@ -29,12 +33,20 @@ pub(crate) struct Args {
     resource: String,
     #[command(flatten)]
     env: EnvArgs,
-    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ`.
-    #[arg(long, value_name = "TIME")]
-    to: String,
+    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ` (not with `--finish`).
+    #[arg(long, value_name = "TIME", required_unless_present = "finish", conflicts_with = "finish")]
+    to: Option<String>,
     /// A rehearsal: restore, wait until available, report, delete the copy.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["switch", "finish"])]
     drill: bool,
+    /// Then move the product onto the copy: the live instance renamed `<id>-old` (kept,
+    /// protected), the copy renamed `<id>`, the proxy's target moved, the readers restarted.
+    #[arg(long, conflicts_with = "finish")]
+    switch: bool,
+    /// After a complete `--switch`: delete the old instance (`<id>-old`), leaving a final
+    /// snapshot.
+    #[arg(long)]
+    finish: bool,
     #[command(flatten)]
     timing: Timing<RestoreWaits>,
 }
@@ -57,9 +69,16 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let session = Session::open(&args.env, out)?;
     let plan = &session.plan;
     let target = restore_target(plan, &args.resource, args.drill).map_err(|e| out.usage(e))?;
-    let to = parse_time(&args.to).map_err(|e| out.usage(e))?;
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;
+    if args.finish {
+        return rt.block_on(switch::finish(plan, &aws, &args.resource, args.timing, out));
+    }
+    let to = parse_time(args.to.as_deref().unwrap_or_default()).map_err(|e| out.usage(e))?;
+    if args.switch && rt.block_on(switch::under_way(plan, &aws, &args.resource, out))? {
+        // A switch stopped after its first rename: the copy is not under its own name any more.
+        return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
+    }
     let window =
         rt.block_on(aws.restore_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
             || out.usage(format!("{} has no DB instance {} to restore", plan.environment, target.source)),
@@ -127,7 +146,15 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         );
         return Ok(());
     }
-    print_switch_steps(plan, &target, &endpoint);
+    if args.switch {
+        return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
+    }
+    outln!(
+        "the copy is kept; the live instance {} is untouched. Move the product onto it with `runway restore --env {} {} --to {to} --switch`",
+        target.source,
+        plan.environment,
+        target.resource
+    );
     Ok(())
 }
 
@@ -153,26 +180,4 @@ async fn wait_available(
         }
         tokio::time::sleep(timing.interval).await;
     }
-}
-
-/// What moves the product onto the copy, written out (not carried out by this version).
-fn print_switch_steps(plan: &Plan, target: &RestoreTarget, endpoint: &str) {
-    outln!(
-        "the copy is kept; the live instance {} is untouched. To move the product onto it:",
-        target.source
-    );
-    outln!(
-        "  1. point the resource's RDS Proxy target group at {} (and deregister {})",
-        target.copy,
-        target.source
-    );
-    outln!(
-        "  2. tell Pulumi: `pulumi state delete` the instance's URN, then `pulumi import aws:rds/instance:Instance <the item id> {}`",
-        target.copy
-    );
-    outln!(
-        "  3. update the parameters and Infisical variables that name the endpoint ({endpoint}), then `runway ssm publish --env {}`",
-        plan.environment
-    );
-    outln!("  4. restart the services that read them (`runway ssm publish` restarts them)");
 }
