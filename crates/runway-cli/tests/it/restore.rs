@@ -253,6 +253,13 @@ fn a_switch_moves_the_proxy_target_restarts_exactly_the_readers_and_finish_delet
     assert!(!again.stdout.contains("restarted"), "{}", again.stdout);
     assert_eq!(account.state()["deployments"], after["deployments"]);
 
+    // A switch to another time while the old instance is kept: refused, nothing restored.
+    let other =
+        account.run(&["restore", "--env", "dev", "main-db", "--to", "2020-01-01T00:00:00Z", "--switch"]);
+    assert_eq!(other.code, 2, "{}", other.stdout);
+    assert!(other.stderr.contains("`--finish` that switch first"), "{}", other.stderr);
+    assert_eq!(account.instances().len(), 2);
+
     // --finish: the old instance unprotected and deleted, its final snapshot left; again: done.
     let finish = account.run(&["restore", "--env", "dev", "main-db", "--finish", "--interval", "1s"]);
     assert_eq!(finish.code, 0, "{}", finish.stderr);

@@ -75,7 +75,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         return rt.block_on(switch::finish(plan, &aws, &args.resource, args.timing, out));
     }
     let to = parse_time(args.to.as_deref().unwrap_or_default()).map_err(|e| out.usage(e))?;
-    if args.switch && rt.block_on(switch::under_way(plan, &aws, &args.resource, out))? {
+    if args.switch && rt.block_on(switch::under_way(plan, &aws, &args.resource, &to, out))? {
         // A switch stopped after its first rename: the copy is not under its own name any more.
         return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
     }

@@ -9,8 +9,8 @@ use std::time::Instant;
 use aws_adapter::aws::{AwsClients, InstanceFacts, utc};
 use runtime_plan::Plan;
 use runtime_plan::switch::{
-    FinishStep, RESTORE_TAG, SWITCHED_TAG, SeenInstance, Switch, SwitchSeen, SwitchStep, next_finish_step,
-    next_switch_step, switch_of,
+    FinishStep, RESTORE_TAG, SWITCHED_TAG, SeenInstance, Switch, SwitchRefusal, SwitchSeen, SwitchStep,
+    next_finish_step, next_switch_step, switch_of,
 };
 
 use super::RestoreWaits;
@@ -40,12 +40,25 @@ fn plan_switch(plan: &Plan, resource: &str, out: Out) -> Result<Switch, Exit> {
     switch_of(plan, resource).map_err(|e| out.usage(e))
 }
 
-/// Whether a switch of `resource` is past its first rename (or done): the restore step must
-/// then be skipped, the copy no longer being under its own name.
-pub(super) async fn under_way(plan: &Plan, aws: &AwsClients, resource: &str, out: Out) -> Result<bool, Exit> {
+/// Whether a switch of `resource` to `to` is past its first rename (or done): the restore step
+/// must then be skipped, the copy no longer being under its own name. A switch to another time
+/// whose old instance is still kept is refused: `--finish` it first.
+pub(super) async fn under_way(
+    plan: &Plan,
+    aws: &AwsClients,
+    resource: &str,
+    to: &str,
+    out: Out,
+) -> Result<bool, Exit> {
     let s = plan_switch(plan, resource, out)?;
     let seen = observe(aws, &s, out).await?;
-    Ok(seen.old.is_some() || seen.source.as_ref().is_some_and(|i| i.restored_copy))
+    let live = aws.instance_facts(&s.source).await.map_err(|e| out.remote(chain(&e)))?;
+    let restored_to =
+        live.as_ref().and_then(|f| f.tags.iter().find(|(k, _)| k == RESTORE_TAG)).map(|(_, v)| v);
+    if seen.old.is_some() && restored_to.is_some_and(|t| t != to) {
+        return Err(out.usage(SwitchRefusal::OldExists { old: s.old }));
+    }
+    Ok(seen.old.is_some() || restored_to.is_some())
 }
 
 /// Carries the switch out to its end.
