@@ -4,8 +4,9 @@
 //! back from Cost Explorer (`runway spend`, read only), and `runway rotate`'s changes of a
 //! database password or a cache token with the restarts of the services that read them.
 //!
-//! Everything here carries out what the plan already decided: names, KMS key, tags. Nothing is
-//! deleted. Values travel only as [`SecretString`] and are never printed, logged, put in an error
+//! Everything here carries out what the plan already decided: names, KMS key, tags. Deletions are
+//! only `runway teardown`'s, `runway restore`'s (a drill's copy, `--finish`'s old instance) and a
+//! concurrent run's extra key (docs/aws.md). Values travel only as [`SecretString`] and are never printed, logged, put in an error
 //! or in a report; reports say *what* changed (`created`, `updated`, `unchanged`), never *to what*.
 //!
 //! Every writing function takes `dry_run`: with it set, only read APIs are called and the report
