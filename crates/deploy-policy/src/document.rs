@@ -15,14 +15,15 @@ pub struct PolicyDocument {
     pub statement: Vec<Statement>,
 }
 
-/// One `Allow` statement: actions on resources (or, in a trust policy, a principal), under
-/// conditions.
+/// One statement: actions allowed (or, the deploy role's few, denied) on resources (or, in a
+/// trust policy, a principal), under conditions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Statement {
     /// What it is for; a statement on `*` says why in it.
     #[serde(rename = "Sid")]
     pub sid: String,
-    /// Always `Allow`: the role is denied everything else by default.
+    /// `Allow`, or `Deny` for what the deploy role must never do even where an `Allow` (what
+    /// `pulumi up` needs) would reach it: an explicit deny wins (docs/iam.md, "Two roles").
     #[serde(rename = "Effect")]
     pub effect: &'static str,
     /// A trust policy's principal: `{"Federated": "<provider ARN>"}`.
@@ -53,6 +54,11 @@ impl Statement {
             resource: resources,
             condition: Condition::new(),
         }
+    }
+
+    /// A `Deny` of `actions` on `resources`: it wins over every `Allow`.
+    pub fn deny(sid: &str, actions: &[&str], resources: Vec<String>) -> Statement {
+        Statement { effect: "Deny", ..Statement::allow(sid, actions, resources) }
     }
 
     /// The statement with one more condition.

@@ -2,12 +2,17 @@
 //! resource types the plan's program declares, and every AWS call runway's own commands make
 //! (`secrets prepare`, `migrate`, `rollout`, `rotate`, `ssm publish`/`verify`, `secrets
 //! publish`, `spend`), each scoped to the plan's names, ARNs and tags where AWS allows; plus
-//! the trust policy that lets one GitHub repository's environment assume the role (OIDC).
+//! the trust policy that lets one GitHub repository's environment assume the role (OIDC). Beside
+//! it, the operator role (`runway-operate-<product>-<env>`): the deploy role's grants without its
+//! denials, plus what only `runway restore` and `runway teardown` do (restore, delete a
+//! database, the key's alias, the parameters), trusted by the `<env>-operations` GitHub
+//! environment alone.
 //!
 //! Pure: plain data in, plain data out (docs/iam.md says what is granted and why).
 
 mod document;
 mod matcher;
+mod operator;
 mod program;
 mod pulumi;
 mod runway;
@@ -17,8 +22,9 @@ mod trust;
 
 pub use document::{Condition, PolicyDocument, Statement};
 pub use matcher::{Request, allows};
+pub use operator::{OPERATIONS_SUFFIX, OPERATOR_ACTIONS};
 pub use program::KNOWN_TYPES;
-pub use pulumi::render_pulumi;
+pub use pulumi::{render_pulumi, render_pulumi_roles};
 pub use runway::RUNWAY_ACTIONS;
 pub use trust::{GithubTarget, github_trust};
 
@@ -41,8 +47,8 @@ pub struct Options {
     pub github: Option<GithubTarget>,
 }
 
-/// The deploy role of one environment: its name, its trust policy and its permissions, split
-/// into managed policies each under [`MANAGED_POLICY_LIMIT`].
+/// A role of one environment (the deploy role, or the operator role): its name, its trust
+/// policy and its permissions, split into managed policies each under [`MANAGED_POLICY_LIMIT`].
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeployRole {
@@ -50,8 +56,9 @@ pub struct DeployRole {
     pub environment: String,
     /// The account, or the placeholder.
     pub account: String,
-    /// `runway-deploy-<product>-<env>`: outside the `<product>-<env>*` names the role manages,
-    /// so it can never rewrite its own trust or policies.
+    /// `runway-deploy-<product>-<env>` (or `runway-operate-<product>-<env>`): outside the
+    /// `<product>-<env>*` names the roles manage, so neither can rewrite its own trust or
+    /// policies.
     pub role_name: String,
     /// The GitHub OIDC trust policy (none without `--github-repo`).
     pub trust_policy: Option<PolicyDocument>,
@@ -81,18 +88,50 @@ pub enum DeriveError {
     Program(String),
 }
 
-/// The deploy role of `plan`'s environment.
+/// The deploy role of `plan`'s environment: what `pulumi up` and runway's deploy-side commands
+/// call, and the denials of what only the operator role may do.
 ///
 /// # Errors
 /// [`DeriveError::Program`] when the plan's Pulumi program cannot be rendered.
 pub fn derive(plan: &Plan, options: &Options) -> Result<DeployRole, DeriveError> {
+    let scope = scope::Scope::new(plan, &options.account);
+    let name = format!("runway-deploy-{}-{}", plan.product, plan.environment);
+    let trust = options.github.as_ref().map(|g| github_trust(g, &options.account));
+    role(plan, options, name, trust, operator::deploy_denials(&scope))
+}
+
+/// The operator role of `plan`'s environment (`runway-operate-<product>-<env>`): every grant of
+/// the deploy role (it runs `pulumi destroy` and the same reads) without its denials, and what
+/// `runway restore` and `runway teardown` delete or restore; trusted by the GitHub environment
+/// `<environment>-operations` of the same repository ([`OPERATIONS_SUFFIX`]).
+///
+/// # Errors
+/// [`DeriveError::Program`] when the plan's Pulumi program cannot be rendered.
+pub fn derive_operator(plan: &Plan, options: &Options) -> Result<DeployRole, DeriveError> {
+    let scope = scope::Scope::new(plan, &options.account);
+    let name = format!("runway-operate-{}-{}", plan.product, plan.environment);
+    let trust = options.github.as_ref().map(|g| {
+        let environment = format!("{}{OPERATIONS_SUFFIX}", g.environment);
+        github_trust(&GithubTarget { repository: g.repository.clone(), environment }, &options.account)
+    });
+    role(plan, options, name, trust, operator::statements(&scope))
+}
+
+/// A role of `plan`'s environment: the program's and runway's statements, then `extra`.
+fn role(
+    plan: &Plan,
+    options: &Options,
+    role_name: String,
+    trust_policy: Option<PolicyDocument>,
+    extra: Vec<Statement>,
+) -> Result<DeployRole, DeriveError> {
     let program = pulumi_program::render(plan).map_err(|e| DeriveError::Program(e.to_string()))?;
     let types = program::declared_types(&program);
     let scope = scope::Scope::new(plan, &options.account);
     let mut statements = program::statements(&scope, &types);
     statements.extend(runway::statements(&scope));
+    statements.extend(extra);
     let statements = document::merge(statements);
-    let role_name = format!("runway-deploy-{}-{}", plan.product, plan.environment);
     let policies = document::split(statements, MANAGED_POLICY_LIMIT)
         .into_iter()
         .enumerate()
@@ -106,7 +145,7 @@ pub fn derive(plan: &Plan, options: &Options) -> Result<DeployRole, DeriveError>
         environment: plan.environment.to_string(),
         account: options.account.clone(),
         role_name,
-        trust_policy: options.github.as_ref().map(|g| github_trust(g, &options.account)),
+        trust_policy,
         policies,
         uncovered_types: types.into_iter().filter(|t| !program::covers(t)).collect(),
     })

@@ -1,5 +1,5 @@
-//! A small IAM evaluator for `Allow` statements: does any statement allow this action on these
-//! resources in this context? Actions match case-insensitively, resources case-sensitively,
+//! A small IAM evaluator: does some `Allow` statement allow this action on these resources in
+//! this context, and no `Deny` statement deny it (an explicit deny wins, as in IAM)? Actions match case-insensitively, resources case-sensitively,
 //! both with `*` and `?` wildcards; a condition on a key the request lacks does not hold (as
 //! IAM's operators without `IfExists` behave).
 
@@ -19,20 +19,19 @@ pub struct Request {
     pub context: BTreeMap<String, Vec<String>>,
 }
 
-/// Whether the documents allow `request`: every resource of it by some statement that names
-/// the action and whose conditions hold.
+/// Whether the documents allow `request`: every resource of it by some `Allow` statement that
+/// names the action and whose conditions hold, and by no such `Deny` statement.
 pub fn allows(documents: &[&PolicyDocument], request: &Request) -> bool {
     let statements: Vec<&Statement> = documents.iter().flat_map(|d| &d.statement).collect();
+    let applies = |s: &Statement, resource: &str| {
+        s.action.iter().any(|a| wildcard(&a.to_ascii_lowercase(), &request.action.to_ascii_lowercase()))
+            && s.resource.iter().any(|r| wildcard(r, resource))
+            && conditions_hold(s, &request.context)
+    };
     !request.resources.is_empty()
         && request.resources.iter().all(|resource| {
-            statements.iter().any(|s| {
-                s.effect == "Allow"
-                    && s.action
-                        .iter()
-                        .any(|a| wildcard(&a.to_ascii_lowercase(), &request.action.to_ascii_lowercase()))
-                    && s.resource.iter().any(|r| wildcard(r, resource))
-                    && conditions_hold(s, &request.context)
-            })
+            statements.iter().any(|s| s.effect == "Allow" && applies(s, resource))
+                && !statements.iter().any(|s| s.effect == "Deny" && applies(s, resource))
         })
 }
 

@@ -6,14 +6,28 @@ use crate::{DeployRole, PolicyDocument};
 /// The snippet: `variables` (`aws-account-id`) and `resources` (the role, its policies), to
 /// paste into a stack that an administrator runs once per environment.
 pub fn render_pulumi(role: &DeployRole) -> String {
+    render_pulumi_roles(&[role])
+}
+
+/// [`render_pulumi`] of several roles (the deploy role and the operator role) in one snippet.
+pub fn render_pulumi_roles(roles: &[&DeployRole]) -> String {
     let mut out = String::new();
-    out.push_str("# The deploy role of ");
-    out.push_str(&role.environment);
-    out.push_str(" (runway iam): docs/iam.md says what it grants and why.\n");
+    for role in roles {
+        out.push_str(&format!("# The role {} of {} (runway iam)", role.role_name, role.environment));
+        out.push_str(": docs/iam.md says what it grants and why.\n");
+    }
     out.push_str(
         "variables:\n  aws-account-id:\n    fn::invoke:\n      function: aws:index:getCallerIdentity\n",
     );
     out.push_str("      return: accountId\nresources:\n");
+    for role in roles {
+        role_resources(role, &mut out);
+    }
+    out
+}
+
+/// The role and its policies, as `resources` entries.
+fn role_resources(role: &DeployRole, out: &mut String) {
     let id = role.role_name.clone();
     out.push_str(&format!("  {id}:\n    type: aws:iam/role:Role\n    properties:\n      name: {id}\n"));
     match &role.trust_policy {
@@ -29,7 +43,6 @@ pub fn render_pulumi(role: &DeployRole) -> String {
             quoted(&policy.document)
         ));
     }
-    out
 }
 
 /// A document as a YAML double-quoted scalar: its JSON, quoted as a JSON string (a JSON string

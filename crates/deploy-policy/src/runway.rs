@@ -25,6 +25,9 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "secretsmanager:PutSecretValue",
     "secretsmanager:UpdateSecret",
     "secretsmanager:TagResource",
+    // teardown: secrets prepare's copies deleted (the program's grants reach them already; the
+    // values live in Infisical).
+    "secretsmanager:DeleteSecret",
     // secrets prepare: the environment's key; found by its tags before creating and after a lost
     // answer, and another key of the environment (a concurrent run's) scheduled for deletion.
     // (sts:GetCallerIdentity, the pinned account's check, needs no permission: STS API
@@ -65,6 +68,15 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ecr:GetAuthorizationToken",
     "kms:GetKeyPolicy",
     "ce:ListCostAllocationTags",
+    // drift's reads: what carries the environment's tags (the describes above compare sizes).
+    "tag:GetResources",
+    // restore --switch: the proxy's target moved from the old instance to the copy (the
+    // program's grants reach them already).
+    "rds:RegisterDBProxyTargets",
+    "rds:DeregisterDBProxyTargets",
+    // restore --switch: the copy tagged once the readers were restarted (renames and deletion
+    // protection are ModifyDBInstance, above).
+    "rds:AddTagsToResource",
 ];
 
 /// The statements for runway's own calls.
@@ -91,7 +103,8 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
         Statement::allow(
             "DescribeAndListCallsTakeOnlyStar",
             // kms:ListKeys: the environment's key found by its tags (only ids are listed).
-            &["ssm:DescribeParameters", "kms:ListKeys"],
+            // tag:GetResources: `runway drift` lists what carries the environment's tags.
+            &["ssm:DescribeParameters", "kms:ListKeys", "tag:GetResources"],
             vec!["*".to_owned()],
         ),
         Statement::allow(
@@ -103,6 +116,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 "secretsmanager:PutSecretValue",
                 "secretsmanager:UpdateSecret",
                 "secretsmanager:TagResource",
+                "secretsmanager:DeleteSecret",
             ],
             vec![s.secrets()],
         ),
@@ -184,6 +198,9 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 "rds:DescribeDBInstances",
                 "rds:DescribeDBClusters",
                 "rds:DescribeDBProxyTargets",
+                "rds:RegisterDBProxyTargets",
+                "rds:DeregisterDBProxyTargets",
+                "rds:AddTagsToResource",
             ],
             dbs,
         ));

@@ -1,12 +1,15 @@
-//! The deploy role of the example: it allows every AWS call runway's own commands make (read
-//! from the adapter's source), grants for every resource type the program can declare, refuses
-//! calls outside the plan's names, and fits IAM's managed-policy size limit.
+//! The deploy and operator roles of the example: every AWS call runway's own commands make (read
+//! from the adapter's source) is listed for exactly one of them and allowed by it, the deploy
+//! role refuses what only the operator role may do (restore, delete a database, the key, the
+//! parameters), every resource type the program can declare is granted, calls outside the
+//! plan's names are refused, and both fit IAM's managed-policy size limit.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::collections::BTreeMap;
 
 use deploy_policy::{
-    DeployRole, GithubTarget, MANAGED_POLICY_LIMIT, Options, RUNWAY_ACTIONS, Request, allows, derive,
+    DeployRole, GithubTarget, MANAGED_POLICY_LIMIT, OPERATOR_ACTIONS, Options, RUNWAY_ACTIONS, Request,
+    allows, derive, derive_operator,
 };
 use runway_schema::{MemFiles, Options as LoadOptions};
 use test_support::workspace;
@@ -15,6 +18,11 @@ const MEMBERS: [&str; 3] = ["services/orders", "services/billing", "tools/report
 const ACCOUNT: &str = "123456789012";
 
 fn example_roles() -> Vec<DeployRole> {
+    example_pairs().into_iter().map(|(deploy, _)| deploy).collect()
+}
+
+/// Each environment's deploy role and operator role.
+fn example_pairs() -> Vec<(DeployRole, DeployRole)> {
     let root = workspace().join("examples/acme-shop");
     let mut files = MemFiles::default();
     for member in MEMBERS {
@@ -31,7 +39,8 @@ fn example_roles() -> Vec<DeployRole> {
         .keys()
         .map(|env| {
             let plan = runtime_plan::plan(&product, env, &catalogue).unwrap();
-            derive(&plan, &Options { account: ACCOUNT.into(), github: Some(github.clone()) }).unwrap()
+            let options = Options { account: ACCOUNT.into(), github: Some(github.clone()) };
+            (derive(&plan, &options).unwrap(), derive_operator(&plan, &options).unwrap())
         })
         .collect()
 }
@@ -42,7 +51,8 @@ fn dev() -> DeployRole {
 
 /// `Client.<field>` of the adapter -> the IAM service prefix. (ECR is called through a client
 /// made for its registry's region, `from_conf`: its one call is listed by hand.)
-const CLIENTS: [(&str, &str); 12] = [
+const CLIENTS: [(&str, &str); 13] = [
+    ("tagging", "tag"),
     ("ssm", "ssm"),
     ("secrets", "secretsmanager"),
     ("kms", "kms"),
@@ -98,17 +108,108 @@ fn allowed_somewhere(role: &DeployRole, action: &str) -> bool {
 fn every_sdk_call_of_the_adapter_is_listed_and_allowed() {
     let calls = adapter_calls();
     assert!(calls.len() >= 25, "the scan found the adapter's calls: {calls:?}");
-    let listed: Vec<String> = RUNWAY_ACTIONS.iter().map(|a| a.to_ascii_lowercase()).collect();
+    let lower = |list: &[&str]| list.iter().map(|a| a.to_ascii_lowercase()).collect::<Vec<String>>();
+    let (deploy, operator) = (lower(RUNWAY_ACTIONS), lower(OPERATOR_ACTIONS));
     for call in &calls {
-        assert!(
-            listed.contains(&call.to_ascii_lowercase()),
-            "{call} is called by aws-adapter but not in RUNWAY_ACTIONS"
+        let call = call.to_ascii_lowercase();
+        let lists = usize::from(deploy.contains(&call)) + usize::from(operator.contains(&call));
+        assert_eq!(
+            lists, 1,
+            "{call} is called by aws-adapter: it must be in exactly one of RUNWAY_ACTIONS and OPERATOR_ACTIONS"
         );
     }
-    for role in example_roles() {
+    for (deploy_role, operator_role) in example_pairs() {
         for action in RUNWAY_ACTIONS {
-            assert!(allowed_somewhere(&role, action), "{} does not allow {action}", role.environment);
+            assert!(
+                allowed_somewhere(&deploy_role, action),
+                "{} does not allow {action}",
+                deploy_role.environment
+            );
+            assert!(
+                allowed_somewhere(&operator_role, action),
+                "{} operator: {action}",
+                operator_role.environment
+            );
         }
+        for action in OPERATOR_ACTIONS {
+            assert!(
+                allowed_somewhere(&operator_role, action),
+                "{} operator: {action}",
+                operator_role.environment
+            );
+        }
+    }
+}
+
+/// What `runway restore` and `runway teardown` ask of `env`, one request per operator action
+/// (and the environment key's deletion, which the deploy side also calls on an extra key).
+fn operator_requests(env: &str) -> Vec<Request> {
+    let db = |name: &str| format!("arn:aws:rds:us-east-1:{ACCOUNT}:db:acme-shop-{env}-main-db{name}");
+    let alias = format!("alias/runway/acme-shop/{env}");
+    let key = format!("arn:aws:kms:us-east-1:{ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab");
+    let key_request = |action: &str| {
+        let mut r = request(action, &key);
+        r.context.insert("aws:ResourceTag/product".into(), vec!["acme-shop".into()]);
+        r.context.insert("aws:ResourceTag/environment".into(), vec![env.into()]);
+        r.context.insert("kms:ResourceAliases".into(), vec![alias.clone()]);
+        r
+    };
+    let mut delete_alias = key_request("kms:DeleteAlias");
+    delete_alias.resources.push(format!("arn:aws:kms:us-east-1:{ACCOUNT}:{alias}"));
+    let mut out = vec![
+        request("rds:RestoreDBInstanceToPointInTime", &db("-restored")),
+        request("rds:RestoreDBInstanceToPointInTime", &db("-drill")),
+        request("rds:DeleteDBInstance", &db("-drill")),
+        request("rds:DeleteDBInstance", &db("-old")),
+        request(
+            "ssm:DeleteParameters",
+            &format!("arn:aws:ssm:us-east-1:{ACCOUNT}:parameter/acme-shop/{env}/main-db/MAIN_DB_HOST"),
+        ),
+        delete_alias,
+        key_request("kms:ScheduleKeyDeletion"),
+    ];
+    if env == "production" {
+        // Production's database is protected: deleting it is an operation, never a deploy's.
+        out.push(request("rds:DeleteDBInstance", &db("")));
+    }
+    out
+}
+
+#[test]
+fn the_deploy_role_refuses_what_only_the_operator_role_may_do() {
+    let mut seen = Vec::new();
+    for (deploy, operator) in example_pairs() {
+        let env = deploy.environment.clone();
+        let (deploy_docs, operator_docs) = (deploy.documents(), operator.documents());
+        for r in operator_requests(&env) {
+            assert!(
+                !allows(&deploy_docs, &r),
+                "{env}: the deploy role allows {} on {:?}",
+                r.action,
+                r.resources
+            );
+            assert!(
+                allows(&operator_docs, &r),
+                "{env}: the operator role refuses {} on {:?}",
+                r.action,
+                r.resources
+            );
+            seen.push(r.action.to_ascii_lowercase());
+        }
+        // The deploy side still schedules a concurrent run's extra key, which has no alias.
+        let mut extra =
+            operator_requests(&env).into_iter().find(|r| r.action == "kms:ScheduleKeyDeletion").unwrap();
+        extra.context.remove("kms:ResourceAliases");
+        assert!(allows(&deploy_docs, &extra), "{env}: the deploy role cannot delete an extra key");
+        assert_eq!(operator.role_name, format!("runway-operate-acme-shop-{env}"));
+        let trust = serde_json::to_value(operator.trust_policy.unwrap()).unwrap();
+        assert_eq!(
+            trust["Statement"][0]["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"][0],
+            "repo:acme/shop:environment:dev-operations"
+        );
+    }
+    for action in OPERATOR_ACTIONS {
+        assert!(seen.contains(&action.to_ascii_lowercase()), "no request tries {action}");
     }
 }
 
@@ -183,7 +284,7 @@ fn calls_on_the_plans_names_are_allowed_and_others_refused() {
 
 #[test]
 fn each_environment_fits_managed_policies_under_the_limit() {
-    for role in example_roles() {
+    for role in example_pairs().into_iter().flat_map(|(deploy, operator)| [deploy, operator]) {
         assert!(
             !role.policies.is_empty() && role.policies.len() <= 10,
             "{}: {}",

@@ -23,6 +23,7 @@
 #![warn(clippy::wildcard_enum_match_arm)]
 
 mod diff;
+mod drift;
 mod findings;
 mod graph;
 mod plan_text;
@@ -30,8 +31,10 @@ mod previews;
 mod review;
 mod spend;
 mod table;
+mod teardown;
 
 pub use diff::render_diff_text;
+pub use drift::render_drift_text;
 pub use findings::render_findings_text;
 pub use graph::{render_dot, render_mermaid};
 pub use plan_text::{
@@ -42,3 +45,4 @@ pub use previews::{preview_pool_line, write_preview_text};
 pub use review::{REVIEW_MARKER, loss_warning, render_review_markdown, render_review_text};
 pub use spend::render_spend_text;
 pub use table::WIDTH;
+pub use teardown::render_teardown_text;

@@ -26,6 +26,7 @@
 //! | `runway graph` | [`Plan::graph`] | `render_mermaid`, `render_dot`, or [`to_json`] |
 //! | `runway diff` | [`diff()`] of the old and new plans | `render_diff_text`, or [`to_json`] |
 //! | `runway spend` | [`spend_report()`] of the [`Plan`], a [`Month`] and the bill's [`Actuals`]; [`usage_hint()`] (the usage that would have matched a bill) | `render_spend_text`, or [`to_json`] |
+//! | `runway drift` | [`drift()`] of the [`Plan`], the catalogue and what the adapters [`Observed`] in the account | `render_drift_text`, or [`to_json`] |
 //! | `runway preflight` | [`expectations()`] of the [`Plan`], compared by the adapters into [`Finding`]s | `render_findings_text`, or [`to_json`] |
 //! | `runway diff --base-ref` | [`review()`] of the base's and the working version's plans (breaking bindings, the `limits.increase` guardrail) | `render_review_markdown`, `render_review_text`, or [`to_json`] |
 //!
@@ -40,6 +41,7 @@
 
 mod check;
 pub mod diff;
+pub mod drift;
 pub mod graph;
 mod hint;
 mod json;
@@ -50,15 +52,19 @@ pub mod preflight;
 pub mod preview;
 pub mod previews;
 mod pricing;
+pub mod restore;
 pub mod review;
 pub mod schedule;
 pub mod spend;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
+pub mod switch;
+pub mod teardown;
 
 // The façade: from a product to plans, and what they decide.
 pub use check::{Checked, check, check_each};
 pub use diff::{CostDelta, FieldChange, ItemChange, ItemRef, PlanDiff, diff};
+pub use drift::{DriftFinding, DriftKind, DriftReport, Observed, drift};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use hint::{UsageHint, usage_hint};
 pub use json::{to_json, write_json};
@@ -74,6 +80,7 @@ pub use schedule::{NextRuns, next_times};
 pub use spend::{
     Actuals, Hint, Month, MonthError, RowKind, SpendReport, SpendRow, SpendTotal, UsageMatch, spend_report,
 };
+pub use teardown::{Held, Holdings, Kept, Refusal, TeardownPlan, teardown};
 
 // The plan's model most used by the adapters (all of it is in `plan`).
 pub use plan::{

@@ -270,6 +270,7 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
         usage: runway_schema::Usage::default(),
         alarms: runway_schema::Alarms::default(),
         bootstrap: runway_schema::Bootstrap::default(),
+        teardown: None,
     }
 }
 

@@ -46,6 +46,7 @@ mod people;
 mod planning;
 mod prelude;
 mod program;
+mod pulumi_cli;
 mod pulumi_preview;
 mod restarts;
 mod session;

@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
 use crate::model::{
-    Access, ApplyChanges, Architecture, CapOn, Engine, Expose, Ground, PostgresEngine, Runtime,
+    Access, ApplyChanges, Architecture, CapOn, Engine, Expose, Ground, PostgresEngine, Runtime, Teardown,
 };
 use crate::validate::keys;
 
@@ -151,6 +151,9 @@ struct EnvironmentFile {
     bootstrap: Option<BootstrapFile>,
     /// Where the alerts topic sends besides the `alertEmails` stack input.
     alerts: Option<AlertsFile>,
+    /// Whether `runway teardown --confirm <env>` may destroy the environment: `allowed` or
+    /// `refused`. Default `refused` in `production`, `allowed` elsewhere.
+    teardown: Option<Teardown>,
 }
 
 /// `environments.<env>.bootstrap`.

@@ -175,6 +175,47 @@ pub struct Environment {
     pub alarms: crate::alarms::Alarms,
     /// `bootstrap` as written: the image of its postgres bootstrap tasks.
     pub bootstrap: crate::bootstrap::Bootstrap,
+    /// `teardown` as written; `None` for the default of its name (`refused` in `production`,
+    /// `allowed` elsewhere): whether `runway teardown` may destroy the environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teardown: Option<Teardown>,
+}
+
+/// `environments.<env>.teardown`: whether `runway teardown` may destroy the environment (it
+/// also asks for the environment's name repeated, `--confirm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Teardown {
+    /// `runway teardown --confirm <env>` destroys it.
+    Allowed,
+    /// `runway teardown` lists what it holds and destroys nothing.
+    Refused,
+}
+
+impl Teardown {
+    /// Every value, in the order the reference lists them.
+    pub const ALL: [Teardown; 2] = [Teardown::Allowed, Teardown::Refused];
+    /// Every value, as written in files.
+    pub const NAMES: &'static [&'static str] = &["allowed", "refused"];
+
+    /// The value written `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// As written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Teardown::Allowed => "allowed",
+            Teardown::Refused => "refused",
+        }
+    }
+
+    /// The setting of the environment named `name`: as written, else `refused` for
+    /// `production` and `allowed` elsewhere.
+    pub fn of(written: Option<Teardown>, name: &str) -> Teardown {
+        written.unwrap_or(if name == "production" { Teardown::Refused } else { Teardown::Allowed })
+    }
 }
 
 /// `environments.<env>.applyChanges`: when a change to a database or cache takes effect.

@@ -4,8 +4,9 @@
 //! back from Cost Explorer (`runway spend`, read only), and `runway rotate`'s changes of a
 //! database password or a cache token with the restarts of the services that read them.
 //!
-//! Everything here carries out what the plan already decided: names, KMS key, tags. Nothing is
-//! deleted. Values travel only as [`SecretString`] and are never printed, logged, put in an error
+//! Everything here carries out what the plan already decided: names, KMS key, tags. Deletions are
+//! only `runway teardown`'s, `runway restore`'s (a drill's copy, `--finish`'s old instance) and a
+//! concurrent run's extra key (docs/aws.md). Values travel only as [`SecretString`] and are never printed, logged, put in an error
 //! or in a report; reports say *what* changed (`created`, `updated`, `unchanged`), never *to what*.
 //!
 //! Every writing function takes `dry_run`: with it set, only read APIs are called and the report
@@ -13,6 +14,7 @@
 
 mod account;
 mod cost;
+mod drift;
 mod freshness;
 mod kms;
 mod lease;
@@ -20,11 +22,14 @@ mod preflight;
 mod proxy;
 mod proxy_target;
 mod remedy;
+mod restore;
 mod rollout;
 mod rotate;
 mod ssm;
 mod survey;
+mod switch;
 mod task;
+mod teardown;
 
 use std::fmt;
 use std::future::Future;
@@ -41,11 +46,13 @@ use serde::Serialize;
 
 pub use account::AccountError;
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
+pub use drift::{CacheFacts, DbInstanceFacts, ParameterName, ServiceCount, TaggedArn};
 pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
 pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
+pub use restore::{CopyRequest, InstanceState, RestoreWindow};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
     Verdict,
@@ -56,6 +63,7 @@ pub use ssm::{
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
 pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
+pub use switch::InstanceFacts;
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
 /// The product and environment a call works for; they become the `product` and `environment`
@@ -352,6 +360,8 @@ pub struct AwsClients {
     pub(crate) route53: aws_sdk_route53::Client,
     /// Whose credentials these are (`GetCallerIdentity`: the pinned account).
     pub(crate) sts: aws_sdk_sts::Client,
+    /// The resources carrying an environment's tags (`runway drift`, `runway teardown`).
+    pub(crate) tagging: aws_sdk_resourcegroupstagging::Client,
 }
 
 impl AwsClients {
@@ -398,6 +408,7 @@ impl AwsClients {
             ecr: aws_sdk_ecr::Client::new(&config),
             route53: aws_sdk_route53::Client::new(&config),
             sts: aws_sdk_sts::Client::new(&config),
+            tagging: aws_sdk_resourcegroupstagging::Client::new(&config),
         }
     }
 }

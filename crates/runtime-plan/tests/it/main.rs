@@ -10,7 +10,7 @@
 //! pulumi-program's tests hold the Pulumi side of the same fixtures (each kind's resources, the
 //! example's production program); a fixture is snapshotted once per rendering, in the crate that
 //! makes that rendering's decisions.
-#![allow(clippy::unwrap_used)] // reason: tests fail loudly
+#![allow(clippy::unwrap_used, clippy::expect_used)] // reason: tests fail loudly
 
 mod access_properties;
 mod alarms;
@@ -23,6 +23,7 @@ mod key_and_windows;
 mod kinds;
 mod lowering;
 mod lowering_environment;
+mod operations;
 mod preflight;
 mod previews;
 mod production_safety;

@@ -1,4 +1,5 @@
-//! `runway iam`: the deploy role's policies and trust, derived from one environment's plan.
+//! `runway iam`: the deploy role's and the operator role's policies and trusts, derived from one
+//! environment's plan.
 
 use clap::ValueEnum;
 use deploy_policy::{ACCOUNT_PLACEHOLDER, GithubTarget, Options};
@@ -6,8 +7,9 @@ use deploy_policy::{ACCOUNT_PLACEHOLDER, GithubTarget, Options};
 use crate::prelude::*;
 
 /// The deploy role of one environment: its IAM policy (what `pulumi up` and runway's own
-/// commands call, scoped to the plan's names) and its GitHub OIDC trust policy
-/// (docs/iam.md).
+/// commands call, scoped to the plan's names) and its GitHub OIDC trust policy; and its
+/// operator role, for `runway restore` and `runway teardown`, trusted by the GitHub environment
+/// `<environment>-operations` (docs/iam.md).
 #[derive(clap::Args)]
 pub(crate) struct Args {
     #[command(flatten)]
@@ -18,12 +20,13 @@ pub(crate) struct Args {
     /// The GitHub repository (`owner/name`) whose deploy job may assume the role.
     #[arg(long, value_name = "OWNER/NAME", value_parser = repository)]
     github_repo: Option<String>,
-    /// The GitHub environment of that job (default: `--env`).
+    /// The GitHub environment of that job (default: `--env`); the operator role trusts
+    /// `<it>-operations`.
     #[arg(long, value_name = "NAME")]
     github_environment: Option<String>,
     /// `json`: `{"environment","account","roleName","trustPolicy","policies":[{"name",
-    /// "characters","document"}],"uncoveredTypes"}`; `pulumi`: a Pulumi YAML snippet
-    /// declaring the role and its policies.
+    /// "characters","document"}],"uncoveredTypes","operatorRole":{the same fields}}`; `pulumi`:
+    /// a Pulumi YAML snippet declaring both roles and their policies.
     #[arg(long, value_enum, default_value = "json")]
     format: IamFormat,
 }
@@ -61,8 +64,17 @@ fn repository(text: &str) -> Result<String, String> {
     }
 }
 
-/// Plans `env` and prints its deploy role. A plan over its cap still has a role: the policy
-/// does not depend on the verdict.
+/// The deploy role with the operator role beside it, as `runway iam` prints them.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Roles<'a> {
+    #[serde(flatten)]
+    deploy: &'a deploy_policy::DeployRole,
+    operator_role: &'a deploy_policy::DeployRole,
+}
+
+/// Plans `env` and prints its deploy role and operator role. A plan over its cap still has
+/// roles: the policies do not depend on the verdict.
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let plan = Session::open(&args.env, out)?.plan;
     let (account, format) = (args.account, args.format);
@@ -72,6 +84,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         github: github.map(|(repository, environment)| GithubTarget { repository, environment }),
     };
     let role = deploy_policy::derive(&plan, &options).map_err(|e| out.usage(e.to_string()))?;
+    let operator = deploy_policy::derive_operator(&plan, &options).map_err(|e| out.usage(e.to_string()))?;
     for ty in &role.uncovered_types {
         errln!("warning: runway iam grants nothing for the program's `{ty}` yet");
     }
@@ -79,8 +92,10 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         errln!("note: no trust policy without --github-repo OWNER/NAME");
     }
     match format {
-        IamFormat::Json => outln!("{}", runtime_plan::to_json(&role)),
-        IamFormat::Pulumi => out!("{}", deploy_policy::render_pulumi(&role)),
+        IamFormat::Json => {
+            outln!("{}", runtime_plan::to_json(&Roles { deploy: &role, operator_role: &operator }))
+        }
+        IamFormat::Pulumi => out!("{}", deploy_policy::render_pulumi_roles(&[&role, &operator])),
     }
     Ok(())
 }

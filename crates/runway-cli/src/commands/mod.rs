@@ -14,6 +14,7 @@ mod ci;
 mod cost;
 mod deploy;
 mod diff;
+mod drift;
 mod emit;
 mod graph;
 mod iam;
@@ -22,12 +23,14 @@ mod lsp;
 mod migrate;
 mod plan;
 mod preflight;
+mod restore;
 mod rollout;
 mod rotate;
 mod schema;
 mod secrets;
 mod spend;
 mod ssm;
+mod teardown;
 
 /// The command line.
 #[derive(Parser)]
@@ -74,6 +77,7 @@ commands! {
     Spend(spend),
     Graph(graph),
     Diff(diff),
+    Drift(drift),
     Emit(emit),
     Deploy(deploy),
     Secrets(secrets),
@@ -81,6 +85,8 @@ commands! {
     Rollout(rollout),
     Migrate(migrate),
     Rotate(rotate),
+    Restore(restore),
+    Teardown(teardown),
     Preflight(preflight),
     Iam(iam),
     Ci(ci),
@@ -111,7 +117,7 @@ mod tests {
             }
         }
         assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
-        assert_eq!(cli.get_subcommands().count(), 20);
+        assert_eq!(cli.get_subcommands().count(), 23);
     }
 
     /// The waits each command declares are its own (`Timing<W>`): the defaults differ.

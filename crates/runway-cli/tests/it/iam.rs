@@ -442,17 +442,29 @@ fn the_pulumi_format_declares_the_role_its_trust_and_the_json_s_documents() {
         trust["Statement"][0]["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"][0],
         "repo:acme/shop:environment:prod"
     );
-    let policies = role["policies"].as_array().unwrap();
-    assert!(policies.len() >= 2, "production needs more than one policy: {}", policies.len());
-    for policy in policies {
-        let id = policy["name"].as_str().unwrap();
-        assert_eq!(resources[id]["type"], "aws:iam/policy:Policy");
-        let document: Value =
-            serde_json::from_str(resources[id]["properties"]["policy"].as_str().unwrap()).unwrap();
-        assert_eq!(document, policy["document"]);
-        let attachment = &resources[format!("{id}-attachment").as_str()];
-        assert_eq!(attachment["properties"]["policyArn"], format!("${{{id}.arn}}"));
-        assert_eq!(attachment["properties"]["role"], format!("${{{name}.name}}"));
+    // The operator role beside it: trusted by `prod-operations` only, its policies in the snippet.
+    let operator = &role["operatorRole"];
+    let operator_name = operator["roleName"].as_str().unwrap();
+    assert_eq!(operator_name, "runway-operate-acme-shop-production");
+    assert_eq!(resources[operator_name]["type"], "aws:iam/role:Role");
+    assert_eq!(
+        operator["trustPolicy"]["Statement"][0]["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"]
+            [0],
+        "repo:acme/shop:environment:prod-operations"
+    );
+    for (role, name) in [(&role, name), (operator, operator_name)] {
+        let policies = role["policies"].as_array().unwrap();
+        assert!(policies.len() >= 2, "production needs more than one policy: {}", policies.len());
+        for policy in policies {
+            let id = policy["name"].as_str().unwrap();
+            assert_eq!(resources[id]["type"], "aws:iam/policy:Policy");
+            let document: Value =
+                serde_json::from_str(resources[id]["properties"]["policy"].as_str().unwrap()).unwrap();
+            assert_eq!(document, policy["document"]);
+            let attachment = &resources[format!("{id}-attachment").as_str()];
+            assert_eq!(attachment["properties"]["policyArn"], format!("${{{id}.arn}}"));
+            assert_eq!(attachment["properties"]["role"], format!("${{{name}.name}}"));
+        }
     }
     assert_eq!(
         snippet["variables"]["aws-account-id"]["fn::invoke"]["function"],

@@ -93,6 +93,10 @@ pub(super) fn environment(
         let word = cx.one_of(a, &join(path, "applyChanges"), "`applyChanges`", ApplyChanges::NAMES)?;
         ApplyChanges::from_name(word)
     });
+    let teardown = f.get("teardown").and_then(|t| {
+        let word = cx.one_of(t, &join(path, "teardown"), "`teardown`", Teardown::NAMES)?;
+        Teardown::from_name(word)
+    });
     let mut alarms =
         f.get("alarms").map_or_else(Alarms::default, |a| alarms(cx, a, &join(path, "alarms"), usage_for));
     if let Some(a) = f.get("alerts") {
@@ -116,6 +120,7 @@ pub(super) fn environment(
         usage,
         alarms,
         bootstrap,
+        teardown,
     })
 }
 

@@ -62,6 +62,7 @@ pub(crate) mod keys {
         "alarms",
         "bootstrap",
         "alerts",
+        "teardown",
     ];
     /// `alarms`: `enabled`, every alarm's name (`AlarmName::NAMES`, a test checks), then `for`.
     pub(crate) const ALARMS: &[&str] = &[

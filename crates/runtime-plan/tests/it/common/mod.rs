@@ -25,6 +25,7 @@ pub(crate) fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> En
         usage: Usage::default(),
         alarms: Alarms::default(),
         bootstrap: runway_schema::Bootstrap::default(),
+        teardown: None,
     }
 }
 

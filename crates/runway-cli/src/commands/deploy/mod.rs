@@ -14,7 +14,6 @@
 
 mod lease;
 mod preview;
-mod pulumi;
 mod report;
 mod steps;
 
@@ -26,8 +25,8 @@ use serde_json::json;
 use crate::args::{interval, timeout};
 use crate::output::{StepCapture, capture_step};
 use crate::prelude::*;
+use crate::pulumi_cli::{self as pulumi, Pulumi};
 use lease::{EXIT_HELD, Holder};
-use pulumi::Pulumi;
 use report::{DONE, Reporter, Status, result};
 use steps::Step;
 

@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::pulumi::Pulumi;
 use super::report::{Reporter, Status, result};
 use super::steps::Step;
 use super::{Job, in_process};
 use crate::prelude::*;
+use crate::pulumi_cli::Pulumi;
 
 /// The preview file's name in the stack's folder when `--preview-out` is not given; hidden, so
 /// that it is not part of the program's fingerprint (the lease journal's `up`s).

@@ -172,3 +172,9 @@ impl Reporter {
 pub(crate) fn result(step: &'static str, status: Status, took: Duration, exit: Option<u8>) -> StepResult {
     StepResult { step, status, reason: None, seconds: seconds(took), exit }
 }
+
+impl crate::pulumi_cli::Lines for Reporter {
+    fn line(&self, text: &str) {
+        Reporter::line(self, text);
+    }
+}

@@ -6,11 +6,11 @@ use std::path::Path;
 
 use clap::{FromArgMatches, ValueEnum};
 
-use super::pulumi::Pulumi;
 use super::{Job, report::Reporter};
 use crate::args::shown;
 use crate::commands::{emit, migrate, preflight, rollout, secrets, ssm};
 use crate::prelude::*;
+use crate::pulumi_cli::Pulumi;
 
 /// A step of the deploy job, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]

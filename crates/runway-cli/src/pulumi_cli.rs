@@ -1,6 +1,7 @@
-//! Pulumi as its CLI: `up` (with the services excluded, or whole), `stack output`, `preview`, and
-//! `cancel` of a lock a dead job left. Its output is streamed line by line under the step's
-//! heading and its last lines kept for a failure.
+//! Pulumi as its CLI, the one way `runway deploy` and `runway teardown` run it: `up` (with the
+//! services excluded, or whole), `stack output`, `preview`, `destroy` (with resources kept out),
+//! and `cancel` of a lock a dead job left. Its output is streamed line by line under the step's
+//! heading ([`Lines`]) and its last lines kept for a failure.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
@@ -8,8 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use super::report::Reporter;
 use crate::output::{EXIT_REMOTE, EXIT_USAGE, Exit};
+
+/// Where a command's streamed lines go: the deploy's and the teardown's reports.
+pub(crate) trait Lines {
+    /// One line of Pulumi's output, under the running step's heading.
+    fn line(&self, text: &str);
+}
 
 /// Every ECS service's URN (`urn:pulumi:<stack>::<project>::aws:ecs/service:Service::<name>`):
 /// `*` stops at a `:`, `**` does not (docs/pipeline.md).
@@ -43,7 +49,7 @@ impl Pulumi {
 
     /// `pulumi up --yes`, with `exclude_services` only what is not an ECS service nor depends
     /// on one.
-    pub(crate) fn up(&self, exclude_services: bool, reporter: &Reporter) -> Result<(), Exit> {
+    pub(crate) fn up(&self, exclude_services: bool, reporter: &dyn Lines) -> Result<(), Exit> {
         let mut args = vec!["up", "--yes", "--skip-preview"];
         if exclude_services {
             args.extend(["--exclude", SERVICES, "--exclude-dependents"]);
@@ -52,7 +58,7 @@ impl Pulumi {
     }
 
     /// `pulumi stack output --json --show-secrets` into `file` (created private, never shown).
-    pub(crate) fn outputs(&self, file: &Path, reporter: &Reporter) -> Result<(), Exit> {
+    pub(crate) fn outputs(&self, file: &Path, reporter: &dyn Lines) -> Result<(), Exit> {
         let sink = private_file(file).map_err(|e| {
             errln!("error: cannot write {}: {e}", file.display());
             Exit(EXIT_USAGE)
@@ -61,7 +67,7 @@ impl Pulumi {
     }
 
     /// `pulumi preview --json` into `file` (Pulumi's preview document; reads only).
-    pub(crate) fn preview(&self, file: &Path, reporter: &Reporter) -> Result<(), Exit> {
+    pub(crate) fn preview(&self, file: &Path, reporter: &dyn Lines) -> Result<(), Exit> {
         let sink = private_file(file).map_err(|e| {
             errln!("error: cannot write {}: {e}", file.display());
             Exit(EXIT_USAGE)
@@ -69,9 +75,28 @@ impl Pulumi {
         self.stream(self.command(&["preview", "--json"]), reporter, Some(sink))
     }
 
+    /// `pulumi destroy --yes --skip-preview`, every resource whose URN matches one of `keep`
+    /// left alone (`--exclude`): what the stack declared is deleted, dependents of the kept
+    /// ones first (a policy naming a kept bucket), the excluded ones stay in the account and in
+    /// the state.
+    pub(crate) fn destroy(&self, keep: &[String], reporter: &dyn Lines) -> Result<(), Exit> {
+        let mut args = vec!["destroy", "--yes", "--skip-preview"];
+        for glob in keep {
+            args.extend(["--exclude", glob.as_str()]);
+        }
+        self.stream(self.command(&args), reporter, None)
+    }
+
+    /// `pulumi state unprotect --all --yes`: lets `destroy` delete what the program
+    /// `protect`s (a production database, whose deletion then takes its final snapshot); what
+    /// `destroy` keeps out stays in the account. Nothing to unprotect is no failure.
+    pub(crate) fn unprotect_all(&self, reporter: &dyn Lines) -> Result<(), Exit> {
+        self.stream(self.command(&["state", "unprotect", "--all", "--yes"]), reporter, None)
+    }
+
     /// `pulumi cancel --yes`: the stack's update lock of a job that died (runway's lease says
     /// no other deploy runs).
-    pub(crate) fn cancel(&self, reporter: &Reporter) -> Result<(), Exit> {
+    pub(crate) fn cancel(&self, reporter: &dyn Lines) -> Result<(), Exit> {
         self.stream(self.command(&["cancel", "--yes"]), reporter, None)
     }
 
@@ -80,7 +105,7 @@ impl Pulumi {
     fn stream(
         &self,
         mut cmd: Command,
-        reporter: &Reporter,
+        reporter: &dyn Lines,
         stdout_to: Option<std::fs::File>,
     ) -> Result<(), Exit> {
         self.tail.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();

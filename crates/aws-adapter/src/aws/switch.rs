@@ -1,0 +1,132 @@
+//! `runway restore --switch` and `--finish`'s RDS calls: what an instance is now (status,
+//! deletion protection, tags), the proxy's targets, a rename, deletion protection turned on or
+//! off, a proxy target moved, a tag written, and the old instance deleted with a final
+//! snapshot. Each is safe to repeat (what is done already answers `false`); which to call, and
+//! when, is `runtime_plan::switch`'s decision.
+
+use aws_sdk_rds::types::Tag;
+
+use super::{AwsClients, RemoteError};
+
+/// What a switch needs to know of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceFacts {
+    /// `DBInstanceStatus`.
+    pub status: String,
+    /// `DeletionProtection`.
+    pub protected: bool,
+    /// Its tags (`TagList`).
+    pub tags: Vec<(String, String)>,
+}
+
+impl AwsClients {
+    /// The instance's status, protection and tags; `None` when it does not exist.
+    pub async fn instance_facts(&self, identifier: &str) -> Result<Option<InstanceFacts>, RemoteError> {
+        Ok(self.describe_instance(identifier).await?.map(|d| InstanceFacts {
+            status: d.db_instance_status().unwrap_or_default().to_owned(),
+            protected: d.deletion_protection().unwrap_or(false),
+            tags: d
+                .tag_list()
+                .iter()
+                .filter_map(|t| Some((t.key()?.to_owned(), t.value().unwrap_or_default().to_owned())))
+                .collect(),
+        }))
+    }
+
+    /// The identifiers the proxy's `default` target group targets.
+    pub async fn proxy_target_ids(&self, proxy: &str) -> Result<Vec<String>, RemoteError> {
+        Ok(self.proxy_targets(proxy).await?.into_iter().map(|t| t.resource).collect())
+    }
+
+    /// Renames the instance `from` to `to`, at once; `false` when `from` does not exist.
+    pub async fn rename_instance(&self, from: &str, to: &str) -> Result<bool, RemoteError> {
+        let sent = self
+            .rds
+            .modify_db_instance()
+            .db_instance_identifier(from)
+            .new_db_instance_identifier(to)
+            .apply_immediately(true)
+            .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(true),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_instance_not_found_fault()) => Ok(false),
+            Err(e) => Err(RemoteError::from_sdk("ModifyDBInstance", e)),
+        }
+    }
+
+    /// Turns the instance's deletion protection on or off.
+    pub async fn set_deletion_protection(&self, identifier: &str, on: bool) -> Result<(), RemoteError> {
+        self.rds
+            .modify_db_instance()
+            .db_instance_identifier(identifier)
+            .deletion_protection(on)
+            .apply_immediately(true)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| RemoteError::from_sdk("ModifyDBInstance", e))
+    }
+
+    /// Registers (`register`) or deregisters the instance as a target of the proxy's group.
+    pub async fn move_proxy_target(
+        &self,
+        proxy: &str,
+        group: &str,
+        identifier: &str,
+        register: bool,
+    ) -> Result<(), RemoteError> {
+        if register {
+            self.rds
+                .register_db_proxy_targets()
+                .db_proxy_name(proxy)
+                .target_group_name(group)
+                .db_instance_identifiers(identifier)
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| RemoteError::from_sdk("RegisterDBProxyTargets", e))
+        } else {
+            self.rds
+                .deregister_db_proxy_targets()
+                .db_proxy_name(proxy)
+                .target_group_name(group)
+                .db_instance_identifiers(identifier)
+                .send()
+                .await
+                .map(|_| ())
+                .map_err(|e| RemoteError::from_sdk("DeregisterDBProxyTargets", e))
+        }
+    }
+
+    /// Tags the instance `key: value`; `false` when it does not exist.
+    pub async fn tag_instance(&self, identifier: &str, key: &str, value: &str) -> Result<bool, RemoteError> {
+        let Some(d) = self.describe_instance(identifier).await? else { return Ok(false) };
+        let Some(arn) = d.db_instance_arn() else { return Ok(false) };
+        self.rds
+            .add_tags_to_resource()
+            .resource_name(arn)
+            .tags(Tag::builder().key(key).value(value).build())
+            .send()
+            .await
+            .map(|_| true)
+            .map_err(|e| RemoteError::from_sdk("AddTagsToResource", e))
+    }
+
+    /// Deletes the instance, leaving the final snapshot `snapshot`; `false` when it is gone.
+    pub async fn delete_with_snapshot(&self, identifier: &str, snapshot: &str) -> Result<bool, RemoteError> {
+        let sent = self
+            .rds
+            .delete_db_instance()
+            .db_instance_identifier(identifier)
+            .skip_final_snapshot(false)
+            .final_db_snapshot_identifier(snapshot)
+            .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(true),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_instance_not_found_fault()) => Ok(false),
+            Err(e) => Err(RemoteError::from_sdk("DeleteDBInstance", e)),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! `runway restore --env ENV RESOURCE --to TIME [--drill | --switch]` and `runway restore --env
+//! ENV RESOURCE --finish`: a postgres resource's RDS instance restored to a point in time into a
+//! new instance beside the live one (the time checked against the restorable window, which is
+//! printed), waited for until it is available. With `--drill`, the copy is then deleted and the
+//! time to a usable copy and the drill's cost are reported: a rehearsal a team can schedule.
+//! Without it the copy is kept; `--switch` then moves the product onto it (`switch.rs`), and
+//! `--finish` deletes the old instance once the switch is complete.
+//!
+//! The live instance is never deleted before the switch is complete. A run again after a stop
+//! finds the copy it began (a fixed name: `<identifier>-drill`, `<identifier>-restored`), or the
+//! switch where it stopped, and goes on.
+//!
+//! Exit codes: 0 restored (drilled, switched, finished), 2 usage or a refusal (unknown resource,
+//! not RDS, a time outside the window, a switch not complete before `--finish`), 4 a call
+//! failed, 5 an instance was not available within `--timeout`.
+
+use std::time::Instant;
+
+use aws_adapter::aws::{AwsClients, CopyRequest};
+use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
+
+use crate::planning::catalogue_for;
+use crate::prelude::*;
+
+mod switch;
+
+/// Restores a postgres resource's RDS instance to a point in time into a new instance beside
+/// the live one; `--drill` deletes the copy once available and reports the time and the cost.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The postgres resource (before the runway file, which stays optional).
+    #[arg(value_name = "RESOURCE")]
+    resource: String,
+    #[command(flatten)]
+    env: EnvArgs,
+    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ` (not with `--finish`).
+    #[arg(long, value_name = "TIME", required_unless_present = "finish", conflicts_with = "finish")]
+    to: Option<String>,
+    /// A rehearsal: restore, wait until available, report, delete the copy.
+    #[arg(long, conflicts_with_all = ["switch", "finish"])]
+    drill: bool,
+    /// Then move the product onto the copy: the live instance renamed `<id>-old` (kept,
+    /// protected), the copy renamed `<id>`, the proxy's target moved, the readers restarted.
+    #[arg(long, conflicts_with = "finish")]
+    switch: bool,
+    /// After a complete `--switch`: delete the old instance (`<id>-old`), leaving a final
+    /// snapshot.
+    #[arg(long)]
+    finish: bool,
+    #[command(flatten)]
+    timing: Timing<RestoreWaits>,
+}
+
+impl CommandArgs for Args {}
+
+/// `runway restore`'s waits: a restore takes minutes to an hour.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RestoreWaits;
+
+impl Waits for RestoreWaits {
+    const TIMEOUT: &'static str = "2h";
+    const TIMEOUT_HELP: &'static str = "The most time to wait for the copy, from 1s to 6h";
+    const INTERVAL: &'static str = "30s";
+    const INTERVAL_HELP: &'static str = "The pause between two looks at the copy, from 1s to 5m";
+}
+
+/// Runs `runway restore`.
+pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
+    let session = Session::open(&args.env, out)?;
+    let plan = &session.plan;
+    let target = restore_target(plan, &args.resource, args.drill).map_err(|e| out.usage(e))?;
+    let rt = session.runtime()?;
+    let aws = rt.block_on(crate::session::aws(plan, out))?;
+    if args.finish {
+        return rt.block_on(switch::finish(plan, &aws, &args.resource, args.timing, out));
+    }
+    let to = parse_time(args.to.as_deref().unwrap_or_default()).map_err(|e| out.usage(e))?;
+    if args.switch && rt.block_on(switch::under_way(plan, &aws, &args.resource, &to, out))? {
+        // A switch stopped after its first rename: the copy is not under its own name any more.
+        return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
+    }
+    let window =
+        rt.block_on(aws.restore_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
+            || out.usage(format!("{} has no DB instance {} to restore", plan.environment, target.source)),
+        )?;
+    let (Some(earliest), Some(latest)) = (window.earliest.as_deref(), window.latest.as_deref()) else {
+        return Err(out.usage(format!(
+            "{} keeps no automated backups (retention {} days): no point in time to restore",
+            target.source, window.retention_days
+        )));
+    };
+    outln!(
+        "restorable window of {}: {earliest} to {latest} ({} days of backups)",
+        target.source,
+        window.retention_days
+    );
+    match in_window(&to, earliest, latest) {
+        InWindow::Inside => {}
+        InWindow::TooEarly | InWindow::TooLate => {
+            return Err(
+                out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}"))
+            );
+        }
+    }
+    let started = Instant::now();
+    let tags = vec![
+        ("product".to_owned(), plan.product.to_string()),
+        ("environment".to_owned(), plan.environment.to_string()),
+        ("resource".to_owned(), target.resource.to_string()),
+        ("runway-restore".to_owned(), to.to_string()),
+    ];
+    let request = CopyRequest {
+        source: &target.source,
+        copy: &target.copy,
+        time: &to,
+        instance_class: &target.instance_class,
+        tags: &tags,
+    };
+    let began = rt.block_on(aws.restore_copy(&request)).map_err(|e| out.remote(chain(&e)))?;
+    out.progress(&format!(
+        "{}: {}",
+        target.copy,
+        if began { "restore started" } else { "exists, a run before began it" }
+    ));
+    let endpoint = rt.block_on(wait_available(&aws, &target, args.timing, out))?;
+    let took = started.elapsed();
+    outln!(
+        "{} available at {endpoint} after {}s (a copy of {} as of {to})",
+        target.copy,
+        took.as_secs(),
+        target.source
+    );
+    if args.drill {
+        let deleted = rt.block_on(aws.delete_copy(&target.copy)).map_err(|e| out.remote(chain(&e)))?;
+        let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
+        let cost = copy_cost(plan, &catalogue, &target, took.as_secs()).map_or_else(
+            || "unpriced (no catalogue price for the class)".to_owned(),
+            |m| format!("${}", m.cents()),
+        );
+        outln!(
+            "drill: a usable copy in {}s; {} {}; the copy cost {cost} ({}, billed per second, 10 minutes at least)",
+            took.as_secs(),
+            target.copy,
+            if deleted { "deleted" } else { "already gone" },
+            target.instance_class
+        );
+        return Ok(());
+    }
+    if args.switch {
+        return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
+    }
+    outln!(
+        "the copy is kept; the live instance {} is untouched. Move the product onto it with `runway restore --env {} {} --to {to} --switch`",
+        target.source,
+        plan.environment,
+        target.resource
+    );
+    Ok(())
+}
+
+/// Looks at the copy until it is `available`; its endpoint.
+async fn wait_available(
+    aws: &AwsClients,
+    target: &RestoreTarget,
+    timing: Timing<RestoreWaits>,
+    out: Out,
+) -> Result<String, Exit> {
+    let deadline = Instant::now() + timing.timeout;
+    loop {
+        let state = aws.instance_state(&target.copy).await.map_err(|e| out.remote(chain(&e)))?;
+        match state {
+            Some(s) if s.status == "available" => {
+                return Ok(s.endpoint.unwrap_or_else(|| "(no endpoint given)".to_owned()));
+            }
+            Some(s) => out.progress(&format!("{}: {}", target.copy, s.status)),
+            None => out.progress(&format!("{}: not there yet", target.copy)),
+        }
+        if Instant::now() >= deadline {
+            return Err(out.fail(EXIT_TIMEOUT, format!("{} not available within --timeout", target.copy)));
+        }
+        tokio::time::sleep(timing.interval).await;
+    }
+}
