@@ -107,6 +107,9 @@ pub(super) enum Assumer {
     /// when it assumes the role, and a condition on a key it does not send denies every
     /// assumption: every login through the proxy would fail (docs/pulumi.md, "Trust").
     Rds,
+    /// ECS itself (`ecs.amazonaws.com`), to move a release's traffic between two target
+    /// groups: no condition, as the ECS guide writes its infrastructure role's trust.
+    Ecs,
 }
 
 /// The trust policy of a role an AWS service assumes, for this account only.
@@ -129,6 +132,7 @@ fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
             )
         }
         Assumer::Rds => ("rds.amazonaws.com", None),
+        Assumer::Ecs => ("ecs.amazonaws.com", None),
     };
     PolicyDocument::new(vec![Statement {
         effect: Effect::Allow,

@@ -71,6 +71,8 @@ renderers! { cx, item, subscriptions;
     CloudMapService { .. } => workload::discovery_service(cx, item), 1;
     AlbTargetGroup { .. } => alb::target_group(cx, item), 1;
     AlbListenerRule { .. } => alb::listener_rule(cx, item), 1;
+    // The role and its policy.
+    TrafficRole { .. } => alb::traffic_role(cx, item), 2;
     DnsRecord { .. } => alb::dns_record(cx, item), 1;
     ScalingTarget { .. } => workload::scaling_target(cx, item), 1;
     ScalingPolicy { .. } => workload::scaling_policy(cx, item), 1;

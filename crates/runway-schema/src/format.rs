@@ -12,7 +12,7 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime};
+use crate::model::{Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime, Strategy};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -561,6 +561,8 @@ struct WorkloadFile {
     size: Option<IndexMap<String, String>>,
     /// Scale per environment (default min 1, max 1).
     scale: Option<IndexMap<String, ScaleFile>>,
+    /// How a release replaces the running tasks, per environment (default `rolling`).
+    deploy: Option<IndexMap<String, DeployFile>>,
     /// ECS Exec: allow a shell into a running task with `aws ecs execute-command` (default
     /// false).
     exec: Option<bool>,
@@ -636,6 +638,38 @@ struct ScaleFile {
     /// Tasks at most (>= min).
     #[schemars(range(min = 1))]
     max: Option<u32>,
+}
+
+/// `deploy.<env>`: ECS's native deployment strategy and its bounds.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::DEPLOY))]
+struct DeployFile {
+    /// `rolling` (default), `canary`, `linear` or `blue-green`.
+    strategy: Strategy,
+    /// Canary: its share of the traffic, 0.1..100 (default 5); linear: each step's share,
+    /// 3..100 (default 10). A multiple of 0.1, a number or `"10%"`.
+    percent: Option<PercentFile>,
+    /// Canary: how long it bakes before the rest shifts (default 10m); linear: how long each
+    /// step bakes (default 6m). Whole minutes up to 24h.
+    #[schemars(regex(pattern = DURATION))]
+    step: Option<String>,
+    /// How long both fleets run once all traffic has shifted (canary, linear, blue-green;
+    /// default 10m). Whole minutes up to 24h.
+    #[schemars(regex(pattern = DURATION))]
+    bake: Option<String>,
+}
+
+/// A percentage: a number, or a string ending in `%`.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+enum PercentFile {
+    /// `10`, `2.5`.
+    #[schemars(range(min = 0.1, max = 100))]
+    Number(f64),
+    /// `"10%"`.
+    #[schemars(regex(pattern = r"^[0-9]+(\.[0-9])?%$"))]
+    Text(String),
 }
 
 /// `reason`.
@@ -741,6 +775,7 @@ mod tests {
             ("WorkloadFile", keys::WORKLOAD),
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),
+            ("DeployFile", keys::DEPLOY),
             ("MigrateFile", keys::MIGRATE),
             ("GroundedReason", keys::REASON),
         ] {

@@ -172,6 +172,8 @@ pub enum Place {
     Health,
     /// `workloads.<name>.scale.<env>`.
     Scale,
+    /// `workloads.<name>.deploy.<env>`.
+    Deploy,
     /// `workloads.<name>.reason`.
     Reason,
     /// `workloads.<name>.migrate`.
@@ -222,6 +224,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Workload => &[keys::WORKLOAD],
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],
+        Place::Deploy => &[keys::DEPLOY],
         Place::Reason => &[keys::REASON],
         Place::Migrate => &[keys::MIGRATE],
     };

@@ -97,6 +97,7 @@ impl ItemKind {
             | ItemKind::CloudMapService
             | ItemKind::AlbTargetGroup
             | ItemKind::AlbListenerRule
+            | ItemKind::TrafficRole
             | ItemKind::ScalingTarget
             | ItemKind::ScalingPolicy
             | ItemKind::Budget

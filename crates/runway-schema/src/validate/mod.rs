@@ -2,9 +2,10 @@
 //!
 //! One module per concern of the format: [`root`] (the root's settings and what it declares),
 //! [`environments`], [`secrets`], [`resources`], [`workloads`] (and [`health`]: scale, health
-//! check, reason), [`members`]. This module holds what they share: the key list of every
+//! check, reason; [`deploy`]: the release strategy), [`members`]. This module holds what they share: the key list of every
 //! mapping ([`keys`]), the vocabularies, and the readers of names, sizes and durations.
 
+mod deploy;
 mod environments;
 mod health;
 mod members;
@@ -106,6 +107,7 @@ pub(crate) mod keys {
         "expose",
         "size",
         "scale",
+        "deploy",
         "exec",
         "reason",
         "migrate",
@@ -113,6 +115,7 @@ pub(crate) mod keys {
     pub const HEALTH: &[&str] =
         &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold", "grace"];
     pub const SCALE: &[&str] = &["min", "max"];
+    pub const DEPLOY: &[&str] = &["strategy", "percent", "step", "bake"];
     pub const MIGRATE: &[&str] = &["entryPoint", "command"];
     pub const REASON: &[&str] = &["ground", "detail"];
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];

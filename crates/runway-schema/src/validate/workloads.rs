@@ -11,6 +11,7 @@ use crate::read::{Cx, Fields, index, join, quote};
 use crate::tree::Node;
 use crate::values::{ImageError, ImageRef};
 
+use super::deploy::deploys;
 use super::health::{health, reason, scales};
 use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
 use super::{EXPOSES, Known, PLATFORMS, keys, sizes};
@@ -54,6 +55,7 @@ pub(super) fn workload(
     let expose = expose(cx, &f, path, name, environments);
     let size = sizes(cx, &f, path, envs, known);
     let scale = scales(cx, &f, path, envs);
+    let deploy = deploys(cx, &f, path, envs, expose);
     let exec = f.get("exec").map_or(Some(false), |n| cx.boolean(n, &join(path, "exec"), "`exec`"));
     let reason = match f.get("reason") {
         None => {
@@ -93,6 +95,7 @@ pub(super) fn workload(
         expose: expose?,
         size,
         scale,
+        deploy,
         exec: exec?,
         reason: reason?,
         migrate: migrate?,

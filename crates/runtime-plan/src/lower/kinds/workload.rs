@@ -8,7 +8,7 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use cost::TaskSize;
 use indexmap::IndexMap;
-use runway_schema::{Architecture, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload};
+use runway_schema::{Architecture, Deploy, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload};
 
 use super::consumers::by_consumer;
 use super::context::{Cx, Named, NewItem};
@@ -20,6 +20,7 @@ use super::{network, protection, usage};
 use crate::plan::{
     Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, OneOffTask, PlannedWorkload,
     PolicyResource, RepositoryCredentials, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret,
+    TrafficShift,
 };
 use crate::pricing::Priceable;
 
@@ -34,6 +35,8 @@ struct Lowering<'w> {
     /// Its size and scale in this environment.
     size: &'w str,
     scale: Scale,
+    /// How its releases replace its tasks in this environment.
+    release: Deploy,
     /// Its bindings, in order.
     bindings: &'w [&'w Binding],
 }
@@ -68,6 +71,7 @@ pub(in crate::lower) fn lower_all(
             base: cx.base(name),
             size: spec.size_in(cx.env_name),
             scale: spec.scale_in(cx.env_name),
+            release: spec.deploy_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
         };
         records.push(lower(cx, &w, used, platform, &mut public_index, tasks));
@@ -377,10 +381,12 @@ fn discovery_service(cx: &mut Cx, w: &Lowering, namespace: &Named) -> (CompactSt
     (id, dns_name)
 }
 
-/// How a public workload is reached: the logical ids of its target group and listener rule.
+/// How a public workload is reached: the logical ids of its target group and listener rule,
+/// and what ECS shifts its traffic with when it is not released rolling.
 struct Entry {
     target_group: CompactString,
     rule: CompactString,
+    traffic: Option<TrafficShift>,
 }
 
 /// A public workload's ALB target group (health checked like the task), host rule
@@ -404,8 +410,14 @@ fn public_entry(
         healthy_threshold: health.map_or(2, |h| h.healthy_threshold),
         unhealthy_threshold: health.map_or(3, |h| h.unhealthy_threshold),
     };
+    // A strategy other than rolling: a second target group, checked alike, for the new fleet.
+    let alternate_spec = (!w.release.is_rolling()).then(|| spec.clone());
     let name = cx.named(ItemKind::AlbTargetGroup, cat(&[&w.base, "-tg"]));
     let tg = cx.push(NewItem::new(cat(&[w.name, "_target-group"]), name, Some(w.name), spec));
+    let alternate = alternate_spec.map(|spec| {
+        let name = cx.named(ItemKind::AlbTargetGroup, cat(&[&w.base, "-tg2"]));
+        cx.push(NewItem::new(cat(&[w.name, "_alternate-target-group"]), name, Some(w.name), spec))
+    });
     let host = cat(&[w.name, ".", domain]);
     let spec = ItemSpec::AlbListenerRule {
         workload: w.name.into(),
@@ -413,6 +425,7 @@ fn public_entry(
         target_group: tg.clone(),
         host: host.clone(),
         priority,
+        alternate_target_group: alternate.clone(),
     };
     let rule = cx.push(
         NewItem::new(
@@ -421,8 +434,9 @@ fn public_entry(
             Some(w.name),
             spec,
         )
-        .depends_on(vec![listener.id.clone(), tg.clone()]),
+        .depends_on([listener.id.clone(), tg.clone()].into_iter().chain(alternate.clone()).collect()),
     );
+    let traffic = alternate.map(|alternate| traffic_role(cx, w, &rule, (&tg, alternate)));
     let spec = ItemSpec::DnsRecord {
         workload: w.name.into(),
         host: host.clone(),
@@ -434,7 +448,23 @@ fn public_entry(
         NewItem::new(cat(&[w.name, "_dns-record"]), host.clone(), Some(w.name), spec)
             .depends_on(vec![alb.clone()]),
     );
-    (Entry { target_group: tg, rule }, host)
+    (Entry { target_group: tg, rule, traffic }, host)
+}
+
+/// The role ECS assumes to move a public workload's traffic between its two target groups
+/// (`<base>-traffic`); returns what the service's load balancer names.
+fn traffic_role(cx: &mut Cx, w: &Lowering, rule: &CompactString, (tg, alternate): (&CompactString, CompactString)) -> TrafficShift {
+    let spec = ItemSpec::TrafficRole {
+        workload: w.name.into(),
+        listener_rule: rule.clone(),
+        target_groups: vec![tg.clone(), alternate.clone()],
+    };
+    let name = cx.named(ItemKind::TrafficRole, cat(&[&w.base, "-traffic"]));
+    let role = cx.push(
+        NewItem::new(cat(&[w.name, "_traffic-role"]), name, Some(w.name), spec)
+            .depends_on(vec![rule.clone(), tg.clone(), alternate.clone()]),
+    );
+    TrafficShift { alternate_target_group: alternate, listener_rule: rule.clone(), role }
 }
 
 /// The ECS service, priced at its tasks; returns it. Every deployment waits to be steady and
@@ -454,8 +484,11 @@ fn service(
     let mut depends_on = vec![cluster.clone(), task_definition.clone()];
     depends_on.extend(discovery.iter().cloned());
     depends_on.extend(entry.iter().flat_map(|e| [e.target_group.clone(), e.rule.clone()]));
+    depends_on.extend(entry.iter().filter_map(|e| e.traffic.as_ref()).flat_map(|t| {
+        [t.alternate_target_group.clone(), t.role.clone()]
+    }));
     depends_on.extend(security_groups.iter().cloned());
-    let target_group = entry.map(|e| e.target_group);
+    let (target_group, traffic) = entry.map_or((None, None), |e| (Some(e.target_group), e.traffic));
     let spec = ItemSpec::EcsService(Box::new(EcsServiceSpec {
         workload: w.name.into(),
         cluster,
@@ -474,6 +507,8 @@ fn service(
         enable_execute_command: w.spec.exec,
         // Filled by `alerting::lower` once the alarms are planned.
         deployment_alarms: Vec::new(),
+        release: w.release,
+        traffic,
     }));
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
