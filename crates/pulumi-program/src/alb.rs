@@ -259,7 +259,11 @@ pub(super) fn listener_rule<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> 
                 WeightedGroup { arn: target_group_arn, weight: 100 },
                 WeightedGroup { arn: cx.reference(alternate, "arn")?, weight: 0 },
             ];
-            ForwardAction { kind: "forward", target_group_arn: None, forward: Some(Weighted { target_groups: groups }) }
+            ForwardAction {
+                kind: "forward",
+                target_group_arn: None,
+                forward: Some(Weighted { target_groups: groups }),
+            }
         }
     };
     let props = ListenerRule {
@@ -294,7 +298,10 @@ pub(super) fn traffic_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> R
     let groups = target_groups.iter().map(|g| cx.reference(g, "arn")).collect::<Result<Vec<_>, _>>()?;
     let statements = vec![
         Statement::allow(Action::Many(TRAFFIC_DESCRIBE.to_vec()), vec!["*".to_owned()]),
-        Statement::allow(Action::One("elasticloadbalancing:ModifyRule"), vec![cx.reference(listener_rule, "arn")?]),
+        Statement::allow(
+            Action::One("elasticloadbalancing:ModifyRule"),
+            vec![cx.reference(listener_rule, "arn")?],
+        ),
         Statement::allow(Action::Many(TRAFFIC_TARGETS.to_vec()), groups),
     ];
     iam::role_with_policy(cx, item, iam::Assumer::Ecs, "shift-release-traffic", statements)

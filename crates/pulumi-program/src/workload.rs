@@ -398,7 +398,12 @@ pub(super) fn service<'p>(
                     role_arn: cx.reference(&t.role, "arn")?,
                 }),
             };
-            let lb = LoadBalancer { target_group_arn, container_name: workload, container_port: *port, advanced_configuration };
+            let lb = LoadBalancer {
+                target_group_arn,
+                container_name: workload,
+                container_port: *port,
+                advanced_configuration,
+            };
             (None, Some([lb]))
         }
     };

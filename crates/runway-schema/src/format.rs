@@ -12,7 +12,9 @@
 use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
-use crate::model::{Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime, Strategy};
+use crate::model::{
+    Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime, Strategy,
+};
 use crate::validate::keys;
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
@@ -665,11 +667,9 @@ struct DeployFile {
 #[serde(untagged)]
 enum PercentFile {
     /// `10`, `2.5`.
-    #[schemars(range(min = 0.1, max = 100))]
-    Number(f64),
+    Number(#[schemars(range(min = 0.1, max = 100))] f64),
     /// `"10%"`.
-    #[schemars(regex(pattern = r"^[0-9]+(\.[0-9])?%$"))]
-    Text(String),
+    Text(#[schemars(regex(pattern = r"^[0-9]+(\.[0-9])?%$"))] String),
 }
 
 /// `reason`.

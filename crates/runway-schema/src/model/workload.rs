@@ -301,7 +301,8 @@ pub const MAX_BAKE_MINUTES: u32 = 1440;
 
 impl Deploy {
     /// Today's behaviour: a rolling update with the circuit breaker.
-    pub const ROLLING: Deploy = Deploy { strategy: Strategy::Rolling, percent_tenths: 0, step_minutes: 0, bake_minutes: 0 };
+    pub const ROLLING: Deploy =
+        Deploy { strategy: Strategy::Rolling, percent_tenths: 0, step_minutes: 0, bake_minutes: 0 };
 
     /// Is it a rolling update (what a plan leaves out of its JSON)?
     pub fn is_rolling(&self) -> bool {
@@ -343,7 +344,8 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in the order the reference lists them.
-    pub const ALL: [Strategy; 4] = [Strategy::Rolling, Strategy::Canary, Strategy::Linear, Strategy::BlueGreen];
+    pub const ALL: [Strategy; 4] =
+        [Strategy::Rolling, Strategy::Canary, Strategy::Linear, Strategy::BlueGreen];
     /// As written in files.
     pub const NAMES: [&'static str; 4] = ["rolling", "canary", "linear", "blue-green"];
 

@@ -30,8 +30,11 @@ pub(super) fn deploys(
             cx.error(
                 Code::InvalidDeploy,
                 v,
-                &join(&p, "strategy"),
-                format!("the `{}` strategy needs a load balancer; this workload is internal", d.strategy.as_str()),
+                &p,
+                format!(
+                    "the `{}` strategy needs a load balancer; this workload is internal",
+                    d.strategy.as_str()
+                ),
                 Some(
                     "ECS shifts a release's traffic between two ALB target groups: write `expose: public`, \
                      or `strategy: rolling` for an internal workload"
@@ -66,7 +69,8 @@ fn deploy(cx: &mut Cx<'_>, v: &Node, p: &str) -> Option<Deploy> {
                 Strategy::Rolling => "a rolling update has no traffic shifts or bake: remove it, or choose \
                                       `canary`, `linear` or `blue-green`"
                     .to_owned(),
-                _ => "blue/green shifts all traffic at once: remove it, or choose `canary` or `linear`".to_owned(),
+                _ => "blue/green shifts all traffic at once: remove it, or choose `canary` or `linear`"
+                    .to_owned(),
             };
             cx.error(
                 Code::InvalidDeploy,
@@ -92,7 +96,12 @@ fn deploy(cx: &mut Cx<'_>, v: &Node, p: &str) -> Option<Deploy> {
     let step_minutes = minutes(cx, f.get("step"), &join(p, "step"), "step", step_default);
     let bake_default = if strategy == Strategy::Rolling { 0 } else { DEFAULT_BAKE_MINUTES };
     let bake_minutes = minutes(cx, f.get("bake"), &join(p, "bake"), "bake", bake_default);
-    Some(Deploy { strategy, percent_tenths: percent_tenths?, step_minutes: step_minutes?, bake_minutes: bake_minutes? })
+    Some(Deploy {
+        strategy,
+        percent_tenths: percent_tenths?,
+        step_minutes: step_minutes?,
+        bake_minutes: bake_minutes?,
+    })
 }
 
 /// `strategy`: one of the four names, with a suggestion for a near miss.
@@ -125,8 +134,11 @@ fn percent(cx: &mut Cx<'_>, n: &Node, p: &str, strategy: Strategy, min: u16) -> 
         Strategy::Linear => "each linear step",
         _ => "the canary",
     };
+    let numeric =
+        !text.is_empty() && text.trim_end_matches('%').bytes().all(|b| b.is_ascii_digit() || b == b'.');
     let message = match tenths {
         Some(_) => format!("`percent` {text} is outside {lo}..100 for {what}"),
+        None if numeric => format!("`percent` {text} is not a multiple of 0.1"),
         None => format!("`percent` must be a percentage, found {}", n.describe()),
     };
     let help = format!("write a multiple of 0.1 from {lo} to 100, e.g. `percent: 10` (ECS's bounds)");

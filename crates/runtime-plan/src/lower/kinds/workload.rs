@@ -8,7 +8,9 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use cost::TaskSize;
 use indexmap::IndexMap;
-use runway_schema::{Architecture, Deploy, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload};
+use runway_schema::{
+    Architecture, Deploy, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload,
+};
 
 use super::consumers::by_consumer;
 use super::context::{Cx, Named, NewItem};
@@ -453,17 +455,24 @@ fn public_entry(
 
 /// The role ECS assumes to move a public workload's traffic between its two target groups
 /// (`<base>-traffic`); returns what the service's load balancer names.
-fn traffic_role(cx: &mut Cx, w: &Lowering, rule: &CompactString, (tg, alternate): (&CompactString, CompactString)) -> TrafficShift {
+fn traffic_role(
+    cx: &mut Cx,
+    w: &Lowering,
+    rule: &CompactString,
+    (tg, alternate): (&CompactString, CompactString),
+) -> TrafficShift {
     let spec = ItemSpec::TrafficRole {
         workload: w.name.into(),
         listener_rule: rule.clone(),
         target_groups: vec![tg.clone(), alternate.clone()],
     };
     let name = cx.named(ItemKind::TrafficRole, cat(&[&w.base, "-traffic"]));
-    let role = cx.push(
-        NewItem::new(cat(&[w.name, "_traffic-role"]), name, Some(w.name), spec)
-            .depends_on(vec![rule.clone(), tg.clone(), alternate.clone()]),
-    );
+    let role =
+        cx.push(NewItem::new(cat(&[w.name, "_traffic-role"]), name, Some(w.name), spec).depends_on(vec![
+            rule.clone(),
+            tg.clone(),
+            alternate.clone(),
+        ]));
     TrafficShift { alternate_target_group: alternate, listener_rule: rule.clone(), role }
 }
 
@@ -484,9 +493,12 @@ fn service(
     let mut depends_on = vec![cluster.clone(), task_definition.clone()];
     depends_on.extend(discovery.iter().cloned());
     depends_on.extend(entry.iter().flat_map(|e| [e.target_group.clone(), e.rule.clone()]));
-    depends_on.extend(entry.iter().filter_map(|e| e.traffic.as_ref()).flat_map(|t| {
-        [t.alternate_target_group.clone(), t.role.clone()]
-    }));
+    depends_on.extend(
+        entry
+            .iter()
+            .filter_map(|e| e.traffic.as_ref())
+            .flat_map(|t| [t.alternate_target_group.clone(), t.role.clone()]),
+    );
     depends_on.extend(security_groups.iter().cloned());
     let (target_group, traffic) = entry.map_or((None, None), |e| (Some(e.target_group), e.traffic));
     let spec = ItemSpec::EcsService(Box::new(EcsServiceSpec {
