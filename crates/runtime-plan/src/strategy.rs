@@ -343,6 +343,21 @@ fn build(
                 uses: used,
                 expose: if public { Expose::Public } else { Expose::Internal },
                 size,
+                // Some public ones release by canary where they scale: the second target
+                // group, the weighted rule and the traffic role.
+                deploy: scale
+                    .keys()
+                    .filter(|_| public && w.len() % 2 == 0)
+                    .map(|e| {
+                        let canary = runway_schema::Deploy {
+                            strategy: runway_schema::Strategy::Canary,
+                            percent_tenths: 100,
+                            step_minutes: 10,
+                            bake_minutes: 10,
+                        };
+                        (e.clone(), canary)
+                    })
+                    .collect(),
                 scale: scale
                     .into_iter()
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))

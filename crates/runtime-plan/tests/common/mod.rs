@@ -54,6 +54,7 @@ pub fn workload(uses: &[&str], expose: Expose) -> Workload {
         expose,
         size: IndexMap::new(),
         scale: IndexMap::new(),
+        deploy: IndexMap::new(),
         exec: false,
         reason: Reason { ground: Some(Ground::NoManagedFit), detail: "BI".into() },
         migrate: None,
