@@ -272,6 +272,14 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
     }
 }
 
+/// The canary release some generated public workloads declare.
+const CANARY: runway_schema::Deploy = runway_schema::Deploy {
+    strategy: runway_schema::Strategy::Canary,
+    percent_tenths: 100,
+    step_minutes: 10,
+    bake_minutes: 10,
+};
+
 fn build(
     product: String,
     envs: &[String],
@@ -348,15 +356,7 @@ fn build(
                 deploy: scale
                     .keys()
                     .filter(|_| public && w.len() % 2 == 0)
-                    .map(|e| {
-                        let canary = runway_schema::Deploy {
-                            strategy: runway_schema::Strategy::Canary,
-                            percent_tenths: 100,
-                            step_minutes: 10,
-                            bake_minutes: 10,
-                        };
-                        (e.clone(), canary)
-                    })
+                    .map(|e| (e.clone(), CANARY))
                     .collect(),
                 scale: scale
                     .into_iter()
