@@ -43,6 +43,9 @@ pub(crate) enum Priceable {
         min: u32,
         max: u32,
         architecture: Architecture,
+        /// Releases a month and the minutes each runs a second fleet (a strategy other than
+        /// rolling); `None` for a rolling update.
+        release: Option<(Decimal, u32)>,
     },
     Alb {
         zones: u32,
@@ -72,7 +75,46 @@ pub(crate) enum Priceable {
 impl Priceable {
     /// A service's tasks of `architecture`: `min` for the estimate, `max` for the ceiling.
     pub(crate) fn tasks(size: &str, min: u32, max: u32, architecture: Architecture) -> Priceable {
-        Priceable::Tasks { size: size.into(), min, max, architecture }
+        Priceable::Tasks { size: size.into(), min, max, architecture, release: None }
+    }
+
+    /// Adds a second fleet for `minutes` of each of `releases` releases a month to a service's
+    /// tasks (no change to anything else).
+    pub(crate) fn with_releases(mut self, releases: Decimal, minutes: u32) -> Priceable {
+        if let Priceable::Tasks { release, .. } = &mut self {
+            *release = Some((releases, minutes));
+        }
+        self
+    }
+
+    /// The second fleet of its releases, at rest or at most, when it has one.
+    fn release_item(&self, ceiling: bool) -> Option<Item<'_>> {
+        let Priceable::Tasks { size, min, max, architecture, release: Some((releases, minutes)) } = self
+        else {
+            return None;
+        };
+        let tasks = if ceiling { *max } else { *min };
+        Some(Item::ReleaseFleet {
+            size,
+            tasks,
+            architecture: *architecture,
+            releases: *releases,
+            minutes: *minutes,
+        })
+    }
+
+    /// Its price at rest or at most: the item's, with its releases' second fleet added.
+    fn price(&self, catalogue: &Catalogue, region: &str, ceiling: bool) -> Priced {
+        let priced = catalogue.price(region, &self.item(ceiling));
+        let Some(release) = self.release_item(ceiling) else { return priced };
+        match (priced, catalogue.price(region, &release)) {
+            (Priced::Lines { mut lines, mut rates }, Priced::Lines { lines: more, rates: more_rates }) => {
+                lines.extend(more);
+                rates.extend(more_rates);
+                Priced::Lines { lines, rates }
+            }
+            (Priced::Lines { .. }, other) | (other, _) => other,
+        }
     }
 
     /// The catalogue item at rest (`ceiling == false`) or at most.
@@ -92,7 +134,7 @@ impl Priceable {
             Priceable::Bucket { size, storage_gb, requests } => {
                 Item::Bucket { size, storage_gb: *storage_gb, requests: *requests }
             }
-            Priceable::Tasks { size, min, max, architecture } => {
+            Priceable::Tasks { size, min, max, architecture, .. } => {
                 Item::Tasks { size, tasks: if ceiling { *max } else { *min }, architecture: *architecture }
             }
             Priceable::Alb { zones } => Item::Alb { zones: *zones },
@@ -148,11 +190,11 @@ pub(crate) fn summarize(
     for (item, p) in items.iter_mut().zip(prices) {
         let Some(p) = p else { continue };
         let (priced, c) = asked.entry(p).or_insert_with(|| {
-            let priced = catalogue.price(region, &p.item(false));
+            let priced = p.price(catalogue, region, false);
             let m = priced.monthly().unwrap_or(Money::ZERO);
             let c = if p.scales() {
                 // The same catalogue priced the item at rest; at most it is priced the same way.
-                catalogue.price(region, &p.item(true)).monthly().unwrap_or(m)
+                p.price(catalogue, region, true).monthly().unwrap_or(m)
             } else {
                 m
             };

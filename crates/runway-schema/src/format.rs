@@ -296,6 +296,10 @@ struct UsageFile {
     /// Million I/O requests a month, per Aurora cluster (standard storage).
     #[schemars(range(min = 0, max = 1_000_000_000))]
     aurora_io: Option<f64>,
+    /// Releases a month, per workload: what a strategy other than rolling runs two fleets for
+    /// (default 20).
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    releases: Option<f64>,
     /// GB a month through the environment's NAT gateways.
     #[schemars(range(min = 0, max = 1_000_000_000))]
     nat_gb: Option<f64>,
@@ -327,6 +331,9 @@ struct UsageForFile {
     /// Million I/O requests a month of the Aurora cluster.
     #[schemars(range(min = 0, max = 1_000_000_000))]
     aurora_io: Option<f64>,
+    /// Releases a month of the workload (default 20).
+    #[schemars(range(min = 0, max = 1_000_000_000))]
+    releases: Option<f64>,
 }
 
 /// `environments.<env>.network`.

@@ -297,6 +297,10 @@ impl Usage {
     }
 }
 
+/// Releases a month a workload is assumed to have when `usage.releases` leaves it out (about
+/// one a working day): what prices the second fleet of a strategy other than rolling.
+pub const DEFAULT_RELEASES_PER_MONTH: u32 = 20;
+
 /// What an environment may declare under `usage`: each key, its unit and what it applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -309,6 +313,9 @@ pub enum UsageKey {
     StorageGb,
     /// Million I/O requests a month of an Aurora cluster (standard storage).
     AuroraIo,
+    /// Releases a month of a workload (what a strategy other than rolling runs two fleets
+    /// for; default [`DEFAULT_RELEASES_PER_MONTH`]).
+    Releases,
     /// GB a month through the environment's NAT gateways.
     NatGb,
     /// GB a month through the environment's VPC interface endpoints.
@@ -329,11 +336,12 @@ pub enum UsageScope {
 
 impl UsageKey {
     /// Every key, in the order the reference lists them.
-    pub const ALL: [UsageKey; 7] = [
+    pub const ALL: [UsageKey; 8] = [
         UsageKey::Logs,
         UsageKey::Requests,
         UsageKey::StorageGb,
         UsageKey::AuroraIo,
+        UsageKey::Releases,
         UsageKey::NatGb,
         UsageKey::EndpointGb,
         UsageKey::InternetGb,
@@ -346,6 +354,7 @@ impl UsageKey {
             UsageKey::Requests => "requests",
             UsageKey::StorageGb => "storageGb",
             UsageKey::AuroraIo => "auroraIo",
+            UsageKey::Releases => "releases",
             UsageKey::NatGb => "natGb",
             UsageKey::EndpointGb => "endpointGb",
             UsageKey::InternetGb => "internetGb",
@@ -364,6 +373,7 @@ impl UsageKey {
             UsageKey::Requests => "million requests",
             UsageKey::StorageGb => "GB stored",
             UsageKey::AuroraIo => "million I/O requests",
+            UsageKey::Releases => "releases",
             UsageKey::NatGb => "GB through NAT",
             UsageKey::EndpointGb => "GB through endpoints",
             UsageKey::InternetGb => "GB out to the internet",
@@ -374,7 +384,7 @@ impl UsageKey {
     /// the environment.
     pub fn scope(self) -> UsageScope {
         match self {
-            UsageKey::Logs => UsageScope::Owners(&["workload"]),
+            UsageKey::Logs | UsageKey::Releases => UsageScope::Owners(&["workload"]),
             UsageKey::Requests => UsageScope::Owners(&["queue", "topic", "bucket"]),
             UsageKey::StorageGb => UsageScope::Owners(&["bucket", "postgres aurora"]),
             UsageKey::AuroraIo => UsageScope::Owners(&["postgres aurora"]),

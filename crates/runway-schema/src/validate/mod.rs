@@ -81,11 +81,20 @@ pub(crate) mod keys {
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
     pub const BOOTSTRAP: &[&str] = &["image"];
-    pub const USAGE: &[&str] =
-        &["logs", "requests", "storageGb", "auroraIo", "natGb", "endpointGb", "internetGb", "for"];
+    pub const USAGE: &[&str] = &[
+        "logs",
+        "requests",
+        "storageGb",
+        "auroraIo",
+        "releases",
+        "natGb",
+        "endpointGb",
+        "internetGb",
+        "for",
+    ];
     /// `usage.for.<name>`: the keys that apply to one resource or workload (the network's
     /// amounts are the environment's only).
-    pub const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo"];
+    pub const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo", "releases"];
     pub const SHARED: &[&str] = &crate::model::Engine::NAMES;
     pub const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];

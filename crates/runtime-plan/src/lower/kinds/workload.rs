@@ -9,7 +9,8 @@ use compact_str::CompactString;
 use cost::TaskSize;
 use indexmap::IndexMap;
 use runway_schema::{
-    Architecture, Deploy, Expose, HealthCheck, RegistryCredentials, Scale, UsageKey, Workload,
+    Architecture, DEFAULT_RELEASES_PER_MONTH, Deploy, Expose, HealthCheck, RegistryCredentials, Scale,
+    UsageKey, Workload,
 };
 
 use super::consumers::by_consumer;
@@ -522,13 +523,26 @@ fn service(
         release: w.release,
         traffic,
     }));
+    let id = cat(&[w.name, "_service"]);
+    let price = service_price(cx, w, &id);
     let id = cx.push(
-        NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
-            .size(w.size)
-            .depends_on(depends_on)
-            .priced(Priceable::tasks(w.size, w.scale.min, w.scale.max, w.spec.platform)),
+        NewItem::new(id, name.clone(), Some(w.name), spec).size(w.size).depends_on(depends_on).priced(price),
     );
     Named { id, name }
+}
+
+/// What a service is priced at: its tasks, and under a strategy other than rolling the second
+/// fleet each release runs for [`Deploy::two_fleet_minutes`], times its releases a month
+/// (`usage.releases`, else [`DEFAULT_RELEASES_PER_MONTH`]; docs/planning.md, "Releases").
+fn service_price(cx: &mut Cx, w: &Lowering, id: &str) -> Priceable {
+    let tasks = Priceable::tasks(w.size, w.scale.min, w.scale.max, w.spec.platform);
+    if w.release.is_rolling() {
+        return tasks;
+    }
+    let declared = usage::declared(cx, Some(w.name), UsageKey::Releases);
+    let default = (rust_decimal::Decimal::from(DEFAULT_RELEASES_PER_MONTH), "one a working day");
+    let releases = usage::count_or(cx, (Some(w.name), id), UsageKey::Releases, declared, default);
+    tasks.with_releases(releases, w.release.two_fleet_minutes())
 }
 
 /// The service's scaling target (`service/<cluster>/<service>`) and CPU target-tracking policy.
