@@ -42,6 +42,12 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ecs:DescribeTasks",
     "ecs:RunTask",
     "ecs:UpdateService",
+    // rollout's stages of a canary, linear or blue/green release; rollback's history and its
+    // registration of the previous revision again (docs/pipeline.md, "runway rollback").
+    "ecs:DescribeServiceDeployments",
+    "ecs:ListServiceDeployments",
+    "ecs:DescribeServiceRevisions",
+    "ecs:RegisterTaskDefinition",
     // rotate and migrate's proxy wait.
     "rds:ModifyDBInstance",
     "rds:ModifyDBCluster",
@@ -115,11 +121,24 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 s.arn("ecs", &format!("task-definition/{stem}*:*")),
             ],
         ),
-        // DescribeTaskDefinition names no resource; ListTasks is checked against the container
-        // instance, which Fargate has none of.
+        // A service's deployments and revisions (`rollout`'s stages, `rollback`'s history):
+        // ListServiceDeployments is authorized on the service, the others on the deployment or
+        // revision, each under the plan's services.
+        Statement::allow(
+            "EcsServiceDeploymentsOfThePlan",
+            &["ecs:ListServiceDeployments", "ecs:DescribeServiceDeployments", "ecs:DescribeServiceRevisions"],
+            vec![
+                s.arn("ecs", &format!("service/{stem}*/*")),
+                s.arn("ecs", &format!("service-deployment/{stem}*/*/*")),
+                s.arn("ecs", &format!("service-revision/{stem}*/*/*")),
+            ],
+        ),
+        // DescribeTaskDefinition and RegisterTaskDefinition name no resource; ListTasks is
+        // checked against the container instance, which Fargate has none of. `rollback`
+        // registers the previous revision again (its roles passed by `pass_role` below).
         Statement::allow(
             "EcsTaskDefinitionCallsTakeOnlyStar",
-            &["ecs:DescribeTaskDefinition", "ecs:ListTasks"],
+            &["ecs:DescribeTaskDefinition", "ecs:ListTasks", "ecs:RegisterTaskDefinition"],
             vec!["*".to_owned()],
         ),
         crate::shared::pass_role(s),

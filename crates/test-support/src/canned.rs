@@ -52,6 +52,8 @@ impl Route {
 struct State {
     routes: Vec<(Route, usize)>,
     asked: Vec<String>,
+    /// Where a request no route matches goes (moto's port), when in front of one.
+    upstream: Option<u16>,
 }
 
 /// An AWS JSON endpoint (`application/x-amz-json-1.1`) on a free loopback port answering from
@@ -69,12 +71,25 @@ pub struct CannedAws {
 impl CannedAws {
     /// Starts answering from `routes`.
     pub fn start(routes: Vec<Route>) -> CannedAws {
+        CannedAws::serve(routes, None)
+    }
+
+    /// Starts answering from `routes` in front of the AWS endpoint at `upstream`
+    /// (`http://127.0.0.1:<port>`, moto's): a request no route matches is forwarded there and
+    /// its answer relayed, so a test gives canned answers only for what moto cannot.
+    pub fn in_front_of(upstream: &str, routes: Vec<Route>) -> CannedAws {
+        let port = upstream.rsplit(':').next().and_then(|p| p.trim_end_matches('/').parse().ok());
+        CannedAws::serve(routes, Some(port.expect("an upstream URL ends in its port")))
+    }
+
+    fn serve(routes: Vec<Route>, upstream: Option<u16>) -> CannedAws {
         let listener = TcpListener::bind("127.0.0.1:0").expect("cannot bind a loopback port");
         let port = listener.local_addr().expect("a bound listener has an address").port();
         let stop = Arc::new(AtomicBool::new(false));
         let state = Arc::new(Mutex::new(State {
             routes: routes.into_iter().map(|r| (r, 0)).collect(),
             asked: Vec::new(),
+            upstream,
         }));
         let (stopped, shared) = (stop.clone(), state.clone());
         let thread = std::thread::spawn(move || {
@@ -85,8 +100,16 @@ impl CannedAws {
                 let Ok(mut stream) = stream else { continue };
                 // The whole request is read before answering: closing a socket with unread
                 // bytes resets the connection, which the SDK would report as unreachable.
-                let (target, body) = read_request(&mut stream);
-                let (status, answer) = answer(&shared, &target, &body);
+                let (target, head, body) = read_request(&mut stream);
+                let (status, answer) = match answer(&shared, &target, &body) {
+                    Answered::Canned(status, answer) => (status, answer),
+                    Answered::Forward(upstream) => {
+                        let relayed = crate::faults::forward(upstream, &head, body.as_bytes());
+                        let _ = stream.write_all(&relayed.unwrap_or_default());
+                        let _ = stream.flush();
+                        continue;
+                    }
+                };
                 let reply = format!(
                     "HTTP/1.1 {status}\r\nContent-Type: application/x-amz-json-1.1\r\n\
                      x-amzn-RequestId: canned\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
@@ -110,11 +133,20 @@ impl CannedAws {
     }
 }
 
-/// The answer of the first route matching `target`'s operation and `body`.
-fn answer(state: &Mutex<State>, target: &str, body: &str) -> (String, String) {
+/// What to do with one request.
+enum Answered {
+    /// Answer with this status line and body.
+    Canned(String, String),
+    /// Forward it to this loopback port.
+    Forward(u16),
+}
+
+/// The answer of the first route matching `target`'s operation and `body`; without one, the
+/// upstream's (when in front of one).
+fn answer(state: &Mutex<State>, target: &str, body: &str) -> Answered {
     let operation = target.rsplit('.').next().unwrap_or_default().to_owned();
     let Ok(mut state) = state.lock() else {
-        return ("500 Internal Server Error".to_owned(), "{}".to_owned());
+        return Answered::Canned("500 Internal Server Error".to_owned(), "{}".to_owned());
     };
     state.asked.push(operation.clone());
     for (route, taken) in &mut state.routes {
@@ -123,17 +155,21 @@ fn answer(state: &Mutex<State>, target: &str, body: &str) -> (String, String) {
         if operation_matches && body_matches && !route.answers.is_empty() {
             let at = (*taken).min(route.answers.len() - 1);
             *taken += 1;
-            return route.answers[at].clone();
+            let (status, answer) = route.answers[at].clone();
+            return Answered::Canned(status, answer);
         }
+    }
+    if let Some(upstream) = state.upstream {
+        return Answered::Forward(upstream);
     }
     let unknown =
         format!(r#"{{"__type":"UnknownOperationException","message":"no canned answer for {operation}"}}"#);
-    ("400 Bad Request".to_owned(), unknown)
+    Answered::Canned("400 Bad Request".to_owned(), unknown)
 }
 
 /// Reads one HTTP request: its head, then `Content-Length` bytes of body. Returns its
-/// `X-Amz-Target` header (`Query.<Action>` for a query-protocol request) and its body.
-fn read_request(stream: &mut TcpStream) -> (String, String) {
+/// `X-Amz-Target` header (`Query.<Action>` for a query-protocol request), its head and its body.
+fn read_request(stream: &mut TcpStream) -> (String, String, String) {
     let mut request = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
@@ -150,11 +186,11 @@ fn read_request(stream: &mut TcpStream) -> (String, String) {
                     let action = body.split('&').find_map(|kv| kv.strip_prefix("Action="));
                     action.map(|a| format!("Query.{a}")).unwrap_or_default()
                 };
-                return (header("x-amz-target").unwrap_or_else(action), body.to_owned());
+                return (header("x-amz-target").unwrap_or_else(action), head.to_owned(), body.to_owned());
             }
         }
         match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return (String::new(), String::new()),
+            Ok(0) | Err(_) => return (String::new(), String::new(), String::new()),
             Ok(n) => request.extend_from_slice(&chunk[..n]),
         }
     }

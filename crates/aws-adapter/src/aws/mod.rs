@@ -20,9 +20,11 @@ mod preflight;
 mod proxy;
 mod proxy_target;
 mod remedy;
+mod rollback;
 mod rollout;
 mod rotate;
 mod ssm;
+mod stage;
 mod survey;
 mod task;
 
@@ -46,6 +48,7 @@ pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
+pub use rollback::{RollbackChoice, RollbackError};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
     Verdict,
@@ -55,6 +58,7 @@ pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
+pub use stage::ReleaseStage;
 pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
 
