@@ -43,9 +43,14 @@ moto 5.2.5 cannot run an `awsvpc` task (`RunTask` fails creating its network int
 the `bridge` mode and ignores the network configuration `RunTask` sends); the services' are as
 the program declares them.
 
+With `--ecs` (and not `--exclude-services`), also declares the scaling targets' scheduled
+actions (a workload's active hours) in Application Auto Scaling and each EventBridge Scheduler
+schedule, whose target must name a task definition the program registered (its family exists in
+ECS) and the cluster.
+
 Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
 task could not start or the program could not run), `outputs` (the one-off tasks' stack
-outputs); exits 1 when there is a failure.
+outputs), `scheduled` (schedules) and `scheduledActions`; exits 1 when there is a failure.
 """
 
 import json
@@ -119,10 +124,12 @@ def prepare(plan_file, ssm, secrets):
         secrets.create_secret(Name=copy["secretsManager"], SecretString="{}")
 
 
-def declare_ecs(resources, names, ecs, one_off):
+def declare_ecs(resources, names, ecs, one_off, name_of=None):
     """The clusters, task definitions and services, as `up` would create them (in `names` order);
-    what exists already (an earlier `up`) is left as it is. Returns each task definition's ARN."""
-    name_of, arns = {}, {}
+    what exists already (an earlier `up`) is left as it is. Returns each task definition's ARN;
+    `name_of` gets each cluster's, family's and service's name by logical id."""
+    name_of = {} if name_of is None else name_of
+    arns = {}
     for name in names:
         res = resources[name]
         props = res.get("properties", {})
@@ -155,10 +162,67 @@ def declare_ecs(resources, names, ecs, one_off):
                 rds.register_db_proxy_targets(DBProxyName=proxy, DBInstanceIdentifiers=[name])
         elif res["type"] == "aws:ecs/service:Service":
             ref = lambda v: name_of[v.strip("${}").split(".")[0]]
+            # A worker (no port) has neither `loadBalancers` nor `serviceRegistries`.
             ecs.create_service(cluster=ref(props["cluster"]), serviceName=props["name"],
                                taskDefinition=ref(props["taskDefinition"]),
                                desiredCount=props["desiredCount"], launchType="FARGATE")
+            name_of[name] = props["name"]
     return arns
+
+
+def declare_schedules(resources, names, region, name_of, arns):
+    """The scaling targets' scheduled actions (Application Auto Scaling) and the schedules
+    (EventBridge Scheduler), as `up` would create them. A schedule's target must name a task
+    definition the program registered, and its cluster. Returns (schedules, actions, failures)."""
+    scheduler = boto3.client("scheduler", region_name=region)
+    scaling = boto3.client("application-autoscaling", region_name=region)
+    ecs = boto3.client("ecs", region_name=region)
+    logical = lambda v: v.strip("${}").split(".")[0] if isinstance(v, str) else None
+    schedules, actions, failures, targets = [], [], [], {}
+    for name in names:
+        res = resources[name]
+        props = res.get("properties", {})
+        if res["type"] == "aws:appautoscaling/target:Target":
+            cluster, service = [logical(p) for p in props["resourceId"].split("/")[1:]]
+            resource_id = f"service/{name_of[cluster]}/{name_of[service]}"
+            scaling.register_scalable_target(ServiceNamespace="ecs", ResourceId=resource_id,
+                                             ScalableDimension="ecs:service:DesiredCount",
+                                             MinCapacity=props["minCapacity"], MaxCapacity=props["maxCapacity"])
+            targets[name] = resource_id
+        elif res["type"] == "aws:appautoscaling/scheduledAction:ScheduledAction":
+            action = props["scalableTargetAction"]
+            scaling.put_scheduled_action(ServiceNamespace="ecs", ScheduledActionName=props["name"],
+                                         ResourceId=targets[logical(props["resourceId"])],
+                                         ScalableDimension="ecs:service:DesiredCount",
+                                         Schedule=props["schedule"], Timezone=props["timezone"],
+                                         ScalableTargetAction={"MinCapacity": action["minCapacity"],
+                                                               "MaxCapacity": action["maxCapacity"]})
+            actions.append(props["name"])
+        elif res["type"] == "aws:scheduler/schedule:Schedule":
+            target = props["target"]
+            definition = logical(target["ecsParameters"]["taskDefinitionArn"])
+            cluster = logical(target["arn"])
+            if definition not in arns or cluster not in name_of:
+                failures.append(f"{name}: its target names no task definition or cluster the program declares")
+                continue
+            try:
+                ecs.describe_task_definition(taskDefinition=arns[definition])
+            except ecs.exceptions.ClientException:
+                failures.append(f"{name}: its task definition {arns[definition]} does not exist")
+                continue
+            cluster_arn = ecs.describe_clusters(clusters=[name_of[cluster]])["clusters"][0]["clusterArn"]
+            account = cluster_arn.split(":")[4]
+            scheduler.create_schedule(
+                Name=props["name"], ScheduleExpression=props["scheduleExpression"],
+                ScheduleExpressionTimezone=props["scheduleExpressionTimezone"],
+                FlexibleTimeWindow={"Mode": props["flexibleTimeWindow"]["mode"]},
+                Target={"Arn": cluster_arn, "RoleArn": f"arn:aws:iam::{account}:role/{props['name']}-run",
+                        "Input": json.dumps(target["input"]["fn::toJSON"]),
+                        "EcsParameters": {"TaskDefinitionArn": arns[definition], "LaunchType": "FARGATE",
+                                          "TaskCount": 1, "Group": target["ecsParameters"]["group"]},
+                        "RetryPolicy": {"MaximumRetryAttempts": target["retryPolicy"]["maximumRetryAttempts"]}})
+            schedules.append(props["name"])
+    return schedules, actions, failures
 
 
 def declare_proxy(props, rds, region):
@@ -329,9 +393,12 @@ def main():
         writes[name] = props["name"]
 
     # The services after the parameters their tasks read (they depend on them; checked below).
-    arns = {}
+    arns, name_of, scheduled, actions = {}, {}, [], []
     if "--ecs" in sys.argv:
-        arns = declare_ecs(resources, names, boto3.client("ecs", region_name=region), one_off)
+        arns = declare_ecs(resources, names, boto3.client("ecs", region_name=region), one_off, name_of)
+        if not first_up:
+            scheduled, actions, schedule_failures = declare_schedules(resources, names, region, name_of, arns)
+            failures.extend(schedule_failures)
 
     for name, parameters in reads.items():
         waited = {writes[r] for r in closure(deps, name) if r in writes}
@@ -350,8 +417,8 @@ def main():
                     failures.append(f"{task}: ResourceInitializationError: parameter {parameter} "
                                     "does not exist after the first `up`")
     resolved = {name: resolve_task_output(value, resources, arns) for name, value in tasks.items()}
-    print(json.dumps({"written": written, "started": started, "failures": failures, "outputs": resolved},
-                     indent=1))
+    print(json.dumps({"written": written, "started": started, "failures": failures, "outputs": resolved,
+                      "scheduled": scheduled, "scheduledActions": actions}, indent=1))
     return 1 if failures else 0
 
 

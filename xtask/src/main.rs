@@ -243,7 +243,8 @@ fn codegen(check: bool) -> Result<(), String> {
 }
 
 /// The fuzz targets of `fuzz/` and the seed folders each reads beside its own corpus.
-const FUZZ_TARGETS: [(&str, &[&str]); 2] = [("check", &["tests/fixtures", "examples"]), ("plan", &[])];
+const FUZZ_TARGETS: [(&str, &[&str]); 2] =
+    [("check", &["tests/fixtures", "tests/kinds", "examples"]), ("plan", &[])];
 
 /// `fuzz --seconds S [TARGET...]`: each target (all by default) for S seconds, one after the
 /// other. libFuzzer flags need nightly; `RUSTC_BOOTSTRAP=1` lets the stable toolchain build

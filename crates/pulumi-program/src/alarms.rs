@@ -7,11 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use runtime_plan::{ALERTS_TOPIC_ID, DimensionValue, ItemSpec, PlannedItem, alarm_metric};
+use runtime_plan::{ALERTS_TOPIC_ID, CompactString, DimensionValue, PlannedItem, alarm_metric};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::expr::{ToJson, to_json};
 
 #[derive(Serialize)]
@@ -85,10 +85,10 @@ pub(super) fn alert_topic<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
     subscriptions: usize,
+    publishers: &'static [runtime_plan::plan::AlertPublisher],
+    kms_key: &'p Option<CompactString>,
+    https: &'p [CompactString],
 ) -> Result<(), RenderError> {
-    let ItemSpec::AlertTopic { publishers, kms_key, https } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
     let kms_master_key_id = kms_key.as_ref().map(|key| cx.reference(key, "arn")).transpose()?;
     let props =
         Topic { name: &item.physical_name, kms_master_key_id, region: cx.region(), tags: cx.tags(item) };
@@ -181,19 +181,17 @@ struct MetricAlarm<'p> {
 
 /// One alarm: its metric, window and threshold from the plan; it notifies the alerts topic when
 /// it fires and when it recovers.
-pub(super) fn metric_alarm<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::MetricAlarm {
-        alarm,
-        threshold,
-        metric_threshold,
-        dimensions,
-        evaluation_periods,
-        datapoints_to_alarm,
-        ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+#[allow(clippy::too_many_arguments)] // reason: the spec's fields, destructured by the dispatcher (`items.rs`)
+pub(super) fn metric_alarm<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    alarm: &'p runtime_plan::AlarmName,
+    threshold: &'p u64,
+    metric_threshold: &'p f64,
+    dimensions: &'p [runtime_plan::plan::AlarmDimension],
+    evaluation_periods: &'p u32,
+    datapoints_to_alarm: &'p u32,
+) -> Result<(), RenderError> {
     let metric = alarm_metric(*alarm);
     let mut dims = BTreeMap::new();
     for d in dimensions {
@@ -282,15 +280,17 @@ struct EventTarget<'p> {
 
 /// The rule sending the cluster's ECS deployment failures (and services that cannot start their
 /// tasks) to the alerts topic, and its target.
-pub(super) fn ecs_event_rule<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::EcsEventRule { cluster, events } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn ecs_event_rule<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    cluster: &'p CompactString,
+    events: &'static [(&'static str, &'static str)],
+) -> Result<(), RenderError> {
     let cluster_name = cx.item(cluster)?.physical_name.as_str();
     let account = cx.account();
     let mut detail_type = Vec::new();
     let mut event_name = Vec::new();
-    for (kind, name) in *events {
+    for (kind, name) in events {
         if !detail_type.contains(kind) {
             detail_type.push(*kind);
         }

@@ -3,10 +3,10 @@
 //! it (with its second target group and the role ECS shifts traffic with, when it is not
 //! released rolling), and its host's alias record.
 
-use runtime_plan::{AlbListenerSpec, ItemSpec, ListenerAction, PlannedItem};
+use runtime_plan::{AlbListenerSpec, CompactString, ListenerAction, PlannedItem};
 use serde::Serialize;
 
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::iam::{self, Action, Statement};
 use super::{RenderError, network};
 
@@ -36,13 +36,14 @@ struct AccessLogs {
 /// The internet-facing application load balancer, in the public subnets, with deletion
 /// protection and access logs when planned (it waits for its log bucket's policy: ELB checks
 /// that it may write there when logging is turned on).
-pub(super) fn load_balancer<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Alb {
-        security_groups, drop_invalid_header_fields, deletion_protection, access_logs, ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn load_balancer<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    security_groups: &'p [CompactString],
+    drop_invalid_header_fields: &'p bool,
+    deletion_protection: &'p bool,
+    access_logs: &'p Option<CompactString>,
+) -> Result<(), RenderError> {
     let access_logs = match access_logs {
         Some(bucket) => Some(AccessLogs { bucket: cx.reference(bucket, "bucket")?, enabled: true }),
         None => None,
@@ -163,20 +164,18 @@ struct HealthCheck<'p> {
 }
 
 /// A public workload's target group: its tasks by IP, checked on its HTTP health path.
-pub(super) fn target_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbTargetGroup {
-        port,
-        protocol,
-        health_path,
-        health_interval_seconds,
-        health_timeout_seconds,
-        healthy_threshold,
-        unhealthy_threshold,
-        ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+#[allow(clippy::too_many_arguments)] // reason: the spec's fields, destructured by the dispatcher (`items.rs`)
+pub(super) fn target_group<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    port: &'p u16,
+    protocol: &'p CompactString,
+    health_path: &'p CompactString,
+    health_interval_seconds: &'p u64,
+    health_timeout_seconds: &'p u64,
+    healthy_threshold: &'p u32,
+    unhealthy_threshold: &'p u32,
+) -> Result<(), RenderError> {
     let props = TargetGroup {
         name: &item.physical_name,
         port: *port,
@@ -243,12 +242,16 @@ struct HostHeader<'p> {
 }
 
 /// Forwards a public workload's host to its target group.
-pub(super) fn listener_rule<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbListenerRule { listener, target_group, host, priority, alternate_target_group, .. } =
-        &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+#[allow(clippy::too_many_arguments)] // reason: the rule's fields, destructured by the dispatcher
+pub(super) fn listener_rule<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    listener: &'p CompactString,
+    target_group: &'p CompactString,
+    host: &'p CompactString,
+    priority: &'p u32,
+    alternate_target_group: &'p Option<CompactString>,
+) -> Result<(), RenderError> {
     let target_group_arn = cx.reference(target_group, "arn")?;
     // Under a strategy other than rolling, all traffic to the first group at first; ECS moves
     // the weights during a release (the program ignores them after: `ignoreChanges`).
@@ -291,10 +294,12 @@ const TRAFFIC_TARGETS: [&str; 2] =
 /// The role ECS assumes to shift a release's traffic: the describes of the managed policy
 /// `AmazonECSInfrastructureRolePolicyForLoadBalancers` on `*`, its rule and target changes on
 /// exactly this workload's listener rule and two target groups.
-pub(super) fn traffic_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::TrafficRole { listener_rule, target_groups, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn traffic_role<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    listener_rule: &'p CompactString,
+    target_groups: &'p [CompactString],
+) -> Result<(), RenderError> {
     let groups = target_groups.iter().map(|g| cx.reference(g, "arn")).collect::<Result<Vec<_>, _>>()?;
     let statements = vec![
         Statement::allow(Action::Many(TRAFFIC_DESCRIBE.to_vec()), vec!["*".to_owned()]),
@@ -327,10 +332,14 @@ struct Alias {
 }
 
 /// A public workload's host in the hosted zone input, an alias of the ALB.
-pub(super) fn dns_record<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn dns_record<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    host: &'p CompactString,
+    record_type: &'p CompactString,
+    alb: &'p CompactString,
+    evaluate_target_health: &'p bool,
+) -> Result<(), RenderError> {
     let props = Record {
         name: host,
         kind: record_type,

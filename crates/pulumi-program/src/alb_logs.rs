@@ -3,12 +3,12 @@
 //! without TLS), and its lifecycle. All but the bucket are companions of the item; the ALB
 //! waits for the policy.
 
-use runtime_plan::{ItemSpec, LogDelivery, PlannedItem};
+use runtime_plan::{BucketLifecycle, CompactString, LogDelivery, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
 use super::bucket::{self, BucketPolicy, DenyInsecure};
-use super::context::{Context, unsupported, wrong_spec};
+use super::context::{Context, unsupported};
 use super::expr::{attr, to_json};
 
 #[derive(Serialize)]
@@ -43,18 +43,23 @@ enum Principal {
 pub(super) const RESOURCES: usize = 5;
 
 /// The log bucket, then its companions.
-pub(super) fn log_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AlbLogBucket { block_public_access, encryption, tls_only, lifecycle, log_delivery, .. } =
-        &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+#[allow(clippy::too_many_arguments)] // reason: the spec's fields, destructured by the dispatcher (`items.rs`)
+pub(super) fn log_bucket<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    name_suffix: &'p CompactString,
+    block_public_access: &'p bool,
+    encryption: &'p CompactString,
+    tls_only: &'p bool,
+    lifecycle: &'p BucketLifecycle,
+    log_delivery: &'p LogDelivery,
+) -> Result<(), RenderError> {
     if !(*block_public_access && *tls_only) {
         // The plan always blocks public access and requires TLS; a log bucket without either is
         // not one runway makes.
         return Err(unsupported(item, "a log bucket is always private and TLS-only"));
     }
-    bucket::declare_bucket(cx, item)?;
+    bucket::declare_bucket(cx, item, name_suffix)?;
     bucket::public_access_block(cx, item)?;
     bucket::encryption(cx, item, encryption)?;
     let arn = attr(&item.id, "arn");

@@ -2,11 +2,11 @@
 //! TLS-only policy, its versioning when enabled, and its lifecycle. All but the bucket are
 //! companions of the bucket item, not items of the plan.
 
-use runtime_plan::{BucketLifecycle, ItemSpec, PlannedItem};
+use runtime_plan::{BucketLifecycle, CompactString, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Tags, wrong_spec};
+use super::context::{Context, Tags};
 use super::expr::{ToJson, attr, to_json};
 
 #[derive(Serialize)]
@@ -202,14 +202,14 @@ pub(super) fn lifecycle<'p>(
     )
 }
 
-/// The S3 bucket of `item`, named as planned.
-pub(super) fn declare_bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
+/// The S3 bucket of `item`, named as planned (its physical name, then `name_suffix`).
+pub(super) fn declare_bucket<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    name_suffix: &str,
+) -> Result<(), RenderError> {
     // Every bucket is in the account-regional namespace: only this account can create the
     // name (`<physical name>-<account id>-<region>-an`).
-    let (ItemSpec::S3Bucket { name_suffix, .. } | ItemSpec::AlbLogBucket { name_suffix, .. }) = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
     let bucket = format!("{}-{}{name_suffix}", item.physical_name, cx.account());
     let props =
         Bucket { bucket, bucket_namespace: "account-regional", region: cx.region(), tags: cx.tags(item) };
@@ -272,19 +272,18 @@ pub(super) fn encryption<'p>(
 }
 
 /// The bucket, then its companions.
-pub(super) fn bucket<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::S3Bucket {
-        versioning,
-        lifecycle: plan,
-        block_public_access,
-        encryption: encryption_algorithm,
-        tls_only,
-        ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
-    declare_bucket(cx, item)?;
+#[allow(clippy::too_many_arguments)] // reason: the spec's fields, destructured by the dispatcher (`items.rs`)
+pub(super) fn bucket<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    name_suffix: &'p CompactString,
+    versioning: &'p bool,
+    plan: &'p BucketLifecycle,
+    block_public_access: &'p bool,
+    encryption_algorithm: &'p CompactString,
+    tls_only: &'p bool,
+) -> Result<(), RenderError> {
+    declare_bucket(cx, item, name_suffix)?;
     // The bucket's own id: companions are declared with it and need no `dependsOn`.
     let bucket = attr(&item.id, "id");
     if *block_public_access {

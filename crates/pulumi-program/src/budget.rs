@@ -1,11 +1,13 @@
 //! The environment's budget backstop: an AWS Budgets monthly cost budget over the costs tagged
 //! with the product and environment, notifying the `budgetAlertEmails` input.
 
-use runtime_plan::{BudgetBasis, ENVIRONMENT_TAG, ItemSpec, PRODUCT_TAG, PlannedItem};
+use runtime_plan::plan::BudgetAlert;
+use runtime_plan::{BudgetBasis, CompactString, ENVIRONMENT_TAG, PRODUCT_TAG, PlannedItem};
+use runway_schema::Money;
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,10 +54,15 @@ struct Notification {
 }
 
 /// The budget: its limit is the environment's cap, in dollars and cents.
-pub(super) fn budget<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::Budget { limit, product, environment, alerts, alert_topic } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn budget<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    limit: &'p Money,
+    product: &'p CompactString,
+    environment: &'p CompactString,
+    alerts: &'p [BudgetAlert],
+    alert_topic: &'p bool,
+) -> Result<(), RenderError> {
     let emails = cx.input(Input::BudgetAlertEmails);
     let topic = alert_topic.then(|| cx.reference(runtime_plan::ALERTS_TOPIC_ID, "arn")).transpose()?;
     let tag = |key, value| TagFilter { tags: TagValues { key, values: [value], match_options: ["EQUALS"] } };

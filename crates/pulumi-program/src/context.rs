@@ -525,11 +525,6 @@ pub(super) fn unsupported(item: &PlannedItem, why: &str) -> RenderError {
     }
 }
 
-/// An item whose spec is not the one its renderer was chosen for.
-pub(super) fn wrong_spec(item: &PlannedItem) -> RenderError {
-    unsupported(item, "its spec does not match the renderer it was dispatched to")
-}
-
 fn unwritable(item: &PlannedItem, error: &super::ser::Error) -> RenderError {
     unsupported(item, &format!("its properties cannot be written: {error}"))
 }

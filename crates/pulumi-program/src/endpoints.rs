@@ -2,11 +2,11 @@
 //! the plan's endpoints group; the S3 gateway endpoint adds routes to the private route tables
 //! (the `privateRouteTableIds` input).
 
-use runtime_plan::{EndpointType, ItemSpec, PlannedItem};
+use runtime_plan::{CompactString, EndpointType, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::network;
 
 #[derive(Serialize)]
@@ -26,11 +26,14 @@ struct VpcEndpoint<'p> {
 }
 
 /// The endpoint.
-pub(super) fn endpoint<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::VpcEndpoint { service_name, endpoint_type, private_dns, security_groups, .. } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn endpoint<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    service_name: &'p CompactString,
+    endpoint_type: &'p EndpointType,
+    private_dns: &'p bool,
+    security_groups: &'p [CompactString],
+) -> Result<(), RenderError> {
     let interface = *endpoint_type == EndpointType::Interface;
     let props = VpcEndpoint {
         vpc_id: cx.input(Input::VpcId),

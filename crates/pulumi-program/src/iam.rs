@@ -110,10 +110,13 @@ pub(super) enum Assumer {
     /// ECS itself (`ecs.amazonaws.com`), to move a release's traffic between two target
     /// groups: no condition, as the ECS guide writes its infrastructure role's trust.
     Ecs,
+    /// EventBridge Scheduler for a schedule's runs (`scheduler.amazonaws.com`): the account
+    /// only, as the Scheduler guide's execution role writes it.
+    Scheduler,
 }
 
 /// The trust policy of a role an AWS service assumes, for this account only.
-fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
+pub(super) fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
     let (service, condition) = match assumer {
         Assumer::EcsTasks => {
             let account = cx.account();
@@ -133,6 +136,13 @@ fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocument {
         }
         Assumer::Rds => ("rds.amazonaws.com", None),
         Assumer::Ecs => ("ecs.amazonaws.com", None),
+        Assumer::Scheduler => {
+            let account = cx.account();
+            (
+                "scheduler.amazonaws.com",
+                Some(TrustCondition { string_equals: SourceAccount { account }, arn_like: None }),
+            )
+        }
     };
     PolicyDocument::new(vec![Statement {
         effect: Effect::Allow,
@@ -154,10 +164,10 @@ pub(super) struct Role<'p> {
 
 /// The properties of a role's inline policy. Has no `tags` input.
 #[derive(Serialize)]
-struct RolePolicy {
-    name: &'static str,
-    role: String,
-    policy: ToJson<PolicyDocument>,
+pub(super) struct RolePolicy {
+    pub(super) name: &'static str,
+    pub(super) role: String,
+    pub(super) policy: ToJson<PolicyDocument>,
 }
 
 /// Declares the item's role, assumed by `assumer`, and its permissions `statements` (when

@@ -7,7 +7,7 @@ use runtime_plan::{ItemSpec, PlannedItem};
 use super::context::{Context, unsupported};
 use super::{
     RenderError, alarms, alb, alb_logs, bucket, budget, cache, endpoints, identity, key, logs, network,
-    platform, postgres, queue, topic, workload,
+    platform, postgres, queue, schedule, topic, workload,
 };
 
 /// Declares, from one table, how each kind renders: `declare`, the renderer of an item managed
@@ -35,75 +35,97 @@ macro_rules! renderers {
 }
 
 renderers! { cx, item, subscriptions;
-    EcsCluster {} => platform::cluster(cx, item), 1;
-    TaskExecutionRole { grants, .. } => identity::role(cx, item), 1 + usize::from(!grants.is_empty());
-    TaskRole { grants, .. } => identity::role(cx, item), 1 + usize::from(!grants.is_empty());
+    EcsCluster { container_insights } => platform::cluster(cx, item, container_insights), 1;
+    TaskExecutionRole { grants, .. } => identity::execution_role(cx, item, grants), 1 + usize::from(!grants.is_empty());
+    TaskRole { grants, .. } => identity::task_role(cx, item, grants), 1 + usize::from(!grants.is_empty());
     RegistrySecret { .. } => Err(unsupported(item, "a registry secret is written by `runway secrets prepare`, never declared")), 1;
     // Created by `secrets prepare`: the program declares its key policy only.
     KmsKey { .. } => Err(unsupported(
         item,
         "the environment's key is created by `runway secrets prepare`, never declared",
     )), 1;
-    SecurityGroup { ingress, egress, .. } => network::security_group(cx, item), network::resources(ingress, egress);
-    CloudMapNamespace { .. } => platform::namespace(cx, item), 1;
+    SecurityGroup { ingress, egress, .. } => network::security_group(cx, item, ingress, egress),
+        network::resources(ingress, egress);
+    CloudMapNamespace { name } => platform::namespace(cx, item, name), 1;
     DbSubnetGroup {} => platform::db_subnet_group(cx, item), 1;
     CacheSubnetGroup {} => platform::cache_subnet_group(cx, item), 1;
-    Alb { .. } => alb::load_balancer(cx, item), 1;
+    Alb { security_groups, drop_invalid_header_fields, deletion_protection, access_logs, .. } =>
+        alb::load_balancer(cx, item, security_groups, drop_invalid_header_fields, deletion_protection, access_logs), 1;
     AlbListener(spec) => alb::listener(cx, item, spec), 1;
-    AlbLogBucket { .. } => alb_logs::log_bucket(cx, item), alb_logs::RESOURCES;
+    AlbLogBucket { name_suffix, block_public_access, encryption, tls_only, lifecycle, log_delivery, .. } =>
+        alb_logs::log_bucket(cx, item, name_suffix, block_public_access, encryption, tls_only, lifecycle, log_delivery),
+        alb_logs::RESOURCES;
     RdsInstance(spec) => postgres::instance(cx, item, spec), 1;
     AuroraCluster(spec) => postgres::aurora_cluster(cx, item, spec), 1;
-    AuroraInstance { .. } => postgres::aurora_instance(cx, item), 1;
-    ProxySecret { .. } => postgres::proxy_secret(cx, item), 1;
+    AuroraInstance { cluster, instance_class, publicly_accessible, apply_immediately, .. } =>
+        postgres::aurora_instance(cx, item, cluster, instance_class, publicly_accessible, apply_immediately), 1;
+    ProxySecret { resource, .. } => postgres::proxy_secret(cx, item, resource), 1;
     // The role and its policy.
-    ProxyRole { .. } => postgres::proxy_role(cx, item), 2;
+    ProxyRole { secret, logins } => postgres::proxy_role(cx, item, secret, logins), 2;
     RdsProxy(spec) => postgres::proxy(cx, item, spec), 1;
-    RdsProxyTargetGroup { .. } => postgres::proxy_target_group(cx, item), 1;
-    RdsProxyTarget { .. } => postgres::proxy_target(cx, item), 1;
+    RdsProxyTargetGroup { proxy } => postgres::proxy_target_group(cx, item, proxy), 1;
+    RdsProxyTarget { proxy, target_group, target } => postgres::proxy_target(cx, item, proxy, target_group, target), 1;
     CacheReplicationGroup(spec) => cache::replication_group(cx, item, spec), 1;
-    SqsQueue { .. } => queue::queue(cx, item), 1;
-    SqsDeadLetterQueue { .. } => queue::dead_letter_queue(cx, item), 1;
-    SnsTopic { .. } => topic::topic(cx, item), 1;
-    S3Bucket { versioning, block_public_access, tls_only, .. } => bucket::bucket(cx, item),
+    SqsQueue { fifo, visibility_timeout_seconds, dead_letter_queue, max_receives, managed_sse, .. } =>
+        queue::queue(cx, item, fifo, visibility_timeout_seconds, dead_letter_queue, max_receives, managed_sse), 1;
+    SqsDeadLetterQueue { fifo, retention_seconds, managed_sse, .. } =>
+        queue::dead_letter_queue(cx, item, fifo, retention_seconds, managed_sse), 1;
+    SnsTopic { fifo, kms_master_key, .. } => topic::topic(cx, item, fifo, kms_master_key), 1;
+    S3Bucket { name_suffix, versioning, lifecycle, block_public_access, encryption, tls_only, .. } =>
+        bucket::bucket(cx, item, name_suffix, versioning, lifecycle, block_public_access, encryption, tls_only),
         bucket::resources(*versioning, *block_public_access, *tls_only);
     TaskDefinition(spec) => workload::task_definition(cx, item, spec), 1;
     EcsService(spec) => workload::service(cx, item, spec), 1;
-    CloudMapService { .. } => workload::discovery_service(cx, item), 1;
-    AlbTargetGroup { .. } => alb::target_group(cx, item), 1;
-    AlbListenerRule { .. } => alb::listener_rule(cx, item), 1;
+    CloudMapService { namespace, dns_name, .. } => workload::discovery_service(cx, item, namespace, dns_name), 1;
+    AlbTargetGroup {
+        port, protocol, health_path, health_interval_seconds, health_timeout_seconds, healthy_threshold,
+        unhealthy_threshold, ..
+    } => alb::target_group(cx, item, port, protocol, health_path, health_interval_seconds,
+        health_timeout_seconds, healthy_threshold, unhealthy_threshold), 1;
+    AlbListenerRule { listener, target_group, host, priority, alternate_target_group, .. } =>
+        alb::listener_rule(cx, item, listener, target_group, host, priority, alternate_target_group), 1;
     // The role and its policy.
-    TrafficRole { .. } => alb::traffic_role(cx, item), 2;
-    DnsRecord { .. } => alb::dns_record(cx, item), 1;
-    ScalingTarget { .. } => workload::scaling_target(cx, item), 1;
-    ScalingPolicy { .. } => workload::scaling_policy(cx, item), 1;
-    Budget { .. } => budget::budget(cx, item), 1;
-    LogGroup { .. } => logs::log_group(cx, item), 1;
-    VpcEndpoint { .. } => endpoints::endpoint(cx, item), 1;
+    TrafficRole { listener_rule, target_groups, .. } => alb::traffic_role(cx, item, listener_rule, target_groups), 2;
+    DnsRecord { host, record_type, alb, evaluate_target_health, .. } =>
+        alb::dns_record(cx, item, host, record_type, alb, evaluate_target_health), 1;
+    ScalingTarget { service, min_capacity, max_capacity, active, .. } =>
+        workload::scaling_target(cx, item, service, min_capacity, max_capacity, active), 1 + 2 * usize::from(active.is_some());
+    ScalingPolicy { target, metric, target_value, source, .. } =>
+        workload::scaling_policy(cx, item, target, metric, target_value, source), 1;
+    Budget { limit, product, environment, alerts, alert_topic } =>
+        budget::budget(cx, item, limit, product, environment, alerts, alert_topic), 1;
+    LogGroup { retention_days, .. } => logs::log_group(cx, item, retention_days), 1;
+    VpcEndpoint { service_name, endpoint_type, private_dns, security_groups, .. } =>
+        endpoints::endpoint(cx, item, service_name, endpoint_type, private_dns, security_groups), 1;
     // The plan marks it `existing`, which `render` skips (and `expected_resources` does not
     // count); a plan that asks Pulumi to declare it is not one runway makes.
     Vpc { .. } => Err(unsupported(item, "the VPC is a program input, never declared")), 0;
     // The topic, its policy and its subscriptions (email, then HTTPS).
-    AlertTopic { https, .. } => {
+    AlertTopic { publishers, kms_key, https } => {
         let subscriptions = cx.alert_subscriptions;
-        alarms::alert_topic(cx, item, subscriptions)
+        alarms::alert_topic(cx, item, subscriptions, publishers, kms_key, https)
     }, 2 + subscriptions + https.len();
-    MetricAlarm { .. } => alarms::metric_alarm(cx, item), 1;
+    MetricAlarm {
+        alarm, threshold, metric_threshold, dimensions, evaluation_periods, datapoints_to_alarm, ..
+    } => alarms::metric_alarm(cx, item, alarm, threshold, metric_threshold, dimensions, evaluation_periods,
+        datapoints_to_alarm), 1;
     // The rule and its target.
-    EcsEventRule { .. } => alarms::ecs_event_rule(cx, item), 2;
+    EcsEventRule { cluster, events } => alarms::ecs_event_rule(cx, item, cluster, events), 2;
+    Schedule(spec) => schedule::schedule(cx, item, spec), schedule::resources(spec);
 }
 
 /// Looks up an item another component creates, into a variable of its id.
 pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
     cx.begin(item);
     // Projections: the proxy and registry secrets are the items another tool creates.
-    if let ItemSpec::RegistrySecret { .. } = &item.spec {
-        return workload::look_up_registry_secret(cx, item);
+    if let ItemSpec::RegistrySecret { name, .. } = &item.spec {
+        return workload::look_up_registry_secret(cx, item, name);
     }
-    if let ItemSpec::KmsKey { .. } = &item.spec {
-        return key::look_up(cx, item);
+    if let ItemSpec::KmsKey { alias, decrypters, publishers } = &item.spec {
+        return key::look_up(cx, item, alias, decrypters, publishers);
     }
-    let ItemSpec::ProxySecret { .. } = &item.spec else {
+    let ItemSpec::ProxySecret { name, .. } = &item.spec else {
         return Err(unsupported(item, "only a proxy or registry secret can be created outside the program"));
     };
-    postgres::look_up_proxy_secret(cx, item)
+    postgres::look_up_proxy_secret(cx, item, name)
 }

@@ -6,11 +6,11 @@
 //! plan's decrypters (the execution roles and proxy roles, decrypting through SSM and Secrets
 //! Manager only), and the services that publish to the alerts topic the key encrypts.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{CompactString, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, wrong_spec};
+use super::context::Context;
 use super::expr::{ToJson, attr, invoke, to_json};
 
 /// The resource type of a key policy.
@@ -106,10 +106,13 @@ const PUBLISHER_ACTIONS: [&str; 2] = ["kms:Decrypt", "kms:GenerateDataKey*"];
 
 /// The key, looked up by its alias into a variable of its id (`${env_kms-key.arn}`), and its
 /// key policy, `<id>--policy`, which what depends on the key waits for.
-pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::KmsKey { alias, decrypters, publishers } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn look_up<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    alias: &'p CompactString,
+    decrypters: &'p [CompactString],
+    publishers: &'static [runtime_plan::plan::AlertPublisher],
+) -> Result<(), RenderError> {
     let lookup = invoke("aws:kms:getKey", KeyByAlias { key_id: alias, region: cx.region() });
     cx.variable(item, item.id.to_string(), &lookup)?;
     let account = cx.account();
@@ -152,7 +155,7 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
             }),
         });
     }
-    for p in *publishers {
+    for p in publishers {
         statement.push(KeyStatement {
             // A policy's statement ids are unique: `CloudwatchPublishesAlerts`.
             sid: format!("{}{}PublishesAlerts", p.service[..1].to_ascii_uppercase(), &p.service[1..]),

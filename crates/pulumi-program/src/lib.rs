@@ -29,6 +29,8 @@
 // A match over a kind names every kind, so a new kind is a compile error wherever it needs a
 // decision; a projection of one kind is a `let ... else` (ARCHITECTURE.md, "Adding a kind").
 #![warn(clippy::wildcard_enum_match_arm)]
+// What is `pub` is the crate's API; the rest says `pub(super)` (issue 45 item 3).
+#![warn(unreachable_pub)]
 
 mod alarms;
 mod alb;
@@ -51,7 +53,9 @@ mod platform;
 mod postgres;
 mod preview;
 mod queue;
+mod schedule;
 mod ser;
+mod shared;
 mod stack;
 mod tasks;
 mod topic;
@@ -182,6 +186,8 @@ fn render_parts(plan: &Plan, options: Options) -> Result<(Program, Vec<ProgramRe
             ManagedBy::SecretsAdapter => items::look_up(&mut ctx, item)?,
             // Part of the VPC the program is given: the plan holds it for its charges only.
             ManagedBy::Existing => {}
+            // A preview's share of the environment it comes from: looked up by its name there.
+            ManagedBy::Shared => shared::look_up(&mut ctx, item)?,
         }
     }
     parameters::declare_all(&mut ctx)?;

@@ -1,10 +1,10 @@
 //! A workload's log group: where its containers' output goes, kept for the plan's retention.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::PlannedItem;
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Tags, wrong_spec};
+use super::context::{Context, Tags};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -16,10 +16,11 @@ struct LogGroup<'p> {
 }
 
 /// The log group.
-pub(super) fn log_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::LogGroup { retention_days, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn log_group<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    retention_days: &'p u32,
+) -> Result<(), RenderError> {
     let props = LogGroup {
         name: &item.physical_name,
         retention_in_days: *retention_days,

@@ -4,11 +4,11 @@
 //! `memberSecurityGroupIds`, the VPC endpoints' rule and its `vpcCidrBlocks`) is written on its
 //! group, as only a group's own rule list can hold a list: such a group holds nothing else.
 
-use runtime_plan::{CompactString, ItemSpec, Peer, PlannedItem, SecurityRule};
+use runtime_plan::{CompactString, Peer, PlannedItem, SecurityRule};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Input, Tags, unsupported, wrong_spec};
+use super::context::{Context, Input, Tags, unsupported};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -51,10 +51,12 @@ struct Rule<'p> {
 }
 
 /// The group and its rules.
-pub(super) fn security_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SecurityGroup { ingress, egress, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn security_group<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    ingress: &'p [SecurityRule],
+    egress: &'p [SecurityRule],
+) -> Result<(), RenderError> {
     let listed: Vec<&SecurityRule> = ingress.iter().filter(|r| r.peer.is_list_input()).collect();
     if !listed.is_empty() && (listed.len() != ingress.len() || !egress.is_empty()) {
         return Err(unsupported(

@@ -2,11 +2,12 @@
 //! has one, its RDS Proxy with the proxy's secret, role, target group and target.
 
 use runtime_plan::{
-    AuroraClusterSpec, DatabaseProtection, ItemKind, ItemSpec, PlannedItem, RdsInstanceSpec, RdsProxySpec,
+    AuroraClusterSpec, CompactString, DatabaseProtection, ItemKind, ItemSpec, PlannedItem, RdsInstanceSpec,
+    RdsProxySpec,
 };
 use serde::Serialize;
 
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::expr::invoke;
 use super::iam::{self, Action, Statement};
 use super::{RenderError, network};
@@ -201,12 +202,14 @@ struct AuroraInstance<'p> {
 }
 
 /// One instance of an Aurora cluster, in its cluster's subnet group and maintenance window.
-pub(super) fn aurora_instance<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::AuroraInstance { cluster, instance_class, publicly_accessible, apply_immediately, .. } =
-        &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn aurora_instance<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    cluster: &'p CompactString,
+    instance_class: &'p CompactString,
+    publicly_accessible: &'p bool,
+    apply_immediately: &'p bool,
+) -> Result<(), RenderError> {
     let ItemSpec::AuroraCluster(spec) = &cx.item(cluster)?.spec else {
         return Err(cx.missing("an Aurora cluster as its `cluster`"));
     };
@@ -236,10 +239,11 @@ struct ProxySecret<'p> {
 }
 
 /// The secret RDS Proxy authenticates with; `runway secrets prepare` writes its value.
-pub(super) fn proxy_secret<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ProxySecret { resource, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn proxy_secret<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    resource: &'p CompactString,
+) -> Result<(), RenderError> {
     let props = ProxySecret {
         name: &item.physical_name,
         description: format!(
@@ -261,19 +265,19 @@ struct SecretByName<'p> {
 pub(super) fn look_up_proxy_secret<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
+    name: &'p CompactString,
 ) -> Result<(), RenderError> {
-    let ItemSpec::ProxySecret { name, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
     let lookup = invoke("aws:secretsmanager:getSecret", SecretByName { name, region: cx.region() });
     cx.variable(item, item.id.to_string(), &lookup)
 }
 
 /// The role RDS Proxy assumes: it may read the admin's secret and the logins', no other.
-pub(super) fn proxy_role<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ProxyRole { secret, logins } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn proxy_role<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    secret: &'p CompactString,
+    logins: &'p [CompactString],
+) -> Result<(), RenderError> {
     let mut arns = vec![cx.reference(secret, "arn")?];
     for login in logins {
         arns.push(cx.reference(login, "arn")?);
@@ -343,10 +347,11 @@ struct ProxyTargetGroup<'p> {
 }
 
 /// The proxy's `default` target group.
-pub(super) fn proxy_target_group<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsProxyTargetGroup { proxy } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn proxy_target_group<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    proxy: &'p CompactString,
+) -> Result<(), RenderError> {
     let props = ProxyTargetGroup { db_proxy_name: cx.reference(proxy, "name")?, region: cx.region() };
     cx.declare(item, "aws:rds/proxyDefaultTargetGroup:ProxyDefaultTargetGroup", props)
 }
@@ -363,10 +368,13 @@ struct ProxyTarget<'p> {
 }
 
 /// The proxy's target: the RDS instance or the Aurora cluster.
-pub(super) fn proxy_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::RdsProxyTarget { proxy, target_group, target } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn proxy_target<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    proxy: &'p CompactString,
+    target_group: &'p CompactString,
+    target: &'p CompactString,
+) -> Result<(), RenderError> {
     // A projection: a proxy targets an RDS instance or an Aurora cluster, nothing else.
     let kind = cx.item(target)?.kind();
     let (instance, cluster) = if kind == ItemKind::RdsInstance {

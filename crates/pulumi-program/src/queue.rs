@@ -1,10 +1,10 @@
 //! A queue resource: the SQS queue, and its dead-letter queue when it has one.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{CompactString, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Tags, wrong_spec};
+use super::context::{Context, Tags};
 use super::expr::{ToJson, to_json};
 
 #[derive(Serialize)]
@@ -28,18 +28,15 @@ struct RedrivePolicy {
 }
 
 /// The queue; after `maxReceives` receives a message moves to the dead-letter queue.
-pub(super) fn queue<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SqsQueue {
-        fifo,
-        visibility_timeout_seconds,
-        dead_letter_queue,
-        max_receives,
-        managed_sse,
-        ..
-    } = &item.spec
-    else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn queue<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    fifo: &'p bool,
+    visibility_timeout_seconds: &'p u64,
+    dead_letter_queue: &'p Option<CompactString>,
+    max_receives: &'p Option<u32>,
+    managed_sse: &'p bool,
+) -> Result<(), RenderError> {
     let redrive_policy = match dead_letter_queue {
         Some(dlq) => {
             let receives =
@@ -76,10 +73,13 @@ struct DeadLetterQueue<'p> {
 }
 
 /// The dead-letter queue, keeping its messages for the plan's retention.
-pub(super) fn dead_letter_queue<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SqsDeadLetterQueue { fifo, retention_seconds, managed_sse, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn dead_letter_queue<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    fifo: &'p bool,
+    retention_seconds: &'p u64,
+    managed_sse: &'p bool,
+) -> Result<(), RenderError> {
     let props = DeadLetterQueue {
         name: &item.physical_name,
         fifo_queue: fifo.then_some(true),

@@ -1,10 +1,10 @@
 //! A topic resource: the SNS topic.
 
-use runtime_plan::{ItemSpec, PlannedItem};
+use runtime_plan::{CompactString, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
-use super::context::{Context, Tags, wrong_spec};
+use super::context::{Context, Tags};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -18,10 +18,12 @@ struct Topic<'p> {
 }
 
 /// The topic, encrypted at rest with the planned KMS key.
-pub(super) fn topic<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::SnsTopic { fifo, kms_master_key, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn topic<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    fifo: &'p bool,
+    kms_master_key: &'p CompactString,
+) -> Result<(), RenderError> {
     let props = Topic {
         name: &item.physical_name,
         fifo_topic: fifo.then_some(true),

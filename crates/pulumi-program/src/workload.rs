@@ -5,12 +5,16 @@
 use std::borrow::Cow;
 
 use runtime_plan::{
-    EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials, TaskDefinitionSpec,
+    CompactString, EcsServiceSpec, HealthSpec, ItemSpec, PlannedItem, RepositoryCredentials,
+    TaskDefinitionSpec,
 };
+
+mod scaling;
 use runway_schema::{Deploy, Expose, Strategy};
+pub(super) use scaling::{scaling_policy, scaling_target};
 use serde::Serialize;
 
-use super::context::{Context, Input, Tags, wrong_spec};
+use super::context::{Context, Input, Tags};
 use super::expr::{ToJson, invoke, literal, to_json};
 use super::{RenderError, network};
 
@@ -345,7 +349,7 @@ fn deployment_configuration(release: &Deploy) -> Option<DeploymentConfiguration>
 }
 
 /// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
-/// registered with the workload's target group (public); its deployments as planned (circuit
+/// registered with the workload's target group (public), or with neither (a worker, no port); its deployments as planned (circuit
 /// breaker, health-check grace, waiting for a steady state); its tasks tagged with its tags.
 pub(super) fn service<'p>(
     cx: &mut Context<'p>,
@@ -382,13 +386,16 @@ pub(super) fn service<'p>(
         security_groups: network::group_ids(cx, security_groups)?,
         assign_public_ip: false,
     };
-    let (service_registries, load_balancers) = match expose {
-        Expose::Internal => {
+    let (service_registries, load_balancers) = match (expose, port) {
+        // A worker: listens on no port, registered with nothing.
+        (Expose::Internal, None) => (None, None),
+        (Expose::Internal, Some(_)) => {
             let id = discovery_service.as_deref().ok_or_else(|| cx.missing("a Cloud Map service"))?;
             (Some(ServiceRegistry { registry_arn: cx.reference(id, "arn")? }), None)
         }
-        Expose::Public => {
+        (Expose::Public, port) => {
             let id = target_group.as_deref().ok_or_else(|| cx.missing("a target group"))?;
+            let container_port = port.ok_or_else(|| cx.missing("a port for its target group"))?;
             let target_group_arn = cx.reference(id, "arn")?;
             let advanced_configuration = match traffic {
                 None => None,
@@ -401,7 +408,7 @@ pub(super) fn service<'p>(
             let lb = LoadBalancer {
                 target_group_arn,
                 container_name: workload,
-                container_port: *port,
+                container_port,
                 advanced_configuration,
             };
             (None, Some([lb]))
@@ -459,10 +466,12 @@ struct DnsRecord {
 
 /// An internal workload's Cloud Map service: A records of its tasks, named by the label of its
 /// DNS name inside the namespace.
-pub(super) fn discovery_service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::CloudMapService { namespace, dns_name, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
+pub(super) fn discovery_service<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    namespace: &'p CompactString,
+    dns_name: &'p CompactString,
+) -> Result<(), RenderError> {
     let ItemSpec::CloudMapNamespace { name: zone } = &cx.item(namespace)?.spec else {
         return Err(cx.missing("a Cloud Map namespace as its `namespace`"));
     };
@@ -484,88 +493,6 @@ pub(super) fn discovery_service<'p>(cx: &mut Context<'p>, item: &'p PlannedItem)
 }
 
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ScalingTarget<'p> {
-    service_namespace: &'static str,
-    scalable_dimension: &'static str,
-    resource_id: String,
-    min_capacity: u32,
-    max_capacity: u32,
-    region: &'p str,
-    tags: Tags<'p>,
-}
-
-/// The autoscaling target: the desired count of the service, between `scale.min` and `.max`.
-pub(super) fn scaling_target<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ScalingTarget { service, min_capacity, max_capacity, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
-    let ItemSpec::EcsService(spec) = &cx.item(service)?.spec else {
-        return Err(cx.missing("an ECS service as its `service`"));
-    };
-    let EcsServiceSpec { cluster, .. } = &**spec;
-    // `service/<cluster name>/<service name>`: two references in one string.
-    let resource_id =
-        format!("service/{}/{}", cx.reference(cluster, "name")?, cx.reference(service, "name")?);
-    let props = ScalingTarget {
-        service_namespace: "ecs",
-        scalable_dimension: "ecs:service:DesiredCount",
-        resource_id,
-        min_capacity: *min_capacity,
-        max_capacity: *max_capacity,
-        region: cx.region(),
-        tags: cx.tags(item),
-    };
-    cx.declare(item, "aws:appautoscaling/target:Target", props)
-}
-
-/// Has no `tags` input.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ScalingPolicy<'p> {
-    name: &'p str,
-    policy_type: &'static str,
-    service_namespace: String,
-    scalable_dimension: String,
-    resource_id: String,
-    target_tracking_scaling_policy_configuration: TargetTracking<'p>,
-    region: &'p str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TargetTracking<'p> {
-    target_value: u32,
-    predefined_metric_specification: PredefinedMetric<'p>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PredefinedMetric<'p> {
-    predefined_metric_type: &'p str,
-}
-
-/// Target tracking of the metric (average CPU) at the target value.
-pub(super) fn scaling_policy<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result<(), RenderError> {
-    let ItemSpec::ScalingPolicy { target, metric, target_value, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
-    let props = ScalingPolicy {
-        name: &item.physical_name,
-        policy_type: "TargetTrackingScaling",
-        service_namespace: cx.reference(target, "serviceNamespace")?,
-        scalable_dimension: cx.reference(target, "scalableDimension")?,
-        resource_id: cx.reference(target, "resourceId")?,
-        target_tracking_scaling_policy_configuration: TargetTracking {
-            target_value: *target_value,
-            predefined_metric_specification: PredefinedMetric { predefined_metric_type: metric },
-        },
-        region: cx.region(),
-    };
-    cx.declare(item, "aws:appautoscaling/policy:Policy", props)
-}
-
-#[derive(Serialize)]
 struct SecretByName<'p> {
     name: &'p str,
     region: &'p str,
@@ -575,10 +502,8 @@ struct SecretByName<'p> {
 pub(super) fn look_up_registry_secret<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
+    name: &'p CompactString,
 ) -> Result<(), RenderError> {
-    let ItemSpec::RegistrySecret { name, .. } = &item.spec else {
-        return Err(wrong_spec(item));
-    };
     let lookup = invoke("aws:secretsmanager:getSecret", SecretByName { name, region: cx.region() });
     cx.variable(item, item.id.to_string(), &lookup)
 }

@@ -49,8 +49,10 @@ pub mod naming;
 pub mod plan;
 pub mod preflight;
 pub mod preview;
+pub mod previews;
 mod pricing;
 pub mod review;
+pub mod schedule;
 pub mod spend;
 #[cfg(feature = "proptest1")]
 pub mod strategy;
@@ -64,25 +66,28 @@ pub use json::{to_json, write_json};
 pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use preflight::{Expectations, Finding, Severity, expectations};
 pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
+pub use previews::{PreviewError, preview_plan};
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
     SideCost, breaking, review, review_environment,
 };
+pub use schedule::{NextRuns, next_times};
 pub use spend::{
     Actuals, Hint, Month, MonthError, RowKind, SpendReport, SpendRow, SpendTotal, UsageMatch, spend_report,
 };
 
 // The plan's model most used by the adapters (all of it is in `plan`).
 pub use plan::{
-    ALERTS_TOPIC_ID, ATTEMPTS, AlarmName, AlbListenerSpec, AuroraClusterSpec, BOOTSTRAP_COMMAND,
+    ALERTS_TOPIC_ID, ATTEMPTS, ActiveHours, AlarmName, AlbListenerSpec, AuroraClusterSpec, BOOTSTRAP_COMMAND,
     BOOTSTRAP_IMAGE, Binding, BucketLifecycle, BudgetBasis, CacheReplicationGroupSpec, CompactString,
     Comparison, ConnectionSource, ConnectionVariable, CostLine, CostSummary, CredentialKind,
     DatabaseProtection, DimensionValue, ENVIRONMENT_TAG, EcsServiceSpec, EndpointType, GeneratedSecret,
     Grant, HealthSpec, ITEM_TAG, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery, ManagedBy,
     OneOffTask, PAUSE_SECONDS, PRODUCT_TAG, ParameterSource, ParameterWriter, Peer, Plan, PlannedItem,
     PlannedOutput, PlannedResource, PlannedWorkload, PolicyResource, RESOURCE_TAG, RdsInstanceSpec,
-    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, SQL_VARIABLE, SecretsLayout, SecurityRule,
-    ServiceRestart, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict, alarm_metric,
+    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, SQL_VARIABLE, ScalingSource, ScheduleSpec,
+    SecretsLayout, SecurityRule, ServiceRestart, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict,
+    alarm_metric,
 };
 
 /// The README's code examples, compiled and run as doctests.

@@ -1,7 +1,7 @@
 //! Pricing the planned items, the cap check and its diagnostics.
 
 use cost::{Catalogue, Item, Priced};
-use runway_schema::{Architecture, Code, Diagnostic, Environment, Money, PostgresEngine};
+use runway_schema::{Architecture, CapOn, Code, Diagnostic, Environment, Money, PostgresEngine};
 use rust_decimal::Decimal;
 
 use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, UsageLine, Verdict};
@@ -40,12 +40,23 @@ pub(crate) enum Priceable {
     },
     Tasks {
         size: String,
+        /// Tasks at least (within the active hours).
         min: u32,
+        /// The typical count: midway between `min` and `max`, rounded up.
+        typical: u32,
         max: u32,
         architecture: Architecture,
+        /// Hours a month it runs (`scale.<env>.active`); `None` all month.
+        hours: Option<Decimal>,
         /// Releases a month and the minutes each runs a second fleet (a strategy other than
         /// rolling); `None` for a rolling update.
         release: Option<(Decimal, u32)>,
+    },
+    /// A schedule's runs: one task of the size for `task_hours` a month.
+    Runs {
+        size: String,
+        architecture: Architecture,
+        task_hours: Decimal,
     },
     Alb {
         zones: u32,
@@ -73,9 +84,17 @@ pub(crate) enum Priceable {
 }
 
 impl Priceable {
-    /// A service's tasks of `architecture`: `min` for the estimate, `max` for the ceiling.
-    pub(crate) fn tasks(size: &str, min: u32, max: u32, architecture: Architecture) -> Priceable {
-        Priceable::Tasks { size: size.into(), min, max, architecture, release: None }
+    /// A service's tasks of `architecture`: `min` within the active `hours` (all month without)
+    /// for the estimate (the floor), midway to `max` for the typical figure, `max` all month
+    /// for the ceiling.
+    pub(crate) fn tasks(
+        size: &str,
+        (min, max): (u32, u32),
+        architecture: Architecture,
+        hours: Option<Decimal>,
+    ) -> Priceable {
+        let typical = min + (max - min).div_ceil(2);
+        Priceable::Tasks { size: size.into(), min, typical, max, architecture, hours, release: None }
     }
 
     /// Adds a second fleet for `minutes` of each of `releases` releases a month to a service's
@@ -87,38 +106,30 @@ impl Priceable {
         self
     }
 
-    /// The second fleet of its releases, at rest or at most, when it has one.
-    fn release_item(&self, ceiling: bool) -> Option<Item<'_>> {
-        let Priceable::Tasks { size, min, max, architecture, release: Some((releases, minutes)) } = self
-        else {
+    /// The second fleet of its releases at `figure` (as many tasks as the first), priced; `None`
+    /// without one. Its releases happen whenever it runs: the active hours do not share it.
+    fn release_price(&self, catalogue: &Catalogue, region: &str, figure: Figure) -> Option<Priced> {
+        let Priceable::Tasks { size, architecture, release: Some((releases, minutes)), .. } = self else {
             return None;
         };
-        let tasks = if ceiling { *max } else { *min };
-        Some(Item::ReleaseFleet {
+        let Item::Tasks { tasks, .. } = self.item(figure) else { return None };
+        let fleet = Item::ReleaseFleet {
             size,
             tasks,
             architecture: *architecture,
             releases: *releases,
             minutes: *minutes,
-        })
+        };
+        Some(catalogue.price(region, &fleet))
     }
 
-    /// Its price at rest or at most: the item's, with its releases' second fleet added.
-    fn price(&self, catalogue: &Catalogue, region: &str, ceiling: bool) -> Priced {
-        let priced = catalogue.price(region, &self.item(ceiling));
-        let Some(release) = self.release_item(ceiling) else { return priced };
-        match (priced, catalogue.price(region, &release)) {
-            (Priced::Lines { mut lines, mut rates }, Priced::Lines { lines: more, rates: more_rates }) => {
-                lines.extend(more);
-                rates.extend(more_rates);
-                Priced::Lines { lines, rates }
-            }
-            (Priced::Lines { .. }, other) | (other, _) => other,
-        }
+    /// A schedule's runs: `task_hours` a month of one task.
+    pub(crate) fn runs(size: &str, architecture: Architecture, task_hours: Decimal) -> Priceable {
+        Priceable::Runs { size: size.into(), architecture, task_hours }
     }
 
-    /// The catalogue item at rest (`ceiling == false`) or at most.
-    fn item(&self, ceiling: bool) -> Item<'_> {
+    /// The catalogue item at `figure`.
+    fn item(&self, figure: Figure) -> Item<'_> {
         match self {
             Priceable::Postgres { engine, size, storage_gb, io } => {
                 Item::Postgres { engine: *engine, size, storage_gb: *storage_gb, io: *io }
@@ -134,8 +145,16 @@ impl Priceable {
             Priceable::Bucket { size, storage_gb, requests } => {
                 Item::Bucket { size, storage_gb: *storage_gb, requests: *requests }
             }
-            Priceable::Tasks { size, min, max, architecture, .. } => {
-                Item::Tasks { size, tasks: if ceiling { *max } else { *min }, architecture: *architecture }
+            Priceable::Tasks { size, min, typical, max, architecture, .. } => {
+                let tasks = match figure {
+                    Figure::Floor => *min,
+                    Figure::Typical => *typical,
+                    Figure::Ceiling => *max,
+                };
+                Item::Tasks { size, tasks, architecture: *architecture }
+            }
+            Priceable::Runs { size, architecture, .. } => {
+                Item::Tasks { size, tasks: 1, architecture: *architecture }
             }
             Priceable::Alb { zones } => Item::Alb { zones: *zones },
             Priceable::PrivateZone => Item::PrivateZone,
@@ -159,7 +178,71 @@ impl Priceable {
     }
 
     fn scales(&self) -> bool {
-        matches!(self, Priceable::Tasks { min, max, .. } if min != max)
+        matches!(self, Priceable::Tasks { min, max, hours, .. } if min != max || hours.is_some())
+    }
+
+    /// The share of the month it runs at the floor and typical figures (1 all month).
+    fn share(&self) -> Decimal {
+        match self {
+            Priceable::Tasks { hours: Some(h), .. } => {
+                (*h / Decimal::from(cost::HOURS_PER_MONTH)).min(Decimal::ONE)
+            }
+            Priceable::Runs { task_hours, .. } => *task_hours / Decimal::from(cost::HOURS_PER_MONTH),
+            Priceable::Tasks { hours: None, .. }
+            | Priceable::Postgres { .. }
+            | Priceable::RdsProxy { .. }
+            | Priceable::Cache { .. }
+            | Priceable::Queue { .. }
+            | Priceable::Topic { .. }
+            | Priceable::Bucket { .. }
+            | Priceable::Alb { .. }
+            | Priceable::PrivateZone
+            | Priceable::Secret
+            | Priceable::KmsKey
+            | Priceable::LogGroup { .. }
+            | Priceable::Budget
+            | Priceable::LogBucket
+            | Priceable::Alarm
+            | Priceable::InterfaceEndpoint { .. }
+            | Priceable::Vpc { .. } => Decimal::ONE,
+        }
+    }
+}
+
+/// Which of an item's three figures.
+#[derive(Clone, Copy)]
+enum Figure {
+    Floor,
+    Typical,
+    Ceiling,
+}
+
+/// `lines` for `share` of the month: quantities and amounts scaled (all of them at 1).
+fn for_share(lines: &[cost::Line], share: Decimal) -> Vec<cost::Line> {
+    lines
+        .iter()
+        .map(|l| {
+            let mut l = l.clone();
+            if share != Decimal::ONE {
+                l.quantity *= share;
+                l.monthly = l.unit_price.times(l.quantity);
+            }
+            l
+        })
+        .collect()
+}
+
+/// `priced` with its releases' second fleet's lines and rates added; an unpriced or usage-based
+/// fleet makes the whole so.
+fn with_release(priced: Priced, release: Option<Priced>) -> Priced {
+    let Some(release) = release else { return priced };
+    match (priced, release) {
+        (Priced::Lines { mut lines, mut rates }, Priced::Lines { lines: more, rates: more_rates }) => {
+            lines.extend(more);
+            rates.extend(more_rates);
+            Priced::Lines { lines, rates }
+        }
+        (Priced::Lines { .. }, other) | (other, _) => other,
     }
 }
 
@@ -182,25 +265,38 @@ pub(crate) fn summarize(
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
     let mut monthly = Money::ZERO;
+    let mut typical = Money::ZERO;
     let mut ceiling = Money::ZERO;
     // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
-    // many items of each): its lines at rest and its figure at most.
-    let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money)> =
+    // many items of each): its lines at the floor and its typical and ceiling figures.
+    let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money, Money)> =
         std::collections::BTreeMap::new();
     for (item, p) in items.iter_mut().zip(prices) {
         let Some(p) = p else { continue };
-        let (priced, c) = asked.entry(p).or_insert_with(|| {
-            let priced = p.price(catalogue, region, false);
+        let (priced, t, c) = asked.entry(p).or_insert_with(|| {
+            let mut priced = catalogue.price(region, &p.item(Figure::Floor));
+            if let Priced::Lines { lines, .. } = &mut priced {
+                *lines = for_share(lines, p.share());
+            }
+            let priced = with_release(priced, p.release_price(catalogue, region, Figure::Floor));
             let m = priced.monthly().unwrap_or(Money::ZERO);
-            let c = if p.scales() {
-                // The same catalogue priced the item at rest; at most it is priced the same way.
-                p.price(catalogue, region, true).monthly().unwrap_or(m)
+            let (t, c) = if p.scales() {
+                // The same catalogue priced the item at rest; the other figures alike.
+                let at = |f| catalogue.price(region, &p.item(f)).monthly();
+                let release = |f| {
+                    let priced = p.release_price(catalogue, region, f);
+                    priced.and_then(|r| r.monthly()).unwrap_or(Money::ZERO)
+                };
+                (
+                    at(Figure::Typical).map_or(m, |t| t.times(p.share()) + release(Figure::Typical)),
+                    at(Figure::Ceiling).map_or(m, |c| c + release(Figure::Ceiling)),
+                )
             } else {
-                m
+                (m, m)
             };
-            (priced, c)
+            (priced, t, c)
         });
-        let c = *c;
+        let (t, c) = (*t, *c);
         match priced {
             Priced::Lines { lines: item_lines, rates } => {
                 let m: Money = item_lines.iter().map(|l| l.monthly).sum();
@@ -208,6 +304,7 @@ pub(crate) fn summarize(
                 item.ceiling = Some(c);
                 item.pricing = Pricing::Priced;
                 monthly = monthly + m;
+                typical = typical + t;
                 ceiling = ceiling + c;
                 lines.extend(item_lines.iter().map(|line| CostLine {
                     item: item.id.clone(),
@@ -240,7 +337,13 @@ pub(crate) fn summarize(
     }
 
     let cap = env.cap(env_name);
-    let shown = monthly.cents();
+    // The figure the cap refuses on (`limits.on`, the floor by default: the estimate).
+    let judged = match env.cap_on {
+        CapOn::Floor => monthly,
+        CapOn::Typical => typical,
+        CapOn::Ceiling => ceiling,
+    };
+    let shown = judged.cents();
     let verdict = match cap {
         None => Verdict::Uncapped,
         Some(cap) if shown > cap => Verdict::Over,
@@ -253,33 +356,9 @@ pub(crate) fn summarize(
         None => (env.at.clone(), format!("environments.{env_name}")),
     };
     let largest = largest_owners(items, 3);
-    let cap_help = format!("raise `environments.{env_name}.limits.monthly`, or plan smaller sizes");
-    match (cap, verdict) {
-        (Some(cap), Verdict::Over) => diagnostics.push(
-            Diagnostic::error(
-                Code::CapExceeded,
-                at.clone(),
-                path.clone(),
-                format!(
-                    "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
-                    cap = cap.cents()
-                ),
-            )
-            .with_help(cap_help),
-        ),
-        (None, _) => diagnostics.push(
-            Diagnostic::warning(
-                Code::Uncapped,
-                at.clone(),
-                path.clone(),
-                format!(
-                    "`{env_name}` has no cap, so no AWS Budgets backstop; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
-                    ceiling.cents()
-                ),
-            )
-            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it (and get a budget)")),
-        ),
-        _ => {}
+    if let Some(d) = cap_diagnostic((&at, &path), (env, env_name), (cap, verdict), (shown, ceiling), &largest)
+    {
+        diagnostics.push(d);
     }
     if !unpriced.is_empty() {
         diagnostics.push(unpriced_diagnostic(
@@ -291,7 +370,67 @@ pub(crate) fn summarize(
         ));
     }
     let refused = diagnostics.iter().any(Diagnostic::is_error);
-    CostSummary { monthly, ceiling, cap, verdict, unpriced, lines, usage_based, usage: Vec::new(), refused }
+    // Shown apart only where it differs from the floor (a workload scales or sleeps).
+    let typical = (typical != monthly).then_some(typical);
+    let cap_on = env.cap_on;
+    CostSummary {
+        monthly,
+        typical,
+        ceiling,
+        cap,
+        cap_on,
+        verdict,
+        unpriced,
+        lines,
+        usage_based,
+        usage: Vec::new(),
+        refused,
+    }
+}
+
+/// The cap's diagnostic: `cap-exceeded` over it (naming the figure `limits.on` chose when it is
+/// not the floor), `uncapped` without one; none within.
+fn cap_diagnostic(
+    (at, path): (&runway_schema::Location, &str),
+    (env, env_name): (&Environment, &str),
+    (cap, verdict): (Option<Money>, Verdict),
+    (shown, ceiling): (Money, Money),
+    largest: &str,
+) -> Option<Diagnostic> {
+    match (cap, verdict) {
+        (Some(cap), Verdict::Over) => Some(
+            Diagnostic::error(
+                Code::CapExceeded,
+                at.clone(),
+                path.to_owned(),
+                match env.cap_on {
+                    CapOn::Floor => format!(
+                        "the estimate ${shown} a month of `{env_name}` is over its cap ${cap}; largest: {largest}",
+                        cap = cap.cents()
+                    ),
+                    on @ (CapOn::Typical | CapOn::Ceiling) => format!(
+                        "the {on} estimate ${shown} a month of `{env_name}` is over its cap ${cap} (`limits.on: {on}`); largest: {largest}",
+                        on = on.as_str(),
+                        cap = cap.cents()
+                    ),
+                },
+            )
+            .with_help(format!("raise `environments.{env_name}.limits.monthly`, or plan smaller sizes")),
+        ),
+        (None, _) => Some(
+            Diagnostic::warning(
+                Code::Uncapped,
+                at.clone(),
+                path.to_owned(),
+                format!(
+                    "`{env_name}` has no cap, so no AWS Budgets backstop; the estimate is ${shown} a month (ceiling ${}); largest: {largest}",
+                    ceiling.cents()
+                ),
+            )
+            .with_help(format!("set `environments.{env_name}.limits.monthly` to cap it (and get a budget)")),
+        ),
+        (Some(_), Verdict::Within | Verdict::RefusedUnpriced | Verdict::Uncapped) => None,
+    }
 }
 
 /// The `unpriced` diagnostic: an error under a cap (a capped plan must be fully priced), a

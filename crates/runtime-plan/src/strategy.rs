@@ -262,6 +262,7 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
         at: loc(),
         limit_at: cap.map(|_| loc()),
         increase_limit: None,
+        cap_on: runway_schema::CapOn::Floor,
         log_retention_days: None,
         network: network(name),
         apply_changes: apply_changes(name),
@@ -327,8 +328,9 @@ fn build(
                 registry_credentials: registry_credentials(&w),
                 // Some replace the image's entry point; their `migrate` inherits it.
                 entry_point: (w.len() % 4 == 1).then(|| vec!["/sbin/tini".to_owned(), "--".to_owned()]),
-                port: 8080,
+                port: Some(8080),
                 health: health.map(|http| generated_health(http, &w)),
+                unchecked: None,
                 env: [("APP_MODE".to_owned(), "on".to_owned())].into_iter().collect(),
                 // The image's own name for the first variable of its first resource.
                 env_from: used
@@ -362,6 +364,8 @@ fn build(
                     .into_iter()
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))
                     .collect(),
+                scaling: IndexMap::new(),
+                schedules: IndexMap::new(),
                 exec: w.len() % 3 == 0,
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
                 // Some migrate before their release (a one-off task of the plan), some with an
@@ -419,6 +423,7 @@ fn build(
             environments,
             resources,
             workloads,
+            previews: None,
         },
         members,
     }

@@ -232,6 +232,8 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
             // `uses: [{ uploads: | }]`: the access mode.
             (["workloads", _, "uses", "[]"], _) => fixed(&runway_schema::Access::NAMES, "access mode"),
             (["workloads", _, "reason"], "ground") => fixed(syntax::grounds(), "ground"),
+            (["previews"], "from") => values(&words.environments, "environment"),
+            (["previews", "workloads"], _) => fixed(syntax::PREVIEW_WORKLOAD, "previews run it"),
             _ => Vec::new(),
         };
     }
@@ -270,8 +272,13 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["workloads", _, "health"] => keys(Place::Health),
         ["workloads", _, "scale", _] => keys(Place::Scale),
         ["workloads", _, "deploy", _] => keys(Place::Deploy),
+        ["workloads", _, "scale", _, "on"] => keys(Place::ScaleOn),
+        ["workloads", _, "scale", _, "active"] => keys(Place::Active),
+        ["workloads", _, "schedules", _] => keys(Place::Schedule),
         ["workloads", _, "reason"] => keys(Place::Reason),
         ["workloads", _, "migrate"] => keys(Place::Migrate),
+        ["previews"] => keys(Place::Previews),
+        ["previews", "limits"] => keys(Place::PreviewLimits),
         _ => Vec::new(),
     }
 }

@@ -118,7 +118,8 @@ fn workload(analysis: &Analysis, name: &str) -> Option<String> {
         let _ = write!(out, "**{name}** · workload\n\n{}", unplanned(analysis));
         return Some(out);
     };
-    let _ = writeln!(out, "**{name}** · workload, {}, port {}\n", first.expose.as_str(), first.port);
+    let port = first.port.map_or_else(|| "no port (a worker)".to_owned(), |p| format!("port {p}"));
+    let _ = writeln!(out, "**{name}** · workload, {}, {port}\n", first.expose.as_str());
     out.push_str(
         "| environment | size | task | tasks | a month | environment total |\n|---|---|---|---|---|---|\n",
     );

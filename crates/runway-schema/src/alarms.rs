@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::owners::OwnerKind;
+
 /// Declares [`AlarmName`] from one list: each alarm's name as written, the unit its threshold
 /// is written in, and the values a threshold may take.
 macro_rules! alarm_names {
@@ -87,8 +89,9 @@ impl AlarmName {
 
     /// The kinds of owner `alarms.for.<name>` may set it for, as `usage.for` names them
     /// (`workload`, `postgres rds`, `cache`, ...); empty for the environment's own (the ALB's).
-    pub fn owners(self) -> &'static [&'static str] {
-        const DB: &[&str] = &["postgres rds", "postgres aurora"];
+    pub fn owners(self) -> &'static [OwnerKind] {
+        use OwnerKind::*;
+        const DB: &[OwnerKind] = &[PostgresRds, PostgresAurora];
         match self {
             AlarmName::AlbErrors => &[],
             AlarmName::TargetErrors
@@ -96,15 +99,15 @@ impl AlarmName {
             | AlarmName::TargetLatency
             | AlarmName::RunningTasks
             | AlarmName::ServiceCpu
-            | AlarmName::ServiceMemory => &["workload"],
+            | AlarmName::ServiceMemory => &[Workload],
             AlarmName::DbCpu
             | AlarmName::DbFreeableMemory
             | AlarmName::DbConnections
             | AlarmName::ProxyBorrowLatency => DB,
-            AlarmName::DbFreeStorage => &["postgres rds"],
-            AlarmName::DbReplicaLag => &["postgres aurora"],
-            AlarmName::CacheCpu | AlarmName::CacheMemory | AlarmName::CacheEvictions => &["cache"],
-            AlarmName::QueueAge | AlarmName::DeadLetters => &["queue"],
+            AlarmName::DbFreeStorage => &[PostgresRds],
+            AlarmName::DbReplicaLag => &[PostgresAurora],
+            AlarmName::CacheCpu | AlarmName::CacheMemory | AlarmName::CacheEvictions => &[Cache],
+            AlarmName::QueueAge | AlarmName::DeadLetters => &[Queue],
         }
     }
 }

@@ -126,6 +126,8 @@ codes! {
     /// A root runway that needs secrets in Infisical (a postgres, a cache, workload `secrets`,
     /// `registryCredentials` from Infisical) without `secrets.infisical` (warning).
     MissingInfisical = "missing-infisical",
+    /// `previews.workloads` names no declared workload.
+    UnknownWorkload = "unknown-workload",
 }
 
 impl fmt::Display for Code {

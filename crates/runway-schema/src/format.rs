@@ -13,9 +13,14 @@ use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
 use crate::model::{
-    Access, ApplyChanges, Architecture, Engine, Expose, Ground, PostgresEngine, Runtime, Strategy,
+    Access, ApplyChanges, Architecture, CapOn, Engine, Expose, Ground, PostgresEngine, Runtime, Strategy,
 };
 use crate::validate::keys;
+
+mod previews;
+mod scaling;
+use previews::PreviewsFile;
+use scaling::{ActiveFile, ScaleOnFile, ScheduleFile};
 
 const NAME: &str = r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$";
 const DURATION: &str = r"^[0-9]+(ms|s|m|h)$";
@@ -67,6 +72,9 @@ pub struct RootFile {
     resources: Option<IndexMap<String, ResourceFile>>,
     /// Containers, keyed by name.
     workloads: Option<IndexMap<String, WorkloadFile>>,
+    /// A running copy of the product per pull request, under one pooled cap
+    /// (docs/previews.md).
+    previews: Option<PreviewsFile>,
 }
 
 /// `secrets`.
@@ -397,6 +405,9 @@ struct LimitsFile {
     /// (`runway diff --base-ref`): US dollars (`50`) or a percentage of the base's estimate
     /// (`"20%"`).
     increase: Option<IncreaseFile>,
+    /// Which estimate the cap refuses on: `floor` (default: `scale.min` within active hours),
+    /// `typical` (midway between `min` and `max`) or `ceiling` (`max` all month).
+    on: Option<CapOn>,
 }
 
 /// `limits.increase`: dollars, or a percentage.
@@ -552,10 +563,11 @@ struct WorkloadFile {
     /// own.
     #[schemars(length(min = 1), inner(length(min = 1)))]
     entry_point: Option<Vec<String>>,
-    /// Container port.
+    /// Container port; none for a worker (no load balancer, no Cloud Map service, no ingress),
+    /// which then declares a `command` health check or `health: { none: <why> }`.
     #[schemars(range(min = 1, max = 65535))]
-    port: u16,
-    /// HTTP (`path`) or command (`command`) health check.
+    port: Option<u16>,
+    /// HTTP (`path`) or command (`command`) health check, or `none: <why>` for a worker.
     health: Option<HealthFile>,
     /// Environment values: plain text, or exactly `${VAR}` for a variable of a used resource
     /// (delivered from its SSM parameter, under this name).
@@ -572,6 +584,8 @@ struct WorkloadFile {
     scale: Option<IndexMap<String, ScaleFile>>,
     /// How a release replaces the running tasks, per environment (default `rolling`).
     deploy: Option<IndexMap<String, DeployFile>>,
+    /// Scheduled runs of its task definition with a command (EventBridge Scheduler), by name.
+    schedules: Option<IndexMap<String, ScheduleFile>>,
     /// ECS Exec: allow a shell into a running task with `aws ecs execute-command` (default
     /// false).
     exec: Option<bool>,
@@ -634,6 +648,9 @@ struct HealthFile {
     /// 0s to 1h (default 60s).
     #[schemars(regex(pattern = DURATION))]
     grace: Option<String>,
+    /// No check, and why: only for a workload without a `port`, and alone.
+    #[schemars(length(min = 1))]
+    none: Option<String>,
 }
 
 /// `scale.<env>`.
@@ -641,12 +658,16 @@ struct HealthFile {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(transform = Keys(keys::SCALE))]
 struct ScaleFile {
-    /// Tasks at rest (>= 1).
-    #[schemars(range(min = 1))]
+    /// Tasks at rest (>= 1; 0 outside production with `active` hours).
+    #[schemars(range(min = 0))]
     min: Option<u32>,
     /// Tasks at most (>= min).
     #[schemars(range(min = 1))]
     max: Option<u32>,
+    /// What the desired count follows (default: CPU at 60%).
+    on: Option<ScaleOnFile>,
+    /// The hours it runs, outside production: none outside them.
+    active: Option<ActiveFile>,
 }
 
 /// `deploy.<env>`: ECS's native deployment strategy and its bounds.
@@ -764,6 +785,8 @@ mod tests {
         assert_eq!(props(&root, None), listed(keys::ROOT));
         for (def, k) in [
             ("SecretsFile", keys::SECRETS),
+            ("PreviewsFile", keys::PREVIEWS),
+            ("PreviewLimitsFile", keys::PREVIEW_LIMITS),
             ("InfisicalFile", keys::INFISICAL),
             ("SsmFile", keys::SSM),
             ("EnvironmentFile", keys::ENVIRONMENT),
@@ -783,6 +806,9 @@ mod tests {
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),
             ("DeployFile", keys::DEPLOY),
+            ("ScaleOnFile", keys::SCALE_ON),
+            ("ActiveFile", keys::ACTIVE),
+            ("ScheduleFile", keys::SCHEDULE),
             ("MigrateFile", keys::MIGRATE),
             ("GroundedReason", keys::REASON),
         ] {

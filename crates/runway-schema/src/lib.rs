@@ -14,6 +14,7 @@ pub mod format;
 mod mem;
 pub mod members;
 pub mod model;
+mod owners;
 mod parse;
 pub mod paths;
 mod read;
@@ -25,7 +26,7 @@ pub mod values;
 pub use mem::MemFiles;
 pub use members::{Folder, Glob, member_folders};
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
-pub use validate::{variable_suffixes, variables};
+pub use validate::{parse_days, variable_suffixes, variables};
 
 pub use alarms::{AlarmName, AlarmSetting, Alarms};
 pub use bootstrap::Bootstrap;

@@ -10,7 +10,14 @@ use serde::Serialize;
 use crate::diagnostic::Location;
 use crate::values::{Duration, Money};
 
+mod previews;
+mod scaling;
+mod schedule;
 mod workload;
+pub use crate::owners::OwnerKind;
+pub use previews::*;
+pub use scaling::*;
+pub use schedule::*;
 pub use workload::*;
 
 /// The default size every environment a `size` map does not name gets.
@@ -47,6 +54,9 @@ pub struct Runway {
     pub resources: IndexMap<String, Resource>,
     /// Declared workloads, in file order.
     pub workloads: IndexMap<String, Workload>,
+    /// Preview environments per pull request (`previews`), when declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previews: Option<Previews>,
 }
 
 /// The `secrets` block with every default applied.
@@ -147,6 +157,9 @@ pub struct Environment {
     pub limit_at: Option<Location>,
     /// `limits.increase`: the rise one change may bring without a warning in review.
     pub increase_limit: Option<Increase>,
+    /// `limits.on`: which estimate the cap refuses on (default the floor, the estimate at
+    /// `scale.min`).
+    pub cap_on: CapOn,
     /// `logs.retentionDays` as written; `None` for the planner's default (90 days in
     /// `production`, 14 elsewhere).
     pub log_retention_days: Option<u32>,
@@ -329,7 +342,7 @@ pub enum UsageKey {
 pub enum UsageScope {
     /// Each owner of these kinds (`workload` for workloads), set for all of them at the
     /// environment's level or for one under `for`.
-    Owners(&'static [&'static str]),
+    Owners(&'static [OwnerKind]),
     /// The environment as a whole: never under `for`.
     Environment,
 }
@@ -384,10 +397,12 @@ impl UsageKey {
     /// the environment.
     pub fn scope(self) -> UsageScope {
         match self {
-            UsageKey::Logs | UsageKey::Releases => UsageScope::Owners(&["workload"]),
-            UsageKey::Requests => UsageScope::Owners(&["queue", "topic", "bucket"]),
-            UsageKey::StorageGb => UsageScope::Owners(&["bucket", "postgres aurora"]),
-            UsageKey::AuroraIo => UsageScope::Owners(&["postgres aurora"]),
+            UsageKey::Logs | UsageKey::Releases => UsageScope::Owners(&[OwnerKind::Workload]),
+            UsageKey::Requests => {
+                UsageScope::Owners(&[OwnerKind::Queue, OwnerKind::Topic, OwnerKind::Bucket])
+            }
+            UsageKey::StorageGb => UsageScope::Owners(&[OwnerKind::Bucket, OwnerKind::PostgresAurora]),
+            UsageKey::AuroraIo => UsageScope::Owners(&[OwnerKind::PostgresAurora]),
             UsageKey::NatGb | UsageKey::EndpointGb | UsageKey::InternetGb => UsageScope::Environment,
         }
     }
@@ -419,55 +434,50 @@ impl Environment {
     }
 }
 
-/// The engines a legacy member can `require`; each becomes an implicit `shared-<engine>` resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum Engine {
-    /// SQS queue.
-    Queue,
-    /// SNS topic.
-    Topic,
-    /// Valkey cache.
-    Cache,
-    /// S3 bucket.
-    Bucket,
+/// Declares [`Engine`] from one list (each engine's doc, its name in files and the kind of its
+/// implicit resource): the enum, [`Engine::ALL`], [`Engine::NAMES`], [`Engine::as_str`] and
+/// [`Engine::kind`] come from it, so a new engine is one row.
+macro_rules! engines {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $kind:ident,)*) => {
+        /// The engines a legacy member can `require`; each becomes an implicit `shared-<engine>` resource.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+        pub enum Engine { $($(#[$doc])* #[serde(rename = $name)] $variant,)* }
+
+        impl Engine {
+            /// All engines, in the order implicit resources are planned.
+            pub const ALL: [Engine; [$($name),*].len()] = [$(Engine::$variant,)*];
+
+            /// Every engine's name as written in files, in [`Engine::ALL`]'s order: the words a
+            /// file may write (`requires`, `shared`).
+            pub const NAMES: [&'static str; [$($name),*].len()] = [$($name,)*];
+
+            /// The engine's name as written in files.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Engine::$variant => $name,)* }
+            }
+
+            /// The kind of the implicit resource.
+            pub fn kind(self) -> Kind {
+                match self { $(Engine::$variant => Kind::$kind,)* }
+            }
+
+            /// The implicit resource's kind of owner (`usage.for`, `alarms.for`).
+            pub fn owner_kind(self) -> OwnerKind {
+                match self { $(Engine::$variant => OwnerKind::$kind,)* }
+            }
+        }
+    };
 }
 
-impl Engine {
-    /// All engines, in the order implicit resources are planned.
-    pub const ALL: [Engine; 4] = [Engine::Queue, Engine::Topic, Engine::Cache, Engine::Bucket];
-
-    /// Every engine's name as written in files, in [`Engine::ALL`]'s order: the words a file
-    /// may write (`requires`, `shared`).
-    pub const NAMES: [&'static str; 4] = {
-        let mut out = [""; 4];
-        let mut i = 0;
-        while i < out.len() {
-            out[i] = Engine::ALL[i].as_str();
-            i += 1;
-        }
-        out
-    };
-
-    /// The engine's name as written in files.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Engine::Queue => "queue",
-            Engine::Topic => "topic",
-            Engine::Cache => "cache",
-            Engine::Bucket => "bucket",
-        }
-    }
-
-    /// The kind of the implicit resource.
-    pub fn kind(self) -> Kind {
-        match self {
-            Engine::Queue => Kind::Queue,
-            Engine::Topic => Kind::Topic,
-            Engine::Cache => Kind::Cache,
-            Engine::Bucket => Kind::Bucket,
-        }
-    }
+engines! {
+    /// SQS queue.
+    Queue = "queue" => Queue,
+    /// SNS topic.
+    Topic = "topic" => Topic,
+    /// Valkey cache.
+    Cache = "cache" => Cache,
+    /// S3 bucket.
+    Bucket = "bucket" => Bucket,
 }
 
 /// Declares [`Kind`] from one list (each kind's doc and its name in files): the enum,
@@ -593,6 +603,18 @@ pub const DEFAULT_VALKEY_VERSION: &str = "8.0";
 pub const DEFAULT_VISIBILITY_TIMEOUT_MS: u64 = 30_000;
 
 impl ResourceSpec {
+    /// The resource's kind of owner (`usage.for`, `alarms.for`): postgres by its engine.
+    pub fn owner_kind(&self) -> OwnerKind {
+        match self {
+            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => OwnerKind::PostgresRds,
+            ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => OwnerKind::PostgresAurora,
+            ResourceSpec::Queue { .. } => OwnerKind::Queue,
+            ResourceSpec::Topic { .. } => OwnerKind::Topic,
+            ResourceSpec::Cache { .. } => OwnerKind::Cache,
+            ResourceSpec::Bucket { .. } => OwnerKind::Bucket,
+        }
+    }
+
     /// The kind of this spec.
     pub fn kind(&self) -> Kind {
         match self {

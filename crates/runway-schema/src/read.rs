@@ -95,16 +95,21 @@ impl Cx<'_> {
         };
         let mut out: Vec<(&'n str, &'n Node, &'n Node)> = Vec::with_capacity(entries.len());
         for (k, v) in entries {
-            let Value::Str(key) = &k.value else {
-                self.invalid(
-                    k,
-                    path,
-                    format!("keys of {what} must be strings, found {}", k.describe()),
-                    None,
-                );
-                continue;
+            let key: &'n str = match &k.value {
+                Value::Str(key) => key.as_str(),
+                // `on` is YAML 1.1's `true`: a key written with two bytes is the word `on`
+                // (no other spelling of true has two), where the mapping has an `on` field.
+                Value::Bool(true) if k.len == 2 && allowed.contains(&"on") => "on",
+                _ => {
+                    self.invalid(
+                        k,
+                        path,
+                        format!("keys of {what} must be strings, found {}", k.describe()),
+                        None,
+                    );
+                    continue;
+                }
             };
-            let key = key.as_str();
             if out.iter().any(|(seen, _, _)| *seen == key) {
                 self.error(
                     Code::DuplicateKey,

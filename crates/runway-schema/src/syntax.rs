@@ -174,10 +174,20 @@ pub enum Place {
     Scale,
     /// `workloads.<name>.deploy.<env>`.
     Deploy,
+    /// `workloads.<name>.scale.<env>.on`.
+    ScaleOn,
+    /// `workloads.<name>.scale.<env>.active`.
+    Active,
+    /// `workloads.<name>.schedules.<schedule>`.
+    Schedule,
     /// `workloads.<name>.reason`.
     Reason,
     /// `workloads.<name>.migrate`.
     Migrate,
+    /// `previews`.
+    Previews,
+    /// `previews.limits`.
+    PreviewLimits,
 }
 
 /// The keys a mapping of the format has, in the order the reference lists them. Editors
@@ -225,8 +235,13 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],
         Place::Deploy => &[keys::DEPLOY],
+        Place::ScaleOn => &[keys::SCALE_ON],
+        Place::Active => &[keys::ACTIVE],
+        Place::Schedule => &[keys::SCHEDULE],
         Place::Reason => &[keys::REASON],
         Place::Migrate => &[keys::MIGRATE],
+        Place::Previews => &[keys::PREVIEWS],
+        Place::PreviewLimits => &[keys::PREVIEW_LIMITS],
     };
     let mut out: Vec<&'static str> = Vec::new();
     for key in list.iter().flat_map(|l| l.iter()) {
@@ -252,6 +267,8 @@ pub fn grounds() -> &'static [&'static str] {
     validate::GROUNDS
 }
 
+/// What `previews.workloads.<name>` takes.
+pub const PREVIEW_WORKLOAD: &[&str] = validate::keys::PREVIEW_WORKLOAD;
 /// The postgres engines (`engine:`).
 pub const POSTGRES_ENGINES: &[&str] = validate::POSTGRES_ENGINES;
 /// The ways a workload is reached (`expose:`).

@@ -1,6 +1,7 @@
 //! A loopback AWS endpoint of canned JSON answers, for what moto cannot do: fields it leaves out
 //! (a deployment's `FAILED` rollout state, a container's exit code), answers that change from
-//! one call to the next, or refusals (an expired session).
+//! one call to the next, or refusals (an expired session). It records every request (its
+//! operation, head and body), so a test can show what was asked and how.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -38,6 +39,16 @@ impl Route {
         }
     }
 
+    /// Every request, whatever its operation, gets `status` (a status line such as
+    /// `403 Forbidden`) with `body`.
+    pub fn always(status: &str, body: &str) -> Route {
+        Route {
+            operation: "*".to_owned(),
+            body_contains: None,
+            answers: vec![(status.to_owned(), body.to_owned())],
+        }
+    }
+
     /// Only requests whose body contains `text` take this route.
     #[must_use]
     pub fn when_body_has(mut self, text: &str) -> Route {
@@ -46,19 +57,41 @@ impl Route {
     }
 }
 
-/// What the server keeps between requests: the routes, how far each has gone, the operations
-/// asked.
+/// A request the server got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsCall {
+    /// Its operation (`DescribeServices`), from `X-Amz-Target` or the form's `Action`; empty
+    /// when it names none.
+    pub operation: String,
+    /// Its request line and headers, as sent.
+    pub head: String,
+    /// Its body.
+    pub body: String,
+}
+
+impl AwsCall {
+    /// The value of its header `name` (any case), if it has one.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head
+            .lines()
+            .find_map(|l| l.split_once(':').filter(|(k, _)| k.trim().eq_ignore_ascii_case(name)))
+            .map(|(_, v)| v.trim())
+    }
+}
+
+/// What the server keeps between requests: the routes, how far each has gone, the requests.
 #[derive(Debug)]
 struct State {
     routes: Vec<(Route, usize)>,
-    asked: Vec<String>,
+    calls: Vec<AwsCall>,
     /// Where a request no route matches goes (moto's port), when in front of one.
     upstream: Option<u16>,
 }
 
 /// An AWS JSON endpoint (`application/x-amz-json-1.1`) on a free loopback port answering from
 /// its [`Route`]s, first match first; a request no route matches gets `400` with
-/// `UnknownOperationException`. One connection at a time, each answer closes its connection.
+/// `UnknownOperationException`, or in front of an upstream ([`CannedAws::in_front_of`]) that
+/// upstream's answer. One connection at a time, each answer closes its connection.
 /// Stopped on drop.
 #[derive(Debug)]
 pub struct CannedAws {
@@ -76,7 +109,8 @@ impl CannedAws {
 
     /// Starts answering from `routes` in front of the AWS endpoint at `upstream`
     /// (`http://127.0.0.1:<port>`, moto's): a request no route matches is forwarded there and
-    /// its answer relayed, so a test gives canned answers only for what moto cannot.
+    /// its answer relayed, so a test gives canned answers only for what moto cannot. Every
+    /// request is recorded, forwarded or not.
     pub fn in_front_of(upstream: &str, routes: Vec<Route>) -> CannedAws {
         let port = upstream.rsplit(':').next().and_then(|p| p.trim_end_matches('/').parse().ok());
         CannedAws::serve(routes, Some(port.expect("an upstream URL ends in its port")))
@@ -88,7 +122,7 @@ impl CannedAws {
         let stop = Arc::new(AtomicBool::new(false));
         let state = Arc::new(Mutex::new(State {
             routes: routes.into_iter().map(|r| (r, 0)).collect(),
-            asked: Vec::new(),
+            calls: Vec::new(),
             upstream,
         }));
         let (stopped, shared) = (stop.clone(), state.clone());
@@ -100,11 +134,11 @@ impl CannedAws {
                 let Ok(mut stream) = stream else { continue };
                 // The whole request is read before answering: closing a socket with unread
                 // bytes resets the connection, which the SDK would report as unreachable.
-                let (target, head, body) = read_request(&mut stream);
-                let (status, answer) = match answer(&shared, &target, &body) {
+                let call = read_request(&mut stream);
+                let (status, answer) = match answer(&shared, call) {
                     Answered::Canned(status, answer) => (status, answer),
-                    Answered::Forward(upstream) => {
-                        let relayed = crate::faults::forward(upstream, &head, body.as_bytes());
+                    Answered::Forward(upstream, call) => {
+                        let relayed = crate::faults::forward(upstream, &call.head, call.body.as_bytes());
                         let _ = stream.write_all(&relayed.unwrap_or_default());
                         let _ = stream.flush();
                         continue;
@@ -129,7 +163,12 @@ impl CannedAws {
 
     /// The operations asked so far, in order (`DescribeServices`, ...).
     pub fn asked(&self) -> Vec<String> {
-        self.state.lock().map(|s| s.asked.clone()).unwrap_or_default()
+        self.calls().into_iter().map(|c| c.operation).collect()
+    }
+
+    /// The requests so far, in order.
+    pub fn calls(&self) -> Vec<AwsCall> {
+        self.state.lock().map(|s| s.calls.clone()).unwrap_or_default()
     }
 }
 
@@ -138,17 +177,17 @@ enum Answered {
     /// Answer with this status line and body.
     Canned(String, String),
     /// Forward it to this loopback port.
-    Forward(u16),
+    Forward(u16, AwsCall),
 }
 
-/// The answer of the first route matching `target`'s operation and `body`; without one, the
-/// upstream's (when in front of one).
-fn answer(state: &Mutex<State>, target: &str, body: &str) -> Answered {
-    let operation = target.rsplit('.').next().unwrap_or_default().to_owned();
+/// The answer of the first route matching `call`'s operation and body; without one, the
+/// upstream's (when in front of one). `call` recorded.
+fn answer(state: &Mutex<State>, call: AwsCall) -> Answered {
     let Ok(mut state) = state.lock() else {
         return Answered::Canned("500 Internal Server Error".to_owned(), "{}".to_owned());
     };
-    state.asked.push(operation.clone());
+    let (operation, body) = (call.operation.clone(), call.body.clone());
+    state.calls.push(call.clone());
     for (route, taken) in &mut state.routes {
         let operation_matches = route.operation == "*" || route.operation == operation;
         let body_matches = route.body_contains.as_deref().is_none_or(|t| body.contains(t));
@@ -160,16 +199,16 @@ fn answer(state: &Mutex<State>, target: &str, body: &str) -> Answered {
         }
     }
     if let Some(upstream) = state.upstream {
-        return Answered::Forward(upstream);
+        return Answered::Forward(upstream, call);
     }
     let unknown =
         format!(r#"{{"__type":"UnknownOperationException","message":"no canned answer for {operation}"}}"#);
     Answered::Canned("400 Bad Request".to_owned(), unknown)
 }
 
-/// Reads one HTTP request: its head, then `Content-Length` bytes of body. Returns its
-/// `X-Amz-Target` header (`Query.<Action>` for a query-protocol request), its head and its body.
-fn read_request(stream: &mut TcpStream) -> (String, String, String) {
+/// Reads one HTTP request: its head, then `Content-Length` bytes of body. Its operation is the
+/// last part of its `X-Amz-Target` header, or its form's `Action` (the query protocol).
+fn read_request(stream: &mut TcpStream) -> AwsCall {
     let mut request = Vec::new();
     let mut chunk = [0u8; 8192];
     loop {
@@ -186,11 +225,16 @@ fn read_request(stream: &mut TcpStream) -> (String, String, String) {
                     let action = body.split('&').find_map(|kv| kv.strip_prefix("Action="));
                     action.map(|a| format!("Query.{a}")).unwrap_or_default()
                 };
-                return (header("x-amz-target").unwrap_or_else(action), head.to_owned(), body.to_owned());
+                let target = header("x-amz-target").unwrap_or_else(action);
+                let operation = target.rsplit('.').next().unwrap_or_default().to_owned();
+                return AwsCall { operation, head: head.to_owned(), body: body.to_owned() };
             }
         }
         match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return (String::new(), String::new(), String::new()),
+            Ok(0) | Err(_) => {
+                let head = String::from_utf8_lossy(&request).into_owned();
+                return AwsCall { operation: String::new(), head, body: String::new() };
+            }
             Ok(n) => request.extend_from_slice(&chunk[..n]),
         }
     }
@@ -238,6 +282,12 @@ mod tests {
         let unknown = call(&server, "X.Other", "{}");
         assert!(unknown.starts_with("HTTP/1.1 400") && unknown.contains("UnknownOperationException"));
         assert_eq!(server.asked(), ["Describe", "Describe", "Describe", "Describe", "Other"]);
+        let first = &server.calls()[0];
+        assert_eq!(
+            (first.header("x-amz-target"), first.body.as_str()),
+            (Some("X.Describe"), r#"{"name":"one"}"#)
+        );
+        assert!(first.head.starts_with("POST / HTTP/1.1\r\n"), "{}", first.head);
         // The query protocol names its operation in the form body.
         let server = CannedAws::start(vec![Route::ok("DescribeDBProxyTargets", "<Xml/>")]);
         let port: u16 = server.url().rsplit(':').next().unwrap().parse().unwrap();
@@ -249,5 +299,17 @@ mod tests {
         stream.read_to_string(&mut reply).unwrap();
         assert!(reply.ends_with("<Xml/>"), "{reply}");
         assert_eq!(server.asked(), ["DescribeDBProxyTargets"]);
+    }
+
+    #[test]
+    fn an_always_route_answers_every_operation_with_its_status() {
+        let server = CannedAws::start(vec![Route::always("403 Forbidden", r#"{"__type":"ExpiredToken"}"#)]);
+        let reply = call(&server, "X.One", "{}");
+        assert!(
+            reply.starts_with("HTTP/1.1 403 Forbidden") && reply.ends_with(r#"{"__type":"ExpiredToken"}"#),
+            "{reply}"
+        );
+        assert!(call(&server, "Y.Two", "{}").starts_with("HTTP/1.1 403"));
+        assert_eq!(server.asked(), ["One", "Two"]);
     }
 }

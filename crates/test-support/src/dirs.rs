@@ -2,6 +2,7 @@
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::paths::example;
 
@@ -14,10 +15,14 @@ pub struct Scratch {
     path: PathBuf,
 }
 
-/// A fresh, empty `runway-<name>-<process id>` under the system's temp directory: the process id
-/// keeps concurrent runs of the same suite apart; `name` must be unique within one test binary.
+/// A fresh, empty `runway-<name>-<process id>-<n>` under the system's temp directory: the
+/// process id keeps concurrent runs of the same suite apart, `n` (counted in this process) the
+/// tests of one binary, which run as threads of one process: two tests (or two calls of one
+/// helper) asking for the same `name` each get their own directory.
 pub fn scratch(name: &str) -> Scratch {
-    let path = std::env::temp_dir().join(format!("runway-{name}-{}", std::process::id()));
+    static TAKEN: AtomicUsize = AtomicUsize::new(0);
+    let n = TAKEN.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("runway-{name}-{}-{n}", std::process::id()));
     // A leftover of a failed run with the same process id would not be fresh.
     let _ = std::fs::remove_dir_all(&path);
     std::fs::create_dir_all(&path)
@@ -95,6 +100,9 @@ mod tests {
         std::fs::write(dir.join("left"), "x").unwrap();
         let again = scratch("test-support-fresh");
         assert!(!again.join("left").exists());
+        // The same name, asked while the first is alive: another directory, the first kept.
+        assert_ne!(dir.path(), again.path());
+        assert!(dir.join("left").exists());
         let path = again.path().to_path_buf();
         drop(again);
         assert!(!path.exists());

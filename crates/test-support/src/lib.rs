@@ -20,12 +20,12 @@ mod paths;
 pub mod registry;
 mod web;
 
-pub use canned::{CannedAws, Route};
+pub use canned::{AwsCall, CannedAws, Route};
 pub use contract::ContractServer;
 pub use dirs::{Scratch, acme_shop_with_dev_cap, copy_dir, scratch};
 pub use faults::{Fate, FaultProxy, Faults, Seen as Forwarded};
 pub use files::FileServer;
 pub use moto::Moto;
 pub use net::{Reply, free_port, http};
-pub use paths::{example, postgres, python, workspace};
+pub use paths::{example, golden, postgres, python, workspace};
 pub use web::{Answer, CannedWeb, Seen, WebRoute};

@@ -57,6 +57,40 @@ impl Moto {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+
+    /// The venv's Python, its AWS calls going to this moto only: test credentials, region
+    /// `us-east-1` unless a script names one, no `AWS_*` of the host. For a test's own readers
+    /// and writers (boto3, `tools/simulate_up.py`): they see and do what `pulumi up` or a person
+    /// would, without the code under test.
+    pub fn python_command(&self) -> Command {
+        let mut command = Command::new(python());
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("AWS_") {
+                command.env_remove(key);
+            }
+        }
+        command
+            .env("AWS_ENDPOINT_URL", self.url())
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("AWS_DEFAULT_REGION", "us-east-1")
+            .env("AWS_EC2_METADATA_DISABLED", "true");
+        command
+    }
+
+    /// Runs `script` with `args` in [`Moto::python_command`] and returns what it printed on
+    /// stdout; panics with its stderr when it fails.
+    pub fn python(&self, script: &str, args: &[&str]) -> Vec<u8> {
+        let out = self
+            .python_command()
+            .arg("-c")
+            .arg(script)
+            .args(args)
+            .output()
+            .expect("cannot run the venv's Python");
+        assert!(out.status.success(), "python: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    }
 }
 
 impl Drop for Moto {

@@ -53,3 +53,54 @@ pub fn postgres(major: u32) -> PathBuf {
     );
     bin
 }
+
+/// The body of the one insta snapshot under `crates/<krate>/tests` (at any depth: a crate keeps
+/// them in `tests/snapshots/` or, with one test binary, `tests/it/snapshots/`) whose file name
+/// ends in `suffix`: what another crate's test holds as the golden, without a second copy.
+///
+/// Panics unless exactly one file matches.
+pub fn golden(krate: &str, suffix: &str) -> String {
+    fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display())).path();
+            if path.is_dir() {
+                files_under(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    files_under(&workspace().join("crates").join(krate).join("tests"), &mut files);
+    let found: Vec<&PathBuf> = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "snap"))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(suffix)))
+        .collect();
+    assert!(found.len() == 1, "not one snapshot of {krate} ending in `{suffix}`: {found:?}");
+    let text = std::fs::read_to_string(found[0])
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", found[0].display()));
+    // insta's header is between the first two `---` lines; the body follows.
+    text.splitn(3, "---\n")
+        .nth(2)
+        .unwrap_or_else(|| panic!("{} is not an insta snapshot", found[0].display()))
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::golden;
+
+    #[test]
+    fn a_golden_is_the_body_of_the_one_snapshot_named() {
+        let body = golden("runtime-plan", "golden__acme-shop-production.txt.snap");
+        assert!(!body.starts_with("---") && body.contains("acme-shop"), "{body}");
+    }
+
+    #[test]
+    #[should_panic(expected = "not one snapshot")]
+    fn no_snapshot_named_is_a_failure() {
+        golden("runtime-plan", "no-such-golden.snap");
+    }
+}

@@ -334,7 +334,8 @@ fn revision_of(arn: &str) -> String {
 ///   circuit breaker with nothing to roll back to, as on a first deploy): failed.
 /// - Complete when the primary runs the expected revision with `rolloutState` `COMPLETED` (or,
 ///   for a service that reports none, when it is the only deployment) and both the deployment
-///   and the service run as many tasks as the service desires.
+///   and the service run as many tasks as the service desires (none needed at a desired count
+///   of 0).
 /// - Anything else: in progress.
 pub(crate) fn judge(expected: &str, look: &ServiceLook, entry: &mut ServiceRollout) {
     if look.status != "ACTIVE" {
@@ -377,7 +378,11 @@ pub(crate) fn judge(expected: &str, look: &ServiceLook, entry: &mut ServiceRollo
         Some(_) => false,
         None => look.deployments.len() == 1,
     };
-    entry.state = if settled && primary.running == look.desired && look.running == look.desired {
+    // A service at desired count 0 (a worker outside its active hours) has no task to wait
+    // for once its deployment settled: its revision runs when it scales up, and tasks still
+    // stopping are ECS's to finish.
+    let all_running = primary.running == look.desired && look.running == look.desired;
+    entry.state = if settled && (look.desired == 0 || all_running) {
         RolloutState::Complete
     } else {
         RolloutState::InProgress
@@ -668,6 +673,17 @@ mod tests {
     fn the_revision_is_the_arn_suffix() {
         assert_eq!(revision_of("arn:aws:ecs:us-east-1:123456789012:task-definition/c-web:2"), "c-web:2");
         assert_eq!(revision_of("c-web:2"), "c-web:2");
+    }
+
+    #[test]
+    fn a_service_scaled_to_zero_is_complete_once_its_deployment_settled() {
+        // A worker outside its active hours: desired 0, a task still stopping.
+        let idle = judged(&service(0, 1, vec![deployment("PRIMARY", "c-web:2", 1, Some("COMPLETED"))]));
+        assert_eq!(idle.state, RolloutState::Complete);
+        let moving = judged(&service(0, 1, vec![deployment("PRIMARY", "c-web:2", 1, Some("IN_PROGRESS"))]));
+        assert_eq!(moving.state, RolloutState::InProgress);
+        let elsewhere = judged(&service(0, 0, vec![deployment("PRIMARY", "c-web:1", 0, Some("COMPLETED"))]));
+        assert_eq!(elsewhere.state, RolloutState::RolledBack);
     }
 
     #[test]

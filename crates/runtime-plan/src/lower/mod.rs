@@ -93,6 +93,17 @@ pub fn database_name(resource: &str) -> String {
 /// Cost and planning problems are diagnostics of the plan; only an environment the product
 /// does not declare is an error.
 pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
+    plan_with(product, env_name, catalogue, "")
+}
+
+/// [`plan()`], each postgres resource's consumers given the database `<db><database_suffix>`
+/// (a preview's own database in a shared instance, `main_db_pr_7`).
+pub(crate) fn plan_with(
+    product: &Product,
+    env_name: &str,
+    catalogue: &Catalogue,
+    database_suffix: &str,
+) -> Result<Plan, PlanError> {
     let root = &product.root;
     let env = environment(product, env_name)?;
     // What is planned: the resources, and who consumes which.
@@ -109,6 +120,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, env_name, catalogue);
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
+    cx.database_suffix = database_suffix;
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);
@@ -238,6 +250,7 @@ fn finish(
         apply_changes: protection::apply_changes(env_name, env.apply_changes),
         vpc_endpoints: env.network.endpoints,
         tasks: Vec::new(),
+        preview: None,
     }
 }
 
@@ -303,15 +316,24 @@ fn expected_items(product: &Product, env: &str, catalogue: &Catalogue) -> usize 
             let scale = w.scale_in(env);
             5 + usize::from(w.uses.iter().any(|u| granting(u)))
                 + usize::from(matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))))
-                + if w.expose == Expose::Public { 3 + 4 * usize::from(alarms) } else { 1 }
-                + if scale.max > scale.min { 2 } else { 0 }
+                + if w.expose == Expose::Public {
+                    3 + 4 * usize::from(alarms)
+                } else {
+                    usize::from(w.port.is_some())
+                }
+                + {
+                    let how = w.scaling_in(env);
+                    let policies = how.on.as_ref().map_or(1, |o| 3 + o.queue.len());
+                    if scale.max > scale.min || how.active.is_some() { 1 + policies } else { 0 }
+                }
                 + usize::from(w.migrate.is_some())
+                + w.schedules.len()
                 + 2 * usize::from(alarms)
         })
         .sum();
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379);
     // with alarms, the topic, the ALB's alarm and the ECS rule.
-    let ports: BTreeSet<u16> = product.root.workloads.values().map(|w| w.port).collect();
+    let ports: BTreeSet<u16> = product.root.workloads.values().filter_map(|w| w.port).collect();
     13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + logins + workloads
 }
 
@@ -436,10 +458,8 @@ mod tests {
         assert_eq!(cat(&["é", "ü"]), "éü");
     }
 
-    /// The item list is reserved once: the estimate holds every item of the shipped example in
-    /// each environment (alarms, bootstraps and logins included) without reserving far more.
-    #[test]
-    fn the_expected_items_hold_the_example_in_one_reservation() {
+    /// The shipped example (`examples/acme-shop`), loaded from the files built in.
+    pub(crate) fn example() -> runway_schema::Product {
         let root = include_str!("../../../../examples/acme-shop/runway.yaml");
         let files = runway_schema::MemFiles::default()
             .with(
@@ -457,7 +477,14 @@ mod tests {
         let c = Catalogue::builtin();
         let options = runway_schema::Options { sizes: c.size_names(), regions: c.regions() };
         let loaded = runway_schema::load("examples/acme-shop/runway.yaml", root.as_bytes(), &files, &options);
-        let product = loaded.product.unwrap();
+        loaded.product.unwrap()
+    }
+
+    /// The item list is reserved once: the estimate holds every item of the shipped example in
+    /// each environment (alarms, bootstraps and logins included) without reserving far more.
+    #[test]
+    fn the_expected_items_hold_the_example_in_one_reservation() {
+        let product = example();
         for env in ["dev", "staging", "production"] {
             let planned = plan(&product, env, &Catalogue::builtin()).unwrap().items.len();
             let expected = expected_items(&product, env, &Catalogue::builtin());

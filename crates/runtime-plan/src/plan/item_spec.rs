@@ -19,7 +19,12 @@ use super::specs::{
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum ItemSpec {
     /// ECS cluster.
-    EcsCluster {},
+    EcsCluster {
+        /// Container Insights on: a service scaling on a queue's backlog divides it by the
+        /// insights' `RunningTaskCount` (set only then).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        container_insights: bool,
+    },
     /// A workload's task execution role (assumed by `ecs-tasks.amazonaws.com`): pulls its image
     /// and reads exactly the SSM parameters its task definition references.
     TaskExecutionRole {
@@ -319,18 +324,29 @@ pub enum ItemSpec {
         min_capacity: u32,
         /// `scale.max`.
         max_capacity: u32,
+        /// The hours it runs (`scale.<env>.active`): two scheduled actions, one raising the
+        /// capacity to its hours' range at the start, one setting it to none at the end.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        active: Option<ActiveHours>,
     },
-    /// Target tracking on average CPU.
+    /// Target tracking of one metric: average CPU or memory, requests per target, or a
+    /// queue's backlog per task.
     #[serde(rename_all = "camelCase")]
     ScalingPolicy {
         /// The workload.
         workload: CompactString,
         /// Logical id of the scaling target.
         target: CompactString,
-        /// `ECSServiceAverageCPUUtilization`.
+        /// The predefined metric (`ECSServiceAverageCPUUtilization`,
+        /// `ECSServiceAverageMemoryUtilization`, `ALBRequestCountPerTarget`), or
+        /// `SQSBacklogPerTask` for a queue's metric math.
         metric: CompactString,
-        /// Target value in percent.
+        /// Target value: percent, requests per target, or messages per task.
         target_value: u32,
+        /// What a metric beyond the service's own is measured on: the load balancer and target
+        /// group (requests), or the queue (backlog).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        source: Option<ScalingSource>,
     },
     /// Route 53 alias record: a public workload's host, in the program's hosted zone input,
     /// resolving to the ALB.
@@ -447,6 +463,48 @@ pub enum ItemSpec {
         /// `(detail-type, eventName)` of each event sent.
         events: &'static [(&'static str, &'static str)],
     },
+    /// A workload's scheduled run (`schedules.<name>`).
+    Schedule(Box<ScheduleSpec>),
+}
+
+/// A workload's `schedules.<name>`: EventBridge Scheduler starts its task definition with the
+/// command (RunTask on Fargate, one task) at each time of the expression; its own role may run
+/// exactly that task definition's family in the cluster and pass exactly its roles.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// The schedule's name in the file.
+    pub schedule: CompactString,
+    /// The cron as written (five fields).
+    pub cron: CompactString,
+    /// EventBridge Scheduler's expression, `cron(M H DOM MON DOW *)`.
+    pub expression: CompactString,
+    /// The IANA timezone it is read in.
+    pub timezone: CompactString,
+    /// The container's command.
+    pub command: Vec<CompactString>,
+    /// Seconds a run may take (priced at, and stated).
+    pub timeout_seconds: u64,
+    /// Runs a month the cron makes (a 365-day year's matches over 12).
+    pub runs_a_month: rust_decimal::Decimal,
+    /// Logical id of the cluster.
+    pub cluster: CompactString,
+    /// Logical id of the task definition it runs (the service's).
+    pub task_definition: CompactString,
+    /// The container to override (named after the workload).
+    pub container: CompactString,
+    /// Logical ids of the security groups of its task (the service's).
+    pub security_groups: Vec<CompactString>,
+    /// Logical ids of the roles its role may pass: the task definition's execution and task
+    /// roles.
+    pub pass_roles: Vec<CompactString>,
+    /// The ECS task group of its runs (`schedule-<name>`): what the failure rule matches.
+    pub group: CompactString,
+    /// A failed run (a container's exit code not 0, a task that could not start) reaches the
+    /// alerts topic: the environment has one.
+    pub alerts: bool,
 }
 
 /// What an item says about access: a security group's rules, a role's grants, or nothing.
@@ -482,4 +540,40 @@ impl EndpointType {
             EndpointType::Gateway => "Gateway",
         }
     }
+}
+
+/// A scaling target's active hours as Application Auto Scaling's scheduled actions read them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveHours {
+    /// When the hours start: `cron(M H ? * DAYS *)`.
+    pub start: CompactString,
+    /// When they end.
+    pub stop: CompactString,
+    /// The IANA timezone both are read in.
+    pub timezone: CompactString,
+    /// Tasks at least within the hours (`scale.min`, at least 1).
+    pub min_capacity: u32,
+}
+
+/// What a scaling policy's metric is measured on, beyond the service.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum ScalingSource {
+    /// `ALBRequestCountPerTarget`: the environment's ALB and the workload's target group
+    /// (its resource label `app/.../targetgroup/...`).
+    Requests {
+        /// Logical id of the ALB.
+        alb: CompactString,
+        /// Logical id of the target group.
+        target_group: CompactString,
+    },
+    /// A queue's visible messages divided by the service's running tasks
+    /// (`ApproximateNumberOfMessagesVisible` / Container Insights' `RunningTaskCount`).
+    Queue {
+        /// Logical id of the SQS queue.
+        queue: CompactString,
+        /// Logical id of the ECS service.
+        service: CompactString,
+    },
 }

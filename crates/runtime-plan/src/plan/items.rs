@@ -20,6 +20,10 @@ pub enum ManagedBy {
     /// Already there, outside runway: part of the VPC the program is given (its NAT gateways).
     /// Nothing declares or looks it up; the plan holds it for what it charges the environment.
     Existing,
+    /// A pull request's preview shares it with the environment it comes from (its physical
+    /// name is that environment's): the program looks it up, never declares it, and the
+    /// preview is not charged for it (docs/previews.md).
+    Shared,
 }
 
 impl ItemKind {

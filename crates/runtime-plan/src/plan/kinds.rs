@@ -4,8 +4,10 @@
 //! one row (the compiler refuses a row that misses a column, and a variant of [`ItemSpec`]
 //! without a row).
 
+use runway_schema::AlarmName;
 use serde::Serialize;
 
+use super::data::{self, StoredData};
 use super::item_spec::{Access, ItemSpec};
 
 /// The note of an item with no price of its own and no other reason given.
@@ -29,113 +31,9 @@ pub enum UsedThrough {
     Bucket,
 }
 
-/// Declares [`ItemKind`] and its facts from one table. A row is
-/// `Variant pattern = "json" { column: value, ... }`: `pattern` destructures the [`ItemSpec`]
-/// variant (`{}`, `{ field, .. }`, `(spec)`), and the spec-dependent columns (`protected`,
-/// `apply_immediately`, `access`) are expressions over its bindings. Every column is required,
-/// in this order.
-macro_rules! item_kinds {
-    ($(
-        $(#[$doc:meta])*
-        $variant:ident $fields:tt = $json:literal {
-            words: $words:literal,
-            name_limit: $limit:expr,
-            included: $included:expr,
-            billed_by_use: $billed:literal,
-            holds_secret: $secret:literal,
-            decrypts_secrets: $decrypts:literal,
-            used_through: $used:ident,
-            protected: $protected:expr,
-            apply_immediately: $apply:expr,
-            access: $access:expr $(,)?
-        }
-    )*) => {
-        /// The kind of an AWS item (its type, without properties): [`ItemSpec::kind`].
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-        pub enum ItemKind { $($(#[$doc])* #[serde(rename = $json)] $variant,)* }
-
-        impl ItemKind {
-            /// Every kind, in declaration order.
-            pub const ALL: &'static [ItemKind] = &[$(ItemKind::$variant,)*];
-
-            /// The kebab-case name (as in JSON).
-            pub fn as_str(self) -> &'static str {
-                match self { $(ItemKind::$variant => $json,)* }
-            }
-
-            /// What the item is, in the words a person reads in the plan's text (`RDS instance`,
-            /// `ALB`, `task definition`).
-            pub fn words(self) -> &'static str {
-                match self { $(ItemKind::$variant => $words,)* }
-            }
-
-            /// The longest physical name AWS accepts for the kind; `None` for a kind AWS names
-            /// itself (the plan then holds its qualified address) or one never declared.
-            pub fn name_limit(self) -> Option<usize> {
-                match self { $(ItemKind::$variant => $limit,)* }
-            }
-
-            /// Why an item of this kind planned without a price of its own costs nothing.
-            pub fn included_note(self) -> &'static str {
-                match self { $(ItemKind::$variant => $included,)* }
-            }
-
-            /// Whether items of this kind are billed by a use the plan cannot know (log volume,
-            /// an account's other budgets): their rates are shown, they have no amount.
-            pub fn billed_by_use(self) -> bool {
-                match self { $(ItemKind::$variant => $billed,)* }
-            }
-
-            /// Whether it is a secret `runway secrets prepare` writes, encrypted with the
-            /// environment's key (so the environment needs its key).
-            pub fn holds_secret(self) -> bool {
-                match self { $(ItemKind::$variant => $secret,)* }
-            }
-
-            /// Whether it is a role that reads secrets encrypted with the environment's key (the
-            /// key's policy names it).
-            pub fn decrypts_secrets(self) -> bool {
-                match self { $(ItemKind::$variant => $decrypts,)* }
-            }
-
-            /// What a workload's `uses` of its resource grants on it.
-            pub fn used_through(self) -> UsedThrough {
-                match self { $(ItemKind::$variant => UsedThrough::$used,)* }
-            }
-        }
-
-        // A column's expression may leave the row's bindings unused.
-        #[allow(unused_variables)]
-        impl ItemSpec {
-            /// The item's kind.
-            pub fn kind(&self) -> ItemKind {
-                match self { $(ItemSpec::$variant $fields => ItemKind::$variant,)* }
-            }
-
-            /// Must the deploy refuse to delete or replace it (Pulumi `protect`)? Production
-            /// databases and buckets.
-            pub fn protected(&self) -> bool {
-                match self { $(ItemSpec::$variant $fields => $protected,)* }
-            }
-
-            /// Whether a change to it takes effect at the deploy (`Some(true)`) or at its next
-            /// maintenance window (`Some(false)`); `None` for an item without a maintenance
-            /// window. Databases and caches (the plan's `applyChanges`).
-            pub fn apply_immediately(&self) -> Option<bool> {
-                match self { $(ItemSpec::$variant $fields => $apply,)* }
-            }
-
-            /// The item's rules or grants: every kind says which it has.
-            pub fn access(&self) -> Access<'_> {
-                match self { $(ItemSpec::$variant $fields => $access,)* }
-            }
-        }
-    };
-}
-
 item_kinds! {
     /// ECS cluster (one per environment with a workload).
-    EcsCluster {} = "ecs-cluster" {
+    EcsCluster { .. } = "ecs-cluster" {
         words: "ECS cluster",
         name_limit: Some(255),
         included: NO_CHARGE,
@@ -146,6 +44,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// IAM role the ECS agent uses for one workload: pull its image, read its SSM parameters.
     TaskExecutionRole { grants, .. } = "task-execution-role" {
@@ -159,6 +59,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::Grants(grants),
+        stored_data: None,
+        alarms: [],
     }
     /// IAM role one workload's containers run as: what its `uses` need, nothing more.
     TaskRole { grants, .. } = "task-role" {
@@ -172,6 +74,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::Grants(grants),
+        stored_data: None,
+        alarms: [],
     }
     /// Secrets Manager secret `{"username","password"}` of a workload's private registry,
     /// copied from Infisical by `runway secrets prepare` (`registryCredentials: NAME`).
@@ -186,6 +90,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// The environment's customer managed KMS key (`alias/runway/<product>/<env>`): encrypts its
     /// SSM parameters and the secrets `runway secrets prepare` writes, which creates it.
@@ -201,6 +107,9 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        // What the key encrypted (the SSM parameters, the secrets) is readable only with it.
+        stored_data: data::KEY,
+        alarms: [],
     }
     /// VPC security group: who may reach what it guards, on which port, and where that may go.
     SecurityGroup { ingress, egress, .. } = "security-group" {
@@ -214,6 +123,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::Rules { ingress, egress },
+        stored_data: None,
+        alarms: [],
     }
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
     CloudMapNamespace { .. } = "cloud-map-namespace" {
@@ -227,6 +138,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// Application Load Balancer.
     Alb { .. } = "alb" {
@@ -240,6 +153,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [AlbErrors],
     }
     /// HTTPS listener of the ALB.
     AlbListener(_) = "alb-listener" {
@@ -253,6 +168,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// S3 bucket the ALB writes its access logs to (production).
     AlbLogBucket { protect, .. } = "alb-log-bucket" {
@@ -266,6 +183,8 @@ item_kinds! {
         protected: *protect,
         apply_immediately: None,
         access: Access::None,
+        stored_data: data::ACCESS_LOGS,
+        alarms: [],
     }
     /// DB subnet group (one per environment with a postgres resource).
     DbSubnetGroup {} = "db-subnet-group" {
@@ -279,6 +198,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// ElastiCache subnet group (one per environment with a cache).
     CacheSubnetGroup {} = "cache-subnet-group" {
@@ -292,6 +213,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// RDS PostgreSQL instance.
     RdsInstance(db) = "rds-instance" {
@@ -305,6 +228,8 @@ item_kinds! {
         protected: db.protection.protect,
         apply_immediately: Some(db.apply_immediately),
         access: Access::None,
+        stored_data: data::RDS_INSTANCE,
+        alarms: [DbCpu, DbFreeStorage, DbFreeableMemory, DbConnections],
     }
     /// Aurora PostgreSQL cluster.
     AuroraCluster(db) = "aurora-cluster" {
@@ -318,6 +243,8 @@ item_kinds! {
         protected: db.protection.protect,
         apply_immediately: Some(db.apply_immediately),
         access: Access::None,
+        stored_data: data::AURORA_CLUSTER,
+        alarms: [DbCpu, DbFreeableMemory, DbConnections, DbReplicaLag],
     }
     /// Aurora PostgreSQL instance.
     AuroraInstance { apply_immediately, .. } = "aurora-instance" {
@@ -331,6 +258,9 @@ item_kinds! {
         protected: false,
         apply_immediately: Some(*apply_immediately),
         access: Access::None,
+        // Compute: the cluster's volume holds the data.
+        stored_data: None,
+        alarms: [],
     }
     /// Secrets Manager secret holding the admin credential for RDS Proxy.
     ProxySecret { .. } = "proxy-secret" {
@@ -344,6 +274,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// IAM role RDS Proxy assumes to read its secret.
     ProxyRole { .. } = "proxy-role" {
@@ -357,6 +289,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// RDS Proxy.
     RdsProxy(_) = "rds-proxy" {
@@ -370,6 +304,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [ProxyBorrowLatency],
     }
     /// The proxy's default target group.
     RdsProxyTargetGroup { .. } = "rds-proxy-target-group" {
@@ -383,6 +319,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// The proxy's target (the instance or cluster).
     RdsProxyTarget { .. } = "rds-proxy-target" {
@@ -396,6 +334,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// ElastiCache replication group, engine Valkey.
     CacheReplicationGroup(cache) = "cache-replication-group" {
@@ -409,6 +349,8 @@ item_kinds! {
         protected: false,
         apply_immediately: Some(cache.apply_immediately),
         access: Access::None,
+        stored_data: data::CACHE,
+        alarms: [CacheCpu, CacheMemory, CacheEvictions],
     }
     /// SQS queue.
     SqsQueue { .. } = "sqs-queue" {
@@ -422,6 +364,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: data::QUEUE,
+        alarms: [QueueAge],
     }
     /// SQS dead-letter queue.
     SqsDeadLetterQueue { .. } = "sqs-dead-letter-queue" {
@@ -435,6 +379,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: data::DEAD_LETTER_QUEUE,
+        alarms: [DeadLetters],
     }
     /// SNS topic.
     SnsTopic { .. } = "sns-topic" {
@@ -448,6 +394,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// S3 bucket (public access blocked).
     S3Bucket { protect, .. } = "s3-bucket" {
@@ -461,6 +409,8 @@ item_kinds! {
         protected: *protect,
         apply_immediately: None,
         access: Access::None,
+        stored_data: data::BUCKET,
+        alarms: [],
     }
     /// ECS Fargate task definition.
     TaskDefinition(_) = "task-definition" {
@@ -474,6 +424,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// ECS service.
     EcsService(_) = "ecs-service" {
@@ -487,6 +439,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [ServiceCpu, ServiceMemory],
     }
     /// Cloud Map service of an internal workload.
     CloudMapService { .. } = "cloud-map-service" {
@@ -500,6 +454,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// ALB target group of a public workload.
     AlbTargetGroup { .. } = "alb-target-group" {
@@ -513,6 +469,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [TargetErrors, UnhealthyTargets, TargetLatency, RunningTasks],
     }
     /// Listener rule `<workload>.<domain>` -> target group.
     AlbListenerRule { .. } = "alb-listener-rule" {
@@ -526,6 +484,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// IAM role ECS assumes to shift a public workload's traffic during a release.
     TrafficRole { .. } = "traffic-role" {
@@ -539,6 +499,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// Application Auto Scaling target of a service.
     ScalingTarget { .. } = "scaling-target" {
@@ -552,6 +514,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// Target-tracking scaling policy of a service.
     ScalingPolicy { .. } = "scaling-policy" {
@@ -565,6 +529,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// AWS Budgets monthly cost budget of a capped environment: the cap's backstop.
     Budget { .. } = "budget" {
@@ -578,6 +544,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// CloudWatch Logs log group of a workload's containers.
     LogGroup { .. } = "log-group" {
@@ -591,6 +559,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: data::LOGS,
+        alarms: [],
     }
     /// Route 53 alias record of a public workload's host to the ALB.
     DnsRecord { .. } = "dns-record" {
@@ -604,6 +574,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// VPC endpoint of an AWS service for the private subnets (`network.endpoints`).
     VpcEndpoint { .. } = "vpc-endpoint" {
@@ -618,6 +590,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// The VPC the program is given, for what it charges the environment (the NAT gateways it
     /// pays for, data through them and out to the internet): not declared (`managedBy:
@@ -634,6 +608,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// SNS topic of an environment's alerts: its alarms and ECS deployment failures notify
     /// it, and it mails the program's `alertEmails` input.
@@ -648,6 +624,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// CloudWatch metric alarm (standard resolution, one metric), notifying the alerts topic.
     MetricAlarm { .. } = "metric-alarm" {
@@ -661,6 +639,8 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
     }
     /// EventBridge rule sending the cluster's ECS deployment failures to the alerts topic.
     EcsEventRule { .. } = "ecs-event-rule" {
@@ -674,6 +654,24 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,
+        stored_data: None,
+        alarms: [],
+    }
+    /// An EventBridge Scheduler schedule running a workload's task definition with a command,
+    /// its role, and the rule sending a failed run to the alerts topic.
+    Schedule(..) = "schedule" {
+        words: "schedule",
+        // Its role is named `<name>-run` (IAM: 64).
+        name_limit: Some(60),
+        included: "its runs are priced as task-hours; EventBridge Scheduler's first 14 million invocations a month are free",
+        billed_by_use: false,
+        holds_secret: false,
+        decrypts_secrets: false,
+        used_through: Nothing,
+        protected: false,
+        apply_immediately: None,
+        access: Access::None,        stored_data: None,
+        alarms: [],
     }
 }
 
@@ -710,5 +708,21 @@ mod tests {
         let queues: Vec<ItemKind> =
             ItemKind::ALL.iter().copied().filter(|k| k.used_through() == UsedThrough::Queue).collect();
         assert_eq!(queues, [ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue]);
+    }
+
+    #[test]
+    fn databases_caches_buckets_and_queues_hold_data_and_services_do_not() {
+        for kind in [ItemKind::RdsInstance, ItemKind::AuroraCluster, ItemKind::CacheReplicationGroup] {
+            assert!(kind.stored_data().is_some(), "{kind:?}");
+        }
+        for kind in [ItemKind::S3Bucket, ItemKind::SqsQueue, ItemKind::SqsDeadLetterQueue] {
+            assert!(kind.stored_data().is_some(), "{kind:?}");
+        }
+        for kind in
+            [ItemKind::EcsService, ItemKind::TaskDefinition, ItemKind::AuroraInstance, ItemKind::SnsTopic]
+        {
+            assert_eq!(kind.stored_data(), None, "{kind:?}");
+        }
+        assert_eq!(ItemKind::RdsInstance.stored_data().map(|d| d.noun), Some("database"));
     }
 }

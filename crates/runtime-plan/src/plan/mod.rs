@@ -21,8 +21,11 @@ mod bootstrap;
 mod data;
 mod item_spec;
 mod items;
+#[macro_use]
+mod kind_columns;
 mod kinds;
 mod parts;
+mod preview_of;
 mod rotation;
 mod secrets;
 mod specs;
@@ -36,20 +39,40 @@ pub use runway_schema::{ApplyChanges, Endpoints};
 use runway_schema::{Architecture, Diagnostic, Expose, Kind, Money, PostgresEngine};
 use serde::Serialize;
 
-pub use alarms::*;
-pub use bindings::*;
-pub use bootstrap::*;
-pub use data::*;
-pub use item_spec::*;
-pub use items::*;
-pub use kinds::*;
-pub use parts::*;
-pub use rotation::*;
-pub use secrets::*;
-pub use specs::*;
-pub use tags::*;
-pub use tasks::*;
-pub use verdict::*;
+pub use alarms::{
+    ALERT_PUBLISHERS, ALERT_PUBLISHERS_WITH_BUDGET, ALERTS_TOPIC_ID, AlarmDimension, AlarmMetric, AlarmName,
+    AlarmSetting, AlertPublisher, Comparison, DimensionValue, ECS_ALERT_EVENTS, MAX_ALARM_WINDOW_SECONDS,
+    alarm_metric, periods_past_grace,
+};
+pub use bindings::{Binding, ConsumerKind, Delivery};
+pub use bootstrap::{
+    ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
+    DatabaseBootstrap, DatabaseLogin, PAUSE_SECONDS, PAUSE_VARIABLE, READ_GROUP, SQL_VARIABLE, WRITE_GROUP,
+    bootstrap_sql,
+};
+pub use data::StoredData;
+pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScalingSource, ScheduleSpec};
+pub use items::{ManagedBy, PlannedItem, Pricing};
+pub use kinds::{ItemKind, UsedThrough};
+pub use parts::{
+    Grant, HealthSpec, ListenerAction, Peer, PolicyResource, RepositoryCredentials, SecurityRule, TaskSecret,
+};
+pub use preview_of::{Preview, SharedItem};
+pub use rotation::{
+    PENDING_FOLDER, RotatedParameter, Rotation, RotationError, RotationTarget, ServiceRestart,
+};
+pub use secrets::{
+    ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
+    ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
+};
+pub use specs::{
+    AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, BudgetBasis, CacheReplicationGroupSpec,
+    DatabaseProtection, EcsServiceSpec, LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
+    TrafficShift,
+};
+pub use tags::{ENVIRONMENT_TAG, ITEM_TAG, PRODUCT_TAG, RESOURCE_TAG, TagRule, TagValue, tag_rules};
+pub use tasks::{OneOffTask, TaskPurpose, TaskRecord};
+pub use verdict::{CostLine, CostSummary, UnpricedItem, UsageAssumption, UsageLine, UsageSource, Verdict};
 
 /// The plan of one environment of a product.
 ///
@@ -97,6 +120,10 @@ pub struct Plan {
     pub vpc_endpoints: Endpoints,
     /// The one-off tasks the deploy job runs (a workload's `migrate`), in workload order.
     pub tasks: Vec<OneOffTask>,
+    /// When the plan is a pull request's preview: what it shares with the environment it
+    /// comes from, and what it adds (docs/previews.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
 }
 
 /// Where a resource comes from.
@@ -171,8 +198,8 @@ pub struct PlannedWorkload {
     pub platform: Architecture,
     /// The pinned image.
     pub image: CompactString,
-    /// Container port.
-    pub port: u16,
+    /// Container port; `None` for a worker.
+    pub port: Option<u16>,
     /// `<workload>.<domain>` when public.
     pub host: Option<CompactString>,
     /// `<workload>.<env>.<product>.internal` when internal.

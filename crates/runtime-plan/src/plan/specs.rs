@@ -177,8 +177,9 @@ pub struct EcsServiceSpec {
     pub discovery_service: Option<CompactString>,
     /// Logical id of the target group (public).
     pub target_group: Option<CompactString>,
-    /// Container port registered with discovery or the target group.
-    pub port: u16,
+    /// Container port registered with discovery or the target group; `None` for a worker,
+    /// which is registered with neither.
+    pub port: Option<u16>,
     /// Logical ids of its tasks' security groups.
     pub security_groups: Vec<CompactString>,
     /// A deployment whose tasks do not become healthy stops and rolls back to the last

@@ -135,12 +135,20 @@ pub struct UnpricedItem {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CostSummary {
-    /// Exact sum of the priced lines (workloads at `scale.min`); shown rounded to cents.
+    /// Exact sum of the priced lines (workloads at `scale.min`, within their active hours: the
+    /// floor); shown rounded to cents.
     pub monthly: Money,
+    /// Exact sum with every workload at its typical count (midway between `scale.min` and
+    /// `scale.max`, rounded up) within its active hours; `None` where it equals `monthly`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typical: Option<Money>,
     /// Exact sum at `scale.max`.
     pub ceiling: Money,
     /// The cap (explicit or default), when there is one.
     pub cap: Option<Money>,
+    /// Which figure the cap refuses on (`limits.on`); the floor, `monthly`, by default.
+    #[serde(skip_serializing_if = "is_floor")]
+    pub cap_on: runway_schema::CapOn,
     /// Within, over, refused-unpriced or uncapped: the cost check's verdict.
     pub verdict: Verdict,
     /// Items the catalogue cannot price.
@@ -154,4 +162,9 @@ pub struct CostSummary {
     pub usage: Vec<UsageAssumption>,
     /// The plan may not be applied: over the cap, or unpriced under a cap.
     pub refused: bool,
+}
+
+/// The default `limits.on`, left out of the JSON form.
+fn is_floor(on: &runway_schema::CapOn) -> bool {
+    *on == runway_schema::CapOn::Floor
 }

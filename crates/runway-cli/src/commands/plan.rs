@@ -26,7 +26,11 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let plan = &session.plan;
     match args.format.format {
         // Streamed: a large plan's text is written as it is made, never held whole.
-        Format::Text => stream_stdout(|sink| plan_render::write_plan_text(plan, sink)),
+        Format::Text => stream_stdout(|sink| {
+            plan_render::write_plan_text(plan, sink)?;
+            // The one clock read: the core counts the schedules' next runs from it.
+            plan_render::write_next_runs(&plan.next_runs(jiff::Timestamp::now(), 3), sink)
+        }),
         // Streamed too (N = 10,000: 254 MB); the blank line after it is `outln!`'s, kept.
         Format::Json => stream_stdout_bytes(|sink| {
             runtime_plan::write_json(plan, &mut *sink)?;

@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::{DEFAULT_SIZE, Kind};
+use super::{DEFAULT_SIZE, Kind, Scaling, Schedule};
 use crate::values::{Duration, ImageRef};
 
 /// `workloads.<name>`.
@@ -21,10 +21,14 @@ pub struct Workload {
     /// The container's entry point, word by word (`entryPoint`), replacing the image's
     /// ENTRYPOINT; `None` keeps the image's own.
     pub entry_point: Option<Vec<String>>,
-    /// Container port.
-    pub port: u16,
+    /// Container port; `None` for a worker, which listens on none: no load balancer, no Cloud
+    /// Map service, no ingress.
+    pub port: Option<u16>,
     /// Health check, when declared.
     pub health: Option<Health>,
+    /// Why a worker runs without a health check (`health: { none: <why> }`), when it says so;
+    /// a workload without a port declares a `command` check or this.
+    pub unchecked: Option<String>,
     /// Plain environment values.
     pub env: IndexMap<String, String>,
     /// Environment variables whose value is a variable the workload is bound to (`env` values
@@ -48,6 +52,11 @@ pub struct Workload {
     /// How a release replaces the running tasks, per environment as written (`deploy`); see
     /// [`Workload::deploy_in`].
     pub deploy: IndexMap<String, Deploy>,
+    /// What the desired count follows and when it runs, per environment as written
+    /// (`scale.<env>.on`, `.active`); see [`Workload::scaling_in`].
+    pub scaling: IndexMap<String, Scaling>,
+    /// Its scheduled runs (`schedules`), by name in file order.
+    pub schedules: IndexMap<String, Schedule>,
     /// ECS Exec: a shell into a running task (`aws ecs execute-command`) is allowed (`exec`,
     /// default false).
     pub exec: bool,
@@ -86,6 +95,12 @@ impl Workload {
     /// How a release replaces the running tasks in an environment (default rolling).
     pub fn deploy_in(&self, env: &str) -> Deploy {
         self.deploy.get(env).copied().unwrap_or(Deploy::ROLLING)
+    }
+
+    /// What the desired count follows and when it runs in an environment (default: CPU, all
+    /// the time).
+    pub fn scaling_in(&self, env: &str) -> Scaling {
+        self.scaling.get(env).cloned().unwrap_or_default()
     }
 
     /// The entry point its `migrate` runs with: the migrate's own, else the workload's (its
@@ -211,7 +226,8 @@ impl Expose {
 /// `scale.<env>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Scale {
-    /// Tasks at rest (desired count).
+    /// Tasks at rest (desired count); 0 only outside production with `active` hours, whose
+    /// runs then start at least one.
     pub min: u32,
     /// Tasks at most (autoscaling ceiling).
     pub max: u32,

@@ -46,8 +46,9 @@ pub(super) fn environment(
             None
         });
     let account = f.get("account").and_then(|a| account(cx, a, &join(path, "account")));
-    let (monthly_limit, limit_at, increase_limit) =
-        f.get("limits").map_or((None, None, None), |l| limits(cx, l, &join(path, "limits")));
+    let (monthly_limit, limit_at, increase_limit, cap_on) = f
+        .get("limits")
+        .map_or((None, None, None, CapOn::default()), |l| limits(cx, l, &join(path, "limits")));
     let mut shared = IndexMap::new();
     if let Some(s) = f.get("shared") {
         let sp = join(path, "shared");
@@ -108,6 +109,7 @@ pub(super) fn environment(
         at: cx.loc(key),
         limit_at,
         increase_limit,
+        cap_on,
         log_retention_days,
         network,
         apply_changes,
@@ -275,7 +277,7 @@ pub(crate) struct UsageFor {
     pub at: Node,
     /// Each key written that applies to owners of some kinds: its name, those kinds (none: the
     /// environment's only) and its node.
-    pub keys: Vec<(&'static str, &'static [&'static str], Node)>,
+    pub keys: Vec<(&'static str, &'static [OwnerKind], Node)>,
     /// `usage.for` or `alarms.for`.
     pub section: &'static str,
 }
@@ -360,23 +362,16 @@ fn usage_amount(cx: &mut Cx<'_>, node: &Node, path: &str, key: UsageKey) -> Opti
 fn owner_kind(
     runway: (&IndexMap<String, Resource>, &IndexMap<String, Workload>),
     name: &str,
-) -> Option<&'static str> {
+) -> Option<OwnerKind> {
     let (resources, workloads) = runway;
     if workloads.contains_key(name) {
-        return Some("workload");
+        return Some(OwnerKind::Workload);
     }
     if let Some(r) = resources.get(name) {
-        return Some(match &r.spec {
-            ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => "postgres rds",
-            ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => "postgres aurora",
-            ResourceSpec::Queue { .. } => "queue",
-            ResourceSpec::Topic { .. } => "topic",
-            ResourceSpec::Cache { .. } => "cache",
-            ResourceSpec::Bucket { .. } => "bucket",
-        });
+        return Some(r.spec.owner_kind());
     }
     let engine = name.strip_prefix("shared-").and_then(super::engine_of)?;
-    Some(engine.as_str())
+    Some(engine.owner_kind())
 }
 
 /// Checks every `usage.for.<name>` once the root's resources and workloads are known: the name
@@ -417,7 +412,7 @@ pub(crate) fn check_usage_for(
             let help = if kinds.is_empty() {
                 format!("`{key}` is the environment's own: set it beside `for`, not under it")
             } else {
-                format!("`{key}` applies to: {}", kinds.join(", "))
+                format!("`{key}` applies to: {}", OwnerKind::join(kinds))
             };
             cx.invalid(
                 node,
@@ -500,19 +495,31 @@ fn log_retention(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<u32> {
 }
 
 /// `limits`: the monthly cap (and where it is written) and the rise allowed in review.
-fn limits(cx: &mut Cx, limits: &Node, lp: &str) -> (Option<Money>, Option<Location>, Option<Increase>) {
-    let Some(lf) = cx.fields(limits, lp, "`limits`", keys::LIMITS) else { return (None, None, None) };
+fn limits(
+    cx: &mut Cx,
+    limits: &Node,
+    lp: &str,
+) -> (Option<Money>, Option<Location>, Option<Increase>, CapOn) {
+    let Some(lf) = cx.fields(limits, lp, "`limits`", keys::LIMITS) else {
+        return (None, None, None, CapOn::default());
+    };
     let (mut monthly_limit, mut limit_at) = (None, None);
     if let Some(m) = lf.get("monthly") {
         limit_at = Some(cx.loc(m));
         monthly_limit = dollars(cx, m, &join(lp, "monthly"), "`monthly`", "the cap");
     }
     let increase = lf.get("increase").and_then(|i| increase(cx, i, &join(lp, "increase")));
-    (monthly_limit, limit_at, increase)
+    // `limits.on`: which estimate the cap refuses on (a bad word is reported, the default kept).
+    let on = lf
+        .get("on")
+        .and_then(|n| cx.one_of(n, &join(lp, "on"), "`limits.on`", &CapOn::NAMES))
+        .and_then(|w| CapOn::ALL.into_iter().find(|c| c.as_str() == w))
+        .unwrap_or_default();
+    (monthly_limit, limit_at, increase, on)
 }
 
 /// An amount of US dollars, as a number or a decimal string.
-fn dollars(cx: &mut Cx, m: &Node, mp: &str, what: &str, meaning: &str) -> Option<Money> {
+pub(super) fn dollars(cx: &mut Cx, m: &Node, mp: &str, what: &str, meaning: &str) -> Option<Money> {
     let text = match &m.value {
         Value::Int(i) => Some(i.get().to_string()),
         Value::Float(x) if x.is_finite() => Some(x.to_string()),

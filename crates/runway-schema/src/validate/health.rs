@@ -1,7 +1,5 @@
-//! How a workload runs: its scale per environment, its health check, and the reason a
-//! self-hosted engine is run as a workload.
-
-use indexmap::IndexMap;
+//! How a workload is checked: its health check, and the reason a self-hosted engine is run
+//! as a workload. (Its scale is in `scaling.rs`.)
 
 use crate::diagnostic::Code;
 use crate::model::*;
@@ -9,80 +7,22 @@ use crate::read::{Cx, Fields, index, join, quote};
 use crate::tree::{Node, Value};
 use crate::values::Duration;
 
-use super::{GROUNDS, duration, env_keys, keys};
+use super::{GROUNDS, duration, keys};
 
-/// `scale`: per declared environment, a valid `min`..`max`.
-pub(super) fn scales(
-    cx: &mut Cx<'_>,
-    f: &Fields<'_>,
-    path: &str,
-    envs: &[String],
-) -> IndexMap<String, Scale> {
-    let mut out = IndexMap::new();
-    let Some(n) = f.get("scale") else { return out };
-    let sp = join(path, "scale");
-    for (env_name, _, v) in env_keys(cx, n, &sp, "`scale`", envs) {
-        if let Some(s) = scale(cx, v, &join(&sp, &env_name)) {
-            out.insert(env_name, s);
-        }
-    }
-    out
+/// What `health` declares: a check, or none (`health: { none: <why> }`) with the reason.
+pub(super) enum Declared {
+    /// A check, HTTP or command.
+    Check(Health),
+    /// No check, and why (a worker whose exit ECS sees).
+    Unchecked(String),
 }
 
-/// One environment's scale: whole numbers (1 when left out), `min` at least 1 and at most `max`.
-fn scale(cx: &mut Cx<'_>, v: &Node, p: &str) -> Option<Scale> {
-    let sf = cx.fields(v, p, "a scale", keys::SCALE)?;
-    let read = |cx: &mut Cx<'_>, key: &str| -> Option<(u32, &Node)> {
-        let node = sf.get(key)?;
-        match &node.value {
-            Value::Int(i) => {
-                let i = i.get();
-                Some((u32::try_from(i).unwrap_or(if i < 0 { 0 } else { u32::MAX }), node))
-            }
-            _ => {
-                cx.invalid(
-                    node,
-                    &join(p, key),
-                    format!("`{key}` must be a whole number, found {}", node.describe()),
-                    None,
-                );
-                None
-            }
-        }
-    };
-    let min = read(cx, "min");
-    let max = read(cx, "max");
-    let (min_v, max_v) = (min.map_or(1, |m| m.0), max.map_or(1, |m| m.0));
-    if sf.get("min").is_some() && min.is_none() || sf.get("max").is_some() && max.is_none() {
-        return None;
-    }
-    if min_v < 1 {
-        let at = min.map_or(v, |m| m.1);
-        cx.error(
-            Code::InvalidScale,
-            at,
-            &join(p, "min"),
-            format!("scale min is {min_v}; it must be at least 1"),
-            Some("write `min: 1` or more".to_owned()),
-        );
-        None
-    } else if min_v > max_v {
-        let at = max.map_or(v, |m| m.1);
-        cx.error(
-            Code::InvalidScale,
-            at,
-            p,
-            format!("scale min {min_v} is greater than max {max_v}"),
-            Some(format!("raise `max` to at least {min_v} or lower `min`")),
-        );
-        None
-    } else {
-        Some(Scale { min: min_v, max: max_v })
-    }
-}
-
-pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health> {
+/// `health`: a check (`path` or `command` with its timings), or `none: <why>` alone.
+pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Declared> {
     let f = cx.fields(node, path, "`health`", keys::HEALTH)?;
+    if let Some(n) = f.get("none") {
+        return unchecked(cx, &f, n, path).map(Declared::Unchecked);
+    }
     let check = match (f.get("path"), f.get("command")) {
         (Some(_), Some(c)) => {
             cx.error(
@@ -169,14 +109,53 @@ pub(super) fn health(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Health>
         );
         return None;
     }
-    Some(Health {
+    Some(Declared::Check(Health {
         check: check?,
         interval: interval?,
         timeout: timeout?,
         healthy_threshold: healthy_threshold?,
         unhealthy_threshold: unhealthy_threshold?,
         grace: grace?,
-    })
+    }))
+}
+
+/// `health: { none: <why> }`: the reason, non-empty, and no other key beside it.
+fn unchecked(cx: &mut Cx<'_>, f: &Fields<'_>, n: &Node, path: &str) -> Option<String> {
+    let p = join(path, "none");
+    if let Some((other, k, _)) = f.entries.iter().find(|(k, _, _)| *k != "none") {
+        cx.error(
+            Code::InvalidHealth,
+            k,
+            &join(path, other),
+            format!("`health.none` declares no check, yet `{other}` is written beside it"),
+            Some("keep `none: <why>` alone, or remove it and declare `command: [...]`".to_owned()),
+        );
+        return None;
+    }
+    let why = match &n.value {
+        Value::Str(_) => cx.free_text(n, &p, "`health.none`")?,
+        _ => {
+            cx.error(
+                Code::InvalidHealth,
+                n,
+                &p,
+                format!("`health.none` is the reason there is no check, found {}", n.describe()),
+                Some("write why, e.g. `none: drains a queue; ECS restarts it when it exits`".to_owned()),
+            );
+            return None;
+        }
+    };
+    if why.trim().is_empty() {
+        cx.error(
+            Code::InvalidHealth,
+            n,
+            &p,
+            "`health.none` gives no reason".to_owned(),
+            Some("say why the workload needs no health check".to_owned()),
+        );
+        return None;
+    }
+    Some(why)
 }
 
 /// [`MAX_HEALTH_GRACE_SECONDS`] as the bound of a duration.

@@ -9,12 +9,17 @@ mod deploy;
 mod environments;
 mod health;
 mod members;
+mod previews;
 mod resources;
 mod root;
+mod scaling;
+mod schedules;
 mod secrets;
+mod words;
 mod workloads;
 
 pub(crate) use members::{first_by_name, member, unused_shared};
+pub use previews::parse_days;
 pub(crate) use resources::kind_keys;
 pub use resources::{variable_suffixes, variables};
 pub(crate) use root::root;
@@ -31,8 +36,17 @@ use crate::values::{Duration, is_valid_name};
 /// (`unknown-field` for any other), the editor completes them (`syntax::fields`), and the JSON
 /// Schema lays its properties out by them (`format.rs`, whose test fails on any difference).
 pub(crate) mod keys {
-    pub const ROOT: &[&str] =
-        &["runway", "product", "members", "catalogue", "secrets", "environments", "resources", "workloads"];
+    pub const ROOT: &[&str] = &[
+        "runway",
+        "product",
+        "members",
+        "catalogue",
+        "secrets",
+        "environments",
+        "resources",
+        "workloads",
+        "previews",
+    ];
     pub const SECRETS: &[&str] = &["infisical", "ssm"];
     pub const INFISICAL: &[&str] = &["url", "project", "environments", "path"];
     pub const SSM: &[&str] = &["prefix", "kmsKey"];
@@ -77,7 +91,7 @@ pub(crate) mod keys {
     pub const ALARMS_FOR: &[&str] = crate::alarms::AlarmName::NAMES;
     /// `alerts`: where the alerts topic sends besides `alertEmails`.
     pub const ALERTS: &[&str] = &["https"];
-    pub const LIMITS: &[&str] = &["monthly", "increase"];
+    pub const LIMITS: &[&str] = &["monthly", "increase", "on"];
     pub const LOGS: &[&str] = &["retentionDays"];
     pub const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
     pub const BOOTSTRAP: &[&str] = &["image"];
@@ -117,17 +131,36 @@ pub(crate) mod keys {
         "size",
         "scale",
         "deploy",
+        "schedules",
         "exec",
         "reason",
         "migrate",
     ];
-    pub const HEALTH: &[&str] =
-        &["path", "command", "interval", "timeout", "healthyThreshold", "unhealthyThreshold", "grace"];
-    pub const SCALE: &[&str] = &["min", "max"];
+    pub const HEALTH: &[&str] = &[
+        "path",
+        "command",
+        "interval",
+        "timeout",
+        "healthyThreshold",
+        "unhealthyThreshold",
+        "grace",
+        "none",
+    ];
+    pub const SCALE: &[&str] = &["min", "max", "on", "active"];
+    pub const SCALE_ON: &[&str] = &["cpu", "memory", "requests", "queue"];
+    pub const ACTIVE: &[&str] = &["days", "hours", "timezone"];
+    pub const SCHEDULE: &[&str] = &["cron", "timezone", "command", "timeout"];
     pub const DEPLOY: &[&str] = &["strategy", "percent", "step", "bake"];
     pub const MIGRATE: &[&str] = &["entryPoint", "command"];
     pub const REASON: &[&str] = &["ground", "detail"];
     pub const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];
+    /// `previews` (docs/previews.md).
+    pub const PREVIEWS: &[&str] =
+        &["from", "expireAfter", "max", "limits", "workloads", "infisicalEnvironment"];
+    /// `previews.limits`: the pooled cap.
+    pub const PREVIEW_LIMITS: &[&str] = &["monthly"];
+    /// `previews.workloads.<name>`: whether previews run it.
+    pub const PREVIEW_WORKLOAD: &[&str] = &["on", "off"];
 }
 
 const RESERVED_KINDS: &[(&str, &str)] = &[("kafka", "the bus trigger"), ("opensearch", "the search trigger")];

@@ -13,6 +13,7 @@ use crate::values::is_valid_product;
 
 use super::environments::{UsageFor, check_usage_for, environment};
 use super::members::first_by_name;
+use super::previews::{Declared, previews};
 use super::resources::resource;
 use super::secrets::secrets;
 use super::workloads::workload;
@@ -46,22 +47,13 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         .require(&f, "", "the root runway", "product", "add `product: <name>`")
         .and_then(|p| product_name(cx, p));
 
-    let mut members = Vec::new();
-    if let Some(m) = f.get("members") {
-        parts.members_node = Some(m.clone());
-        if let Some(items) = cx.list(m, "members", "`members`") {
-            for (i, item) in items.iter().enumerate() {
-                let path = index("members", i);
-                const HELP: &str =
-                    "a members glob is relative to this file's folder and stays inside it, e.g. `services/*`";
-                if let Some(g) = cx.string(item, &path, "a members glob")
-                    && inside_root(cx, item, &path, &g, HELP)
-                {
-                    members.push(g);
-                }
-            }
+    let members = match f.get("members") {
+        Some(m) => {
+            parts.members_node = Some(m.clone());
+            member_globs(cx, m)
         }
-    }
+        None => Vec::new(),
+    };
 
     let catalogue = f.get("catalogue").and_then(|c| catalogue_path(cx, c));
 
@@ -152,6 +144,11 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         declared.into_iter().filter(|n| !resources.contains_key(*n) && !workloads.contains_key(*n)).collect();
     check_usage_for(cx, &usage_for, (&resources, &workloads), &failed);
 
+    // `previews` names an environment and workloads: checked once both are known.
+    let workload_names: Vec<&str> = wl_entries.iter().map(|(n, _, _)| *n).collect();
+    let declared = Declared { envs: &envs, workloads: &workload_names, secrets: &secrets };
+    let previews = f.get("previews").and_then(|p| previews(cx, p, &declared));
+
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
     if errors_after == errors_before
         && let Some(product) = product
@@ -168,6 +165,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             environments,
             resources,
             workloads,
+            previews,
         });
     }
     parts
@@ -273,4 +271,22 @@ fn inside_root(cx: &mut Cx<'_>, node: &Node, at: &str, path: &str, help: &str) -
         Some(help.to_owned()),
     );
     false
+}
+
+/// The `members` globs, each a string that stays inside the root's folder.
+fn member_globs(cx: &mut Cx<'_>, m: &Node) -> Vec<String> {
+    let mut members = Vec::new();
+    if let Some(items) = cx.list(m, "members", "`members`") {
+        for (i, item) in items.iter().enumerate() {
+            let path = index("members", i);
+            const HELP: &str =
+                "a members glob is relative to this file's folder and stays inside it, e.g. `services/*`";
+            if let Some(g) = cx.string(item, &path, "a members glob")
+                && inside_root(cx, item, &path, &g, HELP)
+            {
+                members.push(g);
+            }
+        }
+    }
+    members
 }

@@ -12,8 +12,11 @@ use crate::tree::Node;
 use crate::values::{ImageError, ImageRef};
 
 use super::deploy::deploys;
-use super::health::{health, reason, scales};
+use super::health::{Declared, health, reason};
 use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
+use super::scaling::{Reach, scales};
+use super::schedules::schedules;
+use super::words::{Words, words};
 use super::{EXPOSES, Known, PLATFORMS, keys, sizes};
 
 /// One workload: each concern read in file-format order (the order of its diagnostics), then
@@ -41,11 +44,14 @@ pub(super) fn workload(
         Some(n) => registry_credentials(cx, n, &join(path, "registryCredentials")).map(Some),
     };
     let entry_point = optional_words(cx, &f, path, &ENTRY_POINT);
-    let port = cx
-        .require(&f, path, &what, "port", "add `port:` the container port")
-        .and_then(|n| cx.uint(n, &join(path, "port"), "`port`", 1, 65535))
-        .and_then(|p| u16::try_from(p).ok());
-    let health = f.get("health").and_then(|n| health(cx, n, &join(path, "health")));
+    // `None` inside: a worker, without a port.
+    let port = match f.get("port") {
+        None => Some(None),
+        Some(n) => {
+            cx.uint(n, &join(path, "port"), "`port`", 1, 65535).and_then(|p| u16::try_from(p).ok()).map(Some)
+        }
+    };
+    let declared = f.get("health").and_then(|n| health(cx, n, &join(path, "health")));
     // The workload's own variable names (env, then secrets) and where each is declared.
     let mut own_names: Vec<(String, String)> = Vec::new();
     let (env, references) = env_values(cx, &f, path, &mut own_names);
@@ -53,9 +59,29 @@ pub(super) fn workload(
     let (uses, access, used) = used_resources(cx, &f, path, resources, resource_nodes);
     let env_from = env_references(cx, name, references, &used, resource_nodes);
     let expose = expose(cx, &f, path, name, environments);
+    if let (Some(port), Some(expose)) = (port, expose) {
+        listening(cx, &f, (path, name), (port, expose), declared.as_ref());
+    }
+    let (health, unchecked) = match declared {
+        Some(Declared::Check(h)) => (Some(h), None),
+        Some(Declared::Unchecked(why)) => (None, Some(why)),
+        None => (None, None),
+    };
     let size = sizes(cx, &f, path, envs, known);
-    let scale = scales(cx, &f, path, envs);
+    let queues: Vec<String> = used
+        .iter()
+        .filter(|(r, _, _)| {
+            resource_nodes
+                .get(r.as_str())
+                .and_then(|n| resource_spec_quiet(n))
+                .is_some_and(|s| s.kind() == Kind::Queue)
+        })
+        .map(|(r, _, _)| r.clone())
+        .collect();
+    let reach = Reach { public: expose == Some(Expose::Public), queues: &queues };
+    let (scale, scaling) = scales(cx, &f, path, envs, &reach);
     let deploy = deploys(cx, &f, path, envs, expose);
+    let schedules = schedules(cx, &f, path);
     let exec = f.get("exec").map_or(Some(false), |n| cx.boolean(n, &join(path, "exec"), "`exec`"));
     let reason = match f.get("reason") {
         None => {
@@ -87,6 +113,7 @@ pub(super) fn workload(
         entry_point: entry_point?,
         port: port?,
         health,
+        unchecked,
         env,
         env_from,
         secrets,
@@ -96,6 +123,8 @@ pub(super) fn workload(
         size,
         scale,
         deploy,
+        scaling,
+        schedules: schedules?,
         exec: exec?,
         reason: reason?,
         migrate: migrate?,
@@ -110,14 +139,6 @@ fn migrate(cx: &mut Cx<'_>, node: &Node, path: &str) -> Option<Migrate> {
     let c = cx.require(&f, path, "`migrate`", "command", COMMAND.help);
     let command = c.and_then(|c| words(cx, c, &join(path, "command"), &COMMAND));
     Some(Migrate { entry_point: entry_point?, command: command? })
-}
-
-/// What a list of words is called in its diagnostics.
-struct Words {
-    key: &'static str,
-    empty: &'static str,
-    word: &'static str,
-    help: &'static str,
 }
 
 /// `migrate.command`.
@@ -143,33 +164,6 @@ fn optional_words(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &Words) -> 
         None => Some(None),
         Some(n) => words(cx, n, &join(path, what.key), what).map(Some),
     }
-}
-
-/// A non-empty list of non-empty words (a container's command or entry point, exec form), each
-/// problem reported.
-fn words(cx: &mut Cx<'_>, node: &Node, path: &str, what: &Words) -> Option<Vec<String>> {
-    let items = cx.list(node, path, &quote(what.key))?;
-    let mut words = Vec::new();
-    let mut bad = false;
-    for (i, w) in items.iter().enumerate() {
-        let p = index(path, i);
-        match cx.free_text(w, &p, what.word) {
-            Some(word) if word.is_empty() => {
-                cx.invalid(w, &p, format!("{} is empty", what.word), Some(what.help.to_owned()));
-                bad = true;
-            }
-            Some(word) => words.push(word),
-            None => bad = true,
-        }
-    }
-    if bad {
-        return None;
-    }
-    if words.is_empty() {
-        cx.invalid(node, path, what.empty.to_owned(), Some(what.help.to_owned()));
-        return None;
-    }
-    Some(words)
 }
 
 /// `image`: required, and pinned by digest.
@@ -558,6 +552,61 @@ fn expose(
         }
     }
     expose
+}
+
+/// What a workload's port decides: without one (a worker) it is internal, checked by a
+/// `command` or declared unchecked (`health: { none: <why> }`); with one, `health.none` is
+/// refused (its port is checked).
+fn listening(
+    cx: &mut Cx<'_>,
+    f: &Fields<'_>,
+    (path, name): (&str, &str),
+    (port, expose): (Option<u16>, Expose),
+    declared: Option<&Declared>,
+) {
+    let health_at = || f.get("health").unwrap_or(f.map);
+    match (port, declared) {
+        (Some(_), Some(Declared::Unchecked(_))) => cx.error(
+            Code::InvalidHealth,
+            health_at(),
+            &join(path, "health"),
+            format!("workload `{name}` has a port, so `health.none` does not apply"),
+            Some("remove `health` (its port is checked) or declare `path:` or `command:`".to_owned()),
+        ),
+        (None, Some(Declared::Check(h))) if matches!(h.check, HealthCheck::Http(_)) => cx.error(
+            Code::InvalidHealth,
+            health_at(),
+            &join(path, "health.path"),
+            format!("workload `{name}` has no `port`, so nothing answers an HTTP health check"),
+            Some("declare `command: [\"CMD\", ...]` run in the container, or add `port:`".to_owned()),
+        ),
+        // A `health` written but invalid is reported already.
+        (None, None) if f.get("health").is_none() => cx.error(
+            Code::InvalidHealth,
+            f.map,
+            &join(path, "health"),
+            format!("workload `{name}` has no `port` and no `health`: nothing would see it hang"),
+            Some(
+                "add `health: { command: [\"CMD\", \"/bin/check\"] }`, or `health: { none: <why> }` when \
+                 its exit is its only failure"
+                    .to_owned(),
+            ),
+        ),
+        _ => {}
+    }
+    if port.is_none() && expose == Expose::Public {
+        let at = f.get("expose").unwrap_or(f.map);
+        cx.error(
+            Code::MissingField,
+            at,
+            &join(path, "port"),
+            format!("workload `{name}` is public but has no `port` for the load balancer to forward to"),
+            Some(
+                "add `port:` the container port it listens on, or remove `expose: public` for a worker"
+                    .to_owned(),
+            ),
+        );
+    }
 }
 
 /// Every variable the workload sees must have one source: its own names (`seen`, env then

@@ -233,6 +233,11 @@ fn watches(cx: &Cx) -> Vec<Watch> {
         .collect();
     let mut out = Vec::new();
     for item in &cx.items {
+        // The kinds table's `alarms` column: what an item of the kind is watched with.
+        let alarms = item.kind().alarms();
+        if alarms.is_empty() {
+            continue;
+        }
         let watch = |alarms, dimensions| Watch {
             item: item.id.clone(),
             owner: item.owner.clone(),
@@ -248,47 +253,52 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             service: None,
         };
         let name = item.physical_name.as_str();
+        // The kinds table's `alarms` column says which kinds are watched (the others were
+        // skipped above); this match gives their dimensions, and a test plans each of them.
+        #[allow(clippy::wildcard_enum_match_arm)] // reason: the column, not this match, lists the kinds
         match &item.spec {
-            ItemSpec::Alb { .. } => out.push(watch(&[AlbErrors], vec![output("LoadBalancer", &item.id)])),
+            ItemSpec::Alb { .. } => out.push(watch(alarms, vec![output("LoadBalancer", &item.id)])),
             ItemSpec::AlbTargetGroup { .. } => {
                 let Some(alb) = &alb else { continue };
                 let dimensions = vec![output("TargetGroup", &item.id), output("LoadBalancer", alb)];
                 if let Some(&served) = alternates.get(item.id.as_str()) {
-                    // `<workload>_alarm-target-5xx-2`: the second target group's.
-                    let alarms = &[TargetErrors];
+                    // `<workload>_alarm-target-5xx-2`: the second target group's, its 5xx only.
+                    let alarms: &'static [AlarmName] = &[TargetErrors];
                     out.push(Watch { service: Some(served), node: Some(2), ..watch(alarms, dimensions) });
                     continue;
                 }
                 let service = services.get(item.id.as_str()).copied();
-                let alarms = &[TargetErrors, UnhealthyTargets, TargetLatency, RunningTasks];
                 out.push(Watch { service, ..watch(alarms, dimensions) });
             }
             ItemSpec::RdsInstance(db) => {
-                let alarms = &[DbCpu, DbFreeStorage, DbFreeableMemory, DbConnections];
                 let dimensions = vec![text("DBInstanceIdentifier", name)];
                 let (storage_gb, max_connections) = (db.size.storage_gb, db.size.max_connections);
                 out.push(Watch { storage_gb, max_connections, ..watch(alarms, dimensions) });
             }
             ItemSpec::AuroraCluster(db) => {
                 let role = |role| vec![text("DBClusterIdentifier", name), text("Role", role)];
-                let writer = watch(&[DbCpu, DbFreeableMemory, DbConnections], role("WRITER"));
+                // The readers' alarm (replica lag), the row's last; the writer gets the others.
+                let (writer, reader): (&'static [AlarmName], _) = match alarms.split_last() {
+                    Some((DbReplicaLag, writer)) => (writer, Some(&[DbReplicaLag])),
+                    _ => (alarms, None),
+                };
+                let writer = watch(writer, role("WRITER"));
                 out.push(Watch { max_connections: db.size.max_connections, ..writer });
-                if db.size.instances > 1 {
-                    out.push(watch(&[DbReplicaLag], role("READER")));
+                if let Some(reader) = reader.filter(|_| db.size.instances > 1) {
+                    out.push(watch(reader, role("READER")));
                 }
             }
-            ItemSpec::RdsProxy(_) => out.push(watch(&[ProxyBorrowLatency], vec![text("ProxyName", name)])),
+            ItemSpec::RdsProxy(_) => out.push(watch(alarms, vec![text("ProxyName", name)])),
             ItemSpec::CacheReplicationGroup(cache) => {
                 for n in 1..=cache.size.nodes {
                     let node = format_compact!("{name}-{n:03}");
                     let dimensions = vec![text("CacheClusterId", &node)];
-                    let alarms = &[CacheCpu, CacheMemory, CacheEvictions];
                     out.push(Watch { node: Some(n), ..watch(alarms, dimensions) });
                 }
             }
-            ItemSpec::SqsQueue { .. } => out.push(watch(&[QueueAge], vec![text("QueueName", name)])),
+            ItemSpec::SqsQueue { .. } => out.push(watch(alarms, vec![text("QueueName", name)])),
             ItemSpec::SqsDeadLetterQueue { .. } => {
-                out.push(watch(&[DeadLetters], vec![text("QueueName", name)]));
+                out.push(watch(alarms, vec![text("QueueName", name)]));
             }
             // Every service, internal ones too: ECS's own service-level metrics.
             ItemSpec::EcsService(service) => {
@@ -298,40 +308,11 @@ fn watches(cx: &Cx) -> Vec<Watch> {
                     name: "ServiceName",
                     value: DimensionValue::Output { item: item.id.clone(), attribute: "name" },
                 };
-                out.push(watch(&[ServiceCpu, ServiceMemory], vec![cluster, by_name]));
+                out.push(watch(alarms, vec![cluster, by_name]));
             }
-            ItemSpec::EcsCluster {}
-            | ItemSpec::TaskExecutionRole { .. }
-            | ItemSpec::TaskRole { .. }
-            | ItemSpec::RegistrySecret { .. }
-            | ItemSpec::SecurityGroup { .. }
-            | ItemSpec::CloudMapNamespace { .. }
-            | ItemSpec::AlbListener(_)
-            | ItemSpec::DbSubnetGroup {}
-            | ItemSpec::CacheSubnetGroup {}
-            | ItemSpec::AuroraInstance { .. }
-            | ItemSpec::ProxySecret { .. }
-            | ItemSpec::ProxyRole { .. }
-            | ItemSpec::RdsProxyTargetGroup { .. }
-            | ItemSpec::RdsProxyTarget { .. }
-            | ItemSpec::SnsTopic { .. }
-            | ItemSpec::S3Bucket { .. }
-            | ItemSpec::TaskDefinition(_)
-            | ItemSpec::CloudMapService { .. }
-            | ItemSpec::AlbListenerRule { .. }
-            | ItemSpec::TrafficRole { .. }
-            | ItemSpec::ScalingTarget { .. }
-            | ItemSpec::ScalingPolicy { .. }
-            | ItemSpec::Budget { .. }
-            | ItemSpec::LogGroup { .. }
-            | ItemSpec::VpcEndpoint { .. }
-            | ItemSpec::DnsRecord { .. }
-            | ItemSpec::Vpc { .. }
-            | ItemSpec::AlertTopic { .. }
-            | ItemSpec::MetricAlarm { .. }
-            | ItemSpec::EcsEventRule { .. }
-            | ItemSpec::AlbLogBucket { .. }
-            | ItemSpec::KmsKey { .. } => {}
+            // A row with alarms and no arm here would plan none: `every_watched_kind_gets_its_alarms`
+            // fails on it.
+            _ => {}
         }
     }
     out
@@ -374,5 +355,40 @@ pub(in crate::lower) fn attach(
             r.items.push(alarm.id.clone());
             r.monthly = add(r.monthly, alarm.monthly);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use cost::Catalogue;
+    use runway_schema::{PostgresEngine, ResourceSpec};
+
+    use crate::lower::tests::example;
+    use crate::plan::{ItemKind, Plan};
+
+    /// Every item whose kind's row lists alarms is watched (an alarm depends on it), and the
+    /// example, with RDS and with Aurora, plans every such kind: a row given alarms without an
+    /// arm in [`super::watches`] fails here.
+    #[test]
+    fn every_watched_kind_gets_its_alarms() {
+        let mut aurora = example();
+        if let Some(db) = aurora.root.resources.get_mut("main-db") {
+            db.spec = ResourceSpec::Postgres { engine: PostgresEngine::Aurora, version: "16".into() };
+        }
+        let mut seen = BTreeSet::new();
+        for product in [example(), aurora] {
+            let plan: Plan = crate::plan(&product, "production", &Catalogue::builtin()).unwrap();
+            let alarms: Vec<_> = plan.items.iter().filter(|i| i.kind() == ItemKind::MetricAlarm).collect();
+            for item in plan.items.iter().filter(|i| !i.kind().alarms().is_empty()) {
+                let watched = alarms.iter().any(|a| a.depends_on.contains(&item.id));
+                assert!(watched, "{} ({}) has no alarm", item.id, item.kind().as_str());
+                seen.insert(item.kind());
+            }
+        }
+        let watched: BTreeSet<ItemKind> =
+            ItemKind::ALL.iter().copied().filter(|k| !k.alarms().is_empty()).collect();
+        assert_eq!(seen, watched, "a kind with alarms the example does not plan");
     }
 }

@@ -40,6 +40,8 @@ pub(in crate::lower) struct Cx<'a> {
     pub(in crate::lower) usage: Vec<crate::plan::UsageAssumption>,
     /// The one-off tasks the resources need so far (the databases' bootstraps).
     pub(in crate::lower) tasks: Vec<crate::plan::OneOffTask>,
+    /// What a postgres resource's database name ends with (`_pr_7` in a preview; empty else).
+    pub(in crate::lower) database_suffix: &'a str,
 }
 
 impl<'a> Cx<'a> {
@@ -65,7 +67,16 @@ impl<'a> Cx<'a> {
             network,
             usage: Vec::new(),
             tasks: Vec::new(),
+            database_suffix: "",
         }
+    }
+
+    /// The database consumers of postgres resource `resource` connect to: `main_db`, or a
+    /// preview's own `main_db_pr_7`.
+    pub(in crate::lower) fn database(&self, resource: &str) -> CompactString {
+        let mut name = CompactString::from(crate::lower::database_name(resource));
+        name.push_str(self.database_suffix);
+        name
     }
 
     /// `<product>-<env>-<name>`: the stem of the physical names of what `name` owns.

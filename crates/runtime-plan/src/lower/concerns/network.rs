@@ -145,7 +145,8 @@ pub(in crate::lower) fn workload(
         Expose::Public => cx.network.alb.clone(),
         Expose::Internal => cx.network.workloads.clone(),
     };
-    let ingress = from.into_iter().map(|g| rule(group_peer(g), spec.port)).collect();
+    // A worker listens on no port: no ingress at all.
+    let ingress = from.into_iter().zip(spec.port).map(|(g, port)| rule(group_peer(g), port)).collect();
     let mut egress = vec![rule(Peer::Internet, HTTPS_PORT)];
     for r in spec.uses.iter().filter_map(|u| resources.get(u)) {
         match r.spec.kind() {
@@ -157,8 +158,8 @@ pub(in crate::lower) fn workload(
     let id = (workload_group(name), cat(&[base, "-sg"]), Some(name));
     let mut groups = vec![group(cx, id, "tasks".into(), ingress, egress)];
     groups.extend(cx.network.workloads.clone());
-    if spec.expose == Expose::Internal && cx.network.members {
-        groups.push(members_group(spec.port));
+    if let (Expose::Internal, true, Some(port)) = (spec.expose, cx.network.members, spec.port) {
+        groups.push(members_group(port));
     }
     groups
 }

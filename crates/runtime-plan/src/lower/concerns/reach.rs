@@ -53,7 +53,8 @@ impl Network {
             workloads
                 .iter()
                 .filter(|(_, w)| w.expose == expose)
-                .map(|(n, w)| (CompactString::from(n.as_str()), w.port))
+                // A worker listens on no port: nothing reaches it.
+                .filter_map(|(n, w)| Some((CompactString::from(n.as_str()), w.port?)))
                 .collect()
         };
         let internal: Vec<(CompactString, u16)> = with(Expose::Internal);

@@ -43,9 +43,10 @@ pub(in crate::lower) fn lower(
     let has_kind = |kind: Kind| resources.iter().any(|r| r.spec.kind() == kind);
     let mut platform = Platform::default();
     if !workloads.is_empty() || has_kind(Kind::Postgres) {
-        platform.cluster = Some(cluster(cx, &env_base));
+        platform.cluster = Some(cluster(cx, &env_base, workloads));
     }
-    if has(Expose::Internal) {
+    // A worker (no port) is discovered by nothing: the namespace serves listening ones.
+    if workloads.values().any(|w| w.expose == Expose::Internal && w.port.is_some()) {
         platform.namespace = Some(namespace(cx));
         network::workloads(cx, &env_base);
     }
@@ -69,9 +70,13 @@ pub(in crate::lower) fn lower(
     platform
 }
 
-fn cluster(cx: &mut Cx, env_base: &CompactString) -> Named {
+fn cluster(cx: &mut Cx, env_base: &CompactString, workloads: &IndexMap<String, Workload>) -> Named {
     let name = cx.named(ItemKind::EcsCluster, env_base.clone());
-    let id = cx.push(NewItem::new("env_ecs-cluster".into(), name.clone(), None, ItemSpec::EcsCluster {}));
+    // A backlog per task needs the running tasks' count, which Container Insights publishes.
+    let container_insights =
+        workloads.values().any(|w| w.scaling_in(cx.env_name).on.is_some_and(|on| !on.queue.is_empty()));
+    let spec = ItemSpec::EcsCluster { container_insights };
+    let id = cx.push(NewItem::new("env_ecs-cluster".into(), name.clone(), None, spec));
     Named { id, name }
 }
 

@@ -242,7 +242,8 @@ fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str) {
     cx.secrets.template(r, r.var("URL"), url_template(r));
     cx.output(r, proxy, "endpoint", r.var("HOST"));
     cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
-    cx.secrets.literal(r, r.var("DATABASE"), database_name(&r.name).into());
+    let database = cx.database(&r.name);
+    cx.secrets.literal(r, r.var("DATABASE"), database);
     cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
 }
 
@@ -269,7 +270,7 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
 /// port and name.
 fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
     // The same template and database in every login's folder: made once.
-    let (url, database): (_, CompactString) = (url_template(r), database_name(&r.name).into());
+    let (url, database): (_, CompactString) = (url_template(r), cx.database(&r.name));
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
         let c = login.consumer.as_str();
         cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
@@ -326,7 +327,7 @@ fn bootstrap(
         resource: r.name.clone(),
         id,
         logins: planned,
-        database: database_name(&r.name).into(),
+        database: cx.database(&r.name),
         admin: CompactString::const_new(POSTGRES_USER),
     };
     if let Some(task) = super::postgres_bootstrap::lower(cx, (&boot, task_secrets), platform) {

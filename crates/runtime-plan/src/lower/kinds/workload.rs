@@ -10,7 +10,7 @@ use cost::TaskSize;
 use indexmap::IndexMap;
 use runway_schema::{
     Architecture, DEFAULT_RELEASES_PER_MONTH, Deploy, Expose, HealthCheck, RegistryCredentials, Scale,
-    UsageKey, Workload,
+    Scaling, UsageKey, Workload,
 };
 
 use super::consumers::by_consumer;
@@ -18,7 +18,7 @@ use super::context::{Cx, Named, NewItem};
 use super::identity::{self, Identity, Roles};
 use super::platform::Platform;
 use super::resources::Resources;
-use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, SCALING_CPU_TARGET, cat};
+use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, cat};
 use super::{network, protection, usage};
 use crate::plan::{
     Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, OneOffTask, PlannedWorkload,
@@ -26,6 +26,9 @@ use crate::plan::{
     TrafficShift,
 };
 use crate::pricing::Priceable;
+
+mod scaling;
+mod schedules;
 
 /// A workload being lowered, as its items are named and sized.
 struct Lowering<'w> {
@@ -40,6 +43,8 @@ struct Lowering<'w> {
     scale: Scale,
     /// How its releases replace its tasks in this environment.
     release: Deploy,
+    /// What its count follows and when it runs here.
+    scaling: Scaling,
     /// Its bindings, in order.
     bindings: &'w [&'w Binding],
 }
@@ -75,6 +80,7 @@ pub(in crate::lower) fn lower_all(
             size: spec.size_in(cx.env_name),
             scale: spec.scale_in(cx.env_name),
             release: spec.deploy_in(cx.env_name),
+            scaling: spec.scaling_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
         };
         records.push(lower(cx, &w, used, platform, &mut public_index, tasks));
@@ -103,6 +109,8 @@ fn lower(
     let task = task.unwrap_or(TaskSize { cpu: 0, memory_mib: 0 });
     let health = health_spec(w.spec);
     let migrate_roles = Roles { execution: roles.execution.clone(), task: roles.task.clone() };
+    let run_roles: Vec<CompactString> =
+        [roles.execution.clone()].into_iter().chain(roles.task.clone()).collect();
     let migrate_registry = registry.clone();
     let task_definition = task_definition(
         cx,
@@ -117,6 +125,8 @@ fn lower(
     let (mut discovery, mut dns_name, mut entry, mut host) = (None, None, None, None);
     let env = cx.env;
     match w.spec.expose {
+        // A worker listens on no port: nothing to discover.
+        Expose::Internal if w.spec.port.is_none() => {}
         Expose::Internal => {
             if let Some(namespace) = &platform.namespace {
                 let (id, dns) = discovery_service(cx, w, namespace);
@@ -124,12 +134,13 @@ fn lower(
             }
         }
         Expose::Public => {
-            if let (Some(alb), Some(listener), Some(domain)) =
-                (&platform.alb, &platform.listener, &env.domain)
+            // The file's rules give a public workload a port.
+            if let (Some(alb), Some(listener), Some(domain), Some(port)) =
+                (&platform.alb, &platform.listener, &env.domain, w.spec.port)
             {
                 *public_index += 1;
                 let (ids, hostname) =
-                    public_entry(cx, w, health.as_ref(), (alb, listener), domain, *public_index);
+                    public_entry(cx, w, (health.as_ref(), port), (alb, listener), domain, *public_index);
                 (entry, host) = (Some(ids), Some(hostname));
             }
         }
@@ -146,9 +157,16 @@ fn lower(
         let run = (id, entry_point.as_deref(), command.as_slice());
         tasks.push(migrate_task(cx, w, run, (&security_groups, &log_group), platform));
     }
+    let target_group = entry.as_ref().map(|e| e.target_group.clone());
+    let run = schedules::Run {
+        task_definition: &task_definition.clone(),
+        security_groups: &security_groups.clone(),
+        roles: run_roles,
+    };
     let service = service(cx, w, (task_definition, security_groups), discovery, entry, platform);
-    if w.scale.max > w.scale.min {
-        scaling(cx, w, &service, platform);
+    schedules::lower(cx, w, &run, platform);
+    if scaling::scales(w) {
+        scaling::lower(cx, w, &service, (platform, target_group.as_ref()), used);
     }
     PlannedWorkload {
         name: w.name.into(),
@@ -266,7 +284,7 @@ fn task_definition(
         repository_credentials,
         task,
         cpu_architecture: cpu_architecture(w.spec.platform).into(),
-        port: Some(w.spec.port),
+        port: w.spec.port,
         health,
         environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
         secrets: task_secrets(cx, w),
@@ -398,14 +416,14 @@ struct Entry {
 fn public_entry(
     cx: &mut Cx,
     w: &Lowering,
-    health: Option<&HealthSpec>,
+    (health, port): (Option<&HealthSpec>, u16),
     (alb, listener): (&CompactString, &Named),
     domain: &str,
     priority: u32,
 ) -> (Entry, CompactString) {
     let spec = ItemSpec::AlbTargetGroup {
         workload: w.name.into(),
-        port: w.spec.port,
+        port,
         protocol: "HTTP".into(),
         health_path: health.and_then(|h| h.path.clone()).unwrap_or_else(|| "/".into()),
         health_interval_seconds: health.map_or(30, |h| h.interval_seconds),
@@ -535,7 +553,12 @@ fn service(
 /// fleet each release runs for [`Deploy::two_fleet_minutes`], times its releases a month
 /// (`usage.releases`, else [`DEFAULT_RELEASES_PER_MONTH`]; docs/planning.md, "Releases").
 fn service_price(cx: &mut Cx, w: &Lowering, id: &str) -> Priceable {
-    let tasks = Priceable::tasks(w.size, w.scale.min, w.scale.max, w.spec.platform);
+    let tasks = Priceable::tasks(
+        w.size,
+        (scaling::hours_floor(w), w.scale.max),
+        w.spec.platform,
+        w.scaling.active.as_ref().map(scaling::hours_a_month),
+    );
     if w.release.is_rolling() {
         return tasks;
     }
@@ -543,36 +566,6 @@ fn service_price(cx: &mut Cx, w: &Lowering, id: &str) -> Priceable {
     let default = (rust_decimal::Decimal::from(DEFAULT_RELEASES_PER_MONTH), "one a working day");
     let releases = usage::count_or(cx, (Some(w.name), id), UsageKey::Releases, declared, default);
     tasks.with_releases(releases, w.release.two_fleet_minutes())
-}
-
-/// The service's scaling target (`service/<cluster>/<service>`) and CPU target-tracking policy.
-fn scaling(cx: &mut Cx, w: &Lowering, service: &Named, platform: &Platform) {
-    let cluster = platform.cluster.as_ref().map(|c| c.name.as_str()).unwrap_or_default();
-    let spec = ItemSpec::ScalingTarget {
-        workload: w.name.into(),
-        service: service.id.clone(),
-        min_capacity: w.scale.min,
-        max_capacity: w.scale.max,
-    };
-    let target = cx.push(
-        NewItem::new(
-            cat(&[w.name, "_scaling-target"]),
-            cat(&["service/", cluster, "/", &service.name]),
-            Some(w.name),
-            spec,
-        )
-        .depends_on(vec![service.id.clone()]),
-    );
-    let spec = ItemSpec::ScalingPolicy {
-        workload: w.name.into(),
-        target: target.clone(),
-        metric: "ECSServiceAverageCPUUtilization".into(),
-        target_value: SCALING_CPU_TARGET,
-    };
-    let name = cx.named(ItemKind::ScalingPolicy, cat(&[&w.base, "-cpu"]));
-    cx.push(
-        NewItem::new(cat(&[w.name, "_scaling-policy"]), name, Some(w.name), spec).depends_on(vec![target]),
-    );
 }
 
 /// ECS's name of a CPU architecture (`runtimePlatform.cpuArchitecture`).
@@ -623,7 +616,7 @@ fn health_spec(w: &Workload) -> Option<HealthSpec> {
 /// a task that stops answering; none for a public workload's path, which the target group
 /// checks. The shell form assumes the image has `sh` and one of the two tools; an image
 /// without them declares a `command` instead (docs/runway-reference.md).
-fn container_command(check: &HealthCheck, expose: Expose, port: u16) -> Option<Vec<CompactString>> {
+fn container_command(check: &HealthCheck, expose: Expose, port: Option<u16>) -> Option<Vec<CompactString>> {
     match (check, expose) {
         (HealthCheck::Command(words), _) => {
             let named = matches!(words.first().map(String::as_str), Some("CMD" | "CMD-SHELL"));
@@ -631,6 +624,8 @@ fn container_command(check: &HealthCheck, expose: Expose, port: u16) -> Option<V
             Some(form.into_iter().chain(words.iter().map(|w| w.as_str().into())).collect())
         }
         (HealthCheck::Http(path), Expose::Internal) => {
+            // The file's rules refuse an HTTP check without a port.
+            let port = port?;
             let url = shell_quote(&format!("http://localhost:{port}{path}"));
             let line = format!("curl -fsS -o /dev/null {url} || wget -q -O /dev/null {url} || exit 1");
             Some(vec!["CMD-SHELL".into(), line.into()])
