@@ -302,6 +302,24 @@ mod tests {
     }
 
     #[test]
+    fn in_front_of_an_upstream_what_no_route_matches_is_forwarded_and_every_call_recorded() {
+        let upstream = CannedAws::start(vec![Route::ok("Other", r#"{"from":"upstream"}"#)]);
+        let front =
+            CannedAws::in_front_of(&upstream.url(), vec![Route::ok("Describe", r#"{"from":"front"}"#)]);
+        assert!(call(&front, "X.Describe", "{}").ends_with(r#"{"from":"front"}"#));
+        let forwarded = call(&front, "X.Other", r#"{"n":1}"#);
+        assert!(
+            forwarded.starts_with("HTTP/1.1 200") && forwarded.ends_with(r#"{"from":"upstream"}"#),
+            "{forwarded}"
+        );
+        // The upstream's own refusal is relayed as it is.
+        assert!(call(&front, "X.Unknown", "{}").contains("UnknownOperationException"));
+        assert_eq!(front.asked(), ["Describe", "Other", "Unknown"]);
+        assert_eq!(upstream.asked(), ["Other", "Unknown"]);
+        assert_eq!(upstream.calls()[0].body, r#"{"n":1}"#);
+    }
+
+    #[test]
     fn an_always_route_answers_every_operation_with_its_status() {
         let server = CannedAws::start(vec![Route::always("403 Forbidden", r#"{"__type":"ExpiredToken"}"#)]);
         let reply = call(&server, "X.One", "{}");

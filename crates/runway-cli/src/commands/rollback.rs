@@ -1,4 +1,4 @@
-//! `runway rollback --env ENV [WORKLOAD]`: puts each ECS service of the plan (or one workload's)
+//! `runway rollback --env ENV [--workload NAME]`: puts each ECS service of the plan (or one workload's)
 //! back on the task definition revision of the last deployment ECS completed before the one it
 //! runs, then waits as `runway rollout` waits. Refused, with nothing changed, when a previous
 //! revision reads an SSM parameter that no longer exists, or ECS records none to go back to.
