@@ -148,6 +148,53 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             &["ce:GetCostAndUsage", "ce:ListCostAllocationTags"],
             vec!["*".to_owned()],
         ),
+    ];
+    out.extend(preflight(s));
+    if s.plan.items.iter().any(|i| matches!(i.kind(), K::RdsInstance | K::AuroraCluster)) {
+        let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
+        dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
+        dbs.push(s.arn("rds", "db-proxy:*"));
+        dbs.push(s.arn("rds", "target-group:*"));
+        out.push(Statement::allow(
+            "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
+            &[
+                "rds:ModifyDBInstance",
+                "rds:ModifyDBCluster",
+                "rds:DescribeDBInstances",
+                "rds:DescribeDBClusters",
+                "rds:DescribeDBProxyTargets",
+            ],
+            dbs,
+        ));
+    }
+    if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
+        out.push(Statement::allow(
+            "CachesOfThePlan",
+            &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],
+            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
+        ));
+    }
+    out.extend(crate::shared::own_key(
+        s,
+        &[
+            "kms:DescribeKey",
+            "kms:GetKeyPolicy",
+            "kms:CreateAlias",
+            // Found by its tags; another key of the environment scheduled for deletion.
+            "kms:ListResourceTags",
+            "kms:ScheduleKeyDeletion",
+            "kms:Encrypt",
+            "kms:Decrypt",
+            "kms:GenerateDataKey",
+        ],
+    ));
+    out
+}
+
+/// `runway preflight`'s reads: EC2, Service Quotas, ECR's token, the certificates, hosted zones
+/// and ECS's service-linked role, and registry credentials named by ARN.
+fn preflight(s: &Scope<'_>) -> Vec<Statement> {
+    let mut out = vec![
         // `runway preflight`: EC2's Describe calls, Service Quotas and ECR's token take no
         // resource ARN.
         Statement::allow(
@@ -190,43 +237,5 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             registry,
         ));
     }
-    if s.plan.items.iter().any(|i| matches!(i.kind(), K::RdsInstance | K::AuroraCluster)) {
-        let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
-        dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
-        dbs.push(s.arn("rds", "db-proxy:*"));
-        dbs.push(s.arn("rds", "target-group:*"));
-        out.push(Statement::allow(
-            "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
-            &[
-                "rds:ModifyDBInstance",
-                "rds:ModifyDBCluster",
-                "rds:DescribeDBInstances",
-                "rds:DescribeDBClusters",
-                "rds:DescribeDBProxyTargets",
-            ],
-            dbs,
-        ));
-    }
-    if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
-        out.push(Statement::allow(
-            "CachesOfThePlan",
-            &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],
-            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
-        ));
-    }
-    out.extend(crate::shared::own_key(
-        s,
-        &[
-            "kms:DescribeKey",
-            "kms:GetKeyPolicy",
-            "kms:CreateAlias",
-            // Found by its tags; another key of the environment scheduled for deletion.
-            "kms:ListResourceTags",
-            "kms:ScheduleKeyDeletion",
-            "kms:Encrypt",
-            "kms:Decrypt",
-            "kms:GenerateDataKey",
-        ],
-    ));
     out
 }

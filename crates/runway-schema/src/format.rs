@@ -13,10 +13,11 @@ use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema};
 
 use crate::model::{
-    Access, ApplyChanges, Architecture, CapOn, Engine, Expose, Ground, PostgresEngine, Runtime, Strategy,
+    Access, ApplyChanges, Architecture, CapOn, Engine, Expose, Ground, PostgresEngine, Runtime,
 };
 use crate::validate::keys;
 
+mod deploy;
 mod previews;
 mod scaling;
 use previews::PreviewsFile;
@@ -583,7 +584,7 @@ struct WorkloadFile {
     /// Scale per environment (default min 1, max 1).
     scale: Option<IndexMap<String, ScaleFile>>,
     /// How a release replaces the running tasks, per environment (default `rolling`).
-    deploy: Option<IndexMap<String, DeployFile>>,
+    deploy: Option<IndexMap<String, deploy::DeployFile>>,
     /// Scheduled runs of its task definition with a command (EventBridge Scheduler), by name.
     schedules: Option<IndexMap<String, ScheduleFile>>,
     /// ECS Exec: allow a shell into a running task with `aws ecs execute-command` (default
@@ -668,36 +669,6 @@ struct ScaleFile {
     on: Option<ScaleOnFile>,
     /// The hours it runs, outside production: none outside them.
     active: Option<ActiveFile>,
-}
-
-/// `deploy.<env>`: ECS's native deployment strategy and its bounds.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(transform = Keys(keys::DEPLOY))]
-struct DeployFile {
-    /// `rolling` (default), `canary`, `linear` or `blue-green`.
-    strategy: Strategy,
-    /// Canary: its share of the traffic, 0.1..100 (default 5); linear: each step's share,
-    /// 3..100 (default 10). A multiple of 0.1, a number or `"10%"`.
-    percent: Option<PercentFile>,
-    /// Canary: how long it bakes before the rest shifts (default 10m); linear: how long each
-    /// step bakes (default 6m). Whole minutes up to 24h.
-    #[schemars(regex(pattern = DURATION))]
-    step: Option<String>,
-    /// How long both fleets run once all traffic has shifted (canary, linear, blue-green;
-    /// default 10m). Whole minutes up to 24h.
-    #[schemars(regex(pattern = DURATION))]
-    bake: Option<String>,
-}
-
-/// A percentage: a number, or a string ending in `%`.
-#[derive(JsonSchema)]
-#[serde(untagged)]
-enum PercentFile {
-    /// `10`, `2.5`.
-    Number(#[schemars(range(min = 0.1, max = 100))] f64),
-    /// `"10%"`.
-    Text(#[schemars(regex(pattern = r"^[0-9]+(\.[0-9])?%$"))] String),
 }
 
 /// `reason`.
