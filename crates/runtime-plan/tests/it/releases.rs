@@ -7,7 +7,9 @@ use std::str::FromStr;
 use cost::Catalogue;
 use runtime_plan::plan::*;
 use runtime_plan::*;
-use runway_schema::{DEFAULT_RELEASES_PER_MONTH, Deploy, Money, Product, Scale, Strategy, UsageKey};
+use runway_schema::{
+    Active, DEFAULT_RELEASES_PER_MONTH, Deploy, Money, Product, Scale, Scaling, Strategy, UsageKey,
+};
 use rust_decimal::Decimal;
 
 fn d(text: &str) -> Decimal {
@@ -126,4 +128,47 @@ fn blue_green_runs_both_fleets_for_its_bake_only() {
     // 1 task x 10 x 30 minutes = 5 hours.
     let size = cat.task(p.item("shop_service").unwrap().size.as_deref().unwrap()).unwrap();
     assert_eq!(fleet.1, Decimal::from(size.cpu) / d("1024") * d("5"));
+}
+
+/// The typical figure runs the second fleet at the typical count (midway to `max`): twice the
+/// floor's two tasks at `2..6`, to the cent of each figure's rounding.
+#[test]
+fn the_typical_figure_runs_the_second_fleet_at_the_typical_count() {
+    let cat = Catalogue::builtin();
+    let scale = Scale { min: 2, max: 6 };
+    let canary = plan(&shop_released(CANARY, scale, None), "production", &cat).unwrap();
+    let rolling = plan(&shop_released(Deploy::ROLLING, scale, None), "production", &cat).unwrap();
+    let alarm = canary.item("shop_alarm-target-5xx-2").unwrap().monthly.unwrap().0;
+    let floor = canary.cost.monthly.0 - rolling.cost.monthly.0 - alarm;
+    let typical = canary.cost.typical.unwrap().0 - rolling.cost.typical.unwrap().0 - alarm;
+    assert!(floor > Decimal::ZERO, "{floor}");
+    assert!((typical - floor * d("2")).abs() <= d("0.01"), "typical {typical}, floor {floor}");
+}
+
+/// Active hours share a workload's tasks of the month, not its releases' second fleet: a
+/// release runs when it is deployed.
+#[test]
+fn active_hours_do_not_shrink_the_second_fleet() {
+    let cat = Catalogue::builtin();
+    let mut product = shop_released(Deploy::ROLLING, Scale { min: 1, max: 1 }, None);
+    let shop = product.root.workloads.get_mut("shop").unwrap();
+    shop.deploy.insert("staging".into(), CANARY);
+    shop.scale.insert("staging".into(), Scale { min: 1, max: 1 });
+    let active = Active {
+        days: [true, true, true, true, true, false, false],
+        from_minute: 7 * 60,
+        to_minute: 20 * 60,
+        timezone: "Europe/Berlin".into(),
+    };
+    shop.scaling.insert("staging".into(), Scaling { on: None, active: Some(active) });
+    let p = plan(&product, "staging", &cat).unwrap();
+    let size = cat.task(p.item("shop_service").unwrap().size.as_deref().unwrap()).unwrap();
+    let lines = service_lines(&p);
+    let fleet = lines.iter().find(|(_, _, w)| w.contains("second fleet")).unwrap();
+    // 1 task x 20 releases x 25 minutes, whatever the hours.
+    let hours = (Decimal::from(DEFAULT_RELEASES_PER_MONTH) * d("25") / d("60")).round_dp(6);
+    assert_eq!(fleet.1, Decimal::from(size.cpu) / d("1024") * hours);
+    // The tasks themselves run the active hours only: fewer than all month.
+    let tasks = lines.iter().find(|(k, _, w)| k == &fleet.0 && !w.contains("second fleet")).unwrap();
+    assert!(tasks.1 < Decimal::from(size.cpu) / d("1024") * d("730"), "{tasks:?}");
 }
