@@ -77,6 +77,20 @@ pub enum Item<'a> {
         /// ARM64 (`fargate-arm-*`) or x86_64 (`fargate-x86-*`).
         architecture: Architecture,
     },
+    /// The second fleet a release runs under a strategy other than rolling: `tasks` more tasks
+    /// of the size for `minutes` of each of `releases` releases a month.
+    ReleaseFleet {
+        /// Catalogue size name.
+        size: &'a str,
+        /// Tasks of the second fleet (the service's count).
+        tasks: u32,
+        /// ARM64 or x86_64, as the service's.
+        architecture: Architecture,
+        /// Releases a month.
+        releases: Decimal,
+        /// Minutes each release runs both fleets (`Deploy::two_fleet_minutes`).
+        minutes: u32,
+    },
     /// The environment's ALB: hourly, one LCU, and a public IPv4 address in each zone.
     Alb {
         /// Availability Zones it has a node (and a public IPv4 address) in.

@@ -336,21 +336,15 @@ impl Catalogue {
             }
             Item::Tasks { size, tasks, architecture } => {
                 let t = self.task(size).ok_or_else(|| unknown("workload", size))?;
-                let per = Decimal::from(1024u32);
-                let n = Decimal::from(tasks);
-                let (arch, key) = fargate_rates(architecture);
-                Charges::of(vec![
-                    Usage {
-                        what: format!("{tasks} x {} CPU units Fargate {arch} vCPU-hours", t.cpu),
-                        key: format!("{key}-vcpu"),
-                        quantity: n * Decimal::from(t.cpu) / per * hours,
-                    },
-                    Usage {
-                        what: format!("{tasks} x {} MiB Fargate {arch} GB-hours", t.memory_mib),
-                        key: format!("{key}-gb"),
-                        quantity: n * Decimal::from(t.memory_mib) / per * hours,
-                    },
-                ])
+                Charges::of(task_usages(&t, (tasks, architecture), hours, ""))
+            }
+            Item::ReleaseFleet { size, tasks, architecture, releases, minutes } => {
+                let t = self.task(size).ok_or_else(|| unknown("workload", size))?;
+                // To the second, as Fargate bills: a whole number of seconds in hours, rounded
+                // to six places so the quantity reads (and is reproduced) as written.
+                let hours = (releases * Decimal::from(minutes) / Decimal::from(60u32)).round_dp(6);
+                let during = format!(" of a second fleet, {} releases x {minutes} min", releases.normalize());
+                Charges::of(task_usages(&t, (tasks, architecture), hours, &during))
             }
             Item::Alb { zones } => Charges::of(vec![
                 Usage { what: "ALB hours".to_owned(), key: "alb-hour".to_owned(), quantity: hours },
@@ -545,6 +539,31 @@ fn fargate_rates(architecture: Architecture) -> (&'static str, &'static str) {
         Architecture::Arm64 => ("ARM64", "fargate-arm"),
         Architecture::X86_64 => ("x86_64", "fargate-x86"),
     }
+}
+
+/// The vCPU-hours and GB-hours of `tasks` Fargate tasks of a size for `hours`; `during` ends
+/// what each line says.
+fn task_usages(
+    t: &crate::TaskSize,
+    (tasks, architecture): (u32, Architecture),
+    hours: Decimal,
+    during: &str,
+) -> Vec<Usage> {
+    let per = Decimal::from(1024u32);
+    let n = Decimal::from(tasks);
+    let (arch, key) = fargate_rates(architecture);
+    vec![
+        Usage {
+            what: format!("{tasks} x {} CPU units Fargate {arch} vCPU-hours{during}", t.cpu),
+            key: format!("{key}-vcpu"),
+            quantity: n * Decimal::from(t.cpu) / per * hours,
+        },
+        Usage {
+            what: format!("{tasks} x {} MiB Fargate {arch} GB-hours{during}", t.memory_mib),
+            key: format!("{key}-gb"),
+            quantity: n * Decimal::from(t.memory_mib) / per * hours,
+        },
+    ]
 }
 
 /// vCPUs RDS Proxy bills for: the target instance's vCPUs for RDS (a Multi-AZ standby is not

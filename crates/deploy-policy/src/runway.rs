@@ -45,6 +45,12 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ecs:DescribeTasks",
     "ecs:RunTask",
     "ecs:UpdateService",
+    // rollout's stages of a canary, linear or blue/green release; rollback's history and its
+    // registration of the previous revision again (docs/pipeline.md, "runway rollback").
+    "ecs:DescribeServiceDeployments",
+    "ecs:ListServiceDeployments",
+    "ecs:DescribeServiceRevisions",
+    "ecs:RegisterTaskDefinition",
     // rotate and migrate's proxy wait.
     "rds:ModifyDBInstance",
     "rds:ModifyDBCluster",
@@ -129,11 +135,24 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 s.arn("ecs", &format!("task-definition/{stem}*:*")),
             ],
         ),
-        // DescribeTaskDefinition names no resource; ListTasks is checked against the container
-        // instance, which Fargate has none of.
+        // A service's deployments and revisions (`rollout`'s stages, `rollback`'s history):
+        // ListServiceDeployments is authorized on the service, the others on the deployment or
+        // revision, each under the plan's services.
+        Statement::allow(
+            "EcsServiceDeploymentsOfThePlan",
+            &["ecs:ListServiceDeployments", "ecs:DescribeServiceDeployments", "ecs:DescribeServiceRevisions"],
+            vec![
+                s.arn("ecs", &format!("service/{stem}*/*")),
+                s.arn("ecs", &format!("service-deployment/{stem}*/*/*")),
+                s.arn("ecs", &format!("service-revision/{stem}*/*/*")),
+            ],
+        ),
+        // DescribeTaskDefinition and RegisterTaskDefinition name no resource; ListTasks is
+        // checked against the container instance, which Fargate has none of. `rollback`
+        // registers the previous revision again (its roles passed by `pass_role` below).
         Statement::allow(
             "EcsTaskDefinitionCallsTakeOnlyStar",
-            &["ecs:DescribeTaskDefinition", "ecs:ListTasks"],
+            &["ecs:DescribeTaskDefinition", "ecs:ListTasks", "ecs:RegisterTaskDefinition"],
             vec!["*".to_owned()],
         ),
         crate::shared::pass_role(s),
@@ -143,6 +162,56 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             &["ce:GetCostAndUsage", "ce:ListCostAllocationTags"],
             vec!["*".to_owned()],
         ),
+    ];
+    out.extend(preflight(s));
+    if s.plan.items.iter().any(|i| matches!(i.kind(), K::RdsInstance | K::AuroraCluster)) {
+        let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
+        dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
+        dbs.push(s.arn("rds", "db-proxy:*"));
+        dbs.push(s.arn("rds", "target-group:*"));
+        out.push(Statement::allow(
+            "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
+            &[
+                "rds:ModifyDBInstance",
+                "rds:ModifyDBCluster",
+                "rds:DescribeDBInstances",
+                "rds:DescribeDBClusters",
+                "rds:DescribeDBProxyTargets",
+                "rds:RegisterDBProxyTargets",
+                "rds:DeregisterDBProxyTargets",
+                "rds:AddTagsToResource",
+            ],
+            dbs,
+        ));
+    }
+    if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
+        out.push(Statement::allow(
+            "CachesOfThePlan",
+            &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],
+            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
+        ));
+    }
+    out.extend(crate::shared::own_key(
+        s,
+        &[
+            "kms:DescribeKey",
+            "kms:GetKeyPolicy",
+            "kms:CreateAlias",
+            // Found by its tags; another key of the environment scheduled for deletion.
+            "kms:ListResourceTags",
+            "kms:ScheduleKeyDeletion",
+            "kms:Encrypt",
+            "kms:Decrypt",
+            "kms:GenerateDataKey",
+        ],
+    ));
+    out
+}
+
+/// `runway preflight`'s reads: EC2, Service Quotas, ECR's token, the certificates, hosted zones
+/// and ECS's service-linked role, and registry credentials named by ARN.
+fn preflight(s: &Scope<'_>) -> Vec<Statement> {
+    let mut out = vec![
         // `runway preflight`: EC2's Describe calls, Service Quotas and ECR's token take no
         // resource ARN.
         Statement::allow(
@@ -185,46 +254,5 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             registry,
         ));
     }
-    if s.plan.items.iter().any(|i| matches!(i.kind(), K::RdsInstance | K::AuroraCluster)) {
-        let mut dbs = s.each(K::RdsInstance, |n| s.arn("rds", &format!("db:{n}")));
-        dbs.extend(s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}"))));
-        dbs.push(s.arn("rds", "db-proxy:*"));
-        dbs.push(s.arn("rds", "target-group:*"));
-        out.push(Statement::allow(
-            "RdsOfThePlanAndProxiesWhoseIdsRdsGenerates",
-            &[
-                "rds:ModifyDBInstance",
-                "rds:ModifyDBCluster",
-                "rds:DescribeDBInstances",
-                "rds:DescribeDBClusters",
-                "rds:DescribeDBProxyTargets",
-                "rds:RegisterDBProxyTargets",
-                "rds:DeregisterDBProxyTargets",
-                "rds:AddTagsToResource",
-            ],
-            dbs,
-        ));
-    }
-    if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
-        out.push(Statement::allow(
-            "CachesOfThePlan",
-            &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],
-            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
-        ));
-    }
-    out.extend(crate::shared::own_key(
-        s,
-        &[
-            "kms:DescribeKey",
-            "kms:GetKeyPolicy",
-            "kms:CreateAlias",
-            // Found by its tags; another key of the environment scheduled for deletion.
-            "kms:ListResourceTags",
-            "kms:ScheduleKeyDeletion",
-            "kms:Encrypt",
-            "kms:Decrypt",
-            "kms:GenerateDataKey",
-        ],
-    ));
     out
 }

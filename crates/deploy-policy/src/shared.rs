@@ -4,14 +4,25 @@
 use crate::document::Statement;
 use crate::scope::Scope;
 
-/// Passing the plan's roles to ECS (task definitions, one-off tasks) and RDS (the proxies).
+/// Passing the plan's roles to ECS (task definitions, one-off tasks, a service's traffic role
+/// under a release strategy other than rolling) and RDS (the proxies).
 pub(crate) fn pass_role(s: &Scope<'_>) -> Statement {
     Statement::allow(
         "PassThePlansRolesToEcsAndRds",
         &["iam:PassRole"],
         vec![format!("arn:aws:iam::{}:role/{}*", s.account, s.stem)],
     )
-    .when("StringEquals", "iam:PassedToService", &["ecs-tasks.amazonaws.com", "rds.amazonaws.com"])
+    .when("StringEquals", "iam:PassedToService", passed_to(s))
+}
+
+/// The services the plan's roles are passed to: ECS itself too when a service shifts a
+/// release's traffic with a role of the plan.
+fn passed_to(s: &Scope<'_>) -> &'static [&'static str] {
+    if s.plan.items.iter().any(|i| i.kind() == runtime_plan::ItemKind::TrafficRole) {
+        &["ecs-tasks.amazonaws.com", "ecs.amazonaws.com", "rds.amazonaws.com"]
+    } else {
+        &["ecs-tasks.amazonaws.com", "rds.amazonaws.com"]
+    }
 }
 
 /// `actions` on the environment's key: runway's own key by its tags (and creating it, tagged,

@@ -282,6 +282,24 @@ fn calls_on_the_plans_names_are_allowed_and_others_refused() {
     assert!(!allows(&docs, &pass));
 }
 
+/// The traffic role of a workload released by canary (the example's Metabase in production)
+/// may be passed to ECS itself; dev, which releases rolling, passes no role to ECS itself.
+#[test]
+fn the_traffic_role_is_passed_to_ecs_only_where_a_workload_releases_by_canary() {
+    let roles = example_roles();
+    let pass = |env: &str, service: &str| {
+        let role = roles.iter().find(|r| r.environment == env).unwrap();
+        let arn = format!("arn:aws:iam::123456789012:role/acme-shop-{env}-metabase-traffic");
+        let mut pass = request("iam:PassRole", &arn);
+        pass.context.insert("iam:PassedToService".into(), vec![service.into()]);
+        allows(&role.documents(), &pass)
+    };
+    assert!(pass("production", "ecs.amazonaws.com"));
+    assert!(!pass("production", "lambda.amazonaws.com"));
+    assert!(!pass("dev", "ecs.amazonaws.com"));
+    assert!(pass("dev", "ecs-tasks.amazonaws.com"));
+}
+
 #[test]
 fn each_environment_fits_managed_policies_under_the_limit() {
     for role in example_pairs().into_iter().flat_map(|(deploy, operator)| [deploy, operator]) {

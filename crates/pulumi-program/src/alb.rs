@@ -1,11 +1,13 @@
 //! The environment's load balancer and its listeners (HTTPS, and HTTP redirecting to HTTPS),
 //! and for each public workload its target group, the listener rule that forwards its host to
-//! it, and its host's alias record.
+//! it (with its second target group and the role ECS shifts traffic with, when it is not
+//! released rolling), and its host's alias record.
 
 use runtime_plan::{AlbListenerSpec, CompactString, ListenerAction, PlannedItem};
 use serde::Serialize;
 
 use super::context::{Context, Input, Tags};
+use super::iam::{self, Action, Statement};
 use super::{RenderError, network};
 
 #[derive(Serialize)]
@@ -209,7 +211,23 @@ struct ListenerRule<'p> {
 struct ForwardAction {
     #[serde(rename = "type")]
     kind: &'static str,
-    target_group_arn: String,
+    /// One target group.
+    target_group_arn: Option<String>,
+    /// Two target groups by weight (a workload not released rolling).
+    forward: Option<Weighted>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Weighted {
+    target_groups: [WeightedGroup; 2],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WeightedGroup {
+    arn: String,
+    weight: u32,
 }
 
 #[derive(Serialize)]
@@ -224,6 +242,7 @@ struct HostHeader<'p> {
 }
 
 /// Forwards a public workload's host to its target group.
+#[allow(clippy::too_many_arguments)] // reason: the rule's fields, destructured by the dispatcher
 pub(super) fn listener_rule<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
@@ -231,19 +250,66 @@ pub(super) fn listener_rule<'p>(
     target_group: &'p CompactString,
     host: &'p CompactString,
     priority: &'p u32,
+    alternate_target_group: &'p Option<CompactString>,
 ) -> Result<(), RenderError> {
+    let target_group_arn = cx.reference(target_group, "arn")?;
+    // Under a strategy other than rolling, all traffic to the first group at first; ECS moves
+    // the weights during a release (the program ignores them after: `ignoreChanges`).
+    let action = match alternate_target_group {
+        None => ForwardAction { kind: "forward", target_group_arn: Some(target_group_arn), forward: None },
+        Some(alternate) => {
+            let groups = [
+                WeightedGroup { arn: target_group_arn, weight: 100 },
+                WeightedGroup { arn: cx.reference(alternate, "arn")?, weight: 0 },
+            ];
+            ForwardAction {
+                kind: "forward",
+                target_group_arn: None,
+                forward: Some(Weighted { target_groups: groups }),
+            }
+        }
+    };
     let props = ListenerRule {
         listener_arn: cx.reference(listener, "arn")?,
         priority: *priority,
-        actions: vec![ForwardAction {
-            kind: "forward",
-            target_group_arn: cx.reference(target_group, "arn")?,
-        }],
+        actions: vec![action],
         conditions: vec![HostCondition { host_header: HostHeader { values: vec![host] } }],
         region: cx.region(),
         tags: cx.tags(item),
     };
     cx.declare(item, "aws:lb/listenerRule:ListenerRule", props)
+}
+
+/// What ECS reads of a load balancer to shift traffic: AWS authorizes these on no resource.
+const TRAFFIC_DESCRIBE: [&str; 4] = [
+    "elasticloadbalancing:DescribeListeners",
+    "elasticloadbalancing:DescribeRules",
+    "elasticloadbalancing:DescribeTargetGroups",
+    "elasticloadbalancing:DescribeTargetHealth",
+];
+/// What ECS changes on the workload's two target groups.
+const TRAFFIC_TARGETS: [&str; 2] =
+    ["elasticloadbalancing:DeregisterTargets", "elasticloadbalancing:RegisterTargets"];
+
+/// The role ECS assumes to shift a release's traffic: the describes of the managed policy
+/// `AmazonECSInfrastructureRolePolicyForLoadBalancers` on `*`, its rule and target changes on
+/// exactly this workload's listener rule and two target groups.
+pub(super) fn traffic_role<'p>(
+    cx: &mut Context<'p>,
+    item: &'p PlannedItem,
+    listener_rule: &'p CompactString,
+    target_groups: &'p [CompactString],
+) -> Result<(), RenderError> {
+    let groups = target_groups.iter().map(|g| cx.reference(g, "arn")).collect::<Result<Vec<_>, _>>()?;
+    let statements = vec![
+        Statement::allow(Action::Many(TRAFFIC_DESCRIBE.to_vec()), vec!["*".to_owned()]),
+        Statement::allow(
+            Action::One("elasticloadbalancing:ModifyRule"),
+            vec![cx.reference(listener_rule, "arn")?],
+        ),
+        Statement::allow(Action::Many(TRAFFIC_TARGETS.to_vec()), groups),
+    ];
+    iam::role_with_policy(cx, item, iam::Assumer::Ecs, "shift-release-traffic", statements)
 }
 
 /// Has no `tags` or `region` input (Route 53 is global).

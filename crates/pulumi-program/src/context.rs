@@ -102,7 +102,8 @@ struct Resource<P> {
 struct Options {
     /// Dependencies the properties do not reference.
     depends_on: Option<Vec<String>>,
-    /// `desiredCount` of a service an autoscaling target drives.
+    /// `desiredCount` of a service an autoscaling target drives; `actions` of a listener rule
+    /// whose weights ECS moves during a release.
     ignore_changes: Option<Vec<&'static str>>,
     /// The deploy refuses to delete or replace it (production databases and buckets).
     protect: Option<bool>,
@@ -416,7 +417,13 @@ impl<'p> Context<'p> {
         }
         depends.append(&mut self.waits);
         let depends_on = (!depends.is_empty()).then_some(depends);
-        let ignore_changes = self.scaled.contains(item.id.as_str()).then(|| vec!["desiredCount"]);
+        let shifted = matches!(&item.spec, ItemSpec::AlbListenerRule { alternate_target_group: Some(_), .. });
+        let ignore_changes = if self.scaled.contains(item.id.as_str()) {
+            Some(vec!["desiredCount"])
+        } else {
+            // ECS owns the weights of a rule it shifts a release's traffic with.
+            shifted.then(|| vec!["actions"])
+        };
         let protect = item.protected().then_some(true);
         // No `options: {}` for a resource that needs none.
         let options = (depends_on.is_some() || ignore_changes.is_some() || protect.is_some())

@@ -107,6 +107,9 @@ pub(super) enum Assumer {
     /// when it assumes the role, and a condition on a key it does not send denies every
     /// assumption: every login through the proxy would fail (docs/pulumi.md, "Trust").
     Rds,
+    /// ECS itself (`ecs.amazonaws.com`), to move a release's traffic between two target
+    /// groups: no condition, as the ECS guide writes its infrastructure role's trust.
+    Ecs,
     /// EventBridge Scheduler for a schedule's runs (`scheduler.amazonaws.com`): the account
     /// only, as the Scheduler guide's execution role writes it.
     Scheduler,
@@ -132,6 +135,7 @@ pub(super) fn assumed_by(cx: &mut Context<'_>, assumer: Assumer) -> PolicyDocume
             )
         }
         Assumer::Rds => ("rds.amazonaws.com", None),
+        Assumer::Ecs => ("ecs.amazonaws.com", None),
         Assumer::Scheduler => {
             let account = cx.account();
             (

@@ -82,8 +82,10 @@ renderers! { cx, item, subscriptions;
         unhealthy_threshold, ..
     } => alb::target_group(cx, item, port, protocol, health_path, health_interval_seconds,
         health_timeout_seconds, healthy_threshold, unhealthy_threshold), 1;
-    AlbListenerRule { listener, target_group, host, priority, .. } =>
-        alb::listener_rule(cx, item, listener, target_group, host, priority), 1;
+    AlbListenerRule { listener, target_group, host, priority, alternate_target_group, .. } =>
+        alb::listener_rule(cx, item, listener, target_group, host, priority, alternate_target_group), 1;
+    // The role and its policy.
+    TrafficRole { listener_rule, target_groups, .. } => alb::traffic_role(cx, item, listener_rule, target_groups), 2;
     DnsRecord { host, record_type, alb, evaluate_target_health, .. } =>
         alb::dns_record(cx, item, host, record_type, alb, evaluate_target_health), 1;
     ScalingTarget { service, min_capacity, max_capacity, active, .. } =>

@@ -72,6 +72,7 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         | ItemKind::CloudMapService
         | ItemKind::AlbTargetGroup
         | ItemKind::AlbListenerRule
+        | ItemKind::TrafficRole
         | ItemKind::ScalingTarget
         | ItemKind::ScalingPolicy
         | ItemKind::Budget

@@ -10,7 +10,7 @@ use runtime_plan::{
 };
 
 mod scaling;
-use runway_schema::Expose;
+use runway_schema::{Deploy, Expose, Strategy};
 pub(super) use scaling::{scaling_policy, scaling_target};
 use serde::Serialize;
 
@@ -236,6 +236,8 @@ struct Service<'p> {
     /// Public workloads: registered with their target group.
     load_balancers: Option<[LoadBalancer<'p>; 1]>,
     deployment_circuit_breaker: CircuitBreaker,
+    /// ECS's deployment strategy, written when it is not rolling.
+    deployment_configuration: Option<DeploymentConfiguration>,
     /// The alarms that roll a deployment back when they fire during it.
     alarms: Option<DeploymentAlarms>,
     health_check_grace_period_seconds: Option<u32>,
@@ -284,6 +286,66 @@ struct LoadBalancer<'p> {
     target_group_arn: String,
     container_name: &'p str,
     container_port: u16,
+    /// What ECS shifts the traffic with, under a strategy other than rolling.
+    advanced_configuration: Option<AdvancedConfiguration>,
+}
+
+/// A load balancer's `advancedConfiguration` (ECS `AdvancedConfiguration`): the alternate
+/// target group, the production listener rule whose weights ECS moves, and the role it moves
+/// them with.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AdvancedConfiguration {
+    alternate_target_group_arn: String,
+    production_listener_rule: String,
+    role_arn: String,
+}
+
+/// `deploymentConfiguration` (ECS `DeploymentConfiguration`): pulumi-aws 7.x takes the bake
+/// times as strings of minutes and the percentages as numbers.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeploymentConfiguration {
+    strategy: &'static str,
+    bake_time_in_minutes: String,
+    canary_configuration: Option<CanaryConfiguration>,
+    linear_configuration: Option<LinearConfiguration>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CanaryConfiguration {
+    canary_percent: f64,
+    canary_bake_time_in_minutes: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LinearConfiguration {
+    step_percent: f64,
+    step_bake_time_in_minutes: String,
+}
+
+/// The deployment strategy as ECS takes it; `None` for a rolling update (the default).
+fn deployment_configuration(release: &Deploy) -> Option<DeploymentConfiguration> {
+    let percent = f64::from(release.percent_tenths) / 10.0;
+    let step = release.step_minutes.to_string();
+    let (canary_configuration, linear_configuration) = match release.strategy {
+        Strategy::Rolling => return None,
+        Strategy::BlueGreen => (None, None),
+        Strategy::Canary => {
+            (Some(CanaryConfiguration { canary_percent: percent, canary_bake_time_in_minutes: step }), None)
+        }
+        Strategy::Linear => {
+            (None, Some(LinearConfiguration { step_percent: percent, step_bake_time_in_minutes: step }))
+        }
+    };
+    Some(DeploymentConfiguration {
+        strategy: release.strategy.ecs_name(),
+        bake_time_in_minutes: release.bake_minutes.to_string(),
+        canary_configuration,
+        linear_configuration,
+    })
 }
 
 /// The service: Fargate tasks in the private subnets, found through Cloud Map (internal) or
@@ -310,6 +372,8 @@ pub(super) fn service<'p>(
         propagate_tags,
         enable_execute_command,
         deployment_alarms,
+        release,
+        traffic,
     } = spec;
     let alarm_names: Vec<String> =
         deployment_alarms.iter().map(|a| cx.reference(a, "name")).collect::<Result<_, _>>()?;
@@ -333,7 +397,21 @@ pub(super) fn service<'p>(
             let id = target_group.as_deref().ok_or_else(|| cx.missing("a target group"))?;
             let container_port = port.ok_or_else(|| cx.missing("a port for its target group"))?;
             let target_group_arn = cx.reference(id, "arn")?;
-            (None, Some([LoadBalancer { target_group_arn, container_name: workload, container_port }]))
+            let advanced_configuration = match traffic {
+                None => None,
+                Some(t) => Some(AdvancedConfiguration {
+                    alternate_target_group_arn: cx.reference(&t.alternate_target_group, "arn")?,
+                    production_listener_rule: cx.reference(&t.listener_rule, "arn")?,
+                    role_arn: cx.reference(&t.role, "arn")?,
+                }),
+            };
+            let lb = LoadBalancer {
+                target_group_arn,
+                container_name: workload,
+                container_port,
+                advanced_configuration,
+            };
+            (None, Some([lb]))
         }
     };
     let props = Service {
@@ -349,6 +427,7 @@ pub(super) fn service<'p>(
             enable: *rollback_failed_deployments,
             rollback: *rollback_failed_deployments,
         },
+        deployment_configuration: deployment_configuration(release),
         alarms,
         health_check_grace_period_seconds: *health_check_grace_period_seconds,
         wait_for_steady_state: *wait_for_steady_state,

@@ -102,6 +102,9 @@ fn unit_price(plan: &Plan, item: &str, spec: &ItemSpec, key: UsageKey) -> Option
         UsageKey::Requests => &["sqs-standard", "sqs-fifo", "sns-standard", "sns-fifo", "s3-requests"],
         UsageKey::StorageGb => &["s3-standard", "aurora-storage"],
         UsageKey::AuroraIo => &["aurora-io"],
+        // A release's second fleet shares its price keys with the service's own tasks: the
+        // difference cannot be told apart, so no hint names releases.
+        UsageKey::Releases => return None,
         UsageKey::NatGb => &["nat-gateway-gb"],
         UsageKey::EndpointGb => &["vpc-endpoint-gb"],
         UsageKey::InternetGb => &["internet-out-gb"],

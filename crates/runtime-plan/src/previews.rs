@@ -196,6 +196,7 @@ fn postgres_server(item: &PlannedItem) -> bool {
         | ItemKind::CloudMapService
         | ItemKind::AlbTargetGroup
         | ItemKind::AlbListenerRule
+        | ItemKind::TrafficRole
         | ItemKind::ScalingTarget
         | ItemKind::ScalingPolicy
         | ItemKind::Budget

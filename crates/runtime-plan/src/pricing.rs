@@ -48,6 +48,9 @@ pub(crate) enum Priceable {
         architecture: Architecture,
         /// Hours a month it runs (`scale.<env>.active`); `None` all month.
         hours: Option<Decimal>,
+        /// Releases a month and the minutes each runs a second fleet (a strategy other than
+        /// rolling); `None` for a rolling update.
+        release: Option<(Decimal, u32)>,
     },
     /// A schedule's runs: one task of the size for `task_hours` a month.
     Runs {
@@ -91,7 +94,33 @@ impl Priceable {
         hours: Option<Decimal>,
     ) -> Priceable {
         let typical = min + (max - min).div_ceil(2);
-        Priceable::Tasks { size: size.into(), min, typical, max, architecture, hours }
+        Priceable::Tasks { size: size.into(), min, typical, max, architecture, hours, release: None }
+    }
+
+    /// Adds a second fleet for `minutes` of each of `releases` releases a month to a service's
+    /// tasks (no change to anything else).
+    pub(crate) fn with_releases(mut self, releases: Decimal, minutes: u32) -> Priceable {
+        if let Priceable::Tasks { release, .. } = &mut self {
+            *release = Some((releases, minutes));
+        }
+        self
+    }
+
+    /// The second fleet of its releases at `figure` (as many tasks as the first), priced; `None`
+    /// without one. Its releases happen whenever it runs: the active hours do not share it.
+    fn release_price(&self, catalogue: &Catalogue, region: &str, figure: Figure) -> Option<Priced> {
+        let Priceable::Tasks { size, architecture, release: Some((releases, minutes)), .. } = self else {
+            return None;
+        };
+        let Item::Tasks { tasks, .. } = self.item(figure) else { return None };
+        let fleet = Item::ReleaseFleet {
+            size,
+            tasks,
+            architecture: *architecture,
+            releases: *releases,
+            minutes: *minutes,
+        };
+        Some(catalogue.price(region, &fleet))
     }
 
     /// A schedule's runs: `task_hours` a month of one task.
@@ -203,6 +232,20 @@ fn for_share(lines: &[cost::Line], share: Decimal) -> Vec<cost::Line> {
         .collect()
 }
 
+/// `priced` with its releases' second fleet's lines and rates added; an unpriced or usage-based
+/// fleet makes the whole so.
+fn with_release(priced: Priced, release: Option<Priced>) -> Priced {
+    let Some(release) = release else { return priced };
+    match (priced, release) {
+        (Priced::Lines { mut lines, mut rates }, Priced::Lines { lines: more, rates: more_rates }) => {
+            lines.extend(more);
+            rates.extend(more_rates);
+            Priced::Lines { lines, rates }
+        }
+        (Priced::Lines { .. }, other) | (other, _) => other,
+    }
+}
+
 /// How many unpriced items the `unpriced` diagnostic names before `and N more`.
 const UNPRICED_NAMED: usize = 10;
 
@@ -235,11 +278,19 @@ pub(crate) fn summarize(
             if let Priced::Lines { lines, .. } = &mut priced {
                 *lines = for_share(lines, p.share());
             }
+            let priced = with_release(priced, p.release_price(catalogue, region, Figure::Floor));
             let m = priced.monthly().unwrap_or(Money::ZERO);
             let (t, c) = if p.scales() {
                 // The same catalogue priced the item at rest; the other figures alike.
                 let at = |f| catalogue.price(region, &p.item(f)).monthly();
-                (at(Figure::Typical).map_or(m, |t| t.times(p.share())), at(Figure::Ceiling).unwrap_or(m))
+                let release = |f| {
+                    let priced = p.release_price(catalogue, region, f);
+                    priced.and_then(|r| r.monthly()).unwrap_or(Money::ZERO)
+                };
+                (
+                    at(Figure::Typical).map_or(m, |t| t.times(p.share()) + release(Figure::Typical)),
+                    at(Figure::Ceiling).map_or(m, |c| c + release(Figure::Ceiling)),
+                )
             } else {
                 (m, m)
             };

@@ -274,6 +274,14 @@ fn environment(name: &str, product: &str, (region, cap, q, t, c, bk): EnvGen) ->
     }
 }
 
+/// The canary release some generated public workloads declare.
+const CANARY: runway_schema::Deploy = runway_schema::Deploy {
+    strategy: runway_schema::Strategy::Canary,
+    percent_tenths: 100,
+    step_minutes: 10,
+    bake_minutes: 10,
+};
+
 fn build(
     product: String,
     envs: &[String],
@@ -346,6 +354,13 @@ fn build(
                 uses: used,
                 expose: if public { Expose::Public } else { Expose::Internal },
                 size,
+                // Some public ones release by canary where they scale: the second target
+                // group, the weighted rule and the traffic role.
+                deploy: scale
+                    .keys()
+                    .filter(|_| public && w.len() % 2 == 0)
+                    .map(|e| (e.clone(), CANARY))
+                    .collect(),
                 scale: scale
                     .into_iter()
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))

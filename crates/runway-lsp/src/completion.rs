@@ -262,7 +262,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["resources", _] => keys(Place::Resource(kind)),
         ["resources", _, "deadLetter"] => keys(Place::DeadLetter),
         ["resources", _, "versioning"] => keys(Place::Versioning),
-        ["resources" | "workloads", _, "size"] | ["workloads", _, "scale"] => {
+        ["resources" | "workloads", _, "size"] | ["workloads", _, "scale" | "deploy"] => {
             values(&words.environments, "environment")
                 .into_iter()
                 .map(|c| Candidate { is_key: true, ..c })
@@ -271,6 +271,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["workloads", _] => keys(Place::Workload),
         ["workloads", _, "health"] => keys(Place::Health),
         ["workloads", _, "scale", _] => keys(Place::Scale),
+        ["workloads", _, "deploy", _] => keys(Place::Deploy),
         ["workloads", _, "scale", _, "on"] => keys(Place::ScaleOn),
         ["workloads", _, "scale", _, "active"] => keys(Place::Active),
         ["workloads", _, "schedules", _] => keys(Place::Schedule),

@@ -92,6 +92,9 @@ codes! {
     InvalidHealth = "invalid-health",
     /// `scale` with `min < 1` or `min > max`.
     InvalidScale = "invalid-scale",
+    /// A release strategy (`deploy.<env>`) outside ECS's bounds, or a setting its strategy
+    /// does not take.
+    InvalidDeploy = "invalid-deploy",
     /// Two variables of one consumer share a name.
     VariableCollision = "variable-collision",
     /// An `env` value references `${VAR}` the workload is not bound to.

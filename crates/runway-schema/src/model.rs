@@ -351,6 +351,10 @@ impl Usage {
     }
 }
 
+/// Releases a month a workload is assumed to have when `usage.releases` leaves it out (about
+/// one a working day): what prices the second fleet of a strategy other than rolling.
+pub const DEFAULT_RELEASES_PER_MONTH: u32 = 20;
+
 /// What an environment may declare under `usage`: each key, its unit and what it applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -363,6 +367,9 @@ pub enum UsageKey {
     StorageGb,
     /// Million I/O requests a month of an Aurora cluster (standard storage).
     AuroraIo,
+    /// Releases a month of a workload (what a strategy other than rolling runs two fleets
+    /// for; default [`DEFAULT_RELEASES_PER_MONTH`]).
+    Releases,
     /// GB a month through the environment's NAT gateways.
     NatGb,
     /// GB a month through the environment's VPC interface endpoints.
@@ -383,11 +390,12 @@ pub enum UsageScope {
 
 impl UsageKey {
     /// Every key, in the order the reference lists them.
-    pub const ALL: [UsageKey; 7] = [
+    pub const ALL: [UsageKey; 8] = [
         UsageKey::Logs,
         UsageKey::Requests,
         UsageKey::StorageGb,
         UsageKey::AuroraIo,
+        UsageKey::Releases,
         UsageKey::NatGb,
         UsageKey::EndpointGb,
         UsageKey::InternetGb,
@@ -400,6 +408,7 @@ impl UsageKey {
             UsageKey::Requests => "requests",
             UsageKey::StorageGb => "storageGb",
             UsageKey::AuroraIo => "auroraIo",
+            UsageKey::Releases => "releases",
             UsageKey::NatGb => "natGb",
             UsageKey::EndpointGb => "endpointGb",
             UsageKey::InternetGb => "internetGb",
@@ -418,6 +427,7 @@ impl UsageKey {
             UsageKey::Requests => "million requests",
             UsageKey::StorageGb => "GB stored",
             UsageKey::AuroraIo => "million I/O requests",
+            UsageKey::Releases => "releases",
             UsageKey::NatGb => "GB through NAT",
             UsageKey::EndpointGb => "GB through endpoints",
             UsageKey::InternetGb => "GB out to the internet",
@@ -428,7 +438,7 @@ impl UsageKey {
     /// the environment.
     pub fn scope(self) -> UsageScope {
         match self {
-            UsageKey::Logs => UsageScope::Owners(&[OwnerKind::Workload]),
+            UsageKey::Logs | UsageKey::Releases => UsageScope::Owners(&[OwnerKind::Workload]),
             UsageKey::Requests => {
                 UsageScope::Owners(&[OwnerKind::Queue, OwnerKind::Topic, OwnerKind::Bucket])
             }

@@ -172,6 +172,8 @@ pub enum Place {
     Health,
     /// `workloads.<name>.scale.<env>`.
     Scale,
+    /// `workloads.<name>.deploy.<env>`.
+    Deploy,
     /// `workloads.<name>.scale.<env>.on`.
     ScaleOn,
     /// `workloads.<name>.scale.<env>.active`.
@@ -232,6 +234,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         Place::Workload => &[keys::WORKLOAD],
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],
+        Place::Deploy => &[keys::DEPLOY],
         Place::ScaleOn => &[keys::SCALE_ON],
         Place::Active => &[keys::ACTIVE],
         Place::Schedule => &[keys::SCHEDULE],

@@ -84,11 +84,14 @@ impl AwsCall {
 struct State {
     routes: Vec<(Route, usize)>,
     calls: Vec<AwsCall>,
+    /// Where a request no route matches goes (moto's port), when in front of one.
+    upstream: Option<u16>,
 }
 
 /// An AWS JSON endpoint (`application/x-amz-json-1.1`) on a free loopback port answering from
 /// its [`Route`]s, first match first; a request no route matches gets `400` with
-/// `UnknownOperationException`. One connection at a time, each answer closes its connection.
+/// `UnknownOperationException`, or in front of an upstream ([`CannedAws::in_front_of`]) that
+/// upstream's answer. One connection at a time, each answer closes its connection.
 /// Stopped on drop.
 #[derive(Debug)]
 pub struct CannedAws {
@@ -101,12 +104,26 @@ pub struct CannedAws {
 impl CannedAws {
     /// Starts answering from `routes`.
     pub fn start(routes: Vec<Route>) -> CannedAws {
+        CannedAws::serve(routes, None)
+    }
+
+    /// Starts answering from `routes` in front of the AWS endpoint at `upstream`
+    /// (`http://127.0.0.1:<port>`, moto's): a request no route matches is forwarded there and
+    /// its answer relayed, so a test gives canned answers only for what moto cannot. Every
+    /// request is recorded, forwarded or not.
+    pub fn in_front_of(upstream: &str, routes: Vec<Route>) -> CannedAws {
+        let port = upstream.rsplit(':').next().and_then(|p| p.trim_end_matches('/').parse().ok());
+        CannedAws::serve(routes, Some(port.expect("an upstream URL ends in its port")))
+    }
+
+    fn serve(routes: Vec<Route>, upstream: Option<u16>) -> CannedAws {
         let listener = TcpListener::bind("127.0.0.1:0").expect("cannot bind a loopback port");
         let port = listener.local_addr().expect("a bound listener has an address").port();
         let stop = Arc::new(AtomicBool::new(false));
         let state = Arc::new(Mutex::new(State {
             routes: routes.into_iter().map(|r| (r, 0)).collect(),
             calls: Vec::new(),
+            upstream,
         }));
         let (stopped, shared) = (stop.clone(), state.clone());
         let thread = std::thread::spawn(move || {
@@ -118,7 +135,15 @@ impl CannedAws {
                 // The whole request is read before answering: closing a socket with unread
                 // bytes resets the connection, which the SDK would report as unreachable.
                 let call = read_request(&mut stream);
-                let (status, answer) = answer(&shared, call);
+                let (status, answer) = match answer(&shared, call) {
+                    Answered::Canned(status, answer) => (status, answer),
+                    Answered::Forward(upstream, call) => {
+                        let relayed = crate::faults::forward(upstream, &call.head, call.body.as_bytes());
+                        let _ = stream.write_all(&relayed.unwrap_or_default());
+                        let _ = stream.flush();
+                        continue;
+                    }
+                };
                 let reply = format!(
                     "HTTP/1.1 {status}\r\nContent-Type: application/x-amz-json-1.1\r\n\
                      x-amzn-RequestId: canned\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
@@ -147,25 +172,38 @@ impl CannedAws {
     }
 }
 
-/// The answer of the first route matching `call`'s operation and body; `call` recorded.
-fn answer(state: &Mutex<State>, call: AwsCall) -> (String, String) {
+/// What to do with one request.
+enum Answered {
+    /// Answer with this status line and body.
+    Canned(String, String),
+    /// Forward it to this loopback port.
+    Forward(u16, AwsCall),
+}
+
+/// The answer of the first route matching `call`'s operation and body; without one, the
+/// upstream's (when in front of one). `call` recorded.
+fn answer(state: &Mutex<State>, call: AwsCall) -> Answered {
     let Ok(mut state) = state.lock() else {
-        return ("500 Internal Server Error".to_owned(), "{}".to_owned());
+        return Answered::Canned("500 Internal Server Error".to_owned(), "{}".to_owned());
     };
     let (operation, body) = (call.operation.clone(), call.body.clone());
-    state.calls.push(call);
+    state.calls.push(call.clone());
     for (route, taken) in &mut state.routes {
         let operation_matches = route.operation == "*" || route.operation == operation;
         let body_matches = route.body_contains.as_deref().is_none_or(|t| body.contains(t));
         if operation_matches && body_matches && !route.answers.is_empty() {
             let at = (*taken).min(route.answers.len() - 1);
             *taken += 1;
-            return route.answers[at].clone();
+            let (status, answer) = route.answers[at].clone();
+            return Answered::Canned(status, answer);
         }
+    }
+    if let Some(upstream) = state.upstream {
+        return Answered::Forward(upstream, call);
     }
     let unknown =
         format!(r#"{{"__type":"UnknownOperationException","message":"no canned answer for {operation}"}}"#);
-    ("400 Bad Request".to_owned(), unknown)
+    Answered::Canned("400 Bad Request".to_owned(), unknown)
 }
 
 /// Reads one HTTP request: its head, then `Content-Length` bytes of body. Its operation is the
@@ -261,6 +299,24 @@ mod tests {
         stream.read_to_string(&mut reply).unwrap();
         assert!(reply.ends_with("<Xml/>"), "{reply}");
         assert_eq!(server.asked(), ["DescribeDBProxyTargets"]);
+    }
+
+    #[test]
+    fn in_front_of_an_upstream_what_no_route_matches_is_forwarded_and_every_call_recorded() {
+        let upstream = CannedAws::start(vec![Route::ok("Other", r#"{"from":"upstream"}"#)]);
+        let front =
+            CannedAws::in_front_of(&upstream.url(), vec![Route::ok("Describe", r#"{"from":"front"}"#)]);
+        assert!(call(&front, "X.Describe", "{}").ends_with(r#"{"from":"front"}"#));
+        let forwarded = call(&front, "X.Other", r#"{"n":1}"#);
+        assert!(
+            forwarded.starts_with("HTTP/1.1 200") && forwarded.ends_with(r#"{"from":"upstream"}"#),
+            "{forwarded}"
+        );
+        // The upstream's own refusal is relayed as it is.
+        assert!(call(&front, "X.Unknown", "{}").contains("UnknownOperationException"));
+        assert_eq!(front.asked(), ["Describe", "Other", "Unknown"]);
+        assert_eq!(upstream.asked(), ["Other", "Unknown"]);
+        assert_eq!(upstream.calls()[0].body, r#"{"n":1}"#);
     }
 
     #[test]

@@ -202,7 +202,7 @@ fn operation(head: &str, body: &[u8]) -> Option<String> {
 
 /// Sends the request upstream on a connection of its own and reads the whole answer, relayed
 /// with `Connection: close`.
-fn forward(upstream: u16, head: &str, body: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn forward(upstream: u16, head: &str, body: &[u8]) -> Option<Vec<u8>> {
     let mut up = TcpStream::connect(("127.0.0.1", upstream)).ok()?;
     up.set_read_timeout(Some(Duration::from_secs(60))).ok()?;
     let mut request = close_connection(head).into_bytes();

@@ -23,9 +23,11 @@ mod proxy;
 mod proxy_target;
 mod remedy;
 mod restore;
+mod rollback;
 mod rollout;
 mod rotate;
 mod ssm;
+mod stage;
 mod survey;
 mod switch;
 mod task;
@@ -53,6 +55,7 @@ pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use restore::{CopyRequest, InstanceState, RestoreWindow};
+pub use rollback::{RollbackChoice, RollbackError};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
     Verdict,
@@ -62,6 +65,7 @@ pub use ssm::{
     ParameterExpectation, ParameterOutcome, ParameterRequest, ParameterWrite, PublishError, PublishFailure,
     PublishReport, UpdateReason, VerifyError, VerifyProblem, VerifyProblemKind, VerifyReport,
 };
+pub use stage::ReleaseStage;
 pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
 pub use switch::InstanceFacts;
 pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};

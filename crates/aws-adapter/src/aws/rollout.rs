@@ -18,6 +18,7 @@ use std::time::Duration;
 use aws_sdk_ecs::types::{DesiredStatus, Service};
 use serde::Serialize;
 
+use super::stage::ReleaseStage;
 use super::{AwsClients, Chain, RemoteError};
 
 /// One ECS service to wait for, named as the plan names it.
@@ -118,6 +119,10 @@ pub struct ServiceRollout {
     /// Why tasks of the declared revision stopped (most recent first, each reason once), for a
     /// service that did not complete.
     pub reasons: Vec<StoppedReason>,
+    /// Where a release by canary, linear or blue/green stands, as ECS's service deployment
+    /// tells it (left out of JSON for a rolling service).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<ReleaseStage>,
 }
 
 impl ServiceRollout {
@@ -134,6 +139,7 @@ impl ServiceRollout {
             rollout_state: None,
             message: None,
             reasons: Vec::new(),
+            stage: None,
         }
     }
 
@@ -155,7 +161,10 @@ impl fmt::Display for ServiceRollout {
                 write!(f, "expected {expected}, running {running} ({})", self.counts())?;
                 self.message.as_ref().map_or(Ok(()), |m| write!(f, ": {m}"))
             }
-            RolloutState::Complete => write!(f, "{running}, {}", self.counts()),
+            RolloutState::Complete => {
+                write!(f, "{running}, {}", self.counts())?;
+                self.stage.as_ref().map_or(Ok(()), |s| write!(f, ": {s}"))
+            }
             RolloutState::Failed => {
                 write!(f, "{running}, {}", self.counts())?;
                 self.message.as_ref().map_or(Ok(()), |m| write!(f, ": {m}"))
@@ -163,10 +172,10 @@ impl fmt::Display for ServiceRollout {
             RolloutState::InProgress | RolloutState::TimedOut => {
                 let revision = self.running_revision.as_deref().unwrap_or(expected);
                 write!(f, "{revision}, {}", self.counts())?;
-                match &self.rollout_state {
-                    Some(s) => write!(f, " ({s})"),
-                    None => Ok(()),
+                if let Some(s) = &self.rollout_state {
+                    write!(f, " ({s})")?;
                 }
+                self.stage.as_ref().map_or(Ok(()), |s| write!(f, ": {s}"))
             }
         }
     }
@@ -278,6 +287,8 @@ pub(crate) struct ServiceLook {
     pub(crate) desired: u32,
     pub(crate) running: u32,
     pub(crate) deployments: Vec<DeploymentLook>,
+    /// `currentServiceDeployment`, for a service released by a strategy other than rolling.
+    pub(crate) staged: Option<String>,
 }
 
 impl ServiceLook {
@@ -298,6 +309,12 @@ impl ServiceLook {
                     rollout_state_reason: d.rollout_state_reason().map(str::to_owned),
                 })
                 .collect(),
+            staged: service
+                .deployment_configuration()
+                .and_then(|c| c.strategy())
+                .filter(|s| s.as_str() != "ROLLING")
+                .and(service.current_service_deployment())
+                .map(str::to_owned),
         }
     }
 }
@@ -339,12 +356,16 @@ pub(crate) fn judge(expected: &str, look: &ServiceLook, entry: &mut ServiceRollo
     entry.rollout_state.clone_from(&primary.rollout_state);
     if primary.revision != expected {
         entry.state = RolloutState::RolledBack;
-        // The release's own deployment, when ECS still lists it, says why.
-        entry.message = look
-            .deployments
-            .iter()
-            .find(|d| d.revision == expected)
-            .and_then(|d| d.rollout_state_reason.clone());
+        // ECS's service deployment says why (`rolled back by alarm target-5xx`); else the
+        // release's own deployment, when ECS still lists it.
+        entry.message = match entry.stage.as_ref().filter(|s| s.rolling_back()) {
+            Some(stage) => Some(stage.to_string()),
+            None => look
+                .deployments
+                .iter()
+                .find(|d| d.revision == expected)
+                .and_then(|d| d.rollout_state_reason.clone()),
+        };
         return;
     }
     let settled = match primary.rollout_state.as_deref() {
@@ -418,8 +439,10 @@ impl AwsClients {
                 break;
             }
             let looks = self.look(targets, &pending).await.map_err(RolloutError)?;
-            for (i, look) in pending.iter().zip(looks) {
+            let stages = self.stages_of(targets, &pending, &looks).await.map_err(RolloutError)?;
+            for ((i, look), stage) in pending.iter().zip(looks).zip(stages) {
                 let entry = &mut entries[*i];
+                entry.stage = stage;
                 match look {
                     Ok(look) => {
                         let expected = entry.expected_revision.clone().unwrap_or_default();
@@ -457,6 +480,34 @@ impl AwsClients {
             }
         }
         Ok(RolloutReport::of(entries, started.elapsed()))
+    }
+
+    /// The stage of each look's release by a strategy other than rolling (`None` for a rolling
+    /// service, or one ECS no longer describes), in the order of `indices`.
+    async fn stages_of(
+        &self,
+        targets: &[ServiceTarget],
+        indices: &[usize],
+        looks: &[Result<ServiceLook, String>],
+    ) -> Result<Vec<Option<ReleaseStage>>, RemoteError> {
+        let arns: Vec<String> =
+            looks.iter().filter_map(|l| l.as_ref().ok().and_then(|l| l.staged.clone())).collect();
+        if arns.is_empty() {
+            return Ok(vec![None; looks.len()]);
+        }
+        let found = self.service_deployments(&arns).await?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        Ok(indices
+            .iter()
+            .zip(looks)
+            .map(|(&i, look)| {
+                let arn = look.as_ref().ok()?.staged.as_deref()?;
+                let deployment = found.iter().find(|d| d.service_deployment_arn() == Some(arn))?;
+                Some(ReleaseStage::of(deployment, &format!("{}-", targets[i].family), now))
+            })
+            .collect())
     }
 
     /// The family's latest ACTIVE revision as `family:revision`; `None` when it has none.
@@ -609,7 +660,7 @@ mod tests {
     }
 
     fn service(desired: u32, running: u32, deployments: Vec<DeploymentLook>) -> ServiceLook {
-        ServiceLook { status: "ACTIVE".into(), desired, running, deployments }
+        ServiceLook { status: "ACTIVE".into(), desired, running, deployments, staged: None }
     }
 
     fn judged(look: &ServiceLook) -> ServiceRollout {

@@ -26,7 +26,7 @@ fn broken(name: &str, from: &str, to: &str) -> Scratch {
 fn the_reference_program_passes() {
     let outcome = pulumi_support::check(&[&reference()]);
     assert!(outcome.success, "{}", outcome.output);
-    assert!(outcome.output.contains("63 resources constructed and registered"), "{}", outcome.output);
+    assert!(outcome.output.contains("66 resources constructed and registered"), "{}", outcome.output);
 }
 
 #[test]

@@ -294,6 +294,24 @@ pub enum ItemSpec {
         host: CompactString,
         /// Rule priority (1-based order of the public workloads).
         priority: u32,
+        /// Logical id of the alternate target group of a workload released by a strategy
+        /// other than rolling: the rule forwards to both, by weights ECS moves (left out of
+        /// JSON when none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        alternate_target_group: Option<CompactString>,
+    },
+    /// IAM role ECS assumes (`ecs.amazonaws.com`) to shift a public workload's traffic between
+    /// its two target groups during a release: it may read the load balancer's listeners,
+    /// rules and targets, modify exactly that workload's listener rule and register targets in
+    /// exactly its two target groups.
+    #[serde(rename_all = "camelCase")]
+    TrafficRole {
+        /// The workload.
+        workload: CompactString,
+        /// Logical id of its listener rule.
+        listener_rule: CompactString,
+        /// Logical ids of its two target groups.
+        target_groups: Vec<CompactString>,
     },
     /// Application Auto Scaling target (`ecs:service:DesiredCount`).
     #[serde(rename_all = "camelCase")]

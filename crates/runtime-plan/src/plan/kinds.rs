@@ -487,6 +487,21 @@ item_kinds! {
         stored_data: None,
         alarms: [],
     }
+    /// IAM role ECS assumes to shift a public workload's traffic during a release.
+    TrafficRole { .. } = "traffic-role" {
+        words: "traffic role",
+        name_limit: Some(64),
+        included: NO_CHARGE,
+        billed_by_use: false,
+        holds_secret: false,
+        decrypts_secrets: false,
+        used_through: Nothing,
+        protected: false,
+        apply_immediately: None,
+        access: Access::None,
+        stored_data: None,
+        alarms: [],
+    }
     /// Application Auto Scaling target of a service.
     ScalingTarget { .. } = "scaling-target" {
         words: "scaling target",

@@ -68,6 +68,7 @@ pub use secrets::{
 pub use specs::{
     AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, BudgetBasis, CacheReplicationGroupSpec,
     DatabaseProtection, EcsServiceSpec, LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
+    TrafficShift,
 };
 pub use tags::{ENVIRONMENT_TAG, ITEM_TAG, PRODUCT_TAG, RESOURCE_TAG, TagRule, TagValue, tag_rules};
 pub use tasks::{OneOffTask, TaskPurpose, TaskRecord};

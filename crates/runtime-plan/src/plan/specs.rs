@@ -4,7 +4,7 @@
 use compact_str::CompactString;
 use cost::{CacheSize, PostgresSize, TaskSize};
 use indexmap::IndexMap;
-use runway_schema::Expose;
+use runway_schema::{Deploy, Expose};
 use serde::Serialize;
 
 use super::parts::{HealthSpec, ListenerAction, RepositoryCredentials, TaskSecret};
@@ -203,6 +203,27 @@ pub struct EcsServiceSpec {
     /// deployment alarms): the service's own `target-5xx` and `unhealthy-targets`; empty
     /// without alarms.
     pub deployment_alarms: Vec<CompactString>,
+    /// How a release replaces its tasks: ECS's deployment strategy, from the workload's
+    /// `deploy` in this environment (left out of JSON when rolling).
+    #[serde(skip_serializing_if = "Deploy::is_rolling")]
+    pub release: Deploy,
+    /// What ECS shifts a public workload's traffic with, under a strategy other than rolling
+    /// (left out of JSON when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<TrafficShift>,
+}
+
+/// What ECS needs to shift a public service's traffic between two target groups (its load
+/// balancer's `advancedConfiguration`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficShift {
+    /// Logical id of the alternate target group (the new fleet's, every other release).
+    pub alternate_target_group: CompactString,
+    /// Logical id of the production listener rule, whose weights ECS moves.
+    pub listener_rule: CompactString,
+    /// Logical id of the role ECS assumes to move them.
+    pub role: CompactString,
 }
 
 /// RDS Proxy, TLS required, auth from the secret.

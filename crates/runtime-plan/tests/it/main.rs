@@ -28,6 +28,7 @@ mod preflight;
 mod previews;
 mod production_safety;
 mod properties;
+mod releases;
 mod renderings;
 mod review;
 mod rotation;

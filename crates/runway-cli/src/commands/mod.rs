@@ -24,6 +24,7 @@ mod migrate;
 mod plan;
 mod preflight;
 mod restore;
+mod rollback;
 mod rollout;
 mod rotate;
 mod schema;
@@ -83,6 +84,7 @@ commands! {
     Secrets(secrets),
     Ssm(ssm),
     Rollout(rollout),
+    Rollback(rollback),
     Migrate(migrate),
     Rotate(rotate),
     Restore(restore),
@@ -117,7 +119,7 @@ mod tests {
             }
         }
         assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
-        assert_eq!(cli.get_subcommands().count(), 23);
+        assert_eq!(cli.get_subcommands().count(), 24);
     }
 
     /// The waits each command declares are its own (`Timing<W>`): the defaults differ.

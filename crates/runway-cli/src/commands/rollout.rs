@@ -47,7 +47,7 @@ impl Waits for RolloutWaits {
 }
 
 /// The plan's ECS services with their clusters' names and task definition families.
-fn targets(plan: &Plan) -> Result<Vec<ServiceTarget>, String> {
+pub(super) fn targets(plan: &Plan) -> Result<Vec<ServiceTarget>, String> {
     let name = |id: &str| {
         plan.item(id)
             .map(|i| i.physical_name.to_string())

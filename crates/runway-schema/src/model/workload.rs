@@ -49,6 +49,9 @@ pub struct Workload {
     pub size: IndexMap<String, String>,
     /// Scale per environment as written; see [`Workload::scale_in`].
     pub scale: IndexMap<String, Scale>,
+    /// How a release replaces the running tasks, per environment as written (`deploy`); see
+    /// [`Workload::deploy_in`].
+    pub deploy: IndexMap<String, Deploy>,
     /// What the desired count follows and when it runs, per environment as written
     /// (`scale.<env>.on`, `.active`); see [`Workload::scaling_in`].
     pub scaling: IndexMap<String, Scaling>,
@@ -87,6 +90,11 @@ impl Workload {
     /// The scale in an environment (default `{min: 1, max: 1}`).
     pub fn scale_in(&self, env: &str) -> Scale {
         self.scale.get(env).copied().unwrap_or(Scale { min: 1, max: 1 })
+    }
+
+    /// How a release replaces the running tasks in an environment (default rolling).
+    pub fn deploy_in(&self, env: &str) -> Deploy {
+        self.deploy.get(env).copied().unwrap_or(Deploy::ROLLING)
     }
 
     /// What the desired count follows and when it runs in an environment (default: CPU, all
@@ -279,4 +287,101 @@ pub enum Ground {
     Residency,
     /// Parity with an on-prem deployment.
     OnPremParity,
+}
+
+/// How a release of a workload replaces its running tasks (`deploy.<env>`): ECS's native
+/// deployment strategies (`deploymentConfiguration.strategy`). ECS's bounds and defaults, in
+/// docs/runway-reference.md ("Release strategies").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deploy {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The share of production traffic a canary takes, or each linear step shifts, in tenths
+    /// of a percent (`percent`; canary 1..=1000, default 50; linear 30..=1000, default 100);
+    /// 0 for rolling and blue/green.
+    pub percent_tenths: u16,
+    /// Minutes the canary bakes before the rest shifts, or each linear step before the next
+    /// (`step`; 0..=1440, canary default 10, linear 6); 0 for rolling and blue/green.
+    pub step_minutes: u32,
+    /// Minutes both fleets run once all traffic is on the new one, before the old stops
+    /// (`bake`; 0..=1440, default [`DEFAULT_BAKE_MINUTES`]); 0 for rolling.
+    pub bake_minutes: u32,
+}
+
+/// `bake` when a strategy other than rolling leaves it out: ECS requires one for blue/green
+/// and states no default; runway's is 10 minutes.
+pub const DEFAULT_BAKE_MINUTES: u32 = 10;
+/// The longest `step` and `bake` ECS takes, in minutes (24 hours).
+pub const MAX_BAKE_MINUTES: u32 = 1440;
+
+impl Deploy {
+    /// Today's behaviour: a rolling update with the circuit breaker.
+    pub const ROLLING: Deploy =
+        Deploy { strategy: Strategy::Rolling, percent_tenths: 0, step_minutes: 0, bake_minutes: 0 };
+
+    /// Is it a rolling update (what a plan leaves out of its JSON)?
+    pub fn is_rolling(&self) -> bool {
+        self.strategy == Strategy::Rolling
+    }
+
+    /// The minutes one release keeps two fleets running: every step's bake and the final bake
+    /// (a rolling update replaces tasks as it goes: none).
+    pub fn two_fleet_minutes(&self) -> u32 {
+        match self.strategy {
+            Strategy::Rolling => 0,
+            Strategy::BlueGreen => self.bake_minutes,
+            Strategy::Canary => self.step_minutes + self.bake_minutes,
+            Strategy::Linear => self.step_minutes * self.linear_steps() + self.bake_minutes,
+        }
+    }
+
+    /// The bakes of a linear release between its shifts: 100 / step (one less when it divides
+    /// evenly; no bake follows the last shift), as CloudFormation counts them.
+    pub fn linear_steps(&self) -> u32 {
+        let step = u32::from(self.percent_tenths.max(1));
+        if 1000 % step == 0 { 1000 / step - 1 } else { 1000 / step }
+    }
+}
+
+/// A release strategy (`deploy.<env>.strategy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// New tasks replace old ones a few at a time (ECS `ROLLING`, the default).
+    Rolling,
+    /// A share of the traffic to the new tasks for `step`, then the rest (ECS `CANARY`).
+    Canary,
+    /// The traffic in equal shares, `step` apart (ECS `LINEAR`).
+    Linear,
+    /// All traffic at once to a full new fleet, the old kept for `bake` (ECS `BLUE_GREEN`).
+    BlueGreen,
+}
+
+impl Strategy {
+    /// Every strategy, in the order the reference lists them.
+    pub const ALL: [Strategy; 4] =
+        [Strategy::Rolling, Strategy::Canary, Strategy::Linear, Strategy::BlueGreen];
+    /// As written in files.
+    pub const NAMES: [&'static str; 4] = ["rolling", "canary", "linear", "blue-green"];
+
+    /// As written in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Rolling => "rolling",
+            Strategy::Canary => "canary",
+            Strategy::Linear => "linear",
+            Strategy::BlueGreen => "blue-green",
+        }
+    }
+
+    /// ECS's name (`deploymentConfiguration.strategy`).
+    pub fn ecs_name(self) -> &'static str {
+        match self {
+            Strategy::Rolling => "ROLLING",
+            Strategy::Canary => "CANARY",
+            Strategy::Linear => "LINEAR",
+            Strategy::BlueGreen => "BLUE_GREEN",
+        }
+    }
 }

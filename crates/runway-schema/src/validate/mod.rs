@@ -2,9 +2,10 @@
 //!
 //! One module per concern of the format: [`root`] (the root's settings and what it declares),
 //! [`environments`], [`secrets`], [`resources`], [`workloads`] (and [`health`]: scale, health
-//! check, reason), [`members`]. This module holds what they share: the key list of every
+//! check, reason; [`deploy`]: the release strategy), [`members`]. This module holds what they share: the key list of every
 //! mapping ([`keys`]), the vocabularies, and the readers of names, sizes and durations.
 
+mod deploy;
 mod environments;
 mod health;
 mod members;
@@ -95,11 +96,20 @@ pub(crate) mod keys {
     pub(crate) const LOGS: &[&str] = &["retentionDays"];
     pub(crate) const NETWORK: &[&str] = &["endpoints", "zones", "nat"];
     pub(crate) const BOOTSTRAP: &[&str] = &["image"];
-    pub(crate) const USAGE: &[&str] =
-        &["logs", "requests", "storageGb", "auroraIo", "natGb", "endpointGb", "internetGb", "for"];
+    pub(crate) const USAGE: &[&str] = &[
+        "logs",
+        "requests",
+        "storageGb",
+        "auroraIo",
+        "releases",
+        "natGb",
+        "endpointGb",
+        "internetGb",
+        "for",
+    ];
     /// `usage.for.<name>`: the keys that apply to one resource or workload (the network's
     /// amounts are the environment's only).
-    pub(crate) const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo"];
+    pub(crate) const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo", "releases"];
     pub(crate) const SHARED: &[&str] = &crate::model::Engine::NAMES;
     pub(crate) const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
     pub(crate) const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
@@ -121,6 +131,7 @@ pub(crate) mod keys {
         "expose",
         "size",
         "scale",
+        "deploy",
         "schedules",
         "exec",
         "reason",
@@ -140,6 +151,7 @@ pub(crate) mod keys {
     pub(crate) const SCALE_ON: &[&str] = &["cpu", "memory", "requests", "queue"];
     pub(crate) const ACTIVE: &[&str] = &["days", "hours", "timezone"];
     pub(crate) const SCHEDULE: &[&str] = &["cron", "timezone", "command", "timeout"];
+    pub(crate) const DEPLOY: &[&str] = &["strategy", "percent", "step", "bake"];
     pub(crate) const MIGRATE: &[&str] = &["entryPoint", "command"];
     pub(crate) const REASON: &[&str] = &["ground", "detail"];
     pub(crate) const MEMBER: &[&str] = &["runway", "member", "runtime", "requires", "uses"];

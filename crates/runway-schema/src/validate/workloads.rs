@@ -11,6 +11,7 @@ use crate::read::{Cx, Fields, index, join, quote};
 use crate::tree::Node;
 use crate::values::{ImageError, ImageRef};
 
+use super::deploy::deploys;
 use super::health::{Declared, health, reason};
 use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
 use super::scaling::{Reach, scales};
@@ -79,6 +80,7 @@ pub(super) fn workload(
         .collect();
     let reach = Reach { public: expose == Some(Expose::Public), queues: &queues };
     let (scale, scaling) = scales(cx, &f, path, envs, &reach);
+    let deploy = deploys(cx, &f, path, envs, expose);
     let schedules = schedules(cx, &f, path);
     let exec = f.get("exec").map_or(Some(false), |n| cx.boolean(n, &join(path, "exec"), "`exec`"));
     let reason = match f.get("reason") {
@@ -120,6 +122,7 @@ pub(super) fn workload(
         expose: expose?,
         size,
         scale,
+        deploy,
         scaling,
         schedules: schedules?,
         exec: exec?,

@@ -228,3 +228,16 @@ fn schedule_refusals_name_the_value_and_its_place() {
         assert!(line == 15 && column > 0 && !help.is_empty(), "{schedule}: {line}:{column} {help}");
     }
 }
+
+/// A worker is internal: ECS's canary, linear and blue/green shift a load balancer's traffic,
+/// which it has none of (docs/workloads.md, "Workers").
+#[test]
+fn a_worker_releases_rolling_only() {
+    let worker = format!("{WORKER}    deploy:\n      production: {{ strategy: canary }}\n");
+    let (code, path, line, _, help) = only_error(&worker);
+    assert_eq!((code.as_str(), path.as_str()), ("invalid-deploy", "workloads.worker.deploy.production"));
+    assert_eq!(line, 21);
+    assert!(help.contains("`strategy: rolling` for an internal workload"), "{help}");
+    let rolling = format!("{WORKER}    deploy:\n      production: {{ strategy: rolling }}\n");
+    assert!(errors(&rolling).is_empty());
+}

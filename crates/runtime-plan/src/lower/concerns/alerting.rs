@@ -221,6 +221,16 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             Some((s.target_group.as_deref()?, Served { at, min: s.desired_count, grace }))
         })
         .collect();
+    // Each public service released by a strategy other than rolling by its alternate target
+    // group: every other release's new tasks are there, so its 5xx is a deployment alarm too.
+    let alternates: BTreeMap<&str, Served> = (cx.items.iter().enumerate())
+        .filter_map(|(at, i)| {
+            let ItemSpec::EcsService(s) = &i.spec else { return None };
+            let grace = s.health_check_grace_period_seconds.unwrap_or(0);
+            let alternate = s.traffic.as_ref()?.alternate_target_group.as_str();
+            Some((alternate, Served { at, min: s.desired_count, grace }))
+        })
+        .collect();
     let mut out = Vec::new();
     for item in &cx.items {
         // The kinds table's `alarms` column: what an item of the kind is watched with.
@@ -250,8 +260,14 @@ fn watches(cx: &Cx) -> Vec<Watch> {
             ItemSpec::Alb { .. } => out.push(watch(alarms, vec![output("LoadBalancer", &item.id)])),
             ItemSpec::AlbTargetGroup { .. } => {
                 let Some(alb) = &alb else { continue };
-                let service = services.get(item.id.as_str()).copied();
                 let dimensions = vec![output("TargetGroup", &item.id), output("LoadBalancer", alb)];
+                if let Some(&served) = alternates.get(item.id.as_str()) {
+                    // `<workload>_alarm-target-5xx-2`: the second target group's, its 5xx only.
+                    let alarms: &'static [AlarmName] = &[TargetErrors];
+                    out.push(Watch { service: Some(served), node: Some(2), ..watch(alarms, dimensions) });
+                    continue;
+                }
+                let service = services.get(item.id.as_str()).copied();
                 out.push(Watch { service, ..watch(alarms, dimensions) });
             }
             ItemSpec::RdsInstance(db) => {

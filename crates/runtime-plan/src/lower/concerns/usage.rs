@@ -39,6 +39,35 @@ pub(in crate::lower) fn count(
         }
         (None, None) => return None,
     };
+    record(cx, (owner, item), key, (amount, source, from));
+    declared.map(|(amount, _)| amount)
+}
+
+/// Records and returns the amount of `key` the plan counts for `item` (of `owner`): the
+/// declared one, else runway's own default (`default`: the amount, and what the plan says it
+/// comes from), for what no size assumes (a workload's releases a month).
+pub(in crate::lower) fn count_or(
+    cx: &mut Cx,
+    (owner, item): (Option<&str>, &str),
+    key: UsageKey,
+    declared: Option<(Decimal, CompactString)>,
+    default: (Decimal, &str),
+) -> Decimal {
+    let (amount, source, from) = match declared {
+        Some((amount, at)) => (amount, UsageSource::Declared, at),
+        None => (default.0, UsageSource::Default, CompactString::from(default.1)),
+    };
+    record(cx, (owner, item), key, (amount, source, from));
+    amount
+}
+
+/// Adds one assumption to the plan's `cost.usage`.
+fn record(
+    cx: &mut Cx,
+    (owner, item): (Option<&str>, &str),
+    key: UsageKey,
+    (amount, source, from): (Decimal, UsageSource, CompactString),
+) {
     cx.usage.push(UsageAssumption {
         owner: owner.map(CompactString::from),
         item: item.into(),
@@ -48,7 +77,6 @@ pub(in crate::lower) fn count(
         source,
         from,
     });
-    declared.map(|(amount, _)| amount)
 }
 
 /// Million requests a month, from requests.

@@ -9,7 +9,8 @@ use compact_str::CompactString;
 use cost::TaskSize;
 use indexmap::IndexMap;
 use runway_schema::{
-    Architecture, Expose, HealthCheck, RegistryCredentials, Scale, Scaling, UsageKey, Workload,
+    Architecture, DEFAULT_RELEASES_PER_MONTH, Deploy, Expose, HealthCheck, RegistryCredentials, Scale,
+    Scaling, UsageKey, Workload,
 };
 
 use super::consumers::by_consumer;
@@ -22,6 +23,7 @@ use super::{network, protection, usage};
 use crate::plan::{
     Binding, EcsServiceSpec, HealthSpec, ItemKind, ItemSpec, ManagedBy, OneOffTask, PlannedWorkload,
     PolicyResource, RepositoryCredentials, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret,
+    TrafficShift,
 };
 use crate::pricing::Priceable;
 
@@ -39,6 +41,8 @@ struct Lowering<'w> {
     /// Its size and scale in this environment.
     size: &'w str,
     scale: Scale,
+    /// How its releases replace its tasks in this environment.
+    release: Deploy,
     /// What its count follows and when it runs here.
     scaling: Scaling,
     /// Its bindings, in order.
@@ -75,6 +79,7 @@ pub(in crate::lower) fn lower_all(
             base: cx.base(name),
             size: spec.size_in(cx.env_name),
             scale: spec.scale_in(cx.env_name),
+            release: spec.deploy_in(cx.env_name),
             scaling: spec.scaling_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
         };
@@ -397,10 +402,12 @@ fn discovery_service(cx: &mut Cx, w: &Lowering, namespace: &Named) -> (CompactSt
     (id, dns_name)
 }
 
-/// How a public workload is reached: the logical ids of its target group and listener rule.
+/// How a public workload is reached: the logical ids of its target group and listener rule,
+/// and what ECS shifts its traffic with when it is not released rolling.
 struct Entry {
     target_group: CompactString,
     rule: CompactString,
+    traffic: Option<TrafficShift>,
 }
 
 /// A public workload's ALB target group (health checked like the task), host rule
@@ -424,8 +431,14 @@ fn public_entry(
         healthy_threshold: health.map_or(2, |h| h.healthy_threshold),
         unhealthy_threshold: health.map_or(3, |h| h.unhealthy_threshold),
     };
+    // A strategy other than rolling: a second target group, checked alike, for the new fleet.
+    let alternate_spec = (!w.release.is_rolling()).then(|| spec.clone());
     let name = cx.named(ItemKind::AlbTargetGroup, cat(&[&w.base, "-tg"]));
     let tg = cx.push(NewItem::new(cat(&[w.name, "_target-group"]), name, Some(w.name), spec));
+    let alternate = alternate_spec.map(|spec| {
+        let name = cx.named(ItemKind::AlbTargetGroup, cat(&[&w.base, "-tg2"]));
+        cx.push(NewItem::new(cat(&[w.name, "_alternate-target-group"]), name, Some(w.name), spec))
+    });
     let host = cat(&[w.name, ".", domain]);
     let spec = ItemSpec::AlbListenerRule {
         workload: w.name.into(),
@@ -433,6 +446,7 @@ fn public_entry(
         target_group: tg.clone(),
         host: host.clone(),
         priority,
+        alternate_target_group: alternate.clone(),
     };
     let rule = cx.push(
         NewItem::new(
@@ -441,8 +455,9 @@ fn public_entry(
             Some(w.name),
             spec,
         )
-        .depends_on(vec![listener.id.clone(), tg.clone()]),
+        .depends_on([listener.id.clone(), tg.clone()].into_iter().chain(alternate.clone()).collect()),
     );
+    let traffic = alternate.map(|alternate| traffic_role(cx, w, &rule, (&tg, alternate)));
     let spec = ItemSpec::DnsRecord {
         workload: w.name.into(),
         host: host.clone(),
@@ -454,7 +469,30 @@ fn public_entry(
         NewItem::new(cat(&[w.name, "_dns-record"]), host.clone(), Some(w.name), spec)
             .depends_on(vec![alb.clone()]),
     );
-    (Entry { target_group: tg, rule }, host)
+    (Entry { target_group: tg, rule, traffic }, host)
+}
+
+/// The role ECS assumes to move a public workload's traffic between its two target groups
+/// (`<base>-traffic`); returns what the service's load balancer names.
+fn traffic_role(
+    cx: &mut Cx,
+    w: &Lowering,
+    rule: &CompactString,
+    (tg, alternate): (&CompactString, CompactString),
+) -> TrafficShift {
+    let spec = ItemSpec::TrafficRole {
+        workload: w.name.into(),
+        listener_rule: rule.clone(),
+        target_groups: vec![tg.clone(), alternate.clone()],
+    };
+    let name = cx.named(ItemKind::TrafficRole, cat(&[&w.base, "-traffic"]));
+    let role =
+        cx.push(NewItem::new(cat(&[w.name, "_traffic-role"]), name, Some(w.name), spec).depends_on(vec![
+            rule.clone(),
+            tg.clone(),
+            alternate.clone(),
+        ]));
+    TrafficShift { alternate_target_group: alternate, listener_rule: rule.clone(), role }
 }
 
 /// The ECS service, priced at its tasks; returns it. Every deployment waits to be steady and
@@ -474,8 +512,14 @@ fn service(
     let mut depends_on = vec![cluster.clone(), task_definition.clone()];
     depends_on.extend(discovery.iter().cloned());
     depends_on.extend(entry.iter().flat_map(|e| [e.target_group.clone(), e.rule.clone()]));
+    depends_on.extend(
+        entry
+            .iter()
+            .filter_map(|e| e.traffic.as_ref())
+            .flat_map(|t| [t.alternate_target_group.clone(), t.role.clone()]),
+    );
     depends_on.extend(security_groups.iter().cloned());
-    let target_group = entry.map(|e| e.target_group);
+    let (target_group, traffic) = entry.map_or((None, None), |e| (Some(e.target_group), e.traffic));
     let spec = ItemSpec::EcsService(Box::new(EcsServiceSpec {
         workload: w.name.into(),
         cluster,
@@ -494,19 +538,34 @@ fn service(
         enable_execute_command: w.spec.exec,
         // Filled by `alerting::lower` once the alarms are planned.
         deployment_alarms: Vec::new(),
+        release: w.release,
+        traffic,
     }));
+    let id = cat(&[w.name, "_service"]);
+    let price = service_price(cx, w, &id);
     let id = cx.push(
-        NewItem::new(cat(&[w.name, "_service"]), name.clone(), Some(w.name), spec)
-            .size(w.size)
-            .depends_on(depends_on)
-            .priced(Priceable::tasks(
-                w.size,
-                (scaling::hours_floor(w), w.scale.max),
-                w.spec.platform,
-                w.scaling.active.as_ref().map(scaling::hours_a_month),
-            )),
+        NewItem::new(id, name.clone(), Some(w.name), spec).size(w.size).depends_on(depends_on).priced(price),
     );
     Named { id, name }
+}
+
+/// What a service is priced at: its tasks, and under a strategy other than rolling the second
+/// fleet each release runs for [`Deploy::two_fleet_minutes`], times its releases a month
+/// (`usage.releases`, else [`DEFAULT_RELEASES_PER_MONTH`]; docs/planning.md, "Releases").
+fn service_price(cx: &mut Cx, w: &Lowering, id: &str) -> Priceable {
+    let tasks = Priceable::tasks(
+        w.size,
+        (scaling::hours_floor(w), w.scale.max),
+        w.spec.platform,
+        w.scaling.active.as_ref().map(scaling::hours_a_month),
+    );
+    if w.release.is_rolling() {
+        return tasks;
+    }
+    let declared = usage::declared(cx, Some(w.name), UsageKey::Releases);
+    let default = (rust_decimal::Decimal::from(DEFAULT_RELEASES_PER_MONTH), "one a working day");
+    let releases = usage::count_or(cx, (Some(w.name), id), UsageKey::Releases, declared, default);
+    tasks.with_releases(releases, w.release.two_fleet_minutes())
 }
 
 /// ECS's name of a CPU architecture (`runtimePlatform.cpuArchitecture`).

@@ -57,6 +57,7 @@ pub(crate) fn workload(uses: &[&str], expose: Expose) -> Workload {
         expose,
         size: IndexMap::new(),
         scale: IndexMap::new(),
+        deploy: IndexMap::new(),
         scaling: IndexMap::new(),
         schedules: IndexMap::new(),
         exec: false,
