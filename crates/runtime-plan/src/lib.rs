@@ -49,6 +49,7 @@ pub mod naming;
 pub mod plan;
 pub mod preflight;
 pub mod preview;
+pub mod preview_pool;
 pub mod previews;
 mod pricing;
 pub mod review;
