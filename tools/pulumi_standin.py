@@ -21,6 +21,17 @@ Commands (global flags anywhere, as Pulumi takes them):
 - `stack output --json [--show-secrets]`: the outputs of the last successful `up`, secret ones
   as `[secret]` without `--show-secrets`.
 - `cancel --yes`: removes the stack's lock; 255 when there is none.
+- `destroy --yes [--skip-preview] [--exclude URN-GLOB]... [--exclude-dependents]`: takes the
+  stack's lock, then deletes every resource of the state that `--exclude` does not leave out
+  (with `--exclude-dependents`, nor what depends on an excluded one), dependents first: in moto
+  an `aws:ssm/parameter:Parameter` (by `name`), an `aws:ecs/service:Service` and an
+  `aws:rds/instance:Instance` (by `identifier`, its final snapshot as the program says; RDS
+  refuses one with deletion protection on); anything else leaves the state only. A resource
+  the program `protect`s and the state has not unprotected fails the destroy (255) before
+  anything is deleted, as Pulumi does. What is left out stays in the state. Run again, it
+  deletes what is left (gone already is no failure).
+- `state unprotect --all --yes`: marks every resource of the state unprotected (a later `up`
+  protects again what the program protects).
 
 State: `$PULUMI_BACKEND_URL` (`file://DIR`) or else `<cwd>/.pulumi-standin`, laid out as the
 self-managed backend does: `stacks/<project>/<stack>.json`, `locks/<project>/<stack>/<id>.json`.
@@ -319,6 +330,111 @@ def cmd_preview(ctx, args):
     print(json.dumps(doc, indent=4))
 
 
+def take_lock(ctx, project):
+    """The stack's lock, or 255 when a killed command left one."""
+    locks = ctx.lock_dir(project)
+    if os.path.isdir(locks) and os.listdir(locks):
+        held = os.listdir(locks)[0]
+        raise Failure(f"the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end "
+                      f"or delete the lock file with `pulumi cancel`.\n  {os.path.join(locks, held)}")
+    os.makedirs(locks, exist_ok=True)
+    lock = os.path.join(locks, f"{uuid.uuid4()}.json")
+    with open(lock, "w", encoding="utf-8") as f:
+        json.dump({"pid": os.getpid(), "username": os.environ.get("USER", ""), "hostname": socket.gethostname(),
+                   "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, f)
+    return lock
+
+
+def cmd_state_unprotect(ctx, args):
+    opts = flags(args, {"--all", "--yes", "-y"})
+    if not opts.get("--all"):
+        raise Failure("pulumi stand-in: only `state unprotect --all` is modelled")
+    program = ctx.program()
+    state = ctx.state(program["name"])
+    state["unprotected"] = sorted(set(state.get("resources", [])))
+    ctx.save(program["name"], state)
+    print(f"{len(state['unprotected'])} resources unprotected")
+
+
+def delete_in_moto(name, resource):
+    """What a real delete of `resource` does in the account, for the modelled types."""
+    import boto3  # noqa: PLC0415  (only the destroy needs it)
+    region = os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION") or "us-east-1"
+    props = resource.get("properties") or {}
+    kind = resource["type"]
+    try:
+        if kind == "aws:ssm/parameter:Parameter" and isinstance(props.get("name"), str):
+            boto3.client("ssm", region_name=region).delete_parameter(Name=props["name"])
+        elif kind == "aws:ecs/service:Service" and isinstance(props.get("name"), str):
+            cluster = props.get("cluster")
+            ecs = boto3.client("ecs", region_name=region)
+            for c in [cluster] if isinstance(cluster, str) and not cluster.startswith("${") else \
+                    [a.split("/")[-1] for a in ecs.list_clusters()["clusterArns"]]:
+                try:
+                    ecs.delete_service(cluster=c, service=props["name"], force=True)
+                except ecs.exceptions.ClientError:
+                    pass
+        elif kind == "aws:rds/instance:Instance" and isinstance(props.get("identifier"), str):
+            rds = boto3.client("rds", region_name=region)
+            final = props.get("finalSnapshotIdentifier")
+            if props.get("skipFinalSnapshot", False) or not final:
+                rds.delete_db_instance(DBInstanceIdentifier=props["identifier"], SkipFinalSnapshot=True)
+            else:
+                rds.delete_db_instance(DBInstanceIdentifier=props["identifier"], SkipFinalSnapshot=False,
+                                       FinalDBSnapshotIdentifier=final)
+    except Exception as e:  # noqa: BLE001  (the service's answer decides)
+        code = getattr(e, "response", {}).get("Error", {}).get("Code", "")
+        if code in ("ParameterNotFound", "DBInstanceNotFound", "DBInstanceNotFoundFault", "ServiceNotFoundException",
+                    "ClusterNotFoundException"):
+            return
+        raise Failure(f"deleting {kind} {name}: {e}") from None
+
+
+def cmd_destroy(ctx, args):
+    opts = flags(args, {"--yes", "-y", "--skip-preview", "-f", "--exclude-dependents"}, repeated=("--exclude",))
+    if not ctx.interactive and not (opts.get("--yes") or opts.get("-y")):
+        raise Failure("--yes or --skip-preview must be passed in to proceed when running in non-interactive mode")
+    program = ctx.program()
+    project, resources = program["name"], program["resources"]
+    state = ctx.state(project)
+    in_state = set(state.get("resources", []))
+    named = {urn(ctx.stack, project, n, r): n for n, r in resources.items()}
+    matchers = [glob_re(g) for g in opts["--exclude"]]
+    kept = {n for u, n in named.items() if any(m.match(u) for m in matchers)}
+    deps = simulate_up.dependencies(resources)
+    if opts.get("--exclude-dependents"):
+        grew = True
+        while grew:
+            more = {n for n in resources if n not in kept and deps[n] & kept}
+            kept, grew = kept | more, bool(more)
+    doomed = [n for u, n in named.items() if u in in_state and n not in kept]
+    unprotected = set(state.get("unprotected", []))
+    for n in doomed:
+        u = urn(ctx.stack, project, n, resources[n])
+        if (resources[n].get("options") or {}).get("protect") and u not in unprotected:
+            raise Failure(f"unable to delete resource \"{u}\"\nas it is currently marked for protection. To unprotect "
+                          "the resource, either remove the `protect` flag from the resource in your Pulumi program "
+                          "and run `pulumi up`, or use the command:\n`pulumi state unprotect '" + u + "'`")
+    lock = take_lock(ctx, project)
+    try:
+        print(f"Destroying ({ctx.stack}):", flush=True)
+        # Dependents first: the reverse of the order `up` creates them in.
+        for n in reversed(simulate_up.order(resources, deps)):
+            if n not in doomed:
+                continue
+            delete_in_moto(n, resources[n])
+            u = urn(ctx.stack, project, n, resources[n])
+            in_state.discard(u)
+            state["resources"] = sorted(in_state)
+            (state.get("applied") or {}).pop(n, None)
+            ctx.save(project, state)
+            print(f"    - {resources[n]['type']} {n} deleted", flush=True)
+        print(f"Resources:\n    {len(doomed)} deleted, {len(in_state)} left\n", flush=True)
+    finally:
+        if os.path.exists(lock):
+            os.remove(lock)
+
+
 COMMANDS = {
     ("preview",): cmd_preview,
     ("version",): cmd_version,
@@ -327,6 +443,8 @@ COMMANDS = {
     ("up",): cmd_up,
     ("update",): cmd_up,
     ("cancel",): cmd_cancel,
+    ("destroy",): cmd_destroy,
+    ("state", "unprotect"): cmd_state_unprotect,
 }
 
 

@@ -279,3 +279,16 @@ fn reprice(plan: &mut Plan, from: &str, pool_cap: Money) {
 fn shared_id(item: &PlannedItem) -> bool {
     item.owner.is_none() && item.managed_by != ManagedBy::Pulumi
 }
+
+/// The plan of `env` as a command names it: a declared environment's, else, when the product
+/// declares `previews` and `env` is `pr-<n>`, pull request `n`'s preview (so that every
+/// command acting on an environment — `secrets prepare`, `emit`, `migrate`, `rollout`, `ssm`,
+/// `runway deploy` — acts on a preview given `--env pr-<n>`). A declared environment wins.
+pub fn plan_named(product: &Product, env: &str, catalogue: &Catalogue) -> Result<Plan, PreviewError> {
+    let preview = crate::preview_pool::pr_of(env)
+        .filter(|_| product.root.previews.is_some() && !product.root.environments.contains_key(env));
+    match preview {
+        Some(pr) => preview_plan(product, pr, catalogue),
+        None => Ok(crate::plan(product, env, catalogue)?),
+    }
+}

@@ -17,6 +17,7 @@ mod freshness;
 mod kms;
 mod lease;
 mod preflight;
+mod previews;
 mod proxy;
 mod proxy_target;
 mod remedy;
@@ -44,6 +45,7 @@ pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURC
 pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
 pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
+pub use previews::{CREATED_TAG, MONTHLY_TAG, PREVIEW_TAG, PreviewRecord, RECORD, Removed, TaggedResource};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use rollout::{
@@ -352,6 +354,8 @@ pub struct AwsClients {
     pub(crate) route53: aws_sdk_route53::Client,
     /// Whose credentials these are (`GetCallerIdentity`: the pinned account).
     pub(crate) sts: aws_sdk_sts::Client,
+    /// The Resource Groups Tagging API: the previews found by their tags (`runway preview`).
+    pub(crate) tagging: aws_sdk_resourcegroupstagging::Client,
 }
 
 impl AwsClients {
@@ -398,6 +402,7 @@ impl AwsClients {
             ecr: aws_sdk_ecr::Client::new(&config),
             route53: aws_sdk_route53::Client::new(&config),
             sts: aws_sdk_sts::Client::new(&config),
+            tagging: aws_sdk_resourcegroupstagging::Client::new(&config),
         }
     }
 }
