@@ -87,7 +87,8 @@ impl AwsClients {
             for mapping in answer.resource_tag_mapping_list() {
                 let tags: Vec<(String, String)> =
                     mapping.tags().iter().map(|t| (t.key().to_owned(), t.value().to_owned())).collect();
-                let Some(preview) = tags.iter().find(|(k, _)| k == PREVIEW_TAG).map(|(_, v)| v.clone()) else {
+                let Some(preview) = tags.iter().find(|(k, _)| k == PREVIEW_TAG).map(|(_, v)| v.clone())
+                else {
                     continue;
                 };
                 let arn = mapping.resource_arn().unwrap_or_default().to_owned();
@@ -115,9 +116,8 @@ impl AwsClients {
             .send()
             .await
             .map_err(|e| RemoteError::from_sdk("PutParameter", e))?;
-        let tags: Vec<Tag> = (record.tags.iter())
-            .filter_map(|(k, v)| Tag::builder().key(k).value(v).build().ok())
-            .collect();
+        let tags: Vec<Tag> =
+            (record.tags.iter()).filter_map(|(k, v)| Tag::builder().key(k).value(v).build().ok()).collect();
         self.ssm
             .add_tags_to_resource()
             .resource_type(aws_sdk_ssm::types::ResourceTypeForTagging::Parameter)

@@ -22,6 +22,7 @@ mod lsp;
 mod migrate;
 mod plan;
 mod preflight;
+mod preview;
 mod rollout;
 mod rotate;
 mod schema;
@@ -76,6 +77,7 @@ commands! {
     Diff(diff),
     Emit(emit),
     Deploy(deploy),
+    Preview(preview),
     Secrets(secrets),
     Ssm(ssm),
     Rollout(rollout),
@@ -111,7 +113,7 @@ mod tests {
             }
         }
         assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
-        assert_eq!(cli.get_subcommands().count(), 20);
+        assert_eq!(cli.get_subcommands().count(), 21);
     }
 
     /// The waits each command declares are its own (`Timing<W>`): the defaults differ.

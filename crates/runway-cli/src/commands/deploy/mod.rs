@@ -14,8 +14,8 @@
 
 mod lease;
 mod preview;
-mod pulumi;
-mod report;
+pub(crate) mod pulumi;
+pub(crate) mod report;
 mod steps;
 
 use std::time::{Duration, Instant};
