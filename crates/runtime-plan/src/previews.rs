@@ -212,11 +212,13 @@ fn postgres_server(item: &PlannedItem) -> bool {
 /// (the key and the VPC stay as they are looked up or given), and returns them.
 fn share(plan: &mut Plan, from: &Plan, product: &Product) -> Vec<SharedItem> {
     let mut shares = Vec::new();
+    let mut renamed: Vec<(CompactString, CompactString)> = Vec::new();
     for item in &mut plan.items {
         if !shared_kind(item, product) {
             continue;
         }
         if let Some(theirs) = from.item(&item.id) {
+            renamed.push((item.physical_name.clone(), theirs.physical_name.clone()));
             item.physical_name.clone_from(&theirs.physical_name);
         }
         if item.managed_by == ManagedBy::Pulumi {
@@ -228,6 +230,14 @@ fn share(plan: &mut Plan, from: &Plan, product: &Product) -> Vec<SharedItem> {
             physical_name: item.physical_name.clone(),
             owner: item.owner.clone(),
         });
+    }
+    // A one-off task waits for the shared proxy, by the `from` environment's name.
+    for task in &mut plan.tasks {
+        if let Some(proxy) = task.proxy.as_mut()
+            && let Some((_, theirs)) = renamed.iter().find(|(ours, _)| ours == proxy)
+        {
+            proxy.clone_from(theirs);
+        }
     }
     shares
 }

@@ -100,7 +100,30 @@ impl AwsClients {
             }
         }
         out.sort_by(|a, b| (&a.preview, &a.arn).cmp(&(&b.preview, &b.arn)));
-        Ok(out)
+        // A deleted ECS service stays `INACTIVE` (and tagged) for a while: it is gone.
+        let mut kept = Vec::with_capacity(out.len());
+        for r in out {
+            if !self.inactive_service(&r.arn).await? {
+                kept.push(r);
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Whether `arn` is an ECS service ECS reports `INACTIVE` (deleted).
+    async fn inactive_service(&self, arn: &str) -> Result<bool, RemoteError> {
+        let Some((cluster, _)) = arn.split_once(":service/").and_then(|(_, path)| path.split_once('/')) else {
+            return Ok(false);
+        };
+        let answer = self
+            .ecs
+            .describe_services()
+            .cluster(cluster)
+            .services(arn)
+            .send()
+            .await
+            .map_err(|e| RemoteError::from_sdk("DescribeServices", e))?;
+        Ok(answer.services().iter().all(|s| s.status() == Some("INACTIVE")))
     }
 
     /// Writes (or rewrites) a preview's record: a `String` parameter whose value says what it

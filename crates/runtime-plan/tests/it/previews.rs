@@ -28,6 +28,10 @@ fn a_preview_shares_devs_platform_and_is_priced_for_what_it_adds() {
     // The database instance is shared; the preview's consumers get a database of their own.
     assert!(preview.shares.iter().any(|s| s.kind == runtime_plan::ItemKind::RdsInstance));
     assert_eq!(preview.databases, vec![("main-db".into(), "main_db_pr_7".into())]);
+    // Its bootstrap waits for the shared proxy, by dev's name.
+    let bootstrap = plan.tasks.iter().find(|t| t.proxy.is_some()).expect("a bootstrap task");
+    let dev_proxy = dev.tasks.iter().find(|t| t.proxy.is_some()).unwrap();
+    assert_eq!(bootstrap.proxy, dev_proxy.proxy);
     let database = plan.secrets.connection.iter().find(|c| c.infisical.name == "MAIN_DB_DATABASE").unwrap();
     assert!(format!("{database:?}").contains("main_db_pr_7"), "{database:?}");
     // Its own: metabase's service, named for the preview; pdf-render left out.
