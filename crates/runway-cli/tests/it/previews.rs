@@ -64,11 +64,12 @@ fn tagged(world: &World, name: &str) -> Vec<String> {
     serde_json::from_str(&python(&world.moto, &script)).unwrap()
 }
 
-/// The running ECS services' names.
+/// The ECS services' names, but the deleted ones (`INACTIVE`).
 fn services(world: &World) -> Vec<String> {
     let script = "ecs = boto3.client('ecs')\n\
-        print(json.dumps(sorted(s.split('/')[-1] for c in ecs.list_clusters()['clusterArns'] \
-        for s in ecs.list_services(cluster=c)['serviceArns'])))";
+        arns = [(c, s) for c in ecs.list_clusters()['clusterArns'] for s in ecs.list_services(cluster=c)['serviceArns']]\n\
+        active = [s for c, s in arns if ecs.describe_services(cluster=c, services=[s])['services'][0]['status'] == 'ACTIVE']\n\
+        print(json.dumps(sorted(s.split('/')[-1] for s in active)))";
     serde_json::from_str(&python(&world.moto, script)).unwrap()
 }
 
