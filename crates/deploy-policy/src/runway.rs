@@ -65,6 +65,14 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ecr:GetAuthorizationToken",
     "kms:GetKeyPolicy",
     "ce:ListCostAllocationTags",
+    // preview up|down|list|sweep (docs/previews.md): the previews found by their tags, and what
+    // `down` removes outside the stack.
+    "tag:GetResources",
+    "ssm:GetParametersByPath",
+    "secretsmanager:DeleteSecret",
+    "ecs:DeleteService",
+    "ecs:DeregisterTaskDefinition",
+    "ecs:DeleteTaskDefinitions",
 ];
 
 /// The statements for runway's own calls.
@@ -148,6 +156,30 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             "PreflightReadsTheCertificatesAndHostedZones",
             &["acm:DescribeCertificate", "route53:GetHostedZone"],
             vec![s.arn("acm", "certificate/*"), "arn:aws:route53:::hostedzone/*".to_owned()],
+        ),
+        // `runway preview`: the previews of the product found by their tags (GetResources
+        // takes no resource ARN); `down` removes, under the previews' own names only, the
+        // parameters under `<prefix>/previews/`, the previews' secrets, services and task
+        // definitions (ECS's task definition calls are given `*`: runway deletes only those
+        // tagged as one of the product's previews).
+        Statement::allow("PreviewsFoundByTheirTags", &["tag:GetResources"], vec!["*".to_owned()]),
+        Statement::allow(
+            "PreviewsParametersUnderTheirPrefix",
+            &["ssm:GetParametersByPath", "ssm:DeleteParameter"],
+            vec![s.arn("ssm", &format!("parameter{}/previews/*", s.ssm_prefix()))],
+        ),
+        Statement::allow(
+            "PreviewsOwnSecretsAndServices",
+            &["secretsmanager:DeleteSecret", "ecs:DeleteService"],
+            vec![
+                s.arn("secretsmanager", &format!("secret:{}/pr-*", s.plan.product)),
+                s.arn("ecs", &format!("service/{stem}/{}-pr-*", s.plan.product)),
+            ],
+        ),
+        Statement::allow(
+            "PreviewsTaskDefinitionsTakeOnlyStar",
+            &["ecs:DeregisterTaskDefinition", "ecs:DeleteTaskDefinitions"],
+            vec!["*".to_owned()],
         ),
         Statement::allow(
             "PreflightReadsTheEcsServiceLinkedRole",

@@ -42,7 +42,7 @@ fn dev() -> DeployRole {
 
 /// `Client.<field>` of the adapter -> the IAM service prefix. (ECR is called through a client
 /// made for its registry's region, `from_conf`: its one call is listed by hand.)
-const CLIENTS: [(&str, &str); 12] = [
+const CLIENTS: [(&str, &str); 13] = [
     ("ssm", "ssm"),
     ("secrets", "secretsmanager"),
     ("kms", "kms"),
@@ -55,6 +55,7 @@ const CLIENTS: [(&str, &str); 12] = [
     ("iam", "iam"),
     ("quotas", "servicequotas"),
     ("route53", "route53"),
+    ("tagging", "tag"),
 ];
 
 /// Every SDK call of crates/aws-adapter/src/aws: a client field (`.ssm`) followed, across

@@ -46,6 +46,7 @@ mod people;
 mod planning;
 mod prelude;
 mod program;
+mod preview_review;
 mod pulumi_preview;
 mod restarts;
 mod session;

@@ -4,7 +4,8 @@
 //! cluster, ALB, database instance and proxy). The example's preview adds $38.77 a month; the
 //! pool is $120 for at most 5 previews (docs/previews.md).
 
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -88,7 +89,12 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         // Metabase's own secret, set by a person in the preview's folder (docs/previews.md).
         let folder = format!("/previews/pr-{pr}/runtime/metabase");
         let place = ("preview", folder.as_str(), "MB_ENCRYPTION_SECRET_KEY");
-        common::set_in_infisical(&world.infisical.url(), common::PROJECT, place, "preview-person-canary-7d1e");
+        common::set_in_infisical(
+            &world.infisical.url(),
+            common::PROJECT,
+            place,
+            "preview-person-canary-7d1e",
+        );
         let run = up(&world, pr, now);
         assert_eq!(run.code, 0, "preview {pr}: {}", run.stderr);
         assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.77")), "{}", run.stdout);
@@ -177,6 +183,23 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         "dev is never swept: {running:?}"
     );
     assert_no_secret(&swept.stdout, &world.secrets());
+
+    // `down` killed midway (SIGKILL, Pulumi with it), then run again: it finishes.
+    let mut cmd = Command::new(common::RUNWAY);
+    world.env(&mut cmd);
+    cmd.args(["preview", "down", "--pr", "3"]).arg(world.file()).stdout(Stdio::null()).stderr(Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let _ = Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", child.id())]).status();
+    let _ = child.wait();
+    let again = preview(&world, &["down", "--pr", "3"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(tagged(&world, "pr-3"), Vec::<String>::new());
+    let list = preview(&world, &["list", "--now", NOW, "--format", "json"]);
+    let listed: Value = serde_json::from_str(&list.stdout).unwrap();
+    assert_eq!(listed["previews"], serde_json::json!([]), "{listed:#}");
+    assert_eq!(listed["total"], "0.00");
 }
 
 /// A preview's Infisical environment is never a declared environment's: a runway that tries
