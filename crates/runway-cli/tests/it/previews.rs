@@ -5,7 +5,6 @@
 //! pool is $120 for at most 5 previews (docs/previews.md).
 
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::Value;
 
@@ -150,6 +149,45 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
     assert_eq!(listed["previews"][0]["ageSeconds"], 4 * 86_400);
     assert!(listed["previews"].as_array().unwrap().iter().all(|p| p["leftover"] == false));
 
+    // The review of a fourth pull request reads that list: what it would add to the pool.
+    let pool = world.dir.join("pool.json");
+    std::fs::write(&pool, &list.stdout).unwrap();
+    common::git(&world.dir, &["init", "-q", "-b", "main"]);
+    common::git(&world.dir, &["add", "runway.yaml"]);
+    common::git(&world.dir, &["commit", "-q", "-m", "base"]);
+    let review = Run::logged(
+        common::repo_command(&world.dir)
+            .args([
+                "diff",
+                "--base-ref",
+                "HEAD",
+                "--format",
+                "markdown",
+                "--preview-pr",
+                "4",
+                "--previews-pool",
+            ])
+            .arg(&pool)
+            .arg("runway.yaml"),
+        &[
+            "diff",
+            "--base-ref",
+            "HEAD",
+            "--format",
+            "markdown",
+            "--preview-pr",
+            "4",
+            "--previews-pool",
+            "pool.json",
+        ],
+    );
+    assert_eq!(review.code, 0, "{}", review.stderr);
+    assert!(
+        review.stdout.ends_with("preview pr-4 would add $38.77; previews $155.08 of $120.00\n"),
+        "{}",
+        review.stdout
+    );
+
     // `down` of pr-2: nothing tagged with it is left, the others still run.
     let down = preview(&world, &["down", "--pr", "2"]);
     assert_eq!(down.code, 0, "{}", down.stderr);
@@ -184,15 +222,24 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
     );
     assert_no_secret(&swept.stdout, &world.secrets());
 
-    // `down` killed midway (SIGKILL, Pulumi with it), then run again: it finishes.
+    // `down` killed midway (SIGKILL, Pulumi with it, in its `destroy` once a resource is
+    // deleted: the stack's lock stays), then run again: it finishes.
     let mut cmd = Command::new(common::RUNWAY);
     world.env(&mut cmd);
-    cmd.args(["preview", "down", "--pr", "3"]).arg(world.file()).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.args(["preview", "down", "--pr", "3"]).arg(world.file()).stdout(Stdio::piped()).stderr(Stdio::null());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(700));
-    let _ = Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", child.id())]).status();
-    let _ = child.wait();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in std::io::BufRead::lines(stdout) {
+        if line.unwrap().contains(" deleted") {
+            let killed =
+                Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", child.id())]).status();
+            assert!(killed.unwrap().success());
+            break;
+        }
+    }
+    assert!(child.wait().unwrap().code().is_none(), "the down ended before it was killed");
+    assert!(!tagged(&world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
     let again = preview(&world, &["down", "--pr", "3"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(tagged(&world, "pr-3"), Vec::<String>::new());
