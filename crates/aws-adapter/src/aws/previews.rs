@@ -112,7 +112,8 @@ impl AwsClients {
 
     /// Whether `arn` is an ECS service ECS reports `INACTIVE` (deleted).
     async fn inactive_service(&self, arn: &str) -> Result<bool, RemoteError> {
-        let Some((cluster, _)) = arn.split_once(":service/").and_then(|(_, path)| path.split_once('/')) else {
+        let Some((cluster, _)) = arn.split_once(":service/").and_then(|(_, path)| path.split_once('/'))
+        else {
             return Ok(false);
         };
         let answer = self

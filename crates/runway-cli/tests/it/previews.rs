@@ -111,15 +111,23 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         "{versions:?}"
     );
 
+    refusals(&world);
+    list_and_review(&world);
+    down_and_sweep(&world);
+    killed_down_finishes(&world);
+}
+
+/// A fourth preview refused by the pooled cap, then by `max`, before any write.
+fn refusals(world: &World) {
     // A fourth: $155.08 over $120, refused before any write, naming the three by age.
     let before = world.infisical.requests().len();
-    let refused = up(&world, "4", NOW);
+    let refused = up(world, "4", NOW);
     assert_eq!(refused.code, 3, "{}", refused.stderr);
     assert!(refused.stderr.contains("$155.08 is over the pool's cap of $120.00"), "{}", refused.stderr);
     for held in ["held by pr-1: up 4d 0h", "held by pr-2: up 1d 0h", "held by pr-3: up 0m"] {
         assert!(refused.stderr.contains(held), "{held}: {}", refused.stderr);
     }
-    assert_eq!(tagged(&world, "pr-4"), Vec::<String>::new());
+    assert_eq!(tagged(world, "pr-4"), Vec::<String>::new());
     assert!(!world.dir.join("infra/pr-4").exists());
     let writes = world.infisical.requests()[before..].iter().filter(|(m, _)| m != "GET").count();
     assert!(writes <= 1, "only a login may reach Infisical: {:?}", &world.infisical.requests()[before..]);
@@ -128,7 +136,7 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
     let file = world.file();
     common::edit(&file, "max: 5", "max: 3");
     common::edit(&file, "limits: { monthly: 120 }", "limits: { monthly: 1000 }");
-    let refused = up(&world, "4", NOW);
+    let refused = up(world, "4", NOW);
     assert_eq!(refused.code, 3, "{}", refused.stderr);
     assert!(
         refused.stderr.contains("pr-4 would be live preview number 4: over `previews.max` (3)"),
@@ -137,8 +145,11 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
     );
     common::edit(&file, "max: 3", "max: 5");
     common::edit(&file, "limits: { monthly: 1000 }", "limits: { monthly: 120 }");
+}
 
-    let list = preview(&world, &["list", "--now", NOW, "--format", "json"]);
+/// `list` shows the three and the pool; the review of a fourth pull request reads it.
+fn list_and_review(world: &World) {
+    let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
     assert_eq!(list.code, 0, "{}", list.stderr);
     let listed: Value = serde_json::from_str(&list.stdout).unwrap();
     let names: Vec<&str> =
@@ -187,41 +198,47 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         "{}",
         review.stdout
     );
+}
 
+/// `down` of one leaves nothing tagged with it; a sweep past `expireAfter` removes the expired.
+fn down_and_sweep(world: &World) {
     // `down` of pr-2: nothing tagged with it is left, the others still run.
-    let down = preview(&world, &["down", "--pr", "2"]);
+    let down = preview(world, &["down", "--pr", "2"]);
     assert_eq!(down.code, 0, "{}", down.stderr);
-    assert_eq!(tagged(&world, "pr-2"), Vec::<String>::new());
+    assert_eq!(tagged(world, "pr-2"), Vec::<String>::new());
     assert!(!world.infisical.versions().keys().any(|k| k.starts_with("preview:/previews/pr-2/")));
-    let running = services(&world);
+    let running = services(world);
     assert!(!running.iter().any(|s| s.contains("pr-2")), "{running:?}");
     for pr in ["pr-1", "pr-3"] {
         assert!(running.contains(&format!("acme-shop-{pr}-metabase-service")), "{running:?}");
-        assert!(!tagged(&world, pr).is_empty(), "{pr} is untouched");
+        assert!(!tagged(world, pr).is_empty(), "{pr} is untouched");
     }
     // Run again, it finds nothing to do and succeeds.
-    let again = preview(&world, &["down", "--pr", "2"]);
+    let again = preview(world, &["down", "--pr", "2"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stdout.contains("pr-2: stack absent"), "{}", again.stdout);
 
     // The clock past pr-1's 3 days: the sweep removes exactly it (all three pull requests open).
-    let dry = preview(&world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
+    let dry = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
     assert_eq!(dry.code, 0, "{}", dry.stderr);
     let dry: Value = serde_json::from_str(&dry.stdout).unwrap();
     assert_eq!(dry["removals"], serde_json::json!([{"name": "pr-1", "pr": 1, "reason": "expired"}]));
-    assert!(!tagged(&world, "pr-1").is_empty(), "a dry run removes nothing");
-    let swept = preview(&world, &["sweep", "--open", "1,2,3", "--now", NOW]);
+    assert!(!tagged(world, "pr-1").is_empty(), "a dry run removes nothing");
+    let swept = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW]);
     assert_eq!(swept.code, 0, "{}", swept.stderr);
-    assert_eq!(tagged(&world, "pr-1"), Vec::<String>::new());
-    assert!(!tagged(&world, "pr-3").is_empty());
-    let running = services(&world);
+    assert_eq!(tagged(world, "pr-1"), Vec::<String>::new());
+    assert!(!tagged(world, "pr-3").is_empty());
+    let running = services(world);
     assert!(running.contains(&"acme-shop-pr-3-metabase-service".to_owned()), "{running:?}");
     assert!(
         running.contains(&"acme-shop-dev-metabase-service".to_owned()),
         "dev is never swept: {running:?}"
     );
     assert_no_secret(&swept.stdout, &world.secrets());
+}
 
+/// `down` killed midway and run again finishes; the pool is empty after.
+fn killed_down_finishes(world: &World) {
     // `down` killed midway (SIGKILL, Pulumi with it, in its `destroy` once a resource is
     // deleted: the stack's lock stays), then run again: it finishes.
     let mut cmd = Command::new(common::RUNWAY);
@@ -239,11 +256,11 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         }
     }
     assert!(child.wait().unwrap().code().is_none(), "the down ended before it was killed");
-    assert!(!tagged(&world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
-    let again = preview(&world, &["down", "--pr", "3"]);
+    assert!(!tagged(world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
+    let again = preview(world, &["down", "--pr", "3"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
-    assert_eq!(tagged(&world, "pr-3"), Vec::<String>::new());
-    let list = preview(&world, &["list", "--now", NOW, "--format", "json"]);
+    assert_eq!(tagged(world, "pr-3"), Vec::<String>::new());
+    let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
     let listed: Value = serde_json::from_str(&list.stdout).unwrap();
     assert_eq!(listed["previews"], serde_json::json!([]), "{listed:#}");
     assert_eq!(listed["total"], "0.00");
