@@ -30,6 +30,9 @@ Commands (global flags anywhere, as Pulumi takes them):
   the program `protect`s and the state has not unprotected fails the destroy (255) before
   anything is deleted, as Pulumi does. What is left out stays in the state. Run again, it
   deletes what is left (gone already is no failure).
+- `stack ls --json`: the project's stacks in the backend (`[{"name": ..., "current": false}]`).
+- `stack rm --yes [--force]`: removes the stack's state; 255 when resources remain (unless
+  `--force`) or there is no such stack.
 - `state unprotect --all --yes`: marks every resource of the state unprotected (a later `up`
   protects again what the program protects).
 
@@ -374,6 +377,13 @@ def delete_in_moto(name, resource):
                     ecs.delete_service(cluster=c, service=props["name"], force=True)
                 except ecs.exceptions.ClientError:
                     pass
+        elif kind == "aws:ecs/taskDefinition:TaskDefinition" and isinstance(props.get("family"), str):
+            ecs = boto3.client("ecs", region_name=region)
+            arns = ecs.list_task_definitions(familyPrefix=props["family"])["taskDefinitionArns"]
+            for arn in arns:
+                if arn.split("/")[-1].rsplit(":", 1)[0] == props["family"]:
+                    ecs.deregister_task_definition(taskDefinition=arn)
+                    ecs.delete_task_definitions(taskDefinitions=[arn])
         elif kind == "aws:rds/instance:Instance" and isinstance(props.get("identifier"), str):
             rds = boto3.client("rds", region_name=region)
             final = props.get("finalSnapshotIdentifier")
@@ -435,7 +445,34 @@ def cmd_destroy(ctx, args):
             os.remove(lock)
 
 
+def cmd_stack_ls(ctx, args):
+    opts = flags(args, {"--json", "-j", "--all", "-a"})
+    project = ctx.program()["name"]
+    folder = os.path.join(ctx.backend, "stacks", project)
+    names = sorted(f[:-len(".json")] for f in os.listdir(folder) if f.endswith(".json")) if os.path.isdir(folder) else []
+    if opts.get("--json") or opts.get("-j"):
+        print(json.dumps([{"name": n, "current": False} for n in names], indent=2))
+    else:
+        for n in names:
+            print(n)
+
+
+def cmd_stack_rm(ctx, args):
+    opts = flags(args, {"--yes", "-y", "--force", "-f", "--preserve-config"})
+    if not ctx.interactive and not (opts.get("--yes") or opts.get("-y")):
+        raise Failure("--yes must be passed in to proceed when running in non-interactive mode")
+    project = ctx.program()["name"]
+    state = ctx.state(project)
+    if state.get("resources") and not (opts.get("--force") or opts.get("-f")):
+        raise Failure(f"'{ctx.stack}' still has resources; removal rejected. Possible actions:\n"
+                      "- Make sure that 'pulumi destroy' has been run\n- To remove the stack while keeping the resources, use --force")
+    os.remove(ctx.state_path(project))
+    print(f"Stack '{ctx.stack}' has been removed!")
+
+
 COMMANDS = {
+    ("stack", "ls"): cmd_stack_ls,
+    ("stack", "rm"): cmd_stack_rm,
     ("preview",): cmd_preview,
     ("version",): cmd_version,
     ("stack", "init"): cmd_stack_init,

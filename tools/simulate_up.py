@@ -48,6 +48,11 @@ actions (a workload's active hours) in Application Auto Scaling and each EventBr
 schedule, whose target must name a task definition the program registered (its family exists in
 ECS) and the cluster.
 
+The `from` environment's items a pull request's preview shares are looked up, not declared: an
+`aws:ecs:getCluster` variable names a cluster that must exist (else the program cannot run), and
+its services run on it. The ECS task definitions and services are registered with the
+program's `tags` (the Resource Groups Tagging API then finds them, as a real `up` would).
+
 Prints one JSON object: `written` (parameter names), `started` (services), `failures` (why a
 task could not start or the program could not run), `outputs` (the one-off tasks' stack
 outputs), `scheduled` (schedules) and `scheduledActions`; exits 1 when there is a failure.
@@ -149,7 +154,7 @@ def declare_ecs(resources, names, ecs, one_off, name_of=None):
             registered = ecs.register_task_definition(
                 family=props["family"],
                 containerDefinitions=[container(c, props) for c in containers],
-                cpu=props["cpu"], memory=props["memory"], **fargate)
+                cpu=props["cpu"], memory=props["memory"], tags=ecs_tags(props), **fargate)
             arns[name] = registered["taskDefinition"]["taskDefinitionArn"]
         elif res["type"] == "aws:rds/proxy:Proxy":
             declare_proxy(props, boto3.client("rds", region_name=ecs.meta.region_name), ecs.meta.region_name)
@@ -165,9 +170,30 @@ def declare_ecs(resources, names, ecs, one_off, name_of=None):
             # A worker (no port) has neither `loadBalancers` nor `serviceRegistries`.
             ecs.create_service(cluster=ref(props["cluster"]), serviceName=props["name"],
                                taskDefinition=ref(props["taskDefinition"]),
-                               desiredCount=props["desiredCount"], launchType="FARGATE")
+                               desiredCount=props["desiredCount"], launchType="FARGATE", tags=ecs_tags(props))
             name_of[name] = props["name"]
     return arns
+
+
+def ecs_tags(props):
+    """A resource's `tags` as ECS takes them."""
+    return [{"key": k, "value": v} for k, v in (props.get("tags") or {}).items()]
+
+
+def looked_up_clusters(program, ecs, failures):
+    """The clusters a preview's program looks up (`aws:ecs:getCluster`), by variable name; one
+    that does not exist fails the program, as the provider's function does."""
+    found = {}
+    for name, value in (program.get("variables") or {}).items():
+        call = value.get("fn::invoke") if isinstance(value, dict) else None
+        if not call or call.get("function") != "aws:ecs:getCluster":
+            continue
+        cluster = (call.get("arguments") or {}).get("clusterName")
+        if not ecs.describe_clusters(clusters=[cluster])["clusters"]:
+            failures.append(f"the program cannot run: {name}: cluster {cluster} not found")
+            continue
+        found[name] = cluster
+    return found
 
 
 def declare_schedules(resources, names, region, name_of, arns):
@@ -267,7 +293,7 @@ def task_outputs(program):
             if isinstance(value, dict) and "taskDefinition" in value}
 
 
-def resolve_task_output(value, resources, arns):
+def resolve_task_output(value, resources, arns, looked_up=None):
     """A one-off task's output as the stack gives it: the references resolved the way AWS names
     the items (a task definition's ARN as registered, a name as declared, placeholders else)."""
     def one(text):
@@ -279,6 +305,8 @@ def resolve_task_output(value, resources, arns):
         res, attr = m.group(1).split(".")
         if attr == "arn" and res in arns:
             return arns[res]
+        if attr == "name" and res not in resources and res in (looked_up or {}):
+            return looked_up[res]
         if attr == "name":
             return resources[res]["properties"]["name"]
         return f"{attr}-of-{res}"
@@ -395,7 +423,12 @@ def main():
     # The services after the parameters their tasks read (they depend on them; checked below).
     arns, name_of, scheduled, actions = {}, {}, [], []
     if "--ecs" in sys.argv:
-        arns = declare_ecs(resources, names, boto3.client("ecs", region_name=region), one_off, name_of)
+        ecs = boto3.client("ecs", region_name=region)
+        missing = []
+        name_of.update(looked_up_clusters(program, ecs, missing))
+        failures.extend(missing)
+        if not missing:
+            arns = declare_ecs(resources, names, ecs, one_off, name_of)
         if not first_up:
             scheduled, actions, schedule_failures = declare_schedules(resources, names, region, name_of, arns)
             failures.extend(schedule_failures)
@@ -416,7 +449,7 @@ def main():
                 if not exists(parameter):
                     failures.append(f"{task}: ResourceInitializationError: parameter {parameter} "
                                     "does not exist after the first `up`")
-    resolved = {name: resolve_task_output(value, resources, arns) for name, value in tasks.items()}
+    resolved = {name: resolve_task_output(value, resources, arns, name_of) for name, value in tasks.items()}
     print(json.dumps({"written": written, "started": started, "failures": failures, "outputs": resolved,
                       "scheduled": scheduled, "scheduledActions": actions}, indent=1))
     return 1 if failures else 0

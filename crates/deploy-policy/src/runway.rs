@@ -83,6 +83,12 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     // restore --switch: the copy tagged once the readers were restarted (renames and deletion
     // protection are ModifyDBInstance, above).
     "rds:AddTagsToResource",
+    // preview up|down|list|sweep (docs/previews.md): what `down` removes outside the stack
+    // (the previews are found by their tags, tag:GetResources above).
+    "ssm:GetParametersByPath",
+    "ecs:DeleteService",
+    "ecs:DeregisterTaskDefinition",
+    "ecs:DeleteTaskDefinitions",
 ];
 
 /// The statements for runway's own calls.
@@ -191,6 +197,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
         ));
     }
+    out.extend(previews(s));
     out.extend(crate::shared::own_key(
         s,
         &[
@@ -255,4 +262,34 @@ fn preflight(s: &Scope<'_>) -> Vec<Statement> {
         ));
     }
     out
+}
+
+/// `runway preview`: the previews of the product found by their tags (GetResources takes no
+/// resource ARN); `down` removes, under the previews' own names only, the parameters under
+/// `<prefix>/previews/`, the previews' secrets, services and task definitions (ECS's task
+/// definition calls are given `*`: runway deletes only those tagged as one of the product's
+/// previews).
+fn previews(s: &Scope<'_>) -> Vec<Statement> {
+    let stem = &s.stem;
+    vec![
+        Statement::allow("PreviewsFoundByTheirTags", &["tag:GetResources"], vec!["*".to_owned()]),
+        Statement::allow(
+            "PreviewsParametersUnderTheirPrefix",
+            &["ssm:GetParametersByPath", "ssm:DeleteParameter"],
+            vec![s.arn("ssm", &format!("parameter{}/previews/*", s.ssm_prefix()))],
+        ),
+        Statement::allow(
+            "PreviewsOwnSecretsAndServices",
+            &["secretsmanager:DeleteSecret", "ecs:DeleteService"],
+            vec![
+                s.arn("secretsmanager", &format!("secret:{}/pr-*", s.plan.product)),
+                s.arn("ecs", &format!("service/{stem}/{}-pr-*", s.plan.product)),
+            ],
+        ),
+        Statement::allow(
+            "PreviewsTaskDefinitionsTakeOnlyStar",
+            &["ecs:DeregisterTaskDefinition", "ecs:DeleteTaskDefinitions"],
+            vec!["*".to_owned()],
+        ),
+    ]
 }

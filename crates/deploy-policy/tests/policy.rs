@@ -52,7 +52,6 @@ fn dev() -> DeployRole {
 /// `Client.<field>` of the adapter -> the IAM service prefix. (ECR is called through a client
 /// made for its registry's region, `from_conf`: its one call is listed by hand.)
 const CLIENTS: [(&str, &str); 13] = [
-    ("tagging", "tag"),
     ("ssm", "ssm"),
     ("secrets", "secretsmanager"),
     ("kms", "kms"),
@@ -65,6 +64,7 @@ const CLIENTS: [(&str, &str); 13] = [
     ("iam", "iam"),
     ("quotas", "servicequotas"),
     ("route53", "route53"),
+    ("tagging", "tag"),
 ];
 
 /// Every SDK call of crates/aws-adapter/src/aws: a client field (`.ssm`) followed, across

@@ -50,6 +50,7 @@ pub mod naming;
 pub mod plan;
 pub mod preflight;
 pub mod preview;
+pub mod preview_pool;
 pub mod previews;
 mod pricing;
 pub mod restore;
@@ -71,7 +72,7 @@ pub use json::{to_json, write_json};
 pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use preflight::{Expectations, Finding, Severity, expectations};
 pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
-pub use previews::{PreviewError, preview_plan};
+pub use previews::{PreviewError, plan_named, preview_plan};
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
     SideCost, breaking, review, review_environment,

@@ -213,11 +213,13 @@ fn postgres_server(item: &PlannedItem) -> bool {
 /// (the key and the VPC stay as they are looked up or given), and returns them.
 fn share(plan: &mut Plan, from: &Plan, product: &Product) -> Vec<SharedItem> {
     let mut shares = Vec::new();
+    let mut renamed: Vec<(CompactString, CompactString)> = Vec::new();
     for item in &mut plan.items {
         if !shared_kind(item, product) {
             continue;
         }
         if let Some(theirs) = from.item(&item.id) {
+            renamed.push((item.physical_name.clone(), theirs.physical_name.clone()));
             item.physical_name.clone_from(&theirs.physical_name);
         }
         if item.managed_by == ManagedBy::Pulumi {
@@ -229,6 +231,14 @@ fn share(plan: &mut Plan, from: &Plan, product: &Product) -> Vec<SharedItem> {
             physical_name: item.physical_name.clone(),
             owner: item.owner.clone(),
         });
+    }
+    // A one-off task waits for the shared proxy, by the `from` environment's name.
+    for task in &mut plan.tasks {
+        if let Some(proxy) = task.proxy.as_mut()
+            && let Some((_, theirs)) = renamed.iter().find(|(ours, _)| ours == proxy)
+        {
+            proxy.clone_from(theirs);
+        }
     }
     shares
 }
@@ -279,4 +289,17 @@ fn reprice(plan: &mut Plan, from: &str, pool_cap: Money) {
 /// Items the preview shares that it never declared anyway (the given VPC, the key looked up).
 fn shared_id(item: &PlannedItem) -> bool {
     item.owner.is_none() && item.managed_by != ManagedBy::Pulumi
+}
+
+/// The plan of `env` as a command names it: a declared environment's, else, when the product
+/// declares `previews` and `env` is `pr-<n>`, pull request `n`'s preview (so that every
+/// command acting on an environment — `secrets prepare`, `emit`, `migrate`, `rollout`, `ssm`,
+/// `runway deploy` — acts on a preview given `--env pr-<n>`). A declared environment wins.
+pub fn plan_named(product: &Product, env: &str, catalogue: &Catalogue) -> Result<Plan, PreviewError> {
+    let preview = crate::preview_pool::pr_of(env)
+        .filter(|_| product.root.previews.is_some() && !product.root.environments.contains_key(env));
+    match preview {
+        Some(pr) => preview_plan(product, pr, catalogue),
+        None => Ok(crate::plan(product, env, catalogue)?),
+    }
 }

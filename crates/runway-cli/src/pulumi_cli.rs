@@ -100,6 +100,51 @@ impl Pulumi {
         self.stream(self.command(&["cancel", "--yes"]), reporter, None)
     }
 
+    /// `pulumi stack rm --yes`: the stack's state removed (after its `destroy`).
+    pub(crate) fn remove_stack(&self, reporter: &dyn Lines) -> Result<(), Exit> {
+        self.stream(self.command(&["stack", "rm", "--yes"]), reporter, None)
+    }
+
+    /// `pulumi stack init <stack>` in the folder (the program must be there).
+    pub(crate) fn init_stack(&self, reporter: &dyn Lines) -> Result<(), Exit> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(["stack", "init", &self.stack, "--cwd"]).arg(&self.cwd).arg("--non-interactive");
+        cmd.stdin(Stdio::null());
+        self.stream(cmd, reporter, None)
+    }
+
+    /// Whether the folder's project has this stack (`pulumi stack ls --json`); a folder
+    /// without a program has none.
+    pub(crate) fn stack_exists(&self) -> Result<bool, Exit> {
+        if !self.cwd.join("Pulumi.yaml").exists() {
+            return Ok(false);
+        }
+        let output = Command::new(&self.program)
+            .args(["stack", "ls", "--json", "--cwd"])
+            .arg(&self.cwd)
+            .arg("--non-interactive")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| {
+                errln!(
+                    "error: cannot run {}: {e} (put `pulumi` on PATH or give --pulumi PATH)",
+                    self.program.display()
+                );
+                Exit(EXIT_USAGE)
+            })?;
+        if !output.status.success() {
+            errln!("error: pulumi stack ls: {}", String::from_utf8_lossy(&output.stderr).trim());
+            return Err(Exit(EXIT_REMOTE));
+        }
+        let stacks: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).map_err(|e| {
+            errln!("error: pulumi stack ls --json printed no list of stacks: {e}");
+            Exit(EXIT_REMOTE)
+        })?;
+        Ok(stacks.iter().any(|s| {
+            s["name"].as_str().is_some_and(|n| n == self.stack || n.ends_with(&format!("/{}", self.stack)))
+        }))
+    }
+
     /// Runs `cmd`, its stderr (and its stdout unless `stdout_to` takes it) streamed as lines
     /// under the step's heading; the exit code of a failure is the step's.
     fn stream(

@@ -33,7 +33,7 @@ impl Session {
         let cat = catalogue_for(file, args.root.catalogue.as_deref(), out)?;
         let (product, warnings) = load_valid(file, &cat, out)?;
         warn(&warnings);
-        let plan = runtime_plan::plan(&product, &args.env, &cat).map_err(|e| out.usage(e))?;
+        let plan = runtime_plan::plan_named(&product, &args.env, &cat).map_err(|e| out.usage(e))?;
         Ok(Self { out, product, plan })
     }
 

@@ -19,6 +19,7 @@ mod freshness;
 mod kms;
 mod lease;
 mod preflight;
+mod previews;
 mod proxy;
 mod proxy_target;
 mod remedy;
@@ -52,6 +53,7 @@ pub use drift::{CacheFacts, DbInstanceFacts, ParameterName, ServiceCount, Tagged
 pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
 pub use lease::{DoneStep, Lease, LeaseError, LeaseRecord, utc};
 pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
+pub use previews::{CREATED_TAG, MONTHLY_TAG, PREVIEW_TAG, PreviewRecord, RECORD, Removed, TaggedResource};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use restore::{CopyRequest, InstanceState, RestoreWindow};
@@ -364,7 +366,8 @@ pub struct AwsClients {
     pub(crate) route53: aws_sdk_route53::Client,
     /// Whose credentials these are (`GetCallerIdentity`: the pinned account).
     pub(crate) sts: aws_sdk_sts::Client,
-    /// The resources carrying an environment's tags (`runway drift`, `runway teardown`).
+    /// The resources carrying an environment's or a preview's tags (`runway drift`, `runway
+    /// teardown`, `runway preview`).
     pub(crate) tagging: aws_sdk_resourcegroupstagging::Client,
 }
 

@@ -28,6 +28,10 @@ fn a_preview_shares_devs_platform_and_is_priced_for_what_it_adds() {
     // The database instance is shared; the preview's consumers get a database of their own.
     assert!(preview.shares.iter().any(|s| s.kind == runtime_plan::ItemKind::RdsInstance));
     assert_eq!(preview.databases, vec![("main-db".into(), "main_db_pr_7".into())]);
+    // Its bootstrap waits for the shared proxy, by dev's name.
+    let bootstrap = plan.tasks.iter().find(|t| t.proxy.is_some()).expect("a bootstrap task");
+    let dev_proxy = dev.tasks.iter().find(|t| t.proxy.is_some()).unwrap();
+    assert_eq!(bootstrap.proxy, dev_proxy.proxy);
     let database = plan.secrets.connection.iter().find(|c| c.infisical.name == "MAIN_DB_DATABASE").unwrap();
     assert!(format!("{database:?}").contains("main_db_pr_7"), "{database:?}");
     // Its own: metabase's service, named for the preview; pdf-render left out.
@@ -67,4 +71,100 @@ fn a_product_without_previews_or_pr_zero_is_refused() {
     assert!(matches!(preview_plan(&product, 0, &catalogue), Err(PreviewError::InvalidNumber(0))));
     product.root.previews = None;
     assert!(matches!(preview_plan(&product, 7, &catalogue), Err(PreviewError::NotDeclared)));
+}
+
+mod pool {
+    use std::collections::BTreeSet;
+
+    use runtime_plan::preview_pool::{LivePreview, PoolRefusal, SweepReason, admit, pr_of, sweep};
+    use runway_schema::Money;
+
+    use crate::common;
+
+    const DAY: u64 = 86_400;
+    const NOW: u64 = 1_800_000_000;
+
+    fn live(name: &str, days_old: u64, monthly: &str) -> LivePreview {
+        LivePreview {
+            name: name.into(),
+            created_at: Some(NOW - days_old * DAY),
+            monthly: Some(Money::parse(monthly).unwrap()),
+            stack: true,
+        }
+    }
+
+    fn preview(pr: u64) -> runtime_plan::plan::Preview {
+        let product = common::shipped_example();
+        let plan = runtime_plan::preview_plan(&product, pr, &cost::Catalogue::builtin()).unwrap();
+        plan.preview.unwrap()
+    }
+
+    fn m(text: &str) -> Money {
+        Money::parse(text).unwrap()
+    }
+
+    /// The example's pool: $120 for 5 at most. Three at $30 leave room for a fourth at $30;
+    /// one at $31 is refused naming the three, oldest first, with their ages.
+    #[test]
+    fn the_sum_of_the_live_previews_and_this_one_is_held_to_the_cap() {
+        let p = preview(4);
+        let three = [live("pr-2", 1, "30"), live("pr-1", 2, "30"), live("pr-3", 0, "30")];
+        let ok = admit(&p, m("30"), &three, NOW, false).unwrap();
+        assert_eq!((ok.others, ok.count, ok.created_at), (m("90"), 4, NOW));
+        let refused = admit(&p, m("30.01"), &three, NOW, false).unwrap_err();
+        let PoolRefusal::OverCap { total, cap, ref holders, .. } = refused else { panic!("{refused:?}") };
+        assert_eq!((total, cap), (m("120.01"), m("120")));
+        let named: Vec<(&str, Option<u64>)> =
+            holders.iter().map(|h| (h.name.as_str(), h.age_seconds)).collect();
+        assert_eq!(named, [("pr-1", Some(2 * DAY)), ("pr-2", Some(DAY)), ("pr-3", Some(0))]);
+        assert!(refused.to_string().contains("over the pool's cap of $120.00"), "{refused}");
+    }
+
+    /// `max` is a count: a sixth preview at no cost is refused with five live; the same
+    /// preview going up again is not a new one, keeps its creation time unless extended.
+    #[test]
+    fn max_counts_previews_and_a_preview_going_up_again_is_counted_once() {
+        let five: Vec<LivePreview> = (1..=5).map(|n| live(&format!("pr-{n}"), n, "1")).collect();
+        let refused = admit(&preview(6), Money::ZERO, &five, NOW, false).unwrap_err();
+        assert!(matches!(refused, PoolRefusal::OverMax { count: 6, max: 5, .. }), "{refused:?}");
+        assert_eq!(refused.holders().len(), 5);
+        let again = admit(&preview(3), m("2"), &five, NOW, false).unwrap();
+        assert_eq!((again.count, again.others, again.created_at), (5, m("4"), NOW - 3 * DAY));
+        let extended = admit(&preview(3), m("2"), &five, NOW, true).unwrap();
+        assert_eq!(extended.created_at, NOW);
+    }
+
+    /// The clock past `expireAfter` (3 days) removes exactly the expired; a closed pull
+    /// request's and a leftover go too; a name that is no `pr-<n>`, or a declared
+    /// environment's, never.
+    #[test]
+    fn sweep_removes_the_expired_the_closed_and_the_leftovers_only() {
+        let mut leftover = live("pr-9", 0, "5");
+        leftover.stack = false;
+        leftover.created_at = None;
+        let previews = [
+            live("pr-1", 4, "10"),
+            live("pr-2", 1, "10"),
+            live("pr-3", 3, "10"),
+            live("pr-4", 0, "10"),
+            leftover,
+            live("dev", 9, "10"),
+            live("pr-07", 9, "10"),
+        ];
+        let open: BTreeSet<u64> = [1, 2, 3, 9].into();
+        let gone = sweep(&previews, &open, NOW, 3 * DAY, &["dev"]);
+        let gone: Vec<(&str, SweepReason)> = gone.iter().map(|r| (r.name.as_str(), r.reason)).collect();
+        assert_eq!(
+            gone,
+            [
+                ("pr-1", SweepReason::Expired),
+                ("pr-3", SweepReason::Expired),
+                ("pr-4", SweepReason::Closed),
+                ("pr-9", SweepReason::Leftover)
+            ]
+        );
+        assert!(sweep(&previews[..2], &[1, 2].into(), NOW - 2 * DAY, 3 * DAY, &[]).is_empty());
+        assert!(sweep(&[live("pr-5", 9, "1")], &BTreeSet::new(), NOW, DAY, &["pr-5"]).is_empty());
+        assert_eq!((pr_of("pr-12"), pr_of("pr-0"), pr_of("pr-"), pr_of("dev")), (Some(12), None, None, None));
+    }
 }

@@ -32,6 +32,13 @@ pub(crate) struct Args {
     /// item, and warns when a database, cache, bucket or queue would lose its data.
     #[arg(long, value_name = "[ENV=]FILE")]
     pulumi_preview: Vec<String>,
+    /// The pull request's number: the review (text, markdown) ends with its preview's line,
+    /// what it would add to the previews' pool against the cap (docs/previews.md).
+    #[arg(long, value_name = "N")]
+    preview_pr: Option<u64>,
+    /// What `runway preview list --format json` printed: the live previews the line sums.
+    #[arg(long, value_name = "FILE", requires = "preview_pr")]
+    previews_pool: Option<PathBuf>,
     #[command(flatten)]
     root: RootArgs,
 }
@@ -48,11 +55,14 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         args.env.as_deref(),
         (args.base.as_deref(), args.base_ref.as_deref()),
         args.format,
-        &args.pulumi_preview,
+        (&args.pulumi_preview, args.preview_pr.map(|pr| (pr, args.previews_pool.as_deref()))),
         &args.root,
         out,
     )
 }
+
+/// The pull request's number and the live pool's file.
+type PreviewPr<'a> = Option<(u64, Option<&'a Path>)>;
 
 /// What `runway diff` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -79,7 +89,7 @@ fn diff(
     env: Option<&str>,
     (base, base_ref): (Option<&Path>, Option<&str>),
     format: DiffFormat,
-    previews: &[String],
+    (previews, preview_pr): (&[String], PreviewPr<'_>),
     args: &RootArgs,
     out: Out,
 ) -> Result<(), Exit> {
@@ -94,7 +104,7 @@ fn diff(
     // exits as it always did; every other form (and any with a Pulumi preview) is a review
     // (docs/review.md).
     if let (Base::File(file), Some(env), DiffFormat::Text | DiffFormat::Json, true) =
-        (base, env, format, previews.is_empty())
+        (base, env, format, previews.is_empty() && preview_pr.is_none())
     {
         let old = plan_env(file, env, &cat, out)?;
         let new = plan_env(&args.file, env, &cat, out)?;
@@ -105,14 +115,14 @@ fn diff(
         }
         return Ok(());
     }
-    review(env, base, (format, previews), &args.file, &cat, out)
+    review(env, base, (format, previews, preview_pr), &args.file, &cat, out)
 }
 
 /// Reviews the working version `file` against `base`; exit 3 when a working plan is refused.
 fn review(
     env: Option<&str>,
     base: Base<'_>,
-    (format, previews): (DiffFormat, &[String]),
+    (format, previews, preview_pr): (DiffFormat, &[String], PreviewPr<'_>),
     file: &Path,
     cat: &Catalogue,
     out: Out,
@@ -136,6 +146,13 @@ fn review(
         DiffFormat::Text => out!("{}", plan_render::render_review_text(&review)),
         DiffFormat::Json => out!("{}", runtime_plan::to_json(&review)),
         DiffFormat::Markdown => out!("{}", plan_render::render_review_markdown(&review)),
+    }
+    // The preview's line closes the text and markdown reviews (the JSON review keeps its shape).
+    if let Some((pr, pool)) = preview_pr
+        && format != DiffFormat::Json
+        && let Some(line) = crate::preview_review::line(&new, pr, pool, cat, out)?
+    {
+        outln!("\n{line}");
     }
     let mut refused = Ok(());
     for p in &new_plans {

@@ -23,6 +23,7 @@ mod lsp;
 mod migrate;
 mod plan;
 mod preflight;
+mod preview;
 mod restore;
 mod rollback;
 mod rollout;
@@ -81,6 +82,7 @@ commands! {
     Drift(drift),
     Emit(emit),
     Deploy(deploy),
+    Preview(preview),
     Secrets(secrets),
     Ssm(ssm),
     Rollout(rollout),
@@ -119,7 +121,7 @@ mod tests {
             }
         }
         assert_eq!(unexplained, Vec::<String>::new(), "commands without an about");
-        assert_eq!(cli.get_subcommands().count(), 24);
+        assert_eq!(cli.get_subcommands().count(), 25);
     }
 
     /// The waits each command declares are its own (`Timing<W>`): the defaults differ.

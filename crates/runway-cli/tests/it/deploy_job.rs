@@ -15,7 +15,7 @@ use serde_json::Value;
 use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
 use test_support::{ContractServer, FaultProxy, Faults, Moto, Scratch, scratch};
 
-use crate::common::{self, Cloud, PROJECT, Run};
+use crate::common::{self, PROJECT, Run};
 
 /// Metabase's own secret, set by a person in Infisical: a canary.
 const PERSON_SET: &str = "set-by-a-person-canary-51c8e2";
@@ -38,23 +38,32 @@ const STEPS: [&str; 11] = [
 
 /// An account, an Infisical and a product to deploy, with what a person does once: the ECS
 /// service-linked role, the workload secret set in Infisical, the stack made.
-struct World {
-    infisical: ContractServer,
-    moto: Moto,
-    dir: Scratch,
-    bin: PathBuf,
+pub(crate) struct World {
+    pub(crate) infisical: ContractServer,
+    pub(crate) moto: Moto,
+    pub(crate) dir: Scratch,
+    pub(crate) bin: PathBuf,
     /// Where runway's AWS calls go: moto, or a recorder in front of it.
-    aws: String,
+    pub(crate) aws: String,
 }
 
 /// What boto3 `script` (`boto3`, `json` and `sys` imported) printed against `moto`.
-fn python(moto: &Moto, script: &str) -> String {
+pub(crate) fn python(moto: &Moto, script: &str) -> String {
     String::from_utf8(moto.python(&format!("import boto3, json, sys\n{script}"), &[])).unwrap()
 }
 
 impl World {
-    fn new(name: &str) -> World {
-        let Cloud { infisical, moto } = Cloud::start_with(&[("MOTO_ECS_SERVICE_RUNNING", "1")]);
+    pub(crate) fn new(name: &str) -> World {
+        World::with_infisical(name, &[])
+    }
+
+    /// [`World::new`] with the contract server given `infisical` arguments too (more
+    /// environments: `--environment preview`).
+    pub(crate) fn with_infisical(name: &str, infisical: &[&str]) -> World {
+        let moto = Moto::start_with(&[("MOTO_ECS_SERVICE_RUNNING", "1")]);
+        let mut flags = vec!["--project", PROJECT];
+        flags.extend_from_slice(infisical);
+        let infisical = ContractServer::start_with(&flags);
         let dir = scratch(name);
         test_support::copy_dir(&test_support::example("acme-shop"), &dir);
         let bin = dir.join("bin");
@@ -90,7 +99,7 @@ impl World {
         world
     }
 
-    fn file(&self) -> PathBuf {
+    pub(crate) fn file(&self) -> PathBuf {
         self.dir.join("runway.yaml")
     }
 
@@ -100,7 +109,7 @@ impl World {
 
     /// The test's settings only: AWS at moto, Infisical at the contract server, the stand-in
     /// first on PATH, the registries at a closed port.
-    fn env<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
+    pub(crate) fn env<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy();
             if k.starts_with("AWS_") || k.starts_with("INFISICAL_") || k.starts_with("PULUMI_") {
@@ -155,7 +164,7 @@ impl World {
     }
 
     /// Runs a deploy to its end: its run and its JSON events.
-    fn deploy_to_end(&self, holder: &str) -> (Run, Vec<Value>) {
+    pub(crate) fn deploy_to_end(&self, holder: &str) -> (Run, Vec<Value>) {
         let run = Run::of_utf8(&mut self.deploy(holder));
         println!("$ runway deploy ({holder})\nexit {}\n{}{}", run.code, run.stdout, run.stderr);
         let events = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -209,7 +218,7 @@ print(json.dumps({'keys': len(kms.list_keys()['Keys']),
     }
 
     /// Every secret value Infisical holds (the generated credentials, the person's), as canaries.
-    fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         let mut values: Vec<String> =
             self.infisical.values().into_values().filter(|v| v.len() > 12 && !v.contains("${")).collect();
         values.push(PERSON_SET.to_owned());
@@ -230,7 +239,7 @@ fn statuses(summary: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn assert_no_secret(text: &str, secrets: &[String]) {
+pub(crate) fn assert_no_secret(text: &str, secrets: &[String]) {
     for s in secrets {
         assert!(!text.contains(s.as_str()), "a secret value was printed");
     }

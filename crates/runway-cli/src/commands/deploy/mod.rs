@@ -14,7 +14,7 @@
 
 mod lease;
 mod preview;
-mod report;
+pub(crate) mod report;
 mod steps;
 
 use std::time::{Duration, Instant};

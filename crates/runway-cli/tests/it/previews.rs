@@ -1,0 +1,286 @@
+//! `runway preview up|down|list|sweep` end to end: the real binary against moto, the Infisical
+//! contract server and the Pulumi stand-in (`tools/pulumi_standin.py` as `pulumi`), on a copy of
+//! `examples/acme-shop` whose dev environment is deployed first (the previews share its
+//! cluster, ALB, database instance and proxy). The example's preview adds $38.77 a month; the
+//! pool is $120 for at most 5 previews (docs/previews.md).
+
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{self, Run};
+use crate::deploy_job::{World, assert_no_secret, python};
+
+/// The clock every command of these tests is given: now, and days before it.
+const NOW: &str = "2026-12-06T12:00:00Z";
+const FOUR_DAYS_AGO: &str = "2026-12-02T12:00:00Z";
+const A_DAY_AGO: &str = "2026-12-05T12:00:00Z";
+
+/// `runway preview ARGS FILE` with the world's settings.
+fn preview(world: &World, args: &[&str]) -> Run {
+    let mut cmd = Command::new(common::RUNWAY);
+    world.env(&mut cmd);
+    cmd.arg("preview").args(args).arg(world.file());
+    let mut shown = vec!["preview"];
+    shown.extend_from_slice(args);
+    Run::logged(&mut cmd, &shown)
+}
+
+/// `preview up --pr N` at `now`, the deploy's waits short.
+fn up(world: &World, pr: &str, now: &str) -> Run {
+    let args = [
+        "up",
+        "--pr",
+        pr,
+        "--now",
+        now,
+        "--interval",
+        "1s",
+        "--rollout-timeout",
+        "60s",
+        "--lease-duration",
+        "5s",
+    ];
+    preview(world, &args)
+}
+
+/// Every ARN of the product tagged `runway-preview: <name>` (moto's tagging API, as `down`
+/// and `list` see them), and every parameter under the preview's prefix.
+fn tagged(world: &World, name: &str) -> Vec<String> {
+    let script = format!(
+        "tags = boto3.client('resourcegroupstaggingapi')\n\
+         arns = [m['ResourceARN'] for page in tags.get_paginator('get_resources').paginate(TagFilters=[\
+         {{'Key': 'product', 'Values': ['acme-shop']}}, {{'Key': 'runway-preview', 'Values': ['{name}']}}]) \
+         for m in page['ResourceTagMappingList']]\n\
+         ecs = boto3.client('ecs')\n\
+         gone = lambda a: ':service/' in a and all(s['status'] == 'INACTIVE' for s in \
+         ecs.describe_services(cluster=a.split('/')[-2], services=[a])['services'])\n\
+         arns = [a for a in arns if not gone(a)]\n\
+         ssm = boto3.client('ssm')\n\
+         arns += [p['Name'] for page in ssm.get_paginator('get_parameters_by_path').paginate(\
+         Path='/acme-shop/dev/previews/{name}', Recursive=True) for p in page['Parameters']]\n\
+         print(json.dumps(sorted(set(arns))))"
+    );
+    serde_json::from_str(&python(&world.moto, &script)).unwrap()
+}
+
+/// The ECS services' names, but the deleted ones (`INACTIVE`).
+fn services(world: &World) -> Vec<String> {
+    let script = "ecs = boto3.client('ecs')\n\
+        arns = [(c, s) for c in ecs.list_clusters()['clusterArns'] for s in ecs.list_services(cluster=c)['serviceArns']]\n\
+        active = [s for c, s in arns if ecs.describe_services(cluster=c, services=[s])['services'][0]['status'] == 'ACTIVE']\n\
+        print(json.dumps(sorted(s.split('/')[-1] for s in active)))";
+    serde_json::from_str(&python(&world.moto, script)).unwrap()
+}
+
+/// Three previews go up under the pool; a fourth is refused by the pooled cap, then (the cap
+/// raised, `max` lowered) by `max`, both before any write, naming the previews that hold the
+/// pool; `list` shows them and the total; `down` of one leaves nothing tagged with it while
+/// the others run; a sweep with the clock past `expireAfter` removes exactly the expired one.
+#[test]
+fn three_previews_share_the_pool_and_clean_up_after_themselves() {
+    let envs = ["--environment", "dev", "--environment", "prod", "--environment", "preview"];
+    let world = World::with_infisical("previews-pool", &envs);
+    let (dev, _) = world.deploy_to_end("dev job");
+    assert_eq!(dev.code, 0, "dev is deployed first: {}", dev.stderr);
+
+    for (pr, now) in [("1", FOUR_DAYS_AGO), ("2", A_DAY_AGO), ("3", NOW)] {
+        // Metabase's own secret, set by a person in the preview's folder (docs/previews.md).
+        let folder = format!("/previews/pr-{pr}/runtime/metabase");
+        let place = ("preview", folder.as_str(), "MB_ENCRYPTION_SECRET_KEY");
+        common::set_in_infisical(
+            &world.infisical.url(),
+            common::PROJECT,
+            place,
+            "preview-person-canary-7d1e",
+        );
+        let run = up(&world, pr, now);
+        assert_eq!(run.code, 0, "preview {pr}: {}", run.stderr);
+        assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.77")), "{}", run.stdout);
+    }
+    let running = services(&world);
+    for pr in ["pr-1", "pr-2", "pr-3"] {
+        assert!(running.contains(&format!("acme-shop-{pr}-metabase-service")), "{running:?}");
+        assert!(tagged(&world, pr).iter().any(|a| a.ends_with("/runway/preview")), "{pr}'s record");
+    }
+    // Each preview's values are in the previews' Infisical environment, its own folder.
+    let versions = world.infisical.versions();
+    assert!(versions.keys().any(|k| k.starts_with("preview:/previews/pr-2/")), "{versions:?}");
+    assert!(
+        !versions.keys().any(|k| k.contains("pr-") && !k.starts_with("preview:/previews/pr-")),
+        "{versions:?}"
+    );
+
+    refusals(&world);
+    list_and_review(&world);
+    down_and_sweep(&world);
+    killed_down_finishes(&world);
+}
+
+/// A fourth preview refused by the pooled cap, then by `max`, before any write.
+fn refusals(world: &World) {
+    // A fourth: $155.08 over $120, refused before any write, naming the three by age.
+    let before = world.infisical.requests().len();
+    let refused = up(world, "4", NOW);
+    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    assert!(refused.stderr.contains("$155.08 is over the pool's cap of $120.00"), "{}", refused.stderr);
+    for held in ["held by pr-1: up 4d 0h", "held by pr-2: up 1d 0h", "held by pr-3: up 0m"] {
+        assert!(refused.stderr.contains(held), "{held}: {}", refused.stderr);
+    }
+    assert_eq!(tagged(world, "pr-4"), Vec::<String>::new());
+    assert!(!world.dir.join("infra/pr-4").exists());
+    let writes = world.infisical.requests()[before..].iter().filter(|(m, _)| m != "GET").count();
+    assert!(writes <= 1, "only a login may reach Infisical: {:?}", &world.infisical.requests()[before..]);
+
+    // The cap raised, `max` lowered to 3: the fourth is refused by the count.
+    let file = world.file();
+    common::edit(&file, "max: 5", "max: 3");
+    common::edit(&file, "limits: { monthly: 120 }", "limits: { monthly: 1000 }");
+    let refused = up(world, "4", NOW);
+    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("pr-4 would be live preview number 4: over `previews.max` (3)"),
+        "{}",
+        refused.stderr
+    );
+    common::edit(&file, "max: 3", "max: 5");
+    common::edit(&file, "limits: { monthly: 1000 }", "limits: { monthly: 120 }");
+}
+
+/// `list` shows the three and the pool; the review of a fourth pull request reads it.
+fn list_and_review(world: &World) {
+    let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    let listed: Value = serde_json::from_str(&list.stdout).unwrap();
+    let names: Vec<&str> =
+        listed["previews"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["pr-1", "pr-2", "pr-3"], "{listed:#}");
+    assert_eq!(listed["total"], "116.31");
+    assert_eq!(listed["cap"], "120.00");
+    assert_eq!(listed["previews"][0]["ageSeconds"], 4 * 86_400);
+    assert!(listed["previews"].as_array().unwrap().iter().all(|p| p["leftover"] == false));
+
+    // The review of a fourth pull request reads that list: what it would add to the pool.
+    let pool = world.dir.join("pool.json");
+    std::fs::write(&pool, &list.stdout).unwrap();
+    common::git(&world.dir, &["init", "-q", "-b", "main"]);
+    common::git(&world.dir, &["add", "runway.yaml"]);
+    common::git(&world.dir, &["commit", "-q", "-m", "base"]);
+    let review = Run::logged(
+        common::repo_command(&world.dir)
+            .args([
+                "diff",
+                "--base-ref",
+                "HEAD",
+                "--format",
+                "markdown",
+                "--preview-pr",
+                "4",
+                "--previews-pool",
+            ])
+            .arg(&pool)
+            .arg("runway.yaml"),
+        &[
+            "diff",
+            "--base-ref",
+            "HEAD",
+            "--format",
+            "markdown",
+            "--preview-pr",
+            "4",
+            "--previews-pool",
+            "pool.json",
+        ],
+    );
+    assert_eq!(review.code, 0, "{}", review.stderr);
+    assert!(
+        review.stdout.ends_with("preview pr-4 would add $38.77; previews $155.08 of $120.00\n"),
+        "{}",
+        review.stdout
+    );
+}
+
+/// `down` of one leaves nothing tagged with it; a sweep past `expireAfter` removes the expired.
+fn down_and_sweep(world: &World) {
+    // `down` of pr-2: nothing tagged with it is left, the others still run.
+    let down = preview(world, &["down", "--pr", "2"]);
+    assert_eq!(down.code, 0, "{}", down.stderr);
+    assert_eq!(tagged(world, "pr-2"), Vec::<String>::new());
+    assert!(!world.infisical.versions().keys().any(|k| k.starts_with("preview:/previews/pr-2/")));
+    let running = services(world);
+    assert!(!running.iter().any(|s| s.contains("pr-2")), "{running:?}");
+    for pr in ["pr-1", "pr-3"] {
+        assert!(running.contains(&format!("acme-shop-{pr}-metabase-service")), "{running:?}");
+        assert!(!tagged(world, pr).is_empty(), "{pr} is untouched");
+    }
+    // Run again, it finds nothing to do and succeeds.
+    let again = preview(world, &["down", "--pr", "2"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("pr-2: stack absent"), "{}", again.stdout);
+
+    // The clock past pr-1's 3 days: the sweep removes exactly it (all three pull requests open).
+    let dry = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    let dry: Value = serde_json::from_str(&dry.stdout).unwrap();
+    assert_eq!(dry["removals"], serde_json::json!([{"name": "pr-1", "pr": 1, "reason": "expired"}]));
+    assert!(!tagged(world, "pr-1").is_empty(), "a dry run removes nothing");
+    let swept = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW]);
+    assert_eq!(swept.code, 0, "{}", swept.stderr);
+    assert_eq!(tagged(world, "pr-1"), Vec::<String>::new());
+    assert!(!tagged(world, "pr-3").is_empty());
+    let running = services(world);
+    assert!(running.contains(&"acme-shop-pr-3-metabase-service".to_owned()), "{running:?}");
+    assert!(
+        running.contains(&"acme-shop-dev-metabase-service".to_owned()),
+        "dev is never swept: {running:?}"
+    );
+    assert_no_secret(&swept.stdout, &world.secrets());
+}
+
+/// `down` killed midway and run again finishes; the pool is empty after.
+fn killed_down_finishes(world: &World) {
+    // `down` killed midway (SIGKILL, Pulumi with it, in its `destroy` once a resource is
+    // deleted: the stack's lock stays), then run again: it finishes.
+    let mut cmd = Command::new(common::RUNWAY);
+    world.env(&mut cmd);
+    cmd.args(["preview", "down", "--pr", "3"]).arg(world.file()).stdout(Stdio::piped()).stderr(Stdio::null());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in std::io::BufRead::lines(stdout) {
+        if line.unwrap().contains(" deleted") {
+            let killed =
+                Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", child.id())]).status();
+            assert!(killed.unwrap().success());
+            break;
+        }
+    }
+    assert!(child.wait().unwrap().code().is_none(), "the down ended before it was killed");
+    assert!(!tagged(world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
+    let again = preview(world, &["down", "--pr", "3"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(tagged(world, "pr-3"), Vec::<String>::new());
+    let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
+    let listed: Value = serde_json::from_str(&list.stdout).unwrap();
+    assert_eq!(listed["previews"], serde_json::json!([]), "{listed:#}");
+    assert_eq!(listed["total"], "0.00");
+}
+
+/// A preview's Infisical environment is never a declared environment's: a runway that tries
+/// (`infisicalEnvironment` set to production's) is refused before any call, and Infisical sees
+/// no write.
+#[test]
+fn a_preview_never_writes_into_productions_infisical_environment() {
+    let world = World::new("previews-prod-infisical");
+    let file = world.file();
+    // The example maps production to Infisical's `prod`.
+    common::edit(&file, "environments: { production: prod }", "environments: { production: prod }");
+    common::edit(&file, "  max: 5\n", "  max: 5\n  infisicalEnvironment: prod\n");
+    let before = world.infisical.requests().len();
+    for args in [&["up", "--pr", "5"][..], &["down", "--pr", "5"][..]] {
+        let run = preview(&world, args);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(run.stderr.contains("invalid-value"), "{}", run.stderr);
+    }
+    assert_eq!(world.infisical.requests().len(), before, "Infisical saw a request");
+}
