@@ -46,7 +46,7 @@ the program declares them.
 With `--ecs` (and not `--exclude-services`), also declares the scaling targets' scheduled
 actions (a workload's active hours) in Application Auto Scaling and each EventBridge Scheduler
 schedule, whose target must name a task definition the program registered (its family exists in
-ECS) and the cluster.
+ECS) and the cluster; a schedule that exists (an earlier `up`) is updated.
 
 The `from` environment's items a pull request's preview shares are looked up, not declared: an
 `aws:ecs:getCluster` variable names a cluster that must exist (else the program cannot run), and
@@ -238,7 +238,7 @@ def declare_schedules(resources, names, region, name_of, arns):
                 continue
             cluster_arn = ecs.describe_clusters(clusters=[name_of[cluster]])["clusters"][0]["clusterArn"]
             account = cluster_arn.split(":")[4]
-            scheduler.create_schedule(
+            schedule = dict(
                 Name=props["name"], ScheduleExpression=props["scheduleExpression"],
                 ScheduleExpressionTimezone=props["scheduleExpressionTimezone"],
                 FlexibleTimeWindow={"Mode": props["flexibleTimeWindow"]["mode"]},
@@ -247,6 +247,11 @@ def declare_schedules(resources, names, region, name_of, arns):
                         "EcsParameters": {"TaskDefinitionArn": arns[definition], "LaunchType": "FARGATE",
                                           "TaskCount": 1, "Group": target["ecsParameters"]["group"]},
                         "RetryPolicy": {"MaximumRetryAttempts": target["retryPolicy"]["maximumRetryAttempts"]}})
+            # A schedule an earlier `up` made is updated to the program's, as Pulumi would.
+            try:
+                scheduler.create_schedule(**schedule)
+            except scheduler.exceptions.ConflictException:
+                scheduler.update_schedule(**schedule)
             schedules.append(props["name"])
     return schedules, actions, failures
 

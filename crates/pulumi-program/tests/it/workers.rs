@@ -22,11 +22,7 @@ fn example_plan(env: &str) -> Plan {
         let path = format!("{member}/runway.yaml");
         files = files.with(&path, std::fs::read(root.join(&path)).expect("member file"));
     }
-    // The example with the worker of tests/examples/acme-shop-jobs-worker.yaml.
-    let mut text = std::fs::read(root.join("runway.yaml")).expect("example");
-    text.extend(
-        std::fs::read(workspace().join("tests/examples/acme-shop-jobs-worker.yaml")).expect("worker"),
-    );
+    let text = std::fs::read(root.join("runway.yaml")).expect("example");
     let loaded = runway_schema::load("runway.yaml", &text, &files, &Options::default());
     let product = loaded.product.expect("the example is valid");
     runtime_plan::plan(&product, env, &cost::Catalogue::builtin()).expect("a plan")

@@ -16,7 +16,7 @@ fn dev(product: &Product) -> Plan {
 
 /// The shipped example with dev capped at `cap` on `on`.
 fn capped(cap: Money, on: CapOn) -> Plan {
-    let mut product = common::example_with_worker();
+    let mut product = common::shipped_example();
     let env = product.root.environments.get_mut("dev").expect("dev");
     env.monthly_limit = Some(cap);
     env.cap_on = on;
@@ -25,7 +25,7 @@ fn capped(cap: Money, on: CapOn) -> Plan {
 
 #[test]
 fn the_worker_is_priced_within_its_hours_at_the_floor_midway_typical_and_max_at_the_ceiling() {
-    let p = dev(&common::example_with_worker());
+    let p = dev(&common::shipped_example());
     let worker = p.items.iter().find(|i| i.id == "jobs-worker_service").expect("the worker's service");
     // One small arm64 task (0.25 vCPU, 0.5 GB) for 65 h a week (Mon-Fri 07:00-20:00):
     // 65 x 730 / 168 = 282.44 h a month.
@@ -48,7 +48,7 @@ fn the_worker_is_priced_within_its_hours_at_the_floor_midway_typical_and_max_at_
 
 #[test]
 fn the_cap_refuses_on_the_figure_limits_on_names() {
-    let p = dev(&common::example_with_worker());
+    let p = dev(&common::shipped_example());
     let (floor, typical, ceiling) =
         (p.cost.monthly.cents(), p.cost.typical.unwrap().cents(), p.cost.ceiling.cents());
     // A cap between the floor and the typical figure: within on the floor, over on the others.

@@ -33,6 +33,7 @@ fn the_example_expects_its_images_hosts_route_and_quotas() {
             // The migrate task pulls the same image for the same platform: one check.
             ("metabase".to_owned(), "metabase/metabase", Platform::Amd64, false),
             ("pdf-render".to_owned(), "ghcr.io/acme/pdf-render", Platform::Arm64, true),
+            ("jobs-worker".to_owned(), "ghcr.io/acme/jobs-worker", Platform::Arm64, true),
         ]
     );
     assert_eq!(e.public_hosts, ["metabase.dev.acme.example"]);
@@ -42,12 +43,13 @@ fn the_example_expects_its_images_hosts_route_and_quotas() {
     assert_eq!(e.key_alias.as_deref(), Some("alias/runway/acme-shop/dev"));
     assert!(e.ecs_services);
     let quotas: Vec<(Quota, Decimal)> = e.quotas.iter().map(|q| (q.quota, q.needed)).collect();
-    // Metabase (1024 CPU units, sized to boot) and pdf-render (256), each at max 1, plus the
-    // largest one-off task (Metabase's migrate, 1024): 2.25 vCPU.
+    // Metabase (1024 CPU units, sized to boot) and pdf-render (256), each at max 1, the
+    // jobs worker (256) at max 2, plus the largest one-off task (Metabase's migrate, 1024):
+    // 2.75 vCPU.
     assert_eq!(
         quotas,
         [
-            (Quota::FargateVcpu, Decimal::new(225, 2)),
+            (Quota::FargateVcpu, Decimal::new(275, 2)),
             (Quota::ElasticIps, Decimal::ONE),
             (Quota::RdsInstances, Decimal::ONE),
             (Quota::CacheNodes, Decimal::TWO),

@@ -95,7 +95,13 @@ fn breaking_names_each_cause() {
     assert_eq!(shared.lost[0], "SHARED_CACHE_URL");
     let dlq = find("pdf-render", "jobs");
     assert_eq!((dlq.cause, dlq.lost.as_slice()), (Cause::VariablesDropped, &["JOBS_DLQ_URL".to_owned()][..]));
-    assert_eq!(dev.breaking.len(), 4, "{:#?}", dev.breaking);
+    // The worker reading `jobs` loses its dead-letter variable too.
+    let worker = find("jobs-worker", "jobs");
+    assert_eq!(
+        (worker.cause, worker.lost.as_slice()),
+        (Cause::VariablesDropped, &["JOBS_DLQ_URL".to_owned()][..])
+    );
+    assert_eq!(dev.breaking.len(), 5, "{:#?}", dev.breaking);
 }
 
 #[test]

@@ -175,7 +175,7 @@ fn the_text_and_the_json() {
     );
     assert_eq!(metabase["hint"]["kind"], "usage");
     assert_eq!(metabase["hint"]["matches"][0]["unitPrice"], "0.5");
-    assert_eq!(json["total"], serde_json::json!({"estimate": "168.11", "actual": "138.74"}));
+    assert_eq!(json["total"], serde_json::json!({"estimate": "171.05", "actual": "138.74"}));
     assert_eq!(
         (&json["cap"], &json["verdict"], &json["untagged"]),
         (&"200.00".into(), &"within".into(), &"4.25".into())

@@ -560,10 +560,19 @@ fn the_documented_order_runs_from_an_empty_account() {
     // The full `pulumi up`: no task starts before a parameter it reads exists.
     let up = simulate_up(&moto, &out, &outputs);
     assert!(up["failures"].as_array().unwrap().is_empty(), "{up:#}");
-    assert_eq!(names(&up["started"]), ["metabase_service", "pdf-render_service"], "{up:#}");
+    assert_eq!(
+        names(&up["started"]),
+        ["metabase_service", "pdf-render_service", "jobs-worker_service"],
+        "{up:#}"
+    );
     let rollout = run(&["rollout", "--env", "dev", "--interval", "1s", "--timeout", "60s", file]);
     assert_eq!(rollout.code, 0, "{}{}", rollout.stdout, rollout.stderr);
     assert!(rollout.stdout.contains("complete    metabase: acme-shop-dev-metabase:1"), "{}", rollout.stdout);
+    assert!(
+        rollout.stdout.contains("complete    jobs-worker: acme-shop-dev-jobs-worker:1"),
+        "{}",
+        rollout.stdout
+    );
 
     let publish = run(&["secrets", "publish", "--env", "dev", "--outputs", outputs.to_str().unwrap(), file]);
     assert_eq!(publish.code, 0, "{}", publish.stderr);
@@ -671,7 +680,7 @@ fn expanded(infisical: &ContractServer, folder: &str, variable: &str) -> String 
 }
 
 /// The example with pdf-render's registry credentials in Infisical (`GHCR_PULL`) instead of an
-/// existing secret's ARN.
+/// existing secret's ARN (jobs-worker keeps the ARN: one copy to follow).
 fn example_with_infisical_registry(name: &str) -> test_support::Scratch {
     let dir = scratch(name);
     test_support::copy_dir(&test_support::example("acme-shop"), &dir);
@@ -679,8 +688,13 @@ fn example_with_infisical_registry(name: &str) -> test_support::Scratch {
     let text = std::fs::read_to_string(&root).unwrap();
     let arn =
         "registryCredentials: arn:aws:secretsmanager:us-east-1:123456789012:secret:acme/ghcr-pull-Q3xR7p";
-    assert!(text.contains(arn), "the example no longer names pdf-render's secret by ARN");
-    std::fs::write(&root, text.replace(arn, "registryCredentials: GHCR_PULL")).unwrap();
+    let (head, pdf_render) = text.split_once("\n  pdf-render:\n").expect("the example's pdf-render");
+    assert!(
+        pdf_render.split("\n  jobs-worker:\n").next().unwrap().contains(arn),
+        "the example no longer names pdf-render's secret by ARN"
+    );
+    let pdf_render = pdf_render.replacen(arn, "registryCredentials: GHCR_PULL", 1);
+    std::fs::write(&root, format!("{head}\n  pdf-render:\n{pdf_render}")).unwrap();
     dir
 }
 

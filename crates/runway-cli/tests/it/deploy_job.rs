@@ -263,10 +263,12 @@ fn a_deploy_from_an_empty_account_runs_every_step_in_order() {
     // Pulumi's output was streamed under its step, and rollout found every service complete.
     assert!(run.stderr.contains("  | Updating (dev):"), "{}", run.stderr);
     assert!(run.stderr.contains("complete    metabase: acme-shop-dev-metabase:1"), "{}", run.stderr);
+    assert!(run.stderr.contains("complete    jobs-worker: acme-shop-dev-jobs-worker:1"), "{}", run.stderr);
     assert!(run.stderr.contains("18 parameter(s) checked, 0 problem(s)"), "{}", run.stderr);
     let state = world.state();
     assert_eq!(state["keys"], 1, "{state:#}");
-    assert_eq!(state["services"].as_array().unwrap().len(), 2, "{state:#}");
+    // metabase, pdf-render and the worker jobs-worker.
+    assert_eq!(state["services"].as_array().unwrap().len(), 3, "{state:#}");
     assert_no_secret(&run.stdout, &world.secrets());
     assert_no_secret(&run.stderr, &world.secrets());
     // Released: nothing holds the environment once the job is done.

@@ -19,28 +19,31 @@ use crate::common;
 
 const METABASE: &str = "sha256:9f2b1c4e5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c";
 const PDF: &str = "sha256:0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e";
+const WORKER: &str = "sha256:7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
 const POSTGRES: &str = "sha256:57c72fd2a128e416c7fcc499958864df5301e940bca0a56f58fddf30ffc07777";
 /// `bot:pa55-canary`, as HTTP Basic sends it.
 const BASIC: &str = "Basic Ym90OnBhNTUtY2FuYXJ5";
 const PASSWORD: &str = "pa55-canary";
 
 /// The example's registries as they are in 2024: metabase amd64 only, the bootstrap's postgres
-/// for both (ECR Public hands out anonymous bearer tokens), pdf-render an arm64 image behind
-/// credentials (a token only for `bot`).
+/// for both (ECR Public hands out anonymous bearer tokens), pdf-render and jobs-worker arm64
+/// images behind credentials (a token only for `bot`).
 fn registry() -> CannedWeb {
     let mut routes = vec![oci_index("metabase/metabase", METABASE, &["linux/amd64"])];
     routes.extend(behind_bearer(
         vec![oci_index("docker/library/postgres", POSTGRES, &["linux/amd64", "linux/arm64"])],
         "anonymous-token",
     ));
-    let private = oci_manifest("acme/pdf-render", PDF, "arm64");
-    let challenge =
-        r#"Bearer realm="{url}/ghcr-token",service="ghcr.io",scope="repository:acme/pdf-render:pull""#;
-    for route in private {
-        let refused = Answer::new("401 Unauthorized", &[("WWW-Authenticate", challenge)], "{}");
-        let path = route.path.clone();
-        routes.push(route.when("authorization", "Bearer ghcr-token-canary"));
-        routes.push(WebRoute::new("GET", &path, vec![refused]));
+    for (repository, digest) in [("acme/pdf-render", PDF), ("acme/jobs-worker", WORKER)] {
+        let challenge = format!(
+            r#"Bearer realm="{{url}}/ghcr-token",service="ghcr.io",scope="repository:{repository}:pull""#
+        );
+        for route in oci_manifest(repository, digest, "arm64") {
+            let refused = Answer::new("401 Unauthorized", &[("WWW-Authenticate", challenge.as_str())], "{}");
+            let path = route.path.clone();
+            routes.push(route.when("authorization", "Bearer ghcr-token-canary"));
+            routes.push(WebRoute::new("GET", &path, vec![refused]));
+        }
     }
     let token =
         Answer::new("200 OK", &[("Content-Type", "application/json")], r#"{"token":"ghcr-token-canary"}"#);
@@ -49,15 +52,15 @@ fn registry() -> CannedWeb {
     CannedWeb::start(routes)
 }
 
-/// A scratch copy of the example, pdf-render's credentials in the plan's own secret
-/// (`registryCredentials: GHCR_PULL`), with `edit` applied to its runway.yaml.
+/// A scratch copy of the example, pdf-render's and jobs-worker's credentials in the plan's own
+/// secrets (`registryCredentials: GHCR_PULL`), with `edit` applied to its runway.yaml.
 fn example(name: &str, edit: impl Fn(String) -> String) -> Scratch {
     let dir = test_support::scratch(name);
     test_support::copy_dir(&test_support::example("acme-shop"), &dir);
     let root = dir.join("runway.yaml");
     let text = std::fs::read_to_string(&root).unwrap();
     let arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:acme/ghcr-pull-Q3xR7p";
-    assert!(text.contains(arn));
+    assert_eq!(text.matches(arn).count(), 2, "pdf-render's and jobs-worker's");
     std::fs::write(&root, edit(text.replace(arn, "GHCR_PULL"))).unwrap();
     dir
 }
@@ -121,11 +124,13 @@ fn the_pr_job_checks_the_public_images_and_says_what_it_left() {
         assert_eq!(keys, ["check", "subject", "severity", "message", "help"]);
         assert_eq!(f["severity"], "warning");
     }
-    // Not silent: the private image and the account are named as not checked.
+    // Not silent: the private images and the account are named as not checked.
     let images = findings(&report, "image");
-    assert_eq!(images.len(), 1);
-    assert_eq!(images[0]["subject"], "pdf-render");
-    assert!(images[0]["message"].as_str().unwrap().contains("not read without AWS"));
+    let subjects: Vec<&str> = images.iter().map(|f| f["subject"].as_str().unwrap()).collect();
+    assert_eq!(subjects, ["pdf-render", "jobs-worker"]);
+    for image in &images {
+        assert!(image["message"].as_str().unwrap().contains("not read without AWS"), "{image}");
+    }
     assert_eq!(findings(&report, "account").len(), 1);
     // metabase and the bootstrap's postgres were read (the bootstrap through a bearer token).
     let targets: Vec<String> = registry.seen().iter().map(|s| s.target.clone()).collect();
@@ -136,7 +141,7 @@ fn the_pr_job_checks_the_public_images_and_says_what_it_left() {
     // The text form: one line per finding and the verdict.
     let text = Run::of_utf8(command(&dir, &registry, None).args(["--no-aws", "--format", "text"]));
     assert!(
-        text.stdout.contains("preflight dev: 0 error(s), 2 warning(s); ready to deploy"),
+        text.stdout.contains("preflight dev: 0 error(s), 3 warning(s); ready to deploy"),
         "{}",
         text.stdout
     );
@@ -208,7 +213,8 @@ fn the_deploy_job_reads_pull_credentials_the_key_and_the_tags() {
         &moto,
         &format!(
             "sm = boto3.client('secretsmanager', endpoint_url=ENDPOINT)\n\
-             sm.create_secret(Name='acme-shop/dev/pdf-render/registry-credentials', \
+             for workload in ['pdf-render', 'jobs-worker']:\n    \
+             sm.create_secret(Name=f'acme-shop/dev/{{workload}}/registry-credentials', \
              SecretString=json.dumps({{'username': 'bot', 'password': '{PASSWORD}'}}))\n\
              kms = boto3.client('kms', endpoint_url=ENDPOINT)\n\
              key = kms.create_key()['KeyMetadata']['KeyId']\n\
@@ -224,9 +230,15 @@ fn the_deploy_job_reads_pull_credentials_the_key_and_the_tags() {
     cmd.env("AWS_ENDPOINT_URL_COST_EXPLORER", ce.url());
     let (run, report) = run(&mut cmd);
     assert_eq!(run.code, 1, "the key policy without the account statement is an error");
-    // The private image was read with the credentials (token for `bot`), and passes.
+    // The private images were read with the credentials (token for `bot`), and pass.
     assert_eq!(findings(&report, "image").len(), 0, "{report}");
     assert!(registry.seen().iter().any(|s| s.target.starts_with("/ghcr-token")));
+    for digest in [PDF, WORKER] {
+        assert!(
+            registry.seen().iter().any(|s| s.target.ends_with(&format!("/manifests/{digest}"))),
+            "{digest}"
+        );
+    }
     let key = findings(&report, "key");
     assert_eq!(key.len(), 1, "{key:?}");
     assert_eq!(key[0]["severity"], "error");
@@ -249,7 +261,8 @@ fn a_private_ecr_image_is_read_with_an_authorization_token() {
     // moto's token for account 123456789012: the Base64 of `AWS:123456789012-auth-token`.
     let token = "Basic QVdTOjEyMzQ1Njc4OTAxMi1hdXRoLXRva2Vu";
     let mut routes = Vec::new();
-    for route in oci_manifest("pdf-render", PDF, "arm64") {
+    let private = [oci_manifest("pdf-render", PDF, "arm64"), oci_manifest("jobs-worker", WORKER, "arm64")];
+    for route in private.into_iter().flatten() {
         let challenge = r#"Basic realm="https://123456789012.dkr.ecr.us-east-1.amazonaws.com/",service="ecr.amazonaws.com""#;
         let refused = Answer::new("401 Unauthorized", &[("WWW-Authenticate", challenge)], "{}");
         let path = route.path.clone();
@@ -261,8 +274,7 @@ fn a_private_ecr_image_is_read_with_an_authorization_token() {
     let registry = CannedWeb::start(routes);
     let ecr = "123456789012.dkr.ecr.us-east-1.amazonaws.com";
     let dir = example("preflight-ecr", |t| {
-        t.replace("ghcr.io/acme/pdf-render", &format!("{ecr}/pdf-render"))
-            .replace("    registryCredentials: GHCR_PULL\n", "")
+        t.replace("ghcr.io/acme/", &format!("{ecr}/")).replace("    registryCredentials: GHCR_PULL\n", "")
     });
     // Without AWS: said, not passed.
     let mut cmd = command(&dir, &registry, None);
@@ -272,7 +284,9 @@ fn a_private_ecr_image_is_read_with_an_authorization_token() {
     );
     let (run_no_aws, report) = run(&mut cmd);
     assert_eq!(run_no_aws.code, 0);
-    assert!(findings(&report, "image")[0]["message"].as_str().unwrap().contains("private ECR"), "{report}");
+    let images = findings(&report, "image");
+    assert_eq!(images.len(), 2, "{report}");
+    assert!(images.iter().all(|f| f["message"].as_str().unwrap().contains("private ECR")), "{report}");
     // With moto's ECR token, the manifest and its config are read and pass.
     let moto = Moto::start();
     let mut cmd = command(&dir, &registry, Some(&moto.url()));
@@ -282,7 +296,9 @@ fn a_private_ecr_image_is_read_with_an_authorization_token() {
     );
     let (_, report) = run(&mut cmd);
     assert_eq!(findings(&report, "image").len(), 0, "{report}");
-    assert!(registry.seen().iter().any(|s| s.target.contains("/v2/pdf-render/blobs/")));
+    for repository in ["pdf-render", "jobs-worker"] {
+        assert!(registry.seen().iter().any(|s| s.target.contains(&format!("/v2/{repository}/blobs/"))));
+    }
     assert!(!report.to_string().contains("QVdTOjEy"), "the token is never shown");
     only_gets(&registry);
 }

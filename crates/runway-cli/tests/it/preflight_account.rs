@@ -19,16 +19,19 @@ use crate::common;
 
 const METABASE: &str = "sha256:9f2b1c4e5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c";
 const PDF: &str = "sha256:0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e";
+const WORKER: &str = "sha256:7a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9";
 const POSTGRES: &str = "sha256:57c72fd2a128e416c7fcc499958864df5301e940bca0a56f58fddf30ffc07777";
 const ARN: &str = "arn:aws:secretsmanager:us-east-1:123456789012:secret:acme/ghcr-pull-Q3xR7p";
 
-/// The example's images, all public here (pdf-render's credentials are the other test's).
+/// The example's images, all public here (pdf-render's and jobs-worker's credentials are the
+/// other test's).
 fn registry() -> CannedWeb {
     let mut routes = vec![
         oci_index("metabase/metabase", METABASE, &["linux/amd64"]),
         oci_index("docker/library/postgres", POSTGRES, &["linux/amd64", "linux/arm64"]),
     ];
     routes.extend(oci_manifest("acme/pdf-render", PDF, "arm64"));
+    routes.extend(oci_manifest("acme/jobs-worker", WORKER, "arm64"));
     CannedWeb::start(routes)
 }
 
@@ -167,9 +170,11 @@ fn example(name: &str, edit: impl Fn(String) -> String) -> Scratch {
     let dir = test_support::scratch(name);
     test_support::copy_dir(&test_support::example("acme-shop"), &dir);
     let root = dir.join("runway.yaml");
-    // pdf-render's image is public here: no credentials to read.
-    let text =
-        std::fs::read_to_string(&root).unwrap().replace(&format!("    registryCredentials: {ARN}\n"), "");
+    // pdf-render's and jobs-worker's images are public here: no credentials to read.
+    let text = std::fs::read_to_string(&root).unwrap();
+    let credentials = format!("    registryCredentials: {ARN}\n");
+    assert_eq!(text.matches(&credentials).count(), 2, "pdf-render's and jobs-worker's");
+    let text = text.replace(&credentials, "");
     std::fs::write(&root, edit(text)).unwrap();
     dir
 }
@@ -326,7 +331,7 @@ fn private_subnets_without_a_route_out_or_in_one_zone_or_missing_are_errors() {
             &report,
             "subnets",
             "error",
-            "has no route out of the VPC, but main-db-bootstrap, metabase, pdf-render pull images"
+            "has no route out of the VPC, but main-db-bootstrap, metabase, pdf-render, jobs-worker pull images"
         ),
         "{report}"
     );

@@ -274,7 +274,8 @@ fn an_unknown_workload_is_a_usage_error() {
     let run = Run::of_utf8(&mut cmd);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.contains("`nope` has no ECS service in dev; its services: metabase, pdf-render"),
+        run.stderr
+            .contains("`nope` has no ECS service in dev; its services: metabase, pdf-render, jobs-worker"),
         "{}",
         run.stderr
     );

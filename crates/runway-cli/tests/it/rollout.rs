@@ -2,8 +2,8 @@
 //! services and stopped tasks made with the ECS SDK) and, for what moto leaves out (a
 //! deployment's `FAILED` rollout state, ECS's own rollback shape, a container's exit code,
 //! answers that change between looks), canned answers on loopback. The example product
-//! `examples/acme-shop`, environment `dev`: cluster `acme-shop-dev`, workloads `metabase` and
-//! `pdf-render`.
+//! `examples/acme-shop`, environment `dev`: cluster `acme-shop-dev`, workloads `metabase`,
+//! `pdf-render` and the worker `jobs-worker`.
 //!
 //! Needs the workspace venv for moto: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -25,6 +25,8 @@ const CLUSTER: &str = "acme-shop-dev";
 const METABASE: (&str, &str, &str) = ("metabase", "acme-shop-dev-metabase-service", "acme-shop-dev-metabase");
 const PDF: (&str, &str, &str) =
     ("pdf-render", "acme-shop-dev-pdf-render-service", "acme-shop-dev-pdf-render");
+const WORKER: (&str, &str, &str) =
+    ("jobs-worker", "acme-shop-dev-jobs-worker-service", "acme-shop-dev-jobs-worker");
 const ARN: &str = "arn:aws:ecs:us-east-1:123456789012";
 const PULL_SECRETS: &str = "ResourceInitializationError: unable to pull secrets or registry auth: \
                             execution resource retrieval failed: unable to retrieve secret from \
@@ -125,16 +127,17 @@ impl Ecs {
 }
 
 /// moto whose ECS services run their desired count (`COMPLETED` deployments), with the example's
-/// cluster, one revision of each family and both services.
+/// cluster, one revision of each family and the three services.
 fn deployed() -> (Moto, Ecs) {
     let moto = Moto::start_with(&[("MOTO_ECS_SERVICE_RUNNING", "1")]);
     let ecs = Ecs::of(&moto);
     ecs.cluster();
-    for (_, _, family) in [METABASE, PDF] {
+    for (_, _, family) in [METABASE, PDF, WORKER] {
         ecs.register(family, "app:1");
     }
-    ecs.service(METABASE);
-    ecs.service(PDF);
+    for workload in [METABASE, PDF, WORKER] {
+        ecs.service(workload);
+    }
     (moto, ecs)
 }
 
@@ -154,14 +157,15 @@ fn every_service_complete_exits_0() {
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert!(
         text.stdout.starts_with(
-            "waiting up to 15m for 2 ECS service(s) of dev in us-east-1: metabase, pdf-render\n"
+            "waiting up to 15m for 3 ECS service(s) of dev in us-east-1: metabase, pdf-render, jobs-worker\n"
         ),
         "{}",
         text.stdout
     );
     assert!(text.stdout.contains("complete    metabase: acme-shop-dev-metabase:1, 1 of 1 running\n"));
     assert!(text.stdout.contains("complete    pdf-render: acme-shop-dev-pdf-render:1, 1 of 1 running\n"));
-    assert!(text.stdout.ends_with("2 service(s): 2 complete\n"), "{}", text.stdout);
+    assert!(text.stdout.contains("complete    jobs-worker: acme-shop-dev-jobs-worker:1, 1 of 1 running\n"));
+    assert!(text.stdout.ends_with("3 service(s): 3 complete\n"), "{}", text.stdout);
     assert_eq!(text.stderr, "");
 
     let run = rollout(&moto.url(), &["--format", "json", "--timeout", "2m"]);
@@ -212,7 +216,7 @@ fn a_rolled_back_release_exits_1_with_the_stopped_tasks_reasons() {
     let reasons = format!("  stopped tasks of acme-shop-dev-pdf-render:2:\n    {PULL_SECRETS} (2 tasks)\n");
     assert!(text.stdout.contains(&format!("{rolled_back}{reasons}")), "{}", text.stdout);
     assert!(!text.stdout.contains("Scaling activity"), "{}", text.stdout);
-    assert!(text.stdout.ends_with("2 service(s): 1 complete, 1 rolled back\n"), "{}", text.stdout);
+    assert!(text.stdout.ends_with("3 service(s): 2 complete, 1 rolled back\n"), "{}", text.stdout);
     assert_eq!(text.stderr, "error: the release of dev did not complete: pdf-render rolled back\n");
 
     let run = rollout(&moto.url(), &["--format", "json"]);
@@ -220,6 +224,7 @@ fn a_rolled_back_release_exits_1_with_the_stopped_tasks_reasons() {
     let report = json_of(&run);
     assert_eq!(report["verdict"], "failed");
     assert_eq!(entry(&report, "metabase")["state"], "complete");
+    assert_eq!(entry(&report, "jobs-worker")["state"], "complete");
     let pdf = entry(&report, "pdf-render");
     assert_eq!(pdf["state"], "rolled-back");
     assert_eq!(pdf["expectedRevision"], "acme-shop-dev-pdf-render:2");
@@ -233,11 +238,12 @@ fn a_release_still_in_progress_at_the_timeout_exits_5() {
     let moto = Moto::start();
     let ecs = Ecs::of(&moto);
     ecs.cluster();
-    for (_, _, family) in [METABASE, PDF] {
+    for (_, _, family) in [METABASE, PDF, WORKER] {
         ecs.register(family, "app:1");
     }
-    ecs.service(METABASE);
-    ecs.service(PDF);
+    for workload in [METABASE, PDF, WORKER] {
+        ecs.service(workload);
+    }
     let declared = format!("{ARN}:task-definition/acme-shop-dev-metabase:1");
     ecs.stopped_tasks(&declared, 1, "Task failed ELB health checks in (target-group x)");
 
@@ -254,7 +260,7 @@ fn a_release_still_in_progress_at_the_timeout_exits_5() {
     assert!(text.stdout.contains(&format!(
         "{timed_out}  stopped tasks of acme-shop-dev-metabase:1:\n    Task failed ELB health checks in (target-group x) (1 task)\n"
     )));
-    assert!(text.stdout.ends_with("2 service(s): 2 timed out\n"), "{}", text.stdout);
+    assert!(text.stdout.ends_with("3 service(s): 3 timed out\n"), "{}", text.stdout);
     assert!(text.stderr.starts_with("error: the release of dev did not settle within 2s"), "{}", text.stderr);
     assert!(text.stderr.contains("run `runway rollout` again"), "{}", text.stderr);
 
@@ -284,11 +290,11 @@ fn a_service_missing_in_aws_says_to_run_pulumi_up_first() {
         "{}",
         empty.stdout
     );
-    assert!(empty.stdout.ends_with("2 service(s): 2 missing\n"), "{}", empty.stdout);
+    assert!(empty.stdout.ends_with("3 service(s): 3 missing\n"), "{}", empty.stdout);
 
     // The families are registered, but no cluster.
     let ecs = Ecs::of(&moto);
-    for (_, _, family) in [METABASE, PDF] {
+    for (_, _, family) in [METABASE, PDF, WORKER] {
         ecs.register(family, "app:1");
     }
     let no_cluster = rollout(&moto.url(), &[]);
@@ -299,14 +305,16 @@ fn a_service_missing_in_aws_says_to_run_pulumi_up_first() {
             .contains("missing     pdf-render: cluster `acme-shop-dev` not found; run `pulumi up`")
     );
 
-    // One service of two.
+    // Two services of three: the worker's is there, pdf-render's is not.
     ecs.cluster();
     ecs.service(METABASE);
+    ecs.service(WORKER);
     let run = rollout(&moto.url(), &["--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = json_of(&run);
     assert_eq!(report["verdict"], "failed");
     assert_eq!(entry(&report, "metabase")["state"], "complete");
+    assert_eq!(entry(&report, "jobs-worker")["state"], "complete");
     let pdf = entry(&report, "pdf-render");
     assert_eq!(pdf["state"], "missing");
     assert_eq!(pdf["expectedRevision"], "acme-shop-dev-pdf-render:1");
@@ -401,6 +409,17 @@ fn service((_, name, _): (&str, &str, &str), running: u32, deployments: &[Value]
     })
 }
 
+/// The worker outside dev's active hours: scaled to 0 by its scheduled action, its deployment
+/// of `revision` settled.
+fn idle_worker(revision: u32) -> Value {
+    let family = WORKER.2;
+    let mut settled = deployment("PRIMARY", family, revision, 0, "COMPLETED", "completed");
+    settled["desiredCount"] = 0.into();
+    let mut look = service(WORKER, 0, &[settled]);
+    look["desiredCount"] = 0.into();
+    look
+}
+
 fn services(list: &[Value]) -> String {
     json!({"services": list, "failures": []}).to_string()
 }
@@ -426,9 +445,10 @@ fn stopped(family: &str, revision: u32, tasks: &[(&str, Option<&str>, Option<i32
     (listed, json!({"tasks": described, "failures": []}).to_string())
 }
 
-/// ECS's own rollback, look by look: both releases in progress, then `metabase` complete while
-/// the circuit breaker failed `pdf-render`'s revision 8 and ECS went back to 7 (a new PRIMARY
-/// deployment of 7, the failed one still listed).
+/// ECS's own rollback, look by look: both releases in progress (the worker, at 0 tasks outside
+/// its active hours, complete at the first look), then `metabase` complete while the circuit
+/// breaker failed `pdf-render`'s revision 8 and ECS went back to 7 (a new PRIMARY deployment of
+/// 7, the failed one still listed).
 #[test]
 fn ecs_rollback_as_ecs_reports_it_with_a_progress_line_per_change() {
     let (m, p) = (METABASE.2, PDF.2);
@@ -450,6 +470,7 @@ fn ecs_rollback_as_ecs_reports_it_with_a_progress_line_per_change() {
                 deployment("ACTIVE", p, 7, 1, "COMPLETED", "completed"),
             ],
         ),
+        idle_worker(5),
     ]);
     let second = services(&[
         service(METABASE, 1, &[deployment("PRIMARY", m, 3, 1, "COMPLETED", "completed")]),
@@ -461,6 +482,7 @@ fn ecs_rollback_as_ecs_reports_it_with_a_progress_line_per_change() {
                 deployment("ACTIVE", p, 8, 0, "FAILED", breaker),
             ],
         ),
+        idle_worker(5),
     ]);
     let (listed, described) = stopped(
         p,
@@ -473,18 +495,21 @@ fn ecs_rollback_as_ecs_reports_it_with_a_progress_line_per_change() {
     let aws = CannedAws::start(vec![
         Route::ok("DescribeTaskDefinition", &task_definition(m, 3)).when_body_has(&format!("\"{m}\"")),
         Route::ok("DescribeTaskDefinition", &task_definition(p, 8)).when_body_has(&format!("\"{p}\"")),
+        Route::ok("DescribeTaskDefinition", &task_definition(WORKER.2, 5))
+            .when_body_has(&format!("\"{}\"", WORKER.2)),
         Route::ok_each("DescribeServices", &[&first, &second]),
         Route::ok("ListTasks", &listed),
         Route::ok("DescribeTasks", &described),
     ]);
     let run = rollout(&aws.url(), &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let progress: Vec<&str> = run.stdout.lines().skip(1).take(4).collect();
+    let progress: Vec<&str> = run.stdout.lines().skip(1).take(5).collect();
     assert_eq!(
         progress,
         [
             "waiting     metabase: acme-shop-dev-metabase:3, 0 of 1 running (IN_PROGRESS)",
             "waiting     pdf-render: acme-shop-dev-pdf-render:8, 0 of 1 running (IN_PROGRESS)",
+            "complete    jobs-worker: acme-shop-dev-jobs-worker:5, 0 of 0 running",
             "complete    metabase: acme-shop-dev-metabase:3, 1 of 1 running",
             "rolled back pdf-render: expected acme-shop-dev-pdf-render:8, running acme-shop-dev-pdf-render:7 \
              (1 of 1 running): ECS deployment circuit breaker: tasks failed to start.",
@@ -497,11 +522,12 @@ fn ecs_rollback_as_ecs_reports_it_with_a_progress_line_per_change() {
          container acme-shop-dev-pdf-render: exit code 137 (1 task)\n    \
          container acme-shop-dev-pdf-render: exec format error (exit code 1) (1 task)\n"
     ), "{}", run.stdout);
-    // Most recent first (the task with exit code 137 stopped last). Two looks at both, then
-    // nothing more to look at; the reasons of the one rolled back.
+    // Most recent first (the task with exit code 137 stopped last). A look at the three, one at
+    // the two not settled, then nothing more to look at; the reasons of the one rolled back.
     assert_eq!(
         aws.asked(),
         [
+            "DescribeTaskDefinition",
             "DescribeTaskDefinition",
             "DescribeTaskDefinition",
             "DescribeServices",
@@ -516,6 +542,9 @@ fn ecs_rollback_as_ecs_reports_it_with_a_progress_line_per_change() {
     let pdf = entry(&report, "pdf-render");
     assert_eq!(pdf["state"], "rolled-back");
     assert_eq!(pdf["rolloutState"], "IN_PROGRESS");
+    let worker = entry(&report, "jobs-worker");
+    assert_eq!(worker["state"], "complete");
+    assert_eq!((worker["desiredCount"].as_u64(), worker["runningCount"].as_u64()), (Some(0), Some(0)));
     assert_eq!(pdf["message"], breaker, "the failed deployment's reason");
 }
 
@@ -528,6 +557,7 @@ fn a_failed_deployment_exits_1_at_once_with_its_reason() {
     let looks = services(&[
         service(METABASE, 1, &[deployment("PRIMARY", m, 1, 1, "COMPLETED", "completed")]),
         service(PDF, 0, &[deployment("PRIMARY", p, 1, 0, "FAILED", breaker)]),
+        service(WORKER, 1, &[deployment("PRIMARY", WORKER.2, 1, 1, "COMPLETED", "completed")]),
     ]);
     let (listed, described) = stopped(
         p,
@@ -545,6 +575,8 @@ fn a_failed_deployment_exits_1_at_once_with_its_reason() {
     let aws = CannedAws::start(vec![
         Route::ok("DescribeTaskDefinition", &task_definition(m, 1)).when_body_has(&format!("\"{m}\"")),
         Route::ok("DescribeTaskDefinition", &task_definition(p, 1)).when_body_has(&format!("\"{p}\"")),
+        Route::ok("DescribeTaskDefinition", &task_definition(WORKER.2, 1))
+            .when_body_has(&format!("\"{}\"", WORKER.2)),
         Route::ok("DescribeServices", &looks),
         Route::ok("ListTasks", &listed),
         Route::ok("DescribeTasks", &described),
@@ -560,6 +592,7 @@ fn a_failed_deployment_exits_1_at_once_with_its_reason() {
     );
     let report = json_of(&run);
     assert_eq!(report["verdict"], "failed");
+    assert_eq!(entry(&report, "jobs-worker")["state"], "complete");
     let pdf = entry(&report, "pdf-render");
     assert_eq!(pdf["state"], "failed");
     assert_eq!(pdf["rolloutState"], "FAILED");

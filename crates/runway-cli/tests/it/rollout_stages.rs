@@ -2,7 +2,8 @@
 //! service deployment reports (`DescribeServiceDeployments`: `lifecycleStage`, the production
 //! traffic weight, the triggered alarms), from canned ECS answers on loopback (moto answers no
 //! service deployment). The example product `examples/acme-shop`, environment `production`:
-//! `metabase` releases by canary (10%, 10 minutes, bake 10 minutes), `pdf-render` rolls.
+//! `metabase` releases by canary (10%, 10 minutes, bake 10 minutes), `pdf-render` and the worker
+//! `jobs-worker` roll.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common::Run;
@@ -14,6 +15,7 @@ use crate::common;
 const CLUSTER: &str = "acme-shop-production";
 const METABASE: &str = "acme-shop-production-metabase";
 const PDF: &str = "acme-shop-production-pdf-render";
+const WORKER: &str = "acme-shop-production-jobs-worker";
 const ARN: &str = "arn:aws:ecs:us-east-1:123456789012";
 /// The service deployment of metabase's release.
 const DEPLOYMENT: &str = "arn:aws:ecs:us-east-1:123456789012:service-deployment/acme-shop-production/\
@@ -109,6 +111,8 @@ fn routes(looks: &[&str], stages: &[&str]) -> Vec<Route> {
         Route::ok("DescribeTaskDefinition", &task_definition(METABASE, 5))
             .when_body_has(&format!("\"{METABASE}\"")),
         Route::ok("DescribeTaskDefinition", &task_definition(PDF, 2)).when_body_has(&format!("\"{PDF}\"")),
+        Route::ok("DescribeTaskDefinition", &task_definition(WORKER, 1))
+            .when_body_has(&format!("\"{WORKER}\"")),
         Route::ok_each("DescribeServices", looks),
         Route::ok_each("DescribeServiceDeployments", stages),
         Route::ok("ListTasks", &json!({"taskArns": []}).to_string()),
@@ -130,6 +134,7 @@ fn a_canary_rolled_back_by_an_alarm_says_which() {
             true,
         ),
         service(PDF, 2, &[deployment("PRIMARY", PDF, 2, 2, "COMPLETED")], false),
+        service(WORKER, 2, &[deployment("PRIMARY", WORKER, 1, 2, "COMPLETED")], false),
     ]);
     let rolled_back = services(&[
         service(
@@ -142,19 +147,21 @@ fn a_canary_rolled_back_by_an_alarm_says_which() {
             true,
         ),
         service(PDF, 2, &[deployment("PRIMARY", PDF, 2, 2, "COMPLETED")], false),
+        service(WORKER, 2, &[deployment("PRIMARY", WORKER, 1, 2, "COMPLETED")], false),
     ]);
     let baking = staged("IN_PROGRESS", "PRODUCTION_TRAFFIC_SHIFT", 10.0, 250, &[]);
     let back = staged("ROLLBACK_SUCCESSFUL", "PRODUCTION_TRAFFIC_SHIFT", 0.0, 5, &["target-5xx"]);
     let aws = CannedAws::start(routes(&[&in_progress, &rolled_back], &[&baking, &back]));
     let run = rollout(&aws.url(), &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let progress: Vec<&str> = run.stdout.lines().skip(1).take(3).collect();
+    let progress: Vec<&str> = run.stdout.lines().skip(1).take(4).collect();
     assert_eq!(
         progress,
         [
             "waiting     metabase: acme-shop-production-metabase:5, 2 of 2 running (IN_PROGRESS): \
              canary 10% baking 4m of 10m",
             "complete    pdf-render: acme-shop-production-pdf-render:2, 2 of 2 running",
+            "complete    jobs-worker: acme-shop-production-jobs-worker:1, 2 of 2 running",
             "rolled back metabase: expected acme-shop-production-metabase:5, running \
              acme-shop-production-metabase:4 (2 of 2 running): rolled back by alarm target-5xx",
         ],
@@ -181,6 +188,7 @@ fn a_canary_shifted_completes_with_its_stage_in_the_json() {
         services(&[
             service(METABASE, 2, &deployments, true),
             service(PDF, 2, &[deployment("PRIMARY", PDF, 2, 2, "COMPLETED")], false),
+            service(WORKER, 2, &[deployment("PRIMARY", WORKER, 1, 2, "COMPLETED")], false),
         ])
     };
     let (first, second, third) =

@@ -541,7 +541,8 @@ fn ssm_publish_restarts_the_readers_of_a_changed_workload_secret_or_program_para
     assert_eq!(changed(&before, &d.deployments()), ["acme-shop-dev-metabase-service"]);
     assert_eq!(d.ssm(common::PERSON_PARAMETER), canary);
 
-    // The program rewrites pdf-render's queue URL (a replaced queue): only pdf-render reads it.
+    // The program rewrites the queue's URL (a replaced queue): pdf-render and the worker
+    // jobs-worker read it, metabase does not.
     let queue = "/acme-shop/dev/jobs/JOBS_URL";
     let after_person = d.deployments();
     d.python(&format!(
@@ -550,15 +551,20 @@ fn ssm_publish_restarts_the_readers_of_a_changed_workload_secret_or_program_para
     ));
     let program = d.run(&["ssm", "publish", "--env", "dev"]);
     assert_eq!(program.code, 0, "{}", program.stderr);
-    assert!(
-        program
-            .stdout
-            .contains(&format!("restarted pdf-render (acme-shop-dev-pdf-render-service): reads {queue}\n")),
-        "{}",
-        program.stdout
-    );
+    for workload in ["pdf-render", "jobs-worker"] {
+        assert!(
+            program.stdout.contains(&format!(
+                "restarted {workload} (acme-shop-dev-{workload}-service): reads {queue}\n"
+            )),
+            "{}",
+            program.stdout
+        );
+    }
     assert!(!program.stdout.contains("restarted metabase"), "{}", program.stdout);
-    assert_eq!(changed(&after_person, &d.deployments()), ["acme-shop-dev-pdf-render-service"]);
+    assert_eq!(
+        changed(&after_person, &d.deployments()),
+        ["acme-shop-dev-jobs-worker-service", "acme-shop-dev-pdf-render-service"]
+    );
 
     // Every deployment is newer than every parameter: nothing to restart.
     let settled = d.deployments();
@@ -575,7 +581,8 @@ fn ssm_publish_restarts_the_readers_of_a_changed_workload_secret_or_program_para
     ));
     let held = d.run(&["ssm", "publish", "--env", "dev", "--no-restart"]);
     assert_eq!(held.code, 0, "{}", held.stderr);
-    for (workload, parameter) in [("metabase", common::PERSON_PARAMETER), ("pdf-render", queue)] {
+    let readers = [("metabase", common::PERSON_PARAMETER), ("pdf-render", queue), ("jobs-worker", queue)];
+    for (workload, parameter) in readers {
         let line = format!(
             "not restarted (--no-restart) {workload} (acme-shop-dev-{workload}-service): reads {parameter}"
         );

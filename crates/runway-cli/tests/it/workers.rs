@@ -4,22 +4,14 @@
 
 use crate::common::runway;
 
-/// A scratch copy of the shipped example with the worker of
-/// `tests/examples/acme-shop-jobs-worker.yaml` appended to its workloads.
-fn example() -> (test_support::Scratch, std::path::PathBuf) {
-    let dir = test_support::scratch("workers-example");
-    test_support::copy_dir(&test_support::example("acme-shop"), &dir);
-    let root = dir.join("runway.yaml");
-    let worker = test_support::workspace().join("tests/examples/acme-shop-jobs-worker.yaml");
-    let mut text = std::fs::read_to_string(&root).unwrap();
-    text.push_str(&std::fs::read_to_string(worker).unwrap());
-    std::fs::write(&root, text).unwrap();
-    (dir, root)
+/// The shipped example's root file (its worker: `jobs-worker`).
+fn example() -> std::path::PathBuf {
+    test_support::example("acme-shop").join("runway.yaml")
 }
 
 #[test]
 fn plan_lists_the_next_three_runs_of_each_schedule_in_its_timezone() {
-    let (_dir, root) = example();
+    let root = example();
     let (code, out, err) = runway(&["plan", "--env", "production", root.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let tail = out.split("\nnext runs\n").nth(1).unwrap_or_else(|| panic!("no next runs in:\n{out}"));
@@ -38,7 +30,7 @@ fn plan_lists_the_next_three_runs_of_each_schedule_in_its_timezone() {
 
 #[test]
 fn plan_shows_the_typical_figure_where_a_workload_scales() {
-    let (_dir, root) = example();
+    let root = example();
     let (code, out, err) = runway(&["plan", "--env", "dev", root.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let figure = |name: &str| {

@@ -181,17 +181,6 @@ pub(crate) fn shipped_example() -> Product {
     load_product("examples/acme-shop/runway.yaml", root, &example_members())
 }
 
-/// The shipped example with the worker of `tests/examples/acme-shop-jobs-worker.yaml` appended
-/// to its workloads (no port, scaling on `jobs`' backlog, asleep outside dev's active hours, a
-/// nightly schedule).
-pub(crate) fn example_with_worker() -> Product {
-    let root = concat!(
-        include_str!("../../../../../examples/acme-shop/runway.yaml"),
-        include_str!("../../../../../tests/examples/acme-shop-jobs-worker.yaml")
-    );
-    load_product("examples/acme-shop/runway.yaml", root, &example_members())
-}
-
 /// A generated product of `n` resources (`synthetic::product`) whose resource, workload and
 /// member names are all 20 characters longer (`warehouse-inventory-queue-123`, up to 30).
 pub(crate) fn long_named(n: usize) -> Product {
