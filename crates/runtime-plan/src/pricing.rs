@@ -1,5 +1,6 @@
 //! Pricing the planned items, the cap check and its diagnostics.
 
+use compact_str::CompactString;
 use cost::{Catalogue, Item, Priced};
 use runway_schema::{Architecture, CapOn, Code, Diagnostic, Environment, Money, PostgresEngine};
 use rust_decimal::Decimal;
@@ -12,34 +13,34 @@ use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Usa
 pub(crate) enum Priceable {
     Postgres {
         engine: PostgresEngine,
-        size: String,
+        size: CompactString,
         storage_gb: Option<Decimal>,
         io: Option<Decimal>,
     },
     RdsProxy {
         engine: PostgresEngine,
-        size: String,
+        size: CompactString,
     },
     Cache {
-        size: String,
+        size: CompactString,
     },
     Queue {
         fifo: bool,
-        size: String,
+        size: CompactString,
         requests: Option<Decimal>,
     },
     Topic {
         fifo: bool,
-        size: String,
+        size: CompactString,
         requests: Option<Decimal>,
     },
     Bucket {
-        size: String,
+        size: CompactString,
         storage_gb: Option<Decimal>,
         requests: Option<Decimal>,
     },
     Tasks {
-        size: String,
+        size: CompactString,
         /// Tasks at least (within the active hours).
         min: u32,
         /// The typical count: midway between `min` and `max`, rounded up.
@@ -54,7 +55,7 @@ pub(crate) enum Priceable {
     },
     /// A schedule's runs: one task of the size for `task_hours` a month.
     Runs {
-        size: String,
+        size: CompactString,
         architecture: Architecture,
         task_hours: Decimal,
     },
@@ -249,12 +250,13 @@ fn with_release(priced: Priced, release: Option<Priced>) -> Priced {
 /// How many unpriced items the `unpriced` diagnostic names before `and N more`.
 const UNPRICED_NAMED: usize = 10;
 
-/// Prices every item, sets each item's figures, and checks the cap.
+/// Prices every item that has a price of its own (`prices`: its position in `items` and what
+/// to ask the catalogue, in item order), sets each item's figures, and checks the cap.
 pub(crate) fn summarize(
     catalogue: &Catalogue,
     region: &str,
     items: &mut [PlannedItem],
-    prices: &[Option<Priceable>],
+    prices: &[(usize, Priceable)],
     env: &Environment,
     env_name: &str,
     diagnostics: &mut Vec<Diagnostic>,
@@ -271,8 +273,8 @@ pub(crate) fn summarize(
     // many items of each): its lines at the floor and its typical and ceiling figures.
     let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money, Money)> =
         std::collections::BTreeMap::new();
-    for (item, p) in items.iter_mut().zip(prices) {
-        let Some(p) = p else { continue };
+    for (at, p) in prices {
+        let item = &mut items[*at];
         let (priced, t, c) = asked.entry(p).or_insert_with(|| {
             let mut priced = catalogue.price(region, &p.item(Figure::Floor));
             if let Priced::Lines { lines, .. } = &mut priced {
@@ -482,9 +484,10 @@ fn usage_lines<'a>(item: &'a PlannedItem, rates: &'a [cost::Rate]) -> impl Itera
 /// The `n` largest owners (resource, workload, or platform item) by estimate, as
 /// `name $amount` joined with commas; ties keep plan order.
 fn largest_owners(items: &[PlannedItem], n: usize) -> String {
-    let mut totals: Vec<(String, Money)> = Vec::new();
+    // Names as `CompactString`s: a name of up to 24 bytes (most) is held without an allocation.
+    let mut totals: Vec<(CompactString, Money)> = Vec::new();
     // Position of each owner in `totals` (first-seen order is kept for the stable sort).
-    let mut at: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut at: std::collections::BTreeMap<CompactString, usize> = std::collections::BTreeMap::new();
     for item in items {
         let Some(m) = item.monthly else { continue };
         // A platform item is named by its kind as people read it (`environment ALB`), not by
@@ -505,8 +508,8 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
         match at.get(key) {
             Some(&i) => totals[i].1 = totals[i].1 + m,
             None => {
-                at.insert(key.to_owned(), totals.len());
-                totals.push((key.to_owned(), m));
+                at.insert(key.into(), totals.len());
+                totals.push((key.into(), m));
             }
         }
     }

@@ -119,7 +119,8 @@ pub(crate) fn plan_with(
     secrets.reserve_parameters(expected_parameters(&bindings, &resources, &logins_of, root, env));
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, env_name, catalogue);
-    let mut cx = Cx::new(&root.product, env_name, env, catalogue, expected, (secrets, network));
+    let room = (expected, resources.variable_count());
+    let mut cx = Cx::new(&root.product, env_name, env, catalogue, room, (secrets, network));
     cx.database_suffix = database_suffix;
 
     // The items, in plan order: platform, resources, workloads.
@@ -135,6 +136,8 @@ pub(crate) fn plan_with(
     key::lower(&mut cx);
     alerting::lower(&mut cx);
     budget::lower(&mut cx);
+    // What only the lowering read goes before pricing, where the plan is largest (the peak).
+    drop((resources, consumers, logins_of));
     let mut plan = finish(cx, bindings, planned_resources, workloads);
     plan.tasks = tasks;
     Ok(plan)
@@ -224,6 +227,7 @@ fn finish(
     // The layout first: its parameters are trimmed before pricing adds the cost lines (the peak).
     let secrets = secrets.into_layout();
     let mut cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
+    drop(prices);
     cost.usage = usage;
     for (r, range) in resources.iter_mut().zip(resource_items) {
         r.monthly = sum_items(&items[range], |i| i.monthly);

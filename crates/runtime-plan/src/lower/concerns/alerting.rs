@@ -66,7 +66,7 @@ pub(in crate::lower) fn topic_publishers(cx: &Cx) -> Option<&'static [AlertPubli
     if !cx.env.alarms.enabled.unwrap_or(cx.env_name == PRODUCTION) {
         return None;
     }
-    if watches(cx).is_empty() && cluster(cx).is_none() {
+    if !anything_watched(cx) && cluster(cx).is_none() {
         return None;
     }
     Some(match cx.env.cap(cx.env_name) {
@@ -203,15 +203,6 @@ fn metric_threshold(alarm: AlarmName, threshold: u64, watch: &Watch) -> f64 {
 
 /// Every planned item that gets alarms, in plan order.
 fn watches(cx: &Cx) -> Vec<Watch> {
-    use AlarmName::*;
-    let text = |name: &'static str, value: &str| AlarmDimension {
-        name,
-        value: DimensionValue::Text { value: value.into() },
-    };
-    let output = |name: &'static str, item: &str| AlarmDimension {
-        name,
-        value: DimensionValue::Output { item: item.into(), attribute: "arnSuffix" },
-    };
     let alb = cx.items.iter().find(|i| i.kind() == ItemKind::Alb).map(|i| i.id.clone());
     // Each public service by its target group.
     let services: BTreeMap<&str, Served> = (cx.items.iter().enumerate())
@@ -233,89 +224,126 @@ fn watches(cx: &Cx) -> Vec<Watch> {
         .collect();
     let mut out = Vec::new();
     for item in &cx.items {
-        // The kinds table's `alarms` column: what an item of the kind is watched with.
-        let alarms = item.kind().alarms();
-        if alarms.is_empty() {
-            continue;
-        }
-        let watch = |alarms, dimensions| Watch {
-            item: item.id.clone(),
-            owner: item.owner.clone(),
-            stem: match &item.owner {
-                Some(owner) => cx.base(owner),
-                None => cat(&[cx.product, "-", cx.env_name]),
-            },
-            alarms,
-            dimensions,
-            node: None,
-            storage_gb: 0,
-            max_connections: None,
-            service: None,
-        };
-        let name = item.physical_name.as_str();
-        // The kinds table's `alarms` column says which kinds are watched (the others were
-        // skipped above); this match gives their dimensions, and a test plans each of them.
-        #[allow(clippy::wildcard_enum_match_arm)] // reason: the column, not this match, lists the kinds
-        match &item.spec {
-            ItemSpec::Alb { .. } => out.push(watch(alarms, vec![output("LoadBalancer", &item.id)])),
-            ItemSpec::AlbTargetGroup { .. } => {
-                let Some(alb) = &alb else { continue };
-                let dimensions = vec![output("TargetGroup", &item.id), output("LoadBalancer", alb)];
-                if let Some(&served) = alternates.get(item.id.as_str()) {
-                    // `<workload>_alarm-target-5xx-2`: the second target group's, its 5xx only.
-                    let alarms: &'static [AlarmName] = &[TargetErrors];
-                    out.push(Watch { service: Some(served), node: Some(2), ..watch(alarms, dimensions) });
-                    continue;
-                }
-                let service = services.get(item.id.as_str()).copied();
-                out.push(Watch { service, ..watch(alarms, dimensions) });
-            }
-            ItemSpec::RdsInstance(db) => {
-                let dimensions = vec![text("DBInstanceIdentifier", name)];
-                let (storage_gb, max_connections) = (db.size.storage_gb, db.size.max_connections);
-                out.push(Watch { storage_gb, max_connections, ..watch(alarms, dimensions) });
-            }
-            ItemSpec::AuroraCluster(db) => {
-                let role = |role| vec![text("DBClusterIdentifier", name), text("Role", role)];
-                // The readers' alarm (replica lag), the row's last; the writer gets the others.
-                let (writer, reader): (&'static [AlarmName], _) = match alarms.split_last() {
-                    Some((DbReplicaLag, writer)) => (writer, Some(&[DbReplicaLag])),
-                    _ => (alarms, None),
-                };
-                let writer = watch(writer, role("WRITER"));
-                out.push(Watch { max_connections: db.size.max_connections, ..writer });
-                if let Some(reader) = reader.filter(|_| db.size.instances > 1) {
-                    out.push(watch(reader, role("READER")));
-                }
-            }
-            ItemSpec::RdsProxy(_) => out.push(watch(alarms, vec![text("ProxyName", name)])),
-            ItemSpec::CacheReplicationGroup(cache) => {
-                for n in 1..=cache.size.nodes {
-                    let node = format_compact!("{name}-{n:03}");
-                    let dimensions = vec![text("CacheClusterId", &node)];
-                    out.push(Watch { node: Some(n), ..watch(alarms, dimensions) });
-                }
-            }
-            ItemSpec::SqsQueue { .. } => out.push(watch(alarms, vec![text("QueueName", name)])),
-            ItemSpec::SqsDeadLetterQueue { .. } => {
-                out.push(watch(alarms, vec![text("QueueName", name)]));
-            }
-            // Every service, internal ones too: ECS's own service-level metrics.
-            ItemSpec::EcsService(service) => {
-                let Some(cluster) = cx.items.iter().find(|i| i.id == service.cluster) else { continue };
-                let cluster = text("ClusterName", &cluster.physical_name);
-                let by_name = AlarmDimension {
-                    name: "ServiceName",
-                    value: DimensionValue::Output { item: item.id.clone(), attribute: "name" },
-                };
-                out.push(watch(alarms, vec![cluster, by_name]));
-            }
-            // A row with alarms and no arm here would plan none: `every_watched_kind_gets_its_alarms`
-            // fails on it.
-            _ => {}
-        }
+        watch_item(cx, item, (alb.as_ref(), &services, &alternates), &mut out);
     }
     out
+}
+
+/// Whether [`watches`] would find anything to watch, stopping at the first item it would:
+/// asked for every workload with schedules, so it must not make them all.
+fn anything_watched(cx: &Cx) -> bool {
+    let alb = cx.items.iter().find(|i| i.kind() == ItemKind::Alb).map(|i| i.id.clone());
+    // Which service a target group serves changes what it is watched for, not whether.
+    let (services, alternates) = (BTreeMap::new(), BTreeMap::new());
+    let mut out = Vec::new();
+    cx.items.iter().any(|item| {
+        watch_item(cx, item, (alb.as_ref(), &services, &alternates), &mut out);
+        !out.is_empty()
+    })
+}
+
+/// The public services by their target group, and by their alternate target group (a release
+/// strategy's second one).
+type ServedBy<'a> = BTreeMap<&'a str, Served>;
+
+/// Appends what `item` is watched for to `out` (nothing for a kind without alarms), given the
+/// environment's ALB and the public services by target group and by alternate target group.
+fn watch_item(
+    cx: &Cx,
+    item: &PlannedItem,
+    (alb, services, alternates): (Option<&CompactString>, &ServedBy<'_>, &ServedBy<'_>),
+    out: &mut Vec<Watch>,
+) {
+    use AlarmName::*;
+    let text = |name: &'static str, value: &str| AlarmDimension {
+        name,
+        value: DimensionValue::Text { value: value.into() },
+    };
+    let output = |name: &'static str, item: &str| AlarmDimension {
+        name,
+        value: DimensionValue::Output { item: item.into(), attribute: "arnSuffix" },
+    };
+    // The kinds table's `alarms` column: what an item of the kind is watched with.
+    let alarms = item.kind().alarms();
+    if alarms.is_empty() {
+        return;
+    }
+    let watch = |alarms, dimensions| Watch {
+        item: item.id.clone(),
+        owner: item.owner.clone(),
+        stem: match &item.owner {
+            Some(owner) => cx.base(owner),
+            None => cat(&[cx.product, "-", cx.env_name]),
+        },
+        alarms,
+        dimensions,
+        node: None,
+        storage_gb: 0,
+        max_connections: None,
+        service: None,
+    };
+    let name = item.physical_name.as_str();
+    // The kinds table's `alarms` column says which kinds are watched (the others were
+    // skipped above); this match gives their dimensions, and a test plans each of them.
+    #[allow(clippy::wildcard_enum_match_arm)] // reason: the column, not this match, lists the kinds
+    match &item.spec {
+        ItemSpec::Alb { .. } => out.push(watch(alarms, vec![output("LoadBalancer", &item.id)])),
+        ItemSpec::AlbTargetGroup { .. } => {
+            let Some(alb) = alb else { return };
+            let dimensions = vec![output("TargetGroup", &item.id), output("LoadBalancer", alb)];
+            if let Some(&served) = alternates.get(item.id.as_str()) {
+                // `<workload>_alarm-target-5xx-2`: the second target group's, its 5xx only.
+                let alarms: &'static [AlarmName] = &[TargetErrors];
+                out.push(Watch { service: Some(served), node: Some(2), ..watch(alarms, dimensions) });
+                return;
+            }
+            let service = services.get(item.id.as_str()).copied();
+            out.push(Watch { service, ..watch(alarms, dimensions) });
+        }
+        ItemSpec::RdsInstance(db) => {
+            let dimensions = vec![text("DBInstanceIdentifier", name)];
+            let (storage_gb, max_connections) = (db.size.storage_gb, db.size.max_connections);
+            out.push(Watch { storage_gb, max_connections, ..watch(alarms, dimensions) });
+        }
+        ItemSpec::AuroraCluster(db) => {
+            let role = |role| vec![text("DBClusterIdentifier", name), text("Role", role)];
+            // The readers' alarm (replica lag), the row's last; the writer gets the others.
+            let (writer, reader): (&'static [AlarmName], _) = match alarms.split_last() {
+                Some((DbReplicaLag, writer)) => (writer, Some(&[DbReplicaLag])),
+                _ => (alarms, None),
+            };
+            let writer = watch(writer, role("WRITER"));
+            out.push(Watch { max_connections: db.size.max_connections, ..writer });
+            if let Some(reader) = reader.filter(|_| db.size.instances > 1) {
+                out.push(watch(reader, role("READER")));
+            }
+        }
+        ItemSpec::RdsProxy(_) => out.push(watch(alarms, vec![text("ProxyName", name)])),
+        ItemSpec::CacheReplicationGroup(cache) => {
+            for n in 1..=cache.size.nodes {
+                let node = format_compact!("{name}-{n:03}");
+                let dimensions = vec![text("CacheClusterId", &node)];
+                out.push(Watch { node: Some(n), ..watch(alarms, dimensions) });
+            }
+        }
+        ItemSpec::SqsQueue { .. } => out.push(watch(alarms, vec![text("QueueName", name)])),
+        ItemSpec::SqsDeadLetterQueue { .. } => {
+            out.push(watch(alarms, vec![text("QueueName", name)]));
+        }
+        // Every service, internal ones too: ECS's own service-level metrics.
+        ItemSpec::EcsService(service) => {
+            let Some(cluster) = cx.items.iter().find(|i| i.id == service.cluster) else { return };
+            let cluster = text("ClusterName", &cluster.physical_name);
+            let by_name = AlarmDimension {
+                name: "ServiceName",
+                value: DimensionValue::Output { item: item.id.clone(), attribute: "name" },
+            };
+            out.push(watch(alarms, vec![cluster, by_name]));
+        }
+        // A row with alarms and no arm here would plan none: `every_watched_kind_gets_its_alarms`
+        // fails on it.
+        _ => {}
+    }
 }
 
 /// Adds each alarm to its resource's or workload's record: its id to the record's items, its

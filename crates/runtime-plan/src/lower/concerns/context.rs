@@ -26,8 +26,9 @@ pub(in crate::lower) struct Cx<'a> {
     pub(in crate::lower) catalogue: &'a Catalogue,
     /// Every item so far, in plan order.
     pub(in crate::lower) items: Vec<PlannedItem>,
-    /// What to price for each item of `items`, at the same position.
-    pub(in crate::lower) prices: Vec<Option<Priceable>>,
+    /// What to price for each item of `items` that has a price of its own, by its position
+    /// there (a third of the items: the others are included in another's price).
+    pub(in crate::lower) prices: Vec<(usize, Priceable)>,
     /// Planning diagnostics so far (cost diagnostics follow them).
     pub(in crate::lower) diagnostics: Vec<Diagnostic>,
     /// The stack outputs so far.
@@ -45,13 +46,14 @@ pub(in crate::lower) struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    /// A context with room for `expected_items` items and an output per connection variable.
+    /// A context with room for `expected_items` items and `outputs` stack outputs (an output
+    /// fills one of a resource's own variables: their count is the bound).
     pub(in crate::lower) fn new(
         product: &'a str,
         env_name: &'a str,
         env: &'a Environment,
         catalogue: &'a Catalogue,
-        expected_items: usize,
+        (expected_items, outputs): (usize, usize),
         (secrets, network): (Layout, Network),
     ) -> Self {
         Cx {
@@ -60,9 +62,9 @@ impl<'a> Cx<'a> {
             env,
             catalogue,
             items: Vec::with_capacity(expected_items),
-            prices: Vec::with_capacity(expected_items),
+            prices: Vec::with_capacity(expected_items / 3),
             diagnostics: Vec::new(),
-            outputs: Vec::with_capacity(secrets.variable_capacity()),
+            outputs: Vec::with_capacity(outputs),
             secrets,
             network,
             usage: Vec::new(),
@@ -98,6 +100,9 @@ impl<'a> Cx<'a> {
         let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price, note } = item;
         let kind = spec.kind();
         let included = price.is_none();
+        if let Some(price) = price {
+            self.prices.push((self.items.len(), price));
+        }
         self.items.push(PlannedItem {
             id: id.clone(),
             physical_name,
@@ -114,7 +119,6 @@ impl<'a> Cx<'a> {
             depends_on,
             spec,
         });
-        self.prices.push(price);
         id
     }
 

@@ -85,11 +85,6 @@ impl Layout {
         (!aws_managed).then(|| self.kms_key.clone())
     }
 
-    /// How many connection variables it has room for before it grows.
-    pub(in crate::lower) fn variable_capacity(&self) -> usize {
-        self.connection.capacity()
-    }
-
     /// How many connection variables it has.
     pub(in crate::lower) fn variable_count(&self) -> usize {
         self.connection.len()

@@ -22,6 +22,9 @@ pub(super) struct Run<'a> {
 /// Declares each schedule of the workload, in file order.
 pub(super) fn lower(cx: &mut Cx, w: &Lowering, run: &Run<'_>, platform: &Platform) {
     let Some(cluster) = platform.cluster.as_ref().map(|c| c.id.clone()) else { return };
+    if w.spec.schedules.is_empty() {
+        return;
+    }
     // A failed run reaches the alerts topic where the environment has one.
     let alerts = alerting::topic_publishers(cx).is_some();
     for (name, s) in &w.spec.schedules {
