@@ -152,7 +152,8 @@ fn workload_row(w: &PlannedWorkload) -> Vec<String> {
         format!("{} MiB", w.task.memory_mib),
         w.platform.as_str().to_owned(),
         format!("{}..{}", w.min, w.max),
-        w.expose.as_str().to_owned(),
+        // A worker listens on no port: nothing reaches it, whatever `expose` says.
+        if w.port.is_some() { w.expose.as_str() } else { "worker" }.to_owned(),
         money(w.monthly),
         money(w.ceiling),
         w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
