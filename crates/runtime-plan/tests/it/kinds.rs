@@ -12,16 +12,8 @@ use runtime_plan::plan::*;
 use runtime_plan::*;
 use runway_schema::{Kind, MemFiles, Options, PostgresEngine, Product, load};
 
-/// Each fixture by name, its text, and the owner whose items its golden holds.
-const KINDS: [(&str, &str, &str); 7] = [
-    ("postgres", include_str!("../../../../tests/kinds/postgres.yaml"), "db"),
-    ("aurora", include_str!("../../../../tests/kinds/aurora.yaml"), "db"),
-    ("queue", include_str!("../../../../tests/kinds/queue.yaml"), "jobs"),
-    ("topic", include_str!("../../../../tests/kinds/topic.yaml"), "events"),
-    ("cache", include_str!("../../../../tests/kinds/cache.yaml"), "sessions"),
-    ("bucket", include_str!("../../../../tests/kinds/bucket.yaml"), "uploads"),
-    ("workload", include_str!("../../../../tests/kinds/workload.yaml"), "web"),
-];
+// `KINDS`: each fixture by name, its text, and the owner its golden holds.
+include!("../../../../tests/kind_fixtures.rs");
 
 /// The environments each golden holds.
 const ENVIRONMENTS: [&str; 2] = ["dev", "production"];
