@@ -96,6 +96,8 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         );
         let run = up(&world, pr, now);
         assert_eq!(run.code, 0, "preview {pr}: {}", run.stderr);
+        // The person's secret reaches the task, never the deploy's output.
+        assert!(!run.stdout.contains("canary-7d1e") && !run.stderr.contains("canary-7d1e"), "preview {pr}");
         assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.92")), "{}", run.stdout);
     }
     let running = services(&world);
