@@ -1,6 +1,7 @@
 //! ARCHITECTURE.md's boundaries that a dependency or a call can break: which workspace crates
 //! each crate may depend on, who reads environment variables, who opens files, who reads the
-//! terminal, and which of the schema crate's names `cost` may know.
+//! terminal, which of the schema crate's names `cost` may know, and that `plan-render` calls no
+//! function of `runtime-plan` (it reads what a plan holds; deciding is `runtime-plan`'s).
 
 use std::path::Path;
 
@@ -70,6 +71,7 @@ const COST_SCHEMA_NAMES: &[&str] = &[
 ];
 
 pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
+    let deciding_modules = module_names(&root.join("crates/runtime-plan/src"));
     for (krate, allowed, why) in LAYERS {
         for dep in meta.workspace_deps_of(krate) {
             if !allowed.contains(&dep) {
@@ -94,6 +96,7 @@ pub(super) fn check(root: &Path, meta: &Metadata, out: &mut Vec<Violation>) {
             files: !FILE_READERS.contains(&name),
             terminal: !TERMINAL_READERS.contains(&name),
             schema_names: (name == "cost").then_some(COST_SCHEMA_NAMES),
+            deciding_modules: (name == "plan-render").then(|| deciding_modules.clone()),
         };
         for target in pkg.targets.iter().filter(|t| matches!(t.kind.as_str(), "lib" | "bin")) {
             let Some(src) = target.root.parent() else { continue };
@@ -115,6 +118,29 @@ struct Judge {
     terminal: bool,
     /// The only `runway_schema` names the crate may use, when it is limited.
     schema_names: Option<&'static [&'static str]>,
+    /// For a crate that presents and decides nothing (`plan-render`): `runtime-plan`'s module
+    /// names, so that a path into it ending in anything else lowercase is a function's.
+    deciding_modules: Option<Vec<String>>,
+}
+
+/// The names of the modules under a crate's `src` (its files' and folders' stems).
+fn module_names(src: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                names.push(stem.to_owned());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Uses of `std::fs`, of `env::var*`, of stdin or `IsTerminal`, and of names of `runway_schema`
@@ -143,6 +169,11 @@ fn io_uses(root: &Path, dir: &Path, judge: &Judge, out: &mut Vec<Violation>) {
                     Io::Terminal => {
                         "reads the terminal: only the CLI (and the language server's stdio) does \
                          (ARCHITECTURE.md, \"Boundaries\"); take the input as an argument"
+                    }
+                    Io::DecidingCall => {
+                        "calls a function of `runtime-plan`: `plan-render` presents what a plan, diff, \
+                         review or report holds and decides nothing (ARCHITECTURE.md, \"Boundaries\"); \
+                         let `runtime-plan` put the decision in the value it returns"
                     }
                     Io::SchemaName => {
                         "names a part of the runway file's model: `cost` knows sizes and prices only \
@@ -175,6 +206,7 @@ enum Io {
     Fs,
     Terminal,
     SchemaName,
+    DecidingCall,
 }
 
 /// Finds the I/O a crate's code does by name (a path or a `use`).
@@ -203,7 +235,22 @@ impl IoUses<'_> {
         {
             self.hits.push((line, Io::SchemaName));
         }
+        if let Some(modules) = &j.deciding_modules
+            && segments.first().is_some_and(|s| s == "runtime_plan")
+            && let [.., before, last] = segments
+            && is_function(before, last, modules)
+        {
+            self.hits.push((line, Io::DecidingCall));
+        }
     }
+}
+
+/// Whether a path into `runtime-plan` ending `before::last` names a function: `last` is
+/// lowercase and either follows a type (an associated function) or is no module's name.
+fn is_function(before: &str, last: &str, modules: &[String]) -> bool {
+    let lower = last.starts_with(|c: char| c.is_ascii_lowercase());
+    let after_type = before.starts_with(|c: char| c.is_ascii_uppercase());
+    lower && last != "self" && (after_type || !modules.iter().any(|m| m == last))
 }
 
 /// `#[cfg(test)]` (or `#[cfg(any(test, ...))]`) on an item.
@@ -257,7 +304,13 @@ mod tests {
 
     #[test]
     fn the_terminal_and_the_files_model_are_found_outside_their_crates() {
-        let cost = Judge { env: true, files: true, terminal: true, schema_names: Some(COST_SCHEMA_NAMES) };
+        let cost = Judge {
+            env: true,
+            files: true,
+            terminal: true,
+            schema_names: Some(COST_SCHEMA_NAMES),
+            deciding_modules: None,
+        };
         let source = "use runway_schema::{Money, PostgresEngine};\n\
                       use runway_schema::Product;\n\
                       fn a(w: &runway_schema::Workload) {}\n\
@@ -266,7 +319,30 @@ mod tests {
                       #[cfg(test)]\n\
                       mod tests { use runway_schema::Product; }\n";
         assert_eq!(flagged(&cost, source), [2, 3, 4]);
-        let cli = Judge { env: false, files: false, terminal: false, schema_names: None };
+        let cli =
+            Judge { env: false, files: false, terminal: false, schema_names: None, deciding_modules: None };
+        assert!(flagged(&cli, source).is_empty());
+    }
+
+    #[test]
+    fn a_renderer_calling_a_deciding_function_is_found() {
+        let modules = vec!["plan".to_owned(), "review".to_owned()];
+        let render = Judge {
+            env: true,
+            files: true,
+            terminal: true,
+            schema_names: None,
+            deciding_modules: Some(modules),
+        };
+        let source = "use runtime_plan::plan::{ItemSpec, Plan};\n\
+                      use runtime_plan::review;\n\
+                      use runtime_plan::fingerprint;\n\
+                      fn a(p: &Plan) -> usize { runtime_plan::plan::summarize(p) }\n\
+                      fn b(p: &Plan) { let _ = runtime_plan::Plan::graph(p); }\n\
+                      fn c(r: &review::Review) -> usize { runtime_plan::MAX_ITEMS }\n";
+        assert_eq!(flagged(&render, source), [3, 4, 5]);
+        let cli =
+            Judge { env: false, files: false, terminal: false, schema_names: None, deciding_modules: None };
         assert!(flagged(&cli, source).is_empty());
     }
 }

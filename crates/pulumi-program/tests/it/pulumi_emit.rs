@@ -85,6 +85,25 @@ fn one_resource_per_planned_item() {
         for item in plan.items.iter().filter(|i| i.managed_by == runtime_plan::ManagedBy::Pulumi) {
             assert!(text.contains(&format!("\n  {}:\n    type: ", item.id)), "{} missing", item.id);
         }
+        // The other way (ARCHITECTURE.md, "Boundaries": runtime-plan alone decides what is
+        // declared): every resource is a plan item's, or a parameter the plan lists.
+        let resources = pulumi_program::program_resources(&plan).expect("resources");
+        for r in &resources {
+            match &r.item {
+                Some(id) => {
+                    assert!(plan.items.iter().any(|i| i.id == *id), "{r:?}: no such item in the plan")
+                }
+                None => assert_eq!(
+                    r.token, "aws:ssm/parameter:Parameter",
+                    "{r:?}: neither an item's nor a parameter"
+                ),
+            }
+        }
+        let program_parameters = resources.iter().filter(|r| r.item.is_none()).count();
+        let parameters = (plan.secrets.ssm_parameters.iter())
+            .filter(|p| p.written_by == runtime_plan::ParameterWriter::Program)
+            .count();
+        assert_eq!(program_parameters, parameters, "{}: the parameters the plan lists", plan.environment);
     }
 }
 
