@@ -13,6 +13,7 @@ use runtime_plan::plan::{
 
 mod access;
 mod fixed;
+mod scaling;
 
 use std::collections::BTreeMap;
 
@@ -69,9 +70,20 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     write_section(
         out,
         "workloads",
-        &["name", "size", "CPU units", "memory", "arch", "tasks", "expose", "monthly", "ceiling", "address"],
+        &[
+            "name",
+            "size",
+            "CPU units",
+            "memory",
+            "arch",
+            "tasks",
+            "expose",
+            "monthly",
+            "ceiling",
+            "address / scaling",
+        ],
         &p.workloads,
-        workload_row,
+        |w| workload_row(p, w),
     )?;
     write_section(
         out,
@@ -144,7 +156,9 @@ fn resource_row(r: &PlannedResource) -> Vec<String> {
     ]
 }
 
-fn workload_row(w: &PlannedWorkload) -> Vec<String> {
+fn workload_row(p: &Plan, w: &PlannedWorkload) -> Vec<String> {
+    let address = w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string);
+    let scaling = scaling::text(p, w);
     vec![
         w.name.to_string(),
         w.size.to_string(),
@@ -156,7 +170,7 @@ fn workload_row(w: &PlannedWorkload) -> Vec<String> {
         if w.port.is_some() { w.expose.as_str() } else { "worker" }.to_owned(),
         money(w.monthly),
         money(w.ceiling),
-        w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string).unwrap_or_default(),
+        address.into_iter().chain(scaling).collect::<Vec<_>>().join("\n"),
     ]
 }
 

@@ -1,0 +1,53 @@
+//! How a workload scales, under its row of the workloads table: the metrics its scaling
+//! policies track and the hours it runs, read from the plan's scaling items.
+
+use runtime_plan::plan::{ItemSpec, Plan, PlannedWorkload, ScalingSource};
+
+/// `scales on cpu 70%, queue jobs 100 per task; active MON-FRI 07:00-20:00 Europe/Berlin`, or
+/// nothing for a workload with a fixed number of tasks.
+pub(super) fn text(p: &Plan, w: &PlannedWorkload) -> Option<String> {
+    let items = || w.items.iter().filter_map(|id| p.item(id));
+    let metrics: Vec<String> = items()
+        .filter_map(|i| {
+            let ItemSpec::ScalingPolicy { metric, target_value, source, .. } = &i.spec else { return None };
+            Some(metric_text(p, metric, *target_value, source.as_ref()))
+        })
+        .collect();
+    let active = items().find_map(|i| {
+        let ItemSpec::ScalingTarget { active: Some(a), .. } = &i.spec else { return None };
+        Some(format!("active {} {}", hours_text(&a.start, &a.stop), a.timezone))
+    });
+    let mut parts = Vec::new();
+    if !metrics.is_empty() {
+        parts.push(format!("scales on {}", metrics.join(", ")));
+    }
+    parts.extend(active);
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+fn metric_text(p: &Plan, metric: &str, value: u32, source: Option<&ScalingSource>) -> String {
+    match (metric, source) {
+        ("ECSServiceAverageCPUUtilization", _) => format!("cpu {value}%"),
+        ("ECSServiceAverageMemoryUtilization", _) => format!("memory {value}%"),
+        ("ALBRequestCountPerTarget", _) => format!("{value} requests a minute per task"),
+        (_, Some(ScalingSource::Queue { queue, .. })) => {
+            let name = p.item(queue).map_or(queue.as_str(), |q| q.owner_name());
+            format!("queue {name} {value} per task")
+        }
+        (other, _) => format!("{other} {value}"),
+    }
+}
+
+/// `MON-FRI 07:00-20:00` from the scheduled actions' `cron(M H ? * DAYS *)` pair.
+fn hours_text(start: &str, stop: &str) -> String {
+    let fields = |cron: &str| -> Option<(String, String)> {
+        let inner = cron.strip_prefix("cron(")?.strip_suffix(')')?;
+        let f: Vec<&str> = inner.split(' ').collect();
+        let (m, h, days) = (f.first()?.parse::<u32>().ok()?, f.get(1)?.parse::<u32>().ok()?, f.get(4)?);
+        Some((format!("{h:02}:{m:02}"), (*days).to_owned()))
+    };
+    match (fields(start), fields(stop)) {
+        (Some((from, days)), Some((to, _))) => format!("{days} {from}-{to}"),
+        _ => format!("{start} to {stop}"),
+    }
+}
