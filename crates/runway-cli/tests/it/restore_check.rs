@@ -68,7 +68,7 @@ impl Account {
                  rds.create_db_subnet_group(DBSubnetGroupName='{db}-subnets', DBSubnetGroupDescription='d', SubnetIds=subnets)\n\
                  rds.create_db_instance(DBInstanceIdentifier='{db}', Engine='postgres', DBInstanceClass='db.t4g.micro', \
                  MasterUsername='runway', MasterUserPassword='not-a-secret-1', AllocatedStorage=20, BackupRetentionPeriod=1, \
-                 DBSubnetGroupName='{db}-subnets', VpcSecurityGroupIds=[sg], DeletionProtection=True)\n\
+                 DBSubnetGroupName='{db}-subnets', VpcSecurityGroupIds=[sg])\n\
                  rds.create_db_proxy(DBProxyName='{db}-proxy', EngineFamily='POSTGRESQL', Auth=[{{'AuthScheme': 'SECRETS', \
                  'IAMAuth': 'DISABLED', 'SecretArn': 'arn:aws:secretsmanager:us-east-1:123456789012:secret:proxy-admin-abcdef'}}], \
                  RoleArn='arn:aws:iam::123456789012:role/proxy', VpcSubnetIds=subnets)\n\
@@ -336,7 +336,9 @@ fn a_failed_check_exits_1_keeps_the_copy_and_switches_nothing() {
 
     let run = account.restore(&aws, &to, &["--switch"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stdout.contains("failed     check-main-db: task 0f41ed exited 1"), "{}", run.stdout);
+    let failed =
+        run.stdout.lines().find(|l| l.starts_with("failed     check-main-db: task ")).unwrap_or_default();
+    assert!(failed.ends_with(" exited 1 (Essential container in task exited)"), "{}", run.stdout);
     assert!(run.stderr.contains(&format!("the check of {copy} failed")), "{}", run.stderr);
     let state = account.state();
     assert_eq!(state["dbs"][&copy]["tags"]["runway-check"], "failed", "{state}");
