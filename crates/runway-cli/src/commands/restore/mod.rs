@@ -10,9 +10,14 @@
 //! finds the copy it began (a fixed name: `<identifier>-drill`, `<identifier>-restored`), or the
 //! switch where it stopped, and goes on.
 //!
-//! Exit codes: 0 restored (drilled, switched, finished), 2 usage or a refusal (unknown resource,
-//! not RDS, a time outside the window, a switch not complete before `--finish`), 4 a call
-//! failed, 5 an instance was not available within `--timeout`.
+//! A resource that declares `restore.check` has it run against the copy once available
+//! (`check.rs`), before a drill's report or a switch: a failed check is exit 1, the switch not
+//! started.
+//!
+//! Exit codes: 0 restored (drilled, switched, finished), 1 the check failed, 2 usage or a
+//! refusal (unknown resource, not RDS, a time outside the window, a switch not complete before
+//! `--finish`, a check without `--outputs`), 4 a call failed, 5 an instance was not available
+//! (or the check's task not stopped) within `--timeout`.
 
 use std::time::Instant;
 
@@ -27,7 +32,8 @@ mod check;
 mod switch;
 
 /// Restores a postgres resource's RDS instance to a point in time into a new instance beside
-/// the live one; `--drill` deletes the copy once available and reports the time and the cost.
+/// the live one, and runs its `restore.check` against the copy (exit 1 when it fails); `--drill`
+/// deletes the copy once available and checked, and reports the time and the cost.
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The postgres resource (before the runway file, which stays optional).
