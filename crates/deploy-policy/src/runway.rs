@@ -83,6 +83,14 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     // restore --switch: the copy tagged once the readers were restarted (renames and deletion
     // protection are ModifyDBInstance, above).
     "rds:AddTagsToResource",
+    // restore's check (`restore.check`): its temporary security group, tagged for the plan (the
+    // program's grants on the plan's tagged groups reach it; ModifyDBInstance, above, puts it on
+    // the copy and takes it off; RunTask, above, runs the bootstrap's task definition).
+    "ec2:CreateSecurityGroup",
+    "ec2:AuthorizeSecurityGroupIngress",
+    "ec2:AuthorizeSecurityGroupEgress",
+    "ec2:RevokeSecurityGroupEgress",
+    "ec2:DeleteSecurityGroup",
     // preview up|down|list|sweep (docs/previews.md): what `down` removes outside the stack
     // (the previews are found by their tags, tag:GetResources above).
     "ssm:GetParametersByPath",

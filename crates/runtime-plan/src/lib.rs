@@ -54,6 +54,7 @@ pub mod preview_pool;
 pub mod previews;
 mod pricing;
 pub mod restore;
+pub mod restore_check;
 pub mod review;
 pub mod schedule;
 pub mod spend;

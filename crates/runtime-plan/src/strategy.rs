@@ -303,7 +303,7 @@ fn build(
     let resources: IndexMap<String, Resource> = resources
         .into_iter()
         .enumerate()
-        .map(|(i, (w, spec, size))| (name('r', i, &w), Resource { spec, size }))
+        .map(|(i, (w, spec, size))| (name('r', i, &w), Resource { spec, size, restore: None }))
         .collect();
     let resource_names: Vec<String> = resources.keys().cloned().collect();
     let digest = "0".repeat(64);

@@ -67,6 +67,7 @@ pub(crate) fn run_of(
         }),
         // `runway migrate` waits for the proxy (`run`); a rotation runs long after it is up.
         proxy: None,
+        overrides: None,
     })
 }
 

@@ -262,6 +262,7 @@ pub fn candidates(cx: &Context, root_file: bool, words: &Words, kind: Option<&st
         ["resources", _] => keys(Place::Resource(kind)),
         ["resources", _, "deadLetter"] => keys(Place::DeadLetter),
         ["resources", _, "versioning"] => keys(Place::Versioning),
+        ["resources", _, "restore"] => keys(Place::Restore),
         ["resources" | "workloads", _, "size"] | ["workloads", _, "scale" | "deploy"] => {
             values(&words.environments, "environment")
                 .into_iter()
@@ -394,6 +395,8 @@ mod tests {
         assert!(labels(candidates(&queue, true, &words, Some("queue"))).contains(&"deadLetter".to_owned()));
         let versioning = Context { path: strings(&["resources", "b", "versioning"]), key: None, item: false };
         assert_eq!(labels(candidates(&versioning, true, &words, Some("bucket"))), ["keepDays"]);
+        let restore = Context { path: strings(&["resources", "d", "restore"]), key: None, item: false };
+        assert_eq!(labels(candidates(&restore, true, &words, Some("postgres"))), ["check"]);
         let apply = Context {
             path: strings(&["environments", "production"]),
             key: Some("applyChanges".into()),

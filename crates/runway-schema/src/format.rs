@@ -366,6 +366,8 @@ enum ResourceFile {
         version: Option<String>,
         /// Size per environment (default `small`).
         size: Option<IndexMap<String, String>>,
+        /// What `runway restore` runs against a restored copy.
+        restore: Option<RestoreFile>,
     },
     /// An SQS queue.
     #[serde(rename_all = "camelCase")]
@@ -427,6 +429,17 @@ struct VersioningKeepFile {
     /// default 30).
     #[schemars(range(min = 1, max = 3650))]
     keep_days: Option<u32>,
+}
+
+/// A postgres resource's `restore`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(transform = Keys(keys::RESTORE))]
+struct RestoreFile {
+    /// A query run as the admin against a restored copy, read-only, before the copy is called
+    /// usable (`select count(*) from orders`); it passes when it runs without an error.
+    #[schemars(length(min = 1, max = 2000))]
+    check: Option<String>,
 }
 
 /// `deadLetter`.
@@ -670,6 +683,7 @@ mod tests {
             ("SharedFile", keys::SHARED),
             ("DeadLetterFile", keys::DEAD_LETTER),
             ("VersioningKeepFile", keys::VERSIONING),
+            ("RestoreFile", keys::RESTORE),
             ("WorkloadFile", keys::WORKLOAD),
             ("HealthFile", keys::HEALTH),
             ("ScaleFile", keys::SCALE),

@@ -569,7 +569,25 @@ pub struct Resource {
     pub spec: ResourceSpec,
     /// Size per environment as written; see [`Resource::size_in`].
     pub size: IndexMap<String, String>,
+    /// `restore` (a postgres resource's only): what `runway restore` runs against a restored
+    /// copy before it calls it usable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreSettings>,
 }
+
+/// `resources.<name>.restore` of a postgres resource (docs/operations.md, "Restore and drill").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreSettings {
+    /// `check`: a query run as the database's admin against a restored copy, in a read-only
+    /// transaction, before the copy is reported usable (`select count(*) from orders`): it
+    /// passes when it runs without an error.
+    pub check: Option<String>,
+}
+
+/// The most characters `restore.check` may hold (it travels in an ECS container override,
+/// whose whole request is bounded at 8 KiB).
+pub const MAX_RESTORE_CHECK_CHARS: usize = 2000;
 
 impl Resource {
     /// The resource's kind.

@@ -166,6 +166,8 @@ pub enum Place {
     DeadLetter,
     /// `resources.<name>.versioning` (a bucket's, written as a mapping).
     Versioning,
+    /// `resources.<name>.restore` (a postgres resource's).
+    Restore,
     /// `workloads.<name>`.
     Workload,
     /// `workloads.<name>.health`.
@@ -231,6 +233,7 @@ pub fn fields(place: Place) -> Vec<&'static str> {
         }
         Place::DeadLetter => &[keys::DEAD_LETTER],
         Place::Versioning => &[keys::VERSIONING],
+        Place::Restore => &[keys::RESTORE],
         Place::Workload => &[keys::WORKLOAD],
         Place::Health => &[keys::HEALTH],
         Place::Scale => &[keys::SCALE],

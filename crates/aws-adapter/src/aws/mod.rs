@@ -24,6 +24,7 @@ mod proxy;
 mod proxy_target;
 mod remedy;
 mod restore;
+mod restore_check;
 mod rollback;
 mod rollout;
 mod rotate;
@@ -57,6 +58,7 @@ pub use previews::{CREATED_TAG, MONTHLY_TAG, PREVIEW_TAG, PreviewRecord, RECORD,
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
 pub use restore::{CopyRequest, InstanceState, RestoreWindow};
+pub use restore_check::{CopyNetwork, GroupDeletion};
 pub use rollback::{RollbackChoice, RollbackError};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,
@@ -70,7 +72,9 @@ pub use ssm::{
 pub use stage::ReleaseStage;
 pub use survey::{CertificateFacts, DefaultRoute, SubnetFacts, ZoneFacts};
 pub use switch::InstanceFacts;
-pub use task::{LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
+pub use task::{
+    LogPlace, OneOffRun, RunRecord, STARTED_BY, TaskError, TaskOutcome, TaskOverride, TaskReport, TaskTiming,
+};
 
 /// The product and environment a call works for; they become the `product` and `environment`
 /// tags of everything written.

@@ -19,7 +19,8 @@ use std::fmt;
 use std::time::Duration;
 
 use aws_sdk_ecs::types::{
-    AssignPublicIp, AwsVpcConfiguration, DesiredStatus, LaunchType, NetworkConfiguration, PropagateTags,
+    AssignPublicIp, AwsVpcConfiguration, ContainerOverride, DesiredStatus, KeyValuePair, LaunchType,
+    NetworkConfiguration, PropagateTags,
 };
 use aws_sdk_ssm::types::ParameterType;
 use serde::{Deserialize, Serialize};
@@ -58,6 +59,22 @@ pub struct OneOffRun {
     /// The RDS Proxy (its name) the task connects through, whose target must be `AVAILABLE`
     /// before the task is started; `None` starts it at once.
     pub proxy: Option<String>,
+    /// What replaces the task definition's command for this run (`restore.check`); `None`
+    /// runs the task definition as it is.
+    pub overrides: Option<TaskOverride>,
+}
+
+/// A run of a task definition with another command: `RunTask`'s container override of the
+/// deciding container, and a `startedBy` of its own, so that a later run adopts only a task
+/// started with the same override (never a plain run of the same task definition).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskOverride {
+    /// The command that replaces the container's.
+    pub command: Vec<String>,
+    /// Variables added to the container's environment (no secret: they show in the task).
+    pub environment: Vec<(String, String)>,
+    /// `startedBy` instead of [`STARTED_BY`].
+    pub started_by: String,
 }
 
 /// Where a successful run is recorded, and as what: an SSM `String` parameter holding
@@ -249,9 +266,31 @@ fn task_id(arn: &str) -> &str {
     arn.rsplit('/').next().unwrap_or(arn)
 }
 
+impl TaskOverride {
+    /// `RunTask`'s `overrides`: the command and variables of `container`.
+    fn task_override(&self, container: &str) -> aws_sdk_ecs::types::TaskOverride {
+        let environment = self
+            .environment
+            .iter()
+            .map(|(name, value)| KeyValuePair::builder().name(name).value(value).build())
+            .collect();
+        let container = ContainerOverride::builder()
+            .name(container)
+            .set_command(Some(self.command.clone()))
+            .set_environment(Some(environment))
+            .build();
+        aws_sdk_ecs::types::TaskOverride::builder().container_overrides(container).build()
+    }
+}
+
 impl OneOffRun {
+    /// Who starts its tasks: its override's `startedBy`, else [`STARTED_BY`].
+    fn started_by(&self) -> &str {
+        self.overrides.as_ref().map_or(STARTED_BY, |o| o.started_by.as_str())
+    }
+
     /// Where the output of the task `arn` is.
-    fn logs(&self, arn: &str) -> LogPlace {
+    pub fn logs(&self, arn: &str) -> LogPlace {
         let id = task_id(arn);
         let cluster = self.cluster.rsplit('/').next().unwrap_or(&self.cluster);
         LogPlace {
@@ -430,7 +469,7 @@ impl AwsClients {
         let tasks: Vec<(String, String)> = described
             .tasks()
             .iter()
-            .filter(|t| t.started_by() == Some(STARTED_BY) && t.last_status() != Some("STOPPED"))
+            .filter(|t| t.started_by() == Some(run.started_by()) && t.last_status() != Some("STOPPED"))
             .map(|t| {
                 (
                     t.task_arn().unwrap_or_default().to_owned(),
@@ -459,7 +498,8 @@ impl AwsClients {
             .task_definition(&run.task_definition)
             .launch_type(LaunchType::Fargate)
             .count(1)
-            .started_by(STARTED_BY)
+            .started_by(run.started_by())
+            .set_overrides(run.overrides.as_ref().map(|o| o.task_override(&run.container)))
             .network_configuration(NetworkConfiguration::builder().awsvpc_configuration(awsvpc).build())
             .propagate_tags(PropagateTags::TaskDefinition)
             .enable_ecs_managed_tags(true)
@@ -663,6 +703,7 @@ mod tests {
             region: "eu-west-1".into(),
             record: None,
             proxy: None,
+            overrides: None,
         };
         let logs = run.logs("arn:aws:ecs:eu-west-1:1:task/shop-dev/abc123");
         assert_eq!(logs.stream, "web/web/abc123");

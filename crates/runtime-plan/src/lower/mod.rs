@@ -181,6 +181,7 @@ fn lower_resource(
         summary: described.summary.into(),
         items: items.iter().map(|i| i.id.clone()).collect(),
         consumers,
+        restore_check: r.restore_check.clone(),
     };
     (record, first_item..cx.items.len())
 }

@@ -172,6 +172,10 @@ pub struct PlannedResource {
     pub items: Vec<CompactString>,
     /// Consumers (workloads then members) that use it.
     pub consumers: Vec<CompactString>,
+    /// `restore.check` of a postgres resource: the query `runway restore` runs against a
+    /// restored copy before it reports it usable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore_check: Option<CompactString>,
 }
 
 /// A workload as planned in one environment.

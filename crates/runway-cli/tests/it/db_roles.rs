@@ -21,7 +21,7 @@ use crate::common::runway_in;
 use serde_json::Value;
 
 /// The admin's password in this test (RDS's master user is `runway`).
-const ADMIN_PASSWORD: &str = "admin-Pw-7fj2k9";
+pub(crate) const ADMIN_PASSWORD: &str = "admin-Pw-7fj2k9";
 
 const PRODUCT: &str = r#"runway: 3
 product: roles
@@ -50,7 +50,7 @@ workloads:
 
 /// A server the role SQL runs on.
 #[derive(Clone, Copy)]
-enum Version {
+pub(crate) enum Version {
     /// The system's: the newest on `PATH`, `/usr/local/bin` or `/usr/lib/postgresql`.
     System,
     /// A major version `cargo xtask postgres` installs.
@@ -120,11 +120,11 @@ fn is_root() -> bool {
 }
 
 /// A server on loopback, stopped when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
     dir: PathBuf,
-    psql: PathBuf,
+    pub(crate) psql: PathBuf,
     /// The folder of its `pg_ctl`.
     bin: PathBuf,
 }
@@ -148,12 +148,15 @@ impl Drop for Server {
 impl Server {
     /// Starts `version`'s server in a fresh data folder on a free loopback port; says which
     /// version runs (`--nocapture` shows it) and checks it is the one asked for.
-    fn start(version: Version) -> Server {
+    pub(crate) fn start(version: Version) -> Server {
         let bin = version.bin();
+        // One folder per server: other modules' tests start servers in this process too.
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
-            "runway-db-roles-server-{}-{}",
+            "runway-db-roles-server-{}-{}-{}",
             version.label(),
-            std::process::id()
+            std::process::id(),
+            STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -203,7 +206,7 @@ impl Server {
     }
 
     /// Runs `sql` as the superuser over the socket.
-    fn superuser(&self, db: &str, sql: &str) -> Result<String, String> {
+    pub(crate) fn superuser(&self, db: &str, sql: &str) -> Result<String, String> {
         let out = Command::new(&self.psql)
             .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h"])
             .arg(&self.dir)
@@ -217,7 +220,7 @@ impl Server {
     /// statement list starting `SET default_transaction_read_only = off; ` asks for that at
     /// connection instead (over the role's setting), as a client may: a `SET` inside the
     /// statement list would come after its transaction began read-only.
-    fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
+    pub(crate) fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
         let (options, sql) = match sql.strip_prefix("SET default_transaction_read_only = off; ") {
             Some(rest) => ("-c default_transaction_read_only=off", rest),
             None => ("", sql),
@@ -297,7 +300,7 @@ fn answer(out: &std::process::Output) -> Result<String, String> {
     }
 }
 
-fn path_with(dir: Option<&Path>) -> String {
+pub(crate) fn path_with(dir: Option<&Path>) -> String {
     let mut dirs: Vec<PathBuf> = dir.into_iter().map(Path::to_path_buf).collect();
     dirs.extend(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from));
     std::env::join_paths(dirs).unwrap().to_string_lossy().into_owned()
@@ -359,7 +362,7 @@ fn on_postgresql_17() {
 /// `rds_superuser` here is a group without login holding what stock PostgreSQL can give it
 /// (`pg_monitor`, `pg_signal_backend`); RDS's own powers of that role (extensions, any
 /// object's owner) are RDS's patches, which only add: what passes here passes there.
-fn rds_master(server: &Server) {
+pub(crate) fn rds_master(server: &Server) {
     for sql in [
         "CREATE ROLE rds_superuser NOLOGIN".to_owned(),
         "GRANT pg_monitor, pg_signal_backend TO rds_superuser".to_owned(),

@@ -5,7 +5,8 @@
 //! without `--drill` keeps its copy, and a run again finds it.
 //!
 //! What moto cannot show: the copy's data (moto's copy holds none) and the time a real restore
-//! takes (moto's copy is `available` at once). `restore.check` is not run (docs/operations.md).
+//! takes (moto's copy is `available` at once). The example declares no `restore.check`: the
+//! check's tests are `restore_check.rs`.
 //!
 //! Needs the workspace venv: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
 

@@ -11,6 +11,7 @@ mod health;
 mod members;
 mod previews;
 mod resources;
+mod restore;
 mod root;
 mod scaling;
 mod schedules;
@@ -111,7 +112,9 @@ pub(crate) mod keys {
     /// amounts are the environment's only).
     pub(crate) const USAGE_FOR: &[&str] = &["logs", "requests", "storageGb", "auroraIo", "releases"];
     pub(crate) const SHARED: &[&str] = &crate::model::Engine::NAMES;
-    pub(crate) const POSTGRES: &[&str] = &["kind", "engine", "version", "size"];
+    pub(crate) const POSTGRES: &[&str] = &["kind", "engine", "version", "size", "restore"];
+    /// `resources.<name>.restore` of a postgres resource.
+    pub(crate) const RESTORE: &[&str] = &["check"];
     pub(crate) const QUEUE: &[&str] = &["kind", "fifo", "visibilityTimeout", "deadLetter", "size"];
     pub(crate) const TOPIC: &[&str] = &["kind", "fifo", "size"];
     pub(crate) const CACHE: &[&str] = &["kind", "version", "size"];

@@ -180,7 +180,11 @@ pub(super) fn resource(
                 .map_or(Some(None), |n| versioning(cx, n, &join(path, "versioning")))?,
         },
     };
-    Some(Resource { spec, size })
+    let restore = match f.get("restore") {
+        Some(n) if kind == Kind::Postgres => Some(super::restore::restore(cx, n, &join(path, "restore"))?),
+        Some(_) | None => None,
+    };
+    Some(Resource { spec, size, restore })
 }
 
 /// A bucket's `versioning`: `true` or `false`, or `{ keepDays: N }` (on, noncurrent versions

@@ -26,6 +26,8 @@ pub(in crate::lower) struct Res {
     pub(in crate::lower) vars: Arc<[CompactString]>,
     /// Its Infisical folder (`/runtime/main-db`).
     pub(in crate::lower) folder: CompactString,
+    /// `restore.check` (a postgres resource's), as declared.
+    pub(in crate::lower) restore_check: Option<CompactString>,
 }
 
 impl Res {
@@ -87,7 +89,8 @@ impl Resources {
 /// order) for each engine some member requires.
 pub(in crate::lower) fn collect(product: &Product, env_name: &str, env: &Environment) -> Resources {
     let declared = product.root.resources.iter().map(|(name, r)| {
-        (CompactString::from(name.as_str()), r.spec.clone(), r.size_in(env_name), Origin::Declared)
+        let check = r.restore.as_ref().and_then(|s| s.check.as_deref()).map(CompactString::from);
+        (CompactString::from(name.as_str()), r.spec.clone(), r.size_in(env_name), Origin::Declared, check)
     });
     let implicit = Engine::ALL
         .into_iter()
@@ -98,16 +101,17 @@ pub(in crate::lower) fn collect(product: &Product, env_name: &str, env: &Environ
                 ResourceSpec::default_for(engine),
                 env.shared_size(engine),
                 Origin::Implicit,
+                None,
             )
         });
     let list: Vec<Res> = declared
         .chain(implicit)
         .enumerate()
-        .map(|(index, (name, spec, size, origin))| {
+        .map(|(index, (name, spec, size, origin, restore_check))| {
             let prefix = variable_prefix(&name);
             let vars = variable_suffixes(&spec).into_iter().map(|s| cat(&[&prefix, "_", s])).collect();
             let folder = folder(product, &name);
-            Res { index, name, spec, size: size.into(), origin, prefix, vars, folder }
+            Res { index, name, spec, size: size.into(), origin, prefix, vars, folder, restore_check }
         })
         .collect();
     // Collected in reverse: a later insert of a name keeps its place and takes the earlier

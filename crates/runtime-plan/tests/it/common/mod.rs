@@ -82,6 +82,7 @@ pub(crate) fn example() -> Product {
         Resource {
             spec: ResourceSpec::Postgres { engine: PostgresEngine::Rds, version: "16".into() },
             size: sizes(&[("staging", "medium"), ("production", "large")]),
+            restore: None,
         },
     );
     resources.insert(
@@ -93,21 +94,27 @@ pub(crate) fn example() -> Product {
                 dead_letter: Some(DeadLetter { max_receives: 5 }),
             },
             size: IndexMap::new(),
+            restore: None,
         },
     );
     resources.insert(
         "events".to_string(),
-        Resource { spec: ResourceSpec::Topic { fifo: false }, size: IndexMap::new() },
+        Resource { spec: ResourceSpec::Topic { fifo: false }, size: IndexMap::new(), restore: None },
     );
     resources.insert(
         "sessions".to_string(),
-        Resource { spec: ResourceSpec::Cache { version: "8.0".into() }, size: IndexMap::new() },
+        Resource {
+            spec: ResourceSpec::Cache { version: "8.0".into() },
+            size: IndexMap::new(),
+            restore: None,
+        },
     );
     resources.insert(
         "uploads".to_string(),
         Resource {
             spec: ResourceSpec::Bucket { versioning: Some(runway_schema::Versioning { keep_days: 30 }) },
             size: IndexMap::new(),
+            restore: None,
         },
     );
     let mut workloads = IndexMap::new();

@@ -10,22 +10,30 @@
 //! finds the copy it began (a fixed name: `<identifier>-drill`, `<identifier>-restored`), or the
 //! switch where it stopped, and goes on.
 //!
-//! Exit codes: 0 restored (drilled, switched, finished), 2 usage or a refusal (unknown resource,
-//! not RDS, a time outside the window, a switch not complete before `--finish`), 4 a call
-//! failed, 5 an instance was not available within `--timeout`.
+//! A resource that declares `restore.check` has it run against the copy once available
+//! (`check.rs`), before a drill's report or a switch: a failed check is exit 1, the switch not
+//! started.
+//!
+//! Exit codes: 0 restored (drilled, switched, finished), 1 the check failed, 2 usage or a
+//! refusal (unknown resource, not RDS, a time outside the window, a switch not complete before
+//! `--finish`, a check without `--outputs`), 4 a call failed, 5 an instance was not available
+//! (or the check's task not stopped) within `--timeout`.
 
 use std::time::Instant;
 
 use aws_adapter::aws::{AwsClients, CopyRequest};
 use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
+use runtime_plan::restore_check::restore_check;
 
 use crate::planning::catalogue_for;
 use crate::prelude::*;
 
+mod check;
 mod switch;
 
 /// Restores a postgres resource's RDS instance to a point in time into a new instance beside
-/// the live one; `--drill` deletes the copy once available and reports the time and the cost.
+/// the live one, and runs its `restore.check` against the copy (exit 1 when it fails); `--drill`
+/// deletes the copy once available and checked, and reports the time and the cost.
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The postgres resource (before the runway file, which stays optional).
@@ -47,6 +55,11 @@ pub(crate) struct Args {
     /// snapshot.
     #[arg(long)]
     finish: bool,
+    /// The stack outputs (`pulumi stack output --json --show-secrets`), as `runway migrate`
+    /// takes them: the resource's bootstrap task, which runs its `restore.check` (needed when
+    /// it declares one).
+    #[arg(long, value_name = "FILE", conflicts_with = "finish")]
+    outputs: Option<PathBuf>,
     #[command(flatten)]
     timing: Timing<RestoreWaits>,
 }
@@ -79,6 +92,18 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         // A switch stopped after its first rename: the copy is not under its own name any more.
         return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
     }
+    let check = restore_check(plan, &args.resource).map_err(|e| out.usage(e))?;
+    let outputs = match (&check, &args.outputs) {
+        (None, _) => None,
+        (Some(_), Some(file)) => Some(crate::stack_outputs::read(file).map_err(|e| out.usage(e))?),
+        (Some(_), None) => {
+            return Err(out.usage(format!(
+                "{} declares `restore.check`, run in its bootstrap task: give `--outputs FILE` (the stack \
+                 outputs, as `runway migrate` takes them)",
+                args.resource
+            )));
+        }
+    };
     let window =
         rt.block_on(aws.restore_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
             || out.usage(format!("{} has no DB instance {} to restore", plan.environment, target.source)),
@@ -130,21 +155,27 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         took.as_secs(),
         target.source
     );
+    let checked = match (&check, &outputs, &args.outputs) {
+        (Some(check), Some(outputs), Some(file)) => {
+            let inputs = check::CheckInputs { check, outputs, file };
+            Some(rt.block_on(check::check_copy(plan, &aws, &target, &inputs, args.timing, out))?)
+        }
+        _ => None,
+    };
+    let failed = checked == Some(check::Checked::Failed);
     if args.drill {
         let deleted = rt.block_on(aws.delete_copy(&target.copy)).map_err(|e| out.remote(chain(&e)))?;
         let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
-        let cost = copy_cost(plan, &catalogue, &target, took.as_secs()).map_or_else(
-            || "unpriced (no catalogue price for the class)".to_owned(),
-            |m| format!("${}", m.cents()),
-        );
-        outln!(
-            "drill: a usable copy in {}s; {} {}; the copy cost {cost} ({}, billed per second, 10 minutes at least)",
-            took.as_secs(),
-            target.copy,
-            if deleted { "deleted" } else { "already gone" },
-            target.instance_class
-        );
-        return Ok(());
+        return drill_report(plan, &catalogue, &target, (started.elapsed().as_secs(), deleted, failed), out);
+    }
+    if failed {
+        return Err(out.fail(
+            EXIT_INVALID,
+            format!(
+                "the check of {} failed: it is kept for a look, the live instance {} untouched; no switch",
+                target.copy, target.source
+            ),
+        ));
     }
     if args.switch {
         return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
@@ -158,8 +189,38 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     Ok(())
 }
 
+/// A drill's end (its copy deleted): the time to a usable copy (available, and checked when
+/// the resource declares a check) and what the copy cost; exit 1 when its check failed.
+fn drill_report(
+    plan: &runtime_plan::Plan,
+    catalogue: &cost::Catalogue,
+    target: &RestoreTarget,
+    (seconds, deleted, failed): (u64, bool, bool),
+    out: Out,
+) -> Result<(), Exit> {
+    let cost = copy_cost(plan, catalogue, target, seconds).map_or_else(
+        || "unpriced (no catalogue price for the class)".to_owned(),
+        |m| format!("${}", m.cents()),
+    );
+    let copy = if failed {
+        format!("no usable copy (its check failed) after {seconds}s")
+    } else {
+        format!("a usable copy in {seconds}s")
+    };
+    outln!(
+        "drill: {copy}; {} {}; the copy cost {cost} ({}, billed per second, 10 minutes at least)",
+        target.copy,
+        if deleted { "deleted" } else { "already gone" },
+        target.instance_class
+    );
+    if failed {
+        return Err(out.fail(EXIT_INVALID, format!("the drill's check of {} failed", target.copy)));
+    }
+    Ok(())
+}
+
 /// Looks at the copy until it is `available`; its endpoint.
-async fn wait_available(
+pub(super) async fn wait_available(
     aws: &AwsClients,
     target: &RestoreTarget,
     timing: Timing<RestoreWaits>,
