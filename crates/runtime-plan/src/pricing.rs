@@ -264,8 +264,8 @@ struct Asked {
 /// position. Found by hash (foldhash, fixed seed: the same path every run), not by comparing
 /// whole records in a tree; the table is only indexed, never iterated into output.
 fn ask_each(catalogue: &Catalogue, region: &str, prices: &[(usize, Priceable)]) -> (Vec<Asked>, Vec<usize>) {
-    let mut at: std::collections::HashMap<&Priceable, usize, foldhash::fast::FixedState> =
-        std::collections::HashMap::default();
+    let mut at: indexmap::IndexMap<&Priceable, usize, foldhash::fast::FixedState> =
+        indexmap::IndexMap::default();
     let mut table = Vec::new();
     let of = prices
         .iter()
@@ -530,8 +530,8 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     let mut totals: Vec<(CompactString, Money)> = Vec::new();
     // Position of each owner in `totals` (first-seen order is kept for ties). Looked up by hash
     // (foldhash, fixed seed), never iterated.
-    let mut at: std::collections::HashMap<CompactString, usize, foldhash::fast::FixedState> =
-        std::collections::HashMap::default();
+    let mut at: indexmap::IndexMap<CompactString, usize, foldhash::fast::FixedState> =
+        indexmap::IndexMap::default();
     for item in items {
         let Some(m) = item.monthly else { continue };
         // A platform item is named by its kind as people read it (`environment ALB`), not by

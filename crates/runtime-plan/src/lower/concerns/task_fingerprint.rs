@@ -18,7 +18,7 @@ pub fn fingerprint(command: &[CompactString]) -> CompactString {
 /// of planning under callgrind). Only looked up, never iterated.
 #[derive(Default)]
 pub(crate) struct Fingerprints(
-    std::collections::HashMap<Vec<CompactString>, CompactString, foldhash::fast::FixedState>,
+    indexmap::IndexMap<Vec<CompactString>, CompactString, foldhash::fast::FixedState>,
 );
 
 impl Fingerprints {
