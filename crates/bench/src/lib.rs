@@ -5,8 +5,8 @@
 //! - [`floor`]: every file read by serde-saphyr into a generic value (`serde_json::Value`),
 //!   with no spans and no validation: the cost of reading the YAML at all;
 //! - [`check`]: parse + validate with [`runway_schema::load`] (what `runway check` does);
-//! - [`plan_env`] / [`plan_all`]: [`runtime_plan::plan()`] of one or every environment of a
-//!   loaded product;
+//! - [`plan_env`] / [`plan_all`]: [`runtime_plan::plan()`] of one environment, or a
+//!   [`runtime_plan::Planner`]'s plans of every environment, of a loaded product;
 //! - [`pulumi`]: [`pulumi_program::render`] of one plan.
 
 use runway_schema::{Loaded, MemFiles, Options, Product};
@@ -91,9 +91,17 @@ pub fn plan_env(input: &Input, product: &Product, env: &str) -> runtime_plan::Pl
     }
 }
 
-/// The plans of every environment.
+/// The plans of every environment, in turn, by one [`runtime_plan::Planner`] (as `runway
+/// check` plans them).
 pub fn plan_all(input: &Input, product: &Product) -> Vec<runtime_plan::Plan> {
-    synthetic::ENVIRONMENTS.iter().map(|env| plan_env(input, product, env)).collect()
+    let mut planner = runtime_plan::Planner::new(product, &input.catalogue);
+    synthetic::ENVIRONMENTS
+        .iter()
+        .map(|env| match planner.plan(env) {
+            Ok(p) => p,
+            Err(e) => panic!("cannot plan `{env}`: {e}"),
+        })
+        .collect()
 }
 
 /// The Pulumi program of one plan; returns its length in bytes.
@@ -116,5 +124,19 @@ mod tests {
         let plans = plan_all(&input, &product);
         assert_eq!(plans.len(), 3);
         assert!(pulumi(&plans[0]) > 0);
+    }
+
+    #[test]
+    fn the_planners_plans_are_each_environments_own() {
+        // The planner shares the bootstraps' fingerprints between environments: its plans must
+        // be those planned one by one, byte for byte (the product has postgres resources).
+        let input = Input::new(100);
+        let product = product(&input);
+        let plans = plan_all(&input, &product);
+        for (env, shared) in synthetic::ENVIRONMENTS.iter().zip(&plans) {
+            let alone = plan_env(&input, &product, env);
+            assert!(!alone.tasks.is_empty(), "`{env}` has bootstraps to fingerprint");
+            assert_eq!(runtime_plan::to_json(shared), runtime_plan::to_json(&alone), "`{env}`");
+        }
     }
 }

@@ -6,7 +6,7 @@
 use cost::Catalogue;
 use runway_schema::{Diagnostic, Loaded};
 
-use crate::{Plan, PlanError, plan};
+use crate::{Plan, PlanError, Planner};
 
 /// What checking a loaded runway found.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,8 +72,9 @@ pub fn check_each(
     let mut diagnostics = loaded.diagnostics;
     let invalid = diagnostics.iter().any(Diagnostic::is_error);
     if let (false, Some(product)) = (invalid, &loaded.product) {
+        let mut planner = Planner::new(product, catalogue);
         for env in product.root.environments.keys() {
-            let plan = plan(product, env, catalogue)?;
+            let plan = planner.plan(env)?;
             if plan.has_errors() {
                 // The loader already reported what it checks itself; the plan's errors it
                 // re-checks defensively are not repeated.

@@ -20,7 +20,7 @@
 //!
 //! | command | decides | then presents (`plan-render`, or [`to_json`]) |
 //! |---|---|---|
-//! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan | diagnostics |
+//! | `runway check` (and `runway lsp`'s diagnostics) | [`check_each()`] (the CLI, each plan dropped once read) or [`check()`] (the language server, every plan kept): the loader's diagnostics and every environment's plan (a [`Planner`]) | diagnostics |
 //! | `runway plan` | [`plan()`] | `write_plan_text`, or [`write_json`] of the [`Plan`] (both streamed) |
 //! | `runway cost` | [`plan()`] per environment | `render_cost_text`, or `cost_report` as JSON |
 //! | `runway graph` | [`Plan::graph`] | `render_mermaid`, `render_dot`, or [`to_json`] |
@@ -70,7 +70,7 @@ pub use drift::{DriftFinding, DriftKind, DriftReport, Observed, drift};
 pub use graph::{Graph, GraphEdge, GraphNode, Layer};
 pub use hint::{UsageHint, usage_hint};
 pub use json::{to_json, write_json};
-pub use lower::{PlanError, database_name, fingerprint, plan, run_fingerprint, variables};
+pub use lower::{PlanError, Planner, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use preflight::{Expectations, Finding, Severity, expectations};
 pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
 pub use previews::{PreviewError, plan_named, preview_plan};

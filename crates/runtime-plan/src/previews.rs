@@ -59,7 +59,7 @@ pub fn preview_plan(product: &Product, pr: u64, catalogue: &Catalogue) -> Result
     let name = preview_name(pr);
     let (derived, preview) = derive(product, previews, pr, &name, &from_plan);
     let suffix = format!("_pr_{pr}");
-    let mut plan = crate::lower::plan_with(&derived, &name, catalogue, &suffix)?;
+    let mut plan = crate::lower::plan_with(&derived, &name, catalogue, &suffix, None)?;
     let shares = share(&mut plan, &from_plan, product);
     reprice(&mut plan, &previews.from, previews.monthly);
     plan.tags.push(TagRule { key: PREVIEW_TAG.into(), value: TagValue::Text { value: name.clone() } });

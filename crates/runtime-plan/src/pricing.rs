@@ -9,7 +9,7 @@ use crate::plan::{CostLine, CostSummary, PlannedItem, Pricing, UnpricedItem, Usa
 
 /// An owned description of what to ask the catalogue for an item: its size and the amounts of
 /// use the plan assumes (`None`: the size's, or billed by use and not counted).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Priceable {
     Postgres {
         engine: PostgresEngine,
@@ -250,6 +250,60 @@ fn with_release(priced: Priced, release: Option<Priced>) -> Priced {
 /// How many unpriced items the `unpriced` diagnostic names before `and N more`.
 const UNPRICED_NAMED: usize = 10;
 
+/// What the catalogue says of one distinct thing to price: its lines at the floor (for its
+/// share of the month) and its three monthly figures.
+struct Asked {
+    priced: Priced,
+    monthly: Money,
+    typical: Money,
+    ceiling: Money,
+}
+
+/// Asks the catalogue once for each distinct [`Priceable`] of `prices` (a product has few sizes
+/// and many items of each); returns the answers and, for each entry of `prices`, its answer's
+/// position. Found by hash (foldhash, fixed seed: the same path every run), not by comparing
+/// whole records in a tree; the table is only indexed, never iterated into output.
+fn ask_each(catalogue: &Catalogue, region: &str, prices: &[(usize, Priceable)]) -> (Vec<Asked>, Vec<usize>) {
+    let mut at: indexmap::IndexMap<&Priceable, usize, foldhash::fast::FixedState> =
+        indexmap::IndexMap::default();
+    let mut table = Vec::new();
+    let of = prices
+        .iter()
+        .map(|(_, p)| {
+            *at.entry(p).or_insert_with(|| {
+                table.push(ask(catalogue, region, p));
+                table.len() - 1
+            })
+        })
+        .collect();
+    (table, of)
+}
+
+/// The catalogue's answer for `p`: its lines at the floor and its typical and ceiling figures.
+fn ask(catalogue: &Catalogue, region: &str, p: &Priceable) -> Asked {
+    let mut priced = catalogue.price(region, &p.item(Figure::Floor));
+    if let Priced::Lines { lines, .. } = &mut priced {
+        *lines = for_share(lines, p.share());
+    }
+    let priced = with_release(priced, p.release_price(catalogue, region, Figure::Floor));
+    let m = priced.monthly().unwrap_or(Money::ZERO);
+    let (t, c) = if p.scales() {
+        // The same catalogue priced the item at rest; the other figures alike.
+        let at = |f| catalogue.price(region, &p.item(f)).monthly();
+        let release = |f| {
+            let priced = p.release_price(catalogue, region, f);
+            priced.and_then(|r| r.monthly()).unwrap_or(Money::ZERO)
+        };
+        (
+            at(Figure::Typical).map_or(m, |t| t.times(p.share()) + release(Figure::Typical)),
+            at(Figure::Ceiling).map_or(m, |c| c + release(Figure::Ceiling)),
+        )
+    } else {
+        (m, m)
+    };
+    Asked { priced, monthly: m, typical: t, ceiling: c }
+}
+
 /// Prices every item that has a price of its own (`prices`: its position in `items` and what
 /// to ask the catalogue, in item order), sets each item's figures, and checks the cap.
 pub(crate) fn summarize(
@@ -269,39 +323,27 @@ pub(crate) fn summarize(
     let mut monthly = Money::ZERO;
     let mut typical = Money::ZERO;
     let mut ceiling = Money::ZERO;
-    // Each distinct thing to price is asked of the catalogue once (a product has few sizes and
-    // many items of each): its lines at the floor and its typical and ceiling figures.
-    let mut asked: std::collections::BTreeMap<&Priceable, (Priced, Money, Money)> =
-        std::collections::BTreeMap::new();
-    for (at, p) in prices {
-        let item = &mut items[*at];
-        let (priced, t, c) = asked.entry(p).or_insert_with(|| {
-            let mut priced = catalogue.price(region, &p.item(Figure::Floor));
-            if let Priced::Lines { lines, .. } = &mut priced {
-                *lines = for_share(lines, p.share());
+    let (table, of) = ask_each(catalogue, region, prices);
+    // Room for every line and usage line, counted from the table (growing these lists by
+    // doubling copied their records again and again).
+    let (mut line_count, mut rate_count) = (0, 0);
+    for &k in &of {
+        match &table[k].priced {
+            Priced::Lines { lines, rates } => {
+                (line_count, rate_count) = (line_count + lines.len(), rate_count + rates.len())
             }
-            let priced = with_release(priced, p.release_price(catalogue, region, Figure::Floor));
-            let m = priced.monthly().unwrap_or(Money::ZERO);
-            let (t, c) = if p.scales() {
-                // The same catalogue priced the item at rest; the other figures alike.
-                let at = |f| catalogue.price(region, &p.item(f)).monthly();
-                let release = |f| {
-                    let priced = p.release_price(catalogue, region, f);
-                    priced.and_then(|r| r.monthly()).unwrap_or(Money::ZERO)
-                };
-                (
-                    at(Figure::Typical).map_or(m, |t| t.times(p.share()) + release(Figure::Typical)),
-                    at(Figure::Ceiling).map_or(m, |c| c + release(Figure::Ceiling)),
-                )
-            } else {
-                (m, m)
-            };
-            (priced, t, c)
-        });
-        let (t, c) = (*t, *c);
+            Priced::UsageBased { rates } => rate_count += rates.len(),
+            Priced::Unpriced { .. } => {}
+        }
+    }
+    lines.reserve_exact(line_count);
+    usage_based.reserve_exact(rate_count);
+    for ((at, _), &k) in prices.iter().zip(&of) {
+        let item = &mut items[*at];
+        let Asked { priced, monthly: m, typical: t, ceiling: c } = &table[k];
+        let (m, t, c) = (*m, *t, *c);
         match priced {
             Priced::Lines { lines: item_lines, rates } => {
-                let m: Money = item_lines.iter().map(|l| l.monthly).sum();
                 item.monthly = Some(m);
                 item.ceiling = Some(c);
                 item.pricing = Pricing::Priced;
@@ -486,8 +528,10 @@ fn usage_lines<'a>(item: &'a PlannedItem, rates: &'a [cost::Rate]) -> impl Itera
 fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     // Names as `CompactString`s: a name of up to 24 bytes (most) is held without an allocation.
     let mut totals: Vec<(CompactString, Money)> = Vec::new();
-    // Position of each owner in `totals` (first-seen order is kept for the stable sort).
-    let mut at: std::collections::BTreeMap<CompactString, usize> = std::collections::BTreeMap::new();
+    // Position of each owner in `totals` (first-seen order is kept for ties). Looked up by hash
+    // (foldhash, fixed seed), never iterated.
+    let mut at: indexmap::IndexMap<CompactString, usize, foldhash::fast::FixedState> =
+        indexmap::IndexMap::default();
     for item in items {
         let Some(m) = item.monthly else { continue };
         // A platform item is named by its kind as people read it (`environment ALB`), not by
@@ -513,9 +557,52 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
             }
         }
     }
-    // Stable sort: equal amounts keep plan order.
-    totals.sort_by_key(|t| std::cmp::Reverse(t.1));
-    let shown: Vec<String> =
-        totals.iter().filter(|(_, m)| *m > Money::ZERO).take(n).map(|(k, m)| format!("{k} ${m}")).collect();
+    let shown: Vec<String> = largest(&totals, n).map(|(k, m)| format!("{k} ${m}")).collect();
     if shown.is_empty() { "nothing priced".into() } else { shown.join(", ") }
+}
+
+/// The first `n` of `totals` with an amount over zero, largest first, equal amounts in their
+/// order in `totals`: what a stable sort by amount would put first, in one pass (sorting every
+/// owner to show three was a tenth of pricing).
+fn largest(totals: &[(CompactString, Money)], n: usize) -> impl Iterator<Item = &(CompactString, Money)> {
+    let mut best: Vec<usize> = Vec::with_capacity(n + 1);
+    for (i, (_, m)) in totals.iter().enumerate() {
+        if *m <= Money::ZERO || (best.len() == n && best.last().is_none_or(|&b| *m <= totals[b].1)) {
+            continue;
+        }
+        // After every kept amount at least as large: an earlier owner stays ahead on a tie.
+        let place = best.iter().position(|&b| totals[b].1 < *m).unwrap_or(best.len());
+        best.insert(place, i);
+        best.truncate(n);
+    }
+    best.into_iter().map(move |i| &totals[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn largest_is_what_a_stable_sort_puts_first() {
+        let m = |cents: i64, scale: u32| Money(Decimal::new(cents, scale));
+        // Ties (of equal value written with other scales too), zeros, fewer owners than asked.
+        let amounts =
+            [m(500, 2), m(0, 0), m(5, 0), m(700, 2), m(50, 1), m(700, 2), m(1, 2), m(0, 2), m(9, 0)];
+        for len in 0..=amounts.len() {
+            let totals: Vec<(CompactString, Money)> =
+                amounts[..len].iter().enumerate().map(|(i, a)| (format!("o{i}").into(), *a)).collect();
+            for n in 0..5 {
+                let mut sorted = totals.clone();
+                sorted.sort_by_key(|t| std::cmp::Reverse(t.1));
+                let want: Vec<&str> = sorted
+                    .iter()
+                    .filter(|(_, a)| *a > Money::ZERO)
+                    .take(n)
+                    .map(|(k, _)| k.as_str())
+                    .collect();
+                let got: Vec<&str> = largest(&totals, n).map(|(k, _)| k.as_str()).collect();
+                assert_eq!(got, want, "{len} owners, {n} shown");
+            }
+        }
+    }
 }

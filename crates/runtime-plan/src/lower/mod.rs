@@ -93,7 +93,39 @@ pub fn database_name(resource: &str) -> String {
 /// Cost and planning problems are diagnostics of the plan; only an environment the product
 /// does not declare is an error.
 pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
-    plan_with(product, env_name, catalogue, "")
+    plan_with(product, env_name, catalogue, "", None)
+}
+
+/// Plans environments of one product in turn ([`plan()`] of each), sharing what does not
+/// depend on the environment: each database's bootstrap is fingerprinted once, not once per
+/// environment. `runway check` (through [`crate::check_each`]) plans every environment so.
+///
+/// ```
+/// let loaded = runway_schema::load_str(
+///     "runway.yaml",
+///     "runway: 3\nproduct: shop\nenvironments:\n  dev: { region: us-east-1 }\n",
+/// );
+/// let product = loaded.product.unwrap();
+/// let catalogue = cost::Catalogue::builtin();
+/// let mut planner = runtime_plan::Planner::new(&product, &catalogue);
+/// assert_eq!(planner.plan("dev").unwrap(), runtime_plan::plan(&product, "dev", &catalogue).unwrap());
+/// ```
+pub struct Planner<'p> {
+    product: &'p Product,
+    catalogue: &'p Catalogue,
+    fingerprints: task_fingerprint::Fingerprints,
+}
+
+impl<'p> Planner<'p> {
+    /// A planner of `product`'s environments, priced with `catalogue`.
+    pub fn new(product: &'p Product, catalogue: &'p Catalogue) -> Self {
+        Planner { product, catalogue, fingerprints: task_fingerprint::Fingerprints::default() }
+    }
+
+    /// The plan of `env_name`, the same as [`plan()`]'s, byte for byte.
+    pub fn plan(&mut self, env_name: &str) -> Result<Plan, PlanError> {
+        plan_with(self.product, env_name, self.catalogue, "", Some(&mut self.fingerprints))
+    }
 }
 
 /// [`plan()`], each postgres resource's consumers given the database `<db><database_suffix>`
@@ -103,6 +135,7 @@ pub(crate) fn plan_with(
     env_name: &str,
     catalogue: &Catalogue,
     database_suffix: &str,
+    fingerprints: Option<&mut task_fingerprint::Fingerprints>,
 ) -> Result<Plan, PlanError> {
     let root = &product.root;
     let env = environment(product, env_name)?;
@@ -122,6 +155,7 @@ pub(crate) fn plan_with(
     let room = (expected, resources.variable_count());
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, room, (secrets, network));
     cx.database_suffix = database_suffix;
+    cx.fingerprints = fingerprints;
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);

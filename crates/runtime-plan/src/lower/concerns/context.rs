@@ -10,6 +10,7 @@ use super::cat;
 use super::reach::Network;
 use super::resources::Res;
 use super::secret_layout::Layout;
+use super::task_fingerprint::Fingerprints;
 use crate::naming::{fit, limit};
 use crate::plan::{ItemKind, ItemSpec, ManagedBy, PlannedItem, PlannedOutput, Pricing};
 use crate::pricing::Priceable;
@@ -43,6 +44,9 @@ pub(in crate::lower) struct Cx<'a> {
     pub(in crate::lower) tasks: Vec<crate::plan::OneOffTask>,
     /// What a postgres resource's database name ends with (`_pr_7` in a preview; empty else).
     pub(in crate::lower) database_suffix: &'a str,
+    /// The fingerprints a [`crate::Planner`] took in the environments it planned before
+    /// (`None`: one environment alone, nothing to share).
+    pub(in crate::lower) fingerprints: Option<&'a mut Fingerprints>,
 }
 
 impl<'a> Cx<'a> {
@@ -70,6 +74,7 @@ impl<'a> Cx<'a> {
             usage: Vec::new(),
             tasks: Vec::new(),
             database_suffix: "",
+            fingerprints: None,
         }
     }
 
@@ -79,6 +84,15 @@ impl<'a> Cx<'a> {
         let mut name = CompactString::from(crate::lower::database_name(resource));
         name.push_str(self.database_suffix);
         name
+    }
+
+    /// The [`fingerprint`](super::task_fingerprint::fingerprint) of `words`, taken once per
+    /// [`crate::Planner`].
+    pub(in crate::lower) fn fingerprint(&mut self, words: Vec<CompactString>) -> CompactString {
+        match self.fingerprints.as_deref_mut() {
+            Some(known) => known.of(words),
+            None => super::task_fingerprint::fingerprint(&words),
+        }
     }
 
     /// `<product>-<env>-<name>`: the stem of the physical names of what `name` owns.

@@ -473,8 +473,34 @@ impl SsmParams {
         let mut list = self.list;
         // Grown by doubling: up to half of it is room (6 MB of 16 at N = 10,000), held by the plan.
         list.shrink_to_fit();
-        list.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        // The positions are sorted by name, then each record is moved to its place once:
+        // sorting the records themselves moved each of them about log n times.
+        let order: Vec<usize> = {
+            let mut keyed: Vec<(&str, usize)> = list.iter().map(|p| p.name.as_str()).zip(0..).collect();
+            keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            keyed.into_iter().map(|(_, at)| at).collect()
+        };
+        permute(&mut list, order);
         list
+    }
+}
+
+/// Puts `list` in `order` (`order[i]`: the position in `list` of the element that goes to
+/// `i`; a permutation), in place: each cycle of the permutation is followed once, one swap per
+/// element moved.
+fn permute<T>(list: &mut [T], mut order: Vec<usize>) {
+    for start in 0..order.len() {
+        let mut at = start;
+        loop {
+            let from = order[at];
+            // Done: the element at `at` is in its place.
+            order[at] = at;
+            if from == start || from == at {
+                break;
+            }
+            list.swap(at, from);
+            at = from;
+        }
     }
 }
 
@@ -513,6 +539,22 @@ mod tests {
         assert_eq!(got, want);
         let a = list.iter().find(|p| p.name == "/p/e/a").unwrap();
         assert_eq!(a.referenced_by, ["item2", "again"]);
+    }
+
+    #[test]
+    fn permute_puts_each_element_where_the_order_says() {
+        // Permutations of one long cycle, many short ones, fixed points, and none at all.
+        for (n, step, shift) in [(50, 7, 3), (48, 12, 0), (48, 1, 0), (10, 3, 9), (1, 1, 0), (0, 1, 0)] {
+            let order: Vec<usize> = if n == 48 && step == 12 {
+                (0..n).map(|i| i ^ 1).collect()
+            } else {
+                (0..n).map(|i| (i * step + shift) % n).collect()
+            };
+            let mut list: Vec<usize> = (100..100 + n).collect();
+            permute(&mut list, order.clone());
+            let want: Vec<usize> = order.iter().map(|&from| 100 + from).collect();
+            assert_eq!(list, want, "n = {n}, step = {step}");
+        }
     }
 
     #[test]

@@ -12,6 +12,27 @@ pub fn fingerprint(command: &[CompactString]) -> CompactString {
     sha256(json.as_bytes())
 }
 
+/// The fingerprints already taken, by the words they were taken of: a [`crate::Planner`]
+/// planning several environments of one product fingerprints each database's bootstrap once,
+/// not once per environment (its words do not depend on the environment; a sha256 was a tenth
+/// of planning under callgrind). Only looked up, never iterated.
+#[derive(Default)]
+pub(crate) struct Fingerprints(
+    indexmap::IndexMap<Vec<CompactString>, CompactString, foldhash::fast::FixedState>,
+);
+
+impl Fingerprints {
+    /// The [`fingerprint`] of `words`, taken once.
+    pub(crate) fn of(&mut self, words: Vec<CompactString>) -> CompactString {
+        if let Some(known) = self.0.get(words.as_slice()) {
+            return known.clone();
+        }
+        let taken = fingerprint(&words);
+        self.0.insert(words, taken.clone());
+        taken
+    }
+}
+
 /// The fingerprint of what a one-off task runs: its command's [`fingerprint`] without an entry
 /// point of the runway (a record written before `entryPoint` existed still matches), else
 /// `sha256:` of `{"entryPoint": [...], "command": [...]}`, which no list of words gives.

@@ -94,12 +94,13 @@ pub(in crate::lower) fn lower(
     let task_definition = cx.push(item);
     let purpose = TaskPurpose::DatabaseBootstrap { resource: r.into() };
     let name = cat(&[purpose.word(), "-", r]);
+    let command = cx.fingerprint(fingerprinted(boot));
     Some(OneOffTask {
         output: cat(&["runway-task-", &name]),
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
             image,
-            command: super::task_fingerprint::fingerprint(&fingerprinted(boot)),
+            command,
             versions_of: parameters.to_vec(),
         },
         name,
