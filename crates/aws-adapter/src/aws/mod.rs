@@ -13,6 +13,7 @@
 //! says what would change.
 
 mod account;
+mod cache_restore;
 mod cost;
 mod drift;
 mod freshness;
@@ -24,6 +25,7 @@ mod proxy;
 mod proxy_target;
 mod remedy;
 mod restore;
+mod restore_cluster;
 mod rollback;
 mod rollout;
 mod rotate;
@@ -56,7 +58,9 @@ pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use previews::{CREATED_TAG, MONTHLY_TAG, PREVIEW_TAG, PreviewRecord, RECORD, Removed, TaggedResource};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
+pub use cache_restore::{CacheCopyRequest, GroupState, SnapshotFacts};
 pub use restore::{CopyRequest, InstanceState, RestoreWindow};
+pub use restore_cluster::{ClusterCopyRequest, ClusterFacts, ClusterWindow};
 pub use rollback::{RollbackChoice, RollbackError};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,

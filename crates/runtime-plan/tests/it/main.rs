@@ -29,6 +29,7 @@ mod previews;
 mod production_safety;
 mod properties;
 mod releases;
+mod restore_kinds;
 mod renderings;
 mod review;
 mod rotation;

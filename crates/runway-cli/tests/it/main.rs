@@ -32,6 +32,7 @@ mod previews;
 mod pulumi_preview;
 mod readme;
 mod restore;
+mod restore_kinds;
 mod review;
 mod rollback;
 mod rollout;

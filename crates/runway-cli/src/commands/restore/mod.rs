@@ -18,10 +18,13 @@ use std::time::Instant;
 
 use aws_adapter::aws::{AwsClients, CopyRequest};
 use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
+use runtime_plan::restore_kinds::{RestoreKind, restore_kind};
 
 use crate::planning::catalogue_for;
 use crate::prelude::*;
 
+mod cache;
+mod cluster;
 mod switch;
 
 /// Restores a postgres resource's RDS instance to a point in time into a new instance beside
@@ -33,9 +36,13 @@ pub(crate) struct Args {
     resource: String,
     #[command(flatten)]
     env: EnvArgs,
-    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ` (not with `--finish`).
-    #[arg(long, value_name = "TIME", required_unless_present = "finish", conflicts_with = "finish")]
+    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ` (not with `--finish`); a cache is
+    /// restored from its latest snapshot taken at or before it.
+    #[arg(long, value_name = "TIME", required_unless_present_any = ["finish", "snapshot"], conflicts_with = "finish")]
     to: Option<String>,
+    /// A cache: the snapshot to restore from, instead of `--to`.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["to", "finish", "switch"])]
+    snapshot: Option<String>,
     /// A rehearsal: restore, wait until available, report, delete the copy.
     #[arg(long, conflicts_with_all = ["switch", "finish"])]
     drill: bool,
@@ -68,6 +75,14 @@ impl Waits for RestoreWaits {
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let session = Session::open(&args.env, out)?;
     let plan = &session.plan;
+    match restore_kind(plan, &args.resource).map_err(|e| out.usage(e))? {
+        RestoreKind::Cluster => return cluster::run(&session, &args, out),
+        RestoreKind::Cache => return cache::run(&session, &args, out),
+        RestoreKind::Instance if args.snapshot.is_some() => {
+            return Err(out.usage("--snapshot restores a cache; a database is restored --to a time"));
+        }
+        RestoreKind::Instance => {}
+    }
     let target = restore_target(plan, &args.resource, args.drill).map_err(|e| out.usage(e))?;
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;
