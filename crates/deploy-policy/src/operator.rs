@@ -116,7 +116,8 @@ fn cluster_and_cache_restores(s: &Scope<'_>) -> Vec<Statement> {
     if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
         let mut resources =
             s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}*")));
-        resources.extend(s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("cluster:{n}*"))));
+        resources
+            .extend(s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("cluster:{n}*"))));
         resources.push(s.arn("elasticache", &format!("subnetgroup:{stem}*")));
         resources.push(s.arn("elasticache", "parametergroup:default.*"));
         resources.push(s.arn("elasticache", "securitygroup:*"));
@@ -168,7 +169,9 @@ pub(crate) fn deploy_denials(s: &Scope<'_>) -> Vec<Statement> {
                     caches.push(s.arn("elasticache", &format!("replicationgroup:{name}")));
                 }
                 cache_copies.extend(
-                    names_beside_cache(name).iter().map(|n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
+                    names_beside_cache(name)
+                        .iter()
+                        .map(|n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
                 );
             }
             _ => {}

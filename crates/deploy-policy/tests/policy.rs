@@ -54,7 +54,8 @@ fn aurora_pairs() -> Vec<(DeployRole, DeployRole)> {
         let path = format!("{member}/runway.yaml");
         files = files.with(&path, std::fs::read(root.join(&path)).unwrap());
     }
-    let text = std::fs::read_to_string(root.join("runway.yaml")).unwrap().replace("engine: rds", "engine: aurora");
+    let text =
+        std::fs::read_to_string(root.join("runway.yaml")).unwrap().replace("engine: rds", "engine: aurora");
     let product =
         runway_schema::load("runway.yaml", text.as_bytes(), &files, &LoadOptions::default()).product.unwrap();
     let catalogue = cost::Catalogue::builtin();
@@ -91,8 +92,18 @@ fn only_the_operator_role_restores_a_cluster_beside_the_live_one() {
         let env = deploy.environment.clone();
         let (deploy_docs, operator_docs) = (deploy.documents(), operator.documents());
         for r in cluster_requests(&env) {
-            assert!(!allows(&deploy_docs, &r), "{env}: the deploy role allows {} on {:?}", r.action, r.resources);
-            assert!(allows(&operator_docs, &r), "{env}: the operator role refuses {} on {:?}", r.action, r.resources);
+            assert!(
+                !allows(&deploy_docs, &r),
+                "{env}: the deploy role allows {} on {:?}",
+                r.action,
+                r.resources
+            );
+            assert!(
+                allows(&operator_docs, &r),
+                "{env}: the operator role refuses {} on {:?}",
+                r.action,
+                r.resources
+            );
             seen.push(r.action);
         }
         // The deploy role still makes the plan's own instances (`pulumi up`).
@@ -239,7 +250,9 @@ fn operator_requests(env: &str) -> Vec<Request> {
         request("elasticache:DeleteReplicationGroup", &cache("-drill")),
         request(
             "elasticache:DescribeSnapshots",
-            &format!("arn:aws:elasticache:us-east-1:{ACCOUNT}:snapshot:automatic.acme-shop-{env}-sessions-001-2026-12-06-05-10"),
+            &format!(
+                "arn:aws:elasticache:us-east-1:{ACCOUNT}:snapshot:automatic.acme-shop-{env}-sessions-001-2026-12-06-05-10"
+            ),
         ),
     ];
     if env == "production" {
@@ -284,10 +297,7 @@ fn the_deploy_role_refuses_what_only_the_operator_role_may_do() {
     }
     for action in OPERATOR_ACTIONS {
         let of_a_cluster = cluster_requests("dev").iter().any(|r| r.action.eq_ignore_ascii_case(action));
-        assert!(
-            seen.contains(&action.to_ascii_lowercase()) || of_a_cluster,
-            "no request tries {action}"
-        );
+        assert!(seen.contains(&action.to_ascii_lowercase()) || of_a_cluster, "no request tries {action}");
     }
 }
 

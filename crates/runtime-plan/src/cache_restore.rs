@@ -171,7 +171,12 @@ pub fn pick_snapshot<'s>(
 
 /// What a drill's copy that lived `seconds` cost: its nodes' hourly price, each partial hour
 /// billed as a whole one; `None` when the catalogue has no price for the node type.
-pub fn cache_copy_cost(plan: &Plan, catalogue: &Catalogue, target: &CacheTarget, seconds: u64) -> Option<Money> {
+pub fn cache_copy_cost(
+    plan: &Plan,
+    catalogue: &Catalogue,
+    target: &CacheTarget,
+    seconds: u64,
+) -> Option<Money> {
     let price = match catalogue.price_table(&plan.region)?.get(target.price_key.as_str()).map(|e| &e.status) {
         Some(PriceStatus::Priced { price, .. }) => *price,
         Some(PriceStatus::Unpriced { .. }) | None => return None,

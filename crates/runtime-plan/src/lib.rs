@@ -39,6 +39,7 @@
 // What no path outside reaches is `pub(crate)`: the root and the public modules say what the
 // crate offers.
 
+pub mod cache_restore;
 mod check;
 pub mod diff;
 pub mod drift;
@@ -56,7 +57,6 @@ mod pricing;
 pub mod restore;
 pub mod restore_cluster;
 pub mod restore_kinds;
-pub mod cache_restore;
 pub mod review;
 pub mod schedule;
 pub mod spend;

@@ -19,7 +19,9 @@ use serde::Serialize;
 
 use crate::plan::{ItemSpec, Plan};
 use crate::restore::{MIN_BILLED_SECONDS, RestoreError, names_beside};
-use crate::switch::{FinishStep, Switch, SwitchRefusal, SwitchSeen, SwitchStep, next_finish_step, next_switch_step};
+use crate::switch::{
+    FinishStep, Switch, SwitchRefusal, SwitchSeen, SwitchStep, next_finish_step, next_switch_step,
+};
 
 /// The cluster a restore works on and the copy it makes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -184,18 +186,19 @@ pub fn next_cluster_switch_step(s: &ClusterSwitch, seen: &ClusterSeen) -> Result
             }
             Ok(ClusterStep::Cluster(SwitchStep::RenameCopyToLive))
         }
-        SwitchStep::ProtectCopy | SwitchStep::RegisterCopy | SwitchStep::RestartReaders | SwitchStep::Done => {
-            match (seen.status(&s.copy_writer), s.members.first()) {
-                (Some("available"), Some((first, _))) if seen.status(first).is_none() => {
-                    Ok(ClusterStep::RenameInstance(s.copy_writer.clone(), first.clone()))
-                }
-                (Some(_), _) => wait(&s.copy_writer),
-                (None, _) => Ok(ClusterStep::Cluster(step)),
+        SwitchStep::ProtectCopy
+        | SwitchStep::RegisterCopy
+        | SwitchStep::RestartReaders
+        | SwitchStep::Done => match (seen.status(&s.copy_writer), s.members.first()) {
+            (Some("available"), Some((first, _))) if seen.status(first).is_none() => {
+                Ok(ClusterStep::RenameInstance(s.copy_writer.clone(), first.clone()))
             }
+            (Some(_), _) => wait(&s.copy_writer),
+            (None, _) => Ok(ClusterStep::Cluster(step)),
+        },
+        SwitchStep::Wait(_) | SwitchStep::DeregisterLive | SwitchStep::RenameLiveToOld => {
+            Ok(ClusterStep::Cluster(step))
         }
-        SwitchStep::Wait(_)
-        | SwitchStep::DeregisterLive
-        | SwitchStep::RenameLiveToOld => Ok(ClusterStep::Cluster(step)),
     }
 }
 

@@ -122,21 +122,27 @@ impl AwsClients {
         // In the live group's network: its first node's subnet group and security groups.
         let live = self.describe_group(r.source).await?;
         let member = live.as_ref().and_then(|g| g.member_clusters().first().cloned());
-        let (subnet_group, groups) = match member {
+        let (subnet_group, groups): (Option<String>, Vec<String>) = match member {
             Some(m) => {
                 let sent = self.elasticache.describe_cache_clusters().cache_cluster_id(&m).send().await;
                 let nodes = match sent {
                     Ok(nodes) => Some(nodes),
                     // A member listed but not described (moto makes no member nodes): the copy
                     // then gets the account's defaults.
-                    Err(e) if e.as_service_error().is_some_and(|s| s.is_cache_cluster_not_found_fault()) => None,
+                    Err(e) if e.as_service_error().is_some_and(|s| s.is_cache_cluster_not_found_fault()) => {
+                        None
+                    }
                     Err(e) => return Err(RemoteError::from_sdk("DescribeCacheClusters", e)),
                 };
                 let node = nodes.as_ref().and_then(|n| n.cache_clusters().first());
                 (
                     node.and_then(|n| n.cache_subnet_group_name()).map(str::to_owned),
                     node.map(|n| {
-                        n.security_groups().iter().filter_map(|g| g.security_group_id()).map(str::to_owned).collect()
+                        n.security_groups()
+                            .iter()
+                            .filter_map(|g| g.security_group_id())
+                            .map(str::to_owned)
+                            .collect()
                     })
                     .unwrap_or_default(),
                 )

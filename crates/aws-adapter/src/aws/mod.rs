@@ -50,6 +50,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 pub use account::AccountError;
+pub use cache_restore::{CacheCopyRequest, GroupState, SnapshotFacts};
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use drift::{CacheFacts, DbInstanceFacts, ParameterName, ServiceCount, TaggedArn};
 pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
@@ -58,7 +59,6 @@ pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use previews::{CREATED_TAG, MONTHLY_TAG, PREVIEW_TAG, PreviewRecord, RECORD, Removed, TaggedResource};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
-pub use cache_restore::{CacheCopyRequest, GroupState, SnapshotFacts};
 pub use restore::{CopyRequest, InstanceState, RestoreWindow};
 pub use restore_cluster::{ClusterCopyRequest, ClusterFacts, ClusterWindow};
 pub use rollback::{RollbackChoice, RollbackError};

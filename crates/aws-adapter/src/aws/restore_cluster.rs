@@ -112,7 +112,11 @@ impl AwsClients {
         let groups: Vec<String> = source
             .as_ref()
             .map(|c| {
-                c.vpc_security_groups().iter().filter_map(|g| g.vpc_security_group_id()).map(str::to_owned).collect()
+                c.vpc_security_groups()
+                    .iter()
+                    .filter_map(|g| g.vpc_security_group_id())
+                    .map(str::to_owned)
+                    .collect()
             })
             .unwrap_or_default();
         let sent = self
@@ -124,13 +128,14 @@ impl AwsClients {
             .set_db_subnet_group_name(subnet_group)
             .set_vpc_security_group_ids((!groups.is_empty()).then_some(groups))
             .deletion_protection(false)
-            .copy_tags_to_snapshot(true)
             .set_tags(Some(rds_tags(r.tags)))
             .send()
             .await;
         match sent {
             Ok(_) => Ok(true),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_cluster_already_exists_fault()) => Ok(false),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_cluster_already_exists_fault()) => {
+                Ok(false)
+            }
             Err(e) => Err(RemoteError::from_sdk(operation, e)),
         }
     }
@@ -254,7 +259,11 @@ impl AwsClients {
 
     /// Deletes the cluster: with the final snapshot `snapshot`, or none (a drill's copy);
     /// `false` when it is gone.
-    pub async fn delete_cluster(&self, identifier: &str, snapshot: Option<&str>) -> Result<bool, RemoteError> {
+    pub async fn delete_cluster(
+        &self,
+        identifier: &str,
+        snapshot: Option<&str>,
+    ) -> Result<bool, RemoteError> {
         let sent = self
             .rds
             .delete_db_cluster()

@@ -5,10 +5,12 @@
 //! instances before it, and the snapshot a cache is restored from.
 
 use cost::Catalogue;
-use runtime_plan::cache_restore::{CacheSnapshot, SnapshotChoice, SnapshotRefusal, cache_copy_cost, cache_target, pick_snapshot};
+use runtime_plan::cache_restore::{
+    CacheSnapshot, SnapshotChoice, SnapshotRefusal, cache_copy_cost, cache_target, pick_snapshot,
+};
 use runtime_plan::restore_cluster::{
-    ClusterFinishStep, ClusterSeen, ClusterStep, ClusterSwitch, cluster_copy_cost, cluster_switch_of, cluster_target,
-    next_cluster_finish_step, next_cluster_switch_step,
+    ClusterFinishStep, ClusterSeen, ClusterStep, ClusterSwitch, cluster_copy_cost, cluster_switch_of,
+    cluster_target, next_cluster_finish_step, next_cluster_switch_step,
 };
 use runtime_plan::restore_kinds::{KindError, RestoreKind, restore_kind};
 use runtime_plan::switch::{FinishStep, SeenInstance, SwitchRefusal, SwitchStep};
@@ -16,7 +18,8 @@ use runtime_plan::*;
 use runway_schema::Money;
 
 fn aurora(env: &str) -> Plan {
-    let root = include_str!("../../../../examples/acme-shop/runway.yaml").replace("engine: rds", "engine: aurora");
+    let root =
+        include_str!("../../../../examples/acme-shop/runway.yaml").replace("engine: rds", "engine: aurora");
     let product = crate::common::load_example_text(&root);
     plan(&product, env, &Catalogue::builtin()).unwrap()
 }
@@ -40,10 +43,13 @@ fn a_cluster_copy_is_named_beside_the_live_one_and_priced_by_its_writer() {
     assert_eq!(t.copy, "acme-shop-production-main-db-drill");
     assert_eq!(t.writer, "acme-shop-production-main-db-1-drill");
     assert_eq!(t.members, vec!["acme-shop-production-main-db-1", "acme-shop-production-main-db-2"]);
-    assert_eq!(t.instance_class, "db.r7g.large");
-    // Ten minutes at least: 600 s of $0.276 an hour is $0.046; an hour is $0.276.
-    assert_eq!(cluster_copy_cost(&p, &Catalogue::builtin(), &t, 5), Some(Money("0.046".parse().unwrap())));
-    assert_eq!(cluster_copy_cost(&p, &Catalogue::builtin(), &t, 3_600), Some(Money("0.276".parse().unwrap())));
+    assert_eq!(t.instance_class, "db.r7g.xlarge");
+    // Ten minutes at least: 600 s of $0.553 an hour is $0.092; an hour is $0.553.
+    let cost =
+        |seconds| cluster_copy_cost(&p, &Catalogue::builtin(), &t, seconds).unwrap().cents().to_string();
+    assert_eq!(cost(5), "0.09");
+    assert_eq!(cost(600), "0.09");
+    assert_eq!(cost(3_600), "0.55");
 }
 
 fn inst(status: &str, protected: bool, restored: bool, switched: bool) -> SeenInstance {
@@ -82,7 +88,12 @@ fn start(s: &ClusterSwitch) -> ClusterSeen {
     seen
 }
 
-fn run_to_end(s: &ClusterSwitch, seen: &mut ClusterSeen, restarts: &mut u32, limit: usize) -> Vec<ClusterStep> {
+fn run_to_end(
+    s: &ClusterSwitch,
+    seen: &mut ClusterSeen,
+    restarts: &mut u32,
+    limit: usize,
+) -> Vec<ClusterStep> {
     let mut steps = Vec::new();
     for _ in 0..limit {
         let step = next_cluster_switch_step(s, seen).unwrap();
@@ -100,7 +111,11 @@ fn a_cluster_switch_renames_the_instances_with_the_clusters_and_survives_a_kill_
     let p = aurora("production");
     let s = cluster_switch_of(&p, "main-db").unwrap();
     assert_eq!(s.switch.old, "acme-shop-production-main-db-old");
-    assert!(s.switch.pulumi_urn.ends_with("::aws:rds/cluster:Cluster::main-db_db"), "{}", s.switch.pulumi_urn);
+    assert!(
+        s.switch.pulumi_urn.ends_with("::aws:rds/cluster:Cluster::main-db_db"),
+        "{}",
+        s.switch.pulumi_urn
+    );
     assert_eq!(s.member_urns.len(), 2);
     assert_eq!(s.switch.readers.iter().map(|r| r.workload.as_str()).collect::<Vec<_>>(), vec!["metabase"]);
     let (mut seen, mut restarts) = (start(&s), 0);
@@ -139,17 +154,29 @@ fn a_cluster_switch_renames_the_instances_with_the_clusters_and_survives_a_kill_
     let (mut waiting, mut r) = (start(&s), 0);
     run_to_end(&s, &mut waiting, &mut r, 2);
     waiting.instances[0].1 = "renaming".into();
-    assert_eq!(next_cluster_switch_step(&s, &waiting).unwrap(), ClusterStep::Cluster(SwitchStep::Wait(w1.into())));
+    assert_eq!(
+        next_cluster_switch_step(&s, &waiting).unwrap(),
+        ClusterStep::Cluster(SwitchStep::Wait(w1.into()))
+    );
     // --finish: unprotect, the old instances deleted (waited for), then the cluster.
     let mut fin = end;
-    assert_eq!(next_cluster_finish_step(&s, &fin).unwrap(), ClusterFinishStep::Cluster(FinishStep::UnprotectOld));
+    assert_eq!(
+        next_cluster_finish_step(&s, &fin).unwrap(),
+        ClusterFinishStep::Cluster(FinishStep::UnprotectOld)
+    );
     fin.clusters.old.as_mut().unwrap().protected = false;
     let old1 = format!("{w1}-old");
-    assert_eq!(next_cluster_finish_step(&s, &fin).unwrap(), ClusterFinishStep::DeleteInstance(old1.as_str().into()));
+    assert_eq!(
+        next_cluster_finish_step(&s, &fin).unwrap(),
+        ClusterFinishStep::DeleteInstance(old1.as_str().into())
+    );
     fin.instances.iter_mut().find(|(n, _)| n == old1.as_str()).unwrap().1 = "deleting".into();
     assert_eq!(next_cluster_finish_step(&s, &fin).unwrap(), ClusterFinishStep::Cluster(FinishStep::Wait));
     fin.instances.retain(|(n, _)| !n.ends_with("-old"));
-    assert_eq!(next_cluster_finish_step(&s, &fin).unwrap(), ClusterFinishStep::Cluster(FinishStep::DeleteOld));
+    assert_eq!(
+        next_cluster_finish_step(&s, &fin).unwrap(),
+        ClusterFinishStep::Cluster(FinishStep::DeleteOld)
+    );
     fin.clusters.old = None;
     assert_eq!(next_cluster_finish_step(&s, &fin).unwrap(), ClusterFinishStep::Cluster(FinishStep::Done));
 }
@@ -175,7 +202,9 @@ fn a_cache_is_restored_from_the_snapshot_named_or_the_latest_before_the_time() {
         snap("c", Some("2026-12-06T05:10:00Z"), "creating"),
         snap("manual", None, "available"),
     ];
-    let at = |time: &str| pick_snapshot(&t, &snaps, &SnapshotChoice::AtOrBefore(time.into())).map(|s| s.name.clone());
+    let at = |time: &str| {
+        pick_snapshot(&t, &snaps, &SnapshotChoice::AtOrBefore(time.into())).map(|s| s.name.clone())
+    };
     assert_eq!(at("2026-12-06T09:30:00Z").unwrap(), "b", "the creating one is skipped");
     assert_eq!(at("2026-12-04T23:00:00Z").unwrap(), "a");
     assert!(matches!(at("2026-12-01T00:00:00Z"), Err(SnapshotRefusal::NoneBefore { .. })));
@@ -185,5 +214,8 @@ fn a_cache_is_restored_from_the_snapshot_named_or_the_latest_before_the_time() {
     assert!(matches!(named("zzz"), Err(SnapshotRefusal::NoSuchSnapshot { .. })));
     // Two nodes, each partial hour billed whole: 61 minutes are two hours of two nodes.
     let hour = cache_copy_cost(&p, &Catalogue::builtin(), &t, 60).unwrap();
-    assert_eq!(cache_copy_cost(&p, &Catalogue::builtin(), &t, 3_660).unwrap(), Money(hour.0 * rust_decimal::Decimal::from(2)));
+    assert_eq!(
+        cache_copy_cost(&p, &Catalogue::builtin(), &t, 3_660).unwrap(),
+        Money(hour.0 * rust_decimal::Decimal::from(2))
+    );
 }

@@ -53,7 +53,11 @@ impl Account {
             physical(&plan, "aurora-instance"),
             physical(&plan, "cache-replication-group"),
         );
-        let token_parameter = plan["items"].as_array().unwrap().iter().find(|i| i["kind"] == "cache-replication-group")
+        let token_parameter = plan["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["kind"] == "cache-replication-group")
             .unwrap()["spec"]["authTokenParameter"]
             .as_str()
             .unwrap_or_else(|| panic!("{plan}"))
@@ -230,7 +234,11 @@ fn an_aurora_switch_killed_midway_finishes_and_finish_deletes_the_old_cluster_af
     assert_eq!(after["clusters"][&c]["protected"], true);
     assert_eq!(after["clusters"][&c]["tags"]["runway-restore"], to.as_str());
     assert!(after["clusters"][&c]["tags"]["runway-switched"].is_string(), "{after}");
-    assert_eq!(after["clusters"][&format!("{c}-old")]["protected"], true, "the old cluster is kept protected");
+    assert_eq!(
+        after["clusters"][&format!("{c}-old")]["protected"],
+        true,
+        "the old cluster is kept protected"
+    );
     assert_eq!(after["instances"], serde_json::json!([w.clone(), format!("{w}-old")]));
     let metabase = "acme-shop-dev-metabase-service";
     assert_ne!(after["deployments"][metabase], before["deployments"][metabase]);
@@ -297,9 +305,9 @@ fn a_cache_is_restored_from_a_snapshot_beside_the_live_one_and_a_drill_deletes_i
     assert!(drill.stdout.contains(&format!("snapshots of {g}:")), "{}", drill.stdout);
     assert!(drill.stdout.contains("before-the-incident (manual, available)"), "{}", drill.stdout);
     assert!(drill.stdout.contains(&format!("{g}-drill available at ")), "{}", drill.stdout);
-    // One hour of one cache.t4g.micro at $0.016, a partial hour billed whole.
+    // One hour of one cache.t4g.micro at $0.0128, a partial hour billed whole.
     assert!(
-        drill.stdout.contains(&format!("{g}-drill being deleted; the copy cost $0.02 (1 x cache.t4g.micro")),
+        drill.stdout.contains(&format!("{g}-drill being deleted; the copy cost $0.01 (1 x cache.t4g.micro")),
         "{}",
         drill.stdout
     );
@@ -312,7 +320,11 @@ fn a_cache_is_restored_from_a_snapshot_beside_the_live_one_and_a_drill_deletes_i
     assert_eq!(kept.code, 0, "{}", kept.stderr);
     assert_eq!(account.groups()[&format!("{g}-restored")]["auth"], true);
     assert!(kept.stdout.contains("the copy is kept; the live group"), "{}", kept.stdout);
-    assert!(kept.stdout.contains("restart metabase") || kept.stdout.contains("SESSIONS_HOST"), "{}", kept.stdout);
+    assert!(
+        kept.stdout.contains("restart metabase") || kept.stdout.contains("SESSIONS_HOST"),
+        "{}",
+        kept.stdout
+    );
     let again = run(&["--snapshot", "before-the-incident"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stderr.contains("exists, a run before began it"), "{}", again.stderr);

@@ -46,7 +46,13 @@ pub(super) fn run(session: &Session, args: &Args, out: Out) -> Result<(), Exit> 
         .collect();
     outln!("snapshots of {}:{}", target.source, if snapshots.is_empty() { " none" } else { "" });
     for s in &snapshots {
-        outln!("  {} {} ({}, {})", s.created.as_deref().unwrap_or("(time not given)"), s.name, s.source, s.status);
+        outln!(
+            "  {} {} ({}, {})",
+            s.created.as_deref().unwrap_or("(time not given)"),
+            s.name,
+            s.source,
+            s.status
+        );
     }
     let snapshot = pick_snapshot(&target, &snapshots, &choice).map_err(|e| out.usage(e))?;
     let started = Instant::now();
@@ -67,7 +73,11 @@ pub(super) fn run(session: &Session, args: &Args, out: Out) -> Result<(), Exit> 
         tags: &tags,
     };
     let began = rt.block_on(aws.restore_cache_copy(&request)).map_err(remote)?;
-    out.progress(&format!("{}: {}", target.copy, if began { "restore started" } else { "exists, a run before began it" }));
+    out.progress(&format!(
+        "{}: {}",
+        target.copy,
+        if began { "restore started" } else { "exists, a run before began it" }
+    ));
     let endpoint = rt.block_on(wait_available(&aws, &target, args.timing, out))?;
     let took = started.elapsed().as_secs();
     outln!(

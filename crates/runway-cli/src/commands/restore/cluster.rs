@@ -6,14 +6,16 @@
 
 use std::time::Instant;
 
-use aws_adapter::aws::{AwsClients, ClusterCopyRequest, ClusterFacts, utc};
+use aws_adapter::aws::{AwsClients, ClusterCopyRequest, ClusterFacts, InstanceState, utc};
 use runtime_plan::Plan;
 use runtime_plan::restore::{InWindow, in_window, parse_time};
 use runtime_plan::restore_cluster::{
     ClusterFinishStep, ClusterSeen, ClusterStep, ClusterSwitch, ClusterTarget, cluster_copy_cost,
     cluster_switch_of, cluster_target, instance_names, next_cluster_finish_step, next_cluster_switch_step,
 };
-use runtime_plan::switch::{FinishStep, RESTORE_TAG, SWITCHED_TAG, SeenInstance, SwitchRefusal, SwitchSeen, SwitchStep};
+use runtime_plan::switch::{
+    FinishStep, RESTORE_TAG, SWITCHED_TAG, SeenInstance, SwitchRefusal, SwitchSeen, SwitchStep,
+};
 
 use super::{Args, RestoreWaits};
 use crate::planning::catalogue_for;
@@ -35,17 +37,21 @@ pub(super) fn run(session: &Session, args: &Args, out: Out) -> Result<(), Exit> 
         return rt.block_on(run_switch(plan, &aws, &switch()?, args.timing, out));
     }
     let target = cluster_target(plan, &args.resource, args.drill).map_err(|e| out.usage(e))?;
-    let window = rt
-        .block_on(aws.cluster_window(&target.source))
-        .map_err(|e| out.remote(chain(&e)))?
-        .ok_or_else(|| out.usage(format!("{} has no DB cluster {} to restore", plan.environment, target.source)))?;
+    let window =
+        rt.block_on(aws.cluster_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
+            || out.usage(format!("{} has no DB cluster {} to restore", plan.environment, target.source)),
+        )?;
     let (Some(earliest), Some(latest)) = (window.earliest.as_deref(), window.latest.as_deref()) else {
         return Err(out.usage(format!(
             "{} keeps no automated backups (retention {} days): no point in time to restore",
             target.source, window.retention_days
         )));
     };
-    outln!("restorable window of {}: {earliest} to {latest} ({} days of backups)", target.source, window.retention_days);
+    outln!(
+        "restorable window of {}: {earliest} to {latest} ({} days of backups)",
+        target.source,
+        window.retention_days
+    );
     if in_window(&to, earliest, latest) != InWindow::Inside {
         return Err(out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}")));
     }
@@ -104,12 +110,39 @@ async fn restore(
     ];
     let request = ClusterCopyRequest { source: &target.source, copy: &target.copy, time: to, tags: &tags };
     let began = aws.restore_cluster_copy(&request).await.map_err(remote)?;
-    out.progress(&format!("{}: {}", target.copy, if began { "restore started" } else { "exists, a run before began it" }));
+    out.progress(&format!(
+        "{}: {}",
+        target.copy,
+        if began { "restore started" } else { "exists, a run before began it" }
+    ));
     let deadline = Instant::now() + timing.timeout;
-    let facts = wait(deadline, timing, out, &target.copy, || aws.cluster_facts(&target.copy), |f| f.status.clone()).await?;
-    let made = aws.create_cluster_writer(&target.copy, &target.writer, &target.instance_class, &tags).await.map_err(remote)?;
-    out.progress(&format!("{}: {}", target.writer, if made { "writer added" } else { "exists, a run before added it" }));
-    wait(deadline, timing, out, &target.writer, || aws.instance_state(&target.writer), |s| s.status.clone()).await?;
+    let facts = wait(
+        deadline,
+        timing,
+        out,
+        &target.copy,
+        || aws.cluster_facts(&target.copy),
+        |f: &ClusterFacts| f.status.clone(),
+    )
+    .await?;
+    let made = aws
+        .create_cluster_writer(&target.copy, &target.writer, &target.instance_class, &tags)
+        .await
+        .map_err(remote)?;
+    out.progress(&format!(
+        "{}: {}",
+        target.writer,
+        if made { "writer added" } else { "exists, a run before added it" }
+    ));
+    wait(
+        deadline,
+        timing,
+        out,
+        &target.writer,
+        || aws.instance_state(&target.writer),
+        |s: &InstanceState| s.status.clone(),
+    )
+    .await?;
     Ok(facts.endpoint.unwrap_or_else(|| "(no endpoint given)".to_owned()))
 }
 
@@ -182,7 +215,8 @@ async fn observe(aws: &AwsClients, s: &ClusterSwitch, out: Out) -> Result<Cluste
 async fn under_way(aws: &AwsClients, s: &ClusterSwitch, to: &str, out: Out) -> Result<bool, Exit> {
     let seen = observe(aws, s, out).await?;
     let live = aws.cluster_facts(&s.switch.source).await.map_err(|e| out.remote(chain(&e)))?;
-    let restored_to = live.as_ref().and_then(|f| f.tags.iter().find(|(k, _)| k == RESTORE_TAG)).map(|(_, v)| v.clone());
+    let restored_to =
+        live.as_ref().and_then(|f| f.tags.iter().find(|(k, _)| k == RESTORE_TAG)).map(|(_, v)| v.clone());
     if seen.clusters.old.is_some() && restored_to.as_deref().is_some_and(|t| t != to) {
         return Err(out.usage(SwitchRefusal::OldExists { old: s.switch.old.clone() }));
     }
@@ -190,7 +224,13 @@ async fn under_way(aws: &AwsClients, s: &ClusterSwitch, to: &str, out: Out) -> R
 }
 
 /// Carries the cluster switch out to its end.
-async fn run_switch(plan: &Plan, aws: &AwsClients, s: &ClusterSwitch, timing: Waits, out: Out) -> Result<(), Exit> {
+async fn run_switch(
+    plan: &Plan,
+    aws: &AwsClients,
+    s: &ClusterSwitch,
+    timing: Waits,
+    out: Out,
+) -> Result<(), Exit> {
     let sw = &s.switch;
     let deadline = Instant::now() + timing.timeout;
     let remote = |e: aws_adapter::aws::RemoteError| out.remote(chain(&e));
@@ -205,7 +245,9 @@ async fn run_switch(plan: &Plan, aws: &AwsClients, s: &ClusterSwitch, timing: Wa
                 tokio::time::sleep(timing.interval).await;
             }
             ClusterStep::Cluster(SwitchStep::DeregisterLive) => {
-                aws.move_proxy_cluster(&sw.proxy, &sw.target_group, &sw.source, false).await.map_err(remote)?;
+                aws.move_proxy_cluster(&sw.proxy, &sw.target_group, &sw.source, false)
+                    .await
+                    .map_err(remote)?;
                 outln!("{}: {} is no longer its target", sw.proxy, sw.source);
             }
             ClusterStep::Cluster(SwitchStep::RenameLiveToOld) => {
@@ -225,7 +267,9 @@ async fn run_switch(plan: &Plan, aws: &AwsClients, s: &ClusterSwitch, timing: Wa
                 outln!("{}: deletion protection on", sw.source);
             }
             ClusterStep::Cluster(SwitchStep::RegisterCopy) => {
-                aws.move_proxy_cluster(&sw.proxy, &sw.target_group, &sw.source, true).await.map_err(remote)?;
+                aws.move_proxy_cluster(&sw.proxy, &sw.target_group, &sw.source, true)
+                    .await
+                    .map_err(remote)?;
                 outln!("{}: {} (the copy) is its target", sw.proxy, sw.source);
             }
             ClusterStep::Cluster(SwitchStep::RestartReaders) => {
@@ -234,7 +278,9 @@ async fn run_switch(plan: &Plan, aws: &AwsClients, s: &ClusterSwitch, timing: Wa
                     let word = if restarted { "restarted" } else { "not found (no running service)" };
                     outln!("{word} {} ({})", r.workload, r.service);
                 }
-                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
                 aws.tag_cluster(&sw.source, SWITCHED_TAG, &utc(now)).await.map_err(remote)?;
             }
             ClusterStep::Cluster(SwitchStep::Done) => break,
@@ -252,7 +298,10 @@ fn report_switched(plan: &Plan, s: &ClusterSwitch) {
         let place = v.infisical.as_deref().map(|p| format!(", Infisical {p}")).unwrap_or_default();
         outln!("unchanged {}{place}: it names the proxy {}, whose target moved", v.parameter, sw.proxy);
     }
-    outln!("tell Pulumi the cluster under {} and its instances are other ones (their resource ids changed):", sw.source);
+    outln!(
+        "tell Pulumi the cluster under {} and its instances are other ones (their resource ids changed):",
+        sw.source
+    );
     outln!("  pulumi state delete --force '{}'", sw.pulumi_urn);
     for (urn, _) in &s.member_urns {
         outln!("  pulumi state delete --force '{urn}'");
@@ -293,7 +342,7 @@ async fn finish(aws: &AwsClients, s: &ClusterSwitch, timing: Waits, out: Out) ->
                 outln!("{}: deletion protection off", sw.old);
             }
             ClusterFinishStep::Cluster(FinishStep::DeleteOld) => {
-                aws.delete_cluster(&sw.old, Some(&sw.final_snapshot)).await.map_err(remote)?;
+                aws.delete_cluster(&sw.old, Some(sw.final_snapshot.as_str())).await.map_err(remote)?;
                 outln!("deleting {} (final snapshot {})", sw.old, sw.final_snapshot);
             }
             ClusterFinishStep::Cluster(FinishStep::Done) => break,
