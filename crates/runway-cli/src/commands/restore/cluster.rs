@@ -177,10 +177,11 @@ where
 async fn delete_copy(aws: &AwsClients, target: &ClusterTarget, out: Out) -> Result<bool, Exit> {
     let remote = |e: aws_adapter::aws::RemoteError| out.remote(chain(&e));
     aws.delete_cluster_instance(&target.writer).await.map_err(remote)?;
-    if let Some(f) = aws.cluster_facts(&target.copy).await.map_err(remote)? {
-        if f.protected && f.tags.iter().any(|(k, _)| k == RESTORE_TAG) {
-            aws.set_cluster_protection(&target.copy, false).await.map_err(remote)?;
-        }
+    if let Some(f) = aws.cluster_facts(&target.copy).await.map_err(remote)?
+        && f.protected
+        && f.tags.iter().any(|(k, _)| k == RESTORE_TAG)
+    {
+        aws.set_cluster_protection(&target.copy, false).await.map_err(remote)?;
     }
     aws.delete_cluster(&target.copy, None).await.map_err(remote)
 }
