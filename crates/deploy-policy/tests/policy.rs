@@ -60,8 +60,10 @@ fn aurora_pairs() -> Vec<(DeployRole, DeployRole)> {
         runway_schema::load("runway.yaml", text.as_bytes(), &files, &LoadOptions::default()).product.unwrap();
     let catalogue = cost::Catalogue::builtin();
     let github = GithubTarget { repository: "acme/shop".into(), environment: "dev".into() };
-    ["dev", "production"]
-        .iter()
+    product
+        .root
+        .environments
+        .keys()
         .map(|env| {
             let plan = runtime_plan::plan(&product, env, &catalogue).unwrap();
             let options = Options { account: ACCOUNT.into(), github: Some(github.clone()) };
