@@ -106,18 +106,21 @@ pub(super) fn run(session: &Session, args: &Args, out: Out) -> Result<(), Exit> 
     Ok(())
 }
 
-/// What moving the product onto the copy takes (not done by the command).
+/// What moving the product onto the copy would take (not done by the command).
 fn print_move_steps(plan: &Plan, target: &CacheTarget, endpoint: &str) {
     let (parameters, readers) = cache_readers(plan, &target.resource);
-    outln!("the copy is kept; the live group {} is untouched. To move the product onto it:", target.source);
+    outln!("the copy is kept; the live group {} is untouched. What names and reads it:", target.source);
     for p in &parameters {
-        outln!("  a value naming {endpoint} instead of the live endpoint: {p}");
+        outln!("  {p} names the live endpoint (the copy's is {endpoint})");
+    }
+    if readers.is_empty() {
+        outln!("  no service the plan runs reads {}'s parameters", target.resource);
     }
     for r in &readers {
-        outln!("  then restart {} ({}) to read it", r.workload, r.service);
+        outln!("  {} ({}) reads them: it would restart", r.workload, r.service);
     }
     outln!(
-        "  the program declares {} and writes the endpoint parameter from it: the next `runway deploy --env {}` writes it back (docs/operations.md, \"Caches\")",
+        "  the endpoint comes from the program's stack output for {}: the next `runway deploy --env {}` writes it back; there is no --switch for a cache (docs/operations.md, \"Caches\")",
         target.source,
         plan.environment
     );
