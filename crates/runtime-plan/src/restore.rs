@@ -47,7 +47,7 @@ pub enum RestoreError {
         environment: String,
     },
     /// A resource without the database or cache this restore works on (the CLI picks the
-    /// restore of the resource's kind first: `crate::restore_kinds`).
+    /// restore of the resource's kind first: `restore_kinds.rs`).
     #[error("`{resource}` holds no RDS instance, Aurora cluster or cache of the kind this restore works on")]
     NotRds {
         /// The name asked.

@@ -1,6 +1,6 @@
-//! Which restore a resource gets: an RDS instance's point-in-time restore
-//! ([`crate::restore`]), an Aurora cluster's ([`crate::restore_cluster`]) or a cache's restore
-//! from a snapshot ([`crate::cache_restore`]). Pure: read from the plan's items.
+//! Which restore a resource gets: an RDS instance's point-in-time restore (`restore.rs`), an
+//! Aurora cluster's (`restore_cluster.rs`) or a cache's restore from a snapshot
+//! (`cache_restore.rs`). Pure: read from the plan's items.
 
 use serde::Serialize;
 

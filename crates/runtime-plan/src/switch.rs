@@ -180,7 +180,7 @@ pub fn switch_of(plan: &Plan, resource: &str) -> Result<Switch, RestoreError> {
 }
 
 /// What a switch of `resource`'s database `source` (an instance or a cluster) moves; the URN is
-/// the RDS instance's (`crate::restore_cluster` puts the cluster's).
+/// the RDS instance's (`restore_cluster.rs` puts the cluster's).
 pub(crate) fn switch_of_named(plan: &Plan, resource: &str, source: &str) -> Result<Switch, RestoreError> {
     let [copy, _, old] = names_beside(source);
     let r = plan.resources.iter().find(|r| r.name == resource);
