@@ -1,5 +1,7 @@
 //! `runway restore --env ENV RESOURCE --to TIME [--drill | --switch]` and `runway restore --env
-//! ENV RESOURCE --finish`: a postgres resource's RDS instance restored to a point in time into a
+//! ENV RESOURCE --finish`; an Aurora cluster's restore is `cluster.rs`, a cache's (from a
+//! snapshot, `--snapshot NAME`) `cache.rs`. A postgres resource's RDS instance restored to a
+//! point in time into a
 //! new instance beside the live one (the time checked against the restorable window, which is
 //! printed), waited for until it is available. With `--drill`, the copy is then deleted and the
 //! time to a usable copy and the drill's cost are reported: a rehearsal a team can schedule.
@@ -27,8 +29,9 @@ mod cache;
 mod cluster;
 mod switch;
 
-/// Restores a postgres resource's RDS instance to a point in time into a new instance beside
-/// the live one; `--drill` deletes the copy once available and reports the time and the cost.
+/// Restores a postgres resource's RDS instance or Aurora cluster to a point in time, or a
+/// cache from a snapshot, into a copy beside the live one; `--drill` deletes the copy once
+/// available and reports the time and the cost.
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The postgres resource (before the runway file, which stays optional).
