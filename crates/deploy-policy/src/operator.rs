@@ -4,6 +4,7 @@
 //! roles").
 
 use runtime_plan::ItemKind as K;
+use runtime_plan::cache_restore::names_beside_cache;
 use runtime_plan::restore::names_beside;
 
 use crate::document::Statement;
@@ -17,6 +18,15 @@ pub const OPERATOR_ACTIONS: &[&str] = &[
     // `--finish`'s old instance deleted (with its final snapshot).
     "rds:RestoreDBInstanceToPointInTime",
     "rds:DeleteDBInstance",
+    // restore of an Aurora cluster: the copy, its writer (a restored cluster has none), a
+    // drill's copy deleted and `--finish`'s old cluster deleted (with its final snapshot).
+    "rds:RestoreDBClusterToPointInTime",
+    "rds:CreateDBInstance",
+    "rds:DeleteDBCluster",
+    // restore of a cache: its snapshots listed, a copy made from one, a drill's copy deleted.
+    "elasticache:DescribeSnapshots",
+    "elasticache:CreateReplicationGroup",
+    "elasticache:DeleteReplicationGroup",
     // teardown: the environment's key's alias, and every parameter under the prefix.
     "kms:DeleteAlias",
     "ssm:DeleteParameters",
@@ -52,6 +62,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             resources,
         ));
     }
+    out.extend(cluster_and_cache_restores(s));
     out.push(Statement::allow(
         "DeleteTheParametersUnderThePrefix",
         &["ssm:DeleteParameters"],
@@ -77,6 +88,55 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
     out
 }
 
+/// Restoring an Aurora cluster or a cache beside the live one, and deleting the copies and the
+/// old cluster a switch moved off.
+fn cluster_and_cache_restores(s: &Scope<'_>) -> Vec<Statement> {
+    let stem = &s.stem;
+    let mut out = Vec::new();
+    if s.plan.items.iter().any(|i| i.kind() == K::AuroraCluster) {
+        let mut resources = s.each(K::AuroraCluster, |n| s.arn("rds", &format!("cluster:{n}*")));
+        resources.extend(s.each(K::AuroraInstance, |n| s.arn("rds", &format!("db:{n}*"))));
+        resources.push(s.arn("rds", &format!("subgrp:{stem}*")));
+        resources.push(s.arn("rds", "cluster-pg:*"));
+        resources.push(s.arn("rds", "pg:*"));
+        resources.push(s.arn("rds", &format!("cluster-snapshot:{stem}*")));
+        out.push(Statement::allow(
+            "RestoreTheClustersOfThePlanBesideThemAndDeleteTheOldOnes",
+            &[
+                "rds:RestoreDBClusterToPointInTime",
+                "rds:CreateDBInstance",
+                "rds:AddTagsToResource",
+                "rds:DeleteDBInstance",
+                "rds:DeleteDBCluster",
+                "rds:CreateDBClusterSnapshot",
+            ],
+            resources,
+        ));
+    }
+    if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
+        let mut resources =
+            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}*")));
+        resources
+            .extend(s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("cluster:{n}*"))));
+        resources.push(s.arn("elasticache", &format!("subnetgroup:{stem}*")));
+        resources.push(s.arn("elasticache", "parametergroup:default.*"));
+        resources.push(s.arn("elasticache", "securitygroup:*"));
+        // Automatic snapshots are named by ElastiCache (`automatic.<node>-<date>`).
+        resources.push(s.arn("elasticache", "snapshot:*"));
+        out.push(Statement::allow(
+            "RestoreTheCachesOfThePlanFromTheirSnapshotsBesideThem",
+            &[
+                "elasticache:DescribeSnapshots",
+                "elasticache:CreateReplicationGroup",
+                "elasticache:DeleteReplicationGroup",
+                "elasticache:AddTagsToResource",
+            ],
+            resources,
+        ));
+    }
+    out
+}
+
 /// The deploy role's denials: no restore into, and no deletion of, a protected database, a
 /// restore's copy or a switched-off old instance; no deletion of the environment's key (its
 /// alias kept, the key that carries it never scheduled for deletion: the deploy side only
@@ -85,6 +145,7 @@ pub(crate) fn deploy_denials(s: &Scope<'_>) -> Vec<Statement> {
     let mut databases = Vec::new();
     let mut clusters = Vec::new();
     let mut caches = Vec::new();
+    let (mut copies, mut cache_copies) = (Vec::new(), Vec::new());
     for item in &s.plan.items {
         let name = item.physical_name.as_str();
         match item.kind() {
@@ -94,9 +155,24 @@ pub(crate) fn deploy_denials(s: &Scope<'_>) -> Vec<Statement> {
                 }
                 databases.extend(names_beside(name).iter().map(|n| s.arn("rds", &format!("db:{n}"))));
             }
-            K::AuroraCluster if item.protected() => clusters.push(s.arn("rds", &format!("cluster:{name}"))),
-            K::CacheReplicationGroup if item.protected() => {
-                caches.push(s.arn("elasticache", &format!("replicationgroup:{name}")));
+            K::AuroraCluster => {
+                if item.protected() {
+                    clusters.push(s.arn("rds", &format!("cluster:{name}")));
+                }
+                copies.extend(names_beside(name).iter().map(|n| s.arn("rds", &format!("cluster:{n}"))));
+            }
+            K::AuroraInstance => {
+                copies.extend(names_beside(name).iter().map(|n| s.arn("rds", &format!("db:{n}"))));
+            }
+            K::CacheReplicationGroup => {
+                if item.protected() {
+                    caches.push(s.arn("elasticache", &format!("replicationgroup:{name}")));
+                }
+                cache_copies.extend(
+                    names_beside_cache(name)
+                        .iter()
+                        .map(|n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
+                );
             }
             _ => {}
         }
@@ -121,6 +197,26 @@ pub(crate) fn deploy_denials(s: &Scope<'_>) -> Vec<Statement> {
             "DeployNeverDeletesProtectedCaches",
             &["elasticache:DeleteReplicationGroup"],
             caches,
+        ));
+    }
+    if !copies.is_empty() {
+        out.push(Statement::deny(
+            "DeployNeverMakesOrDeletesTheCopiesOfARestoredCluster",
+            &[
+                "rds:RestoreDBClusterToPointInTime",
+                "rds:CreateDBCluster",
+                "rds:DeleteDBCluster",
+                "rds:CreateDBInstance",
+                "rds:DeleteDBInstance",
+            ],
+            copies,
+        ));
+    }
+    if !cache_copies.is_empty() {
+        out.push(Statement::deny(
+            "DeployNeverMakesOrDeletesTheCopiesOfARestoredCache",
+            &["elasticache:CreateReplicationGroup", "elasticache:DeleteReplicationGroup"],
+            cache_copies,
         ));
     }
     if let Some(alias) = s.own_key_alias() {

@@ -59,6 +59,8 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "rds:DescribeDBProxyTargets",
     "elasticache:ModifyReplicationGroup",
     "elasticache:DescribeReplicationGroups",
+    // restore of a cache: the live group's first node, for its subnet group and security groups.
+    "elasticache:DescribeCacheClusters",
     // spend.
     "ce:GetCostAndUsage",
     // preflight's reads (docs/preflight.md).
@@ -199,10 +201,17 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
         ));
     }
     if s.plan.items.iter().any(|i| i.kind() == K::CacheReplicationGroup) {
+        let mut caches =
+            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}")));
+        caches.extend(s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("cluster:{n}*"))));
         out.push(Statement::allow(
             "CachesOfThePlan",
-            &["elasticache:ModifyReplicationGroup", "elasticache:DescribeReplicationGroups"],
-            s.each(K::CacheReplicationGroup, |n| s.arn("elasticache", &format!("replicationgroup:{n}"))),
+            &[
+                "elasticache:ModifyReplicationGroup",
+                "elasticache:DescribeReplicationGroups",
+                "elasticache:DescribeCacheClusters",
+            ],
+            caches,
         ));
     }
     out.extend(previews(s));

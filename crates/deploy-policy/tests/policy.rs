@@ -45,6 +45,81 @@ fn example_pairs() -> Vec<(DeployRole, DeployRole)> {
         .collect()
 }
 
+/// The deploy and operator roles of the example with `main-db` on Aurora (its cluster's
+/// restore is granted only where a plan has a cluster).
+fn aurora_pairs() -> Vec<(DeployRole, DeployRole)> {
+    let root = workspace().join("examples/acme-shop");
+    let mut files = MemFiles::default();
+    for member in MEMBERS {
+        let path = format!("{member}/runway.yaml");
+        files = files.with(&path, std::fs::read(root.join(&path)).unwrap());
+    }
+    let text =
+        std::fs::read_to_string(root.join("runway.yaml")).unwrap().replace("engine: rds", "engine: aurora");
+    let product =
+        runway_schema::load("runway.yaml", text.as_bytes(), &files, &LoadOptions::default()).product.unwrap();
+    let catalogue = cost::Catalogue::builtin();
+    let github = GithubTarget { repository: "acme/shop".into(), environment: "dev".into() };
+    product
+        .root
+        .environments
+        .keys()
+        .map(|env| {
+            let plan = runtime_plan::plan(&product, env, &catalogue).unwrap();
+            let options = Options { account: ACCOUNT.into(), github: Some(github.clone()) };
+            (derive(&plan, &options).unwrap(), derive_operator(&plan, &options).unwrap())
+        })
+        .collect()
+}
+
+/// What a restore of the Aurora `main-db` asks of `env`.
+fn cluster_requests(env: &str) -> Vec<Request> {
+    let arn = |rest: &str| format!("arn:aws:rds:us-east-1:{ACCOUNT}:{rest}");
+    let base = format!("acme-shop-{env}-main-db");
+    vec![
+        request("rds:RestoreDBClusterToPointInTime", &arn(&format!("cluster:{base}-restored"))),
+        request("rds:RestoreDBClusterToPointInTime", &arn(&format!("cluster:{base}-drill"))),
+        request("rds:CreateDBInstance", &arn(&format!("db:{base}-1-drill"))),
+        request("rds:DeleteDBInstance", &arn(&format!("db:{base}-1-drill"))),
+        request("rds:DeleteDBCluster", &arn(&format!("cluster:{base}-drill"))),
+        request("rds:DeleteDBCluster", &arn(&format!("cluster:{base}-old"))),
+        request("rds:DeleteDBInstance", &arn(&format!("db:{base}-1-old"))),
+    ]
+}
+
+#[test]
+fn only_the_operator_role_restores_a_cluster_beside_the_live_one() {
+    let mut seen = Vec::new();
+    for (deploy, operator) in aurora_pairs() {
+        let env = deploy.environment.clone();
+        let (deploy_docs, operator_docs) = (deploy.documents(), operator.documents());
+        for r in cluster_requests(&env) {
+            assert!(
+                !allows(&deploy_docs, &r),
+                "{env}: the deploy role allows {} on {:?}",
+                r.action,
+                r.resources
+            );
+            assert!(
+                allows(&operator_docs, &r),
+                "{env}: the operator role refuses {} on {:?}",
+                r.action,
+                r.resources
+            );
+            seen.push(r.action);
+        }
+        // The deploy role still makes the plan's own instances (`pulumi up`).
+        let own = request(
+            "rds:CreateDBInstance",
+            &format!("arn:aws:rds:us-east-1:{ACCOUNT}:db:acme-shop-{env}-main-db-1"),
+        );
+        assert!(allows(&deploy_docs, &own), "{env}: the deploy role cannot make the plan's instance");
+    }
+    for action in ["rds:RestoreDBClusterToPointInTime", "rds:CreateDBInstance", "rds:DeleteDBCluster"] {
+        assert!(seen.iter().any(|a| a == action), "no request tries {action}");
+    }
+}
+
 fn dev() -> DeployRole {
     example_roles().into_iter().find(|r| r.environment == "dev").unwrap()
 }
@@ -131,9 +206,12 @@ fn every_sdk_call_of_the_adapter_is_listed_and_allowed() {
                 operator_role.environment
             );
         }
+        // A cluster's restore is granted where the plan has a cluster (the Aurora example).
+        let aurora = aurora_pairs().into_iter().find(|(d, _)| d.environment == operator_role.environment);
         for action in OPERATOR_ACTIONS {
             assert!(
-                allowed_somewhere(&operator_role, action),
+                allowed_somewhere(&operator_role, action)
+                    || aurora.as_ref().is_some_and(|(_, o)| allowed_somewhere(o, action)),
                 "{} operator: {action}",
                 operator_role.environment
             );
@@ -145,6 +223,9 @@ fn every_sdk_call_of_the_adapter_is_listed_and_allowed() {
 /// (and the environment key's deletion, which the deploy side also calls on an extra key).
 fn operator_requests(env: &str) -> Vec<Request> {
     let db = |name: &str| format!("arn:aws:rds:us-east-1:{ACCOUNT}:db:acme-shop-{env}-main-db{name}");
+    let cache = |name: &str| {
+        format!("arn:aws:elasticache:us-east-1:{ACCOUNT}:replicationgroup:acme-shop-{env}-sessions{name}")
+    };
     let alias = format!("alias/runway/acme-shop/{env}");
     let key = format!("arn:aws:kms:us-east-1:{ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab");
     let key_request = |action: &str| {
@@ -167,6 +248,14 @@ fn operator_requests(env: &str) -> Vec<Request> {
         ),
         delete_alias,
         key_request("kms:ScheduleKeyDeletion"),
+        request("elasticache:CreateReplicationGroup", &cache("-restored")),
+        request("elasticache:DeleteReplicationGroup", &cache("-drill")),
+        request(
+            "elasticache:DescribeSnapshots",
+            &format!(
+                "arn:aws:elasticache:us-east-1:{ACCOUNT}:snapshot:automatic.acme-shop-{env}-sessions-001-2026-12-06-05-10"
+            ),
+        ),
     ];
     if env == "production" {
         // Production's database is protected: deleting it is an operation, never a deploy's.
@@ -209,7 +298,8 @@ fn the_deploy_role_refuses_what_only_the_operator_role_may_do() {
         );
     }
     for action in OPERATOR_ACTIONS {
-        assert!(seen.contains(&action.to_ascii_lowercase()), "no request tries {action}");
+        let of_a_cluster = cluster_requests("dev").iter().any(|r| r.action.eq_ignore_ascii_case(action));
+        assert!(seen.contains(&action.to_ascii_lowercase()) || of_a_cluster, "no request tries {action}");
     }
 }
 

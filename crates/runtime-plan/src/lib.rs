@@ -39,6 +39,7 @@
 // What no path outside reaches is `pub(crate)`: the root and the public modules say what the
 // crate offers.
 
+pub mod cache_restore;
 mod check;
 pub mod diff;
 pub mod drift;
@@ -55,6 +56,8 @@ pub mod previews;
 mod pricing;
 pub mod restore;
 pub mod restore_check;
+pub mod restore_cluster;
+pub mod restore_kinds;
 pub mod review;
 pub mod schedule;
 pub mod spend;

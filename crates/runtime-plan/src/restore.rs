@@ -46,10 +46,9 @@ pub enum RestoreError {
         /// The environment.
         environment: String,
     },
-    /// A resource of another kind, or an Aurora cluster (not restored by this version).
-    #[error(
-        "`{resource}` is not an RDS postgres resource: `runway restore` restores RDS instances (Aurora: not yet)"
-    )]
+    /// A resource without the database or cache this restore works on (the CLI picks the
+    /// restore of the resource's kind first: `restore_kinds.rs`).
+    #[error("`{resource}` holds no RDS instance, Aurora cluster or cache of the kind this restore works on")]
     NotRds {
         /// The name asked.
         resource: String,

@@ -176,7 +176,13 @@ pub enum SwitchRefusal {
 /// What a switch of `resource` moves.
 pub fn switch_of(plan: &Plan, resource: &str) -> Result<Switch, RestoreError> {
     let target = restore_target(plan, resource, false)?;
-    let [copy, _, old] = names_beside(&target.source);
+    switch_of_named(plan, &target.resource, &target.source)
+}
+
+/// What a switch of `resource`'s database `source` (an instance or a cluster) moves; the URN is
+/// the RDS instance's (`restore_cluster.rs` puts the cluster's).
+pub(crate) fn switch_of_named(plan: &Plan, resource: &str, source: &str) -> Result<Switch, RestoreError> {
+    let [copy, _, old] = names_beside(source);
     let r = plan.resources.iter().find(|r| r.name == resource);
     let items = r.map(|r| r.items.as_slice()).unwrap_or_default();
     let of_resource = || items.iter().filter_map(|id| plan.item(id));
@@ -203,7 +209,7 @@ pub fn switch_of(plan: &Plan, resource: &str) -> Result<Switch, RestoreError> {
         .collect();
     let names: Vec<&str> = owned.iter().map(|p| p.name.as_str()).collect();
     Ok(Switch {
-        resource: target.resource,
+        resource: resource.into(),
         final_snapshot: format!("{old}-final").into(),
         pulumi_urn: format!(
             "urn:pulumi:{}::{}::aws:rds/instance:Instance::{}",
@@ -212,7 +218,7 @@ pub fn switch_of(plan: &Plan, resource: &str) -> Result<Switch, RestoreError> {
             db_item.unwrap_or_default()
         )
         .into(),
-        source: target.source,
+        source: source.into(),
         copy,
         old,
         proxy: proxy.unwrap_or_default(),

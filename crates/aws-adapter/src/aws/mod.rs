@@ -13,6 +13,7 @@
 //! says what would change.
 
 mod account;
+mod cache_restore;
 mod cost;
 mod drift;
 mod freshness;
@@ -25,6 +26,7 @@ mod proxy_target;
 mod remedy;
 mod restore;
 mod restore_check;
+mod restore_cluster;
 mod rollback;
 mod rollout;
 mod rotate;
@@ -49,6 +51,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 pub use account::AccountError;
+pub use cache_restore::{CacheCopyRequest, GroupState, SnapshotFacts};
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use drift::{CacheFacts, DbInstanceFacts, ParameterName, ServiceCount, TaggedArn};
 pub use kms::{EXTRA_KEY_PENDING_DAYS, EnvironmentKey, KeyError, KeyReport};
@@ -59,6 +62,7 @@ pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredent
 pub use remedy::Remedy;
 pub use restore::{CopyRequest, InstanceState, RestoreWindow};
 pub use restore_check::{CopyNetwork, GroupDeletion};
+pub use restore_cluster::{ClusterCopyRequest, ClusterFacts, ClusterWindow};
 pub use rollback::{RollbackChoice, RollbackError};
 pub use rollout::{
     RolloutError, RolloutReport, RolloutState, RolloutTiming, ServiceRollout, ServiceTarget, StoppedReason,

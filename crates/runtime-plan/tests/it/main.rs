@@ -30,6 +30,7 @@ mod production_safety;
 mod properties;
 mod releases;
 mod renderings;
+mod restore_kinds;
 mod review;
 mod rotation;
 mod spend;

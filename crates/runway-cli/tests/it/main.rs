@@ -33,6 +33,7 @@ mod pulumi_preview;
 mod readme;
 mod restore;
 mod restore_check;
+mod restore_kinds;
 mod review;
 mod rollback;
 mod rollout;

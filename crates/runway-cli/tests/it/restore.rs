@@ -131,7 +131,7 @@ fn a_time_outside_the_window_is_refused_and_a_kept_copy_is_found_again() {
     assert!(bad.stderr.contains("YYYY-MM-DDTHH:MM:SSZ"), "{}", bad.stderr);
     let queue = account.run(&["restore", "--env", "dev", "jobs", "--to", "2020-01-01T00:00:00Z"]);
     assert_eq!(queue.code, 2);
-    assert!(queue.stderr.contains("not an RDS postgres resource"), "{}", queue.stderr);
+    assert!(queue.stderr.contains("not a postgres or cache resource"), "{}", queue.stderr);
     assert_eq!(account.instances(), vec![account.db.clone()], "nothing made by a refused restore");
     // Kept: the copy stays beside the live instance, with the steps to move onto it.
     let to = account.a_restorable_time();

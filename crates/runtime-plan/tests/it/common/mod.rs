@@ -188,6 +188,11 @@ pub(crate) fn shipped_example() -> Product {
     load_product("examples/acme-shop/runway.yaml", root, &example_members())
 }
 
+/// The shipped example with its root file's text replaced by `root` (its members kept).
+pub(crate) fn load_example_text(root: &str) -> Product {
+    load_product("examples/acme-shop/runway.yaml", root, &example_members())
+}
+
 /// A generated product of `n` resources (`synthetic::product`) whose resource, workload and
 /// member names are all 20 characters longer (`warehouse-inventory-queue-123`, up to 30).
 pub(crate) fn long_named(n: usize) -> Product {

@@ -1,5 +1,7 @@
 //! `runway restore --env ENV RESOURCE --to TIME [--drill | --switch]` and `runway restore --env
-//! ENV RESOURCE --finish`: a postgres resource's RDS instance restored to a point in time into a
+//! ENV RESOURCE --finish`; an Aurora cluster's restore is `cluster.rs`, a cache's (from a
+//! snapshot, `--snapshot NAME`) `cache.rs`. A postgres resource's RDS instance restored to a
+//! point in time into a
 //! new instance beside the live one (the time checked against the restorable window, which is
 //! printed), waited for until it is available. With `--drill`, the copy is then deleted and the
 //! time to a usable copy and the drill's cost are reported: a rehearsal a team can schedule.
@@ -24,16 +26,20 @@ use std::time::Instant;
 use aws_adapter::aws::{AwsClients, CopyRequest};
 use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
 use runtime_plan::restore_check::restore_check;
+use runtime_plan::restore_kinds::{RestoreKind, restore_kind};
 
 use crate::planning::catalogue_for;
 use crate::prelude::*;
 
+mod cache;
 mod check;
+mod cluster;
 mod switch;
 
-/// Restores a postgres resource's RDS instance to a point in time into a new instance beside
-/// the live one, and runs its `restore.check` against the copy (exit 1 when it fails); `--drill`
-/// deletes the copy once available and checked, and reports the time and the cost.
+/// Restores a postgres resource's RDS instance or Aurora cluster to a point in time, or a
+/// cache from a snapshot, into a copy beside the live one, and runs an instance's
+/// `restore.check` against the copy (exit 1 when it fails); `--drill` deletes the copy once
+/// available (and checked) and reports the time and the cost.
 #[derive(clap::Args)]
 pub(crate) struct Args {
     /// The postgres resource (before the runway file, which stays optional).
@@ -41,9 +47,13 @@ pub(crate) struct Args {
     resource: String,
     #[command(flatten)]
     env: EnvArgs,
-    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ` (not with `--finish`).
-    #[arg(long, value_name = "TIME", required_unless_present = "finish", conflicts_with = "finish")]
+    /// The time to restore to, UTC: `YYYY-MM-DDTHH:MM:SSZ` (not with `--finish`); a cache is
+    /// restored from its latest snapshot taken at or before it.
+    #[arg(long, value_name = "TIME", required_unless_present_any = ["finish", "snapshot"], conflicts_with = "finish")]
     to: Option<String>,
+    /// A cache: the snapshot to restore from, instead of `--to`.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["to", "finish", "switch"])]
+    snapshot: Option<String>,
     /// A rehearsal: restore, wait until available, report, delete the copy.
     #[arg(long, conflicts_with_all = ["switch", "finish"])]
     drill: bool,
@@ -81,6 +91,14 @@ impl Waits for RestoreWaits {
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let session = Session::open(&args.env, out)?;
     let plan = &session.plan;
+    match restore_kind(plan, &args.resource).map_err(|e| out.usage(e))? {
+        RestoreKind::Cluster => return cluster::run(&session, &args, out),
+        RestoreKind::Cache => return cache::run(&session, &args, out),
+        RestoreKind::Instance if args.snapshot.is_some() => {
+            return Err(out.usage("--snapshot restores a cache; a database is restored --to a time"));
+        }
+        RestoreKind::Instance => {}
+    }
     let target = restore_target(plan, &args.resource, args.drill).map_err(|e| out.usage(e))?;
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;
