@@ -98,7 +98,7 @@ pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<
 
 /// Plans environments of one product in turn ([`plan()`] of each), sharing what does not
 /// depend on the environment: each database's bootstrap is fingerprinted once, not once per
-/// environment. `runway check` (through [`crate::check_each`]) plans every environment so.
+/// environment. `runway check` (through `check_each`, `check.rs`) plans every environment so.
 ///
 /// ```
 /// let loaded = runway_schema::load_str(
