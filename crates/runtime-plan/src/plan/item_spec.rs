@@ -13,8 +13,11 @@ use super::specs::{
 /// Every property of an item, by type. Item references are logical ids.
 ///
 /// Every item is as large as the largest spec, so the specs of the large kinds (databases,
-/// caches, proxies, task definitions, services, listeners) are boxed structs: a plan of tens of
-/// thousands of items stays small, and a renderer takes the one struct it reads.
+/// caches, proxies, task definitions, services, listeners) and of the kinds larger than most
+/// (the ALB and its log bucket, buckets, queues, target groups, listener rules, DNS records,
+/// scaling policies, the budget) are boxed structs: a plan of tens of thousands of items stays
+/// small, and a renderer takes the one struct it reads. A unit test (`plan::sizes`) holds the
+/// size: 80 bytes, the largest unboxed variants 72.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum ItemSpec {

@@ -1,5 +1,6 @@
 //! The boxed specs of the large kinds (databases, caches, proxies, task definitions, services,
-//! listeners), how a database is kept, and a budget's alerts.
+//! listeners) and of the kinds larger than most, how a database is kept, a budget's alerts, and
+//! what a scaling policy's metric is measured on.
 
 use compact_str::CompactString;
 use cost::{CacheSize, PostgresSize, TaskSize};

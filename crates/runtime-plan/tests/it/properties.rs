@@ -191,7 +191,7 @@ proptest! {
                         prop_assert!(service.target_group.is_some() || task.health.is_none() || container, "{}", i.id);
                         if let Some(tg) = &service.target_group {
                             // The rule that forwards to its target group is among its dependencies.
-                            let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule(rule) if &rule.target_group == tg));
+                            let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule(rule) if rule.target_group == *tg));
                             prop_assert!(rule.is_some_and(|r| i.depends_on.contains(&r.id)), "{}", i.id);
                         }
                     }
