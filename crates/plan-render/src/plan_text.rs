@@ -518,8 +518,8 @@ fn write_usage_based(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 /// The budget backstop of the environment, or that it has none.
 fn write_budget(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     let budget = p.items.iter().find_map(|i| {
-        let ItemSpec::Budget { limit, alerts, .. } = &i.spec else { return None };
-        Some((limit, alerts))
+        let ItemSpec::Budget(budget) = &i.spec else { return None };
+        Some((&budget.limit, &budget.alerts))
     });
     match budget {
         Some((limit, alerts)) => {

@@ -417,7 +417,8 @@ impl<'p> Context<'p> {
         }
         depends.append(&mut self.waits);
         let depends_on = (!depends.is_empty()).then_some(depends);
-        let shifted = matches!(&item.spec, ItemSpec::AlbListenerRule { alternate_target_group: Some(_), .. });
+        let shifted =
+            matches!(&item.spec, ItemSpec::AlbListenerRule(rule) if rule.alternate_target_group.is_some());
         let ignore_changes = if self.scaled.contains(item.id.as_str()) {
             Some(vec!["desiredCount"])
         } else {

@@ -49,12 +49,11 @@ renderers! { cx, item, subscriptions;
     CloudMapNamespace { name } => platform::namespace(cx, item, name), 1;
     DbSubnetGroup {} => platform::db_subnet_group(cx, item), 1;
     CacheSubnetGroup {} => platform::cache_subnet_group(cx, item), 1;
-    Alb { security_groups, drop_invalid_header_fields, deletion_protection, access_logs, .. } =>
-        alb::load_balancer(cx, item, security_groups, drop_invalid_header_fields, deletion_protection, access_logs), 1;
+    Alb(alb) => alb::load_balancer(cx, item, &alb.security_groups, &alb.drop_invalid_header_fields,
+        &alb.deletion_protection, &alb.access_logs), 1;
     AlbListener(spec) => alb::listener(cx, item, spec), 1;
-    AlbLogBucket { name_suffix, block_public_access, encryption, tls_only, lifecycle, log_delivery, .. } =>
-        alb_logs::log_bucket(cx, item, name_suffix, block_public_access, encryption, tls_only, lifecycle, log_delivery),
-        alb_logs::RESOURCES;
+    AlbLogBucket(b) => alb_logs::log_bucket(cx, item, &b.name_suffix, &b.block_public_access, &b.encryption,
+        &b.tls_only, &b.lifecycle, &b.log_delivery), alb_logs::RESOURCES;
     RdsInstance(spec) => postgres::instance(cx, item, spec), 1;
     AuroraCluster(spec) => postgres::aurora_cluster(cx, item, spec), 1;
     AuroraInstance { cluster, instance_class, publicly_accessible, apply_immediately, .. } =>
@@ -66,34 +65,28 @@ renderers! { cx, item, subscriptions;
     RdsProxyTargetGroup { proxy } => postgres::proxy_target_group(cx, item, proxy), 1;
     RdsProxyTarget { proxy, target_group, target } => postgres::proxy_target(cx, item, proxy, target_group, target), 1;
     CacheReplicationGroup(spec) => cache::replication_group(cx, item, spec), 1;
-    SqsQueue { fifo, visibility_timeout_seconds, dead_letter_queue, max_receives, managed_sse, .. } =>
-        queue::queue(cx, item, fifo, visibility_timeout_seconds, dead_letter_queue, max_receives, managed_sse), 1;
+    SqsQueue(q) => queue::queue(cx, item, &q.fifo, &q.visibility_timeout_seconds, &q.dead_letter_queue,
+        &q.max_receives, &q.managed_sse), 1;
     SqsDeadLetterQueue { fifo, retention_seconds, managed_sse, .. } =>
         queue::dead_letter_queue(cx, item, fifo, retention_seconds, managed_sse), 1;
     SnsTopic { fifo, kms_master_key, .. } => topic::topic(cx, item, fifo, kms_master_key), 1;
-    S3Bucket { name_suffix, versioning, lifecycle, block_public_access, encryption, tls_only, .. } =>
-        bucket::bucket(cx, item, name_suffix, versioning, lifecycle, block_public_access, encryption, tls_only),
-        bucket::resources(*versioning, *block_public_access, *tls_only);
+    S3Bucket(b) => bucket::bucket(cx, item, &b.name_suffix, &b.versioning, &b.lifecycle, &b.block_public_access,
+        &b.encryption, &b.tls_only),
+        bucket::resources(b.versioning, b.block_public_access, b.tls_only);
     TaskDefinition(spec) => workload::task_definition(cx, item, spec), 1;
     EcsService(spec) => workload::service(cx, item, spec), 1;
     CloudMapService { namespace, dns_name, .. } => workload::discovery_service(cx, item, namespace, dns_name), 1;
-    AlbTargetGroup {
-        port, protocol, health_path, health_interval_seconds, health_timeout_seconds, healthy_threshold,
-        unhealthy_threshold, ..
-    } => alb::target_group(cx, item, port, protocol, health_path, health_interval_seconds,
-        health_timeout_seconds, healthy_threshold, unhealthy_threshold), 1;
-    AlbListenerRule { listener, target_group, host, priority, alternate_target_group, .. } =>
-        alb::listener_rule(cx, item, listener, target_group, host, priority, alternate_target_group), 1;
+    AlbTargetGroup(tg) => alb::target_group(cx, item, &tg.port, &tg.protocol, &tg.health_path,
+        &tg.health_interval_seconds, &tg.health_timeout_seconds, &tg.healthy_threshold, &tg.unhealthy_threshold), 1;
+    AlbListenerRule(r) => alb::listener_rule(cx, item, &r.listener, &r.target_group, &r.host, &r.priority,
+        &r.alternate_target_group), 1;
     // The role and its policy.
     TrafficRole { listener_rule, target_groups, .. } => alb::traffic_role(cx, item, listener_rule, target_groups), 2;
-    DnsRecord { host, record_type, alb, evaluate_target_health, .. } =>
-        alb::dns_record(cx, item, host, record_type, alb, evaluate_target_health), 1;
+    DnsRecord(r) => alb::dns_record(cx, item, &r.host, &r.record_type, &r.alb, &r.evaluate_target_health), 1;
     ScalingTarget { service, min_capacity, max_capacity, active, .. } =>
         workload::scaling_target(cx, item, service, min_capacity, max_capacity, active), 1 + 2 * usize::from(active.is_some());
-    ScalingPolicy { target, metric, target_value, source, .. } =>
-        workload::scaling_policy(cx, item, target, metric, target_value, source), 1;
-    Budget { limit, product, environment, alerts, alert_topic } =>
-        budget::budget(cx, item, limit, product, environment, alerts, alert_topic), 1;
+    ScalingPolicy(p) => workload::scaling_policy(cx, item, &p.target, &p.metric, &p.target_value, &p.source), 1;
+    Budget(b) => budget::budget(cx, item, &b.limit, &b.product, &b.environment, &b.alerts, &b.alert_topic), 1;
     LogGroup { retention_days, .. } => logs::log_group(cx, item, retention_days), 1;
     VpcEndpoint { service_name, endpoint_type, private_dns, security_groups, .. } =>
         endpoints::endpoint(cx, item, service_name, endpoint_type, private_dns, security_groups), 1;

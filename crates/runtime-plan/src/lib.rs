@@ -89,16 +89,17 @@ pub use teardown::{Held, Holdings, Kept, Refusal, TeardownPlan, teardown};
 
 // The plan's model most used by the adapters (all of it is in `plan`).
 pub use plan::{
-    ALERTS_TOPIC_ID, ATTEMPTS, ActiveHours, AlarmName, AlbListenerSpec, AuroraClusterSpec, BOOTSTRAP_COMMAND,
-    BOOTSTRAP_IMAGE, Binding, BucketLifecycle, BudgetBasis, CacheReplicationGroupSpec, CompactString,
-    Comparison, ConnectionSource, ConnectionVariable, CostLine, CostSummary, CredentialKind,
-    DatabaseProtection, DimensionValue, ENVIRONMENT_TAG, EcsServiceSpec, EndpointType, GeneratedSecret,
-    Grant, HealthSpec, ITEM_TAG, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery, ManagedBy,
+    ALERTS_TOPIC_ID, ATTEMPTS, ActiveHours, AlarmName, AlbListenerRuleSpec, AlbListenerSpec,
+    AlbLogBucketSpec, AlbSpec, AlbTargetGroupSpec, AuroraClusterSpec, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE,
+    Binding, BucketLifecycle, BudgetBasis, BudgetSpec, CacheReplicationGroupSpec, CompactString, Comparison,
+    ConnectionSource, ConnectionVariable, CostLine, CostSummary, CredentialKind, DatabaseProtection,
+    DimensionValue, DnsRecordSpec, ENVIRONMENT_TAG, EcsServiceSpec, EndpointType, GeneratedSecret, Grant,
+    HealthSpec, ITEM_TAG, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery, ManagedBy,
     OneOffTask, PAUSE_SECONDS, PRODUCT_TAG, ParameterSource, ParameterWriter, Peer, Plan, PlannedItem,
     PlannedOutput, PlannedResource, PlannedWorkload, PolicyResource, RESOURCE_TAG, RdsInstanceSpec,
-    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, SQL_VARIABLE, ScalingSource, ScheduleSpec,
-    SecretsLayout, SecurityRule, ServiceRestart, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict,
-    alarm_metric,
+    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, S3BucketSpec, SQL_VARIABLE,
+    ScalingPolicySpec, ScalingSource, ScheduleSpec, SecretsLayout, SecurityRule, ServiceRestart,
+    SqsQueueSpec, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict, alarm_metric,
 };
 
 /// The README's code examples, compiled and run as doctests.

@@ -191,8 +191,8 @@ pub fn expectations(plan: &Plan) -> Expectations {
     let images = images(plan);
     let public_hosts: Vec<CompactString> = plan.workloads.iter().filter_map(|w| w.host.clone()).collect();
     let domain = plan.items.iter().find_map(|i| {
-        let ItemSpec::Alb { domain, .. } = &i.spec else { return None };
-        Some(domain.clone())
+        let ItemSpec::Alb(alb) = &i.spec else { return None };
+        Some(alb.domain.clone())
     });
     Expectations {
         route_out: route_out(plan, &images),

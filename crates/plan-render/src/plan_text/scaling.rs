@@ -9,8 +9,8 @@ pub(super) fn text(p: &Plan, w: &PlannedWorkload) -> Option<String> {
     let items = || w.items.iter().filter_map(|id| p.item(id));
     let metrics: Vec<String> = items()
         .filter_map(|i| {
-            let ItemSpec::ScalingPolicy { metric, target_value, source, .. } = &i.spec else { return None };
-            Some(metric_text(p, metric, *target_value, source.as_ref()))
+            let ItemSpec::ScalingPolicy(policy) = &i.spec else { return None };
+            Some(metric_text(p, &policy.metric, policy.target_value, policy.source.as_ref()))
         })
         .collect();
     let active = items().find_map(|i| {

@@ -50,7 +50,7 @@ pub(crate) fn scaling_target<'p>(
     service: &'p CompactString,
     min_capacity: &u32,
     max_capacity: &u32,
-    active: &'p Option<ActiveHours>,
+    active: &'p Option<Box<ActiveHours>>,
 ) -> Result<(), RenderError> {
     let ItemSpec::EcsService(spec) = &cx.item(service)?.spec else {
         return Err(cx.missing("an ECS service as its `service`"));

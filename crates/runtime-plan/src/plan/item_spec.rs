@@ -1,20 +1,23 @@
 //! Every property of an item, by type ([`ItemSpec`]), and how a VPC endpoint joins the VPC.
 
 use compact_str::CompactString;
-use runway_schema::Money;
 use serde::Serialize;
 
 use super::parts::{Grant, SecurityRule};
 use super::specs::{
-    AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, CacheReplicationGroupSpec,
-    EcsServiceSpec, LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
+    AlbListenerRuleSpec, AlbListenerSpec, AlbLogBucketSpec, AlbSpec, AlbTargetGroupSpec, AuroraClusterSpec,
+    BudgetSpec, CacheReplicationGroupSpec, DnsRecordSpec, EcsServiceSpec, RdsInstanceSpec, RdsProxySpec,
+    S3BucketSpec, ScalingPolicySpec, SqsQueueSpec, TaskDefinitionSpec,
 };
 
 /// Every property of an item, by type. Item references are logical ids.
 ///
 /// Every item is as large as the largest spec, so the specs of the large kinds (databases,
-/// caches, proxies, task definitions, services, listeners) are boxed structs: a plan of tens of
-/// thousands of items stays small, and a renderer takes the one struct it reads.
+/// caches, proxies, task definitions, services, listeners) and of the kinds larger than most
+/// (the ALB and its log bucket, buckets, queues, target groups, listener rules, DNS records,
+/// scaling policies, the budget) are boxed structs: a plan of tens of thousands of items stays
+/// small, and a renderer takes the one struct it reads. A unit test (`plan::sizes`) holds the
+/// size: 80 bytes, the largest unboxed variants 72.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum ItemSpec {
@@ -67,42 +70,12 @@ pub enum ItemSpec {
         name: CompactString,
     },
     /// Internet-facing ALB in the program's public subnets input.
-    #[serde(rename_all = "camelCase")]
-    Alb {
-        /// The environment's domain.
-        domain: CompactString,
-        /// Logical ids of its security groups.
-        security_groups: Vec<CompactString>,
-        /// Requests with header names that are not valid HTTP are dropped, never forwarded.
-        drop_invalid_header_fields: bool,
-        /// AWS refuses to delete it until this is turned off (production).
-        deletion_protection: bool,
-        /// Logical id of the bucket it writes its access logs to (production); `None`: no
-        /// access logs.
-        access_logs: Option<CompactString>,
-    },
+    Alb(Box<AlbSpec>),
     /// S3 bucket of the ALB's access logs: public access blocked, SSE-S3 (the only encryption
     /// ALB log delivery supports), reachable over TLS only, its objects deleted after a while;
     /// its policy lets the region's Elastic Load Balancing log delivery put objects under
     /// `AWSLogs/`.
-    #[serde(rename_all = "camelCase")]
-    AlbLogBucket {
-        /// What follows the account id in the bucket's name (`-<region>-an`): the bucket is in
-        /// the account-regional namespace, named `<physical name>-<account id><nameSuffix>`.
-        name_suffix: CompactString,
-        /// Public access blocked (always true).
-        block_public_access: bool,
-        /// Default encryption of new objects: `AES256` (SSE-S3).
-        encryption: CompactString,
-        /// A bucket policy denies every request not made over TLS (always true).
-        tls_only: bool,
-        /// What S3 deletes by itself: unfinished uploads, and every log after its days.
-        lifecycle: BucketLifecycle,
-        /// Who delivers the logs in the environment's region.
-        log_delivery: LogDelivery,
-        /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
-        protect: bool,
-    },
+    AlbLogBucket(Box<AlbLogBucketSpec>),
     /// A listener of the ALB: HTTPS on 443 with the program's certificate input (a host no
     /// rule matches gets a 404), or HTTP on 80 redirecting everything to HTTPS.
     AlbListener(Box<AlbListenerSpec>),
@@ -181,23 +154,7 @@ pub enum ItemSpec {
     /// ElastiCache replication group, engine Valkey, TLS and AUTH on.
     CacheReplicationGroup(Box<CacheReplicationGroupSpec>),
     /// SQS queue.
-    #[serde(rename_all = "camelCase")]
-    SqsQueue {
-        /// The resource.
-        resource: CompactString,
-        /// FIFO queue.
-        fifo: bool,
-        /// Visibility timeout in seconds.
-        visibility_timeout_seconds: u64,
-        /// Logical id of the dead-letter queue, when one.
-        dead_letter_queue: Option<CompactString>,
-        /// Receives before moving to the dead-letter queue, when one.
-        max_receives: Option<u32>,
-        /// Monthly requests the size assumes.
-        monthly_requests: Option<u64>,
-        /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
-        managed_sse: bool,
-    },
+    SqsQueue(Box<SqsQueueSpec>),
     /// SQS dead-letter queue (14 days retention).
     #[serde(rename_all = "camelCase")]
     SqsDeadLetterQueue {
@@ -223,30 +180,7 @@ pub enum ItemSpec {
         kms_master_key: CompactString,
     },
     /// S3 bucket, public access blocked, encrypted, TLS only.
-    #[serde(rename_all = "camelCase")]
-    S3Bucket {
-        /// The resource.
-        resource: CompactString,
-        /// In the account's own regional namespace (`account-regional`: nobody else can take
-        /// the name first): its name is the physical name, `-`, the deploying account's id, then
-        /// this suffix (`-<region>-an`), composed by the program, which knows the account.
-        name_suffix: CompactString,
-        /// Versioning enabled.
-        versioning: bool,
-        /// What S3 deletes by itself: unfinished uploads, and noncurrent versions when
-        /// versioned.
-        lifecycle: BucketLifecycle,
-        /// Public access blocked (always true).
-        block_public_access: bool,
-        /// GB the size assumes.
-        storage_gb: Option<u64>,
-        /// Default encryption of new objects: `AES256` (SSE-S3).
-        encryption: CompactString,
-        /// A bucket policy denies every request not made over TLS (always true).
-        tls_only: bool,
-        /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
-        protect: bool,
-    },
+    S3Bucket(Box<S3BucketSpec>),
     /// Fargate task definition, ARM64, awsvpc.
     TaskDefinition(Box<TaskDefinitionSpec>),
     /// ECS service on Fargate in the program's private subnets input.
@@ -262,44 +196,9 @@ pub enum ItemSpec {
         dns_name: CompactString,
     },
     /// ALB target group, target type `ip`.
-    #[serde(rename_all = "camelCase")]
-    AlbTargetGroup {
-        /// The workload.
-        workload: CompactString,
-        /// Container port.
-        port: u16,
-        /// `HTTP`.
-        protocol: CompactString,
-        /// Health check (an HTTP path; `/` when the workload declares none or a command).
-        health_path: CompactString,
-        /// Health check interval in seconds.
-        health_interval_seconds: u64,
-        /// Health check timeout in seconds.
-        health_timeout_seconds: u64,
-        /// Successes before healthy.
-        healthy_threshold: u32,
-        /// Failures before unhealthy.
-        unhealthy_threshold: u32,
-    },
+    AlbTargetGroup(Box<AlbTargetGroupSpec>),
     /// Listener rule: host header -> forward to the target group.
-    #[serde(rename_all = "camelCase")]
-    AlbListenerRule {
-        /// The workload.
-        workload: CompactString,
-        /// Logical id of the listener.
-        listener: CompactString,
-        /// Logical id of the target group.
-        target_group: CompactString,
-        /// `<workload>.<domain>`.
-        host: CompactString,
-        /// Rule priority (1-based order of the public workloads).
-        priority: u32,
-        /// Logical id of the alternate target group of a workload released by a strategy
-        /// other than rolling: the rule forwards to both, by weights ECS moves (left out of
-        /// JSON when none).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        alternate_target_group: Option<CompactString>,
-    },
+    AlbListenerRule(Box<AlbListenerRuleSpec>),
     /// IAM role ECS assumes (`ecs.amazonaws.com`) to shift a public workload's traffic between
     /// its two target groups during a release: it may read the load balancer's listeners,
     /// rules and targets, modify exactly that workload's listener rule and register targets in
@@ -326,43 +225,16 @@ pub enum ItemSpec {
         max_capacity: u32,
         /// The hours it runs (`scale.<env>.active`): two scheduled actions, one raising the
         /// capacity to its hours' range at the start, one setting it to none at the end.
+        /// Boxed: few targets have hours, and every item is as large as the largest spec.
         #[serde(skip_serializing_if = "Option::is_none")]
-        active: Option<ActiveHours>,
+        active: Option<Box<ActiveHours>>,
     },
     /// Target tracking of one metric: average CPU or memory, requests per target, or a
     /// queue's backlog per task.
-    #[serde(rename_all = "camelCase")]
-    ScalingPolicy {
-        /// The workload.
-        workload: CompactString,
-        /// Logical id of the scaling target.
-        target: CompactString,
-        /// The predefined metric (`ECSServiceAverageCPUUtilization`,
-        /// `ECSServiceAverageMemoryUtilization`, `ALBRequestCountPerTarget`), or
-        /// `SQSBacklogPerTask` for a queue's metric math.
-        metric: CompactString,
-        /// Target value: percent, requests per target, or messages per task.
-        target_value: u32,
-        /// What a metric beyond the service's own is measured on: the load balancer and target
-        /// group (requests), or the queue (backlog).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        source: Option<ScalingSource>,
-    },
+    ScalingPolicy(Box<ScalingPolicySpec>),
     /// Route 53 alias record: a public workload's host, in the program's hosted zone input,
     /// resolving to the ALB.
-    #[serde(rename_all = "camelCase")]
-    DnsRecord {
-        /// The workload.
-        workload: CompactString,
-        /// `<workload>.<domain>`.
-        host: CompactString,
-        /// `A` (the ALB is IPv4).
-        record_type: CompactString,
-        /// Logical id of the ALB the alias points to.
-        alb: CompactString,
-        /// Route 53 answers only while the ALB has a healthy target for the host.
-        evaluate_target_health: bool,
-    },
+    DnsRecord(Box<DnsRecordSpec>),
     /// A workload's log group: its containers' output, kept for the environment's retention.
     #[serde(rename_all = "camelCase")]
     LogGroup {
@@ -374,21 +246,7 @@ pub enum ItemSpec {
     /// Monthly cost budget over the costs tagged with the product and environment; its limit
     /// is the cap. It warns, it does not stop anything: the cap refuses plans, the budget
     /// catches what the plan cannot see (usage, resources made by hand).
-    #[serde(rename_all = "camelCase")]
-    Budget {
-        /// The environment's cap, USD a month.
-        limit: Money,
-        /// The `product` tag value its costs carry.
-        product: CompactString,
-        /// The `environment` tag value its costs carry.
-        environment: CompactString,
-        /// When to notify, in order.
-        alerts: Vec<BudgetAlert>,
-        /// Each alert also goes to the alerts topic ([`ALERTS_TOPIC_ID`](super::ALERTS_TOPIC_ID)),
-        /// in an environment with alarms (a flag, not an id: every item stays as small).
-        #[serde(rename = "alertTopic")]
-        alert_topic: bool,
-    },
+    Budget(Box<BudgetSpec>),
     /// A VPC endpoint in the program's VPC input: the private subnets reach an AWS service
     /// without a NAT.
     #[serde(rename_all = "camelCase")]
@@ -554,26 +412,4 @@ pub struct ActiveHours {
     pub timezone: CompactString,
     /// Tasks at least within the hours (`scale.min`, at least 1).
     pub min_capacity: u32,
-}
-
-/// What a scaling policy's metric is measured on, beyond the service.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum ScalingSource {
-    /// `ALBRequestCountPerTarget`: the environment's ALB and the workload's target group
-    /// (its resource label `app/.../targetgroup/...`).
-    Requests {
-        /// Logical id of the ALB.
-        alb: CompactString,
-        /// Logical id of the target group.
-        target_group: CompactString,
-    },
-    /// A queue's visible messages divided by the service's running tasks
-    /// (`ApproximateNumberOfMessagesVisible` / Container Insights' `RunningTaskCount`).
-    Queue {
-        /// Logical id of the SQS queue.
-        queue: CompactString,
-        /// Logical id of the ECS service.
-        service: CompactString,
-    },
 }

@@ -172,7 +172,7 @@ item_kinds! {
         alarms: [],
     }
     /// S3 bucket the ALB writes its access logs to (production).
-    AlbLogBucket { protect, .. } = "alb-log-bucket" {
+    AlbLogBucket(bucket) = "alb-log-bucket" {
         words: "ALB log bucket",
         name_limit: Some(63),
         included: NO_CHARGE,
@@ -180,7 +180,7 @@ item_kinds! {
         holds_secret: false,
         decrypts_secrets: false,
         used_through: Nothing,
-        protected: *protect,
+        protected: bucket.protect,
         apply_immediately: None,
         access: Access::None,
         stored_data: data::ACCESS_LOGS,
@@ -398,7 +398,7 @@ item_kinds! {
         alarms: [],
     }
     /// S3 bucket (public access blocked).
-    S3Bucket { protect, .. } = "s3-bucket" {
+    S3Bucket(bucket) = "s3-bucket" {
         words: "S3 bucket",
         name_limit: Some(63),
         included: NO_CHARGE,
@@ -406,7 +406,7 @@ item_kinds! {
         holds_secret: false,
         decrypts_secrets: false,
         used_through: Bucket,
-        protected: *protect,
+        protected: bucket.protect,
         apply_immediately: None,
         access: Access::None,
         stored_data: data::BUCKET,

@@ -51,7 +51,7 @@ pub use bootstrap::{
     bootstrap_sql,
 };
 pub use data::StoredData;
-pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScalingSource, ScheduleSpec};
+pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScheduleSpec};
 pub use items::{ManagedBy, PlannedItem, Pricing};
 pub use kinds::{ItemKind, UsedThrough};
 pub use parts::{
@@ -63,12 +63,13 @@ pub use rotation::{
 };
 pub use secrets::{
     ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
+    ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
 };
 pub use specs::{
-    AlbListenerSpec, AuroraClusterSpec, BucketLifecycle, BudgetAlert, BudgetBasis, CacheReplicationGroupSpec,
-    DatabaseProtection, EcsServiceSpec, LogDelivery, RdsInstanceSpec, RdsProxySpec, TaskDefinitionSpec,
-    TrafficShift,
+    AlbListenerRuleSpec, AlbListenerSpec, AlbLogBucketSpec, AlbSpec, AlbTargetGroupSpec, AuroraClusterSpec,
+    BucketLifecycle, BudgetAlert, BudgetBasis, BudgetSpec, CacheReplicationGroupSpec, DatabaseProtection,
+    DnsRecordSpec, EcsServiceSpec, LogDelivery, RdsInstanceSpec, RdsProxySpec, S3BucketSpec,
+    ScalingPolicySpec, ScalingSource, SqsQueueSpec, TaskDefinitionSpec, TrafficShift,
 };
 pub use tags::{ENVIRONMENT_TAG, ITEM_TAG, PRODUCT_TAG, RESOURCE_TAG, TagRule, TagValue, tag_rules};
 pub use tasks::{OneOffTask, TaskPurpose, TaskRecord};
@@ -243,5 +244,38 @@ pub fn postgres_engine_str(engine: PostgresEngine) -> &'static str {
     match engine {
         PostgresEngine::Rds => "rds",
         PostgresEngine::Aurora => "aurora",
+    }
+}
+
+/// The sizes of the records a large plan holds by the ten thousand: every item is as large as
+/// its largest spec, so a new large variant or field grows every item of every plan (peak RSS
+/// of a 10,000-resource plan, docs/benchmarks.md). Box what is large and rare.
+#[cfg(test)]
+mod sizes {
+    use std::mem::size_of;
+
+    use super::*;
+
+    #[test]
+    fn the_plans_records_stay_small() {
+        let sizes = [
+            ("PlannedItem", size_of::<PlannedItem>(), 280),
+            ("ItemSpec", size_of::<ItemSpec>(), 80),
+            ("SsmParameter", size_of::<SsmParameter>(), 232),
+            ("ConnectionVariable", size_of::<ConnectionVariable>(), 152),
+            ("CostLine", size_of::<CostLine>(), 160),
+            ("UsageLine", size_of::<verdict::UsageLine>(), 136),
+            ("PlannedResource", size_of::<PlannedResource>(), 216),
+            ("PlannedWorkload", size_of::<PlannedWorkload>(), 232),
+            ("PlannedOutput", size_of::<PlannedOutput>(), 72),
+            ("Binding", size_of::<Binding>(), 136),
+            ("Pricing", size_of::<Pricing>(), 32),
+        ];
+        for (name, size, limit) in sizes {
+            println!("{name}: {size} bytes (limit {limit})");
+        }
+        for (name, size, limit) in sizes {
+            assert!(size <= limit, "{name} is {size} bytes, over {limit}");
+        }
     }
 }

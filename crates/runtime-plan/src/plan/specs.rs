@@ -1,10 +1,11 @@
 //! The boxed specs of the large kinds (databases, caches, proxies, task definitions, services,
-//! listeners), how a database is kept, and a budget's alerts.
+//! listeners) and of the kinds larger than most, how a database is kept, a budget's alerts, and
+//! what a scaling policy's metric is measured on.
 
 use compact_str::CompactString;
 use cost::{CacheSize, PostgresSize, TaskSize};
 use indexmap::IndexMap;
-use runway_schema::{Deploy, Expose};
+use runway_schema::{Deploy, Expose, Money};
 use serde::Serialize;
 
 use super::parts::{HealthSpec, ListenerAction, RepositoryCredentials, TaskSecret};
@@ -343,4 +344,219 @@ pub enum BudgetBasis {
     Forecasted,
     /// The month's spend so far.
     Actual,
+}
+
+// The specs of the kinds boxed because they are larger than most (a plan item is as large as
+// its largest spec; docs/benchmarks.md, "memory, fourth pass"). Their JSON is the variant's,
+// field for field.
+
+/// Internet-facing ALB in the program's public subnets input.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlbSpec {
+    /// The environment's domain.
+    pub domain: CompactString,
+    /// Logical ids of its security groups.
+    pub security_groups: Vec<CompactString>,
+    /// Requests with header names that are not valid HTTP are dropped, never forwarded.
+    pub drop_invalid_header_fields: bool,
+    /// AWS refuses to delete it until this is turned off (production).
+    pub deletion_protection: bool,
+    /// Logical id of the bucket it writes its access logs to (production); `None`: no
+    /// access logs.
+    pub access_logs: Option<CompactString>,
+}
+
+/// S3 bucket of the ALB's access logs: public access blocked, SSE-S3 (the only encryption
+/// ALB log delivery supports), reachable over TLS only, its objects deleted after a while;
+/// its policy lets the region's Elastic Load Balancing log delivery put objects under
+/// `AWSLogs/`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlbLogBucketSpec {
+    /// What follows the account id in the bucket's name (`-<region>-an`): the bucket is in
+    /// the account-regional namespace, named `<physical name>-<account id><nameSuffix>`.
+    pub name_suffix: CompactString,
+    /// Public access blocked (always true).
+    pub block_public_access: bool,
+    /// Default encryption of new objects: `AES256` (SSE-S3).
+    pub encryption: CompactString,
+    /// A bucket policy denies every request not made over TLS (always true).
+    pub tls_only: bool,
+    /// What S3 deletes by itself: unfinished uploads, and every log after its days.
+    pub lifecycle: BucketLifecycle,
+    /// Who delivers the logs in the environment's region.
+    pub log_delivery: LogDelivery,
+    /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
+    pub protect: bool,
+}
+
+/// SQS queue.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SqsQueueSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// FIFO queue.
+    pub fifo: bool,
+    /// Visibility timeout in seconds.
+    pub visibility_timeout_seconds: u64,
+    /// Logical id of the dead-letter queue, when one.
+    pub dead_letter_queue: Option<CompactString>,
+    /// Receives before moving to the dead-letter queue, when one.
+    pub max_receives: Option<u32>,
+    /// Monthly requests the size assumes.
+    pub monthly_requests: Option<u64>,
+    /// Messages encrypted at rest with SQS-owned keys (SSE-SQS; always true).
+    pub managed_sse: bool,
+}
+
+/// S3 bucket, public access blocked, encrypted, TLS only.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct S3BucketSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// In the account's own regional namespace (`account-regional`: nobody else can take
+    /// the name first): its name is the physical name, `-`, the deploying account's id, then
+    /// this suffix (`-<region>-an`), composed by the program, which knows the account.
+    pub name_suffix: CompactString,
+    /// Versioning enabled.
+    pub versioning: bool,
+    /// What S3 deletes by itself: unfinished uploads, and noncurrent versions when
+    /// versioned.
+    pub lifecycle: BucketLifecycle,
+    /// Public access blocked (always true).
+    pub block_public_access: bool,
+    /// GB the size assumes.
+    pub storage_gb: Option<u64>,
+    /// Default encryption of new objects: `AES256` (SSE-S3).
+    pub encryption: CompactString,
+    /// A bucket policy denies every request not made over TLS (always true).
+    pub tls_only: bool,
+    /// The deploy refuses to delete or replace it (Pulumi `protect`): production.
+    pub protect: bool,
+}
+
+/// ALB target group, target type `ip`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlbTargetGroupSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Container port.
+    pub port: u16,
+    /// `HTTP`.
+    pub protocol: CompactString,
+    /// Health check (an HTTP path; `/` when the workload declares none or a command).
+    pub health_path: CompactString,
+    /// Health check interval in seconds.
+    pub health_interval_seconds: u64,
+    /// Health check timeout in seconds.
+    pub health_timeout_seconds: u64,
+    /// Successes before healthy.
+    pub healthy_threshold: u32,
+    /// Failures before unhealthy.
+    pub unhealthy_threshold: u32,
+}
+
+/// Listener rule: host header -> forward to the target group.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlbListenerRuleSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of the listener.
+    pub listener: CompactString,
+    /// Logical id of the target group.
+    pub target_group: CompactString,
+    /// `<workload>.<domain>`.
+    pub host: CompactString,
+    /// Rule priority (1-based order of the public workloads).
+    pub priority: u32,
+    /// Logical id of the alternate target group of a workload released by a strategy
+    /// other than rolling: the rule forwards to both, by weights ECS moves (left out of
+    /// JSON when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alternate_target_group: Option<CompactString>,
+}
+
+/// Target tracking of one metric: average CPU or memory, requests per target, or a
+/// queue's backlog per task.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingPolicySpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of the scaling target.
+    pub target: CompactString,
+    /// The predefined metric (`ECSServiceAverageCPUUtilization`,
+    /// `ECSServiceAverageMemoryUtilization`, `ALBRequestCountPerTarget`), or
+    /// `SQSBacklogPerTask` for a queue's metric math.
+    pub metric: CompactString,
+    /// Target value: percent, requests per target, or messages per task.
+    pub target_value: u32,
+    /// What a metric beyond the service's own is measured on: the load balancer and target
+    /// group (requests), or the queue (backlog).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<ScalingSource>,
+}
+
+/// Route 53 alias record: a public workload's host, in the program's hosted zone input,
+/// resolving to the ALB.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DnsRecordSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// `<workload>.<domain>`.
+    pub host: CompactString,
+    /// `A` (the ALB is IPv4).
+    pub record_type: CompactString,
+    /// Logical id of the ALB the alias points to.
+    pub alb: CompactString,
+    /// Route 53 answers only while the ALB has a healthy target for the host.
+    pub evaluate_target_health: bool,
+}
+
+/// Monthly cost budget over the costs tagged with the product and environment; its limit
+/// is the cap. It warns, it does not stop anything: the cap refuses plans, the budget
+/// catches what the plan cannot see (usage, resources made by hand).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetSpec {
+    /// The environment's cap, USD a month.
+    pub limit: Money,
+    /// The `product` tag value its costs carry.
+    pub product: CompactString,
+    /// The `environment` tag value its costs carry.
+    pub environment: CompactString,
+    /// When to notify, in order.
+    pub alerts: Vec<BudgetAlert>,
+    /// Each alert also goes to the alerts topic ([`ALERTS_TOPIC_ID`](super::ALERTS_TOPIC_ID)),
+    /// in an environment with alarms (a flag, not an id: every item stays as small).
+    #[serde(rename = "alertTopic")]
+    pub alert_topic: bool,
+}
+
+/// What a scaling policy's metric is measured on, beyond the service.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum ScalingSource {
+    /// `ALBRequestCountPerTarget`: the environment's ALB and the workload's target group
+    /// (its resource label `app/.../targetgroup/...`).
+    Requests {
+        /// Logical id of the ALB.
+        alb: CompactString,
+        /// Logical id of the target group.
+        target_group: CompactString,
+    },
+    /// A queue's visible messages divided by the service's running tasks
+    /// (`ApproximateNumberOfMessagesVisible` / Container Insights' `RunningTaskCount`).
+    Queue {
+        /// Logical id of the SQS queue.
+        queue: CompactString,
+        /// Logical id of the ECS service.
+        service: CompactString,
+    },
 }

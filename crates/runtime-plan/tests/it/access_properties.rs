@@ -319,7 +319,7 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
                 groups.insert(i.id.as_str(), (ingress, egress));
                 continue;
             }
-            ItemSpec::Alb { security_groups, .. } => (Node::Alb, security_groups),
+            ItemSpec::Alb(alb) => (Node::Alb, &alb.security_groups),
             ItemSpec::EcsService(s) => (Node::Workload(s.workload.to_string()), &s.security_groups),
             ItemSpec::RdsProxy(s) => (Node::Proxy(s.resource.to_string()), &s.security_groups),
             ItemSpec::RdsInstance(s) => (Node::Database(s.resource.to_string()), &s.security_groups),

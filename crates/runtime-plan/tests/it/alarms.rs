@@ -176,14 +176,14 @@ fn aurora_with_readers_watches_replica_lag_and_its_writer() {
 #[test]
 fn a_capped_environment_s_budget_notifies_the_alerts_topic_too() {
     let p = planned(&with_alarms("dev", |a| a.enabled = Some(true)), "dev");
-    let ItemSpec::Budget { alert_topic, .. } = &p.item("env_budget").unwrap().spec else { panic!() };
-    assert!(*alert_topic);
+    let ItemSpec::Budget(budget) = &p.item("env_budget").unwrap().spec else { panic!() };
+    assert!(budget.alert_topic);
     assert!(p.item("env_budget").unwrap().depends_on.iter().any(|d| d == ALERTS_TOPIC_ID));
     let ItemSpec::AlertTopic { publishers, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
     assert!(publishers.iter().any(|p| p.principal == "budgets.amazonaws.com"));
     let dev = planned(&common::example(), "dev");
-    let ItemSpec::Budget { alert_topic, .. } = &dev.item("env_budget").unwrap().spec else { panic!() };
-    assert!(!*alert_topic);
+    let ItemSpec::Budget(budget) = &dev.item("env_budget").unwrap().spec else { panic!() };
+    assert!(!budget.alert_topic);
 }
 
 #[test]
@@ -382,7 +382,7 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
         let place = param.infisical.as_ref().unwrap();
         assert_eq!((place.environment.as_str(), place.folder.as_str()), ("prod", "/runtime/_alerts"));
         assert_eq!(place.name, param.variable);
-        assert_eq!(param.kms_key, p.secrets.kms_key);
+        assert_eq!(*param.kms_key, *p.secrets.kms_key);
     }
     // Without alarms, no topic and no endpoint parameter.
     let quiet = planned(&product, "dev");

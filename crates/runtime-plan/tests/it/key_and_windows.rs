@@ -59,14 +59,13 @@ fn a_named_key_leaves_the_alerts_topic_unencrypted() {
 fn the_alb_log_bucket_joins_the_account_regional_namespace() {
     let p = planned(&common::example(), "production");
     let log = p.item("env_alb-log-bucket").expect("production's ALB logs");
-    let ItemSpec::AlbLogBucket { name_suffix, .. } = &log.spec else { panic!("a log bucket") };
+    let ItemSpec::AlbLogBucket(bucket) = &log.spec else { panic!("a log bucket") };
     assert_eq!(log.physical_name, "acme-shop-production-alb-logs");
-    assert_eq!(name_suffix, &format!("-{}-an", p.region));
+    assert_eq!(bucket.name_suffix, format!("-{}-an", p.region));
     for item in &p.items {
         let suffix = match &item.spec {
-            ItemSpec::S3Bucket { name_suffix, .. } | ItemSpec::AlbLogBucket { name_suffix, .. } => {
-                name_suffix
-            }
+            ItemSpec::S3Bucket(b) => &b.name_suffix,
+            ItemSpec::AlbLogBucket(b) => &b.name_suffix,
             _ => continue,
         };
         assert!(suffix.ends_with("-an"), "{}", item.id);

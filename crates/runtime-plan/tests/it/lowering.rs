@@ -213,10 +213,8 @@ fn services_scale_from_min_to_max() {
 #[test]
 fn public_and_internal_names() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
-    let ItemSpec::AlbListenerRule { host, priority, .. } = &p.item("shop_listener-rule").unwrap().spec else {
-        panic!()
-    };
-    assert_eq!((host.as_str(), *priority), ("shop.acme.example", 1));
+    let ItemSpec::AlbListenerRule(rule) = &p.item("shop_listener-rule").unwrap().spec else { panic!() };
+    assert_eq!((rule.host.as_str(), rule.priority), ("shop.acme.example", 1));
     assert_eq!(p.item("env_namespace").unwrap().physical_name, "production.acme-shop.internal");
     let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
     assert_eq!(w.dns_name.as_deref(), Some("metabase.production.acme-shop.internal"));
@@ -226,8 +224,8 @@ fn public_and_internal_names() {
 #[test]
 fn the_alb_redirects_http_to_https_and_drops_invalid_headers() {
     let p = plan(&common::example(), "dev", &cat()).unwrap();
-    let ItemSpec::Alb { drop_invalid_header_fields, .. } = &p.item("env_alb").unwrap().spec else { panic!() };
-    assert!(*drop_invalid_header_fields);
+    let ItemSpec::Alb(alb) = &p.item("env_alb").unwrap().spec else { panic!() };
+    assert!(alb.drop_invalid_header_fields);
     let ItemSpec::AlbListener(spec) = &p.item("env_alb-http-listener").unwrap().spec else { panic!() };
     let AlbListenerSpec { alb, port, protocol, ssl_policy, default_action } = &**spec;
     assert_eq!((alb.as_str(), *port, protocol.as_str(), ssl_policy), ("env_alb", 80, "HTTP", &None));
@@ -437,9 +435,8 @@ fn each_public_host_has_an_alias_record_to_the_alb() {
     let records: Vec<&PlannedItem> = p.items.iter().filter(|i| i.kind() == ItemKind::DnsRecord).collect();
     let hosts: Vec<&str> = p.workloads.iter().filter_map(|w| w.host.as_deref()).collect();
     assert_eq!(records.iter().map(|r| r.physical_name.as_str()).collect::<Vec<_>>(), hosts);
-    let ItemSpec::DnsRecord { host, record_type, alb, evaluate_target_health, .. } = &records[0].spec else {
-        panic!()
-    };
+    let ItemSpec::DnsRecord(record) = &records[0].spec else { panic!() };
+    let DnsRecordSpec { host, record_type, alb, evaluate_target_health, .. } = &**record;
     assert_eq!((host.as_str(), record_type.as_str(), alb.as_str()), ("shop.acme.example", "A", "env_alb"));
     assert!(*evaluate_target_health);
     assert_eq!(records[0].monthly, Some(Money::ZERO));
@@ -504,13 +501,12 @@ fn every_queue_topic_bucket_and_cache_is_encrypted() {
         let mut seen = 0;
         for i in &p.items {
             match &i.spec {
-                ItemSpec::SqsQueue { managed_sse, .. } | ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => {
-                    assert!(*managed_sse, "{}", i.id)
-                }
+                ItemSpec::SqsQueue(q) => assert!(q.managed_sse, "{}", i.id),
+                ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => assert!(*managed_sse, "{}", i.id),
                 ItemSpec::SnsTopic { kms_master_key, .. } => assert_eq!(kms_master_key, "alias/aws/sns"),
-                ItemSpec::S3Bucket { encryption, tls_only, block_public_access, protect, .. } => {
-                    assert!(*tls_only && *block_public_access && encryption == "AES256", "{}", i.id);
-                    assert_eq!((*protect, i.protected()), (production, production), "{}", i.id);
+                ItemSpec::S3Bucket(b) => {
+                    assert!(b.tls_only && b.block_public_access && b.encryption == "AES256", "{}", i.id);
+                    assert_eq!((b.protect, i.protected()), (production, production), "{}", i.id);
                 }
                 ItemSpec::CacheReplicationGroup(s) => {
                     assert!(s.at_rest_encryption && s.transit_encryption, "{}", i.id);

@@ -47,9 +47,8 @@ fn budgets_back_every_cap_and_usage_is_shown_not_counted() {
         match p.cost.cap {
             Some(cap) => {
                 let [budget] = budgets.as_slice() else { panic!("{env}: {} budgets", budgets.len()) };
-                let ItemSpec::Budget { limit, alerts, product: tag, environment, .. } = &budget.spec else {
-                    panic!()
-                };
+                let ItemSpec::Budget(b) = &budget.spec else { panic!() };
+                let BudgetSpec { limit, alerts, product: tag, environment, .. } = &**b;
                 assert_eq!(*limit, cap, "{env}");
                 assert_eq!(limit.cents().to_string(), cap.cents().to_string());
                 assert_eq!((tag.as_str(), environment.as_str()), ("acme-shop", env.as_str()));
@@ -493,7 +492,7 @@ fn the_environment_has_its_own_key_unless_one_is_named() {
     let ItemSpec::KmsKey { alias, decrypters, .. } = &key.spec else { panic!("a key") };
     assert_eq!(alias, &p.secrets.kms_key);
     assert_eq!(p.secrets.secrets_manager_key.as_deref(), Some(alias.as_str()));
-    assert!(p.secrets.ssm_parameters.iter().all(|s| s.kms_key == *alias));
+    assert!(p.secrets.ssm_parameters.iter().all(|s| *s.kms_key == **alias));
     let roles: Vec<&str> = p
         .items
         .iter()

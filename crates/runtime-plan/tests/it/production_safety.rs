@@ -55,11 +55,10 @@ fn versioned_buckets_expire_noncurrent_versions_after_keep_days() {
             ResourceSpec::Bucket { versioning: versioning.map(|keep_days| Versioning { keep_days }) };
         for env in ["dev", "production"] {
             let p = plan(&product, env, &cat()).unwrap();
-            let ItemSpec::S3Bucket { versioning: on, lifecycle, .. } =
-                &p.item("uploads_bucket").unwrap().spec
-            else {
+            let ItemSpec::S3Bucket(bucket) = &p.item("uploads_bucket").unwrap().spec else {
                 panic!("a bucket")
             };
+            let S3BucketSpec { versioning: on, lifecycle, .. } = &**bucket;
             assert_eq!(*on, versioning.is_some());
             let want = BucketLifecycle {
                 abort_incomplete_uploads_days: 7,
@@ -78,7 +77,8 @@ fn versioned_buckets_expire_noncurrent_versions_after_keep_days() {
 fn the_production_alb_is_protected_and_logs_to_its_bucket() {
     let p = plan(&common::example(), "production", &cat()).unwrap();
     let alb = p.item("env_alb").unwrap();
-    let ItemSpec::Alb { deletion_protection, access_logs, .. } = &alb.spec else { panic!("an ALB") };
+    let ItemSpec::Alb(spec) = &alb.spec else { panic!("an ALB") };
+    let AlbSpec { deletion_protection, access_logs, .. } = &**spec;
     assert!(*deletion_protection);
     assert_eq!(access_logs.as_deref(), Some("env_alb-log-bucket"));
     assert!(alb.depends_on.iter().any(|d| d == "env_alb-log-bucket"), "the ALB waits for its bucket");
@@ -88,11 +88,8 @@ fn the_production_alb_is_protected_and_logs_to_its_bucket() {
         (ItemKind::AlbLogBucket, "acme-shop-production-alb-logs")
     );
     assert!(bucket.protected(), "production's buckets are protected");
-    let ItemSpec::AlbLogBucket { block_public_access, encryption, tls_only, lifecycle, log_delivery, .. } =
-        &bucket.spec
-    else {
-        panic!("a log bucket")
-    };
+    let ItemSpec::AlbLogBucket(spec) = &bucket.spec else { panic!("a log bucket") };
+    let AlbLogBucketSpec { block_public_access, encryption, tls_only, lifecycle, log_delivery, .. } = &**spec;
     assert!(*block_public_access && *tls_only);
     assert_eq!(encryption, "AES256", "ALB log delivery takes SSE-S3 only");
     assert_eq!(lifecycle.expire_days, Some(ALB_LOG_DAYS));
@@ -106,10 +103,8 @@ fn the_production_alb_is_protected_and_logs_to_its_bucket() {
 
     for env in ["dev", "staging"] {
         let p = plan(&common::example(), env, &cat()).unwrap();
-        let ItemSpec::Alb { deletion_protection, access_logs, .. } = &p.item("env_alb").unwrap().spec else {
-            panic!("an ALB")
-        };
-        assert!(!*deletion_protection && access_logs.is_none(), "{env}");
+        let ItemSpec::Alb(alb) = &p.item("env_alb").unwrap().spec else { panic!("an ALB") };
+        assert!(!alb.deletion_protection && alb.access_logs.is_none(), "{env}");
         assert!(p.items.iter().all(|i| i.kind() != ItemKind::AlbLogBucket), "{env}");
     }
 }
@@ -121,10 +116,10 @@ fn the_log_delivery_follows_the_region() {
         let mut product = common::example();
         product.root.environments.get_mut("production").unwrap().region = region.into();
         let p = plan(&product, "production", &cat()).unwrap();
-        let ItemSpec::AlbLogBucket { log_delivery, .. } = &p.item("env_alb-log-bucket").unwrap().spec else {
+        let ItemSpec::AlbLogBucket(bucket) = &p.item("env_alb-log-bucket").unwrap().spec else {
             panic!("a log bucket in {region}")
         };
-        assert_eq!(*log_delivery, LogDelivery::Account { account_id: account.into() }, "{region}");
+        assert_eq!(bucket.log_delivery, LogDelivery::Account { account_id: account.into() }, "{region}");
     }
     assert_eq!(
         log_delivery("mx-central-1"),

@@ -53,14 +53,15 @@ proptest! {
                     prop_assert!(i.physical_name.len() >= 3);
                     prop_assert_eq!(i.physical_name.to_ascii_lowercase(), i.physical_name.clone());
                 }
-                if let ItemSpec::S3Bucket { name_suffix, .. } = &i.spec {
+                if let ItemSpec::S3Bucket(bucket) = &i.spec {
+                    let name_suffix = &bucket.name_suffix;
                     // The whole name, account id and region included, fits S3's 63 characters
                     // and ends as the account-regional namespace requires.
                     let full = format!("{}-123456789012{name_suffix}", i.physical_name);
                     prop_assert!(full.len() <= 63, "{} > 63", full);
                     prop_assert_eq!(name_suffix.to_string(), format!("-{}-an", plan.region));
                 }
-                if matches!(i.spec, ItemSpec::SqsQueue { fifo: true, .. } | ItemSpec::SnsTopic { fifo: true, .. }) {
+                if matches!(&i.spec, ItemSpec::SqsQueue(q) if q.fifo) || matches!(i.spec, ItemSpec::SnsTopic { fifo: true, .. }) {
                     prop_assert!(i.physical_name.ends_with(".fifo"));
                 }
             }
@@ -87,11 +88,11 @@ proptest! {
             let production = plan.environment == lower::PRODUCTION;
             for i in &plan.items {
                 match &i.spec {
-                    ItemSpec::SqsQueue { managed_sse, .. } | ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => {
-                        prop_assert!(*managed_sse, "{}", i.id);
-                    }
+                    ItemSpec::SqsQueue(q) => prop_assert!(q.managed_sse, "{}", i.id),
+                    ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => prop_assert!(*managed_sse, "{}", i.id),
                     ItemSpec::SnsTopic { kms_master_key, .. } => prop_assert_eq!(kms_master_key.as_str(), lower::SNS_KMS_KEY),
-                    ItemSpec::S3Bucket { encryption, tls_only, block_public_access, versioning, lifecycle, .. } => {
+                    ItemSpec::S3Bucket(b) => {
+                        let S3BucketSpec { encryption, tls_only, block_public_access, versioning, lifecycle, .. } = &**b;
                         prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);
                         prop_assert_eq!(i.protected(), production, "{}", i.id);
                         // Unfinished uploads never linger; old versions expire exactly when versioned.
@@ -99,15 +100,16 @@ proptest! {
                         prop_assert_eq!(lifecycle.noncurrent_version_days.is_some(), *versioning, "{}", i.id);
                         prop_assert_eq!(lifecycle.expire_days, None, "{}", i.id);
                     }
-                    ItemSpec::AlbLogBucket { encryption, tls_only, block_public_access, lifecycle, .. } => {
+                    ItemSpec::AlbLogBucket(b) => {
+                        let AlbLogBucketSpec { encryption, tls_only, block_public_access, lifecycle, .. } = &**b;
                         prop_assert!(production, "access logs are production's");
                         prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);
                         prop_assert!(i.protected(), "{}", i.id);
                         prop_assert_eq!(lifecycle.expire_days, Some(lower::ALB_LOG_DAYS));
                     }
-                    ItemSpec::Alb { deletion_protection, access_logs, .. } => {
-                        prop_assert_eq!(*deletion_protection, production);
-                        prop_assert_eq!(access_logs.is_some(), production);
+                    ItemSpec::Alb(alb) => {
+                        prop_assert_eq!(alb.deletion_protection, production);
+                        prop_assert_eq!(alb.access_logs.is_some(), production);
                         prop_assert!(!i.protected(), "{}", i.id);
                     }
                     ItemSpec::RdsInstance(db) => {
@@ -189,7 +191,7 @@ proptest! {
                         prop_assert!(service.target_group.is_some() || task.health.is_none() || container, "{}", i.id);
                         if let Some(tg) = &service.target_group {
                             // The rule that forwards to its target group is among its dependencies.
-                            let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule { target_group, .. } if target_group == tg));
+                            let rule = plan.items.iter().find(|r| matches!(&r.spec, ItemSpec::AlbListenerRule(rule) if rule.target_group == *tg));
                             prop_assert!(rule.is_some_and(|r| i.depends_on.contains(&r.id)), "{}", i.id);
                         }
                     }

@@ -157,8 +157,8 @@ fn long_names_are_cut_within_aws_limits() {
     // A bucket's whole name (`<head>-<account id>-<region>-an`) fits 63, its head cut with the
     // hash of the uncut name.
     let bucket = p.item("uploads_bucket").unwrap();
-    let ItemSpec::S3Bucket { name_suffix, .. } = &bucket.spec else { panic!("a bucket") };
-    let whole = format!("{}-123456789012{name_suffix}", bucket.physical_name);
+    let ItemSpec::S3Bucket(spec) = &bucket.spec else { panic!("a bucket") };
+    let whole = format!("{}-123456789012{}", bucket.physical_name, spec.name_suffix);
     assert_eq!(whole.len(), 63, "{whole}");
     assert!(
         bucket
@@ -195,11 +195,8 @@ fn fifo_queues_keep_their_suffix() {
     let p = plan(&product, "dev", &cat()).unwrap();
     assert_eq!(p.item("jobs_queue").unwrap().physical_name, "acme-shop-dev-jobs.fifo");
     assert_eq!(p.item("jobs_dlq").unwrap().physical_name, "acme-shop-dev-jobs-dlq.fifo");
-    let ItemSpec::SqsQueue { visibility_timeout_seconds, max_receives, dead_letter_queue, .. } =
-        &p.item("jobs_queue").unwrap().spec
-    else {
-        panic!()
-    };
+    let ItemSpec::SqsQueue(queue) = &p.item("jobs_queue").unwrap().spec else { panic!() };
+    let SqsQueueSpec { visibility_timeout_seconds, max_receives, dead_letter_queue, .. } = &**queue;
     assert_eq!(
         (*visibility_timeout_seconds, *max_receives, dead_letter_queue.as_deref()),
         (60, Some(3), Some("jobs_dlq"))

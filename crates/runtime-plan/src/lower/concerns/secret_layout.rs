@@ -2,6 +2,8 @@
 //! credentials to generate, the connection variables (stack outputs, literals, templates) and
 //! the SSM parameters items reference (resource variables and workload secrets).
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use indexmap::IndexMap;
 use runway_schema::Runway;
@@ -10,7 +12,7 @@ use super::cat;
 use super::resources::Res;
 use crate::plan::{
     ConnectionSource, ConnectionVariable, CredentialKind, DatabaseBootstrap, GeneratedSecret, InfisicalPlace,
-    ParameterSource, ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
+    ParameterSource, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
 };
 
 /// The owner of the alerts topic's endpoints' parameters and their Infisical folder's name.
@@ -25,6 +27,8 @@ pub(in crate::lower) struct Layout {
     pub(in crate::lower) ssm_prefix: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
     pub(in crate::lower) kms_key: CompactString,
+    /// The same text, shared by every SSM parameter's record.
+    ssm_key: Arc<str>,
     /// The key is the environment's own (`secrets.ssm.kmsKey` names none).
     pub(in crate::lower) own_key: bool,
     generated: Vec<GeneratedSecret>,
@@ -45,14 +49,16 @@ impl Layout {
     /// variables.
     pub(in crate::lower) fn new(root: &Runway, env_name: &str, variables: usize) -> Self {
         let infisical = root.secrets.infisical.as_ref();
+        let kms_key: CompactString = root.secrets.ssm.kms_key.as_deref().map_or_else(
+            || runway_schema::Ssm::environment_key_alias(&root.product, env_name).into(),
+            Into::into,
+        );
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
             infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
             ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
-            kms_key: root.secrets.ssm.kms_key.as_deref().map_or_else(
-                || runway_schema::Ssm::environment_key_alias(&root.product, env_name).into(),
-                Into::into,
-            ),
+            ssm_key: Arc::from(kms_key.as_str()),
+            kms_key,
             own_key: root.secrets.ssm.kms_key.is_none(),
             generated: Vec::new(),
             generated_at: Vec::new(),
@@ -214,7 +220,7 @@ impl Layout {
         (name, by): (&CompactString, &str),
     ) {
         let variable = &r.vars[var];
-        let (environment, kms_key) = (&self.infisical_env, &self.kms_key);
+        let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
         self.ssm.reference(Key::Login(r.index, index, var), by, || SsmParameter {
             name: name.clone(),
             variable: variable.clone(),
@@ -228,8 +234,8 @@ impl Layout {
                 name: variable.clone(),
             }),
             referenced_by: vec![],
-            r#type: "SecureString".into(),
-            kms_key: kms_key.clone(),
+            r#type: SECURE_STRING,
+            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -317,7 +323,7 @@ impl Layout {
         by: &str,
     ) {
         let variable = &r.vars[var];
-        let (environment, kms_key) = (&self.infisical_env, &self.kms_key);
+        let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
         self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
             name: name.clone(),
             variable: variable.clone(),
@@ -332,8 +338,8 @@ impl Layout {
                 name: variable.clone(),
             }),
             referenced_by: vec![],
-            r#type: "SecureString".into(),
-            kms_key: kms_key.clone(),
+            r#type: SECURE_STRING,
+            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -353,7 +359,7 @@ impl Layout {
             folder: self.workload_folder(name),
             name: secret.into(),
         };
-        let kms_key = &self.kms_key;
+        let kms_key = &self.ssm_key;
         self.ssm.reference(Key::Workload(workload, index), by, || SsmParameter {
             name: param,
             variable: secret.into(),
@@ -363,8 +369,8 @@ impl Layout {
             consumer: None,
             infisical: Some(place),
             referenced_by: vec![],
-            r#type: "SecureString".into(),
-            kms_key: kms_key.clone(),
+            r#type: SECURE_STRING,
+            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -382,7 +388,7 @@ impl Layout {
         let param = self.ssm_name(ALERTS_OWNER, name);
         let folder: CompactString = self.folder_template.replace("{resource}", ALERTS_OWNER).into();
         let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
-        let kms_key = &self.kms_key;
+        let kms_key = &self.ssm_key;
         self.ssm.reference(Key::Alert(index), by, || SsmParameter {
             name: param.clone(),
             variable: name.into(),
@@ -392,8 +398,8 @@ impl Layout {
             consumer: None,
             infisical: Some(place),
             referenced_by: vec![],
-            r#type: "SecureString".into(),
-            kms_key: kms_key.clone(),
+            r#type: SECURE_STRING,
+            kms_key: Arc::clone(kms_key),
         });
         param
     }
@@ -518,7 +524,7 @@ mod tests {
             consumer: None,
             infisical: None,
             referenced_by: vec![],
-            r#type: "SecureString".into(),
+            r#type: SECURE_STRING,
             kms_key: "alias/aws/ssm".into(),
         }
     }

@@ -17,7 +17,7 @@ use compact_str::CompactString;
 use super::context::{Cx, NewItem};
 use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
 use super::{bucket, cat};
-use crate::plan::{BucketLifecycle, ItemSpec, LogDelivery};
+use crate::plan::{AlbLogBucketSpec, BucketLifecycle, ItemSpec, LogDelivery};
 use crate::pricing::Priceable;
 
 /// Days the ALB's access logs are kept before S3 deletes them.
@@ -69,7 +69,7 @@ pub fn log_delivery(region: &str) -> LogDelivery {
 /// can take first); returns its logical id.
 pub(in crate::lower) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString {
     let (name, name_suffix) = bucket::account_regional(&cat(&[env_base, "-alb-logs"]), &cx.env.region);
-    let spec = ItemSpec::AlbLogBucket {
+    let spec = ItemSpec::AlbLogBucket(Box::new(AlbLogBucketSpec {
         name_suffix,
         block_public_access: true,
         encryption: BUCKET_ENCRYPTION.into(),
@@ -81,7 +81,7 @@ pub(in crate::lower) fn log_bucket(cx: &mut Cx, env_base: &str) -> CompactString
         },
         log_delivery: log_delivery(&cx.env.region),
         protect: protection::protect_bucket(cx.env_name),
-    };
+    }));
     cx.push(NewItem::new("env_alb-log-bucket".into(), name, None, spec).priced(Priceable::LogBucket))
 }
 

@@ -10,7 +10,7 @@ use super::protection::{self, ABORT_INCOMPLETE_UPLOADS_DAYS, BUCKET_ENCRYPTION};
 use super::resources::Res;
 use super::{Described, cat, usage};
 use crate::naming::{fit, limit};
-use crate::plan::{BucketLifecycle, ItemKind, ItemSpec};
+use crate::plan::{BucketLifecycle, ItemKind, ItemSpec, S3BucketSpec};
 use crate::pricing::Priceable;
 use runway_schema::{UsageKey, Versioning};
 
@@ -36,7 +36,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versionin
         cx.unknown_resource_size(r, "bucket");
     }
     let (name, name_suffix) = account_regional(&cx.base(&r.name), &cx.env.region);
-    let spec = ItemSpec::S3Bucket {
+    let spec = ItemSpec::S3Bucket(Box::new(S3BucketSpec {
         resource: r.name.clone(),
         name_suffix,
         versioning: versioning.is_some(),
@@ -50,7 +50,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versionin
         encryption: BUCKET_ENCRYPTION.into(),
         tls_only: true,
         protect: protection::protect_bucket(cx.env_name),
-    };
+    }));
     let bucket = cat(&[&r.name, "_bucket"]);
     let owner_item = (Some(r.name.as_str()), bucket.as_str());
     let declared = usage::declared(cx, Some(&r.name), UsageKey::StorageGb);

@@ -5,7 +5,7 @@
 
 use super::cat;
 use super::context::{Cx, NewItem};
-use crate::plan::{BudgetAlert, BudgetBasis, ItemKind, ItemSpec};
+use crate::plan::{BudgetAlert, BudgetBasis, BudgetSpec, ItemKind, ItemSpec};
 use crate::pricing::Priceable;
 
 /// Alerts of every budget: the forecast passing 80% of the cap, the actual spend reaching it.
@@ -21,13 +21,13 @@ pub(in crate::lower) fn lower(cx: &mut Cx) {
     let topic = cx.items.iter().rev().find(|i| i.kind() == ItemKind::AlertTopic).map(|i| i.id.clone());
     let alert_topic = topic.is_some();
     let name = cx.named(ItemKind::Budget, cat(&[cx.product, "-", cx.env_name, "-monthly-cap"]));
-    let spec = ItemSpec::Budget {
+    let spec = ItemSpec::Budget(Box::new(BudgetSpec {
         limit,
         product: cx.product.into(),
         environment: cx.env_name.into(),
         alerts: BUDGET_ALERTS.to_vec(),
         alert_topic,
-    };
+    }));
     let item = NewItem::new("env_budget".into(), name, None, spec).priced(Priceable::Budget);
     cx.push(item.depends_on(topic.into_iter().collect()));
 }

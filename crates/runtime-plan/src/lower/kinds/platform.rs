@@ -15,7 +15,7 @@ use super::context::{Cx, Named, NewItem};
 use super::network::{self, HTTP_PORT, HTTPS_PORT};
 use super::resources::Resources;
 use super::{access_logs, cat, endpoints};
-use crate::plan::{AlbListenerSpec, ItemKind, ItemSpec, ListenerAction};
+use crate::plan::{AlbListenerSpec, AlbSpec, ItemKind, ItemSpec, ListenerAction};
 use crate::pricing::Priceable;
 
 /// The platform items of an environment; `None` where nothing needs one.
@@ -118,13 +118,13 @@ fn alb(
     let protected = access_logs::production_alb(cx.env_name);
     let log_bucket = protected.then(|| access_logs::log_bucket(cx, env_base));
     let alb_name = cx.named(ItemKind::Alb, cat(&[env_base, "-alb"]));
-    let spec = ItemSpec::Alb {
+    let spec = ItemSpec::Alb(Box::new(AlbSpec {
         domain: domain.as_str().into(),
         security_groups: vec![security_group],
         drop_invalid_header_fields: true,
         deletion_protection: protected,
         access_logs: log_bucket.clone(),
-    };
+    }));
     let zones = cx.env.network.zones;
     let alb = cx.push(
         NewItem::new("env_alb".into(), alb_name.clone(), None, spec)

@@ -7,7 +7,7 @@ use super::context::{Cx, NewItem};
 use super::resources::Res;
 use super::{DLQ_RETENTION_SECONDS, Described, cat, group, usage};
 use crate::naming::fit_with_suffix;
-use crate::plan::ItemSpec;
+use crate::plan::{ItemSpec, SqsQueueSpec};
 use crate::pricing::Priceable;
 
 /// Lowers a queue resource: the queue, its dead-letter queue, and their URLs and ARN.
@@ -29,7 +29,7 @@ pub(in crate::lower) fn lower(
     let default = requests.map(|n| (usage::millions(n), r.size.as_str()));
     let counted = usage::count(cx, (Some(&r.name), &queue), UsageKey::Requests, declared, default);
     let dlq: Option<CompactString> = dead_letter.map(|_| cat(&[&r.name, "_dlq"]));
-    let spec = ItemSpec::SqsQueue {
+    let spec = ItemSpec::SqsQueue(Box::new(SqsQueueSpec {
         resource: r.name.clone(),
         fifo,
         visibility_timeout_seconds: visibility_timeout.as_secs(),
@@ -38,7 +38,7 @@ pub(in crate::lower) fn lower(
         monthly_requests: requests,
         // SSE-SQS: keys SQS owns; no key policy, no KMS charge, no KMS permission for consumers.
         managed_sse: true,
-    };
+    }));
     cx.push(
         NewItem::new(queue.clone(), fit_with_suffix(&base, sfx, 80), Some(&r.name), spec)
             .size(&r.size)

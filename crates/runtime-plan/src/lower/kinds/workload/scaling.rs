@@ -8,7 +8,7 @@ use super::super::context::{Cx, Named, NewItem};
 use super::super::platform::Platform;
 use super::super::{SCALING_CPU_TARGET, cat};
 use super::{Lowering, Used};
-use crate::plan::{ActiveHours, ItemKind, ItemSpec, ScalingSource};
+use crate::plan::{ActiveHours, ItemKind, ItemSpec, ScalingPolicySpec, ScalingSource};
 
 /// One policy to declare: its word (in its id and name), metric, target value, what it is
 /// measured on, and what it waits for.
@@ -36,7 +36,7 @@ pub(super) fn lower(
         service: service.id.clone(),
         min_capacity: floor,
         max_capacity: w.scale.max,
-        active: w.scaling.active.as_ref().map(|a| active_hours(a, floor)),
+        active: w.scaling.active.as_ref().map(|a| Box::new(active_hours(a, floor))),
     };
     let target = cx.push(
         NewItem::new(
@@ -73,13 +73,13 @@ pub(super) fn lower(
         policies.push((word, "SQSBacklogPerTask", *backlog, Some(source), vec![id.clone()]));
     }
     for (word, metric, value, source, after) in policies {
-        let spec = ItemSpec::ScalingPolicy {
+        let spec = ItemSpec::ScalingPolicy(Box::new(ScalingPolicySpec {
             workload: w.name.into(),
             target: target.clone(),
             metric: metric.into(),
             target_value: value,
             source,
-        };
+        }));
         // The CPU policy keeps the id and name it always had.
         let id = match word {
             "cpu" => cat(&[w.name, "_scaling-policy"]),
@@ -124,6 +124,6 @@ fn queue_item(cx: &Cx, used: &Used, queue: &str) -> Option<CompactString> {
     let i = used.resources.position(queue)?;
     cx.items[used.items[i].clone()]
         .iter()
-        .find(|item| matches!(item.spec, ItemSpec::SqsQueue { .. }))
+        .find(|item| matches!(item.spec, ItemSpec::SqsQueue(_)))
         .map(|item| item.id.clone())
 }
