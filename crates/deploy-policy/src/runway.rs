@@ -89,6 +89,14 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ecs:DeleteService",
     "ecs:DeregisterTaskDefinition",
     "ecs:DeleteTaskDefinitions",
+    // preview down: a preview's own buckets emptied before its destroy, and a leftover bucket
+    // (no stack holds it) deleted once empty. IAM's names: ListObjectVersions is
+    // s3:ListBucketVersions, DeleteObjects of versions s3:DeleteObjectVersion (and
+    // s3:DeleteObject) (Service Authorization Reference, "Actions defined by Amazon S3").
+    "s3:ListBucketVersions",
+    "s3:DeleteObject",
+    "s3:DeleteObjectVersion",
+    "s3:DeleteBucket",
 ];
 
 /// The statements for runway's own calls.
@@ -266,7 +274,8 @@ fn preflight(s: &Scope<'_>) -> Vec<Statement> {
 
 /// `runway preview`: the previews of the product found by their tags (GetResources takes no
 /// resource ARN); `down` removes, under the previews' own names only, the parameters under
-/// `<prefix>/previews/`, the previews' secrets, services and task definitions (ECS's task
+/// `<prefix>/previews/`, the previews' secrets, services, buckets' objects and leftover
+/// buckets, and task definitions (ECS's task
 /// definition calls are given `*`: runway deletes only those tagged as one of the product's
 /// previews).
 fn previews(s: &Scope<'_>) -> Vec<Statement> {
@@ -285,6 +294,12 @@ fn previews(s: &Scope<'_>) -> Vec<Statement> {
                 s.arn("secretsmanager", &format!("secret:{}/pr-*", s.plan.product)),
                 s.arn("ecs", &format!("service/{stem}/{}-pr-*", s.plan.product)),
             ],
+        ),
+        // Only the previews' own buckets (`<product>-pr-<n>-<resource>-...`), never `from`'s.
+        Statement::allow(
+            "PreviewsOwnBucketsEmptiedAndLeftoversDeleted",
+            &["s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"],
+            vec![format!("arn:aws:s3:::{}-pr-*", s.plan.product), format!("arn:aws:s3:::{}-pr-*/*", s.plan.product)],
         ),
         Statement::allow(
             "PreviewsTaskDefinitionsTakeOnlyStar",

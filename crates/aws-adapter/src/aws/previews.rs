@@ -195,7 +195,8 @@ impl AwsClients {
 
     /// Deletes one resource a preview's tag names, by its ARN's service: an SSM parameter, a
     /// Secrets Manager secret (without recovery), an ECS service (forced) or task definition
-    /// (deregistered, then deleted); any other type is `left` for Pulumi's `destroy`.
+    /// (deregistered, then deleted), an S3 bucket (emptied, then deleted); any other type is
+    /// `left` for Pulumi's `destroy`.
     pub async fn delete_tagged(&self, resource: &TaggedResource) -> Result<Removed, RemoteError> {
         let arn = resource.arn.as_str();
         let parts: Vec<&str> = arn.splitn(6, ':').collect();
@@ -234,6 +235,12 @@ impl AwsClients {
                     Err(e) => Err(RemoteError::from_sdk("DeleteService", e)),
                 }
             }
+            // A leftover bucket (emptied first); one whose name is not the preview's is left.
+            ("s3", _) => match self.delete_preview_bucket(&resource.preview, rest).await {
+                Ok(outcome) => done(outcome),
+                Err(super::EmptyError::NotThePreviews { .. }) => done("left"),
+                Err(super::EmptyError::Remote(e)) => Err(e),
+            },
             ("ecs", Some(("task-definition", _))) => {
                 // Deregistered first (deleting needs it); either may find it gone.
                 let _ = self.ecs.deregister_task_definition().task_definition(arn).send().await;
