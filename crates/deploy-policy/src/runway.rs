@@ -97,6 +97,9 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "s3:DeleteObject",
     "s3:DeleteObjectVersion",
     "s3:DeleteBucket",
+    // preview down and sweep: a leftover queue (no stack holds it) deleted.
+    "sqs:GetQueueUrl",
+    "sqs:DeleteQueue",
 ];
 
 /// The statements for runway's own calls.
@@ -299,7 +302,15 @@ fn previews(s: &Scope<'_>) -> Vec<Statement> {
         Statement::allow(
             "PreviewsOwnBucketsEmptiedAndLeftoversDeleted",
             &["s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"],
-            vec![format!("arn:aws:s3:::{}-pr-*", s.plan.product), format!("arn:aws:s3:::{}-pr-*/*", s.plan.product)],
+            vec![
+                format!("arn:aws:s3:::{}-pr-*", s.plan.product),
+                format!("arn:aws:s3:::{}-pr-*/*", s.plan.product),
+            ],
+        ),
+        Statement::allow(
+            "PreviewsLeftoverQueues",
+            &["sqs:GetQueueUrl", "sqs:DeleteQueue"],
+            vec![s.arn("sqs", &format!("{}-pr-*", s.plan.product))],
         ),
         Statement::allow(
             "PreviewsTaskDefinitionsTakeOnlyStar",

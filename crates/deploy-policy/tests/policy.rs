@@ -51,7 +51,7 @@ fn dev() -> DeployRole {
 
 /// `Client.<field>` of the adapter -> the IAM service prefix. (ECR is called through a client
 /// made for its registry's region, `from_conf`: its one call is listed by hand.)
-const CLIENTS: [(&str, &str); 14] = [
+const CLIENTS: [(&str, &str); 15] = [
     ("ssm", "ssm"),
     ("secrets", "secretsmanager"),
     ("kms", "kms"),
@@ -66,6 +66,7 @@ const CLIENTS: [(&str, &str); 14] = [
     ("route53", "route53"),
     ("tagging", "tag"),
     ("s3", "s3"),
+    ("sqs", "sqs"),
 ];
 
 /// The operations whose IAM action has another name (Service Authorization Reference, "Actions

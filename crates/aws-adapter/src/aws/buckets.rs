@@ -45,9 +45,16 @@ pub enum EmptyError {
 impl AwsClients {
     /// Deletes every object version and delete marker of `bucket`, a bucket of `preview`
     /// (`pr-7`), page by page; a bucket that does not exist is `gone`.
-    pub async fn empty_preview_bucket(&self, preview: &str, bucket: &str) -> Result<BucketEmptied, EmptyError> {
+    pub async fn empty_preview_bucket(
+        &self,
+        preview: &str,
+        bucket: &str,
+    ) -> Result<BucketEmptied, EmptyError> {
         if !bucket.contains(&format!("-{preview}-")) {
-            return Err(EmptyError::NotThePreviews { bucket: bucket.to_owned(), preview: preview.to_owned() });
+            return Err(EmptyError::NotThePreviews {
+                bucket: bucket.to_owned(),
+                preview: preview.to_owned(),
+            });
         }
         let mut deleted = 0;
         let (mut key, mut version): (Option<String>, Option<String>) = (None, None);
@@ -85,7 +92,11 @@ impl AwsClients {
 
     /// A leftover bucket of `preview` (tagged as its, no stack holds it): emptied, then
     /// deleted; `gone` when it does not exist.
-    pub async fn delete_preview_bucket(&self, preview: &str, bucket: &str) -> Result<&'static str, EmptyError> {
+    pub async fn delete_preview_bucket(
+        &self,
+        preview: &str,
+        bucket: &str,
+    ) -> Result<&'static str, EmptyError> {
         if self.empty_preview_bucket(preview, bucket).await?.outcome == "gone" {
             return Ok("gone");
         }
@@ -97,18 +108,23 @@ impl AwsClients {
     }
 
     /// One page's versions deleted (`quiet`: only failures are answered); any failure fails.
-    async fn delete_versions(&self, bucket: &str, objects: Vec<ObjectIdentifier>) -> Result<usize, RemoteError> {
+    async fn delete_versions(
+        &self,
+        bucket: &str,
+        objects: Vec<ObjectIdentifier>,
+    ) -> Result<usize, RemoteError> {
         let count = objects.len();
         if count == 0 {
             return Ok(0);
         }
-        let delete = Delete::builder().set_objects(Some(objects)).quiet(true).build().map_err(|e| RemoteError {
-            operation: "DeleteObjects",
-            code: None,
-            message: Some(e.to_string()),
-            remedy: None,
-            cause: None,
-        })?;
+        let delete =
+            Delete::builder().set_objects(Some(objects)).quiet(true).build().map_err(|e| RemoteError {
+                operation: "DeleteObjects",
+                code: None,
+                message: Some(e.to_string()),
+                remedy: None,
+                cause: None,
+            })?;
         let answer = (self.s3.delete_objects().bucket(bucket).delete(delete).send().await)
             .map_err(|e| RemoteError::from_sdk("DeleteObjects", e))?;
         if let Some(first) = answer.errors().first() {

@@ -373,6 +373,8 @@ pub struct AwsClients {
     pub(crate) tagging: aws_sdk_resourcegroupstagging::Client,
     /// A preview's own buckets emptied before its destroy (`runway preview down`).
     pub(crate) s3: aws_sdk_s3::Client,
+    /// A preview's leftover queue deleted (`runway preview down`, `sweep`).
+    pub(crate) sqs: aws_sdk_sqs::Client,
 }
 
 impl AwsClients {
@@ -421,6 +423,7 @@ impl AwsClients {
             sts: aws_sdk_sts::Client::new(&config),
             tagging: aws_sdk_resourcegroupstagging::Client::new(&config),
             s3: s3_client(&config),
+            sqs: aws_sdk_sqs::Client::new(&config),
         }
     }
 }

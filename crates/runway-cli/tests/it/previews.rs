@@ -242,15 +242,16 @@ fn list_and_review(world: &World) {
 /// `down` of one leaves nothing tagged with it; a sweep past `expireAfter` removes the expired.
 fn down_and_sweep(world: &World) {
     // `down` of pr-2: nothing tagged with it is left, the others still run.
-    let down = preview(world, &["down", "--pr", "2", "--format", "json"]);
+    let down = preview(world, &["down", "--pr", "2"]);
     assert_eq!(down.code, 0, "{}", down.stderr);
-    let report: Value = serde_json::from_str(&down.stdout).unwrap();
-    assert_eq!(report["buckets"][0]["outcome"], "emptied", "{report:#}");
-    assert_eq!(report["buckets"][0]["deleted"], 4, "every version and the delete marker: {report:#}");
-    assert_eq!(report["stack"], "destroyed");
-    let folders = report["infisicalFolders"].as_array().unwrap();
-    assert_eq!(folders.last().unwrap()["what"], "preview:/previews/pr-2", "its own folder last: {report:#}");
-    assert!(folders.iter().all(|f| f["outcome"] == "deleted"), "{report:#}");
+    // Every version and the delete marker, before the destroy (S3 refuses a bucket holding any).
+    let emptied = "  emptied bucket acme-shop-pr-2-uploads-123456789012-us-east-1-an (4 versions deleted)\n";
+    assert!(down.stdout.contains(emptied), "{}", down.stdout);
+    assert!(down.stdout.contains("pr-2: stack destroyed\n"), "{}", down.stdout);
+    // Its folders, deepest first, its own folder last.
+    let folders: Vec<&str> = down.stdout.lines().filter(|l| l.contains(" Infisical folder ")).collect();
+    assert!(folders.len() > 2 && folders.iter().all(|l| l.starts_with("  deleted ")), "{folders:?}");
+    assert_eq!(folders.last(), Some(&"  deleted Infisical folder preview:/previews/pr-2"), "{folders:?}");
     assert_eq!(tagged(world, "pr-2"), Vec::<String>::new());
     assert!(!world.infisical.versions().keys().any(|k| k.starts_with("preview:/previews/pr-2/")));
     assert_eq!(folders_of(world, "pr-2"), Vec::<String>::new());
@@ -318,9 +319,9 @@ fn killed_down_finishes(world: &World) {
     assert_eq!(listed["total"], "0.00");
 }
 
-/// A bucket tagged as preview pr-9's that no stack holds (a `down` stopped after `stack rm`):
-/// `list` marks pr-9 a leftover, `sweep` empties and deletes the bucket (one its plan does not
-/// name: found by its tag alone).
+/// A bucket and a queue tagged as preview pr-9's that no stack holds (a `down` stopped after
+/// `stack rm`): `list` marks pr-9 a leftover, `sweep` empties and deletes the bucket (one its
+/// plan does not name: found by its tag alone) and deletes the queue.
 fn leftover_bucket_is_swept(world: &World) {
     let bucket = "acme-shop-pr-9-archive-123456789012-us-east-1-an";
     let script = format!(
@@ -328,7 +329,9 @@ fn leftover_bucket_is_swept(world: &World) {
          s3.create_bucket(Bucket='{bucket}')\n\
          s3.put_bucket_versioning(Bucket='{bucket}', VersioningConfiguration={{'Status': 'Enabled'}})\n\
          s3.put_bucket_tagging(Bucket='{bucket}', Tagging={{'TagSet': [{{'Key': 'product', 'Value': 'acme-shop'}}, \
-         {{'Key': 'runway-preview', 'Value': 'pr-9'}}]}})"
+         {{'Key': 'runway-preview', 'Value': 'pr-9'}}]}})\n\
+         boto3.client('sqs').create_queue(QueueName='acme-shop-pr-9-jobs', \
+         tags={{'product': 'acme-shop', 'runway-preview': 'pr-9'}})"
     );
     python(&world.moto, &script);
     fill_bucket(world, &format!("arn:aws:s3:::{bucket}"));
@@ -336,10 +339,12 @@ fn leftover_bucket_is_swept(world: &World) {
     let listed: Value = serde_json::from_str(&list.stdout).unwrap();
     assert_eq!(listed["previews"][0]["name"], "pr-9", "{listed:#}");
     assert_eq!(listed["previews"][0]["leftover"], true, "{listed:#}");
-    assert_eq!(listed["previews"][0]["resources"], 1, "{listed:#}");
+    assert_eq!(listed["previews"][0]["resources"], 2, "{listed:#}");
     let swept = preview(world, &["sweep", "--open", "9", "--now", NOW]);
     assert_eq!(swept.code, 0, "{}", swept.stderr);
-    assert!(swept.stdout.contains(&format!("deleted arn:aws:s3:::{bucket}")), "{}", swept.stdout);
+    assert!(swept.stdout.contains(&format!("deleted arn:aws:s3:::{bucket}\n")), "{}", swept.stdout);
+    let queue = "deleted arn:aws:sqs:us-east-1:123456789012:acme-shop-pr-9-jobs\n";
+    assert!(swept.stdout.contains(queue), "{}", swept.stdout);
     assert_eq!(tagged(world, "pr-9"), Vec::<String>::new());
 }
 

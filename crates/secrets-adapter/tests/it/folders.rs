@@ -25,7 +25,11 @@ async fn a_folder_is_deleted_once_empty_and_an_absent_one_is_done() {
     // Emptied, deepest first: each is deleted, then absent when asked again.
     assert!(c.delete_secret(project, env, &inner, "MB_KEY").await.unwrap());
     for folder in [inner.clone(), format!("{top}/runtime"), top.clone()] {
-        assert_eq!(c.delete_folder(project, env, &folder).await.unwrap(), FolderDeletion::Deleted, "{folder}");
+        assert_eq!(
+            c.delete_folder(project, env, &folder).await.unwrap(),
+            FolderDeletion::Deleted,
+            "{folder}"
+        );
         assert!(!c.folder_exists(project, env, &folder).await.unwrap(), "{folder}");
         assert_eq!(c.delete_folder(project, env, &folder).await.unwrap(), FolderDeletion::Absent, "{folder}");
     }
