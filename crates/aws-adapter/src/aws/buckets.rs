@@ -1,8 +1,9 @@
 //! Emptying a pull request preview's own buckets before its stack is destroyed (`runway preview
 //! down`, docs/previews.md): S3 refuses to delete a bucket that holds anything (`BucketNotEmpty`),
 //! and a versioned bucket holds every version of every object and every delete marker. The
-//! versions are listed a page at a time (`ListObjectVersions`, at most 1000 entries, with its
-//! key and version markers) and each page deleted by version in one `DeleteObjects` call.
+//! versions are listed a page at a time (`ListObjectVersions`, at most 1000 entries) and each
+//! page deleted by version in one `DeleteObjects` call, then the first page listed again, until
+//! a listing is empty (a page's markers would name versions just deleted).
 //!
 //! Which buckets is the caller's decision (the preview's plan: its own buckets, never a shared
 //! or a declared environment's); here a bucket whose name does not carry the preview's name
@@ -57,15 +58,10 @@ impl AwsClients {
             });
         }
         let mut deleted = 0;
-        let (mut key, mut version): (Option<String>, Option<String>) = (None, None);
+        // Each page is listed from the start again once the one before is deleted: a marker
+        // naming a version just deleted is no place to go on from.
         loop {
-            let call = self
-                .s3
-                .list_object_versions()
-                .bucket(bucket)
-                .set_key_marker(key.clone())
-                .set_version_id_marker(version.clone());
-            let page = match call.send().await {
+            let page = match self.s3.list_object_versions().bucket(bucket).send().await {
                 Ok(page) => page,
                 Err(e) if e.code() == Some("NoSuchBucket") => {
                     return Ok(BucketEmptied { bucket: bucket.to_owned(), deleted, outcome: "gone" });
@@ -81,12 +77,10 @@ impl AwsClients {
                     ObjectIdentifier::builder().key(k?).version_id(v.unwrap_or("null")).build().ok()
                 })
                 .collect();
-            deleted += self.delete_versions(bucket, objects).await?;
-            if page.is_truncated() != Some(true) {
+            if objects.is_empty() {
                 return Ok(BucketEmptied { bucket: bucket.to_owned(), deleted, outcome: "emptied" });
             }
-            key = page.next_key_marker().map(str::to_owned);
-            version = page.next_version_id_marker().map(str::to_owned);
+            deleted += self.delete_versions(bucket, objects).await?;
         }
     }
 
