@@ -8,7 +8,7 @@ printed alone on the first line of stdout. Serves, over one in-memory store:
   a 300 s lock after 3 failures;
 - v4 secrets (`/api/v4/secrets`, `/api/v4/secrets/{name}`) and the v3 raw routes the official
   client speaks (`/api/v3/secrets/raw`, `/api/v3/secrets/raw/{name}`);
-- v2 folders (`POST|GET /api/v2/folders`);
+- v2 folders (`POST|GET /api/v2/folders`, `DELETE /api/v2/folders/{folderIdOrName}`);
 - error bodies `{reqId, statusCode, message, error}`; 401 no token; 403 TokenError for a malformed
   or expired token.
 
@@ -267,6 +267,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.create_folder(body)
             if method == "GET":
                 return self.list_folders(query)
+        if path.startswith("/api/v2/folders/") and method == "DELETE":
+            return self.delete_folder(unquote(path[len("/api/v2/folders/"):]), body)
         for prefix, project_key in (("/api/v4/secrets", "projectId"),
                                     ("/api/v3/secrets/raw", "workspaceId")):
             if path == prefix and method == "GET":
@@ -388,6 +390,38 @@ class Handler(BaseHTTPRequestHandler):
         children = [self.folder_view(env, rec, fp) for fp, rec in sorted(folders.items())
                     if fp != "/" and fp.startswith(prefix) and "/" not in fp[len(prefix):]]
         return 200, {"folders": children}
+
+    def delete_folder(self, id_or_name, body):
+        """As Infisical's `deleteFolder` (backend/src/services/secret-folder/secret-folder-service.ts):
+        `path` is the parent's (default `/`); the folder is found by name, else by id, under it;
+        404 when the parent or the folder is missing; 400 when it holds secrets or subfolders
+        unless `forceDelete`; the answer is the folder without its path."""
+        project_key = "projectId" if "projectId" in body else "workspaceId"
+        project, env, parent = self.scope(body, project_key, "path")
+        folders = self.store.env_folders(project, env)
+        if parent not in folders:
+            raise not_found(f"Folder with path '{parent}' in environment with slug '{env}' not found")
+        prefix = parent.rstrip("/") + "/"
+        children = {fp: rec for fp, rec in folders.items()
+                    if fp != "/" and fp.startswith(prefix) and "/" not in fp[len(prefix):]}
+        full = next((fp for fp, rec in children.items() if rec["name"] == id_or_name), None)
+        full = full or next((fp for fp, rec in children.items() if rec["id"] == id_or_name), None)
+        if full is None:
+            raise not_found(f"Folder with ID '{id_or_name}' not found")
+        rec = folders[full]
+        inside = [fp for fp in folders if fp.startswith(full + "/")]
+        holds = [k for k in self.store.secrets if k[:2] == (project, env)
+                 and (k[2] == full or k[2].startswith(full + "/"))]
+        if (inside or holds) and body.get("forceDelete") is not True:
+            raise bad_request(f'Cannot delete folder "{rec["name"]}" because it contains resources. '
+                              "Use forceDelete=true to delete it forcefully.")
+        for fp in [full, *inside]:
+            del folders[fp]
+        for key in holds:
+            del self.store.secrets[key]
+        view = self.folder_view(env, rec, full)
+        del view["path"]
+        return 200, {"folder": view}
 
     # secrets
 

@@ -4,7 +4,8 @@
 Usage: infisical_official_client_check.py BASE_URL CLIENT_ID CLIENT_SECRET PROJECT_ID [ENV]
 
 Runs universal-auth login, folder create/list, secret create, get (with and without the value),
-update, list and delete through `infisicalsdk` and exits non-zero with a message on the first
+update, list and delete, then folder delete (refused while it holds a secret or a folder, a 404
+once gone) through `infisicalsdk` and exits non-zero with a message on the first
 answer that differs from what a real Infisical server gives. Prints `official client: ok` at the
 end. The values used are fixed test values, never real secrets.
 """
@@ -116,6 +117,33 @@ def main():
     after = client.secrets.list_secrets(environment_slug=env, secret_path=path,
                                         project_id=project)
     check(after.secrets == [], "list after delete not empty")
+
+    # Folders are deleted by name under their parent's path; not while they hold anything.
+    client.secrets.create_secret_by_name(
+        secret_name="CHECK_KEPT", secret_path=path, environment_slug=env, project_id=project,
+        secret_value="kept")
+    expect_api_error(400, lambda: client.folders.delete_folder(
+        folder_id_or_name="inner", environment_slug=env, project_id=project, path=f"/{folder}"),
+        "a folder holding a secret deleted")
+    client.secrets.delete_secret_by_name(secret_name="CHECK_KEPT", secret_path=path,
+                                         environment_slug=env, project_id=project)
+    expect_api_error(400, lambda: client.folders.delete_folder(
+        folder_id_or_name=folder, environment_slug=env, project_id=project, path="/"),
+        "a folder holding a folder deleted")
+    gone = client.folders.delete_folder(folder_id_or_name="inner", environment_slug=env,
+                                        project_id=project, path=f"/{folder}")
+    check(gone.name == "inner" and gone.id == created.id, f"folder delete returned {gone}")
+    expect_api_error(404, lambda: client.folders.delete_folder(
+        folder_id_or_name="inner", environment_slug=env, project_id=project, path=f"/{folder}"),
+        "folder deleted twice")
+    expect_api_error(404, lambda: client.folders.delete_folder(
+        folder_id_or_name="inner", environment_slug=env, project_id=project, path=f"/{folder}/inner"),
+        "folder deleted under a missing parent")
+    top = client.folders.delete_folder(folder_id_or_name=folder, environment_slug=env,
+                                       project_id=project, path="/")
+    check(top.name == folder, f"folder delete returned {top}")
+    left = client.folders.list_folders(project_id=project, environment_slug=env, path="/").folders
+    check(all(f.name != folder for f in left), "a deleted folder is still listed")
 
     # A wrong secret is refused with 401.
     other = InfisicalSDKClient(host=base, cache_ttl=None)

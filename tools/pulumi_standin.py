@@ -26,7 +26,9 @@ Commands (global flags anywhere, as Pulumi takes them):
   (with `--exclude-dependents`, nor what depends on an excluded one), dependents first: in moto
   an `aws:ssm/parameter:Parameter` (by `name`), an `aws:ecs/service:Service` and an
   `aws:rds/instance:Instance` (by `identifier`, its final snapshot as the program says; RDS
-  refuses one with deletion protection on); anything else leaves the state only. A resource
+  refuses one with deletion protection on), a queue, a topic, a log group, and a bucket (S3
+  refuses one holding any object version or delete marker, `BucketNotEmpty`, and the destroy
+  fails: the program sets no `forceDestroy`); anything else leaves the state only. A resource
   the program `protect`s and the state has not unprotected fails the destroy (255) before
   anything is deleted, as Pulumi does. What is left out stays in the state. Run again, it
   deletes what is left (gone already is no failure).
@@ -384,6 +386,19 @@ def delete_in_moto(name, resource):
                 if arn.split("/")[-1].rsplit(":", 1)[0] == props["family"]:
                     ecs.deregister_task_definition(taskDefinition=arn)
                     ecs.delete_task_definitions(taskDefinitions=[arn])
+        elif kind == "aws:sqs/queue:Queue" and isinstance(props.get("name"), str):
+            sqs = boto3.client("sqs", region_name=region)
+            sqs.delete_queue(QueueUrl=sqs.get_queue_url(QueueName=props["name"])["QueueUrl"])
+        elif kind == "aws:sns/topic:Topic" and isinstance(props.get("name"), str):
+            sns = boto3.client("sns", region_name=region)
+            for topic in sns.list_topics()["Topics"]:
+                if topic["TopicArn"].split(":")[-1] == props["name"]:
+                    sns.delete_topic(TopicArn=topic["TopicArn"])
+        elif kind == "aws:s3/bucket:Bucket" and isinstance(props.get("bucket"), str):
+            # Without `forceDestroy` S3 refuses a bucket holding any version: the destroy fails.
+            boto3.client("s3", region_name=region).delete_bucket(Bucket=simulate_up.bucket_name(props, region))
+        elif kind == "aws:cloudwatch/logGroup:LogGroup" and isinstance(props.get("name"), str):
+            boto3.client("logs", region_name=region).delete_log_group(logGroupName=props["name"])
         elif kind == "aws:rds/instance:Instance" and isinstance(props.get("identifier"), str):
             rds = boto3.client("rds", region_name=region)
             final = props.get("finalSnapshotIdentifier")
@@ -395,7 +410,8 @@ def delete_in_moto(name, resource):
     except Exception as e:  # noqa: BLE001  (the service's answer decides)
         code = getattr(e, "response", {}).get("Error", {}).get("Code", "")
         if code in ("ParameterNotFound", "DBInstanceNotFound", "DBInstanceNotFoundFault", "ServiceNotFoundException",
-                    "ClusterNotFoundException"):
+                    "ClusterNotFoundException", "NoSuchBucket", "ResourceNotFoundException",
+                    "AWS.SimpleQueueService.NonExistentQueue", "QueueDoesNotExist", "NotFound"):
             return
         raise Failure(f"deleting {kind} {name}: {e}") from None
 

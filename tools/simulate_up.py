@@ -48,6 +48,10 @@ actions (a workload's active hours) in Application Auto Scaling and each EventBr
 schedule, whose target must name a task definition the program registered (its family exists in
 ECS) and the cluster; a schedule that exists (an earlier `up`) is updated.
 
+With `--ecs`, a preview's own queues, topics, buckets (versioned when the program says so) and
+log groups (those tagged `runway-preview`) are declared with their tags, so `runway preview
+down` has them to remove; a declared environment's are not (no test of one expects them).
+
 The `from` environment's items a pull request's preview shares are looked up, not declared: an
 `aws:ecs:getCluster` variable names a cluster that must exist (else the program cannot run), and
 its services run on it. The ECS task definitions and services are registered with the
@@ -173,6 +177,61 @@ def declare_ecs(resources, names, ecs, one_off, name_of=None):
                                desiredCount=props["desiredCount"], launchType="FARGATE", tags=ecs_tags(props))
             name_of[name] = props["name"]
     return arns
+
+
+PAY_PER_USE = ("aws:sqs/queue:Queue", "aws:sns/topic:Topic", "aws:s3/bucket:Bucket",
+               "aws:cloudwatch/logGroup:LogGroup")
+
+
+def account_of(region):
+    """The caller's account id (`${aws-account-id}`, `aws:getCallerIdentity`)."""
+    return boto3.client("sts", region_name=region).get_caller_identity()["Account"]
+
+
+def bucket_name(props, region):
+    """A bucket's name as the program composes it: `${aws-account-id}` is the caller's account."""
+    return props["bucket"].replace("${aws-account-id}", account_of(region))
+
+
+def declare_preview_use(resources, names, region):
+    """A preview's own queues, topics, buckets (versioned as the program says) and log groups,
+    with their tags, so that `preview down` has them to remove and `list` can find them; what
+    exists (an earlier `up`) is left as it is. Only a preview's (tagged `runway-preview`): the
+    declared environments' tests do not expect them. Returns what was declared."""
+    sqs, sns = boto3.client("sqs", region_name=region), boto3.client("sns", region_name=region)
+    s3, logs = boto3.client("s3", region_name=region), boto3.client("logs", region_name=region)
+    declared, buckets = [], {}
+    for name in names:
+        res = resources[name]
+        props = res.get("properties", {})
+        tags = props.get("tags") or {}
+        if res["type"] == "aws:s3/bucketVersioning:BucketVersioning":
+            owner = props["bucket"].strip("${}").split(".")[0]
+            if owner in buckets and props["versioningConfiguration"]["status"] == "Enabled":
+                s3.put_bucket_versioning(Bucket=buckets[owner], VersioningConfiguration={"Status": "Enabled"})
+            continue
+        if res["type"] not in PAY_PER_USE or "runway-preview" not in tags:
+            continue
+        if res["type"] == "aws:sqs/queue:Queue":
+            sqs.create_queue(QueueName=props["name"], tags=tags)
+        elif res["type"] == "aws:sns/topic:Topic":
+            sns.create_topic(Name=props["name"], Tags=[{"Key": k, "Value": v} for k, v in tags.items()])
+        elif res["type"] == "aws:s3/bucket:Bucket":
+            buckets[name] = bucket_name(props, region)
+            where = {} if region == "us-east-1" else {"CreateBucketConfiguration": {"LocationConstraint": region}}
+            try:
+                s3.create_bucket(Bucket=buckets[name], **where)
+            except s3.exceptions.BucketAlreadyOwnedByYou:
+                pass
+            s3.put_bucket_tagging(Bucket=buckets[name],
+                                  Tagging={"TagSet": [{"Key": k, "Value": v} for k, v in tags.items()]})
+        elif res["type"] == "aws:cloudwatch/logGroup:LogGroup":
+            try:
+                logs.create_log_group(logGroupName=props["name"], tags=tags)
+            except logs.exceptions.ResourceAlreadyExistsException:
+                pass
+        declared.append(name)
+    return declared
 
 
 def ecs_tags(props):
@@ -434,6 +493,7 @@ def main():
         failures.extend(missing)
         if not missing:
             arns = declare_ecs(resources, names, ecs, one_off, name_of)
+            declare_preview_use(resources, names, region)
         if not first_up:
             scheduled, actions, schedule_failures = declare_schedules(resources, names, region, name_of, arns)
             failures.extend(schedule_failures)

@@ -99,6 +99,17 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     "ecs:DeleteService",
     "ecs:DeregisterTaskDefinition",
     "ecs:DeleteTaskDefinitions",
+    // preview down: a preview's own buckets emptied before its destroy, and a leftover bucket
+    // (no stack holds it) deleted once empty. IAM's names: ListObjectVersions is
+    // s3:ListBucketVersions, DeleteObjects of versions s3:DeleteObjectVersion (and
+    // s3:DeleteObject) (Service Authorization Reference, "Actions defined by Amazon S3").
+    "s3:ListBucketVersions",
+    "s3:DeleteObject",
+    "s3:DeleteObjectVersion",
+    "s3:DeleteBucket",
+    // preview down and sweep: a leftover queue (no stack holds it) deleted.
+    "sqs:GetQueueUrl",
+    "sqs:DeleteQueue",
 ];
 
 /// The statements for runway's own calls.
@@ -283,7 +294,8 @@ fn preflight(s: &Scope<'_>) -> Vec<Statement> {
 
 /// `runway preview`: the previews of the product found by their tags (GetResources takes no
 /// resource ARN); `down` removes, under the previews' own names only, the parameters under
-/// `<prefix>/previews/`, the previews' secrets, services and task definitions (ECS's task
+/// `<prefix>/previews/`, the previews' secrets, services, buckets' objects and leftover
+/// buckets, and task definitions (ECS's task
 /// definition calls are given `*`: runway deletes only those tagged as one of the product's
 /// previews).
 fn previews(s: &Scope<'_>) -> Vec<Statement> {
@@ -302,6 +314,20 @@ fn previews(s: &Scope<'_>) -> Vec<Statement> {
                 s.arn("secretsmanager", &format!("secret:{}/pr-*", s.plan.product)),
                 s.arn("ecs", &format!("service/{stem}/{}-pr-*", s.plan.product)),
             ],
+        ),
+        // Only the previews' own buckets (`<product>-pr-<n>-<resource>-...`), never `from`'s.
+        Statement::allow(
+            "PreviewsOwnBucketsEmptiedAndLeftoversDeleted",
+            &["s3:ListBucketVersions", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket"],
+            vec![
+                format!("arn:aws:s3:::{}-pr-*", s.plan.product),
+                format!("arn:aws:s3:::{}-pr-*/*", s.plan.product),
+            ],
+        ),
+        Statement::allow(
+            "PreviewsLeftoverQueues",
+            &["sqs:GetQueueUrl", "sqs:DeleteQueue"],
+            vec![s.arn("sqs", &format!("{}-pr-*", s.plan.product))],
         ),
         Statement::allow(
             "PreviewsTaskDefinitionsTakeOnlyStar",

@@ -126,7 +126,7 @@ fn dev() -> DeployRole {
 
 /// `Client.<field>` of the adapter -> the IAM service prefix. (ECR is called through a client
 /// made for its registry's region, `from_conf`: its one call is listed by hand.)
-const CLIENTS: [(&str, &str); 13] = [
+const CLIENTS: [(&str, &str); 15] = [
     ("ssm", "ssm"),
     ("secrets", "secretsmanager"),
     ("kms", "kms"),
@@ -140,7 +140,15 @@ const CLIENTS: [(&str, &str); 13] = [
     ("quotas", "servicequotas"),
     ("route53", "route53"),
     ("tagging", "tag"),
+    ("s3", "s3"),
+    ("sqs", "sqs"),
 ];
+
+/// The operations whose IAM action has another name (Service Authorization Reference, "Actions
+/// defined by Amazon S3"): listing versions is `s3:ListBucketVersions`; `DeleteObjects` of
+/// versions is `s3:DeleteObjectVersion` per object (runway always names the version).
+const IAM_NAMES: [(&str, &str); 2] =
+    [("s3:ListObjectVersions", "s3:ListBucketVersions"), ("s3:DeleteObjects", "s3:DeleteObjectVersion")];
 
 /// Every SDK call of crates/aws-adapter/src/aws: a client field (`.ssm`) followed, across
 /// whitespace, by `.operation()`; the operation in IAM's PascalCase.
@@ -159,7 +167,9 @@ fn adapter_calls() -> Vec<String> {
                 if rest[op.len()..].starts_with("()") && !op.is_empty() {
                     let pascal: String =
                         op.split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
-                    calls.push(format!("{service}:{pascal}"));
+                    let call = format!("{service}:{pascal}");
+                    let iam = IAM_NAMES.iter().find(|(op, _)| *op == call).map(|(_, iam)| (*iam).to_owned());
+                    calls.push(iam.unwrap_or(call));
                 }
             }
         }

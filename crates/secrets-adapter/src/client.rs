@@ -1,4 +1,4 @@
-//! A thin Infisical REST client: universal-auth login, v4 secrets, v2 folders.
+//! A thin Infisical REST client: universal-auth login, v4 secrets, v2 folders (deletion: `folders`).
 //!
 //! Every call has a timeout; 429, 5xx and transport failures are retried with bounded backoff
 //! honouring the server's hint ("try again in N seconds"); an expired token (403 `TokenError`)
@@ -15,6 +15,8 @@ use serde_json::json;
 use zeroize::Zeroizing;
 
 use crate::error::{Error, HttpFailure};
+mod folders;
+pub use folders::FolderDeletion;
 
 /// Infisical Cloud (US).
 pub const INFISICAL_CLOUD: &str = "https://app.infisical.com";

@@ -20,7 +20,9 @@ mod ops;
 mod outputs;
 mod report;
 
-pub use client::{Auth, Client, ClientConfig, INFISICAL_CLOUD, Outcome, RetryPolicy, SecretMeta};
+pub use client::{
+    Auth, Client, ClientConfig, FolderDeletion, INFISICAL_CLOUD, Outcome, RetryPolicy, SecretMeta,
+};
 pub use error::{Error, HttpFailure, RandomFailure, RunError};
 pub use generate::{CredentialRule, RuleViolation};
 pub use ops::{CredentialSpec, VariableWrite, prepare, publish, read_for_proxy_copy};

@@ -57,6 +57,13 @@ impl AwsClients {
         Ok(clients)
     }
 
+    /// The caller's account id (`GetCallerIdentity`, which needs no permission).
+    pub async fn caller_account(&self) -> Result<String, RemoteError> {
+        let me = (self.sts.get_caller_identity().send().await)
+            .map_err(|e| RemoteError::from_sdk("GetCallerIdentity", e))?;
+        Ok(me.account().unwrap_or_default().to_owned())
+    }
+
     /// The caller's account is `expected`, or [`AccountError`].
     pub async fn check_account(&self, expected: &str) -> Result<(), AccountError> {
         let me = self

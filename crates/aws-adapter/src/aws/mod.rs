@@ -13,6 +13,7 @@
 //! says what would change.
 
 mod account;
+mod buckets;
 mod cache_restore;
 mod cost;
 mod drift;
@@ -51,6 +52,7 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 
 pub use account::AccountError;
+pub use buckets::{BucketEmptied, EmptyError};
 pub use cache_restore::{CacheCopyRequest, GroupState, SnapshotFacts};
 pub use cost::{CostByResource, CostError, CostGroup, CostPeriod, METRIC, RESOURCE_TAG};
 pub use drift::{CacheFacts, DbInstanceFacts, ParameterName, ServiceCount, TaggedArn};
@@ -377,6 +379,10 @@ pub struct AwsClients {
     /// The resources carrying an environment's or a preview's tags (`runway drift`, `runway
     /// teardown`, `runway preview`).
     pub(crate) tagging: aws_sdk_resourcegroupstagging::Client,
+    /// A preview's own buckets emptied before its destroy (`runway preview down`).
+    pub(crate) s3: aws_sdk_s3::Client,
+    /// A preview's leftover queue deleted (`runway preview down`, `sweep`).
+    pub(crate) sqs: aws_sdk_sqs::Client,
 }
 
 impl AwsClients {
@@ -424,8 +430,17 @@ impl AwsClients {
             route53: aws_sdk_route53::Client::new(&config),
             sts: aws_sdk_sts::Client::new(&config),
             tagging: aws_sdk_resourcegroupstagging::Client::new(&config),
+            s3: s3_client(&config),
+            sqs: aws_sdk_sqs::Client::new(&config),
         }
     }
+}
+
+/// S3's client: path-style addressing when an endpoint is set (moto on loopback has no
+/// `<bucket>.<host>` names to resolve).
+fn s3_client(config: &aws_config::SdkConfig) -> aws_sdk_s3::Client {
+    let s3 = aws_sdk_s3::config::Builder::from(config).force_path_style(config.endpoint_url().is_some());
+    aws_sdk_s3::Client::from_conf(s3.build())
 }
 
 /// The tags written: `product`, `environment`, `resource`, then the caller's extra tags (an

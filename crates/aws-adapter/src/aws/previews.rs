@@ -183,6 +183,21 @@ impl AwsClients {
         Ok(out)
     }
 
+    /// Deletes the queue `name` of `account`: `deleted`, or `gone` when it does not exist.
+    async fn delete_queue(&self, account: &str, name: &str) -> Result<&'static str, RemoteError> {
+        let url = self.sqs.get_queue_url().queue_name(name).queue_owner_aws_account_id(account).send().await;
+        let url = match url {
+            Ok(answer) => answer.queue_url().unwrap_or_default().to_owned(),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_queue_does_not_exist()) => return Ok("gone"),
+            Err(e) => return Err(RemoteError::from_sdk("GetQueueUrl", e)),
+        };
+        match self.sqs.delete_queue().queue_url(url).send().await {
+            Ok(_) => Ok("deleted"),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_queue_does_not_exist()) => Ok("gone"),
+            Err(e) => Err(RemoteError::from_sdk("DeleteQueue", e)),
+        }
+    }
+
     async fn delete_parameter_named(&self, name: &str) -> Result<Removed, RemoteError> {
         match self.ssm.delete_parameter().name(name).send().await {
             Ok(_) => Ok(Removed { what: name.to_owned(), outcome: "deleted" }),
@@ -195,7 +210,8 @@ impl AwsClients {
 
     /// Deletes one resource a preview's tag names, by its ARN's service: an SSM parameter, a
     /// Secrets Manager secret (without recovery), an ECS service (forced) or task definition
-    /// (deregistered, then deleted); any other type is `left` for Pulumi's `destroy`.
+    /// (deregistered, then deleted), an S3 bucket (emptied, then deleted), an SQS queue; any
+    /// other type is `left` for Pulumi's `destroy`.
     pub async fn delete_tagged(&self, resource: &TaggedResource) -> Result<Removed, RemoteError> {
         let arn = resource.arn.as_str();
         let parts: Vec<&str> = arn.splitn(6, ':').collect();
@@ -234,6 +250,14 @@ impl AwsClients {
                     Err(e) => Err(RemoteError::from_sdk("DeleteService", e)),
                 }
             }
+            // A leftover bucket (emptied first); one whose name is not the preview's is left.
+            ("s3", _) => match self.delete_preview_bucket(&resource.preview, rest).await {
+                Ok(outcome) => done(outcome),
+                Err(super::EmptyError::NotThePreviews { .. }) => done("left"),
+                Err(super::EmptyError::Remote(e)) => Err(e),
+            },
+            // A leftover queue (`arn:aws:sqs:<region>:<account>:<name>`): by its URL.
+            ("sqs", None) => self.delete_queue(parts[4], rest).await.map(done)?,
             ("ecs", Some(("task-definition", _))) => {
                 // Deregistered first (deleting needs it); either may find it gone.
                 let _ = self.ecs.deregister_task_definition().task_definition(arn).send().await;

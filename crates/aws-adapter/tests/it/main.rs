@@ -4,6 +4,7 @@
 //! so the tests run as threads of one process without sharing state.
 #![allow(clippy::unwrap_used)] // reason: tests fail loudly
 
+mod aws_buckets;
 mod aws_canary;
 mod aws_kms;
 mod aws_lease;

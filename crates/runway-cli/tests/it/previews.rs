@@ -64,6 +64,40 @@ fn tagged(world: &World, name: &str) -> Vec<String> {
     serde_json::from_str(&python(&world.moto, &script)).unwrap()
 }
 
+/// Puts into the bucket `arn` names (an S3 ARN) two versions of one object, then deletes it (a
+/// delete marker), and one more object: four versions in all, which S3 must see gone before it
+/// deletes the bucket.
+fn fill_bucket(world: &World, arn: &str) {
+    let bucket = arn.strip_prefix("arn:aws:s3:::").unwrap();
+    let script = format!(
+        "s3 = boto3.client('s3')\n\
+         for body in (b'one', b'two'):\n    s3.put_object(Bucket='{bucket}', Key='invoices/1.pdf', Body=body)\n\
+         s3.delete_object(Bucket='{bucket}', Key='invoices/1.pdf')\n\
+         s3.put_object(Bucket='{bucket}', Key='avatars/7.png', Body=b'png')\n\
+         v = s3.list_object_versions(Bucket='{bucket}')\n\
+         print(len(v.get('Versions', [])) + len(v.get('DeleteMarkers', [])))"
+    );
+    assert_eq!(python(&world.moto, &script).trim(), "4", "{bucket} holds four versions");
+}
+
+/// The preview's own bucket, queue and log group among what carries its tag.
+fn own_bucket(world: &World, name: &str) -> String {
+    let arns = tagged(world, name);
+    let prefix = format!("arn:aws:sqs:us-east-1:123456789012:acme-shop-{name}-");
+    assert!(arns.iter().any(|a| a.starts_with(&prefix)), "{name}'s queues: {arns:?}");
+    assert!(arns.iter().any(|a| a.contains(&format!(":log-group:/runway/acme-shop/{name}/"))), "{arns:?}");
+    let bucket = format!("arn:aws:s3:::acme-shop-{name}-uploads-");
+    arns.into_iter().find(|a| a.starts_with(&bucket)).unwrap_or_else(|| panic!("{name} has no bucket"))
+}
+
+/// The Infisical folders of the previews' environment under `/previews/<name>`.
+fn folders_of(world: &World, name: &str) -> Vec<String> {
+    let state = world.infisical.state(false);
+    let folders = state["folders"].as_array().unwrap().iter().filter_map(Value::as_str);
+    let own = format!(":preview:/previews/{name}");
+    folders.filter(|f| f.contains(&own)).map(str::to_owned).collect()
+}
+
 /// The ECS services' names, but the deleted ones (`INACTIVE`).
 fn services(world: &World) -> Vec<String> {
     let script = "ecs = boto3.client('ecs')\n\
@@ -104,6 +138,9 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
     for pr in ["pr-1", "pr-2", "pr-3"] {
         assert!(running.contains(&format!("acme-shop-{pr}-metabase-service")), "{running:?}");
         assert!(tagged(&world, pr).iter().any(|a| a.ends_with("/runway/preview")), "{pr}'s record");
+        // Its own bucket holds objects when it goes down (S3 refuses to delete it otherwise).
+        fill_bucket(&world, &own_bucket(&world, pr));
+        assert!(!folders_of(&world, pr).is_empty(), "{pr}'s Infisical folders");
     }
     // Each preview's values are in the previews' Infisical environment, its own folder.
     let versions = world.infisical.versions();
@@ -207,18 +244,29 @@ fn down_and_sweep(world: &World) {
     // `down` of pr-2: nothing tagged with it is left, the others still run.
     let down = preview(world, &["down", "--pr", "2"]);
     assert_eq!(down.code, 0, "{}", down.stderr);
+    // Every version and the delete marker, before the destroy (S3 refuses a bucket holding any).
+    let emptied = "  emptied bucket acme-shop-pr-2-uploads-123456789012-us-east-1-an (4 versions deleted)\n";
+    assert!(down.stdout.contains(emptied), "{}", down.stdout);
+    assert!(down.stdout.contains("pr-2: stack destroyed\n"), "{}", down.stdout);
+    // Its folders, deepest first, its own folder last.
+    let folders: Vec<&str> = down.stdout.lines().filter(|l| l.contains(" Infisical folder ")).collect();
+    assert!(folders.len() > 2 && folders.iter().all(|l| l.starts_with("  deleted ")), "{folders:?}");
+    assert_eq!(folders.last(), Some(&"  deleted Infisical folder preview:/previews/pr-2"), "{folders:?}");
     assert_eq!(tagged(world, "pr-2"), Vec::<String>::new());
     assert!(!world.infisical.versions().keys().any(|k| k.starts_with("preview:/previews/pr-2/")));
+    assert_eq!(folders_of(world, "pr-2"), Vec::<String>::new());
+    assert!(folders_of(world, "pr-1").len() > 1, "the others' folders are untouched");
     let running = services(world);
     assert!(!running.iter().any(|s| s.contains("pr-2")), "{running:?}");
     for pr in ["pr-1", "pr-3"] {
         assert!(running.contains(&format!("acme-shop-{pr}-metabase-service")), "{running:?}");
-        assert!(!tagged(world, pr).is_empty(), "{pr} is untouched");
+        own_bucket(world, pr);
     }
     // Run again, it finds nothing to do and succeeds.
     let again = preview(world, &["down", "--pr", "2"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stdout.contains("pr-2: stack absent"), "{}", again.stdout);
+    assert!(again.stdout.contains("gone Infisical folder preview:/previews/pr-2\n"), "{}", again.stdout);
 
     // The clock past pr-1's 3 days: the sweep removes exactly it (all three pull requests open).
     let dry = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
@@ -229,7 +277,8 @@ fn down_and_sweep(world: &World) {
     let swept = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW]);
     assert_eq!(swept.code, 0, "{}", swept.stderr);
     assert_eq!(tagged(world, "pr-1"), Vec::<String>::new());
-    assert!(!tagged(world, "pr-3").is_empty());
+    assert_eq!(folders_of(world, "pr-1"), Vec::<String>::new());
+    own_bucket(world, "pr-3");
     let running = services(world);
     assert!(running.contains(&"acme-shop-pr-3-metabase-service".to_owned()), "{running:?}");
     assert!(
@@ -262,10 +311,41 @@ fn killed_down_finishes(world: &World) {
     let again = preview(world, &["down", "--pr", "3"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(tagged(world, "pr-3"), Vec::<String>::new());
+    assert_eq!(folders_of(world, "pr-3"), Vec::<String>::new());
+    leftover_bucket_is_swept(world);
     let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
     let listed: Value = serde_json::from_str(&list.stdout).unwrap();
     assert_eq!(listed["previews"], serde_json::json!([]), "{listed:#}");
     assert_eq!(listed["total"], "0.00");
+}
+
+/// A bucket and a queue tagged as preview pr-9's that no stack holds (a `down` stopped after
+/// `stack rm`): `list` marks pr-9 a leftover, `sweep` empties and deletes the bucket (one its
+/// plan does not name: found by its tag alone) and deletes the queue.
+fn leftover_bucket_is_swept(world: &World) {
+    let bucket = "acme-shop-pr-9-archive-123456789012-us-east-1-an";
+    let script = format!(
+        "s3 = boto3.client('s3')\n\
+         s3.create_bucket(Bucket='{bucket}')\n\
+         s3.put_bucket_versioning(Bucket='{bucket}', VersioningConfiguration={{'Status': 'Enabled'}})\n\
+         s3.put_bucket_tagging(Bucket='{bucket}', Tagging={{'TagSet': [{{'Key': 'product', 'Value': 'acme-shop'}}, \
+         {{'Key': 'runway-preview', 'Value': 'pr-9'}}]}})\n\
+         boto3.client('sqs').create_queue(QueueName='acme-shop-pr-9-jobs', \
+         tags={{'product': 'acme-shop', 'runway-preview': 'pr-9'}})"
+    );
+    python(&world.moto, &script);
+    fill_bucket(world, &format!("arn:aws:s3:::{bucket}"));
+    let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
+    let listed: Value = serde_json::from_str(&list.stdout).unwrap();
+    assert_eq!(listed["previews"][0]["name"], "pr-9", "{listed:#}");
+    assert_eq!(listed["previews"][0]["leftover"], true, "{listed:#}");
+    assert_eq!(listed["previews"][0]["resources"], 2, "{listed:#}");
+    let swept = preview(world, &["sweep", "--open", "9", "--now", NOW]);
+    assert_eq!(swept.code, 0, "{}", swept.stderr);
+    assert!(swept.stdout.contains(&format!("deleted arn:aws:s3:::{bucket}\n")), "{}", swept.stdout);
+    let queue = "deleted arn:aws:sqs:us-east-1:123456789012:acme-shop-pr-9-jobs\n";
+    assert!(swept.stdout.contains(queue), "{}", swept.stdout);
+    assert_eq!(tagged(world, "pr-9"), Vec::<String>::new());
 }
 
 /// A preview's Infisical environment is never a declared environment's: a runway that tries

@@ -6,5 +6,6 @@
 mod common;
 mod end_to_end;
 mod faults;
+mod folders;
 mod official_client;
 mod redaction;

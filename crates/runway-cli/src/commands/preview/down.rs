@@ -1,11 +1,14 @@
 //! `runway preview down --pr N`: everything the preview made and only that, in an order a
-//! second run finishes after any stop: its stack (`pulumi destroy`, `stack rm`), its values in
-//! the previews' Infisical environment, whatever still carries its tag (what `destroy` left:
-//! ECS task definitions, secrets), then the parameters under its own prefix, its record last.
+//! second run finishes after any stop: its own buckets emptied (S3 refuses to delete a bucket
+//! that holds anything), its stack (`pulumi destroy`, `stack rm`), its values in the previews'
+//! Infisical environment and then its folders there, whatever still carries its tag (what
+//! `destroy` left: ECS task definitions, secrets), then the parameters under its own prefix,
+//! its record last.
 
-use aws_adapter::aws::{AwsClients, Removed};
+use aws_adapter::aws::{AwsClients, BucketEmptied, Removed};
 use runtime_plan::Plan;
-use runtime_plan::plan::Preview;
+use runtime_plan::plan::{ItemSpec, ManagedBy, Preview};
+use secrets_adapter::FolderDeletion;
 use serde::Serialize;
 
 use super::{StackArgs, live};
@@ -39,10 +42,15 @@ impl CommandArgs for Args {
 pub(crate) struct DownReport {
     /// `pr-7`.
     pub(crate) preview: String,
+    /// Its own buckets, emptied before the destroy (each version and delete marker).
+    pub(crate) buckets: Vec<BucketEmptied>,
     /// `destroyed`, or `absent` when no stack held it.
     pub(crate) stack: &'static str,
     /// Infisical values deleted (`environment:/folder/NAME`).
     pub(crate) infisical: Vec<String>,
+    /// Its Infisical folders (`environment:/folder`), deepest first: `deleted`, `gone`, or
+    /// `left` when a folder still holds something runway did not put there.
+    pub(crate) infisical_folders: Vec<Removed>,
     /// AWS resources and parameters removed, gone already, or left.
     pub(crate) removed: Vec<Removed>,
 }
@@ -67,14 +75,20 @@ pub(crate) fn show(report: &DownReport, format: Format) {
         print_json(report);
         return;
     }
+    for b in &report.buckets {
+        outln!("  {} bucket {} ({} versions deleted)", b.outcome, b.bucket, b.deleted);
+    }
     outln!("{}: stack {}", report.preview, report.stack);
     for v in &report.infisical {
         outln!("  deleted Infisical {v}");
     }
+    for f in &report.infisical_folders {
+        outln!("  {} Infisical folder {}", f.outcome, f.what);
+    }
     for r in &report.removed {
         outln!("  {} {}", r.outcome, r.what);
     }
-    let left = report.removed.iter().filter(|r| r.outcome == "left").count();
+    let left = report.removed.iter().chain(&report.infisical_folders).filter(|r| r.outcome == "left").count();
     if left == 0 {
         outln!("{} removed: nothing carries its tag", report.preview);
     } else {
@@ -100,6 +114,11 @@ pub(crate) fn tear_down(
     };
     let pulumi = stack.pulumi(file, &preview.name);
     let reporter = Reporter::new(format);
+    let rt = session.runtime()?;
+    let buckets = rt.block_on(async {
+        let aws = crate::session::aws(&session.plan, out).await?;
+        empty_buckets(&aws, &session.plan, &preview, out).await
+    })?;
     // The stack's folder holds the program `up` emitted (a stack is only found with it).
     let stack_state = if pulumi.stack_exists()? {
         // A `down` killed in its `destroy` left Pulumi's lock; no other job runs on this
@@ -111,13 +130,14 @@ pub(crate) fn tear_down(
     } else {
         "absent"
     };
-    let rt = session.runtime()?;
     let infisical = rt.block_on(infisical_values(session, &preview))?;
+    let infisical_folders = rt.block_on(infisical_folders(session, &preview))?;
     let removed = rt.block_on(async {
         let aws = crate::session::aws(&session.plan, out).await?;
         aws_side(&aws, &session.plan, &preview, out).await
     })?;
-    Ok(DownReport { preview: preview.name.to_string(), stack: stack_state, infisical, removed })
+    let name = preview.name.to_string();
+    Ok(DownReport { preview: name, buckets, stack: stack_state, infisical, infisical_folders, removed })
 }
 
 /// Every value of the preview in Infisical: the folders its plan writes, under its own
@@ -127,11 +147,7 @@ async fn infisical_values(session: &Session, preview: &Preview) -> Result<Vec<St
     let out = session.out;
     let Some(config) = &session.product.root.secrets.infisical else { return Ok(Vec::new()) };
     let environment = preview.infisical_environment.as_str();
-    if config.environments.values().any(|e| e == environment) {
-        return Err(out.usage(format!(
-            "the previews' Infisical environment `{environment}` is a declared environment's: refused"
-        )));
-    }
+    refuse_declared(config, environment, out)?;
     let (client, project) = session.infisical()?;
     let mut folders: Vec<&str> = places(&session.plan)
         .filter(|(env, folder)| *env == environment && folder.starts_with(preview.infisical_folder.as_str()))
@@ -151,6 +167,84 @@ async fn infisical_values(session: &Session, preview: &Preview) -> Result<Vec<St
         }
     }
     Ok(deleted)
+}
+
+/// Refuses a previews' Infisical environment that is a declared environment's (validation
+/// refuses it already; checked again before anything is deleted there).
+fn refuse_declared(config: &runway_schema::Infisical, environment: &str, out: Out) -> Result<(), Exit> {
+    if config.environments.values().any(|e| e == environment) {
+        return Err(out.usage(format!(
+            "the previews' Infisical environment `{environment}` is a declared environment's: refused"
+        )));
+    }
+    Ok(())
+}
+
+/// The preview's folders in the previews' Infisical environment, once their values are
+/// deleted: every folder its plan names there, each parent up to its own folder
+/// (`/previews/pr-7`), deepest first; never one outside its own folder, never a declared
+/// environment's. A folder gone already is `gone`; one still holding something runway did not
+/// put there is `left` (Infisical refuses to delete it; runway never forces).
+async fn infisical_folders(session: &Session, preview: &Preview) -> Result<Vec<Removed>, Exit> {
+    let out = session.out;
+    let Some(config) = &session.product.root.secrets.infisical else { return Ok(Vec::new()) };
+    let environment = preview.infisical_environment.as_str();
+    refuse_declared(config, environment, out)?;
+    let own = preview.infisical_folder.trim_end_matches('/');
+    let mut folders = std::collections::BTreeSet::new();
+    for (_, folder) in places(&session.plan).filter(|(env, _)| *env == environment) {
+        let mut folder = folder.trim_end_matches('/');
+        while folder.len() >= own.len() && folder.starts_with(own) {
+            if folder.len() == own.len() || folder.as_bytes()[own.len()] == b'/' {
+                folders.insert(folder.to_owned());
+            }
+            folder = folder.rsplit_once('/').map_or("", |(parent, _)| parent);
+        }
+    }
+    let mut folders: Vec<String> = folders.into_iter().collect();
+    folders.sort_by_key(|f| std::cmp::Reverse((f.matches('/').count(), f.clone())));
+    let (client, project) = session.infisical()?;
+    let mut removed = Vec::new();
+    for folder in folders {
+        let what = format!("{environment}:{folder}");
+        let outcome = match client.delete_folder(&project, environment, &folder).await {
+            Ok(FolderDeletion::Deleted) => "deleted",
+            Ok(FolderDeletion::Absent) => "gone",
+            Ok(FolderDeletion::NotEmpty) => "left",
+            Err(e) => return Err(out.remote(format!("Infisical {what}: {}", chain(&e)))),
+        };
+        removed.push(Removed { what, outcome });
+    }
+    Ok(removed)
+}
+
+/// Empties the preview's own buckets (its plan's S3 buckets, none it shares), named as the
+/// program names them: `<physical name>-<account id><suffix>`, the account the caller's.
+async fn empty_buckets(
+    aws: &AwsClients,
+    plan: &Plan,
+    preview: &Preview,
+    out: Out,
+) -> Result<Vec<BucketEmptied>, Exit> {
+    let own = plan.items.iter().filter(|i| i.managed_by != ManagedBy::Shared);
+    let buckets: Vec<_> = own
+        .filter_map(|i| match &i.spec {
+            ItemSpec::S3Bucket { name_suffix, .. } => Some((&i.physical_name, name_suffix)),
+            _ => None,
+        })
+        .collect();
+    if buckets.is_empty() {
+        return Ok(Vec::new());
+    }
+    let account =
+        aws.caller_account().await.map_err(|e| out.remote(format!("whose account: {}", chain(&e))))?;
+    let mut emptied = Vec::new();
+    for (physical, suffix) in buckets {
+        let bucket = format!("{physical}-{account}{suffix}");
+        let done = aws.empty_preview_bucket(&preview.name, &bucket).await;
+        emptied.push(done.map_err(|e| out.remote(format!("emptying bucket {bucket}: {}", chain(&e))))?);
+    }
+    Ok(emptied)
 }
 
 /// Every Infisical place the plan names: `(environment, folder)`.
