@@ -45,7 +45,7 @@ pub use alarms::{
     alarm_metric, periods_past_grace,
 };
 pub use bindings::{Binding, ConsumerKind, Delivery};
-pub use bootstrap::{
+pub use bootstrap::{OwnDatabase, 
     ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
     DatabaseBootstrap, DatabaseLogin, PAUSE_SECONDS, PAUSE_VARIABLE, READ_GROUP, SQL_VARIABLE, WRITE_GROUP,
     bootstrap_sql,

@@ -21,7 +21,7 @@ use crate::common::runway_in;
 use serde_json::Value;
 
 /// The admin's password in this test (RDS's master user is `runway`).
-const ADMIN_PASSWORD: &str = "admin-Pw-7fj2k9";
+pub(crate) const ADMIN_PASSWORD: &str = "admin-Pw-7fj2k9";
 
 const PRODUCT: &str = r#"runway: 3
 product: roles
@@ -50,7 +50,7 @@ workloads:
 
 /// A server the role SQL runs on.
 #[derive(Clone, Copy)]
-enum Version {
+pub(crate) enum Version {
     /// The system's: the newest on `PATH`, `/usr/local/bin` or `/usr/lib/postgresql`.
     System,
     /// A major version `cargo xtask postgres` installs.
@@ -120,10 +120,10 @@ fn is_root() -> bool {
 }
 
 /// A server on loopback, stopped when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    port: u16,
-    dir: PathBuf,
+    pub(crate) port: u16,
+    pub(crate) dir: PathBuf,
     psql: PathBuf,
     /// The folder of its `pg_ctl`.
     bin: PathBuf,
@@ -148,7 +148,7 @@ impl Drop for Server {
 impl Server {
     /// Starts `version`'s server in a fresh data folder on a free loopback port; says which
     /// version runs (`--nocapture` shows it) and checks it is the one asked for.
-    fn start(version: Version) -> Server {
+    pub(crate) fn start(version: Version) -> Server {
         let bin = version.bin();
         let dir = std::env::temp_dir().join(format!(
             "runway-db-roles-server-{}-{}",
@@ -203,7 +203,7 @@ impl Server {
     }
 
     /// Runs `sql` as the superuser over the socket.
-    fn superuser(&self, db: &str, sql: &str) -> Result<String, String> {
+    pub(crate) fn superuser(&self, db: &str, sql: &str) -> Result<String, String> {
         let out = Command::new(&self.psql)
             .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h"])
             .arg(&self.dir)
@@ -217,7 +217,12 @@ impl Server {
     /// statement list starting `SET default_transaction_read_only = off; ` asks for that at
     /// connection instead (over the role's setting), as a client may: a `SET` inside the
     /// statement list would come after its transaction began read-only.
-    fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
+    pub(crate) fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
+        self.login_to("main_db", user, password, sql)
+    }
+
+    /// [`Server::login`] to database `db`.
+    pub(crate) fn login_to(&self, db: &str, user: &str, password: &str, sql: &str) -> Result<String, String> {
         let (options, sql) = match sql.strip_prefix("SET default_transaction_read_only = off; ") {
             Some(rest) => ("-c default_transaction_read_only=off", rest),
             None => ("", sql),
@@ -225,7 +230,7 @@ impl Server {
         let out = Command::new(&self.psql)
             .env("PGOPTIONS", options)
             .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
-            .args(["-p", &self.port.to_string(), "-U", user, "-d", "main_db", "-c", sql])
+            .args(["-p", &self.port.to_string(), "-U", user, "-d", db, "-c", sql])
             .env("PGPASSWORD", password)
             .env("PGSSLMODE", "disable")
             .output()
@@ -236,7 +241,7 @@ impl Server {
     /// Runs the bootstrap's container as the program declares it: its command, its
     /// environment, its secrets (ECS reads each from its SSM parameter; here, the values this
     /// test holds for those parameters), pointed at this server. Returns psql's output.
-    fn bootstrap(&self, (container, logins): (&Value, &Value), passwords: &[(&str, String)]) -> String {
+    pub(crate) fn bootstrap(&self, (container, logins): (&Value, &Value), passwords: &[(&str, String)]) -> String {
         let command: Vec<&str> =
             container["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
         let mut cmd = Command::new(command[0]);
@@ -246,7 +251,8 @@ impl Server {
         }
         for secret in container["secrets"].as_array().unwrap() {
             let parameter = secret["valueFrom"].as_str().unwrap();
-            let value = if parameter == "/roles/dev/main-db/MAIN_DB_HOST" {
+            // A preview's endpoint parameter is under its own prefix; its admin is dev's.
+            let value = if parameter.ends_with("/main-db/MAIN_DB_HOST") {
                 "127.0.0.1".to_owned()
             } else if parameter == "/roles/dev/main-db/MAIN_DB_PASSWORD" {
                 ADMIN_PASSWORD.to_owned()
@@ -305,8 +311,13 @@ fn path_with(dir: Option<&Path>) -> String {
 
 /// The plan of `product` in dev, as JSON.
 fn plan(dir: &Path, product: &str) -> (String, Value) {
+    plan_of(dir, product, "dev")
+}
+
+/// The plan of `product` in `env` (an environment, or a preview `pr-<n>`), as JSON.
+pub(crate) fn plan_of(dir: &Path, product: &str, env: &str) -> (String, Value) {
     std::fs::write(dir.join("runway.yaml"), product).unwrap();
-    let (code, out, err) = runway_in(dir, &["plan", "--env", "dev", "--format", "json", "runway.yaml"]);
+    let (code, out, err) = runway_in(dir, &["plan", "--env", env, "--format", "json", "runway.yaml"]);
     assert_eq!(code, 0, "{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     (out, json)
@@ -315,9 +326,14 @@ fn plan(dir: &Path, product: &str) -> (String, Value) {
 /// The container of main-db's bootstrap task in the program `runway emit pulumi` writes for
 /// the product of the last [`plan`] (read with the workspace venv's PyYAML).
 fn emitted_container(dir: &Path) -> Value {
+    emitted_container_of(dir, "dev")
+}
+
+/// [`emitted_container`] of `env`'s program.
+pub(crate) fn emitted_container_of(dir: &Path, env: &str) -> Value {
     let out = dir.join("program");
     let file = dir.join("runway.yaml");
-    let args = ["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file.to_str().unwrap()];
+    let args = ["emit", "pulumi", "--env", env, "--out", out.to_str().unwrap(), file.to_str().unwrap()];
     let (code, _, err) = runway_in(dir, &args);
     assert_eq!(code, 0, "{err}");
     let script = "import json, sys, yaml\n\
@@ -359,7 +375,7 @@ fn on_postgresql_17() {
 /// `rds_superuser` here is a group without login holding what stock PostgreSQL can give it
 /// (`pg_monitor`, `pg_signal_backend`); RDS's own powers of that role (extensions, any
 /// object's owner) are RDS's patches, which only add: what passes here passes there.
-fn rds_master(server: &Server) {
+pub(crate) fn rds_master(server: &Server) {
     for sql in [
         "CREATE ROLE rds_superuser NOLOGIN".to_owned(),
         "GRANT pg_monitor, pg_signal_backend TO rds_superuser".to_owned(),
