@@ -17,13 +17,23 @@ const EVERY_PREVIEW: &str = "pr-*";
 /// up` needs for the types its program declares (`types`) and runway's own calls.
 /// A statement the environment's own already hold (the same actions on the same resources
 /// under the same conditions, those on `*` mostly) is left out.
-pub(crate) fn statements(preview: &Plan, types: &[String], account: &str, own: &[Statement]) -> Vec<Statement> {
+pub(crate) fn statements(
+    preview: &Plan,
+    types: &[String],
+    account: &str,
+    own: &[Statement],
+) -> Vec<Statement> {
     let pattern = as_pattern(preview);
     let scope = Scope::new(&pattern, account);
     let mut out = crate::program::statements(&scope, types);
     out.extend(crate::runway::statements(&scope));
     let held = |s: &Statement| {
-        own.iter().any(|o| o.effect == s.effect && o.action == s.action && o.resource == s.resource && o.condition == s.condition)
+        own.iter().any(|o| {
+            o.effect == s.effect
+                && o.action == s.action
+                && o.resource == s.resource
+                && o.condition == s.condition
+        })
     };
     out.retain(|s| !held(s));
     for s in &mut out {

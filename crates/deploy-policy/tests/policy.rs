@@ -361,8 +361,14 @@ fn devs_role_covers_the_previews_own_names_and_no_other_environments() {
     let iam = |rest: &str| format!("arn:aws:iam::{ACCOUNT}:{rest}");
     // Pull request 42's own names (another number than the one planned).
     let own = [
-        ("secretsmanager:CreateSecret", arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf")),
-        ("secretsmanager:PutSecretValue", arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf")),
+        (
+            "secretsmanager:CreateSecret",
+            arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf"),
+        ),
+        (
+            "secretsmanager:PutSecretValue",
+            arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf"),
+        ),
         ("iam:CreateRole", iam("role/acme-shop-pr-42-metabase-execution")),
         ("iam:PutRolePolicy", iam("role/acme-shop-pr-42-main-db-bootstrap-execution")),
         ("sqs:CreateQueue", arn("sqs", "acme-shop-pr-42-jobs")),

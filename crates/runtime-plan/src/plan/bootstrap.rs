@@ -135,7 +135,11 @@ impl OwnDatabase {
     /// `connects_to` first.
     pub fn new(connects_to: &str, suffix: &str) -> Self {
         let group = |g: &str| CompactString::from([g, suffix].concat());
-        OwnDatabase { connects_to: connects_to.into(), write_group: group(WRITE_GROUP), read_group: group(READ_GROUP) }
+        OwnDatabase {
+            connects_to: connects_to.into(),
+            write_group: group(WRITE_GROUP),
+            read_group: group(READ_GROUP),
+        }
     }
 }
 
@@ -250,7 +254,9 @@ fn preview_sql(database: &str, admin: &str, logins: &[DatabaseLogin], own: &OwnD
 /// `own`'s `connects_to`): every statement a no-op when what it drops is absent.
 fn drop_sql(database: &str, logins: &[DatabaseLogin], own: &OwnDatabase) -> String {
     let mut sql = String::with_capacity(1024 + logins.len() * 64);
-    sql.push_str("-- Drops a preview's own database, its logins and its groups (written by runway; absent is done).\n");
+    sql.push_str(
+        "-- Drops a preview's own database, its logins and its groups (written by runway; absent is done).\n",
+    );
     sql.push_str("\\set ON_ERROR_STOP on\n");
     // `FORCE` ends the preview's sessions still connected (its services being stopped).
     let _ = writeln!(sql, "DROP DATABASE IF EXISTS {} WITH (FORCE);", ident(database));
@@ -316,8 +322,9 @@ fn roles_sql(sql: &mut String, database: &str, admin: &str, logins: &[DatabaseLo
 }
 
 /// Hands the tables, views, materialized views, foreign tables and sequences (those no table
-/// owns) of `public` that `admin` owns, outside extensions, to the write group.
-fn hand_over(admin: &str) -> String {
+/// owns) of `public` that `admin` owns, outside extensions, to the write group `write` (a
+/// plain name: it is written unquoted inside the statement's text).
+fn hand_over(admin: &str, write: &str) -> String {
     format!(
         "DO $runway$
 DECLARE o record;

@@ -45,10 +45,10 @@ pub use alarms::{
     alarm_metric, periods_past_grace,
 };
 pub use bindings::{Binding, ConsumerKind, Delivery};
-pub use bootstrap::{OwnDatabase, 
+pub use bootstrap::{
     ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
-    DatabaseBootstrap, DatabaseLogin, PAUSE_SECONDS, PAUSE_VARIABLE, READ_GROUP, SQL_VARIABLE, WRITE_GROUP,
-    bootstrap_sql,
+    DatabaseBootstrap, DatabaseLogin, OwnDatabase, PAUSE_SECONDS, PAUSE_VARIABLE, READ_GROUP, SQL_VARIABLE,
+    WRITE_GROUP, bootstrap_sql,
 };
 pub use data::StoredData;
 pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScalingSource, ScheduleSpec};

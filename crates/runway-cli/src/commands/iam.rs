@@ -82,8 +82,10 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     // previews' own names (planned for one of them, its names made every preview's pattern).
     let preview = match &session.product.root.previews {
         Some(p) if p.from == args.env.env => {
-            let catalogue = crate::planning::catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
-            let plan = runtime_plan::preview_plan(&session.product, 1, &catalogue).map_err(|e| out.usage(e))?;
+            let catalogue =
+                crate::planning::catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
+            let plan =
+                runtime_plan::preview_plan(&session.product, 1, &catalogue).map_err(|e| out.usage(e))?;
             Some(plan)
         }
         _ => None,

@@ -241,7 +241,11 @@ impl Server {
     /// Runs the bootstrap's container as the program declares it: its command, its
     /// environment, its secrets (ECS reads each from its SSM parameter; here, the values this
     /// test holds for those parameters), pointed at this server. Returns psql's output.
-    pub(crate) fn bootstrap(&self, (container, logins): (&Value, &Value), passwords: &[(&str, String)]) -> String {
+    pub(crate) fn bootstrap(
+        &self,
+        (container, logins): (&Value, &Value),
+        passwords: &[(&str, String)],
+    ) -> String {
         let command: Vec<&str> =
             container["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
         let mut cmd = Command::new(command[0]);

@@ -77,7 +77,8 @@ impl Boot {
                 }
             }
         }
-        let passwords: Vec<(&str, String)> = self.passwords.iter().map(|(r, p)| (r.as_str(), p.clone())).collect();
+        let passwords: Vec<(&str, String)> =
+            self.passwords.iter().map(|(r, p)| (r.as_str(), p.clone())).collect();
         server.bootstrap((&container, &self.bootstrap["logins"]), &passwords)
     }
 }
@@ -132,21 +133,41 @@ fn a_previews_database_and_logins_are_made_in_devs_instance_kept_apart_and_dropp
     let server = Server::start(Version::Major(16));
     rds_master(&server);
     dev.run(&server, None);
-    server.login("app_api", dev.pw("app_api"), "CREATE TABLE orders (id int); INSERT INTO orders VALUES (1)").unwrap();
+    server
+        .login("app_api", dev.pw("app_api"), "CREATE TABLE orders (id int); INSERT INTO orders VALUES (1)")
+        .unwrap();
     let mut outputs = vec![pr7.run(&server, None)];
     let after_first = cluster_state(&server);
     outputs.push(pr7.run(&server, None));
-    assert_eq!(cluster_state(&server), after_first, "a second run of the preview's bootstrap changed the cluster");
+    assert_eq!(
+        cluster_state(&server),
+        after_first,
+        "a second run of the preview's bootstrap changed the cluster"
+    );
     outputs.push(pr8.run(&server, None));
     // Dev's bootstrap again (a deploy of dev while previews live) retires none of theirs.
     outputs.push(dev.run(&server, None));
 
     // Each preview writes and reads its own database only.
     let (api7, api8) = ((pr7.pw("app_api_pr_7")), pr8.pw("app_api_pr_8"));
-    server.login_to("main_db_pr_7", "app_api_pr_7", api7, "CREATE TABLE orders (id int); INSERT INTO orders VALUES (7)").unwrap();
+    server
+        .login_to(
+            "main_db_pr_7",
+            "app_api_pr_7",
+            api7,
+            "CREATE TABLE orders (id int); INSERT INTO orders VALUES (7)",
+        )
+        .unwrap();
     server.login_to("main_db_pr_8", "app_api_pr_8", api8, "CREATE TABLE orders (id int)").unwrap();
     assert_eq!(
-        server.login_to("main_db_pr_7", "app_metabase_pr_7", pr7.pw("app_metabase_pr_7"), "SELECT id FROM orders").unwrap(),
+        server
+            .login_to(
+                "main_db_pr_7",
+                "app_metabase_pr_7",
+                pr7.pw("app_metabase_pr_7"),
+                "SELECT id FROM orders"
+            )
+            .unwrap(),
         "7"
     );
     for (db, user, pw) in [
@@ -159,11 +180,15 @@ fn a_previews_database_and_logins_are_made_in_devs_instance_kept_apart_and_dropp
     }
     // Dev's logins keep their passwords and data.
     assert_eq!(server.login("app_api", dev.pw("app_api"), "SELECT id FROM orders").unwrap(), "1");
-    assert!(!cluster_state(&server).contains("member app_api_pr_7 of runway_write\n"), "a preview's login in dev's group");
+    assert!(
+        !cluster_state(&server).contains("member app_api_pr_7 of runway_write\n"),
+        "a preview's login in dev's group"
+    );
 
     // `down`'s drop, stopped after its first statement (the database dropped), then run again
     // twice: absent is done.
-    let first_statement: String = drop7.lines().take_while(|l| !l.starts_with("DO ")).collect::<Vec<_>>().join("\n");
+    let first_statement: String =
+        drop7.lines().take_while(|l| !l.starts_with("DO ")).collect::<Vec<_>>().join("\n");
     outputs.push(pr7.run(&server, Some(&first_statement)));
     assert!(cluster_state(&server).contains("role app_api_pr_7"), "the stop left its roles");
     outputs.push(pr7.run(&server, Some(&drop7)));
@@ -171,7 +196,13 @@ fn a_previews_database_and_logins_are_made_in_devs_instance_kept_apart_and_dropp
     outputs.push(pr7.run(&server, Some(&drop7)));
     assert_eq!(cluster_state(&server), after_drop);
     assert!(!after_drop.contains("pr_7"), "pr-7 is left:\n{after_drop}");
-    for kept in ["database main_db\n", "database main_db_pr_8", "role app_api true", "role app_api_pr_8 true", "role runway_write_pr_8"] {
+    for kept in [
+        "database main_db\n",
+        "database main_db_pr_8",
+        "role app_api true",
+        "role app_api_pr_8 true",
+        "role runway_write_pr_8",
+    ] {
         assert!(after_drop.contains(kept), "{kept} is gone:\n{after_drop}");
     }
     assert_eq!(server.login("app_api", dev.pw("app_api"), "SELECT id FROM orders").unwrap(), "1");

@@ -19,8 +19,8 @@ use super::platform::Platform;
 use super::{POSTGRES_PORT, cat, network, protection};
 use crate::plan::{
     ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
-    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, OwnDatabase, PAUSE_SECONDS, PAUSE_VARIABLE,
-    TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
+    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, OwnDatabase, PAUSE_SECONDS,
+    PAUSE_VARIABLE, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
 };
 use cost::TaskSize;
 
@@ -139,7 +139,10 @@ fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactStrin
     [
         (CompactString::const_new("PGPORT"), POSTGRES_PORT.to_compact_string()),
         // A preview's connects to its `from` environment's database first, to create its own.
-        (CompactString::const_new("PGDATABASE"), boot.own.as_ref().map_or(&boot.database, |o| &o.connects_to).clone()),
+        (
+            CompactString::const_new("PGDATABASE"),
+            boot.own.as_ref().map_or(&boot.database, |o| &o.connects_to).clone(),
+        ),
         (CompactString::const_new("PGUSER"), boot.admin.clone()),
         (CompactString::const_new("PGSSLMODE"), CompactString::const_new("require")),
         (CompactString::const_new("PGCONNECT_TIMEOUT"), CONNECT_TIMEOUT_SECONDS.to_compact_string()),
