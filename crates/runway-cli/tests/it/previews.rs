@@ -1,7 +1,7 @@
 //! `runway preview up|down|list|sweep` end to end: the real binary against moto, the Infisical
 //! contract server and the Pulumi stand-in (`tools/pulumi_standin.py` as `pulumi`), on a copy of
 //! `examples/acme-shop` whose dev environment is deployed first (the previews share its
-//! cluster, ALB, database instance and proxy). The example's preview adds $38.92 a month; the
+//! cluster, ALB, database instance and proxy). The example's preview adds $38.52 a month; the
 //! pool is $120 for at most 5 previews (docs/previews.md).
 
 use std::process::{Command, Stdio};
@@ -98,7 +98,7 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         assert_eq!(run.code, 0, "preview {pr}: {}", run.stderr);
         // The person's secret reaches the task, never the deploy's output.
         assert!(!run.stdout.contains("canary-7d1e") && !run.stderr.contains("canary-7d1e"), "preview {pr}");
-        assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.92")), "{}", run.stdout);
+        assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.52")), "{}", run.stdout);
     }
     let running = services(&world);
     for pr in ["pr-1", "pr-2", "pr-3"] {
@@ -121,11 +121,11 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
 
 /// A fourth preview refused by the pooled cap, then by `max`, before any write.
 fn refusals(world: &World) {
-    // A fourth: $155.68 over $120, refused before any write, naming the three by age.
+    // A fourth: $154.08 over $120, refused before any write, naming the three by age.
     let before = world.infisical.requests().len();
     let refused = up(world, "4", NOW);
     assert_eq!(refused.code, 3, "{}", refused.stderr);
-    assert!(refused.stderr.contains("$155.68 is over the pool's cap of $120.00"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("$154.08 is over the pool's cap of $120.00"), "{}", refused.stderr);
     for held in ["held by pr-1: up 4d 0h", "held by pr-2: up 1d 0h", "held by pr-3: up 0m"] {
         assert!(refused.stderr.contains(held), "{held}: {}", refused.stderr);
     }
@@ -157,7 +157,7 @@ fn list_and_review(world: &World) {
     let names: Vec<&str> =
         listed["previews"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["pr-1", "pr-2", "pr-3"], "{listed:#}");
-    assert_eq!(listed["total"], "116.76");
+    assert_eq!(listed["total"], "115.56");
     assert_eq!(listed["cap"], "120.00");
     assert_eq!(listed["previews"][0]["ageSeconds"], 4 * 86_400);
     assert!(listed["previews"].as_array().unwrap().iter().all(|p| p["leftover"] == false));
@@ -196,7 +196,7 @@ fn list_and_review(world: &World) {
     );
     assert_eq!(review.code, 0, "{}", review.stderr);
     assert!(
-        review.stdout.ends_with("preview pr-4 would add $38.92; previews $155.68 of $120.00\n"),
+        review.stdout.ends_with("preview pr-4 would add $38.52; previews $154.08 of $120.00\n"),
         "{}",
         review.stdout
     );
