@@ -3,7 +3,7 @@
 //! environment's physical name with the provider's `get` function, so that the preview's own
 //! resources reference them as `${<logical id>.<output>}` like any other item.
 
-use runtime_plan::{ItemKind, PlannedItem};
+use runtime_plan::{ItemKind, ManagedBy, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
@@ -44,7 +44,10 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
             "aws:elasticache:getReplicationGroup",
             ByName { replication_group_id: Some(name), ..ByName::new(region) },
         ),
-        ItemKind::ProxyRole => invoke("aws:iam:getRole", ByName { name: Some(name), ..ByName::new(region) }),
+        // IAM is global: its functions take no region.
+        ItemKind::ProxyRole => {
+            invoke("aws:iam:getRole", ByName { name: Some(name), region: None, ..ByName::new(region) })
+        }
         ItemKind::AlertTopic => {
             invoke("aws:sns:getTopic", ByName { name: Some(name), ..ByName::new(region) })
         }
@@ -86,6 +89,16 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
     cx.variable(item, item.id.to_string(), &lookup)
 }
 
+/// The output of a looked-up `item` that holds what a declared one's `attribute` does: a
+/// shared ECS cluster's name is `clusterName` (`aws:ecs:getCluster`'s result has no `name`);
+/// every other attribute is the same.
+pub(super) fn attribute<'a>(item: &PlannedItem, attribute: &'a str) -> &'a str {
+    match (item.managed_by, item.kind(), attribute) {
+        (ManagedBy::Shared, ItemKind::EcsCluster, "name") => "clusterName",
+        _ => attribute,
+    }
+}
+
 /// The arguments of a look-up by name (each function takes the ones it names).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -104,7 +117,8 @@ struct ByName<'a> {
     port: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     r#type: Option<&'static str>,
-    region: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<&'a str>,
 }
 
 impl<'a> ByName<'a> {
@@ -117,7 +131,7 @@ impl<'a> ByName<'a> {
             load_balancer_arn: None,
             port: None,
             r#type: None,
-            region,
+            region: Some(region),
         }
     }
 }
