@@ -32,6 +32,7 @@ mod stage;
 mod survey;
 mod switch;
 mod task;
+mod task_environment;
 mod teardown;
 
 use std::fmt;

@@ -64,6 +64,18 @@ fn tagged(world: &World, name: &str) -> Vec<String> {
     serde_json::from_str(&python(&world.moto, &script)).unwrap()
 }
 
+/// The SQL each task `down` started was given in place of its bootstrap's (`RunTask`'s
+/// container override, as moto keeps it), by task.
+fn drop_sql_sent(world: &World) -> Vec<String> {
+    let script = "ecs = boto3.client('ecs')\n\
+        arns = sorted(set((c, t) for c in ecs.list_clusters()['clusterArns'] for s in ['RUNNING', 'STOPPED'] \
+        for t in ecs.list_tasks(cluster=c, desiredStatus=s, startedBy='runway-preview-down')['taskArns']))\n\
+        tasks = [d for c, t in arns for d in ecs.describe_tasks(cluster=c, tasks=[t])['tasks']]\n\
+        print(json.dumps([e['value'] for t in tasks for o in t.get('overrides', {}).get('containerOverrides', []) \
+        for e in o.get('environment', []) if e['name'] == 'RUNWAY_BOOTSTRAP_SQL']))";
+    serde_json::from_str(&python(&world.moto, script)).unwrap()
+}
+
 /// The ECS services' names, but the deleted ones (`INACTIVE`).
 fn services(world: &World) -> Vec<String> {
     let script = "ecs = boto3.client('ecs')\n\
@@ -204,9 +216,15 @@ fn list_and_review(world: &World) {
 
 /// `down` of one leaves nothing tagged with it; a sweep past `expireAfter` removes the expired.
 fn down_and_sweep(world: &World) {
-    // `down` of pr-2: nothing tagged with it is left, the others still run.
-    let down = preview(world, &["down", "--pr", "2"]);
+    // `down` of pr-2: its database dropped first (its bootstrap task, the SQL replaced by the
+    // plan's drop SQL: the override moto was sent), nothing tagged with it is left, the others
+    // still run.
+    let down = preview(world, &["down", "--pr", "2", "--interval", "1s"]);
     assert_eq!(down.code, 0, "{}", down.stderr);
+    assert!(down.stdout.contains("dropped database main_db_pr_2"), "{}", down.stdout);
+    let sent = drop_sql_sent(world);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].contains("DROP DATABASE IF EXISTS \"main_db_pr_2\" WITH (FORCE);"), "{}", sent[0]);
     assert_eq!(tagged(world, "pr-2"), Vec::<String>::new());
     assert!(!world.infisical.versions().keys().any(|k| k.starts_with("preview:/previews/pr-2/")));
     let running = services(world);
@@ -216,9 +234,10 @@ fn down_and_sweep(world: &World) {
         assert!(!tagged(world, pr).is_empty(), "{pr} is untouched");
     }
     // Run again, it finds nothing to do and succeeds.
-    let again = preview(world, &["down", "--pr", "2"]);
+    let again = preview(world, &["down", "--pr", "2", "--interval", "1s"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stdout.contains("pr-2: stack absent"), "{}", again.stdout);
+    assert_eq!(drop_sql_sent(world).len(), 1, "no stack, no task: nothing more to drop");
 
     // The clock past pr-1's 3 days: the sweep removes exactly it (all three pull requests open).
     let dry = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
@@ -245,7 +264,7 @@ fn killed_down_finishes(world: &World) {
     // deleted: the stack's lock stays), then run again: it finishes.
     let mut cmd = Command::new(common::RUNWAY);
     world.env(&mut cmd);
-    cmd.args(["preview", "down", "--pr", "3"]).arg(world.file()).stdout(Stdio::piped()).stderr(Stdio::null());
+    cmd.args(["preview", "down", "--pr", "3", "--interval", "1s"]).arg(world.file()).stdout(Stdio::piped()).stderr(Stdio::null());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().unwrap();
     let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
@@ -259,7 +278,7 @@ fn killed_down_finishes(world: &World) {
     }
     assert!(child.wait().unwrap().code().is_none(), "the down ended before it was killed");
     assert!(!tagged(world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
-    let again = preview(world, &["down", "--pr", "3"]);
+    let again = preview(world, &["down", "--pr", "3", "--interval", "1s"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(tagged(world, "pr-3"), Vec::<String>::new());
     let list = preview(world, &["list", "--now", NOW, "--format", "json"]);

@@ -1,9 +1,10 @@
 //! `runway preview down --pr N`: everything the preview made and only that, in an order a
-//! second run finishes after any stop: its stack (`pulumi destroy`, `stack rm`), its values in
+//! second run finishes after any stop: its own databases (`drop_db.rs`), its stack (`pulumi
+//! destroy`, `stack rm`), its values in
 //! the previews' Infisical environment, whatever still carries its tag (what `destroy` left:
 //! ECS task definitions, secrets), then the parameters under its own prefix, its record last.
 
-use aws_adapter::aws::{AwsClients, Removed};
+use aws_adapter::aws::{AwsClients, Removed, TaskTiming};
 use runtime_plan::Plan;
 use runtime_plan::plan::Preview;
 use serde::Serialize;
@@ -21,6 +22,9 @@ pub(crate) struct Args {
     pr: u64,
     #[command(flatten)]
     stack: StackArgs,
+    /// The drop tasks' waits.
+    #[command(flatten)]
+    timing: crate::args::Timing<super::drop_db::DropWaits>,
     #[command(flatten)]
     format: FormatArg,
     #[command(flatten)]
@@ -41,6 +45,8 @@ pub(crate) struct DownReport {
     pub(crate) preview: String,
     /// `destroyed`, or `absent` when no stack held it.
     pub(crate) stack: &'static str,
+    /// Its own databases dropped (with their logins and groups), or found absent.
+    pub(crate) databases: Vec<String>,
     /// Infisical values deleted (`environment:/folder/NAME`).
     pub(crate) infisical: Vec<String>,
     /// AWS resources and parameters removed, gone already, or left.
@@ -56,7 +62,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     };
     let session = Session::open(&env, out)?;
     let format = args.format.format;
-    let report = tear_down(&session, &args.stack, &args.root.file, format)?;
+    let timing = TaskTiming { timeout: args.timing.timeout, interval: args.timing.interval };
+    let report = tear_down(&session, &args.stack, (&args.root.file, timing), format)?;
     show(&report, format);
     Ok(())
 }
@@ -66,6 +73,9 @@ pub(crate) fn show(report: &DownReport, format: Format) {
     if format.json() {
         print_json(report);
         return;
+    }
+    for database in &report.databases {
+        outln!("  dropped database {database}, its logins and groups");
     }
     outln!("{}: stack {}", report.preview, report.stack);
     for v in &report.infisical {
@@ -89,7 +99,7 @@ pub(crate) fn show(report: &DownReport, format: Format) {
 pub(crate) fn tear_down(
     session: &Session,
     stack: &StackArgs,
-    file: &Path,
+    (file, timing): (&Path, TaskTiming),
     format: Format,
 ) -> Result<DownReport, Exit> {
     let out = session.out;
@@ -101,7 +111,13 @@ pub(crate) fn tear_down(
     let pulumi = stack.pulumi(file, &preview.name);
     let reporter = Reporter::new(format);
     // The stack's folder holds the program `up` emitted (a stack is only found with it).
+    let mut databases = Vec::new();
     let stack_state = if pulumi.stack_exists()? {
+        // Its databases first, by its bootstrap task, which `destroy` removes.
+        databases = session.runtime()?.block_on(async {
+            let aws = crate::session::aws(&session.plan, out).await?;
+            super::drop_db::drop_databases(session, &aws, &pulumi, (&reporter, timing)).await
+        })?;
         // A `down` killed in its `destroy` left Pulumi's lock; no other job runs on this
         // stack (the pull request's jobs run one at a time): let it go. No lock: no matter.
         let _ = pulumi.cancel(&reporter);
@@ -117,7 +133,7 @@ pub(crate) fn tear_down(
         let aws = crate::session::aws(&session.plan, out).await?;
         aws_side(&aws, &session.plan, &preview, out).await
     })?;
-    Ok(DownReport { preview: preview.name.to_string(), stack: stack_state, infisical, removed })
+    Ok(DownReport { preview: preview.name.to_string(), stack: stack_state, databases, infisical, removed })
 }
 
 /// Every value of the preview in Infisical: the folders its plan writes, under its own
