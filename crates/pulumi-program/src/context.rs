@@ -369,7 +369,7 @@ impl<'p> Context<'p> {
     pub(super) fn reference(&mut self, id: &str, attribute: &str) -> Result<String, RenderError> {
         let item = self.item(id)?;
         self.referenced.insert(id.to_owned());
-        Ok(super::expr::attr(id, super::shared::attribute(item, attribute)))
+        Ok(super::expr::attr(id, super::expr::looked_up_attribute(item, attribute)))
     }
 
     /// The value of a stack output: an attribute of an item the program declares.

@@ -3,7 +3,7 @@
 //! environment's physical name with the provider's `get` function, so that the preview's own
 //! resources reference them as `${<logical id>.<output>}` like any other item.
 
-use runtime_plan::{ItemKind, ManagedBy, PlannedItem};
+use runtime_plan::{ItemKind, PlannedItem};
 use serde::Serialize;
 
 use super::RenderError;
@@ -87,16 +87,6 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
         | ItemKind::EcsEventRule => return Ok(()),
     };
     cx.variable(item, item.id.to_string(), &lookup)
-}
-
-/// The output of a looked-up `item` that holds what a declared one's `attribute` does: a
-/// shared ECS cluster's name is `clusterName` (`aws:ecs:getCluster`'s result has no `name`);
-/// every other attribute is the same.
-pub(super) fn attribute<'a>(item: &PlannedItem, attribute: &'a str) -> &'a str {
-    match (item.managed_by, item.kind(), attribute) {
-        (ManagedBy::Shared, ItemKind::EcsCluster, "name") => "clusterName",
-        _ => attribute,
-    }
 }
 
 /// The arguments of a look-up by name (each function takes the ones it names).

@@ -264,7 +264,10 @@ fn killed_down_finishes(world: &World) {
     // deleted: the stack's lock stays), then run again: it finishes.
     let mut cmd = Command::new(common::RUNWAY);
     world.env(&mut cmd);
-    cmd.args(["preview", "down", "--pr", "3", "--interval", "1s"]).arg(world.file()).stdout(Stdio::piped()).stderr(Stdio::null());
+    cmd.args(["preview", "down", "--pr", "3", "--interval", "1s"])
+        .arg(world.file())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().unwrap();
     let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
