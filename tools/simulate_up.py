@@ -369,7 +369,8 @@ def resolve_task_output(value, resources, arns, looked_up=None):
         res, attr = m.group(1).split(".")
         if attr == "arn" and res in arns:
             return arns[res]
-        if attr == "name" and res not in resources and res in (looked_up or {}):
+        # A looked-up cluster's name is `aws:ecs:getCluster`'s `clusterName` (it has no `name`).
+        if attr == "clusterName" and res not in resources and res in (looked_up or {}):
             return looked_up[res]
         if attr == "name":
             return resources[res]["properties"]["name"]

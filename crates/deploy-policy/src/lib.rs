@@ -13,6 +13,7 @@
 mod document;
 mod matcher;
 mod operator;
+mod preview_names;
 mod program;
 mod pulumi;
 mod runway;
@@ -94,10 +95,33 @@ pub enum DeriveError {
 /// # Errors
 /// [`DeriveError::Program`] when the plan's Pulumi program cannot be rendered.
 pub fn derive(plan: &Plan, options: &Options) -> Result<DeployRole, DeriveError> {
+    derive_with_previews(plan, None, options)
+}
+
+/// [`derive`], for the environment previews come from (`previews.from`): `preview` is one
+/// preview's plan (`runtime_plan::preview_plan`), and the role also grants what `runway
+/// preview up` calls on every preview's own names (`<product>-pr-*`, `<product>/pr-*/*`, the
+/// parameters under `<prefix>/previews/pr-*/`), and nothing of another environment.
+///
+/// # Errors
+/// [`DeriveError::Program`] when a plan's Pulumi program cannot be rendered.
+pub fn derive_with_previews(
+    plan: &Plan,
+    preview: Option<&Plan>,
+    options: &Options,
+) -> Result<DeployRole, DeriveError> {
     let scope = scope::Scope::new(plan, &options.account);
     let name = format!("runway-deploy-{}-{}", plan.product, plan.environment);
     let trust = options.github.as_ref().map(|g| github_trust(g, &options.account));
-    role(plan, options, name, trust, operator::deploy_denials(&scope))
+    let mut extra = operator::deploy_denials(&scope);
+    if let Some(preview) = preview {
+        let program = pulumi_program::render(preview).map_err(|e| DeriveError::Program(e.to_string()))?;
+        let types = program::declared_types(&program);
+        let mut own = program::statements(&scope, &types);
+        own.extend(runway::statements(&scope));
+        extra.extend(preview_names::statements(preview, &types, &options.account, &own));
+    }
+    role(plan, options, name, trust, extra)
 }
 
 /// The operator role of `plan`'s environment (`runway-operate-<product>-<env>`): every grant of

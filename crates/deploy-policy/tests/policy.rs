@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use deploy_policy::{
     DeployRole, GithubTarget, MANAGED_POLICY_LIMIT, OPERATOR_ACTIONS, Options, RUNWAY_ACTIONS, Request,
-    allows, derive, derive_operator,
+    allows, derive, derive_operator, derive_with_previews,
 };
 use runway_schema::{MemFiles, Options as LoadOptions};
 use test_support::workspace;
@@ -21,8 +21,8 @@ fn example_roles() -> Vec<DeployRole> {
     example_pairs().into_iter().map(|(deploy, _)| deploy).collect()
 }
 
-/// Each environment's deploy role and operator role.
-fn example_pairs() -> Vec<(DeployRole, DeployRole)> {
+/// The example product, valid.
+fn example_product() -> runway_schema::Product {
     let root = workspace().join("examples/acme-shop");
     let mut files = MemFiles::default();
     for member in MEMBERS {
@@ -30,7 +30,12 @@ fn example_pairs() -> Vec<(DeployRole, DeployRole)> {
         files = files.with(&path, std::fs::read(root.join(&path)).unwrap());
     }
     let text = std::fs::read(root.join("runway.yaml")).unwrap();
-    let product = runway_schema::load("runway.yaml", &text, &files, &LoadOptions::default()).product.unwrap();
+    runway_schema::load("runway.yaml", &text, &files, &LoadOptions::default()).product.unwrap()
+}
+
+/// Each environment's deploy role and operator role.
+fn example_pairs() -> Vec<(DeployRole, DeployRole)> {
+    let product = example_product();
     let catalogue = cost::Catalogue::builtin();
     let github = GithubTarget { repository: "acme/shop".into(), environment: "dev".into() };
     product
@@ -437,4 +442,63 @@ fn the_trust_policy_admits_one_repository_environment_through_github_oidc() {
         s["Condition"]["StringEquals"]["token.actions.githubusercontent.com:sub"][0],
         "repo:acme/shop:environment:dev"
     );
+}
+
+/// Dev's deploy role, which the pull requests' preview jobs assume, grants `pulumi up` and
+/// `secrets prepare` on any preview's own names (planned for one, written `pr-*`), which dev's
+/// role alone refused, and still nothing of another environment (docs/previews.md).
+#[test]
+fn devs_role_covers_the_previews_own_names_and_no_other_environments() {
+    let product = example_product();
+    let catalogue = cost::Catalogue::builtin();
+    let dev_plan = runtime_plan::plan(&product, "dev", &catalogue).unwrap();
+    let preview = runtime_plan::preview_plan(&product, 1, &catalogue).unwrap();
+    let options = Options { account: ACCOUNT.into(), github: None };
+    let with = derive_with_previews(&dev_plan, Some(&preview), &options).unwrap();
+    let without = derive(&dev_plan, &options).unwrap();
+    let (docs, alone) = (with.documents(), without.documents());
+    let arn = |service: &str, rest: &str| format!("arn:aws:{service}:us-east-1:{ACCOUNT}:{rest}");
+    let iam = |rest: &str| format!("arn:aws:iam::{ACCOUNT}:{rest}");
+    // Pull request 42's own names (another number than the one planned).
+    let own = [
+        (
+            "secretsmanager:CreateSecret",
+            arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf"),
+        ),
+        (
+            "secretsmanager:PutSecretValue",
+            arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf"),
+        ),
+        ("iam:CreateRole", iam("role/acme-shop-pr-42-metabase-execution")),
+        ("iam:PutRolePolicy", iam("role/acme-shop-pr-42-main-db-bootstrap-execution")),
+        ("sqs:CreateQueue", arn("sqs", "acme-shop-pr-42-jobs")),
+        ("sns:CreateTopic", arn("sns", "acme-shop-pr-42-events")),
+        ("logs:CreateLogGroup", arn("logs", "log-group:/runway/acme-shop/pr-42/metabase")),
+    ];
+    for (action, resource) in &own {
+        assert!(allows(&docs, &request(action, resource)), "{action} on {resource} refused");
+        assert!(!allows(&alone, &request(action, resource)), "{action} on {resource} was already granted");
+    }
+    let param = arn("ssm", "parameter/acme-shop/dev/previews/pr-42/main-db/metabase/MAIN_DB_PASSWORD");
+    assert!(allows(&docs, &request("ssm:PutParameter", &param)));
+    // A preview's security group, created tagged as one.
+    let mut group = request("ec2:CreateSecurityGroup", &arn("ec2", "security-group/*"));
+    group.context.insert("aws:RequestTag/product".into(), vec!["acme-shop".into()]);
+    group.context.insert("aws:RequestTag/environment".into(), vec!["pr-42".into()]);
+    assert!(allows(&docs, &group));
+    group.context.insert("aws:RequestTag/environment".into(), vec!["production".into()]);
+    assert!(!allows(&docs, &group), "a security group tagged for production");
+    // Another environment's names stay refused.
+    for env in ["production", "staging"] {
+        for (action, resource) in &own {
+            let theirs = resource.replace("pr-42", env);
+            assert!(!allows(&docs, &request(action, &theirs)), "{action} on {theirs} allowed");
+        }
+        let theirs = arn("ssm", &format!("parameter/acme-shop/{env}/main-db/MAIN_DB_PASSWORD"));
+        assert!(!allows(&docs, &request("ssm:PutParameter", &theirs)));
+    }
+    assert!(with.policies.len() <= 10, "{} managed policies", with.policies.len());
+    for p in &with.policies {
+        assert!(p.characters <= MANAGED_POLICY_LIMIT, "{} is {} characters", p.name, p.characters);
+    }
 }

@@ -367,9 +367,9 @@ impl<'p> Context<'p> {
 
     /// `${id.attribute}`, the item checked to exist and recorded as referenced.
     pub(super) fn reference(&mut self, id: &str, attribute: &str) -> Result<String, RenderError> {
-        self.item(id)?;
+        let item = self.item(id)?;
         self.referenced.insert(id.to_owned());
-        Ok(super::expr::attr(id, attribute))
+        Ok(super::expr::attr(id, super::expr::looked_up_attribute(item, attribute)))
     }
 
     /// The value of a stack output: an attribute of an item the program declares.

@@ -85,3 +85,13 @@ mod literal_tests {
         assert!(matches!(literal("migrate up"), std::borrow::Cow::Borrowed("migrate up")));
     }
 }
+
+/// The output of a looked-up `item` that holds what a declared one's `attribute` does: a
+/// shared ECS cluster's name is `clusterName` (`aws:ecs:getCluster`'s result has no `name`);
+/// every other attribute is the same.
+pub(super) fn looked_up_attribute<'a>(item: &runtime_plan::PlannedItem, attribute: &'a str) -> &'a str {
+    match (item.managed_by, item.kind(), attribute) {
+        (runtime_plan::ManagedBy::Shared, runtime_plan::ItemKind::EcsCluster, "name") => "clusterName",
+        _ => attribute,
+    }
+}

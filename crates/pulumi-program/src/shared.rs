@@ -44,7 +44,10 @@ pub(super) fn look_up<'p>(cx: &mut Context<'p>, item: &'p PlannedItem) -> Result
             "aws:elasticache:getReplicationGroup",
             ByName { replication_group_id: Some(name), ..ByName::new(region) },
         ),
-        ItemKind::ProxyRole => invoke("aws:iam:getRole", ByName { name: Some(name), ..ByName::new(region) }),
+        // IAM is global: its functions take no region.
+        ItemKind::ProxyRole => {
+            invoke("aws:iam:getRole", ByName { name: Some(name), region: None, ..ByName::new(region) })
+        }
         ItemKind::AlertTopic => {
             invoke("aws:sns:getTopic", ByName { name: Some(name), ..ByName::new(region) })
         }
@@ -104,7 +107,8 @@ struct ByName<'a> {
     port: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
     r#type: Option<&'static str>,
-    region: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<&'a str>,
 }
 
 impl<'a> ByName<'a> {
@@ -117,7 +121,7 @@ impl<'a> ByName<'a> {
             load_balancer_arn: None,
             port: None,
             r#type: None,
-            region,
+            region: Some(region),
         }
     }
 }

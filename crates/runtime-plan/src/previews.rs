@@ -59,7 +59,12 @@ pub fn preview_plan(product: &Product, pr: u64, catalogue: &Catalogue) -> Result
     let name = preview_name(pr);
     let (derived, preview) = derive(product, previews, pr, &name, &from_plan);
     let suffix = format!("_pr_{pr}");
-    let mut plan = crate::lower::plan_with(&derived, &name, catalogue, &suffix, None)?;
+    let databases = crate::lower::PreviewDatabases {
+        suffix: &suffix,
+        from: previews.from.as_str(),
+        from_ssm_prefix: &from_plan.secrets.ssm_prefix,
+    };
+    let mut plan = crate::lower::plan_with(&derived, &name, catalogue, Some(databases), None)?;
     let shares = share(&mut plan, &from_plan, product);
     reprice(&mut plan, &previews.from, previews.monthly);
     plan.tags.push(TagRule { key: PREVIEW_TAG.into(), value: TagValue::Text { value: name.clone() } });
@@ -222,7 +227,10 @@ fn share(plan: &mut Plan, from: &Plan, product: &Product) -> Vec<SharedItem> {
             renamed.push((item.physical_name.clone(), theirs.physical_name.clone()));
             item.physical_name.clone_from(&theirs.physical_name);
         }
-        if item.managed_by == ManagedBy::Pulumi {
+        // The admin's proxy secret is `from`'s (named so by the lowering): the preview never
+        // writes it, nor pays for it.
+        let admin_secret = item.kind() == ItemKind::ProxySecret;
+        if item.managed_by == ManagedBy::Pulumi || admin_secret {
             item.managed_by = ManagedBy::Shared;
         }
         shares.push(SharedItem {

@@ -36,6 +36,7 @@ mod stage;
 mod survey;
 mod switch;
 mod task;
+mod task_environment;
 mod teardown;
 
 use std::fmt;

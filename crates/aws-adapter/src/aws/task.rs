@@ -221,7 +221,7 @@ pub struct TaskError {
 }
 
 impl TaskError {
-    fn new(what: impl Into<String>) -> impl FnOnce(RemoteError) -> TaskError {
+    pub(super) fn new(what: impl Into<String>) -> impl FnOnce(RemoteError) -> TaskError {
         let what = what.into();
         move |source| TaskError { what, source }
     }
@@ -395,7 +395,7 @@ impl AwsClients {
 
     /// Waits until the proxy the task connects through has an available target, looking every
     /// interval until the timeout; `Some` is the outcome when it has none by then.
-    async fn one_off_proxy(
+    pub(super) async fn one_off_proxy(
         &self,
         run: &OneOffRun,
         timing: TaskTiming,
@@ -527,7 +527,7 @@ impl AwsClients {
     }
 
     /// Looks at the task every interval until it stops or the timeout comes.
-    async fn one_off_follow(
+    pub(super) async fn one_off_follow(
         &self,
         run: &OneOffRun,
         arn: &str,

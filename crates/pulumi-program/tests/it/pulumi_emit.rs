@@ -118,10 +118,13 @@ fn every_resource_is_tagged_and_every_service_tags_its_tasks() {
     }
 }
 
+/// Every environment's program, and a pull request's preview's (its look-ups of dev's shared
+/// items: the functions' arguments and the outputs its resources read).
 #[test]
 fn every_program_of_the_example_passes_the_sdk_check() {
     let mut dirs: Vec<Scratch> = Vec::new();
-    for plan in example_plans() {
+    let preview = runtime_plan::preview_plan(&example_product(), 7, &cost::Catalogue::builtin()).unwrap();
+    for plan in example_plans().into_iter().chain([preview]) {
         let dir = scratch(&format!("pulumi-emit-{}", plan.environment));
         pulumi_support::write(&dir, &render(&plan).expect("render"));
         dirs.push(dir);

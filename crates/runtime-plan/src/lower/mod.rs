@@ -93,7 +93,7 @@ pub fn database_name(resource: &str) -> String {
 /// Cost and planning problems are diagnostics of the plan; only an environment the product
 /// does not declare is an error.
 pub fn plan(product: &Product, env_name: &str, catalogue: &Catalogue) -> Result<Plan, PlanError> {
-    plan_with(product, env_name, catalogue, "", None)
+    plan_with(product, env_name, catalogue, None, None)
 }
 
 /// Plans environments of one product in turn ([`plan()`] of each), sharing what does not
@@ -124,17 +124,31 @@ impl<'p> Planner<'p> {
 
     /// The plan of `env_name`, the same as [`plan()`]'s, byte for byte.
     pub fn plan(&mut self, env_name: &str) -> Result<Plan, PlanError> {
-        plan_with(self.product, env_name, self.catalogue, "", Some(&mut self.fingerprints))
+        plan_with(self.product, env_name, self.catalogue, None, Some(&mut self.fingerprints))
     }
 }
 
-/// [`plan()`], each postgres resource's consumers given the database `<db><database_suffix>`
-/// (a preview's own database in a shared instance, `main_db_pr_7`).
+/// How a pull request's preview plans the postgres resources whose instance, proxy and admin
+/// it shares with its `from` environment (docs/previews.md, "Data").
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PreviewDatabases<'a> {
+    /// What its databases', logins' and groups' names end with: `_pr_7` (`main_db_pr_7`,
+    /// `app_api_pr_7`, `runway_write_pr_7`).
+    pub(crate) suffix: &'a str,
+    /// The `from` environment (`dev`): its admin secret is the one the preview's bootstrap
+    /// logs in with; the preview writes none.
+    pub(crate) from: &'a str,
+    /// That environment's SSM prefix, where the admin's password is (`/acme-shop/dev`).
+    pub(crate) from_ssm_prefix: &'a str,
+}
+
+/// [`plan()`]; a preview's (`preview`) with its own database `<db><suffix>` in each shared
+/// instance (`main_db_pr_7`), its own logins and groups, and `from`'s admin.
 pub(crate) fn plan_with(
     product: &Product,
     env_name: &str,
     catalogue: &Catalogue,
-    database_suffix: &str,
+    preview: Option<PreviewDatabases<'_>>,
     fingerprints: Option<&mut task_fingerprint::Fingerprints>,
 ) -> Result<Plan, PlanError> {
     let root = &product.root;
@@ -142,7 +156,11 @@ pub(crate) fn plan_with(
     // What is planned: the resources, and who consumes which.
     let resources = resources::collect(product, env_name, env);
     let consumers = consumers::consumers(product, &resources);
-    let logins_of = consumers::logins_of(&resources, &consumers);
+    let mut logins_of = consumers::logins_of(&resources, &consumers);
+    // A preview's logins are roles of the shared instance: named apart from `from`'s.
+    if let Some(p) = preview {
+        logins_of.iter_mut().flatten().for_each(|login| login.role.push_str(p.suffix));
+    }
     // Room for every connection variable: the resources' own, and each login's in its folder.
     let login_variables: usize =
         resources.iter().zip(&logins_of).map(|(r, logins)| r.vars.len() * logins.len()).sum();
@@ -154,7 +172,7 @@ pub(crate) fn plan_with(
     let expected = expected_items(product, env_name, catalogue);
     let room = (expected, resources.variable_count());
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, room, (secrets, network));
-    cx.database_suffix = database_suffix;
+    cx.preview = preview;
     cx.fingerprints = fingerprints;
 
     // The items, in plan order: platform, resources, workloads.

@@ -109,12 +109,55 @@ pub struct DatabaseBootstrap {
     pub database: CompactString,
     /// The admin it logs in as (RDS's master user).
     pub admin: CompactString,
+    /// A preview's database, made in the instance it shares with its `from` environment;
+    /// `None` for an environment's own (RDS made it with the instance).
+    pub own: Option<OwnDatabase>,
+}
+
+/// A pull request's preview's own database in the instance of its `from` environment
+/// (docs/previews.md, "Data"): the bootstrap creates it, and `runway preview down` drops it
+/// with its logins and groups ([`DatabaseBootstrap::drop_sql`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnDatabase {
+    /// The database the task connects to first, which exists (the `from` environment's,
+    /// `main_db`): the SQL creates the preview's there, then connects to it.
+    pub connects_to: CompactString,
+    /// The preview's write group (`runway_write_pr_7`): the instance's roles are shared by
+    /// its databases, so a preview's logins are members of its own groups only.
+    pub write_group: CompactString,
+    /// The preview's read group (`runway_read_pr_7`).
+    pub read_group: CompactString,
+}
+
+impl OwnDatabase {
+    /// The own database of a preview whose names end with `suffix` (`_pr_7`), connecting to
+    /// `connects_to` first.
+    pub fn new(connects_to: &str, suffix: &str) -> Self {
+        let group = |g: &str| CompactString::from([g, suffix].concat());
+        OwnDatabase {
+            connects_to: connects_to.into(),
+            write_group: group(WRITE_GROUP),
+            read_group: group(READ_GROUP),
+        }
+    }
 }
 
 impl DatabaseBootstrap {
-    /// The SQL it runs: [`bootstrap_sql`] of its database, admin and logins (no value in it).
+    /// The SQL it runs: [`bootstrap_sql`] of its database, admin and logins (no value in it);
+    /// a preview's first creates its database and connects to it, and uses its own groups.
     pub fn sql(&self) -> String {
-        bootstrap_sql(&self.database, &self.admin, &self.logins)
+        match &self.own {
+            None => bootstrap_sql(&self.database, &self.admin, &self.logins),
+            Some(own) => preview_sql(&self.database, &self.admin, &self.logins, own),
+        }
+    }
+
+    /// The SQL `runway preview down` runs for a preview's database (`None` for an
+    /// environment's): drops it, its logins (those it names and every other `app_` member of its
+    /// groups) and its groups, each when present, so that a run after any stop finishes.
+    pub fn drop_sql(&self) -> Option<String> {
+        self.own.as_ref().map(|own| drop_sql(&self.database, &self.logins, own))
     }
 }
 
@@ -129,7 +172,11 @@ impl Serialize for DatabaseBootstrap {
             logins: &'a [DatabaseLogin],
             database: &'a str,
             admin: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            own: Option<&'a OwnDatabase>,
             sql: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            drop_sql: Option<String>,
         }
         Shown {
             resource: &self.resource,
@@ -137,7 +184,9 @@ impl Serialize for DatabaseBootstrap {
             logins: &self.logins,
             database: &self.database,
             admin: &self.admin,
+            own: self.own.as_ref(),
             sql: self.sql(),
+            drop_sql: self.drop_sql(),
         }
         .serialize(serializer)
     }
@@ -170,15 +219,81 @@ fn create_role(sql: &mut String, role: &str) {
 /// idempotent (it may run any number of times), and with no password in it (each is read from
 /// the login's `password_variable`).
 pub fn bootstrap_sql(database: &str, admin: &str, logins: &[DatabaseLogin]) -> String {
-    let (db, write, read) = (ident(database), ident(WRITE_GROUP), ident(READ_GROUP));
     let mut sql = String::with_capacity(2048 + logins.len() * 512);
     sql.push_str(
         "-- The login roles of this database's consumers (written by runway; runs again unchanged).\n",
     );
     sql.push_str("\\set ON_ERROR_STOP on\n");
+    roles_sql(&mut sql, database, admin, logins, (WRITE_GROUP, READ_GROUP));
+    sql
+}
+
+/// A preview's bootstrap: creates its database unless it exists (connected to `own`'s
+/// `connects_to`), connects to it, then [`bootstrap_sql`]'s statements with the preview's own
+/// groups. Deterministic, idempotent, no value in it.
+fn preview_sql(database: &str, admin: &str, logins: &[DatabaseLogin], own: &OwnDatabase) -> String {
+    let mut sql = String::with_capacity(2560 + logins.len() * 512);
+    sql.push_str(
+        "-- A preview's own database and its consumers' login roles (written by runway; runs again unchanged).\n",
+    );
+    sql.push_str("\\set ON_ERROR_STOP on\n");
+    // `CREATE DATABASE` runs outside a transaction: `\gexec` runs it as a statement of its own.
+    let _ = writeln!(
+        sql,
+        "SELECT {} WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = {})\\gexec",
+        literal(&format!("CREATE DATABASE {}", ident(database))),
+        literal(database),
+    );
+    // The same host, port, user and password (libpq's variables), another database.
+    let _ = writeln!(sql, "\\connect {}", ident(database));
+    roles_sql(&mut sql, database, admin, logins, (&own.write_group, &own.read_group));
+    sql
+}
+
+/// The SQL that drops a preview's database `database`, its logins and its groups (connected to
+/// `own`'s `connects_to`): every statement a no-op when what it drops is absent.
+fn drop_sql(database: &str, logins: &[DatabaseLogin], own: &OwnDatabase) -> String {
+    let mut sql = String::with_capacity(1024 + logins.len() * 64);
+    sql.push_str(
+        "-- Drops a preview's own database, its logins and its groups (written by runway; absent is done).\n",
+    );
+    sql.push_str("\\set ON_ERROR_STOP on\n");
+    // `FORCE` ends the preview's sessions still connected (its services being stopped).
+    let _ = writeln!(sql, "DROP DATABASE IF EXISTS {} WITH (FORCE);", ident(database));
+    // A login of a consumer that left since (retired, still a member of a group) goes too.
+    let _ = write!(
+        sql,
+        "DO $runway$
+DECLARE r record;
+BEGIN
+  FOR r IN
+    SELECT DISTINCT m.rolname FROM pg_auth_members a
+      JOIN pg_roles g ON g.oid = a.roleid JOIN pg_roles m ON m.oid = a.member
+     WHERE g.rolname IN ({write}, {read}) AND m.rolname LIKE 'app\\_%' AND m.rolname <> current_user
+     ORDER BY m.rolname
+  LOOP
+    EXECUTE format('DROP ROLE %I', r.rolname);
+  END LOOP;
+END
+$runway$;
+",
+        write = literal(&own.write_group),
+        read = literal(&own.read_group),
+    );
+    for login in logins {
+        let _ = writeln!(sql, "DROP ROLE IF EXISTS {};", ident(&login.role));
+    }
+    let _ = writeln!(sql, "DROP ROLE IF EXISTS {};", ident(&own.write_group));
+    let _ = writeln!(sql, "DROP ROLE IF EXISTS {};", ident(&own.read_group));
+    sql
+}
+
+/// The statements of [`bootstrap_sql`] after its head, with the groups `(write, read)`.
+fn roles_sql(sql: &mut String, database: &str, admin: &str, logins: &[DatabaseLogin], groups: (&str, &str)) {
+    let (db, write, read) = (ident(database), ident(groups.0), ident(groups.1));
     // The admin's own objects and privileges are kept; nobody else connects or creates by default.
-    create_role(&mut sql, WRITE_GROUP);
-    create_role(&mut sql, READ_GROUP);
+    create_role(sql, groups.0);
+    create_role(sql, groups.1);
     let _ = writeln!(sql, "GRANT {write} TO {};", ident(admin));
     let _ = writeln!(sql, "REVOKE CONNECT, TEMPORARY ON DATABASE {db} FROM PUBLIC;");
     let _ = writeln!(sql, "REVOKE CREATE ON SCHEMA public FROM PUBLIC;");
@@ -189,7 +304,7 @@ pub fn bootstrap_sql(database: &str, admin: &str, logins: &[DatabaseLogin]) -> S
     // What the admin made before the consumers had roles is handed to the write group, so a
     // write login's migrations may change it; the read group reads it, and what the write
     // group makes later.
-    sql.push_str(&hand_over(admin));
+    sql.push_str(&hand_over(admin, groups.0));
     let _ = writeln!(sql, "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {read};");
     let _ = writeln!(sql, "GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO {read};");
     let _ = writeln!(
@@ -201,15 +316,15 @@ pub fn bootstrap_sql(database: &str, admin: &str, logins: &[DatabaseLogin]) -> S
         "ALTER DEFAULT PRIVILEGES FOR ROLE {write} IN SCHEMA public GRANT SELECT ON SEQUENCES TO {read};"
     );
     for login in logins {
-        login_sql(&mut sql, login);
+        login_sql(sql, login, groups);
     }
-    retire(&mut sql, logins);
-    sql
+    retire(sql, logins, groups);
 }
 
 /// Hands the tables, views, materialized views, foreign tables and sequences (those no table
-/// owns) of `public` that `admin` owns, outside extensions, to the write group.
-fn hand_over(admin: &str) -> String {
+/// owns) of `public` that `admin` owns, outside extensions, to the write group `write` (a
+/// plain name: it is written unquoted inside the statement's text).
+fn hand_over(admin: &str, write: &str) -> String {
     format!(
         "DO $runway$
 DECLARE o record;
@@ -230,15 +345,14 @@ END
 $runway$;
 ",
         admin = literal(&ident(admin)),
-        write = WRITE_GROUP,
     )
 }
 
 /// One login: made when absent, its password set from its variable, its group and settings
 /// those of its mode (a mode changed since the last run is changed back and forth cleanly).
-fn login_sql(sql: &mut String, login: &DatabaseLogin) {
+fn login_sql(sql: &mut String, login: &DatabaseLogin, groups: (&str, &str)) {
     let role = ident(&login.role);
-    let (write, read) = (ident(WRITE_GROUP), ident(READ_GROUP));
+    let (write, read) = (ident(groups.0), ident(groups.1));
     let _ = writeln!(sql, "-- {}: {}", login.consumer, login.access.as_str());
     create_role(sql, &login.role);
     let _ = writeln!(sql, "\\getenv runway_password {}", login.password_variable);
@@ -259,7 +373,7 @@ fn login_sql(sql: &mut String, login: &DatabaseLogin) {
             let _ = writeln!(sql, "REVOKE {read} FROM {role};");
             let _ = writeln!(sql, "GRANT {write} TO {role};");
             // What it creates belongs to the group: every write login may change it.
-            let _ = writeln!(sql, "ALTER ROLE {role} SET role = {};", literal(WRITE_GROUP));
+            let _ = writeln!(sql, "ALTER ROLE {role} SET role = {};", literal(groups.0));
             let _ = writeln!(sql, "ALTER ROLE {role} RESET default_transaction_read_only;");
         }
         Access::Read => {
@@ -273,7 +387,7 @@ fn login_sql(sql: &mut String, login: &DatabaseLogin) {
 
 /// A login of a consumer that no longer uses the database (a member of either group, not
 /// among `logins`) may no longer log in; its objects stay.
-fn retire(sql: &mut String, logins: &[DatabaseLogin]) {
+fn retire(sql: &mut String, logins: &[DatabaseLogin], groups: (&str, &str)) {
     let kept: Vec<String> = logins.iter().map(|l| literal(&l.role)).collect();
     let kept = kept.join(", ");
     let _ = write!(
@@ -293,7 +407,7 @@ BEGIN
 END
 $runway$;
 ",
-        write = literal(WRITE_GROUP),
-        read = literal(READ_GROUP),
+        write = literal(groups.0),
+        read = literal(groups.1),
     );
 }

@@ -47,8 +47,8 @@ pub use alarms::{
 pub use bindings::{Binding, ConsumerKind, Delivery};
 pub use bootstrap::{
     ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
-    DatabaseBootstrap, DatabaseLogin, PAUSE_SECONDS, PAUSE_VARIABLE, READ_GROUP, SQL_VARIABLE, WRITE_GROUP,
-    bootstrap_sql,
+    DatabaseBootstrap, DatabaseLogin, OwnDatabase, PAUSE_SECONDS, PAUSE_VARIABLE, READ_GROUP, SQL_VARIABLE,
+    WRITE_GROUP, bootstrap_sql,
 };
 pub use data::StoredData;
 pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScheduleSpec};

@@ -64,6 +64,57 @@ fn a_preview_shares_devs_platform_and_is_priced_for_what_it_adds() {
     assert!(shown.contains("main_db_pr_7"), "{shown}");
 }
 
+/// A preview's own database in dev's instance: its logins and groups named apart, dev's admin
+/// (its proxy secret by dev's name and shared, its password read from dev's parameter, none
+/// generated), and the SQL that makes and drops them (docs/previews.md, "Data").
+#[test]
+fn a_previews_database_is_its_own_and_its_admin_is_devs() {
+    let product = common::shipped_example();
+    let catalogue = Catalogue::builtin();
+    let dev = runtime_plan::plan(&product, "dev", &catalogue).unwrap();
+    let plan = preview_plan(&product, 7, &catalogue).unwrap();
+    // The admin's proxy secret is dev's, by dev's name, shared (the preview never writes it).
+    let admin_secret = |p: &runtime_plan::Plan| {
+        p.items.iter().find(|i| i.kind() == runtime_plan::ItemKind::ProxySecret).unwrap().clone()
+    };
+    let (ours, theirs) = (admin_secret(&plan), admin_secret(&dev));
+    assert_eq!(ours.managed_by, ManagedBy::Shared);
+    assert_eq!(format!("{:?}", ours.spec), format!("{:?}", theirs.spec));
+    assert!(format!("{:?}", ours.spec).contains("acme-shop/dev/main-db/proxy-admin"), "{:?}", ours.spec);
+    let kinds = |p: &runtime_plan::Plan| -> Vec<String> {
+        p.secrets.generated.iter().map(|g| format!("{:?}", g.kind)).collect()
+    };
+    assert!(kinds(&dev).iter().any(|k| k.contains("Admin")), "{:?}", kinds(&dev));
+    assert!(!kinds(&plan).iter().any(|k| k.contains("Admin")), "a preview generates an admin password");
+    // Its bootstrap: its own database, logins and groups, dev's database to connect to first.
+    let boot = &plan.secrets.bootstraps[0];
+    assert_eq!(boot.database, "main_db_pr_7");
+    assert!(!boot.logins.is_empty());
+    assert!(boot.logins.iter().all(|l| l.role.starts_with("app_") && l.role.ends_with("_pr_7")));
+    let own = boot.own.as_ref().expect("a preview's database is its own");
+    assert_eq!((own.connects_to.as_str(), own.write_group.as_str()), ("main_db", "runway_write_pr_7"));
+    let sql = boot.sql();
+    assert!(sql.contains("CREATE DATABASE \"main_db_pr_7\""), "{sql}");
+    assert!(sql.contains("\\connect \"main_db_pr_7\""), "{sql}");
+    assert!(!sql.contains("\"runway_write\""), "a preview's SQL touches dev's group: {sql}");
+    let drop = boot.drop_sql().expect("a preview's drop SQL");
+    assert!(drop.contains("DROP DATABASE IF EXISTS \"main_db_pr_7\" WITH (FORCE);"), "{drop}");
+    assert!(drop.contains("DROP ROLE IF EXISTS \"runway_read_pr_7\";"), "{drop}");
+    // Dev's is as before: no own database, nothing to drop.
+    let dev_boot = &dev.secrets.bootstraps[0];
+    assert!(dev_boot.own.is_none() && dev_boot.drop_sql().is_none());
+    assert_eq!(dev_boot.sql(), runtime_plan::plan::bootstrap_sql("main_db", "runway", &dev_boot.logins));
+    // Its task reads dev's admin password where dev keeps it, and connects to dev's database.
+    let task = plan.tasks.iter().find(|t| t.purpose.word() == "bootstrap").unwrap();
+    let spec = &plan.item(&task.task_definition).unwrap().spec;
+    let shown = format!("{spec:?}");
+    assert!(shown.contains("\"/acme-shop/dev/main-db/MAIN_DB_PASSWORD\""), "{shown}");
+    // The same plan gives the same SQL.
+    let again = preview_plan(&product, 7, &catalogue).unwrap();
+    assert_eq!(again.secrets.bootstraps[0].sql(), sql);
+    assert_eq!(again.secrets.bootstraps[0].drop_sql(), Some(drop));
+}
+
 #[test]
 fn a_product_without_previews_or_pr_zero_is_refused() {
     let mut product = common::shipped_example();

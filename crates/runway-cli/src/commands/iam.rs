@@ -76,14 +76,28 @@ struct Roles<'a> {
 /// Plans `env` and prints its deploy role and operator role. A plan over its cap still has
 /// roles: the policies do not depend on the verdict.
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
-    let plan = Session::open(&args.env, out)?.plan;
+    let session = Session::open(&args.env, out)?;
+    let plan = session.plan;
+    // The environment previews come from: its role also runs `runway preview up` on the
+    // previews' own names (planned for one of them, its names made every preview's pattern).
+    let preview = match &session.product.root.previews {
+        Some(p) if p.from == args.env.env => {
+            let catalogue =
+                crate::planning::catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
+            let plan =
+                runtime_plan::preview_plan(&session.product, 1, &catalogue).map_err(|e| out.usage(e))?;
+            Some(plan)
+        }
+        _ => None,
+    };
     let (account, format) = (args.account, args.format);
     let github = args.github_repo.zip(args.github_environment.or(Some(args.env.env)));
     let options = Options {
         account: account.unwrap_or_else(|| ACCOUNT_PLACEHOLDER.to_owned()),
         github: github.map(|(repository, environment)| GithubTarget { repository, environment }),
     };
-    let role = deploy_policy::derive(&plan, &options).map_err(|e| out.usage(e.to_string()))?;
+    let role = deploy_policy::derive_with_previews(&plan, preview.as_ref(), &options)
+        .map_err(|e| out.usage(e.to_string()))?;
     let operator = deploy_policy::derive_operator(&plan, &options).map_err(|e| out.usage(e.to_string()))?;
     for ty in &role.uncovered_types {
         errln!("warning: runway iam grants nothing for the program's `{ty}` yet");

@@ -123,7 +123,7 @@ fn is_root() -> bool {
 pub(crate) struct Server {
     child: Child,
     pub(crate) port: u16,
-    dir: PathBuf,
+    pub(crate) dir: PathBuf,
     pub(crate) psql: PathBuf,
     /// The folder of its `pg_ctl`.
     bin: PathBuf,
@@ -221,6 +221,11 @@ impl Server {
     /// connection instead (over the role's setting), as a client may: a `SET` inside the
     /// statement list would come after its transaction began read-only.
     pub(crate) fn login(&self, user: &str, password: &str, sql: &str) -> Result<String, String> {
+        self.login_to("main_db", user, password, sql)
+    }
+
+    /// [`Server::login`] to database `db`.
+    pub(crate) fn login_to(&self, db: &str, user: &str, password: &str, sql: &str) -> Result<String, String> {
         let (options, sql) = match sql.strip_prefix("SET default_transaction_read_only = off; ") {
             Some(rest) => ("-c default_transaction_read_only=off", rest),
             None => ("", sql),
@@ -228,7 +233,7 @@ impl Server {
         let out = Command::new(&self.psql)
             .env("PGOPTIONS", options)
             .args(["--no-psqlrc", "-X", "-qAt", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
-            .args(["-p", &self.port.to_string(), "-U", user, "-d", "main_db", "-c", sql])
+            .args(["-p", &self.port.to_string(), "-U", user, "-d", db, "-c", sql])
             .env("PGPASSWORD", password)
             .env("PGSSLMODE", "disable")
             .output()
@@ -239,7 +244,11 @@ impl Server {
     /// Runs the bootstrap's container as the program declares it: its command, its
     /// environment, its secrets (ECS reads each from its SSM parameter; here, the values this
     /// test holds for those parameters), pointed at this server. Returns psql's output.
-    fn bootstrap(&self, (container, logins): (&Value, &Value), passwords: &[(&str, String)]) -> String {
+    pub(crate) fn bootstrap(
+        &self,
+        (container, logins): (&Value, &Value),
+        passwords: &[(&str, String)],
+    ) -> String {
         let command: Vec<&str> =
             container["command"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
         let mut cmd = Command::new(command[0]);
@@ -249,7 +258,8 @@ impl Server {
         }
         for secret in container["secrets"].as_array().unwrap() {
             let parameter = secret["valueFrom"].as_str().unwrap();
-            let value = if parameter == "/roles/dev/main-db/MAIN_DB_HOST" {
+            // A preview's endpoint parameter is under its own prefix; its admin is dev's.
+            let value = if parameter.ends_with("/main-db/MAIN_DB_HOST") {
                 "127.0.0.1".to_owned()
             } else if parameter == "/roles/dev/main-db/MAIN_DB_PASSWORD" {
                 ADMIN_PASSWORD.to_owned()
@@ -308,8 +318,13 @@ pub(crate) fn path_with(dir: Option<&Path>) -> String {
 
 /// The plan of `product` in dev, as JSON.
 fn plan(dir: &Path, product: &str) -> (String, Value) {
+    plan_of(dir, product, "dev")
+}
+
+/// The plan of `product` in `env` (an environment, or a preview `pr-<n>`), as JSON.
+pub(crate) fn plan_of(dir: &Path, product: &str, env: &str) -> (String, Value) {
     std::fs::write(dir.join("runway.yaml"), product).unwrap();
-    let (code, out, err) = runway_in(dir, &["plan", "--env", "dev", "--format", "json", "runway.yaml"]);
+    let (code, out, err) = runway_in(dir, &["plan", "--env", env, "--format", "json", "runway.yaml"]);
     assert_eq!(code, 0, "{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
     (out, json)
@@ -318,9 +333,14 @@ fn plan(dir: &Path, product: &str) -> (String, Value) {
 /// The container of main-db's bootstrap task in the program `runway emit pulumi` writes for
 /// the product of the last [`plan`] (read with the workspace venv's PyYAML).
 fn emitted_container(dir: &Path) -> Value {
+    emitted_container_of(dir, "dev")
+}
+
+/// [`emitted_container`] of `env`'s program.
+pub(crate) fn emitted_container_of(dir: &Path, env: &str) -> Value {
     let out = dir.join("program");
     let file = dir.join("runway.yaml");
-    let args = ["emit", "pulumi", "--env", "dev", "--out", out.to_str().unwrap(), file.to_str().unwrap()];
+    let args = ["emit", "pulumi", "--env", env, "--out", out.to_str().unwrap(), file.to_str().unwrap()];
     let (code, _, err) = runway_in(dir, &args);
     assert_eq!(code, 0, "{err}");
     let script = "import json, sys, yaml\n\

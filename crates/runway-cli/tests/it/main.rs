@@ -28,6 +28,7 @@ mod pipes;
 mod plan;
 mod preflight;
 mod preflight_account;
+mod preview_db;
 mod previews;
 mod pulumi_preview;
 mod readme;

@@ -1,7 +1,7 @@
 //! `runway preview up|down|list|sweep` end to end: the real binary against moto, the Infisical
 //! contract server and the Pulumi stand-in (`tools/pulumi_standin.py` as `pulumi`), on a copy of
 //! `examples/acme-shop` whose dev environment is deployed first (the previews share its
-//! cluster, ALB, database instance and proxy). The example's preview adds $38.92 a month; the
+//! cluster, ALB, database instance and proxy). The example's preview adds $38.52 a month; the
 //! pool is $120 for at most 5 previews (docs/previews.md).
 
 use std::process::{Command, Stdio};
@@ -98,6 +98,18 @@ fn folders_of(world: &World, name: &str) -> Vec<String> {
     folders.filter(|f| f.contains(&own)).map(str::to_owned).collect()
 }
 
+/// The SQL each task `down` started was given in place of its bootstrap's (`RunTask`'s
+/// container override, as moto keeps it), by task.
+fn drop_sql_sent(world: &World) -> Vec<String> {
+    let script = "ecs = boto3.client('ecs')\n\
+        arns = sorted(set((c, t) for c in ecs.list_clusters()['clusterArns'] for s in ['RUNNING', 'STOPPED'] \
+        for t in ecs.list_tasks(cluster=c, desiredStatus=s, startedBy='runway-preview-down')['taskArns']))\n\
+        tasks = [d for c, t in arns for d in ecs.describe_tasks(cluster=c, tasks=[t])['tasks']]\n\
+        print(json.dumps([e['value'] for t in tasks for o in t.get('overrides', {}).get('containerOverrides', []) \
+        for e in o.get('environment', []) if e['name'] == 'RUNWAY_BOOTSTRAP_SQL']))";
+    serde_json::from_str(&python(&world.moto, script)).unwrap()
+}
+
 /// The ECS services' names, but the deleted ones (`INACTIVE`).
 fn services(world: &World) -> Vec<String> {
     let script = "ecs = boto3.client('ecs')\n\
@@ -132,7 +144,7 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         assert_eq!(run.code, 0, "preview {pr}: {}", run.stderr);
         // The person's secret reaches the task, never the deploy's output.
         assert!(!run.stdout.contains("canary-7d1e") && !run.stderr.contains("canary-7d1e"), "preview {pr}");
-        assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.92")), "{}", run.stdout);
+        assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.52")), "{}", run.stdout);
     }
     let running = services(&world);
     for pr in ["pr-1", "pr-2", "pr-3"] {
@@ -158,11 +170,11 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
 
 /// A fourth preview refused by the pooled cap, then by `max`, before any write.
 fn refusals(world: &World) {
-    // A fourth: $155.68 over $120, refused before any write, naming the three by age.
+    // A fourth: $154.08 over $120, refused before any write, naming the three by age.
     let before = world.infisical.requests().len();
     let refused = up(world, "4", NOW);
     assert_eq!(refused.code, 3, "{}", refused.stderr);
-    assert!(refused.stderr.contains("$155.68 is over the pool's cap of $120.00"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("$154.08 is over the pool's cap of $120.00"), "{}", refused.stderr);
     for held in ["held by pr-1: up 4d 0h", "held by pr-2: up 1d 0h", "held by pr-3: up 0m"] {
         assert!(refused.stderr.contains(held), "{held}: {}", refused.stderr);
     }
@@ -194,7 +206,7 @@ fn list_and_review(world: &World) {
     let names: Vec<&str> =
         listed["previews"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["pr-1", "pr-2", "pr-3"], "{listed:#}");
-    assert_eq!(listed["total"], "116.76");
+    assert_eq!(listed["total"], "115.56");
     assert_eq!(listed["cap"], "120.00");
     assert_eq!(listed["previews"][0]["ageSeconds"], 4 * 86_400);
     assert!(listed["previews"].as_array().unwrap().iter().all(|p| p["leftover"] == false));
@@ -233,7 +245,7 @@ fn list_and_review(world: &World) {
     );
     assert_eq!(review.code, 0, "{}", review.stderr);
     assert!(
-        review.stdout.ends_with("preview pr-4 would add $38.92; previews $155.68 of $120.00\n"),
+        review.stdout.ends_with("preview pr-4 would add $38.52; previews $154.08 of $120.00\n"),
         "{}",
         review.stdout
     );
@@ -241,8 +253,10 @@ fn list_and_review(world: &World) {
 
 /// `down` of one leaves nothing tagged with it; a sweep past `expireAfter` removes the expired.
 fn down_and_sweep(world: &World) {
-    // `down` of pr-2: nothing tagged with it is left, the others still run.
-    let down = preview(world, &["down", "--pr", "2"]);
+    // `down` of pr-2: its database dropped first (its bootstrap task, the SQL replaced by the
+    // plan's drop SQL: the override moto was sent), nothing tagged with it is left, the others
+    // still run.
+    let down = preview(world, &["down", "--pr", "2", "--interval", "1s"]);
     assert_eq!(down.code, 0, "{}", down.stderr);
     // Every version and the delete marker, before the destroy (S3 refuses a bucket holding any).
     let emptied = "  emptied bucket acme-shop-pr-2-uploads-123456789012-us-east-1-an (4 versions deleted)\n";
@@ -252,6 +266,10 @@ fn down_and_sweep(world: &World) {
     let folders: Vec<&str> = down.stdout.lines().filter(|l| l.contains(" Infisical folder ")).collect();
     assert!(folders.len() > 2 && folders.iter().all(|l| l.starts_with("  deleted ")), "{folders:?}");
     assert_eq!(folders.last(), Some(&"  deleted Infisical folder preview:/previews/pr-2"), "{folders:?}");
+    assert!(down.stdout.contains("dropped database main_db_pr_2"), "{}", down.stdout);
+    let sent = drop_sql_sent(world);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].contains("DROP DATABASE IF EXISTS \"main_db_pr_2\" WITH (FORCE);"), "{}", sent[0]);
     assert_eq!(tagged(world, "pr-2"), Vec::<String>::new());
     assert!(!world.infisical.versions().keys().any(|k| k.starts_with("preview:/previews/pr-2/")));
     assert_eq!(folders_of(world, "pr-2"), Vec::<String>::new());
@@ -263,10 +281,11 @@ fn down_and_sweep(world: &World) {
         own_bucket(world, pr);
     }
     // Run again, it finds nothing to do and succeeds.
-    let again = preview(world, &["down", "--pr", "2"]);
+    let again = preview(world, &["down", "--pr", "2", "--interval", "1s"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stdout.contains("pr-2: stack absent"), "{}", again.stdout);
     assert!(again.stdout.contains("gone Infisical folder preview:/previews/pr-2\n"), "{}", again.stdout);
+    assert_eq!(drop_sql_sent(world).len(), 1, "no stack, no task: nothing more to drop");
 
     // The clock past pr-1's 3 days: the sweep removes exactly it (all three pull requests open).
     let dry = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
@@ -294,7 +313,10 @@ fn killed_down_finishes(world: &World) {
     // deleted: the stack's lock stays), then run again: it finishes.
     let mut cmd = Command::new(common::RUNWAY);
     world.env(&mut cmd);
-    cmd.args(["preview", "down", "--pr", "3"]).arg(world.file()).stdout(Stdio::piped()).stderr(Stdio::null());
+    cmd.args(["preview", "down", "--pr", "3", "--interval", "1s"])
+        .arg(world.file())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd.spawn().unwrap();
     let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
@@ -308,7 +330,7 @@ fn killed_down_finishes(world: &World) {
     }
     assert!(child.wait().unwrap().code().is_none(), "the down ended before it was killed");
     assert!(!tagged(world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
-    let again = preview(world, &["down", "--pr", "3"]);
+    let again = preview(world, &["down", "--pr", "3", "--interval", "1s"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(tagged(world, "pr-3"), Vec::<String>::new());
     assert_eq!(folders_of(world, "pr-3"), Vec::<String>::new());

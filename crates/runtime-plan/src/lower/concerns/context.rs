@@ -42,8 +42,9 @@ pub(in crate::lower) struct Cx<'a> {
     pub(in crate::lower) usage: Vec<crate::plan::UsageAssumption>,
     /// The one-off tasks the resources need so far (the databases' bootstraps).
     pub(in crate::lower) tasks: Vec<crate::plan::OneOffTask>,
-    /// What a postgres resource's database name ends with (`_pr_7` in a preview; empty else).
-    pub(in crate::lower) database_suffix: &'a str,
+    /// A preview's: how its postgres resources use the `from` environment's instances
+    /// (`None` for a declared environment).
+    pub(in crate::lower) preview: Option<crate::lower::PreviewDatabases<'a>>,
     /// The fingerprints a [`crate::Planner`] took in the environments it planned before
     /// (`None`: one environment alone, nothing to share).
     pub(in crate::lower) fingerprints: Option<&'a mut Fingerprints>,
@@ -73,7 +74,7 @@ impl<'a> Cx<'a> {
             network,
             usage: Vec::new(),
             tasks: Vec::new(),
-            database_suffix: "",
+            preview: None,
             fingerprints: None,
         }
     }
@@ -82,7 +83,9 @@ impl<'a> Cx<'a> {
     /// preview's own `main_db_pr_7`.
     pub(in crate::lower) fn database(&self, resource: &str) -> CompactString {
         let mut name = CompactString::from(crate::lower::database_name(resource));
-        name.push_str(self.database_suffix);
+        if let Some(p) = self.preview {
+            name.push_str(p.suffix);
+        }
         name
     }
 

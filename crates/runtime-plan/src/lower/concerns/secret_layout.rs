@@ -120,10 +120,7 @@ impl Layout {
         proxy_copy: Option<(CompactString, CompactString)>,
     ) {
         let (secrets_manager, secrets_manager_username) = proxy_copy.unzip();
-        if self.generated_at.len() <= r.index {
-            self.generated_at.resize(r.index + 1, None);
-        }
-        self.generated_at[r.index] = r.var_index("PASSWORD");
+        self.mark_generated(r);
         self.generated.push(GeneratedSecret {
             resource: r.name.clone(),
             kind,
@@ -133,6 +130,15 @@ impl Layout {
             secrets_manager,
             secrets_manager_username,
         });
+    }
+
+    /// Records that resource `r`'s `PASSWORD` is generated: its parameters (its own and its
+    /// logins') are written by `secrets prepare`.
+    fn mark_generated(&mut self, r: &Res) {
+        if self.generated_at.len() <= r.index {
+            self.generated_at.resize(r.index + 1, None);
+        }
+        self.generated_at[r.index] = r.var_index("PASSWORD");
     }
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
@@ -173,6 +179,9 @@ impl Layout {
         role: &str,
         proxy_secret: CompactString,
     ) {
+        // The logins' parameters are `secrets prepare`'s, a preview's too (it generates no
+        // admin password that would say so).
+        self.mark_generated(r);
         self.generated.push(GeneratedSecret {
             resource: r.name.clone(),
             kind: CredentialKind::PostgresLoginPassword,

@@ -15,7 +15,7 @@ use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{
     AuroraClusterSpec, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin, ItemKind,
-    ItemSpec, ManagedBy, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
+    ItemSpec, ManagedBy, OwnDatabase, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
 };
 use crate::pricing::Priceable;
 
@@ -36,7 +36,10 @@ pub(in crate::lower) fn lower(
     let sizing = sizing.unwrap_or_else(empty_postgres);
     let base = cx.base(&r.name);
     let secret = cat(&[&r.name, "_proxy-secret"]);
-    let secret_name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-admin"]);
+    // A preview's bootstrap logs in as its `from` environment's admin: that environment's
+    // secret, which the preview never writes.
+    let admin_env = cx.preview.map_or(cx.env_name, |p| p.from);
+    let secret_name = cat(&[cx.product, "/", admin_env, "/", &r.name, "/proxy-admin"]);
     let db = database(cx, r, (engine, version), &sizing, &secret, platform);
     let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() };
     cx.push(
@@ -121,8 +124,11 @@ fn database(
             .depends_on([vec![subnet_group, secret.clone()], network::database_groups(&r.name)].concat())
             .priced(Priceable::Postgres { engine, size: r.size.as_str().into(), storage_gb, io }),
     );
-    // The database reads its master password from SSM (a write-only input of the program).
-    if let Some(password) = r.var_index("PASSWORD") {
+    // The database reads its master password from SSM (a write-only input of the program); a
+    // preview's is its `from` environment's instance, which it does not declare.
+    if let Some(password) = r.var_index("PASSWORD")
+        && cx.preview.is_none()
+    {
         cx.secrets.resource_parameter(r, password, &password_parameter, &id);
     }
     Named { id, name }
@@ -237,9 +243,14 @@ fn proxy(
 
 /// The admin password to generate (copied to the proxy's secret) and the connection
 /// variables: the URL template, the proxy's endpoint, and what the plan knows.
+/// A preview generates no admin password and composes no admin URL: its bootstrap reads its
+/// `from` environment's, and its consumers have their own logins.
 fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str) {
-    cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, Some((secret_name, POSTGRES_USER.into())));
-    cx.secrets.template(r, r.var("URL"), url_template(r));
+    if cx.preview.is_none() {
+        let copy = Some((secret_name, POSTGRES_USER.into()));
+        cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, copy);
+        cx.secrets.template(r, r.var("URL"), url_template(r));
+    }
     cx.output(r, proxy, "endpoint", r.var("HOST"));
     cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
     let database = cx.database(&r.name);
@@ -301,8 +312,15 @@ fn bootstrap(
     let mut task_secrets = Vec::with_capacity(logins.len() + 2);
     for (env, suffix) in [("PGHOST", "HOST"), ("PGPASSWORD", "PASSWORD")] {
         let Some(var) = r.var_index(suffix) else { continue };
-        let parameter = cx.secrets.ssm_name(&r.name, &r.vars[var]);
-        cx.secrets.resource_parameter(r, var, &parameter, &id);
+        let parameter = match cx.preview {
+            // The `from` environment's admin password, read where that environment keeps it.
+            Some(p) if suffix == "PASSWORD" => cat(&[p.from_ssm_prefix, "/", &r.name, "/", &r.vars[var]]),
+            _ => {
+                let parameter = cx.secrets.ssm_name(&r.name, &r.vars[var]);
+                cx.secrets.resource_parameter(r, var, &parameter, &id);
+                parameter
+            }
+        };
         task_secrets.push(TaskSecret { name: env.into(), parameter });
     }
     let mut planned = Vec::with_capacity(logins.len());
@@ -329,6 +347,7 @@ fn bootstrap(
         logins: planned,
         database: cx.database(&r.name),
         admin: CompactString::const_new(POSTGRES_USER),
+        own: cx.preview.map(|p| OwnDatabase::new(&database_name(&r.name), p.suffix)),
     };
     if let Some(task) = super::postgres_bootstrap::lower(cx, (&boot, task_secrets), platform) {
         cx.tasks.push(task);

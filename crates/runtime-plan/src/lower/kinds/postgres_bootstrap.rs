@@ -19,8 +19,8 @@ use super::platform::Platform;
 use super::{POSTGRES_PORT, cat, network, protection};
 use crate::plan::{
     ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
-    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, PAUSE_SECONDS, PAUSE_VARIABLE,
-    TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
+    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, OwnDatabase, PAUSE_SECONDS,
+    PAUSE_VARIABLE, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
 };
 use cost::TaskSize;
 
@@ -139,7 +139,11 @@ fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactStrin
     }
     [
         (CompactString::const_new("PGPORT"), POSTGRES_PORT.to_compact_string()),
-        (CompactString::const_new("PGDATABASE"), boot.database.clone()),
+        // A preview's connects to its `from` environment's database first, to create its own.
+        (
+            CompactString::const_new("PGDATABASE"),
+            boot.own.as_ref().map_or(&boot.database, |o| &o.connects_to).clone(),
+        ),
         (CompactString::const_new("PGUSER"), boot.admin.clone()),
         (CompactString::const_new("PGSSLMODE"), CompactString::const_new("require")),
         (CompactString::const_new("PGCONNECT_TIMEOUT"), CONNECT_TIMEOUT_SECONDS.to_compact_string()),
@@ -156,6 +160,10 @@ fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactStrin
 /// the admin, each login as the SQL names it). Not the SQL's text, which grows with the logins.
 fn fingerprinted(boot: &DatabaseBootstrap) -> Vec<CompactString> {
     let mut words = vec![sql_revision().clone(), boot.database.clone(), boot.admin.clone()];
+    if let Some(own) = &boot.own {
+        words.extend([preview_revision().clone(), own.connects_to.clone(), own.write_group.clone()]);
+        words.push(own.read_group.clone());
+    }
     for l in &boot.logins {
         // Joined, not formatted (`format_compact!` cost a few thousand instructions a login).
         words.push(cat(&[&l.consumer, " ", &l.role, " ", l.access.as_str(), " ", &l.password_variable]));
@@ -180,6 +188,32 @@ fn sql_revision() -> &'static CompactString {
         let sql = bootstrap_sql("d", "a", &[login(1, Access::Write), login(2, Access::Read)]);
         let mut words: Vec<CompactString> = BOOTSTRAP_COMMAND.map(CompactString::const_new).to_vec();
         words.push(sql.into());
+        super::task_fingerprint::fingerprint(&words)
+    })
+}
+
+/// The fingerprint of a preview's SQL for two sample logins (its database's creation, its
+/// groups), so that another version of it runs every preview's bootstrap again.
+fn preview_revision() -> &'static CompactString {
+    static REVISION: OnceLock<CompactString> = OnceLock::new();
+    REVISION.get_or_init(|| {
+        let login = |n: u8, access: Access| DatabaseLogin {
+            consumer: format_compact!("c{n}"),
+            role: format_compact!("app_c{n}_pr_1"),
+            access,
+            password_variable: format_compact!("RUNWAY_LOGIN_{n}_PASSWORD"),
+            password_parameter: CompactString::default(),
+            proxy_secret: CompactString::default(),
+        };
+        let boot = DatabaseBootstrap {
+            resource: CompactString::const_new("r"),
+            id: CompactString::default(),
+            logins: vec![login(1, Access::Write), login(2, Access::Read)],
+            database: CompactString::const_new("d_pr_1"),
+            admin: CompactString::const_new("a"),
+            own: Some(OwnDatabase::new("d", "_pr_1")),
+        };
+        let words = [boot.sql(), boot.drop_sql().unwrap_or_default()].map(CompactString::from);
         super::task_fingerprint::fingerprint(&words)
     })
 }

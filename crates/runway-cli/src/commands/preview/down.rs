@@ -1,11 +1,11 @@
 //! `runway preview down --pr N`: everything the preview made and only that, in an order a
-//! second run finishes after any stop: its own buckets emptied (S3 refuses to delete a bucket
-//! that holds anything), its stack (`pulumi destroy`, `stack rm`), its values in the previews'
-//! Infisical environment and then its folders there, whatever still carries its tag (what
-//! `destroy` left: ECS task definitions, secrets), then the parameters under its own prefix,
-//! its record last.
+//! second run finishes after any stop: its own databases (`drop_db.rs`, by its bootstrap task,
+//! while the stack is there), its own buckets emptied (S3 refuses to delete a bucket that holds
+//! anything), its stack (`pulumi destroy`, `stack rm`), its values in the previews' Infisical
+//! environment and then its folders there, whatever still carries its tag (what `destroy` left:
+//! ECS task definitions, secrets), then the parameters under its own prefix, its record last.
 
-use aws_adapter::aws::{AwsClients, BucketEmptied, Removed};
+use aws_adapter::aws::{AwsClients, BucketEmptied, Removed, TaskTiming};
 use runtime_plan::Plan;
 use runtime_plan::plan::{ItemSpec, ManagedBy, Preview};
 use secrets_adapter::FolderDeletion;
@@ -24,6 +24,9 @@ pub(crate) struct Args {
     pr: u64,
     #[command(flatten)]
     stack: StackArgs,
+    /// The drop tasks' waits.
+    #[command(flatten)]
+    timing: crate::args::Timing<super::drop_db::DropWaits>,
     #[command(flatten)]
     format: FormatArg,
     #[command(flatten)]
@@ -46,6 +49,8 @@ pub(crate) struct DownReport {
     pub(crate) buckets: Vec<BucketEmptied>,
     /// `destroyed`, or `absent` when no stack held it.
     pub(crate) stack: &'static str,
+    /// Its own databases dropped (with their logins and groups), or found absent.
+    pub(crate) databases: Vec<String>,
     /// Infisical values deleted (`environment:/folder/NAME`).
     pub(crate) infisical: Vec<String>,
     /// Its Infisical folders (`environment:/folder`), deepest first: `deleted`, `gone`, or
@@ -64,7 +69,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     };
     let session = Session::open(&env, out)?;
     let format = args.format.format;
-    let report = tear_down(&session, &args.stack, &args.root.file, format)?;
+    let timing = TaskTiming { timeout: args.timing.timeout, interval: args.timing.interval };
+    let report = tear_down(&session, &args.stack, (&args.root.file, timing), format)?;
     show(&report, format);
     Ok(())
 }
@@ -74,6 +80,9 @@ pub(crate) fn show(report: &DownReport, format: Format) {
     if format.json() {
         print_json(report);
         return;
+    }
+    for database in &report.databases {
+        outln!("  dropped database {database}, its logins and groups");
     }
     for b in &report.buckets {
         outln!("  {} bucket {} ({} versions deleted)", b.outcome, b.bucket, b.deleted);
@@ -103,7 +112,7 @@ pub(crate) fn show(report: &DownReport, format: Format) {
 pub(crate) fn tear_down(
     session: &Session,
     stack: &StackArgs,
-    file: &Path,
+    (file, timing): (&Path, TaskTiming),
     format: Format,
 ) -> Result<DownReport, Exit> {
     let out = session.out;
@@ -120,7 +129,13 @@ pub(crate) fn tear_down(
         empty_buckets(&aws, &session.plan, &preview, out).await
     })?;
     // The stack's folder holds the program `up` emitted (a stack is only found with it).
+    let mut databases = Vec::new();
     let stack_state = if pulumi.stack_exists()? {
+        // Its databases first, by its bootstrap task, which `destroy` removes.
+        databases = session.runtime()?.block_on(async {
+            let aws = crate::session::aws(&session.plan, out).await?;
+            super::drop_db::drop_databases(session, &aws, &pulumi, (&reporter, timing)).await
+        })?;
         // A `down` killed in its `destroy` left Pulumi's lock; no other job runs on this
         // stack (the pull request's jobs run one at a time): let it go. No lock: no matter.
         let _ = pulumi.cancel(&reporter);
@@ -137,7 +152,7 @@ pub(crate) fn tear_down(
         aws_side(&aws, &session.plan, &preview, out).await
     })?;
     let name = preview.name.to_string();
-    Ok(DownReport { preview: name, buckets, stack: stack_state, infisical, infisical_folders, removed })
+    Ok(DownReport { preview: name, buckets, stack: stack_state, databases, infisical, infisical_folders, removed })
 }
 
 /// Every value of the preview in Infisical: the folders its plan writes, under its own

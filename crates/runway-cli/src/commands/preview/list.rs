@@ -151,7 +151,12 @@ pub(crate) fn run_sweep(args: SweepArgs, out: Out) -> Result<(), Exit> {
         }
         let plan = runtime_plan::preview_plan(&product, removal.pr, &cat).map_err(|e| out.usage(e))?;
         let session = Session { out, product: product.clone(), plan };
-        let report = down::tear_down(&session, &args.stack, &args.root.file, Format::Text)?;
+        let report = down::tear_down(
+            &session,
+            &args.stack,
+            (&args.root.file, super::drop_db::DEFAULT_TIMING),
+            Format::Text,
+        )?;
         if !format.json() {
             down::show(&report, Format::Text);
         }

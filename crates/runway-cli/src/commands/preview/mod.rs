@@ -8,6 +8,7 @@
 //! failed (`down` and `sweep` run again finish the job); `up`'s failed deploy step its own.
 
 mod down;
+mod drop_db;
 mod list;
 mod live;
 mod up;
