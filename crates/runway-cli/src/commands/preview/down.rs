@@ -244,7 +244,7 @@ async fn empty_buckets(
     let own = plan.items.iter().filter(|i| i.managed_by != ManagedBy::Shared);
     let buckets: Vec<_> = own
         .filter_map(|i| match &i.spec {
-            ItemSpec::S3Bucket { name_suffix, .. } => Some((&i.physical_name, name_suffix)),
+            ItemSpec::S3Bucket(bucket) => Some((&i.physical_name, &bucket.name_suffix)),
             _ => None,
         })
         .collect();
