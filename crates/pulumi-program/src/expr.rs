@@ -74,6 +74,16 @@ pub(super) fn invoke_field<A>(function: &'static str, arguments: A, field: &'sta
     Invoke { call: Call { function, arguments, returns: Some(field) } }
 }
 
+/// The output of a looked-up `item` that holds what a declared one's `attribute` does: a
+/// shared ECS cluster's name is `clusterName` (`aws:ecs:getCluster`'s result has no `name`);
+/// every other attribute is the same.
+pub(super) fn looked_up_attribute<'a>(item: &runtime_plan::PlannedItem, attribute: &'a str) -> &'a str {
+    match (item.managed_by, item.kind(), attribute) {
+        (runtime_plan::ManagedBy::Shared, runtime_plan::ItemKind::EcsCluster, "name") => "clusterName",
+        _ => attribute,
+    }
+}
+
 #[cfg(test)]
 mod literal_tests {
     use super::literal;
@@ -83,15 +93,5 @@ mod literal_tests {
         assert_eq!(literal("echo ${HOME} $PATH $(date)"), "echo $${HOME} $PATH $(date)");
         assert_eq!(literal("a ${x}${y}"), "a $${x}$${y}");
         assert!(matches!(literal("migrate up"), std::borrow::Cow::Borrowed("migrate up")));
-    }
-}
-
-/// The output of a looked-up `item` that holds what a declared one's `attribute` does: a
-/// shared ECS cluster's name is `clusterName` (`aws:ecs:getCluster`'s result has no `name`);
-/// every other attribute is the same.
-pub(super) fn looked_up_attribute<'a>(item: &runtime_plan::PlannedItem, attribute: &'a str) -> &'a str {
-    match (item.managed_by, item.kind(), attribute) {
-        (runtime_plan::ManagedBy::Shared, runtime_plan::ItemKind::EcsCluster, "name") => "clusterName",
-        _ => attribute,
     }
 }
