@@ -152,7 +152,15 @@ pub(crate) fn tear_down(
         aws_side(&aws, &session.plan, &preview, out).await
     })?;
     let name = preview.name.to_string();
-    Ok(DownReport { preview: name, buckets, stack: stack_state, databases, infisical, infisical_folders, removed })
+    Ok(DownReport {
+        preview: name,
+        buckets,
+        stack: stack_state,
+        databases,
+        infisical,
+        infisical_folders,
+        removed,
+    })
 }
 
 /// Every value of the preview in Infisical: the folders its plan writes, under its own
