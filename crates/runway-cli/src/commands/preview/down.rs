@@ -132,7 +132,7 @@ pub(crate) fn tear_down(
     let mut databases = Vec::new();
     let stack_state = if pulumi.stack_exists()? {
         // Its databases first, by its bootstrap task, which `destroy` removes.
-        databases = session.runtime()?.block_on(async {
+        databases = rt.block_on(async {
             let aws = crate::session::aws(&session.plan, out).await?;
             super::drop_db::drop_databases(session, &aws, &pulumi, (&reporter, timing)).await
         })?;
