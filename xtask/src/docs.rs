@@ -377,14 +377,16 @@ fn shown_path(path: &[String]) -> String {
     std::iter::once("runway").chain(path.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
 }
 
-/// Builds `runway` as the tests do (the whole workspace's features: no second build of its
-/// dependencies) and returns the binary's path, from cargo's own report of it.
+/// Builds `runway` as the tests do and returns the binary's path, from cargo's own report of it.
+/// `--all-targets` matters: without the tests' dev-dependencies the AWS SDK resolves other
+/// features, and `cargo xtask ci` built it twice (once here, once for the tests), which cost a
+/// CI machine its disk. With it, `cargo test` after this finds every dependency fresh.
 fn build_runway() -> Result<std::path::PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--workspace", "--all-features", "--bin", "runway", "--message-format=json"]);
+    cmd.args(["build", "--workspace", "--all-targets", "--all-features", "--message-format=json"]);
     crate::clean_env(&mut cmd);
-    eprintln!("$ cargo build --workspace --all-features --bin runway");
+    eprintln!("$ cargo build --workspace --all-targets --all-features");
     let out = cmd
         .current_dir(root())
         .stderr(std::process::Stdio::inherit())
@@ -397,6 +399,8 @@ fn build_runway() -> Result<std::path::PathBuf, String> {
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "runway")
+        // The binary, not its unit tests' executable.
+        .filter(|v| v["profile"]["test"] == false && v["target"]["kind"][0] == "bin")
         .find_map(|v| v["executable"].as_str().map(std::path::PathBuf::from))
         .ok_or_else(|| "cargo built no `runway` executable".to_owned())
 }
