@@ -6,133 +6,39 @@
 //!
 //! Needs the workspace venv: `cargo xtask venv` once (or set `RUNWAY_PYTHON`).
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use crate::common::{self, Run};
+use crate::deploy_job::{World, python};
 use serde_json::Value;
-use test_support::contract::{CLIENT_ID, CLIENT_SECRET};
-use test_support::{ContractServer, Moto, Scratch, scratch};
 
-/// The example's Infisical project id.
-const PROJECT: &str = "3f6a1c2e-8b4d-4e21-9a7f-5c0d2e6b1a93";
-
-/// An account, an Infisical and the example, with the stand-in on PATH.
-struct World {
-    infisical: ContractServer,
-    moto: Moto,
-    dir: Scratch,
-    bin: PathBuf,
+/// `runway ARGS RUNWAY_FILE` in `world`.
+fn run(world: &World, args: &[&str]) -> Run {
+    let mut cmd = Command::new(common::RUNWAY);
+    world.env(&mut cmd).args(args).arg(world.file());
+    let run = Run::of_utf8(&mut cmd);
+    println!("$ runway {}\nexit {}\n{}{}", args.join(" "), run.code, run.stdout, run.stderr);
+    run
 }
 
-impl World {
-    fn new(name: &str) -> World {
-        let infisical = ContractServer::start_with(&["--project", PROJECT]);
-        let moto = Moto::start_with(&[("MOTO_ECS_SERVICE_RUNNING", "1")]);
-        let dir = scratch(name);
-        test_support::copy_dir(&test_support::example("acme-shop"), &dir);
-        let bin = dir.join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        let standin = test_support::workspace().join("tools/pulumi_standin.py");
-        let script = format!(
-            "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
-            test_support::python().display(),
-            standin.display()
-        );
-        let pulumi = bin.join("pulumi");
-        std::fs::write(&pulumi, script).unwrap();
-        let mut permissions = std::fs::metadata(&pulumi).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-        std::fs::set_permissions(&pulumi, permissions).unwrap();
-        World { infisical, moto, dir, bin }
-    }
-
-    fn file(&self) -> PathBuf {
-        self.dir.join("runway.yaml")
-    }
-
-    /// The test's settings only: AWS at moto, Infisical at the contract server, the stand-in
-    /// first on PATH, the registries at a closed port.
-    fn env<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
-        for (k, _) in std::env::vars_os() {
-            let k = k.to_string_lossy();
-            if k.starts_with("AWS_") || k.starts_with("INFISICAL_") || k.starts_with("PULUMI_") {
-                cmd.env_remove(&*k);
-            }
-        }
-        let home = std::env::temp_dir().join("runway-teardown-test-home");
-        let path = format!("{}:{}", self.bin.display(), std::env::var("PATH").unwrap_or_default());
-        let closed = format!("http://127.0.0.1:{}", test_support::free_port());
-        cmd.env("PATH", path)
-            .env("NO_COLOR", "1")
-            .env("AWS_ENDPOINT_URL", self.moto.url())
-            .env("AWS_ACCESS_KEY_ID", "testing")
-            .env("AWS_SECRET_ACCESS_KEY", "testing")
-            .env("AWS_REGION", "us-east-1")
-            .env("AWS_DEFAULT_REGION", "us-east-1")
-            .env("AWS_CONFIG_FILE", home.join("config"))
-            .env("AWS_SHARED_CREDENTIALS_FILE", home.join("credentials"))
-            .env("AWS_EC2_METADATA_DISABLED", "true")
-            .env("AWS_MAX_ATTEMPTS", "3")
-            .env("INFISICAL_URL", self.infisical.url())
-            .env("INFISICAL_CLIENT_ID", CLIENT_ID)
-            .env("INFISICAL_CLIENT_SECRET", CLIENT_SECRET)
-            .env(
-                "RUNWAY_REGISTRY_ENDPOINTS",
-                format!("docker.io={closed},ghcr.io={closed},public.ecr.aws={closed}"),
-            )
-    }
-
-    /// `runway ARGS RUNWAY_FILE`.
-    fn run(&self, args: &[&str]) -> Run {
-        let mut cmd = Command::new(common::RUNWAY);
-        self.env(&mut cmd).args(args).arg(self.file());
-        let run = Run::of_utf8(&mut cmd);
-        println!("$ runway {}\nexit {}\n{}{}", args.join(" "), run.code, run.stdout, run.stderr);
-        run
-    }
-
-    fn python(&self, code: &str) -> String {
-        let mut cmd = Command::new(test_support::python());
-        self.env(&mut cmd).args(["-c", &format!("import boto3, json, sys\n{code}")]);
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    /// `dev` deployed by `runway deploy`, after what a person does once.
-    fn deploy_dev(&self) {
-        self.python(
-            "boto3.client('iam').create_role(RoleName='AWSServiceRoleForECS', \
-             Path='/aws-service-role/ecs.amazonaws.com/', AssumeRolePolicyDocument='{}')",
-        );
-        common::set_in_infisical(&self.infisical.url(), PROJECT, common::PERSON_PLACE, "set-by-a-person");
-        let stack = self.dir.join("infra/dev");
-        let emit = self.run(&["emit", "pulumi", "--env", "dev", "--out", stack.to_str().unwrap()]);
-        assert_eq!(emit.code, 0);
-        let mut init = Command::new(self.bin.join("pulumi"));
-        let init = self.env(&mut init).args(["stack", "init", "dev", "--cwd"]).arg(&stack).output().unwrap();
-        assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
-        let deploy = self.run(&["deploy", "--env", "dev", "--interval", "1s", "--rollout-timeout", "60s"]);
-        assert_eq!(deploy.code, 0, "{}", deploy.stderr);
-    }
-
-    /// The SSM parameter names under `prefix`.
-    fn parameters(&self, prefix: &str) -> Vec<String> {
-        let out = self.python(&format!(
+/// The SSM parameter names under `prefix`.
+fn parameters(world: &World, prefix: &str) -> Vec<String> {
+    let out = python(
+        &world.moto,
+        &format!(
             "ssm = boto3.client('ssm')\nnames = []\nfor page in ssm.get_paginator('describe_parameters').paginate(\
              ParameterFilters=[{{'Key': 'Path', 'Option': 'Recursive', 'Values': ['{prefix}']}}]):\n    \
              names += [p['Name'] for p in page['Parameters']]\nprint(json.dumps(names))"
-        ));
-        serde_json::from_str(&out).unwrap()
-    }
+        ),
+    );
+    serde_json::from_str(&out).unwrap()
 }
 
 #[test]
 fn production_is_refused_without_the_setting_and_the_repeated_name() {
     let world = World::new("teardown-refusals");
     // Listed, and refused: the runway does not allow it.
-    let listed = world.run(&["teardown", "--env", "production"]);
+    let listed = run(&world, &["teardown", "--env", "production"]);
     assert_eq!(listed.code, 2, "{}", listed.stderr);
     assert!(
         listed.stderr.contains("write `teardown: allowed` under `environments.production`"),
@@ -147,7 +53,7 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
         listed.stdout
     );
     assert!(listed.stdout.contains("KMS key") && listed.stdout.contains("$0.00"), "{}", listed.stdout);
-    let json = world.run(&["teardown", "--env", "production", "--format", "json"]);
+    let json = run(&world, &["teardown", "--env", "production", "--format", "json"]);
     assert_eq!(json.code, 2);
     let decision: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(decision["setting"], "refused");
@@ -155,14 +61,14 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
     let kept = decision["kept"].as_array().unwrap();
     let bucket = kept.iter().find(|k| k["what"] == "bucket").unwrap();
     assert_eq!(bucket["owner"], "uploads");
-    let plan = world.run(&["plan", "--env", "production", "--format", "json"]);
+    let plan = run(&world, &["plan", "--env", "production", "--format", "json"]);
     let plan: Value = serde_json::from_str(&plan.stdout).unwrap();
     let bucket_item = plan["items"].as_array().unwrap().iter().find(|i| i["kind"] == "s3-bucket").unwrap();
     assert_eq!(bucket["monthly"], bucket_item["monthly"]);
     assert!(kept.iter().any(|k| k["what"] == "final snapshot" && k["monthly"].is_null()));
     assert_eq!(decision["keptMonthly"], bucket_item["monthly"], "the snapshot unpriced, the key free");
     // Even repeating the name, refused without the setting.
-    let confirmed = world.run(&["teardown", "--env", "production", "--confirm", "production"]);
+    let confirmed = run(&world, &["teardown", "--env", "production", "--confirm", "production"]);
     assert_eq!(confirmed.code, 2);
     // With `teardown: allowed`, a wrong name is refused, no name only lists.
     let text = std::fs::read_to_string(world.file()).unwrap();
@@ -173,11 +79,11 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
     );
     assert_ne!(allowed, text);
     std::fs::write(world.file(), allowed).unwrap();
-    let wrong = world.run(&["teardown", "--env", "production", "--confirm", "staging", "--format", "json"]);
+    let wrong = run(&world, &["teardown", "--env", "production", "--confirm", "staging", "--format", "json"]);
     assert_eq!(wrong.code, 2);
     let wrong: Value = serde_json::from_str(&wrong.stdout).unwrap();
     assert_eq!(wrong["refusal"], serde_json::json!({"reason": "wrong-name", "given": "staging"}));
-    let listing = world.run(&["teardown", "--env", "production"]);
+    let listing = run(&world, &["teardown", "--env", "production"]);
     assert_eq!(listing.code, 0, "{}", listing.stderr);
     assert!(listing.stdout.contains("nothing deleted: repeat the environment's name"), "{}", listing.stdout);
     // A bad value is a diagnostic.
@@ -190,7 +96,7 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
         ),
     )
     .unwrap();
-    let bad = world.run(&["check"]);
+    let bad = run(&world, &["check"]);
     assert_eq!(bad.code, 1);
     assert!(
         bad.stdout.contains("`yes-please` is not a valid `teardown`")
@@ -203,8 +109,9 @@ fn production_is_refused_without_the_setting_and_the_repeated_name() {
 #[test]
 fn dev_is_torn_down_through_the_deploy_machinery_and_a_second_run_finds_it_done() {
     let world = World::new("teardown-dev");
-    world.deploy_dev();
-    assert!(!world.parameters("/acme-shop/dev").is_empty());
+    let (deploy, _) = world.deploy_to_end("teardown-test");
+    assert_eq!(deploy.code, 0, "{}", deploy.stderr);
+    assert!(!parameters(&world, "/acme-shop/dev").is_empty());
     let log = world.dir.join("pulumi.log");
     let mut first = Command::new(common::RUNWAY);
     world
@@ -230,15 +137,16 @@ fn dev_is_torn_down_through_the_deploy_machinery_and_a_second_run_finds_it_done(
         assert!(left.iter().all(|u| !u.contains(gone)), "{gone} left: {left:?}");
     }
     // The services are gone, the parameters and the Infisical variables last.
-    let services = world.python(
+    let services = python(
+        &world.moto,
         "ecs = boto3.client('ecs')\nprint(sum(len([s for s in ecs.describe_services(cluster=c, services=ecs.list_services(cluster=c)['serviceArns'] or ['x'])['services'] if s['status'] == 'ACTIVE']) for c in ecs.list_clusters()['clusterArns']))",
     );
     assert_eq!(services.trim(), "0");
-    assert_eq!(world.parameters("/acme-shop/dev"), Vec::<String>::new());
+    assert_eq!(parameters(&world, "/acme-shop/dev"), Vec::<String>::new());
     assert_eq!(world.infisical.value("dev", "/runtime/main-db", "MAIN_DB_PASSWORD"), None);
     assert!(first.stdout.contains("SSM parameters under /acme-shop/dev/ deleted"), "{}", first.stdout);
     // Again: nothing left, no failure.
-    let second = world.run(&["teardown", "--env", "dev", "--confirm", "dev"]);
+    let second = run(&world, &["teardown", "--env", "dev", "--confirm", "dev"]);
     assert_eq!(second.code, 0, "{}", second.stderr);
     assert!(second.stdout.contains("0 SSM parameters"), "{}", second.stdout);
 }
