@@ -24,7 +24,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::Run;
-use aws_sdk_ecs::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_ecs::types::ContainerDefinition;
 use serde_json::{Value, json};
 use test_support::{CannedAws, Moto, Route};
@@ -138,21 +137,8 @@ struct Aws {
 
 impl Aws {
     fn of(moto: &Moto) -> Aws {
-        let credentials = Credentials::new("testing", "testing", None, None, "test");
-        let ecs = aws_sdk_ecs::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new(REGION))
-            .endpoint_url(moto.url())
-            .credentials_provider(credentials.clone())
-            .build();
-        let ssm = aws_sdk_ssm::Config::builder()
-            .behavior_version(aws_sdk_ssm::config::BehaviorVersion::latest())
-            .region(aws_sdk_ssm::config::Region::new(REGION))
-            .endpoint_url(moto.url())
-            .credentials_provider(credentials)
-            .build();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        Aws { ecs: aws_sdk_ecs::Client::from_conf(ecs), ssm: aws_sdk_ssm::Client::from_conf(ssm), rt }
+        let (ecs, ssm, rt) = common::moto_clients(moto);
+        Aws { ecs, ssm, rt }
     }
 
     /// The cluster, the first revision of the bootstrap family and a revision of the migrate

@@ -9,7 +9,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::common::Run;
-use aws_sdk_ecs::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_ecs::types::{ContainerDefinition, LaunchType, Secret};
 use serde_json::{Value, json};
 use test_support::{CannedAws, Moto, Route};
@@ -34,21 +33,8 @@ struct Aws {
 
 impl Aws {
     fn of(moto: &Moto) -> Aws {
-        let creds = Credentials::new("testing", "testing", None, None, "test");
-        let ecs = aws_sdk_ecs::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new(REGION))
-            .endpoint_url(moto.url())
-            .credentials_provider(creds.clone())
-            .build();
-        let ssm = aws_sdk_ssm::Config::builder()
-            .behavior_version(aws_sdk_ssm::config::BehaviorVersion::latest())
-            .region(aws_sdk_ssm::config::Region::new(REGION))
-            .endpoint_url(moto.url())
-            .credentials_provider(creds)
-            .build();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        Aws { ecs: aws_sdk_ecs::Client::from_conf(ecs), ssm: aws_sdk_ssm::Client::from_conf(ssm), rt }
+        let (ecs, ssm, rt) = common::moto_clients(moto);
+        Aws { ecs, ssm, rt }
     }
 
     /// Registers a revision of `family` running `image`, reading `PARAMETER` when `reads`.

@@ -12,7 +12,6 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::common::Run;
-use aws_sdk_ecs::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_ecs::types::{ContainerDefinition, LaunchType};
 use serde_json::{Value, json};
 use test_support::{CannedAws, Moto, Route};
@@ -70,14 +69,8 @@ struct Ecs {
 
 impl Ecs {
     fn of(moto: &Moto) -> Ecs {
-        let config = aws_sdk_ecs::Config::builder()
-            .behavior_version(BehaviorVersion::latest())
-            .region(Region::new(REGION))
-            .endpoint_url(moto.url())
-            .credentials_provider(Credentials::new("testing", "testing", None, None, "test"))
-            .build();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        Ecs { client: aws_sdk_ecs::Client::from_conf(config), rt }
+        let (client, _, rt) = common::moto_clients(moto);
+        Ecs { client, rt }
     }
 
     fn cluster(&self) {

@@ -140,6 +140,28 @@ impl Cloud {
     }
 }
 
+/// The tests' own ECS and SSM clients of `moto` (not runway's), and a runtime to block on.
+pub(crate) fn moto_clients(
+    moto: &Moto,
+) -> (aws_sdk_ecs::Client, aws_sdk_ssm::Client, tokio::runtime::Runtime) {
+    use aws_sdk_ecs::config::{BehaviorVersion, Credentials, Region};
+    let credentials = Credentials::new("testing", "testing", None, None, "test");
+    let ecs = aws_sdk_ecs::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(REGION))
+        .endpoint_url(moto.url())
+        .credentials_provider(credentials.clone())
+        .build();
+    let ssm = aws_sdk_ssm::Config::builder()
+        .behavior_version(aws_sdk_ssm::config::BehaviorVersion::latest())
+        .region(aws_sdk_ssm::config::Region::new(REGION))
+        .endpoint_url(moto.url())
+        .credentials_provider(credentials)
+        .build();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    (aws_sdk_ecs::Client::from_conf(ecs), aws_sdk_ssm::Client::from_conf(ssm), rt)
+}
+
 /// The binary without colours, run in `dir`, which git must not take for part of an enclosing
 /// repository (the tests' folders are under the machine's temporary folder).
 pub(crate) fn repo_command(dir: &Path) -> Command {
