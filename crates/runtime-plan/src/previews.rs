@@ -162,7 +162,8 @@ fn shared_kind(item: &PlannedItem, product: &Product) -> bool {
 }
 
 /// A postgres resource's server side, which a preview shares: not its bootstrap task nor its
-/// consumers' logins.
+/// consumers' logins (the kinds table's `database_server`; of the proxy's secrets, only the
+/// admin's).
 fn postgres_server(item: &PlannedItem) -> bool {
     let id = item.id.as_str();
     if id.contains("bootstrap") {
@@ -170,47 +171,7 @@ fn postgres_server(item: &PlannedItem) -> bool {
     }
     match item.kind() {
         ItemKind::ProxySecret => id.ends_with("_proxy-secret"),
-        ItemKind::RdsInstance
-        | ItemKind::AuroraCluster
-        | ItemKind::AuroraInstance
-        | ItemKind::RdsProxy
-        | ItemKind::RdsProxyTargetGroup
-        | ItemKind::RdsProxyTarget
-        | ItemKind::ProxyRole
-        | ItemKind::DbSubnetGroup
-        | ItemKind::SecurityGroup
-        | ItemKind::MetricAlarm => true,
-        ItemKind::EcsCluster
-        | ItemKind::TaskExecutionRole
-        | ItemKind::TaskRole
-        | ItemKind::RegistrySecret
-        | ItemKind::KmsKey
-        | ItemKind::CloudMapNamespace
-        | ItemKind::Alb
-        | ItemKind::AlbListener
-        | ItemKind::AlbLogBucket
-        | ItemKind::CacheSubnetGroup
-        | ItemKind::CacheReplicationGroup
-        | ItemKind::SqsQueue
-        | ItemKind::SqsDeadLetterQueue
-        | ItemKind::SnsTopic
-        | ItemKind::S3Bucket
-        | ItemKind::TaskDefinition
-        | ItemKind::Schedule
-        | ItemKind::EcsService
-        | ItemKind::CloudMapService
-        | ItemKind::AlbTargetGroup
-        | ItemKind::AlbListenerRule
-        | ItemKind::TrafficRole
-        | ItemKind::ScalingTarget
-        | ItemKind::ScalingPolicy
-        | ItemKind::Budget
-        | ItemKind::LogGroup
-        | ItemKind::DnsRecord
-        | ItemKind::VpcEndpoint
-        | ItemKind::Vpc
-        | ItemKind::AlertTopic
-        | ItemKind::EcsEventRule => false,
+        kind => kind.database_server(),
     }
 }
 

@@ -22,6 +22,7 @@ macro_rules! item_kinds {
             apply_immediately: $apply:expr,
             access: $access:expr,
             stored_data: $stored:expr,
+            database_server: $server:literal,
             alarms: [$($alarm:ident),* $(,)?] $(,)?
         }
     )*) => {
@@ -84,6 +85,14 @@ macro_rules! item_kinds {
             /// (docs/review.md).
             pub fn stored_data(self) -> Option<StoredData> {
                 match self { $(ItemKind::$variant => $stored,)* }
+            }
+
+            /// Whether an item of this kind owned by a postgres resource is part of its server
+            /// (instance or cluster, proxy, their network and alarms), which a pull request's
+            /// preview shares with the environment it comes from; its tasks, its consumers'
+            /// logins and roles are the preview's own (`runtime_plan::previews`).
+            pub fn database_server(self) -> bool {
+                match self { $(ItemKind::$variant => $server,)* }
             }
 
             /// The alarms an item of this kind is watched with, when the environment has alarms

@@ -45,6 +45,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// IAM role the ECS agent uses for one workload: pull its image, read its SSM parameters.
@@ -60,6 +61,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::Grants(grants),
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// IAM role one workload's containers run as: what its `uses` need, nothing more.
@@ -75,6 +77,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::Grants(grants),
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// Secrets Manager secret `{"username","password"}` of a workload's private registry,
@@ -91,6 +94,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// The environment's customer managed KMS key (`alias/runway/<product>/<env>`): encrypts its
@@ -109,6 +113,7 @@ item_kinds! {
         access: Access::None,
         // What the key encrypted (the SSM parameters, the secrets) is readable only with it.
         stored_data: data::KEY,
+        database_server: false,
         alarms: [],
     }
     /// VPC security group: who may reach what it guards, on which port, and where that may go.
@@ -124,6 +129,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::Rules { ingress, egress },
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// Cloud Map private DNS namespace `<env>.<product>.internal`.
@@ -139,6 +145,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// Application Load Balancer.
@@ -154,6 +161,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [AlbErrors],
     }
     /// HTTPS listener of the ALB.
@@ -169,6 +177,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// S3 bucket the ALB writes its access logs to (production).
@@ -184,6 +193,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: data::ACCESS_LOGS,
+        database_server: false,
         alarms: [],
     }
     /// DB subnet group (one per environment with a postgres resource).
@@ -199,6 +209,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// ElastiCache subnet group (one per environment with a cache).
@@ -214,6 +225,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// RDS PostgreSQL instance.
@@ -229,6 +241,7 @@ item_kinds! {
         apply_immediately: Some(db.apply_immediately),
         access: Access::None,
         stored_data: data::RDS_INSTANCE,
+        database_server: true,
         alarms: [DbCpu, DbFreeStorage, DbFreeableMemory, DbConnections],
     }
     /// Aurora PostgreSQL cluster.
@@ -244,6 +257,7 @@ item_kinds! {
         apply_immediately: Some(db.apply_immediately),
         access: Access::None,
         stored_data: data::AURORA_CLUSTER,
+        database_server: true,
         alarms: [DbCpu, DbFreeableMemory, DbConnections, DbReplicaLag],
     }
     /// Aurora PostgreSQL instance.
@@ -260,6 +274,7 @@ item_kinds! {
         access: Access::None,
         // Compute: the cluster's volume holds the data.
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// Secrets Manager secret holding the admin credential for RDS Proxy.
@@ -275,6 +290,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// IAM role RDS Proxy assumes to read its secret.
@@ -290,6 +306,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// RDS Proxy.
@@ -305,6 +322,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [ProxyBorrowLatency],
     }
     /// The proxy's default target group.
@@ -320,6 +338,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// The proxy's target (the instance or cluster).
@@ -335,6 +354,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// ElastiCache replication group, engine Valkey.
@@ -350,6 +370,7 @@ item_kinds! {
         apply_immediately: Some(cache.apply_immediately),
         access: Access::None,
         stored_data: data::CACHE,
+        database_server: false,
         alarms: [CacheCpu, CacheMemory, CacheEvictions],
     }
     /// SQS queue.
@@ -365,6 +386,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: data::QUEUE,
+        database_server: false,
         alarms: [QueueAge],
     }
     /// SQS dead-letter queue.
@@ -380,6 +402,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: data::DEAD_LETTER_QUEUE,
+        database_server: false,
         alarms: [DeadLetters],
     }
     /// SNS topic.
@@ -395,6 +418,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// S3 bucket (public access blocked).
@@ -410,6 +434,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: data::BUCKET,
+        database_server: false,
         alarms: [],
     }
     /// ECS Fargate task definition.
@@ -425,6 +450,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// ECS service.
@@ -440,6 +466,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [ServiceCpu, ServiceMemory],
     }
     /// Cloud Map service of an internal workload.
@@ -455,6 +482,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// ALB target group of a public workload.
@@ -470,6 +498,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [TargetErrors, UnhealthyTargets, TargetLatency, RunningTasks],
     }
     /// Listener rule `<workload>.<domain>` -> target group.
@@ -485,6 +514,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// IAM role ECS assumes to shift a public workload's traffic during a release.
@@ -500,6 +530,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// Application Auto Scaling target of a service.
@@ -515,6 +546,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// Target-tracking scaling policy of a service.
@@ -530,6 +562,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// AWS Budgets monthly cost budget of a capped environment: the cap's backstop.
@@ -545,6 +578,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// CloudWatch Logs log group of a workload's containers.
@@ -560,6 +594,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: data::LOGS,
+        database_server: false,
         alarms: [],
     }
     /// Route 53 alias record of a public workload's host to the ALB.
@@ -575,6 +610,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// VPC endpoint of an AWS service for the private subnets (`network.endpoints`).
@@ -591,6 +627,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// The VPC the program is given, for what it charges the environment (the NAT gateways it
@@ -609,6 +646,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// SNS topic of an environment's alerts: its alarms and ECS deployment failures notify
@@ -625,6 +663,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// CloudWatch metric alarm (standard resolution, one metric), notifying the alerts topic.
@@ -640,6 +679,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: true,
         alarms: [],
     }
     /// EventBridge rule sending the cluster's ECS deployment failures to the alerts topic.
@@ -655,6 +695,7 @@ item_kinds! {
         apply_immediately: None,
         access: Access::None,
         stored_data: None,
+        database_server: false,
         alarms: [],
     }
     /// An EventBridge Scheduler schedule running a workload's task definition with a command,
@@ -671,6 +712,7 @@ item_kinds! {
         protected: false,
         apply_immediately: None,
         access: Access::None,        stored_data: None,
+        database_server: false,
         alarms: [],
     }
 }
