@@ -25,6 +25,16 @@ pub struct RestoreWindow {
     pub retention_days: u32,
 }
 
+/// Which kind of RDS identifier a call names: a DB instance or an Aurora DB cluster. The calls
+/// that do the same to either take it rather than come in two copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbKind {
+    /// A DB instance (`DBInstanceIdentifier`).
+    Instance,
+    /// An Aurora DB cluster (`DBClusterIdentifier`).
+    Cluster,
+}
+
 /// A DB instance's state and endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstanceState {

@@ -22,9 +22,37 @@ use test_support::{CannedAws, Moto, Route, Scratch, scratch};
 use crate::common::{self, Run};
 use crate::db_roles::{ADMIN_PASSWORD, Server, Version, path_with, rds_master};
 
-const CHECK: &str = "select count(*) from orders";
-const BOOT_FAMILY: &str = "acme-shop-dev-main-db-bootstrap";
+pub(crate) const CHECK: &str = "select count(*) from orders";
+pub(crate) const BOOT_FAMILY: &str = "acme-shop-dev-main-db-bootstrap";
 const BOOT_OUTPUT: &str = "runway-task-bootstrap-main-db";
+
+/// The example's runway file with `restore: { check: CHECK }` added to main-db.
+pub(crate) fn with_check(text: &str) -> String {
+    let declared = "    size: { staging: medium, production: large }\n";
+    assert!(text.contains(declared), "the example's main-db changed");
+    text.replacen(declared, &format!("{declared}    restore: {{ check: \"{CHECK}\" }}\n"), 1)
+}
+
+/// The stack outputs `pulumi up` would give of main-db's bootstrap task (its registered task
+/// definition `td`), written into `dir`.
+pub(crate) fn write_outputs(dir: &std::path::Path, td: &Value) -> PathBuf {
+    let outputs = dir.join("outputs.json");
+    let value = json!({
+        BOOT_OUTPUT: {
+            "cluster": "acme-shop-dev",
+            "taskDefinition": td,
+            "family": BOOT_FAMILY,
+            "subnets": ["subnet-0aaa", "subnet-0bbb"],
+            "securityGroups": ["sg-0bootstrap"],
+            "container": "main-db-bootstrap",
+            "logGroup": "/runway/acme-shop/dev/main-db-bootstrap",
+            "logStreamPrefix": "main-db-bootstrap",
+            "region": "us-east-1",
+        }
+    });
+    std::fs::write(&outputs, value.to_string()).unwrap();
+    outputs
+}
 
 struct Account {
     moto: Moto,
@@ -41,12 +69,7 @@ impl Account {
         let dir = scratch(name);
         test_support::copy_dir(&test_support::example("acme-shop"), dir.path());
         let file = dir.path().join("runway.yaml");
-        let text = std::fs::read_to_string(&file).unwrap();
-        let declared = "    size: { staging: medium, production: large }\n";
-        assert!(text.contains(declared), "the example's main-db changed");
-        let with_check =
-            text.replacen(declared, &format!("{declared}    restore: {{ check: \"{CHECK}\" }}\n"), 1);
-        std::fs::write(&file, with_check).unwrap();
+        std::fs::write(&file, with_check(&std::fs::read_to_string(&file).unwrap())).unwrap();
         let moto = Moto::start();
         let plan =
             common::bare().args(["plan", "--env", "dev", "--format", "json"]).arg(&file).output().unwrap();
@@ -82,21 +105,7 @@ impl Account {
             &[],
         );
         let made: Value = serde_json::from_slice(&made).unwrap();
-        let outputs = dir.path().join("outputs.json");
-        let value = json!({
-            BOOT_OUTPUT: {
-                "cluster": "acme-shop-dev",
-                "taskDefinition": made["td"],
-                "family": BOOT_FAMILY,
-                "subnets": ["subnet-0aaa", "subnet-0bbb"],
-                "securityGroups": ["sg-0bootstrap"],
-                "container": "main-db-bootstrap",
-                "logGroup": "/runway/acme-shop/dev/main-db-bootstrap",
-                "logStreamPrefix": "main-db-bootstrap",
-                "region": "us-east-1",
-            }
-        });
-        std::fs::write(&outputs, value.to_string()).unwrap();
+        let outputs = write_outputs(dir.path(), &made["td"]);
         let db_group = made["sg"].as_str().unwrap().to_owned();
         Account { moto, _dir: dir, file, db, db_group, outputs }
     }
@@ -147,7 +156,7 @@ impl Account {
 }
 
 /// The recorded `RunTask` of the check: its request's JSON.
-fn run_task(aws: &CannedAws) -> Value {
+pub(crate) fn run_task(aws: &CannedAws) -> Value {
     let calls = aws.calls();
     let mut runs = calls.iter().filter(|c| c.operation == "RunTask");
     let call = runs.next().expect("a RunTask");
@@ -315,7 +324,7 @@ fn the_recorded_command_answers_on_postgresql(container: &Value) {
 }
 
 /// A container of the check's task definition that exited 1 (moto's exit 0 otherwise).
-fn failed_task() -> String {
+pub(crate) fn failed_task() -> String {
     json!({"tasks": [{
         "taskArn": "arn:aws:ecs:us-east-1:123456789012:task/acme-shop-dev/0f41ed",
         "taskDefinitionArn": format!("arn:aws:ecs:us-east-1:123456789012:task-definition/{BOOT_FAMILY}:1"),
