@@ -46,8 +46,7 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
         let mut resources = instances;
         // The copy is made in the live instance's subnet group and with the default groups;
         // its tags (RestoreDBInstanceToPointInTime's Tags) need AddTagsToResource; a deleted
-        // old instance leaves its final snapshot. The copy's groups are set for its check
-        // (`restore.check`) and it is renamed by a switch: ModifyDBInstance on the copy.
+        // old instance leaves its final snapshot.
         resources.push(s.arn("rds", &format!("subgrp:{stem}*")));
         resources.push(s.arn("rds", "og:*"));
         resources.push(s.arn("rds", "pg:*"));
@@ -56,7 +55,6 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
             "RestoreTheDatabasesOfThePlanBesideThemAndDeleteTheOldOnes",
             &[
                 "rds:RestoreDBInstanceToPointInTime",
-                "rds:ModifyDBInstance",
                 "rds:AddTagsToResource",
                 "rds:DeleteDBInstance",
                 "rds:CreateDBSnapshot",
@@ -90,9 +88,8 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
     out
 }
 
-/// Restoring an Aurora cluster or a cache beside the live one (a cluster's copy modified: its
-/// check's group on and off, its rename by a switch), and deleting the copies and the old
-/// cluster a switch moved off.
+/// Restoring an Aurora cluster or a cache beside the live one, and deleting the copies and the
+/// old cluster a switch moved off.
 fn cluster_and_cache_restores(s: &Scope<'_>) -> Vec<Statement> {
     let stem = &s.stem;
     let mut out = Vec::new();
@@ -107,7 +104,6 @@ fn cluster_and_cache_restores(s: &Scope<'_>) -> Vec<Statement> {
             "RestoreTheClustersOfThePlanBesideThemAndDeleteTheOldOnes",
             &[
                 "rds:RestoreDBClusterToPointInTime",
-                "rds:ModifyDBCluster",
                 "rds:CreateDBInstance",
                 "rds:AddTagsToResource",
                 "rds:DeleteDBInstance",

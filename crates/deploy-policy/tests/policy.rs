@@ -84,8 +84,6 @@ fn cluster_requests(env: &str) -> Vec<Request> {
     vec![
         request("rds:RestoreDBClusterToPointInTime", &arn(&format!("cluster:{base}-restored"))),
         request("rds:RestoreDBClusterToPointInTime", &arn(&format!("cluster:{base}-drill"))),
-        request("rds:ModifyDBCluster", &arn(&format!("cluster:{base}-drill"))),
-        request("rds:ModifyDBCluster", &arn(&format!("cluster:{base}-restored"))),
         request("rds:CreateDBInstance", &arn(&format!("db:{base}-1-drill"))),
         request("rds:DeleteDBInstance", &arn(&format!("db:{base}-1-drill"))),
         request("rds:DeleteDBCluster", &arn(&format!("cluster:{base}-drill"))),
@@ -257,7 +255,6 @@ fn operator_requests(env: &str) -> Vec<Request> {
     let mut out = vec![
         request("rds:RestoreDBInstanceToPointInTime", &db("-restored")),
         request("rds:RestoreDBInstanceToPointInTime", &db("-drill")),
-        request("rds:ModifyDBInstance", &db("-drill")),
         request("rds:DeleteDBInstance", &db("-drill")),
         request("rds:DeleteDBInstance", &db("-old")),
         request(
