@@ -6,6 +6,7 @@
 //! deleted (`DeleteDBInstance` without a final snapshot). Nothing here touches the live
 //! instance.
 
+use aws_sdk_rds::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_rds::primitives::{DateTime, DateTimeFormat};
 use aws_sdk_rds::types::Tag;
 
@@ -57,6 +58,24 @@ pub struct CopyRequest<'a> {
     pub instance_class: &'a str,
     /// Its tags.
     pub tags: &'a [(String, String)],
+}
+
+/// A change's answer: made (`true`), its identifier not found (`false`: `not_found` says so of
+/// the service's error), or the call's error.
+pub(super) fn changed<T, E, R>(
+    operation: &'static str,
+    sent: Result<T, SdkError<E, R>>,
+    not_found: fn(&E) -> bool,
+) -> Result<bool, RemoteError>
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + 'static,
+{
+    match sent {
+        Ok(_) => Ok(true),
+        Err(e) if e.as_service_error().is_some_and(not_found) => Ok(false),
+        Err(e) => Err(RemoteError::from_sdk(operation, e)),
+    }
 }
 
 /// `DateTime` as `YYYY-MM-DDTHH:MM:SSZ` (seconds kept, fractions dropped).

@@ -10,6 +10,10 @@
 use aws_sdk_ec2::error::ProvideErrorMetadata;
 use aws_sdk_ec2::types::{Filter, IpPermission, ResourceType, Tag, TagSpecification, UserIdGroupPair};
 
+use aws_sdk_rds::operation::modify_db_cluster::ModifyDBClusterError;
+use aws_sdk_rds::operation::modify_db_instance::ModifyDBInstanceError;
+
+use super::restore::changed;
 use super::{AwsClients, DbKind, RemoteError};
 
 /// PostgreSQL's port, the only one the group opens.
@@ -192,38 +196,14 @@ impl AwsClients {
         let groups = Some(groups.to_vec());
         match kind {
             DbKind::Instance => {
-                let sent = self
-                    .rds
-                    .modify_db_instance()
-                    .db_instance_identifier(copy)
-                    .set_vpc_security_group_ids(groups)
-                    .apply_immediately(true)
-                    .send()
-                    .await;
-                match sent {
-                    Ok(_) => Ok(true),
-                    Err(e) if e.as_service_error().is_some_and(|s| s.is_db_instance_not_found_fault()) => {
-                        Ok(false)
-                    }
-                    Err(e) => Err(RemoteError::from_sdk("ModifyDBInstance", e)),
-                }
+                let call = self.rds.modify_db_instance().db_instance_identifier(copy);
+                let sent = call.set_vpc_security_group_ids(groups).apply_immediately(true).send().await;
+                changed("ModifyDBInstance", sent, ModifyDBInstanceError::is_db_instance_not_found_fault)
             }
             DbKind::Cluster => {
-                let sent = self
-                    .rds
-                    .modify_db_cluster()
-                    .db_cluster_identifier(copy)
-                    .set_vpc_security_group_ids(groups)
-                    .apply_immediately(true)
-                    .send()
-                    .await;
-                match sent {
-                    Ok(_) => Ok(true),
-                    Err(e) if e.as_service_error().is_some_and(|s| s.is_db_cluster_not_found_fault()) => {
-                        Ok(false)
-                    }
-                    Err(e) => Err(RemoteError::from_sdk("ModifyDBCluster", e)),
-                }
+                let call = self.rds.modify_db_cluster().db_cluster_identifier(copy);
+                let sent = call.set_vpc_security_group_ids(groups).apply_immediately(true).send().await;
+                changed("ModifyDBCluster", sent, ModifyDBClusterError::is_db_cluster_not_found_fault)
             }
         }
     }

@@ -7,6 +7,7 @@
 
 use aws_sdk_rds::types::Tag;
 
+use super::restore::changed;
 use super::{AwsClients, DbKind, RemoteError};
 
 /// What a switch needs to know of one instance.
@@ -63,28 +64,19 @@ impl AwsClients {
         identifier: &str,
         on: bool,
     ) -> Result<(), RemoteError> {
-        match kind {
-            DbKind::Instance => self
-                .rds
-                .modify_db_instance()
-                .db_instance_identifier(identifier)
-                .deletion_protection(on)
-                .apply_immediately(true)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("ModifyDBInstance", e)),
-            DbKind::Cluster => self
-                .rds
-                .modify_db_cluster()
-                .db_cluster_identifier(identifier)
-                .deletion_protection(on)
-                .apply_immediately(true)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("ModifyDBCluster", e)),
-        }
+        let sent = match kind {
+            DbKind::Instance => {
+                let call = self.rds.modify_db_instance().db_instance_identifier(identifier);
+                let sent = call.deletion_protection(on).apply_immediately(true).send().await;
+                changed("ModifyDBInstance", sent, |_| false)
+            }
+            DbKind::Cluster => {
+                let call = self.rds.modify_db_cluster().db_cluster_identifier(identifier);
+                let sent = call.deletion_protection(on).apply_immediately(true).send().await;
+                changed("ModifyDBCluster", sent, |_| false)
+            }
+        };
+        sent.map(drop)
     }
 
     /// Registers (`register`) or deregisters the instance or the cluster as a target of the
@@ -101,29 +93,16 @@ impl AwsClients {
             DbKind::Instance => (named, None),
             DbKind::Cluster => (None, named),
         };
-        if register {
-            self.rds
-                .register_db_proxy_targets()
-                .db_proxy_name(proxy)
-                .target_group_name(group)
-                .set_db_instance_identifiers(instances)
-                .set_db_cluster_identifiers(clusters)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("RegisterDBProxyTargets", e))
+        let sent = if register {
+            let call = self.rds.register_db_proxy_targets().db_proxy_name(proxy).target_group_name(group);
+            let call = call.set_db_instance_identifiers(instances).set_db_cluster_identifiers(clusters);
+            changed("RegisterDBProxyTargets", call.send().await, |_| false)
         } else {
-            self.rds
-                .deregister_db_proxy_targets()
-                .db_proxy_name(proxy)
-                .target_group_name(group)
-                .set_db_instance_identifiers(instances)
-                .set_db_cluster_identifiers(clusters)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("DeregisterDBProxyTargets", e))
-        }
+            let call = self.rds.deregister_db_proxy_targets().db_proxy_name(proxy).target_group_name(group);
+            let call = call.set_db_instance_identifiers(instances).set_db_cluster_identifiers(clusters);
+            changed("DeregisterDBProxyTargets", call.send().await, |_| false)
+        };
+        sent.map(drop)
     }
 
     /// Tags the instance or the cluster `key: value`; `false` when it does not exist.

@@ -51,7 +51,7 @@ pub(super) fn inputs(plan: &Plan, args: &Args, out: Out) -> Result<Option<CheckI
 
 /// How the check ended.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Checked {
+enum Checked {
     /// The query ran (now, or in an earlier run: the copy's tag says so).
     Passed,
     /// It failed or never ran; what was printed says why.
@@ -66,8 +66,21 @@ pub(super) struct CheckedCopy<'a> {
     pub(super) id: &'a str,
 }
 
+/// Runs the resource's check, when it declares one, on the copy (available); whether it failed.
+pub(super) async fn failed(
+    plan: &Plan,
+    aws: &AwsClients,
+    target: CheckedCopy<'_>,
+    inputs: Option<&CheckInputs>,
+    timing: Timing<RestoreWaits>,
+    out: Out,
+) -> Result<bool, Exit> {
+    let Some(inputs) = inputs else { return Ok(false) };
+    Ok(check_copy(plan, aws, target, inputs, timing, out).await? == Checked::Failed)
+}
+
 /// Runs the check on the copy (available), and cleans its group up.
-pub(super) async fn check_copy(
+async fn check_copy(
     plan: &Plan,
     aws: &AwsClients,
     target: CheckedCopy<'_>,

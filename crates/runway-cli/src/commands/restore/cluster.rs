@@ -57,13 +57,7 @@ pub(super) fn run(session: &Session, args: &Args, out: Out) -> Result<(), Exit> 
         target.writer
     );
     let copy = check::CheckedCopy { kind: DbKind::Cluster, id: &target.copy };
-    let failed = match &check {
-        Some(inputs) => {
-            rt.block_on(check::check_copy(plan, &aws, copy, inputs, args.timing, out))?
-                == check::Checked::Failed
-        }
-        None => false,
-    };
+    let failed = rt.block_on(check::failed(plan, &aws, copy, check.as_ref(), args.timing, out))?;
     if args.drill {
         let deleted = rt.block_on(delete_copy(&aws, &target, out))?;
         let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;

@@ -145,13 +145,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         target.source
     );
     let copy = check::CheckedCopy { kind: DbKind::Instance, id: &target.copy };
-    let failed = match &check {
-        Some(inputs) => {
-            rt.block_on(check::check_copy(plan, &aws, copy, inputs, args.timing, out))?
-                == check::Checked::Failed
-        }
-        None => false,
-    };
+    let failed = rt.block_on(check::failed(plan, &aws, copy, check.as_ref(), args.timing, out))?;
     if args.drill {
         let deleted = rt.block_on(aws.delete_copy(&target.copy)).map_err(|e| out.remote(chain(&e)))?;
         let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
