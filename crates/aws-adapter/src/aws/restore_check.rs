@@ -33,6 +33,9 @@ pub struct CopyNetwork {
     pub status: String,
     /// Its tags (`TagList`).
     pub tags: Vec<(String, String)>,
+    /// Whether each of its groups' memberships is `active` (a group just added or removed is
+    /// `adding` or `removing` a while after the copy says `available`).
+    pub groups_settled: bool,
 }
 
 /// How a deletion of the group went.
@@ -55,6 +58,10 @@ fn group_ids(groups: &[aws_sdk_rds::types::VpcSecurityGroupMembership]) -> Vec<S
     groups.iter().filter_map(|g| g.vpc_security_group_id()).map(str::to_owned).collect()
 }
 
+fn settled(groups: &[aws_sdk_rds::types::VpcSecurityGroupMembership]) -> bool {
+    groups.iter().all(|g| g.status().is_none_or(|s| s == "active"))
+}
+
 impl AwsClients {
     /// The copy's VPC, groups, address, status and tags; `None` when it does not exist. A
     /// cluster names only its subnet group: its VPC is that group's (`DescribeDBSubnetGroups`).
@@ -66,6 +73,7 @@ impl AwsClients {
                 address: d.endpoint().and_then(|e| e.address()).map(str::to_owned),
                 status: d.db_instance_status().unwrap_or_default().to_owned(),
                 tags: tag_pairs(d.tag_list()),
+                groups_settled: settled(d.vpc_security_groups()),
             })),
             DbKind::Cluster => {
                 let Some(c) = self.describe_cluster(copy).await? else { return Ok(None) };
@@ -79,6 +87,7 @@ impl AwsClients {
                     address: c.endpoint().map(str::to_owned),
                     status: c.status().unwrap_or_default().to_owned(),
                     tags: tag_pairs(c.tag_list()),
+                    groups_settled: settled(c.vpc_security_groups()),
                 }))
             }
         }

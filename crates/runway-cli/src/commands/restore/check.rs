@@ -210,7 +210,8 @@ async fn cleanup(
     Ok(())
 }
 
-/// Looks at the copy until it is `available` (a change of its groups applied); what it is then.
+/// Looks at the copy until it is `available` and each of its groups `active` (a change of its
+/// groups applied); what it is then.
 async fn wait_copy(
     aws: &AwsClients,
     target: CheckedCopy<'_>,
@@ -220,7 +221,10 @@ async fn wait_copy(
     let deadline = Instant::now() + timing.timeout;
     loop {
         match aws.copy_network(target.kind, target.id).await.map_err(|e| out.remote(chain(&e)))? {
-            Some(n) if n.status == "available" => return Ok(n),
+            Some(n) if n.status == "available" && n.groups_settled => return Ok(n),
+            Some(n) if n.status == "available" => {
+                out.progress(&format!("{}: its groups changing", target.id))
+            }
             Some(n) => out.progress(&format!("{}: {}", target.id, n.status)),
             None => out.progress(&format!("{}: not there", target.id)),
         }
