@@ -86,8 +86,11 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     // protection are ModifyDBInstance, above).
     "rds:AddTagsToResource",
     // restore's check (`restore.check`): its temporary security group, tagged for the plan (the
-    // program's grants on the plan's tagged groups reach it; ModifyDBInstance, above, puts it on
-    // the copy and takes it off; RunTask, above, runs the bootstrap's task definition).
+    // program's grants on the plan's tagged groups reach it; ModifyDBInstance or ModifyDBCluster,
+    // above, puts it on the copy and takes it off; RunTask, above, runs the bootstrap's task
+    // definition). An Aurora copy names only its subnet group: its VPC is read from it (the
+    // program's grants on the plan's subnet groups reach it: the copy is in the live one's).
+    "rds:DescribeDBSubnetGroups",
     "ec2:CreateSecurityGroup",
     "ec2:AuthorizeSecurityGroupIngress",
     "ec2:AuthorizeSecurityGroupEgress",

@@ -152,7 +152,18 @@ pub fn in_window(time: &str, earliest: &str, latest: &str) -> InWindow {
 /// What a copy that lived `seconds` cost: its class's hourly price, billed per second with
 /// RDS's ten-minute minimum; `None` when the catalogue has no price for the class.
 pub fn copy_cost(plan: &Plan, catalogue: &Catalogue, target: &RestoreTarget, seconds: u64) -> Option<Money> {
-    let price = match catalogue.price_table(&plan.region)?.get(target.price_key.as_str()).map(|e| &e.status) {
+    billed_cost(plan, catalogue, &target.price_key, seconds)
+}
+
+/// What `seconds` of the catalogue's hourly `price_key` cost, billed per second with a
+/// ten-minute minimum (RDS and Aurora instances alike); `None` when it has no price.
+pub(crate) fn billed_cost(
+    plan: &Plan,
+    catalogue: &Catalogue,
+    price_key: &str,
+    seconds: u64,
+) -> Option<Money> {
+    let price = match catalogue.price_table(&plan.region)?.get(price_key).map(|e| &e.status) {
         Some(PriceStatus::Priced { price, .. }) => *price,
         Some(PriceStatus::Unpriced { .. }) | None => return None,
     };

@@ -6,12 +6,13 @@
 //! security group that lets that one task reach that one copy, and the tag that records the
 //! result on the copy.
 //!
-//! How the task reaches the copy: the copy is made in the live instance's security groups,
-//! which admit only the proxy. Rather than open a group the live instance shares (or the
-//! bootstrap's group, which Pulumi owns), the run makes a group of its own, named
+//! How the task reaches the copy (an RDS instance, or an Aurora cluster through its writer:
+//! the cluster's endpoint and the cluster's groups): the copy is made in the live one's
+//! security groups, which admit only the proxy. Rather than open a group the live one shares
+//! (or the bootstrap's group, which Pulumi owns), the run makes a group of its own, named
 //! [`check_group_name`] (`<copy>-check`), that admits itself on the PostgreSQL port and sends
 //! only there; the copy gets it beside its own groups, the check task gets it beside the
-//! bootstrap's. The live instance never has it. After the task, it is taken off the copy and
+//! bootstrap's. The live instance or cluster never has it. After the task, it is taken off the copy and
 //! deleted; a run again after a kill finds it by its name and does the same.
 
 use compact_str::CompactString;

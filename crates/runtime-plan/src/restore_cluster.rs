@@ -12,13 +12,12 @@
 //! renames put in where they belong.
 
 use compact_str::CompactString;
-use cost::{Catalogue, PriceStatus};
+use cost::Catalogue;
 use runway_schema::Money;
-use rust_decimal::Decimal;
 use serde::Serialize;
 
 use crate::plan::{ItemSpec, Plan};
-use crate::restore::{MIN_BILLED_SECONDS, RestoreError, names_beside};
+use crate::restore::{RestoreError, billed_cost, names_beside};
 use crate::switch::{
     FinishStep, Switch, SwitchRefusal, SwitchSeen, SwitchStep, next_finish_step, next_switch_step,
 };
@@ -92,12 +91,7 @@ pub fn cluster_copy_cost(
     target: &ClusterTarget,
     seconds: u64,
 ) -> Option<Money> {
-    let price = match catalogue.price_table(&plan.region)?.get(target.price_key.as_str()).map(|e| &e.status) {
-        Some(PriceStatus::Priced { price, .. }) => *price,
-        Some(PriceStatus::Unpriced { .. }) | None => return None,
-    };
-    let billed = Decimal::from(seconds.max(MIN_BILLED_SECONDS));
-    Some(price.times(billed / Decimal::from(3_600)))
+    billed_cost(plan, catalogue, &target.price_key, seconds)
 }
 
 /// What a cluster switch moves: the instance switch's decision over the clusters' names, and

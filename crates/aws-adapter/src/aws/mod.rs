@@ -63,7 +63,7 @@ pub use preflight::{CredentialsError, KeyFacts, PullCredentials};
 pub use previews::{CREATED_TAG, MONTHLY_TAG, PREVIEW_TAG, PreviewRecord, RECORD, Removed, TaggedResource};
 pub use proxy::{ProxyAdminCopy, ProxyCopyError, ProxyCopyReport, RegistryCredentialsCopy};
 pub use remedy::Remedy;
-pub use restore::{CopyRequest, InstanceState, RestoreWindow};
+pub use restore::{CopyRequest, DbKind, InstanceState, RestoreWindow};
 pub use restore_check::{CopyNetwork, GroupDeletion};
 pub use restore_cluster::{ClusterCopyRequest, ClusterFacts, ClusterWindow};
 pub use rollback::{RollbackChoice, RollbackError};

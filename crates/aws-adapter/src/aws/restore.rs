@@ -6,6 +6,7 @@
 //! deleted (`DeleteDBInstance` without a final snapshot). Nothing here touches the live
 //! instance.
 
+use aws_sdk_rds::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_rds::primitives::{DateTime, DateTimeFormat};
 use aws_sdk_rds::types::Tag;
 
@@ -23,6 +24,16 @@ pub struct RestoreWindow {
     pub earliest: Option<String>,
     /// Days of automated backups kept (`BackupRetentionPeriod`; 0: no point-in-time recovery).
     pub retention_days: u32,
+}
+
+/// Which kind of RDS identifier a call names: a DB instance or an Aurora DB cluster. The calls
+/// that do the same to either take it rather than come in two copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbKind {
+    /// A DB instance (`DBInstanceIdentifier`).
+    Instance,
+    /// An Aurora DB cluster (`DBClusterIdentifier`).
+    Cluster,
 }
 
 /// A DB instance's state and endpoint.
@@ -47,6 +58,24 @@ pub struct CopyRequest<'a> {
     pub instance_class: &'a str,
     /// Its tags.
     pub tags: &'a [(String, String)],
+}
+
+/// A change's answer: made (`true`), its identifier not found (`false`: `not_found` says so of
+/// the service's error), or the call's error.
+pub(super) fn changed<T, E, R>(
+    operation: &'static str,
+    sent: Result<T, SdkError<E, R>>,
+    not_found: fn(&E) -> bool,
+) -> Result<bool, RemoteError>
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + 'static,
+{
+    match sent {
+        Ok(_) => Ok(true),
+        Err(e) if e.as_service_error().is_some_and(not_found) => Ok(false),
+        Err(e) => Err(RemoteError::from_sdk(operation, e)),
+    }
 }
 
 /// `DateTime` as `YYYY-MM-DDTHH:MM:SSZ` (seconds kept, fractions dropped).

@@ -1,28 +1,41 @@
 //! `runway restore`'s check of a copy (`restore.check`): the temporary security group that lets
 //! the check task reach the copy, and nothing else. The group (`<copy>-check`, in the copy's
 //! VPC, tagged) admits itself on the PostgreSQL port and sends only there; it is added to the
-//! copy beside its own groups (`ModifyDBInstance`), given to the task beside the bootstrap's,
-//! then taken off the copy and deleted. Every call is safe to repeat: a group that exists is
-//! found by its name, a rule that exists is kept, a group gone is done. The live instance is
-//! never touched.
+//! copy beside its own groups (`ModifyDBInstance`, or `ModifyDBCluster` for an Aurora copy: the
+//! cluster's groups are its writer's), given to the task beside the bootstrap's, then taken off
+//! the copy and deleted. Every call is safe to repeat: a group that exists is found by its name,
+//! a rule that exists is kept, a group gone is done. The live instance or cluster is never
+//! touched.
 
 use aws_sdk_ec2::error::ProvideErrorMetadata;
 use aws_sdk_ec2::types::{Filter, IpPermission, ResourceType, Tag, TagSpecification, UserIdGroupPair};
 
-use super::{AwsClients, RemoteError};
+use aws_sdk_rds::operation::modify_db_cluster::ModifyDBClusterError;
+use aws_sdk_rds::operation::modify_db_instance::ModifyDBInstanceError;
+
+use super::restore::changed;
+use super::{AwsClients, DbKind, RemoteError};
 
 /// PostgreSQL's port, the only one the group opens.
 const PORT: i32 = 5432;
 
-/// Where a copy is: its VPC and its security groups.
+/// Where a copy is, and what it is now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CopyNetwork {
     /// The VPC of its subnet group.
     pub vpc: Option<String>,
     /// Its security groups' ids.
     pub security_groups: Vec<String>,
-    /// `Endpoint.Address`, once there is one.
+    /// Its address once there is one: an instance's `Endpoint.Address`, a cluster's `Endpoint`
+    /// (its writer's).
     pub address: Option<String>,
+    /// `DBInstanceStatus` or the cluster's `Status` (`available`, `modifying`, ...).
+    pub status: String,
+    /// Its tags (`TagList`).
+    pub tags: Vec<(String, String)>,
+    /// Whether each of its groups' memberships is `active` (a group just added or removed is
+    /// `adding` or `removing` a while after the copy says `available`).
+    pub groups_settled: bool,
 }
 
 /// How a deletion of the group went.
@@ -35,19 +48,61 @@ pub enum GroupDeletion {
     InUse,
 }
 
+fn tag_pairs(tags: &[aws_sdk_rds::types::Tag]) -> Vec<(String, String)> {
+    tags.iter()
+        .filter_map(|t| Some((t.key()?.to_owned(), t.value().unwrap_or_default().to_owned())))
+        .collect()
+}
+
+fn group_ids(groups: &[aws_sdk_rds::types::VpcSecurityGroupMembership]) -> Vec<String> {
+    groups.iter().filter_map(|g| g.vpc_security_group_id()).map(str::to_owned).collect()
+}
+
+fn settled(groups: &[aws_sdk_rds::types::VpcSecurityGroupMembership]) -> bool {
+    groups.iter().all(|g| g.status().is_none_or(|s| s == "active"))
+}
+
 impl AwsClients {
-    /// The copy's VPC, groups and address; `None` when it does not exist.
-    pub async fn copy_network(&self, copy: &str) -> Result<Option<CopyNetwork>, RemoteError> {
-        Ok(self.describe_instance(copy).await?.map(|d| CopyNetwork {
-            vpc: d.db_subnet_group().and_then(|g| g.vpc_id()).map(str::to_owned),
-            security_groups: d
-                .vpc_security_groups()
-                .iter()
-                .filter_map(|g| g.vpc_security_group_id())
-                .map(str::to_owned)
-                .collect(),
-            address: d.endpoint().and_then(|e| e.address()).map(str::to_owned),
-        }))
+    /// The copy's VPC, groups, address, status and tags; `None` when it does not exist. A
+    /// cluster names only its subnet group: its VPC is that group's (`DescribeDBSubnetGroups`).
+    pub async fn copy_network(&self, kind: DbKind, copy: &str) -> Result<Option<CopyNetwork>, RemoteError> {
+        match kind {
+            DbKind::Instance => Ok(self.describe_instance(copy).await?.map(|d| CopyNetwork {
+                vpc: d.db_subnet_group().and_then(|g| g.vpc_id()).map(str::to_owned),
+                security_groups: group_ids(d.vpc_security_groups()),
+                address: d.endpoint().and_then(|e| e.address()).map(str::to_owned),
+                status: d.db_instance_status().unwrap_or_default().to_owned(),
+                tags: tag_pairs(d.tag_list()),
+                groups_settled: settled(d.vpc_security_groups()),
+            })),
+            DbKind::Cluster => {
+                let Some(c) = self.describe_cluster(copy).await? else { return Ok(None) };
+                let vpc = match c.db_subnet_group() {
+                    Some(name) => self.subnet_group_vpc(name).await?,
+                    None => None,
+                };
+                Ok(Some(CopyNetwork {
+                    vpc,
+                    security_groups: group_ids(c.vpc_security_groups()),
+                    address: c.endpoint().map(str::to_owned),
+                    status: c.status().unwrap_or_default().to_owned(),
+                    tags: tag_pairs(c.tag_list()),
+                    groups_settled: settled(c.vpc_security_groups()),
+                }))
+            }
+        }
+    }
+
+    /// The VPC of the DB subnet group `name`; `None` when there is no such group.
+    async fn subnet_group_vpc(&self, name: &str) -> Result<Option<String>, RemoteError> {
+        let sent = self.rds.describe_db_subnet_groups().db_subnet_group_name(name).send().await;
+        match sent {
+            Ok(out) => Ok(out.db_subnet_groups().first().and_then(|g| g.vpc_id()).map(str::to_owned)),
+            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_subnet_group_not_found_fault()) => {
+                Ok(None)
+            }
+            Err(e) => Err(RemoteError::from_sdk("DescribeDBSubnetGroups", e)),
+        }
     }
 
     /// The id of the group `name` in `vpc`, when it exists.
@@ -139,21 +194,26 @@ impl AwsClients {
         Ok(id)
     }
 
-    /// Gives the copy exactly `groups` (`ModifyDBInstance`, at once); `false` when the copy
-    /// does not exist.
-    pub async fn set_copy_groups(&self, copy: &str, groups: &[String]) -> Result<bool, RemoteError> {
-        let sent = self
-            .rds
-            .modify_db_instance()
-            .db_instance_identifier(copy)
-            .set_vpc_security_group_ids(Some(groups.to_vec()))
-            .apply_immediately(true)
-            .send()
-            .await;
-        match sent {
-            Ok(_) => Ok(true),
-            Err(e) if e.as_service_error().is_some_and(|s| s.is_db_instance_not_found_fault()) => Ok(false),
-            Err(e) => Err(RemoteError::from_sdk("ModifyDBInstance", e)),
+    /// Gives the copy exactly `groups`, at once (`ModifyDBInstance`, or `ModifyDBCluster` for a
+    /// cluster); `false` when the copy does not exist.
+    pub async fn set_copy_groups(
+        &self,
+        kind: DbKind,
+        copy: &str,
+        groups: &[String],
+    ) -> Result<bool, RemoteError> {
+        let groups = Some(groups.to_vec());
+        match kind {
+            DbKind::Instance => {
+                let call = self.rds.modify_db_instance().db_instance_identifier(copy);
+                let sent = call.set_vpc_security_group_ids(groups).apply_immediately(true).send().await;
+                changed("ModifyDBInstance", sent, ModifyDBInstanceError::is_db_instance_not_found_fault)
+            }
+            DbKind::Cluster => {
+                let call = self.rds.modify_db_cluster().db_cluster_identifier(copy);
+                let sent = call.set_vpc_security_group_ids(groups).apply_immediately(true).send().await;
+                changed("ModifyDBCluster", sent, ModifyDBClusterError::is_db_cluster_not_found_fault)
+            }
         }
     }
 

@@ -2,10 +2,10 @@
 //! `EarliestRestorableTime`, `LatestRestorableTime`), a point-in-time copy beside it
 //! (`RestoreDBClusterToPointInTime`, in the live cluster's subnet group and security groups) and
 //! its writer (`CreateDBInstance`: a restored cluster has no instance), what a cluster is now
-//! (status, endpoint, deletion protection, tags), and for a switch or a finish a rename, the
-//! protection turned on or off, the proxy's target moved, a tag, and a deletion (a drill's copy
-//! without a snapshot, `--finish`'s old cluster with one). Each is safe to repeat: what is done
-//! already answers `false`.
+//! (status, endpoint, deletion protection, tags), and for a switch or a finish a rename and a
+//! deletion (a drill's copy without a snapshot, `--finish`'s old cluster with one); the
+//! protection, the proxy's target and a tag are `switch.rs`'s calls, given the kind. Each is
+//! safe to repeat: what is done already answers `false`.
 
 use aws_sdk_rds::primitives::{DateTime, DateTimeFormat};
 use aws_sdk_rds::types::Tag;
@@ -58,7 +58,7 @@ fn rds_tags(tags: &[(String, String)]) -> Vec<Tag> {
 }
 
 impl AwsClients {
-    async fn describe_cluster(
+    pub(super) async fn describe_cluster(
         &self,
         identifier: &str,
     ) -> Result<Option<aws_sdk_rds::types::DbCluster>, RemoteError> {
@@ -186,64 +186,6 @@ impl AwsClients {
             Err(e) if e.as_service_error().is_some_and(|s| s.is_db_cluster_not_found_fault()) => Ok(false),
             Err(e) => Err(RemoteError::from_sdk("ModifyDBCluster", e)),
         }
-    }
-
-    /// Turns the cluster's deletion protection on or off.
-    pub async fn set_cluster_protection(&self, identifier: &str, on: bool) -> Result<(), RemoteError> {
-        self.rds
-            .modify_db_cluster()
-            .db_cluster_identifier(identifier)
-            .deletion_protection(on)
-            .apply_immediately(true)
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| RemoteError::from_sdk("ModifyDBCluster", e))
-    }
-
-    /// Registers (`register`) or deregisters the cluster as the target of the proxy's group.
-    pub async fn move_proxy_cluster(
-        &self,
-        proxy: &str,
-        group: &str,
-        cluster: &str,
-        register: bool,
-    ) -> Result<(), RemoteError> {
-        if register {
-            self.rds
-                .register_db_proxy_targets()
-                .db_proxy_name(proxy)
-                .target_group_name(group)
-                .db_cluster_identifiers(cluster)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("RegisterDBProxyTargets", e))
-        } else {
-            self.rds
-                .deregister_db_proxy_targets()
-                .db_proxy_name(proxy)
-                .target_group_name(group)
-                .db_cluster_identifiers(cluster)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("DeregisterDBProxyTargets", e))
-        }
-    }
-
-    /// Tags the cluster `key: value`; `false` when it does not exist.
-    pub async fn tag_cluster(&self, identifier: &str, key: &str, value: &str) -> Result<bool, RemoteError> {
-        let Some(c) = self.describe_cluster(identifier).await? else { return Ok(false) };
-        let Some(arn) = c.db_cluster_arn() else { return Ok(false) };
-        self.rds
-            .add_tags_to_resource()
-            .resource_name(arn)
-            .tags(Tag::builder().key(key).value(value).build())
-            .send()
-            .await
-            .map(|_| true)
-            .map_err(|e| RemoteError::from_sdk("AddTagsToResource", e))
     }
 
     /// Deletes an instance of a cluster (a cluster's instance keeps no snapshot of its own: the

@@ -1,12 +1,14 @@
 //! `runway restore --switch` and `--finish`'s RDS calls: what an instance is now (status,
 //! deletion protection, tags), the proxy's targets, a rename, deletion protection turned on or
-//! off, a proxy target moved, a tag written, and the old instance deleted with a final
+//! off, a proxy target moved, a tag written (these three of an instance or a cluster: the
+//! [`DbKind`] is a parameter), and the old instance deleted with a final
 //! snapshot. Each is safe to repeat (what is done already answers `false`); which to call, and
 //! when, is `runtime_plan::switch`'s decision.
 
 use aws_sdk_rds::types::Tag;
 
-use super::{AwsClients, RemoteError};
+use super::restore::changed;
+use super::{AwsClients, DbKind, RemoteError};
 
 /// What a switch needs to know of one instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,54 +57,71 @@ impl AwsClients {
         }
     }
 
-    /// Turns the instance's deletion protection on or off.
-    pub async fn set_deletion_protection(&self, identifier: &str, on: bool) -> Result<(), RemoteError> {
-        self.rds
-            .modify_db_instance()
-            .db_instance_identifier(identifier)
-            .deletion_protection(on)
-            .apply_immediately(true)
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| RemoteError::from_sdk("ModifyDBInstance", e))
+    /// Turns the instance's or the cluster's deletion protection on or off, at once.
+    pub async fn set_deletion_protection(
+        &self,
+        kind: DbKind,
+        identifier: &str,
+        on: bool,
+    ) -> Result<(), RemoteError> {
+        let sent = match kind {
+            DbKind::Instance => {
+                let call = self.rds.modify_db_instance().db_instance_identifier(identifier);
+                let sent = call.deletion_protection(on).apply_immediately(true).send().await;
+                changed("ModifyDBInstance", sent, |_| false)
+            }
+            DbKind::Cluster => {
+                let call = self.rds.modify_db_cluster().db_cluster_identifier(identifier);
+                let sent = call.deletion_protection(on).apply_immediately(true).send().await;
+                changed("ModifyDBCluster", sent, |_| false)
+            }
+        };
+        sent.map(drop)
     }
 
-    /// Registers (`register`) or deregisters the instance as a target of the proxy's group.
+    /// Registers (`register`) or deregisters the instance or the cluster as a target of the
+    /// proxy's group.
     pub async fn move_proxy_target(
         &self,
-        proxy: &str,
-        group: &str,
+        kind: DbKind,
+        (proxy, group): (&str, &str),
         identifier: &str,
         register: bool,
     ) -> Result<(), RemoteError> {
-        if register {
-            self.rds
-                .register_db_proxy_targets()
-                .db_proxy_name(proxy)
-                .target_group_name(group)
-                .db_instance_identifiers(identifier)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("RegisterDBProxyTargets", e))
+        let named = Some(vec![identifier.to_owned()]);
+        let (instances, clusters) = match kind {
+            DbKind::Instance => (named, None),
+            DbKind::Cluster => (None, named),
+        };
+        let sent = if register {
+            let call = self.rds.register_db_proxy_targets().db_proxy_name(proxy).target_group_name(group);
+            let call = call.set_db_instance_identifiers(instances).set_db_cluster_identifiers(clusters);
+            changed("RegisterDBProxyTargets", call.send().await, |_| false)
         } else {
-            self.rds
-                .deregister_db_proxy_targets()
-                .db_proxy_name(proxy)
-                .target_group_name(group)
-                .db_instance_identifiers(identifier)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| RemoteError::from_sdk("DeregisterDBProxyTargets", e))
-        }
+            let call = self.rds.deregister_db_proxy_targets().db_proxy_name(proxy).target_group_name(group);
+            let call = call.set_db_instance_identifiers(instances).set_db_cluster_identifiers(clusters);
+            changed("DeregisterDBProxyTargets", call.send().await, |_| false)
+        };
+        sent.map(drop)
     }
 
-    /// Tags the instance `key: value`; `false` when it does not exist.
-    pub async fn tag_instance(&self, identifier: &str, key: &str, value: &str) -> Result<bool, RemoteError> {
-        let Some(d) = self.describe_instance(identifier).await? else { return Ok(false) };
-        let Some(arn) = d.db_instance_arn() else { return Ok(false) };
+    /// Tags the instance or the cluster `key: value`; `false` when it does not exist.
+    pub async fn tag_db(
+        &self,
+        kind: DbKind,
+        identifier: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<bool, RemoteError> {
+        let arn = match kind {
+            DbKind::Instance => {
+                self.describe_instance(identifier).await?.and_then(|d| d.db_instance_arn().map(str::to_owned))
+            }
+            DbKind::Cluster => {
+                self.describe_cluster(identifier).await?.and_then(|c| c.db_cluster_arn().map(str::to_owned))
+            }
+        };
+        let Some(arn) = arn else { return Ok(false) };
         self.rds
             .add_tags_to_resource()
             .resource_name(arn)

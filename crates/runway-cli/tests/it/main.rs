@@ -34,6 +34,7 @@ mod pulumi_preview;
 mod readme;
 mod restore;
 mod restore_check;
+mod restore_check_cluster;
 mod restore_kinds;
 mod review;
 mod rollback;

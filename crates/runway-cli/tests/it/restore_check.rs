@@ -13,7 +13,7 @@
 //!
 //! Needs the workspace venv (`cargo xtask venv`) and PostgreSQL 16 (`cargo xtask postgres`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
@@ -21,87 +21,103 @@ use test_support::{CannedAws, Moto, Route, Scratch, scratch};
 
 use crate::common::{self, Run};
 use crate::db_roles::{ADMIN_PASSWORD, Server, Version, path_with, rds_master};
+use crate::restore_kinds::physical;
 
-const CHECK: &str = "select count(*) from orders";
+pub(crate) const CHECK: &str = "select count(*) from orders";
 const BOOT_FAMILY: &str = "acme-shop-dev-main-db-bootstrap";
 const BOOT_OUTPUT: &str = "runway-task-bootstrap-main-db";
 
-struct Account {
-    moto: Moto,
+/// The example's runway file with `restore: { check: CHECK }` added to main-db.
+fn with_check(text: &str) -> String {
+    let declared = "    size: { staging: medium, production: large }\n";
+    assert!(text.contains(declared), "the example's main-db changed");
+    text.replacen(declared, &format!("{declared}    restore: {{ check: \"{CHECK}\" }}\n"), 1)
+}
+
+/// The stack outputs `pulumi up` would give of main-db's bootstrap task (its registered task
+/// definition `td`), written into `dir`.
+fn write_outputs(dir: &Path, td: &Value) -> PathBuf {
+    let outputs = dir.join("outputs.json");
+    let value = json!({
+        BOOT_OUTPUT: {
+            "cluster": "acme-shop-dev",
+            "taskDefinition": td,
+            "family": BOOT_FAMILY,
+            "subnets": ["subnet-0aaa", "subnet-0bbb"],
+            "securityGroups": ["sg-0bootstrap"],
+            "container": "main-db-bootstrap",
+            "logGroup": "/runway/acme-shop/dev/main-db-bootstrap",
+            "logStreamPrefix": "main-db-bootstrap",
+            "region": "us-east-1",
+        }
+    });
+    std::fs::write(&outputs, value.to_string()).unwrap();
+    outputs
+}
+
+/// The example's `dev` in moto as `pulumi up` would make it, main-db declaring the check: on
+/// RDS, or on Aurora (`engine: aurora`; `writer` is then its cluster's writer).
+pub(crate) struct Account {
+    pub(crate) moto: Moto,
     _dir: Scratch,
-    file: PathBuf,
-    db: String,
-    /// The live instance's own group.
-    db_group: String,
+    pub(crate) file: PathBuf,
+    /// The live database: the instance's identifier, or the cluster's.
+    pub(crate) db: String,
+    /// On Aurora, the live cluster's writer.
+    pub(crate) writer: Option<String>,
+    /// The live database's own group.
+    pub(crate) db_group: String,
     outputs: PathBuf,
 }
 
 impl Account {
     fn new(name: &str) -> Self {
+        Self::made(name, false)
+    }
+
+    /// main-db on Aurora.
+    pub(crate) fn aurora(name: &str) -> Self {
+        Self::made(name, true)
+    }
+
+    fn made(name: &str, aurora: bool) -> Self {
         let dir = scratch(name);
         test_support::copy_dir(&test_support::example("acme-shop"), dir.path());
         let file = dir.path().join("runway.yaml");
         let text = std::fs::read_to_string(&file).unwrap();
-        let declared = "    size: { staging: medium, production: large }\n";
-        assert!(text.contains(declared), "the example's main-db changed");
-        let with_check =
-            text.replacen(declared, &format!("{declared}    restore: {{ check: \"{CHECK}\" }}\n"), 1);
-        std::fs::write(&file, with_check).unwrap();
+        let text = if aurora { text.replace("engine: rds", "engine: aurora") } else { text };
+        std::fs::write(&file, with_check(&text)).unwrap();
         let moto = Moto::start();
         let plan =
             common::bare().args(["plan", "--env", "dev", "--format", "json"]).arg(&file).output().unwrap();
         let plan: Value = serde_json::from_slice(&plan.stdout).unwrap();
-        let db = plan["items"].as_array().unwrap().iter().find(|i| i["kind"] == "rds-instance").unwrap()
-            ["physicalName"]
-            .as_str()
-            .unwrap()
-            .to_owned();
         let main_db = plan["resources"].as_array().unwrap().iter().find(|r| r["name"] == "main-db").unwrap();
         assert_eq!(main_db["restoreCheck"], CHECK, "the plan carries the check");
-        let made = moto.python(
-            &format!(
-                "import boto3, json\n\
-                 ec2 = boto3.client('ec2'); rds = boto3.client('rds'); ecs = boto3.client('ecs')\n\
-                 vpc = ec2.describe_vpcs()['Vpcs'][0]['VpcId']\n\
-                 subnets = [s['SubnetId'] for s in ec2.describe_subnets(Filters=[{{'Name': 'vpc-id', 'Values': [vpc]}}])['Subnets'][:2]]\n\
-                 sg = ec2.create_security_group(GroupName='{db}-db', Description='admits the proxy', VpcId=vpc)['GroupId']\n\
-                 rds.create_db_subnet_group(DBSubnetGroupName='{db}-subnets', DBSubnetGroupDescription='d', SubnetIds=subnets)\n\
-                 rds.create_db_instance(DBInstanceIdentifier='{db}', Engine='postgres', DBInstanceClass='db.t4g.micro', \
+        let (db, writer, database, targets) = if aurora {
+            let (c, w) = (physical(&plan, "aurora-cluster"), physical(&plan, "aurora-instance"));
+            let database = format!(
+                "rds.create_db_cluster(DBClusterIdentifier='{c}', Engine='aurora-postgresql', MasterUsername='runway', \
+                 MasterUserPassword='not-a-secret-1', BackupRetentionPeriod=1, DBSubnetGroupName='{c}-subnets', \
+                 VpcSecurityGroupIds=[sg])\n\
+                 rds.create_db_instance(DBInstanceIdentifier='{w}', DBClusterIdentifier='{c}', \
+                 Engine='aurora-postgresql', DBInstanceClass='db.t4g.medium')\n"
+            );
+            (c, Some(w), database, "DBClusterIdentifiers")
+        } else {
+            let db = physical(&plan, "rds-instance");
+            let database = format!(
+                "rds.create_db_instance(DBInstanceIdentifier='{db}', Engine='postgres', DBInstanceClass='db.t4g.micro', \
                  MasterUsername='runway', MasterUserPassword='not-a-secret-1', AllocatedStorage=20, BackupRetentionPeriod=1, \
-                 DBSubnetGroupName='{db}-subnets', VpcSecurityGroupIds=[sg])\n\
-                 rds.create_db_proxy(DBProxyName='{db}-proxy', EngineFamily='POSTGRESQL', Auth=[{{'AuthScheme': 'SECRETS', \
-                 'IAMAuth': 'DISABLED', 'SecretArn': 'arn:aws:secretsmanager:us-east-1:123456789012:secret:proxy-admin-abcdef'}}], \
-                 RoleArn='arn:aws:iam::123456789012:role/proxy', VpcSubnetIds=subnets)\n\
-                 rds.register_db_proxy_targets(DBProxyName='{db}-proxy', DBInstanceIdentifiers=['{db}'])\n\
-                 ecs.create_cluster(clusterName='acme-shop-dev')\n\
-                 td = ecs.register_task_definition(family='{BOOT_FAMILY}', containerDefinitions=[{{'name': 'main-db-bootstrap', \
-                 'image': 'postgres', 'memory': 512}}])['taskDefinition']['taskDefinitionArn']\n\
-                 ecs.create_service(cluster='acme-shop-dev', serviceName='acme-shop-dev-metabase-service', taskDefinition=td, desiredCount=1)\n\
-                 print(json.dumps({{'sg': sg, 'td': td}}))"
-            ),
-            &[],
-        );
-        let made: Value = serde_json::from_slice(&made).unwrap();
-        let outputs = dir.path().join("outputs.json");
-        let value = json!({
-            BOOT_OUTPUT: {
-                "cluster": "acme-shop-dev",
-                "taskDefinition": made["td"],
-                "family": BOOT_FAMILY,
-                "subnets": ["subnet-0aaa", "subnet-0bbb"],
-                "securityGroups": ["sg-0bootstrap"],
-                "container": "main-db-bootstrap",
-                "logGroup": "/runway/acme-shop/dev/main-db-bootstrap",
-                "logStreamPrefix": "main-db-bootstrap",
-                "region": "us-east-1",
-            }
-        });
-        std::fs::write(&outputs, value.to_string()).unwrap();
-        let db_group = made["sg"].as_str().unwrap().to_owned();
-        Account { moto, _dir: dir, file, db, db_group, outputs }
+                 DBSubnetGroupName='{db}-subnets', VpcSecurityGroupIds=[sg])\n"
+            );
+            (db, None, database, "DBInstanceIdentifiers")
+        };
+        let (db_group, outputs) = as_pulumi_made(&moto, dir.path(), &db, (&database, targets));
+        Account { moto, _dir: dir, file, db, writer, db_group, outputs }
     }
 
-    fn read(&self, code: &str) -> Value {
+    /// What a Python script against moto (`rds`, `ec2` and `datetime` at hand) prints, as JSON.
+    pub(crate) fn read(&self, code: &str) -> Value {
         let script = format!(
             "import boto3, json, sys, datetime\nrds = boto3.client('rds'); ec2 = boto3.client('ec2')\n{code}"
         );
@@ -113,23 +129,109 @@ impl Account {
         self.read(&format!(
             "dbs = {{d['DBInstanceIdentifier']: {{'groups': [g['VpcSecurityGroupId'] for g in d['VpcSecurityGroups']], \
              'tags': {{t['Key']: t['Value'] for t in d.get('TagList', [])}}}} for d in rds.describe_db_instances()['DBInstances']}}\n\
-             checks = [g['GroupName'] for g in ec2.describe_security_groups()['SecurityGroups'] if g['GroupName'].endswith('-check')]\n\
-             targets = [t['RdsResourceId'] for t in rds.describe_db_proxy_targets(DBProxyName='{db}-proxy')['Targets']]\n\
+             {}\
              print(json.dumps({{'dbs': dbs, 'checks': checks, 'targets': targets}}))",
-            db = self.db
+            checks_and_targets(&format!("{}-proxy", self.db))
         ))
     }
 
-    fn a_restorable_time(&self) -> String {
+    /// A time inside the live database's window: its creation second.
+    pub(crate) fn a_restorable_time(&self) -> String {
+        let created = match self.writer {
+            None => format!(
+                "rds.describe_db_instances(DBInstanceIdentifier='{}')['DBInstances'][0]['InstanceCreateTime']",
+                self.db
+            ),
+            Some(_) => format!(
+                "rds.describe_db_clusters(DBClusterIdentifier='{}')['DBClusters'][0]['ClusterCreateTime']",
+                self.db
+            ),
+        };
         let t = self.read(&format!(
-            "t = rds.describe_db_instances(DBInstanceIdentifier='{}')['DBInstances'][0]['InstanceCreateTime']\n\
-             print(json.dumps(t.astimezone(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')))",
-            self.db
+            "print(json.dumps(({created}).astimezone(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')))"
         ));
         t.as_str().unwrap().to_owned()
     }
 
-    fn run(&self, aws_url: &str, args: &[&str]) -> Run {
+    /// What a run killed after "admitted for the check" leaves: the copy `copy` (of `to`, tagged
+    /// as a restore makes it; on Aurora with its writer) in its own group and the check's, the
+    /// check's group made.
+    pub(crate) fn killed_with_the_group_on(&self, copy: &str, to: &str) {
+        let (db, group) = (&self.db, &self.db_group);
+        let time = format!(
+            "datetime.datetime.strptime('{to}', '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc)"
+        );
+        let placed = format!(
+            "DBSubnetGroupName='{db}-subnets', VpcSecurityGroupIds=['{group}'], \
+             Tags=[{{'Key': 'runway-restore', 'Value': '{to}'}}]"
+        );
+        let (made, modify) = match &self.writer {
+            None => (
+                format!(
+                    "rds.restore_db_instance_to_point_in_time(SourceDBInstanceIdentifier='{db}', \
+                     TargetDBInstanceIdentifier='{copy}', RestoreTime={time}, {placed})\n"
+                ),
+                format!("rds.modify_db_instance(DBInstanceIdentifier='{copy}'"),
+            ),
+            Some(w) => (
+                format!(
+                    "rds.restore_db_cluster_to_point_in_time(SourceDBClusterIdentifier='{db}', \
+                     DBClusterIdentifier='{copy}', RestoreToTime={time}, {placed})\n\
+                     rds.create_db_instance(DBInstanceIdentifier='{w}-restored', DBClusterIdentifier='{copy}', \
+                     Engine='aurora-postgresql', DBInstanceClass='db.t4g.medium')\n"
+                ),
+                format!("rds.modify_db_cluster(DBClusterIdentifier='{copy}'"),
+            ),
+        };
+        self.read(&format!(
+            "{made}vpc = ec2.describe_vpcs()['Vpcs'][0]['VpcId']\n\
+             g = ec2.create_security_group(GroupName='{copy}-check', Description='d', VpcId=vpc)['GroupId']\n\
+             {modify}, VpcSecurityGroupIds=['{group}', g], ApplyImmediately=True)\n\
+             print(json.dumps(g))"
+        ));
+    }
+
+    /// `--switch` run again after [`Self::killed_with_the_group_on`]: exit 0, the group found
+    /// (not made again), the copy checked. The recording proxy and the run.
+    pub(crate) fn switch_after_the_kill(&self, copy: &str, to: &str) -> (CannedAws, Run) {
+        let aws = CannedAws::in_front_of(&self.moto.url(), vec![]);
+        let run = self.restore(&aws, to, &["--switch"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stdout.contains(&format!("check-main-db: passed on {copy}")), "{}", run.stdout);
+        assert!(!aws.asked().iter().any(|o| o == "CreateSecurityGroup"), "found again: {:?}", aws.asked());
+        (aws, run)
+    }
+
+    /// What a switch onto the checked copy leaves (`state`, and `live`: the copy's entry in it,
+    /// now under the live name): no check group, the copy in its own group only and tagged
+    /// `passed`, the proxy's target.
+    pub(crate) fn switched_onto_the_checked_copy(&self, state: &Value, live: &Value) {
+        assert_eq!(state["checks"], json!([]), "{state}");
+        assert_eq!(live["groups"], json!([self.db_group]), "the copy, now live, in its own group only");
+        assert_eq!(live["tags"]["runway-check"], "passed", "{state}");
+        assert_eq!(state["targets"], json!([self.db]));
+    }
+
+    /// `--switch` whose check task exits 1 (`aws` answers so): exit 1, the task's failure shown.
+    pub(crate) fn failed_switch(&self, aws: &CannedAws, to: &str) -> Run {
+        let run = self.restore(aws, to, &["--switch"]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let failed =
+            run.stdout.lines().find(|l| l.starts_with("failed     check-main-db: task ")).unwrap_or_default();
+        assert!(failed.ends_with(" exited 1 (Essential container in task exited)"), "{}", run.stdout);
+        run
+    }
+
+    /// `--switch` run once more after a complete switch: exit 0, no second check task.
+    pub(crate) fn again_no_second_task(&self, to: &str) {
+        let aws = CannedAws::in_front_of(&self.moto.url(), vec![]);
+        let again = self.restore(&aws, to, &["--switch"]);
+        assert_eq!(again.code, 0, "{}", again.stderr);
+        assert!(!aws.asked().iter().any(|o| o == "RunTask"), "{:?}", aws.asked());
+    }
+
+    /// `runway ARGS FILE` against the AWS endpoint `aws_url`, its output printed.
+    pub(crate) fn run(&self, aws_url: &str, args: &[&str]) -> Run {
         let mut cmd = common::aws_command(aws_url, "runway-restore-check-test-home");
         cmd.args(args).arg(&self.file).env("AWS_REGION", "us-east-1");
         let run = Run::of_utf8(&mut cmd);
@@ -137,7 +239,9 @@ impl Account {
         run
     }
 
-    fn restore(&self, aws: &CannedAws, to: &str, extra: &[&str]) -> Run {
+    /// `runway restore --env dev main-db --to TO --interval 1s --outputs OUTPUTS EXTRA FILE`
+    /// through the recording proxy.
+    pub(crate) fn restore(&self, aws: &CannedAws, to: &str, extra: &[&str]) -> Run {
         let outputs = self.outputs.to_str().unwrap();
         let mut args = vec!["restore", "--env", "dev", "main-db", "--to", to, "--interval", "1s"];
         args.extend(["--outputs", outputs]);
@@ -146,25 +250,92 @@ impl Account {
     }
 }
 
-/// The recorded `RunTask` of the check: its request's JSON.
-fn run_task(aws: &CannedAws) -> Value {
+/// What `pulumi up` makes around main-db's database in moto: its security group (`<name>-db`)
+/// and subnet group (`<name>-subnets`), the database (`database`: Python lines that make
+/// `name` in them, `sg` and `subnets` at hand), its proxy (`<name>-proxy`) targeting it through
+/// `targets` (`DBInstanceIdentifiers`, `DBClusterIdentifiers`), the ECS cluster with the
+/// bootstrap's task definition and a service. The group's id and the stack outputs' file.
+fn as_pulumi_made(
+    moto: &Moto,
+    dir: &Path,
+    name: &str,
+    (database, targets): (&str, &str),
+) -> (String, PathBuf) {
+    let made = moto.python(
+        &format!(
+            "import boto3, json\n\
+             ec2 = boto3.client('ec2'); rds = boto3.client('rds'); ecs = boto3.client('ecs')\n\
+             vpc = ec2.describe_vpcs()['Vpcs'][0]['VpcId']\n\
+             subnets = [s['SubnetId'] for s in ec2.describe_subnets(Filters=[{{'Name': 'vpc-id', 'Values': [vpc]}}])['Subnets'][:2]]\n\
+             sg = ec2.create_security_group(GroupName='{name}-db', Description='admits the proxy', VpcId=vpc)['GroupId']\n\
+             rds.create_db_subnet_group(DBSubnetGroupName='{name}-subnets', DBSubnetGroupDescription='d', SubnetIds=subnets)\n\
+             {database}\
+             rds.create_db_proxy(DBProxyName='{name}-proxy', EngineFamily='POSTGRESQL', Auth=[{{'AuthScheme': 'SECRETS', \
+             'IAMAuth': 'DISABLED', 'SecretArn': 'arn:aws:secretsmanager:us-east-1:123456789012:secret:proxy-admin-abcdef'}}], \
+             RoleArn='arn:aws:iam::123456789012:role/proxy', VpcSubnetIds=subnets)\n\
+             rds.register_db_proxy_targets(DBProxyName='{name}-proxy', {targets}=['{name}'])\n\
+             ecs.create_cluster(clusterName='acme-shop-dev')\n\
+             td = ecs.register_task_definition(family='{BOOT_FAMILY}', containerDefinitions=[{{'name': 'main-db-bootstrap', \
+             'image': 'postgres', 'memory': 512}}])['taskDefinition']['taskDefinitionArn']\n\
+             ecs.create_service(cluster='acme-shop-dev', serviceName='acme-shop-dev-metabase-service', taskDefinition=td, desiredCount=1)\n\
+             print(json.dumps({{'sg': sg, 'td': td}}))"
+        ),
+        &[],
+    );
+    let made: Value = serde_json::from_slice(&made).unwrap();
+    (made["sg"].as_str().unwrap().to_owned(), write_outputs(dir, &made["td"]))
+}
+
+/// Python lines that set `checks` (the groups named `*-check`) and `targets` (the proxy's).
+pub(crate) fn checks_and_targets(proxy: &str) -> String {
+    format!(
+        "checks = [g['GroupName'] for g in ec2.describe_security_groups()['SecurityGroups'] if g['GroupName'].endswith('-check')]\n\
+         targets = [t['RdsResourceId'] for t in rds.describe_db_proxy_targets(DBProxyName='{proxy}')['Targets']]\n"
+    )
+}
+
+/// The one recorded `RunTask`, the check's: the bootstrap's revision and container, its own
+/// `startedBy`, the check's command, `RUNWAY_CHECK_HOST` (starting with `host`: the copy's
+/// address) and the query, the bootstrap's group first. Its container override and its second
+/// group (the check's).
+pub(crate) fn check_task(aws: &CannedAws, host: &str) -> (Value, String) {
     let calls = aws.calls();
     let mut runs = calls.iter().filter(|c| c.operation == "RunTask");
     let call = runs.next().expect("a RunTask");
     assert!(runs.next().is_none(), "one check task");
-    serde_json::from_str(&call.body).unwrap()
+    let task: Value = serde_json::from_str(&call.body).unwrap();
+    assert_eq!(task["startedBy"], "runway-restore-check");
+    assert!(task["taskDefinition"].as_str().unwrap().contains(BOOT_FAMILY), "{task}");
+    let container = &task["overrides"]["containerOverrides"][0];
+    assert_eq!(container["name"], "main-db-bootstrap");
+    assert_eq!(container["command"], json!(runtime_plan::restore_check::CHECK_COMMAND));
+    let env = &container["environment"];
+    assert_eq!(env[0]["name"], "RUNWAY_CHECK_HOST");
+    assert!(env[0]["value"].as_str().unwrap().starts_with(host), "the copy's address, {host}...: {env}");
+    assert_eq!(env[1], json!({"name": "RUNWAY_CHECK_SQL", "value": CHECK}));
+    let groups = &task["networkConfiguration"]["awsvpcConfiguration"]["securityGroups"];
+    assert_eq!(groups[0], "sg-0bootstrap");
+    let check_group = groups[1].as_str().unwrap().to_owned();
+    assert!(check_group.starts_with("sg-"), "{task}");
+    (container.clone(), check_group)
 }
 
-/// The operations asked, in order, of the ones that change something.
-fn changes(aws: &CannedAws) -> Vec<String> {
+/// The operations asked, in order, of the ones that change something (an instance's copy's
+/// or a cluster's).
+pub(crate) fn changes(aws: &CannedAws) -> Vec<String> {
     let changing = [
+        "RestoreDBInstanceToPointInTime",
+        "RestoreDBClusterToPointInTime",
+        "CreateDBInstance",
         "CreateSecurityGroup",
         "ModifyDBInstance",
+        "ModifyDBCluster",
         "RunTask",
         "DeleteSecurityGroup",
-        "DeleteDBInstance",
-        "RestoreDBInstanceToPointInTime",
         "AddTagsToResource",
+        "DeleteDBInstance",
+        "DeleteDBCluster",
+        "DeregisterDBProxyTargets",
     ];
     aws.asked().into_iter().filter(|o| changing.contains(&o.as_str())).collect()
 }
@@ -214,23 +385,7 @@ fn a_drill_checks_its_copy_through_a_group_of_its_own_then_removes_it_and_the_co
     assert!(!modified[1].contains("VpcSecurityGroupId.2="), "the copy back in its own group: {modified:?}");
     // The task: the bootstrap's revision, the check's command and variables, its own startedBy,
     // the bootstrap's group and the check's.
-    let task = run_task(&aws);
-    assert_eq!(task["startedBy"], "runway-restore-check");
-    assert!(task["taskDefinition"].as_str().unwrap().contains(BOOT_FAMILY), "{task}");
-    let container = &task["overrides"]["containerOverrides"][0];
-    assert_eq!(container["name"], "main-db-bootstrap");
-    assert_eq!(container["command"], json!(runtime_plan::restore_check::CHECK_COMMAND));
-    let env: Vec<(&str, &str)> = container["environment"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["name"].as_str().unwrap(), p["value"].as_str().unwrap()))
-        .collect();
-    assert_eq!(env[1], ("RUNWAY_CHECK_SQL", CHECK));
-    assert!(env[0].0 == "RUNWAY_CHECK_HOST" && env[0].1.starts_with(&format!("{copy}.")), "{env:?}");
-    let groups = &task["networkConfiguration"]["awsvpcConfiguration"]["securityGroups"];
-    assert_eq!(groups[0], "sg-0bootstrap");
-    assert!(groups[1].as_str().unwrap().starts_with("sg-"), "{task}");
+    let (container, _) = check_task(&aws, &format!("{copy}."));
     // Afterwards: the copy gone, no check group left, the live instance in its own group.
     let state = account.state();
     assert_eq!(state["checks"], json!([]), "{state}");
@@ -238,7 +393,7 @@ fn a_drill_checks_its_copy_through_a_group_of_its_own_then_removes_it_and_the_co
     assert_eq!(state["dbs"][&account.db]["groups"], json!([account.db_group]));
 
     // The very command and query, on a real PostgreSQL: the first row, and a query that fails.
-    the_recorded_command_answers_on_postgresql(container);
+    the_recorded_command_answers_on_postgresql(&container);
 }
 
 /// Runs the recorded container override as ECS would in the bootstrap's container: its
@@ -315,7 +470,7 @@ fn the_recorded_command_answers_on_postgresql(container: &Value) {
 }
 
 /// A container of the check's task definition that exited 1 (moto's exit 0 otherwise).
-fn failed_task() -> String {
+pub(crate) fn failed_task() -> String {
     json!({"tasks": [{
         "taskArn": "arn:aws:ecs:us-east-1:123456789012:task/acme-shop-dev/0f41ed",
         "taskDefinitionArn": format!("arn:aws:ecs:us-east-1:123456789012:task-definition/{BOOT_FAMILY}:1"),
@@ -334,11 +489,7 @@ fn a_failed_check_exits_1_keeps_the_copy_and_switches_nothing() {
     let to = account.a_restorable_time();
     let copy = format!("{}-restored", account.db);
 
-    let run = account.restore(&aws, &to, &["--switch"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let failed =
-        run.stdout.lines().find(|l| l.starts_with("failed     check-main-db: task ")).unwrap_or_default();
-    assert!(failed.ends_with(" exited 1 (Essential container in task exited)"), "{}", run.stdout);
+    let run = account.failed_switch(&aws, &to);
     assert!(run.stderr.contains(&format!("the check of {copy} failed")), "{}", run.stderr);
     let state = account.state();
     assert_eq!(state["dbs"][&copy]["tags"]["runway-check"], "failed", "{state}");
@@ -370,42 +521,13 @@ fn a_run_killed_with_the_group_on_the_copy_finishes_checks_and_switches() {
     let (db, copy) = (account.db.clone(), format!("{}-restored", account.db));
     // What a run killed after "admitted for the check" leaves: the copy (tagged as a restore
     // makes it) in its group and the check's, the check's group made.
-    account.read(&format!(
-        "import time\n\
-         rds.restore_db_instance_to_point_in_time(SourceDBInstanceIdentifier='{db}', TargetDBInstanceIdentifier='{copy}', \
-         RestoreTime=datetime.datetime.strptime('{to}', '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc), \
-         DBSubnetGroupName='{db}-subnets', VpcSecurityGroupIds=['{group}'], Tags=[{{'Key': 'runway-restore', 'Value': '{to}'}}])\n\
-         vpc = ec2.describe_vpcs()['Vpcs'][0]['VpcId']\n\
-         g = ec2.create_security_group(GroupName='{copy}-check', Description='d', VpcId=vpc)['GroupId']\n\
-         rds.modify_db_instance(DBInstanceIdentifier='{copy}', VpcSecurityGroupIds=['{group}', g], ApplyImmediately=True)\n\
-         print(json.dumps(g))",
-        group = account.db_group
-    ));
+    account.killed_with_the_group_on(&copy, &to);
     assert_eq!(account.state()["dbs"][&copy]["groups"].as_array().unwrap().len(), 2);
 
-    let aws = CannedAws::in_front_of(&account.moto.url(), vec![]);
-    let run = account.restore(&aws, &to, &["--switch"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains(&format!("check-main-db: passed on {copy}")), "{}", run.stdout);
+    let (_, run) = account.switch_after_the_kill(&copy, &to);
     assert!(run.stdout.contains(&format!("renamed {copy} to {db}")), "{}", run.stdout);
-    assert!(
-        !aws.asked().contains(&"CreateSecurityGroup".to_owned()),
-        "the group found again: {:?}",
-        aws.asked()
-    );
     let state = account.state();
-    assert_eq!(state["checks"], json!([]), "{state}");
-    assert_eq!(
-        state["dbs"][&db]["groups"],
-        json!([account.db_group]),
-        "the copy, now live, in its own group only"
-    );
-    assert_eq!(state["dbs"][&db]["tags"]["runway-check"], "passed", "{state}");
-    assert_eq!(state["targets"], json!([db]));
+    account.switched_onto_the_checked_copy(&state, &state["dbs"][&db]);
 
-    // Run again: the switch is done; no second check task.
-    let aws = CannedAws::in_front_of(&account.moto.url(), vec![]);
-    let again = account.restore(&aws, &to, &["--switch"]);
-    assert_eq!(again.code, 0, "{}", again.stderr);
-    assert!(!aws.asked().contains(&"RunTask".to_owned()), "{:?}", aws.asked());
+    account.again_no_second_task(&to);
 }

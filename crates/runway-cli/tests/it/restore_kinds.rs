@@ -30,7 +30,8 @@ struct Account {
     token_parameter: String,
 }
 
-fn physical(plan: &Value, kind: &str) -> String {
+/// The physical name of the plan's first item of `kind`.
+pub(crate) fn physical(plan: &Value, kind: &str) -> String {
     plan["items"].as_array().unwrap().iter().find(|i| i["kind"] == kind).unwrap()["physicalName"]
         .as_str()
         .unwrap()

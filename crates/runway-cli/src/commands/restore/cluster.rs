@@ -1,14 +1,17 @@
 //! `runway restore` of an Aurora postgres resource: the cluster restored to a point in time
 //! into `<cluster>-restored` (or `-drill`) beside the live one, its writer added (a restored
-//! cluster has none), both waited for; a drill deletes them and reports the time and the cost;
+//! cluster has none), both waited for; its `restore.check`, when declared, run through the
+//! copy's endpoint (the writer's) as an instance's is (`check.rs`): a failed check is exit 1
+//! and no switch; a drill deletes the writer then the cluster either way and reports the time
+//! and the cost;
 //! `--switch` and `--finish` run `runtime_plan::restore_cluster`'s steps, observed again after
 //! each, so a run again after a kill goes on from where the account is.
 
 use std::time::Instant;
 
-use aws_adapter::aws::{AwsClients, ClusterCopyRequest, ClusterFacts, InstanceState, utc};
+use aws_adapter::aws::{AwsClients, ClusterCopyRequest, ClusterFacts, DbKind, InstanceState, utc};
 use runtime_plan::Plan;
-use runtime_plan::restore::{InWindow, in_window, parse_time};
+use runtime_plan::restore::parse_time;
 use runtime_plan::restore_cluster::{
     ClusterFinishStep, ClusterSeen, ClusterStep, ClusterSwitch, ClusterTarget, cluster_copy_cost,
     cluster_switch_of, cluster_target, instance_names, next_cluster_finish_step, next_cluster_switch_step,
@@ -17,7 +20,7 @@ use runtime_plan::switch::{
     FinishStep, RESTORE_TAG, SWITCHED_TAG, SeenInstance, SwitchRefusal, SwitchSeen, SwitchStep,
 };
 
-use super::{Args, RestoreWaits};
+use super::{Args, RestoreWaits, check};
 use crate::planning::catalogue_for;
 use crate::prelude::*;
 
@@ -37,47 +40,33 @@ pub(super) fn run(session: &Session, args: &Args, out: Out) -> Result<(), Exit> 
         return rt.block_on(run_switch(plan, &aws, &switch()?, args.timing, out));
     }
     let target = cluster_target(plan, &args.resource, args.drill).map_err(|e| out.usage(e))?;
+    let check = check::inputs(plan, args, out)?;
     let window =
         rt.block_on(aws.cluster_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
             || out.usage(format!("{} has no DB cluster {} to restore", plan.environment, target.source)),
         )?;
-    let (Some(earliest), Some(latest)) = (window.earliest.as_deref(), window.latest.as_deref()) else {
-        return Err(out.usage(format!(
-            "{} keeps no automated backups (retention {} days): no point in time to restore",
-            target.source, window.retention_days
-        )));
-    };
-    outln!(
-        "restorable window of {}: {earliest} to {latest} ({} days of backups)",
-        target.source,
-        window.retention_days
-    );
-    if in_window(&to, earliest, latest) != InWindow::Inside {
-        return Err(out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}")));
-    }
+    let seen = (window.earliest.as_deref(), window.latest.as_deref(), window.retention_days);
+    super::inside_window(&target.source, seen, &to, out)?;
     let started = Instant::now();
     let endpoint = rt.block_on(restore(plan, &aws, &target, &to, args.timing, out))?;
-    let took = started.elapsed().as_secs();
     outln!(
-        "{} available at {endpoint} after {took}s (a copy of {} as of {to}; its writer {})",
+        "{} available at {endpoint} after {}s (a copy of {} as of {to}; its writer {})",
         target.copy,
+        started.elapsed().as_secs(),
         target.source,
         target.writer
     );
+    let copy = check::CheckedCopy { kind: DbKind::Cluster, id: &target.copy };
+    let failed = rt.block_on(check::failed(plan, &aws, copy, check.as_ref(), args.timing, out))?;
     if args.drill {
         let deleted = rt.block_on(delete_copy(&aws, &target, out))?;
         let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
-        let cost = cluster_copy_cost(plan, &catalogue, &target, took).map_or_else(
-            || "unpriced (no catalogue price for the class)".to_owned(),
-            |m| format!("${}", m.cents()),
-        );
-        outln!(
-            "drill: a usable copy in {took}s; {} {}; the copy cost {cost} ({}, billed per second, 10 minutes at least)",
-            target.copy,
-            if deleted { "deleted" } else { "already gone" },
-            target.instance_class
-        );
-        return Ok(());
+        let seconds = started.elapsed().as_secs();
+        let cost = cluster_copy_cost(plan, &catalogue, &target, seconds);
+        return super::drill_report(copy.id, &target.instance_class, cost, (seconds, deleted, failed), out);
+    }
+    if failed {
+        return Err(super::failed_check(copy.id, ("cluster", &target.source), out));
     }
     if args.switch {
         return rt.block_on(run_switch(plan, &aws, &switch()?, args.timing, out));
@@ -181,7 +170,7 @@ async fn delete_copy(aws: &AwsClients, target: &ClusterTarget, out: Out) -> Resu
         && f.protected
         && f.tags.iter().any(|(k, _)| k == RESTORE_TAG)
     {
-        aws.set_cluster_protection(&target.copy, false).await.map_err(remote)?;
+        aws.set_deletion_protection(DbKind::Cluster, &target.copy, false).await.map_err(remote)?;
     }
     aws.delete_cluster(&target.copy, None).await.map_err(remote)
 }
@@ -246,7 +235,7 @@ async fn run_switch(
                 tokio::time::sleep(timing.interval).await;
             }
             ClusterStep::Cluster(SwitchStep::DeregisterLive) => {
-                aws.move_proxy_cluster(&sw.proxy, &sw.target_group, &sw.source, false)
+                aws.move_proxy_target(DbKind::Cluster, (&sw.proxy, &sw.target_group), &sw.source, false)
                     .await
                     .map_err(remote)?;
                 outln!("{}: {} is no longer its target", sw.proxy, sw.source);
@@ -264,11 +253,11 @@ async fn run_switch(
                 outln!("renamed cluster {} to {}", sw.copy, sw.source);
             }
             ClusterStep::Cluster(SwitchStep::ProtectCopy) => {
-                aws.set_cluster_protection(&sw.source, true).await.map_err(remote)?;
+                aws.set_deletion_protection(DbKind::Cluster, &sw.source, true).await.map_err(remote)?;
                 outln!("{}: deletion protection on", sw.source);
             }
             ClusterStep::Cluster(SwitchStep::RegisterCopy) => {
-                aws.move_proxy_cluster(&sw.proxy, &sw.target_group, &sw.source, true)
+                aws.move_proxy_target(DbKind::Cluster, (&sw.proxy, &sw.target_group), &sw.source, true)
                     .await
                     .map_err(remote)?;
                 outln!("{}: {} (the copy) is its target", sw.proxy, sw.source);
@@ -282,7 +271,7 @@ async fn run_switch(
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                aws.tag_cluster(&sw.source, SWITCHED_TAG, &utc(now)).await.map_err(remote)?;
+                aws.tag_db(DbKind::Cluster, &sw.source, SWITCHED_TAG, &utc(now)).await.map_err(remote)?;
             }
             ClusterStep::Cluster(SwitchStep::Done) => break,
         }
@@ -339,7 +328,7 @@ async fn finish(aws: &AwsClients, s: &ClusterSwitch, timing: Waits, out: Out) ->
                 outln!("deleting instance {name} of {}", sw.old);
             }
             ClusterFinishStep::Cluster(FinishStep::UnprotectOld) => {
-                aws.set_cluster_protection(&sw.old, false).await.map_err(remote)?;
+                aws.set_deletion_protection(DbKind::Cluster, &sw.old, false).await.map_err(remote)?;
                 outln!("{}: deletion protection off", sw.old);
             }
             ClusterFinishStep::Cluster(FinishStep::DeleteOld) => {

@@ -23,9 +23,8 @@
 
 use std::time::Instant;
 
-use aws_adapter::aws::{AwsClients, CopyRequest};
+use aws_adapter::aws::{AwsClients, CopyRequest, DbKind};
 use runtime_plan::restore::{InWindow, RestoreTarget, copy_cost, in_window, parse_time, restore_target};
-use runtime_plan::restore_check::restore_check;
 use runtime_plan::restore_kinds::{RestoreKind, restore_kind};
 
 use crate::planning::catalogue_for;
@@ -37,7 +36,7 @@ mod cluster;
 mod switch;
 
 /// Restores a postgres resource's RDS instance or Aurora cluster to a point in time, or a
-/// cache from a snapshot, into a copy beside the live one, and runs an instance's
+/// cache from a snapshot, into a copy beside the live one, and runs a database's
 /// `restore.check` against the copy (exit 1 when it fails); `--drill` deletes the copy once
 /// available (and checked) and reports the time and the cost.
 #[derive(clap::Args)]
@@ -110,41 +109,13 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         // A switch stopped after its first rename: the copy is not under its own name any more.
         return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
     }
-    let check = restore_check(plan, &args.resource).map_err(|e| out.usage(e))?;
-    let outputs = match (&check, &args.outputs) {
-        (None, _) => None,
-        (Some(_), Some(file)) => Some(crate::stack_outputs::read(file).map_err(|e| out.usage(e))?),
-        (Some(_), None) => {
-            return Err(out.usage(format!(
-                "{} declares `restore.check`, run in its bootstrap task: give `--outputs FILE` (the stack \
-                 outputs, as `runway migrate` takes them)",
-                args.resource
-            )));
-        }
-    };
+    let check = check::inputs(plan, &args, out)?;
     let window =
         rt.block_on(aws.restore_window(&target.source)).map_err(|e| out.remote(chain(&e)))?.ok_or_else(
             || out.usage(format!("{} has no DB instance {} to restore", plan.environment, target.source)),
         )?;
-    let (Some(earliest), Some(latest)) = (window.earliest.as_deref(), window.latest.as_deref()) else {
-        return Err(out.usage(format!(
-            "{} keeps no automated backups (retention {} days): no point in time to restore",
-            target.source, window.retention_days
-        )));
-    };
-    outln!(
-        "restorable window of {}: {earliest} to {latest} ({} days of backups)",
-        target.source,
-        window.retention_days
-    );
-    match in_window(&to, earliest, latest) {
-        InWindow::Inside => {}
-        InWindow::TooEarly | InWindow::TooLate => {
-            return Err(
-                out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}"))
-            );
-        }
-    }
+    let seen = (window.earliest.as_deref(), window.latest.as_deref(), window.retention_days);
+    inside_window(&target.source, seen, &to, out)?;
     let started = Instant::now();
     let tags = vec![
         ("product".to_owned(), plan.product.to_string()),
@@ -173,27 +144,17 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         took.as_secs(),
         target.source
     );
-    let checked = match (&check, &outputs, &args.outputs) {
-        (Some(check), Some(outputs), Some(file)) => {
-            let inputs = check::CheckInputs { check, outputs, file };
-            Some(rt.block_on(check::check_copy(plan, &aws, &target, &inputs, args.timing, out))?)
-        }
-        _ => None,
-    };
-    let failed = checked == Some(check::Checked::Failed);
+    let copy = check::CheckedCopy { kind: DbKind::Instance, id: &target.copy };
+    let failed = rt.block_on(check::failed(plan, &aws, copy, check.as_ref(), args.timing, out))?;
     if args.drill {
         let deleted = rt.block_on(aws.delete_copy(&target.copy)).map_err(|e| out.remote(chain(&e)))?;
         let catalogue = catalogue_for(&args.env.root.file, args.env.root.catalogue.as_deref(), out)?;
-        return drill_report(plan, &catalogue, &target, (started.elapsed().as_secs(), deleted, failed), out);
+        let seconds = started.elapsed().as_secs();
+        let cost = copy_cost(plan, &catalogue, &target, seconds);
+        return drill_report(copy.id, &target.instance_class, cost, (seconds, deleted, failed), out);
     }
     if failed {
-        return Err(out.fail(
-            EXIT_INVALID,
-            format!(
-                "the check of {} failed: it is kept for a look, the live instance {} untouched; no switch",
-                target.copy, target.source
-            ),
-        ));
+        return Err(failed_check(copy.id, ("instance", &target.source), out));
     }
     if args.switch {
         return rt.block_on(switch::switch(plan, &aws, &args.resource, args.timing, out));
@@ -207,32 +168,64 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     Ok(())
 }
 
-/// A drill's end (its copy deleted): the time to a usable copy (available, and checked when
-/// the resource declares a check) and what the copy cost; exit 1 when its check failed.
+/// Prints the restorable window of `source` (`(earliest, latest, retention days)`, as RDS
+/// tells it) and refuses a time outside it, or a source that keeps no backups.
+fn inside_window(
+    source: &str,
+    (earliest, latest, retention_days): (Option<&str>, Option<&str>, u32),
+    to: &str,
+    out: Out,
+) -> Result<(), Exit> {
+    let (Some(earliest), Some(latest)) = (earliest, latest) else {
+        return Err(out.usage(format!(
+            "{source} keeps no automated backups (retention {retention_days} days): no point in time to restore"
+        )));
+    };
+    outln!("restorable window of {source}: {earliest} to {latest} ({retention_days} days of backups)");
+    match in_window(to, earliest, latest) {
+        InWindow::Inside => Ok(()),
+        InWindow::TooEarly | InWindow::TooLate => {
+            Err(out.usage(format!("--to {to} is outside the restorable window {earliest} to {latest}")))
+        }
+    }
+}
+
+/// The refusal after a failed check (no drill): exit 1, the copy kept, the live `kind`
+/// (`instance`, `cluster`) `source` untouched, nothing switched.
+fn failed_check(copy: &str, (kind, source): (&str, &str), out: Out) -> Exit {
+    out.fail(
+        EXIT_INVALID,
+        format!(
+            "the check of {copy} failed: it is kept for a look, the live {kind} {source} untouched; no switch"
+        ),
+    )
+}
+
+/// A drill's end (its copy, of `class`, deleted): the time to a usable copy (available, and
+/// checked when the resource declares a check) and what the copy cost (`None`: no catalogue
+/// price); exit 1 when its check failed.
 fn drill_report(
-    plan: &runtime_plan::Plan,
-    catalogue: &cost::Catalogue,
-    target: &RestoreTarget,
+    copy: &str,
+    class: &str,
+    cost: Option<runway_schema::Money>,
     (seconds, deleted, failed): (u64, bool, bool),
     out: Out,
 ) -> Result<(), Exit> {
-    let cost = copy_cost(plan, catalogue, target, seconds).map_or_else(
+    let cost = cost.map_or_else(
         || "unpriced (no catalogue price for the class)".to_owned(),
         |m| format!("${}", m.cents()),
     );
-    let copy = if failed {
+    let usable = if failed {
         format!("no usable copy (its check failed) after {seconds}s")
     } else {
         format!("a usable copy in {seconds}s")
     };
     outln!(
-        "drill: {copy}; {} {}; the copy cost {cost} ({}, billed per second, 10 minutes at least)",
-        target.copy,
+        "drill: {usable}; {copy} {}; the copy cost {cost} ({class}, billed per second, 10 minutes at least)",
         if deleted { "deleted" } else { "already gone" },
-        target.instance_class
     );
     if failed {
-        return Err(out.fail(EXIT_INVALID, format!("the drill's check of {} failed", target.copy)));
+        return Err(out.fail(EXIT_INVALID, format!("the drill's check of {copy} failed")));
     }
     Ok(())
 }

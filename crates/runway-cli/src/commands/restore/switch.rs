@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use aws_adapter::aws::{AwsClients, InstanceFacts, utc};
+use aws_adapter::aws::{AwsClients, DbKind, InstanceFacts, utc};
 use runtime_plan::Plan;
 use runtime_plan::switch::{
     FinishStep, RESTORE_TAG, SWITCHED_TAG, SeenInstance, Switch, SwitchRefusal, SwitchSeen, SwitchStep,
@@ -85,7 +85,9 @@ pub(super) async fn switch(
                 continue;
             }
             SwitchStep::DeregisterLive => {
-                aws.move_proxy_target(&s.proxy, &s.target_group, &s.source, false).await.map_err(remote)?;
+                aws.move_proxy_target(DbKind::Instance, (&s.proxy, &s.target_group), &s.source, false)
+                    .await
+                    .map_err(remote)?;
                 outln!("{}: {} is no longer its target", s.proxy, s.source);
             }
             SwitchStep::RenameLiveToOld => {
@@ -97,11 +99,13 @@ pub(super) async fn switch(
                 outln!("renamed {} to {}", s.copy, s.source);
             }
             SwitchStep::ProtectCopy => {
-                aws.set_deletion_protection(&s.source, true).await.map_err(remote)?;
+                aws.set_deletion_protection(DbKind::Instance, &s.source, true).await.map_err(remote)?;
                 outln!("{}: deletion protection on", s.source);
             }
             SwitchStep::RegisterCopy => {
-                aws.move_proxy_target(&s.proxy, &s.target_group, &s.source, true).await.map_err(remote)?;
+                aws.move_proxy_target(DbKind::Instance, (&s.proxy, &s.target_group), &s.source, true)
+                    .await
+                    .map_err(remote)?;
                 outln!("{}: {} (the copy) is its target", s.proxy, s.source);
             }
             SwitchStep::RestartReaders => {
@@ -113,7 +117,7 @@ pub(super) async fn switch(
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                aws.tag_instance(&s.source, SWITCHED_TAG, &utc(now)).await.map_err(remote)?;
+                aws.tag_db(DbKind::Instance, &s.source, SWITCHED_TAG, &utc(now)).await.map_err(remote)?;
             }
             SwitchStep::Done => break,
         }
@@ -158,7 +162,7 @@ pub(super) async fn finish(
                 tokio::time::sleep(timing.interval).await;
             }
             FinishStep::UnprotectOld => {
-                aws.set_deletion_protection(&s.old, false).await.map_err(remote)?;
+                aws.set_deletion_protection(DbKind::Instance, &s.old, false).await.map_err(remote)?;
                 outln!("{}: deletion protection off", s.old);
             }
             FinishStep::DeleteOld => {
