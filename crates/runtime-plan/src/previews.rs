@@ -321,20 +321,20 @@ pub struct SharedProxyLogins {
 pub fn shared_proxy_logins(plan: &Plan) -> Vec<SharedProxyLogins> {
     let Some(preview) = &plan.preview else { return Vec::new() };
     let shared = plan.items.iter().filter(|i| i.managed_by == ManagedBy::Shared);
-    shared
-        .filter_map(|item| match &item.spec {
-            crate::plan::ItemSpec::RdsProxy(spec) => Some(SharedProxyLogins {
-                resource: spec.resource.clone(),
-                proxy: item.physical_name.clone(),
-                secrets: (spec.logins.iter())
-                    .filter_map(|id| plan.item(id).map(|s| s.physical_name.clone()))
-                    .collect(),
-                // As the lowering names a login's secret: `<product>/<env>/<resource>/proxy-<consumer>`.
-                prefix: format_compact!("{}/{}/{}/proxy-", plan.product, preview.name, spec.resource),
-            }),
-            _ => None,
-        })
-        .collect()
+    let mut out = Vec::new();
+    for item in shared {
+        let crate::plan::ItemSpec::RdsProxy(spec) = &item.spec else { continue };
+        out.push(SharedProxyLogins {
+            resource: spec.resource.clone(),
+            proxy: item.physical_name.clone(),
+            secrets: (spec.logins.iter())
+                .filter_map(|id| plan.item(id).map(|s| s.physical_name.clone()))
+                .collect(),
+            // As the lowering names a login's secret: `<product>/<env>/<resource>/proxy-<consumer>`.
+            prefix: format_compact!("{}/{}/{}/proxy-", plan.product, preview.name, spec.resource),
+        });
+    }
+    out
 }
 
 /// The plan of `env` as a command names it: a declared environment's, else, when the product

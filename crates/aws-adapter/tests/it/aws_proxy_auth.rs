@@ -82,9 +82,12 @@ fn decoded(text: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// One `Auth` entry as sent: its fields by name.
+type Entry = Vec<(String, String)>;
+
 /// Each `ModifyDBProxy` the canned endpoint got: its proxy and its `Auth` list, each entry's
 /// fields by name, in the list's order.
-fn modifications(canned: &CannedAws) -> Vec<(String, Vec<Vec<(String, String)>>)> {
+fn modifications(canned: &CannedAws) -> Vec<(String, Vec<Entry>)> {
     let calls = canned.calls().into_iter().filter(|c| c.operation == "ModifyDBProxy");
     calls
         .map(|c| {
@@ -93,7 +96,7 @@ fn modifications(canned: &CannedAws) -> Vec<(String, Vec<Vec<(String, String)>>)
                 .map(|(k, v)| (decoded(k), decoded(v)))
                 .collect();
             let proxy = fields.iter().find(|(k, _)| k == "DBProxyName").map(|(_, v)| v.clone()).unwrap();
-            let mut entries: Vec<Vec<(String, String)>> = Vec::new();
+            let mut entries: Vec<Entry> = Vec::new();
             for (k, v) in &fields {
                 let Some(rest) = k.strip_prefix("Auth.member.") else { continue };
                 let (n, field) = rest.split_once('.').unwrap();
@@ -107,7 +110,7 @@ fn modifications(canned: &CannedAws) -> Vec<(String, Vec<Vec<(String, String)>>)
 }
 
 /// The `SecretArn` of each entry.
-fn arns(entries: &[Vec<(String, String)>]) -> Vec<String> {
+fn arns(entries: &[Entry]) -> Vec<String> {
     entries
         .iter()
         .map(|e| e.iter().find(|(k, _)| k == "SecretArn").map(|(_, v)| v.clone()).unwrap())

@@ -231,7 +231,7 @@ pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -
 fn register_logins(plan: &runtime_plan::Plan, out: Out) -> Result<(), Exit> {
     crate::session::runtime(out)?.block_on(async {
         let aws = crate::session::aws(plan, out).await?;
-        crate::commands::preview::proxy_logins::register(&aws, plan, out).await.map(drop)
+        crate::preview_logins::register(&aws, plan, out).await.map(drop)
     })
 }
 

@@ -1,6 +1,6 @@
 //! `runway preview down --pr N`: everything the preview made and only that, in an order a
 //! second run finishes after any stop: its logins taken off the proxies it shares with `from`
-//! (`proxy_logins.rs`), its own databases (`drop_db.rs`, by its bootstrap task,
+//! (`crate::preview_logins`), its own databases (`drop_db.rs`, by its bootstrap task,
 //! while the stack is there), its own buckets emptied (S3 refuses to delete a bucket that holds
 //! anything), its stack (`pulumi destroy`, `stack rm`), its values in the previews' Infisical
 //! environment and then its folders there, whatever still carries its tag (what `destroy` left:
@@ -134,7 +134,7 @@ pub(crate) fn tear_down(
     // First: the shared proxies stop admitting its logins (a run after a stop finds them gone).
     let (proxies, buckets) = rt.block_on(async {
         let aws = crate::session::aws(&session.plan, out).await?;
-        let proxies = super::proxy_logins::deregister(&aws, &session.plan, out).await?;
+        let proxies = crate::preview_logins::deregister(&aws, &session.plan, out).await?;
         Ok::<_, Exit>((proxies, empty_buckets(&aws, &session.plan, &preview, out).await?))
     })?;
     // The stack's folder holds the program `up` emitted (a stack is only found with it).

@@ -11,7 +11,6 @@ mod down;
 mod drop_db;
 mod list;
 mod live;
-pub(crate) mod proxy_logins;
 mod up;
 
 use clap::Subcommand;
