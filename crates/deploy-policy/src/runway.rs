@@ -113,6 +113,10 @@ pub const RUNWAY_ACTIONS: &[&str] = &[
     // preview down and sweep: a leftover queue (no stack holds it) deleted.
     "sqs:GetQueueUrl",
     "sqs:DeleteQueue",
+    // preview up and down: a preview's login secrets added to, then taken off, the `auth` of
+    // the proxy it shares with `from` (the program's grants on `from`'s proxy reach it already).
+    "rds:DescribeDBProxies",
+    "rds:ModifyDBProxy",
 ];
 
 /// The statements for runway's own calls.
@@ -210,6 +214,9 @@ pub(crate) fn statements(s: &Scope<'_>) -> Vec<Statement> {
                 "rds:RegisterDBProxyTargets",
                 "rds:DeregisterDBProxyTargets",
                 "rds:AddTagsToResource",
+                // A preview's logins on the proxy it shares with this environment.
+                "rds:DescribeDBProxies",
+                "rds:ModifyDBProxy",
             ],
             dbs,
         ));

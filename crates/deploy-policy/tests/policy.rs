@@ -481,6 +481,14 @@ fn devs_role_covers_the_previews_own_names_and_no_other_environments() {
     }
     let param = arn("ssm", "parameter/acme-shop/dev/previews/pr-42/main-db/metabase/MAIN_DB_PASSWORD");
     assert!(allows(&docs, &request("ssm:PutParameter", &param)));
+    // `preview up` and `down`: its logins' secrets found by name, then listed on (and taken
+    // off) dev's proxy, whose ARN RDS names by its generated id (docs/previews.md).
+    let login = arn("secretsmanager", "secret:acme-shop/pr-42/main-db/proxy-metabase-AbCdEf");
+    assert!(allows(&docs, &request("secretsmanager:DescribeSecret", &login)));
+    let dev_proxy = arn("rds", "db-proxy:prx-0123456789abcdef0");
+    for action in ["rds:DescribeDBProxies", "rds:ModifyDBProxy"] {
+        assert!(allows(&docs, &request(action, &dev_proxy)), "{action} on dev's proxy refused");
+    }
     // A preview's security group, created tagged as one.
     let mut group = request("ec2:CreateSecurityGroup", &arn("ec2", "security-group/*"));
     group.context.insert("aws:RequestTag/product".into(), vec!["acme-shop".into()]);

@@ -60,7 +60,7 @@ renderers! { cx, item, subscriptions;
         postgres::aurora_instance(cx, item, cluster, instance_class, publicly_accessible, apply_immediately), 1;
     ProxySecret { resource, .. } => postgres::proxy_secret(cx, item, resource), 1;
     // The role and its policy.
-    ProxyRole { secret, logins } => postgres::proxy_role(cx, item, secret, logins), 2;
+    ProxyRole { secret, logins, previews } => postgres::proxy_role(cx, item, secret, (logins, previews.as_ref())), 2;
     RdsProxy(spec) => postgres::proxy(cx, item, spec), 1;
     RdsProxyTargetGroup { proxy } => postgres::proxy_target_group(cx, item, proxy), 1;
     RdsProxyTarget { proxy, target_group, target } => postgres::proxy_target(cx, item, proxy, target_group, target), 1;

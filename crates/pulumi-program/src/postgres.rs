@@ -271,16 +271,22 @@ pub(super) fn look_up_proxy_secret<'p>(
     cx.variable(item, item.id.to_string(), &lookup)
 }
 
-/// The role RDS Proxy assumes: it may read the admin's secret and the logins', no other.
+/// The role RDS Proxy assumes: it may read the admin's secret and the logins', no other; in
+/// the environment previews are `from`, also every preview's login secrets on it (`previews`,
+/// the names' pattern: Secrets Manager ends a secret's ARN with its name and six characters).
 pub(super) fn proxy_role<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
     secret: &'p CompactString,
-    logins: &'p [CompactString],
+    (logins, previews): (&'p [CompactString], Option<&'p CompactString>),
 ) -> Result<(), RenderError> {
     let mut arns = vec![cx.reference(secret, "arn")?];
     for login in logins {
         arns.push(cx.reference(login, "arn")?);
+    }
+    if let Some(pattern) = previews {
+        let (region, account) = (cx.region(), cx.account());
+        arns.push(format!("arn:aws:secretsmanager:{region}:{account}:secret:{pattern}"));
     }
     let read = Statement::allow(Action::One("secretsmanager:GetSecretValue"), arns);
     iam::role_with_policy(cx, item, iam::Assumer::Rds, "read-proxy-secret", vec![read])

@@ -76,7 +76,7 @@ pub use json::{to_json, write_json};
 pub use lower::{PlanError, Planner, database_name, fingerprint, plan, run_fingerprint, variables};
 pub use preflight::{Expectations, Finding, Severity, expectations};
 pub use preview::{ItemPreview, PulumiChange, PulumiPreview, ResourceStep};
-pub use previews::{PreviewError, plan_named, preview_plan};
+pub use previews::{PreviewError, SharedProxyLogins, plan_named, preview_plan, shared_proxy_logins};
 pub use review::{
     Breaking, Cause, EnvironmentReview, IncreaseCheck, ItemChangeKind, ItemRow, Rename, Review, Side,
     SideCost, breaking, review, review_environment,

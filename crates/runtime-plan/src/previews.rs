@@ -260,6 +260,44 @@ fn shared_id(item: &PlannedItem) -> bool {
     item.owner.is_none() && item.managed_by != ManagedBy::Pulumi
 }
 
+/// A proxy a preview shares with its `from` environment, and the preview's login secrets it
+/// must admit: `runway preview up` adds them to the proxy's `auth`, `down` takes them out
+/// (docs/previews.md, "The shared proxy's logins").
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SharedProxyLogins {
+    /// The postgres resource (`main-db`).
+    pub resource: CompactString,
+    /// The `from` environment's proxy, by its name (`acme-shop-dev-main-db-proxy`).
+    pub proxy: CompactString,
+    /// The names of the preview's login secrets on it (`acme-shop/pr-7/main-db/proxy-api`),
+    /// in plan order.
+    pub secrets: Vec<CompactString>,
+    /// What every login secret's name of the preview on it begins with, a consumer's that left
+    /// since included (`acme-shop/pr-7/main-db/proxy-`): what `down` takes out.
+    pub prefix: CompactString,
+}
+
+/// The proxies a preview's plan shares and its logins' secrets on each, in plan order; empty
+/// for a declared environment's plan (its own program lists its logins in `auth`). Pure.
+pub fn shared_proxy_logins(plan: &Plan) -> Vec<SharedProxyLogins> {
+    let Some(preview) = &plan.preview else { return Vec::new() };
+    let shared = plan.items.iter().filter(|i| i.managed_by == ManagedBy::Shared);
+    let mut out = Vec::new();
+    for item in shared {
+        let crate::plan::ItemSpec::RdsProxy(spec) = &item.spec else { continue };
+        out.push(SharedProxyLogins {
+            resource: spec.resource.clone(),
+            proxy: item.physical_name.clone(),
+            secrets: (spec.logins.iter())
+                .filter_map(|id| plan.item(id).map(|s| s.physical_name.clone()))
+                .collect(),
+            // As the lowering names a login's secret: `<product>/<env>/<resource>/proxy-<consumer>`.
+            prefix: format_compact!("{}/{}/{}/proxy-", plan.product, preview.name, spec.resource),
+        });
+    }
+    out
+}
+
 /// The plan of `env` as a command names it: a declared environment's, else, when the product
 /// declares `previews` and `env` is `pr-<n>`, pull request `n`'s preview (so that every
 /// command acting on an environment — `secrets prepare`, `emit`, `migrate`, `rollout`, `ssm`,

@@ -45,6 +45,7 @@ mod output;
 mod people;
 mod planning;
 mod prelude;
+mod preview_logins;
 mod preview_review;
 mod program;
 mod pulumi_cli;

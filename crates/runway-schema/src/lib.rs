@@ -26,7 +26,7 @@ pub mod values;
 pub use mem::MemFiles;
 pub use members::{Folder, Glob, member_folders};
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
-pub use validate::{parse_days, variable_suffixes, variables};
+pub use validate::{MAX_PROXY_SECRETS, parse_days, variable_suffixes, variables};
 
 pub use alarms::{AlarmName, AlarmSetting, Alarms};
 pub use bootstrap::Bootstrap;
@@ -192,6 +192,9 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
     {
         let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
         validate::unused_shared(&mut cx, &parts.shared_nodes, &members);
+        if let (Some(runway), Some(node)) = (&parts.runway, &parts.previews_node) {
+            validate::proxy_room(&mut cx, node, runway, &members);
+        }
     }
     // Stable order: by file as first met, then position. Each file's rank is looked up once
     // per diagnostic (`sort_by_cached_key` keeps equal ones in order), not searched for in

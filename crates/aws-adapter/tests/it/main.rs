@@ -9,5 +9,6 @@ mod aws_canary;
 mod aws_kms;
 mod aws_lease;
 mod aws_proxy;
+mod aws_proxy_auth;
 mod aws_ssm;
 mod aws_support;

@@ -56,3 +56,38 @@ fn the_bootstrap_runs_the_environments_image_and_the_proxy_role_trusts_rds_alone
         assert!(resources.contains_key("main-db_proxy-role"), "{env}");
     }
 }
+
+/// In the environment previews are `from`, the proxy role may read every preview's login
+/// secrets on that proxy (`<product>/pr-*/<resource>/proxy-*`) besides its own, which `runway
+/// preview up` registers with the proxy; another environment's role may not
+/// (docs/previews.md, "The shared proxy's logins").
+#[test]
+fn the_proxy_role_of_the_previews_from_environment_reads_their_login_secrets() {
+    let text = "runway: 3\nproduct: shop\nsecrets: { infisical: { project: p } }\n\
+        environments:\n  dev: { region: us-east-1 }\n  staging: { region: us-east-1 }\n\
+        resources:\n  main-db: { kind: postgres }\n\
+        workloads:\n  api:\n    image: nginx:1.27@sha256:0000000000000000000000000000000000000000000000000000000000000000\n    \
+        port: 80\n    reason: { ground: no-managed-fit, detail: An API. }\n    uses: [main-db]\n\
+        previews: { from: dev, limits: { monthly: 50 } }\n";
+    let loaded = runway_schema::load_str("runway.yaml", text);
+    let product = loaded.product.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
+    let pattern = "arn:aws:secretsmanager:us-east-1:${aws-account-id}:secret:shop/pr-*/main-db/proxy-*";
+    for (env, reads) in [("dev", true), ("staging", false)] {
+        let plan = runtime_plan::plan(&product, env, &cost::Catalogue::builtin()).expect("plan");
+        let program = render(&plan).expect("render");
+        let doc: Value =
+            serde_saphyr::from_str(program.file(PROGRAM_FILE).expect("Pulumi.yaml")).expect("YAML");
+        let resources = doc["resources"].as_object().expect("resources");
+        let policies: Vec<String> = resources
+            .values()
+            .filter(|r| {
+                r["type"] == "aws:iam/rolePolicy:RolePolicy" && r["properties"]["name"] == "read-proxy-secret"
+            })
+            .map(|r| r["properties"]["policy"].to_string())
+            .collect();
+        assert_eq!(policies.len(), 1, "{env}: {policies:?}");
+        assert_eq!(policies[0].contains(pattern), reads, "{env}: {}", policies[0]);
+        // Its own secrets are read either way: the admin's and the login's.
+        assert!(policies[0].contains("main-db_proxy-secret-api"), "{env}: {}", policies[0]);
+    }
+}

@@ -172,6 +172,7 @@ pub(crate) fn plan_with(
     let expected = expected_items(product, env_name, catalogue);
     let room = (expected, resources.variable_count());
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, room, (secrets, network));
+    cx.previews_from = preview.is_none() && root.previews.as_ref().is_some_and(|p| p.from == env_name);
     cx.preview = preview;
     cx.fingerprints = fingerprints;
 

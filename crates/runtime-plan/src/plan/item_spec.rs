@@ -133,6 +133,12 @@ pub enum ItemSpec {
         /// Logical ids of the secrets of the consumers' login roles (left out of JSON when none).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         logins: Vec<CompactString>,
+        /// In the environment previews are `from`: the names of every preview's login secrets
+        /// on this proxy, `<product>/pr-*/<resource>/proxy-*`, which `runway preview up`
+        /// registers with it (docs/previews.md, "The shared proxy's logins"); left out of
+        /// JSON elsewhere.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        previews: Option<CompactString>,
     },
     /// RDS Proxy, TLS required, auth from the secret.
     RdsProxy(Box<RdsProxySpec>),

@@ -115,6 +115,35 @@ fn a_previews_database_is_its_own_and_its_admin_is_devs() {
     assert_eq!(again.secrets.bootstraps[0].drop_sql(), Some(drop));
 }
 
+/// The preview's logins on dev's proxy: its secrets, by name, which `up` registers with that
+/// proxy and `down` takes off (by their prefix); dev's proxy role reads every preview's, and
+/// production's does not (docs/previews.md, "The shared proxy's logins").
+#[test]
+fn a_previews_logins_go_on_devs_proxy_and_devs_proxy_role_reads_them() {
+    let product = common::shipped_example();
+    let catalogue = Catalogue::builtin();
+    let dev = runtime_plan::plan(&product, "dev", &catalogue).unwrap();
+    let plan = preview_plan(&product, 7, &catalogue).unwrap();
+    let shared = runtime_plan::shared_proxy_logins(&plan);
+    assert_eq!(shared.len(), 1, "{shared:?}");
+    assert_eq!(shared[0].resource, "main-db");
+    assert_eq!(Some(&shared[0].proxy), dev.item("main-db_proxy").map(|i| &i.physical_name));
+    assert_eq!(shared[0].prefix, "acme-shop/pr-7/main-db/proxy-");
+    // One per consumer of main-db the preview keeps, each its own (not dev's).
+    let logins: Vec<&str> = plan.secrets.bootstraps[0].logins.iter().map(|l| l.role.as_str()).collect();
+    assert_eq!(shared[0].secrets.len(), logins.len(), "{logins:?}");
+    assert!(shared[0].secrets.iter().all(|s| s.starts_with("acme-shop/pr-7/main-db/proxy-")), "{shared:?}");
+    // A declared environment's plan registers nothing: its program lists its logins.
+    assert!(runtime_plan::shared_proxy_logins(&dev).is_empty());
+    let pattern = |p: &runtime_plan::Plan| match &p.item("main-db_proxy-role").unwrap().spec {
+        runtime_plan::ItemSpec::ProxyRole { previews, .. } => previews.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(pattern(&dev).as_deref(), Some("acme-shop/pr-*/main-db/proxy-*"));
+    let production = runtime_plan::plan(&product, "production", &catalogue).unwrap();
+    assert_eq!(pattern(&production), None);
+}
+
 #[test]
 fn a_product_without_previews_or_pr_zero_is_refused() {
     let mut product = common::shipped_example();

@@ -8,6 +8,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
+use test_support::{CannedAws, Route};
+
 use crate::common::{self, Run};
 use crate::deploy_job::{World, assert_no_secret, python};
 
@@ -110,6 +112,86 @@ fn drop_sql_sent(world: &World) -> Vec<String> {
     serde_json::from_str(&python(&world.moto, script)).unwrap()
 }
 
+/// Dev's RDS Proxy, which every preview shares.
+const DEV_PROXY: &str = "acme-shop-dev-main-db-proxy";
+
+/// The answer to `ModifyDBProxy`, which moto 5.2 does not implement (its `rds/responses.py`
+/// has no such action): a canned endpoint in front of moto gives it and records the request.
+const MODIFIED: &str = "<ModifyDBProxyResponse xmlns=\"http://rds.amazonaws.com/doc/2014-10-31/\">\
+    <ModifyDBProxyResult><DBProxy><DBProxyName>acme-shop-dev-main-db-proxy</DBProxyName></DBProxy>\
+    </ModifyDBProxyResult><ResponseMetadata><RequestId>canned</RequestId></ResponseMetadata>\
+    </ModifyDBProxyResponse>";
+
+/// Each `ModifyDBProxy` runway sent, in order: its proxy and each `Auth` entry's `SecretArn`,
+/// in the list's order (decoded by Python's own form parser).
+fn proxy_lists(world: &World, canned: &CannedAws) -> Vec<(String, Vec<String>)> {
+    let bodies: Vec<String> =
+        canned.calls().into_iter().filter(|c| c.operation == "ModifyDBProxy").map(|c| c.body).collect();
+    let script = format!(
+        "from urllib.parse import parse_qs\n\
+         out = []\n\
+         for body in {bodies:?}:\n    q = parse_qs(body)\n    \
+         n = len([k for k in q if k.startswith('Auth.member.') and k.endswith('.SecretArn')])\n    \
+         out.append([q['DBProxyName'][0], [q[f'Auth.member.{{i}}.SecretArn'][0] for i in range(1, n + 1)]])\n\
+         print(json.dumps(out))"
+    );
+    serde_json::from_str(&python(&world.moto, &script)).unwrap()
+}
+
+/// Dev's proxy in moto made to list `arns`, as AWS would once it took the list runway sent:
+/// moto cannot apply a `ModifyDBProxy`, so the proxy is deleted and made again with the same
+/// settings and targets. Gives the ARNs it lists.
+fn apply(world: &World, arns: &[String]) -> Vec<String> {
+    let script = format!(
+        "rds = boto3.client('rds')\n\
+         p = rds.describe_db_proxies(DBProxyName='{DEV_PROXY}')['DBProxies'][0]\n\
+         targets = rds.describe_db_proxy_targets(DBProxyName='{DEV_PROXY}')['Targets']\n\
+         rds.delete_db_proxy(DBProxyName='{DEV_PROXY}')\n\
+         rds.create_db_proxy(DBProxyName='{DEV_PROXY}', EngineFamily=p['EngineFamily'], RoleArn=p['RoleArn'], \
+         VpcSubnetIds=p['VpcSubnetIds'], Auth=[{{'AuthScheme': 'SECRETS', 'IAMAuth': 'DISABLED', 'SecretArn': a}} \
+         for a in {arns:?}])\n\
+         ids = [t['RdsResourceId'] for t in targets if t.get('Type') == 'RDS_INSTANCE']\n\
+         if ids:\n    rds.register_db_proxy_targets(DBProxyName='{DEV_PROXY}', DBInstanceIdentifiers=ids)\n\
+         print(json.dumps([a['SecretArn'] for a in rds.describe_db_proxies(DBProxyName='{DEV_PROXY}')['DBProxies'][0]['Auth']]))"
+    );
+    serde_json::from_str(&python(&world.moto, &script)).unwrap()
+}
+
+/// What dev's proxy lists now (moto's answer).
+fn listed(world: &World) -> Vec<String> {
+    let script = format!(
+        "rds = boto3.client('rds')\n\
+         print(json.dumps([a['SecretArn'] for a in rds.describe_db_proxies(DBProxyName='{DEV_PROXY}')['DBProxies'][0]['Auth']]))"
+    );
+    serde_json::from_str(&python(&world.moto, &script)).unwrap()
+}
+
+/// The ARNs of preview `name`'s login secrets on main-db's proxy, sorted (moto's).
+fn login_secrets(world: &World, name: &str) -> Vec<String> {
+    let script = format!(
+        "sm = boto3.client('secretsmanager')\n\
+         arns = [s['ARN'] for page in sm.get_paginator('list_secrets').paginate() for s in page['SecretList'] \
+         if s['Name'].startswith('acme-shop/{name}/main-db/proxy-')]\n\
+         print(json.dumps(sorted(arns)))"
+    );
+    serde_json::from_str(&python(&world.moto, &script)).unwrap()
+}
+
+/// The last `ModifyDBProxy` sent went to dev's proxy and listed `before`, kept in their order,
+/// then exactly preview `name`'s login secrets; applied to moto's proxy, as AWS would.
+fn registered(world: &World, canned: &CannedAws, before: &[String], name: &str) -> Vec<String> {
+    let lists = proxy_lists(world, canned);
+    let (proxy, list) = lists.last().unwrap_or_else(|| panic!("no ModifyDBProxy for {name}"));
+    assert_eq!(proxy, DEV_PROXY);
+    assert_eq!(&list[..before.len()], before, "{name}: every entry already there kept, in order");
+    let mut added = list[before.len()..].to_vec();
+    added.sort();
+    let ours = login_secrets(world, name);
+    assert!(!ours.is_empty(), "{name} has login secrets");
+    assert_eq!(added, ours, "{name}: exactly its login secrets added");
+    apply(world, list)
+}
+
 /// The ECS services' names, but the deleted ones (`INACTIVE`).
 fn services(world: &World) -> Vec<String> {
     let script = "ecs = boto3.client('ecs')\n\
@@ -126,9 +208,14 @@ fn services(world: &World) -> Vec<String> {
 #[test]
 fn three_previews_share_the_pool_and_clean_up_after_themselves() {
     let envs = ["--environment", "dev", "--environment", "prod", "--environment", "preview"];
-    let world = World::with_infisical("previews-pool", &envs);
+    let mut world = World::with_infisical("previews-pool", &envs);
     let (dev, _) = world.deploy_to_end("dev job");
     assert_eq!(dev.code, 0, "dev is deployed first: {}", dev.stderr);
+    // runway's calls from here through the canned endpoint, for `ModifyDBProxy` alone.
+    let canned = CannedAws::in_front_of(&world.moto.url(), vec![Route::ok("ModifyDBProxy", MODIFIED)]);
+    world.aws = canned.url();
+    let mut proxy = listed(&world);
+    assert_eq!(proxy.len(), 1, "dev's proxy lists its admin's secret as the stand-in made it: {proxy:?}");
 
     for (pr, now) in [("1", FOUR_DAYS_AGO), ("2", A_DAY_AGO), ("3", NOW)] {
         // Metabase's own secret, set by a person in the preview's folder (docs/previews.md).
@@ -145,7 +232,17 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
         // The person's secret reaches the task, never the deploy's output.
         assert!(!run.stdout.contains("canary-7d1e") && !run.stderr.contains("canary-7d1e"), "preview {pr}");
         assert!(run.stdout.contains(&format!("preview pr-{pr} would add $38.52")), "{}", run.stdout);
+        // Its logins registered with dev's proxy before its bootstrap: the others' kept.
+        proxy = registered(&world, &canned, &proxy, &format!("pr-{pr}"));
+        let line = format!("of pr-{pr} with the shared proxy {DEV_PROXY} ({} listed)", proxy.len());
+        assert!(run.stdout.contains(&line), "{}", run.stdout);
     }
+    // A push: pr-3's `up` again finds its logins listed and sends nothing.
+    let sent = proxy_lists(&world, &canned).len();
+    let again = up(&world, "3", NOW);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("lists pr-3's logins already"), "{}", again.stdout);
+    assert_eq!(proxy_lists(&world, &canned).len(), sent, "a second up sent ModifyDBProxy");
     let running = services(&world);
     for pr in ["pr-1", "pr-2", "pr-3"] {
         assert!(running.contains(&format!("acme-shop-{pr}-metabase-service")), "{running:?}");
@@ -164,8 +261,8 @@ fn three_previews_share_the_pool_and_clean_up_after_themselves() {
 
     refusals(&world);
     list_and_review(&world);
-    down_and_sweep(&world);
-    killed_down_finishes(&world);
+    down_and_sweep(&world, &canned);
+    killed_down_finishes(&world, &canned);
 }
 
 /// A fourth preview refused by the pooled cap, then by `max`, before any write.
@@ -252,7 +349,9 @@ fn list_and_review(world: &World) {
 }
 
 /// `down` of one leaves nothing tagged with it; a sweep past `expireAfter` removes the expired.
-fn down_and_sweep(world: &World) {
+fn down_and_sweep(world: &World, canned: &CannedAws) {
+    // What dev's proxy lists, and pr-1's and pr-2's login secrets (`down` deletes them).
+    let (before, one, two) = (listed(world), login_secrets(world, "pr-1"), login_secrets(world, "pr-2"));
     // `down` of pr-2: its database dropped first (its bootstrap task, the SQL replaced by the
     // plan's drop SQL: the override moto was sent), nothing tagged with it is left, the others
     // still run.
@@ -267,6 +366,15 @@ fn down_and_sweep(world: &World) {
     assert!(folders.len() > 2 && folders.iter().all(|l| l.starts_with("  deleted ")), "{folders:?}");
     assert_eq!(folders.last(), Some(&"  deleted Infisical folder preview:/previews/pr-2"), "{folders:?}");
     assert!(down.stdout.contains("dropped database main_db_pr_2"), "{}", down.stdout);
+    // Its logins taken off dev's proxy first, only its: dev's and the others' kept, in order.
+    let took = format!("  took {} login secret(s) off the shared proxy {DEV_PROXY}\n", two.len());
+    assert!(down.stdout.contains(&took), "{}", down.stdout);
+    let kept: Vec<String> = before.iter().filter(|a| !two.contains(a)).cloned().collect();
+    assert_eq!(kept.len(), before.len() - two.len(), "{before:?}");
+    let (proxy, list) = proxy_lists(world, canned).pop().unwrap();
+    assert_eq!((proxy.as_str(), &list), (DEV_PROXY, &kept));
+    apply(world, &list);
+    let modified = proxy_lists(world, canned).len();
     let sent = drop_sql_sent(world);
     assert_eq!(sent.len(), 1, "{sent:?}");
     assert!(sent[0].contains("DROP DATABASE IF EXISTS \"main_db_pr_2\" WITH (FORCE);"), "{}", sent[0]);
@@ -286,6 +394,7 @@ fn down_and_sweep(world: &World) {
     assert!(again.stdout.contains("pr-2: stack absent"), "{}", again.stdout);
     assert!(again.stdout.contains("gone Infisical folder preview:/previews/pr-2\n"), "{}", again.stdout);
     assert_eq!(drop_sql_sent(world).len(), 1, "no stack, no task: nothing more to drop");
+    assert_eq!(proxy_lists(world, canned).len(), modified, "its logins are off dev's proxy: nothing sent");
 
     // The clock past pr-1's 3 days: the sweep removes exactly it (all three pull requests open).
     let dry = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW, "--dry-run", "--format", "json"]);
@@ -296,6 +405,12 @@ fn down_and_sweep(world: &World) {
     let swept = preview(world, &["sweep", "--open", "1,2,3", "--now", NOW]);
     assert_eq!(swept.code, 0, "{}", swept.stderr);
     assert_eq!(tagged(world, "pr-1"), Vec::<String>::new());
+    // pr-1's logins off dev's proxy, only its.
+    let (_, list) = proxy_lists(world, canned).pop().unwrap();
+    let left: Vec<String> = kept.iter().filter(|a| !one.contains(a)).cloned().collect();
+    assert_eq!(list, left);
+    assert_eq!(left.len(), kept.len() - one.len(), "{kept:?}");
+    apply(world, &list);
     assert_eq!(folders_of(world, "pr-1"), Vec::<String>::new());
     own_bucket(world, "pr-3");
     let running = services(world);
@@ -308,7 +423,8 @@ fn down_and_sweep(world: &World) {
 }
 
 /// `down` killed midway and run again finishes; the pool is empty after.
-fn killed_down_finishes(world: &World) {
+fn killed_down_finishes(world: &World, canned: &CannedAws) {
+    let sent = proxy_lists(world, canned).len();
     // `down` killed midway (SIGKILL, Pulumi with it, in its `destroy` once a resource is
     // deleted: the stack's lock stays), then run again: it finishes.
     let mut cmd = Command::new(common::RUNWAY);
@@ -330,10 +446,17 @@ fn killed_down_finishes(world: &World) {
     }
     assert!(child.wait().unwrap().code().is_none(), "the down ended before it was killed");
     assert!(!tagged(world, "pr-3").is_empty(), "killed midway, it left part of pr-3");
+    // Killed after its first step: pr-3's logins were taken off dev's proxy (AWS applies it).
+    let lists = proxy_lists(world, canned);
+    assert_eq!(lists.len(), sent + 1, "{lists:?}");
+    let dev_alone = apply(world, &lists[sent].1);
+    assert_eq!(dev_alone.len(), 1, "dev's admin alone: {dev_alone:?}");
     let again = preview(world, &["down", "--pr", "3", "--interval", "1s"]);
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(tagged(world, "pr-3"), Vec::<String>::new());
     assert_eq!(folders_of(world, "pr-3"), Vec::<String>::new());
+    // Run again, it found them gone and went on: nothing more sent.
+    assert_eq!(proxy_lists(world, canned).len(), sent + 1);
     leftover_bucket_is_swept(world);
     let list = preview(world, &["list", "--now", NOW, "--format", "json"]);
     let listed: Value = serde_json::from_str(&list.stdout).unwrap();

@@ -20,7 +20,8 @@ mod words;
 mod workloads;
 
 pub(crate) use members::{first_by_name, member, unused_shared};
-pub use previews::parse_days;
+pub(crate) use previews::proxy_room;
+pub use previews::{MAX_PROXY_SECRETS, parse_days};
 pub(crate) use resources::kind_keys;
 pub use resources::{variable_suffixes, variables};
 pub(crate) use root::root;

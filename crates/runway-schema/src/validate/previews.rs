@@ -16,6 +16,9 @@ use super::keys;
 const EXPIRE_BOUNDS: (u64, u64) = (3_600_000, 30 * 24 * 3_600_000);
 /// The most live previews `max` may allow.
 const MAX_PREVIEWS: u64 = 100;
+/// The most secrets one RDS Proxy lists in its `auth` (Amazon RDS User Guide, "Quotas and
+/// limitations for RDS Proxy").
+pub const MAX_PROXY_SECRETS: usize = 200;
 
 /// What `previews` is checked against: the declared environments (with their Infisical
 /// slugs) and workloads.
@@ -196,4 +199,53 @@ fn own_slug(cx: &mut Cx<'_>, node: &Node, slug: &str, declared: &Declared<'_>) -
         ),
     );
     false
+}
+
+/// Each postgres resource's RDS Proxy, shared by `from` and every live preview, lists the
+/// admin's secret, `from`'s logins and each preview's (docs/previews.md, "The shared proxy's
+/// logins"): `1 + c_from + max × c` must stay within [`MAX_PROXY_SECRETS`], `c_from` its
+/// consumers in `from`, `c` those a preview keeps (`previews.workloads` may leave some out;
+/// members always run). Over it, an error on `previews.max` (on `previews` when `max` is the
+/// default). Checked once the members are loaded: they consume too.
+pub(crate) fn proxy_room(cx: &mut Cx<'_>, node: &Node, runway: &Runway, members: &[Member]) {
+    let Some(previews) = &runway.previews else { return };
+    let max = previews.max as usize;
+    let declared =
+        runway.resources.iter().filter(|(_, r)| r.kind() == Kind::Postgres).map(|(n, _)| n.as_str());
+    for resource in declared {
+        let workloads = runway.workloads.iter().filter(|(_, w)| w.uses.iter().any(|u| u == resource));
+        let (from, kept) =
+            workloads.fold((0, 0), |(f, k), (name, _)| (f + 1, k + usize::from(previews.runs(name))));
+        // Members use postgres resources by name (no engine of theirs is postgres).
+        let members = members.iter().filter(|m| m.uses.iter().any(|u| u == resource)).count();
+        let (from, kept) = (from + members, kept + members);
+        let total = 1 + from + max * kept;
+        if total <= MAX_PROXY_SECRETS {
+            continue;
+        }
+        let at = field(node, "max").unwrap_or(node);
+        let most = MAX_PROXY_SECRETS.saturating_sub(1 + from) / kept.max(1);
+        let help = if most == 0 {
+            "leave workloads out of previews (`previews.workloads: { name: off }`): not one preview's logins fit".to_owned()
+        } else {
+            format!("lower `previews.max` to {most} or fewer, or leave workloads out of previews")
+        };
+        cx.invalid(
+            at,
+            "previews.max",
+            format!(
+                "`{resource}`'s RDS Proxy would list {total} secrets (its admin's, {from} login(s) of `{}` \
+                 and {kept} of each of {max} previews), over RDS Proxy's {MAX_PROXY_SECRETS}",
+                previews.from
+            ),
+            Some(help),
+        );
+        return;
+    }
+}
+
+/// The value of `key` in the map `node`.
+fn field<'n>(node: &'n Node, key: &str) -> Option<&'n Node> {
+    let Value::Map(entries) = &node.value else { return None };
+    entries.iter().find(|(k, _)| matches!(&k.value, Value::Str(s) if s == key)).map(|(_, v)| v)
 }

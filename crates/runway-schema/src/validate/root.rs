@@ -24,12 +24,19 @@ pub(crate) struct RootParts {
     pub runway: Option<Runway>,
     pub members_node: Option<Node>,
     pub shared_nodes: Vec<(String, Engine, Node)>,
+    /// `previews`, when written (its proxies' room is checked once the members are loaded).
+    pub previews_node: Option<Node>,
     pub env_names: Vec<String>,
 }
 
 pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts {
-    let mut parts =
-        RootParts { runway: None, members_node: None, shared_nodes: Vec::new(), env_names: Vec::new() };
+    let mut parts = RootParts {
+        runway: None,
+        members_node: None,
+        shared_nodes: Vec::new(),
+        previews_node: None,
+        env_names: Vec::new(),
+    };
     if node.value == Value::Null {
         cx.invalid(
             node,
@@ -148,6 +155,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     let workload_names: Vec<&str> = wl_entries.iter().map(|(n, _, _)| *n).collect();
     let declared = Declared { envs: &envs, workloads: &workload_names, secrets: &secrets };
     let previews = f.get("previews").and_then(|p| previews(cx, p, &declared));
+    parts.previews_node = f.get("previews").map(|n| (*n).clone());
 
     let errors_after = cx.diags.iter().filter(|d| d.is_error()).count();
     if errors_after == errors_before

@@ -45,6 +45,9 @@ pub(in crate::lower) struct Cx<'a> {
     /// A preview's: how its postgres resources use the `from` environment's instances
     /// (`None` for a declared environment).
     pub(in crate::lower) preview: Option<crate::lower::PreviewDatabases<'a>>,
+    /// Is this the environment the product's previews are `from` (its proxies' roles read the
+    /// previews' login secrets too)?
+    pub(in crate::lower) previews_from: bool,
     /// The fingerprints a [`crate::Planner`] took in the environments it planned before
     /// (`None`: one environment alone, nothing to share).
     pub(in crate::lower) fingerprints: Option<&'a mut Fingerprints>,
@@ -75,6 +78,7 @@ impl<'a> Cx<'a> {
             usage: Vec::new(),
             tasks: Vec::new(),
             preview: None,
+            previews_from: false,
             fingerprints: None,
         }
     }

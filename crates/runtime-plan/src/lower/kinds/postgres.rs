@@ -193,7 +193,10 @@ fn proxy(
 ) -> CompactString {
     let role_name = cx.named(ItemKind::ProxyRole, cat(&[base, "-proxy-role"]));
     let logins: Vec<CompactString> = logins.iter().map(|(id, _)| id.clone()).collect();
-    let spec = ItemSpec::ProxyRole { secret: secret.clone(), logins: logins.clone() };
+    // The environment previews are `from`: its proxy admits their logins too, each preview's
+    // registered by `runway preview up` (docs/previews.md, "The shared proxy's logins").
+    let previews = cx.previews_from.then(|| cat(&[cx.product, "/pr-*/", &r.name, "/proxy-*"]));
+    let spec = ItemSpec::ProxyRole { secret: secret.clone(), logins: logins.clone(), previews };
     let role = cx.push(
         NewItem::new(cat(&[&r.name, "_proxy-role"]), role_name, Some(&r.name), spec)
             .depends_on([vec![secret.clone()], logins.clone()].concat()),

@@ -101,6 +101,9 @@ pub(crate) struct Job<'a> {
     pub(crate) stack: String,
     /// The stack outputs' file (private; removed at the end).
     pub(crate) outputs: PathBuf,
+    /// The plan when the job deploys a preview: its logins are registered with the proxies it
+    /// shares once `secrets prepare` wrote their secrets (docs/previews.md).
+    pub(crate) preview: Option<&'a runtime_plan::Plan>,
 }
 
 impl Job<'_> {
@@ -137,7 +140,8 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
     let outputs =
         std::env::temp_dir().join(format!("runway-deploy-{}-{}-{}.json", plan.product, env, lease::job_id()));
     let _removed = Removed(&outputs);
-    let job = Job { args: a, cwd: cwd.clone(), stack: stack.clone(), outputs: outputs.clone() };
+    let preview = plan.preview.is_some().then_some(&plan);
+    let job = Job { args: a, cwd: cwd.clone(), stack: stack.clone(), outputs: outputs.clone(), preview };
     let pulumi = Pulumi { program: a.pulumi.clone(), stack, cwd, tail: Default::default() };
     let mut reporter = Reporter::new(a.format);
     if a.preview {

@@ -198,7 +198,13 @@ pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -
     let out = Out::new(false);
     match runway_step(step, job)? {
         Some(Runway::Preflight(args)) => preflight::run(args, out),
-        Some(Runway::Secrets(args)) => secrets::run(args, out),
+        Some(Runway::Secrets(args)) => {
+            secrets::run(args, out)?;
+            match job.preview {
+                Some(plan) if step == Step::SecretsPrepare => register_logins(plan, out),
+                _ => Ok(()),
+            }
+        }
         Some(Runway::Emit(args)) => emit::run(args, out),
         Some(Runway::Migrate(args)) => migrate::run(args, out),
         Some(Runway::Rollout(args)) => rollout::run(args, out),
@@ -217,6 +223,16 @@ pub(crate) fn run(step: Step, job: &Job, pulumi: &Pulumi, reporter: &Reporter) -
             | Step::SsmVerify => Err(Out::new(false).usage(format!("{} has no command", step.name()))),
         },
     }
+}
+
+/// A preview's logins registered with the proxies it shares, their secrets just written
+/// (docs/previews.md, "The shared proxy's logins"): before `migrate`'s bootstrap and the
+/// workloads log in through them.
+fn register_logins(plan: &runtime_plan::Plan, out: Out) -> Result<(), Exit> {
+    crate::session::runtime(out)?.block_on(async {
+        let aws = crate::session::aws(plan, out).await?;
+        crate::preview_logins::register(&aws, plan, out).await.map(drop)
+    })
 }
 
 /// A fingerprint of the program in `dir` (every file not hidden, by name and content): what
@@ -287,6 +303,7 @@ mod tests {
             cwd: PathBuf::from("infra/dev"),
             stack: "dev".into(),
             outputs: PathBuf::from("/tmp/outputs.json"),
+            preview: None,
         };
         let mut runway = Vec::new();
         for step in Step::ALL {

@@ -1,11 +1,12 @@
 //! `runway preview down --pr N`: everything the preview made and only that, in an order a
-//! second run finishes after any stop: its own databases (`drop_db.rs`, by its bootstrap task,
+//! second run finishes after any stop: its logins taken off the proxies it shares with `from`
+//! (`crate::preview_logins`), its own databases (`drop_db.rs`, by its bootstrap task,
 //! while the stack is there), its own buckets emptied (S3 refuses to delete a bucket that holds
 //! anything), its stack (`pulumi destroy`, `stack rm`), its values in the previews' Infisical
 //! environment and then its folders there, whatever still carries its tag (what `destroy` left:
 //! ECS task definitions, secrets), then the parameters under its own prefix, its record last.
 
-use aws_adapter::aws::{AwsClients, BucketEmptied, Removed, TaskTiming};
+use aws_adapter::aws::{AwsClients, BucketEmptied, ProxyAuthChange, Removed, TaskTiming};
 use runtime_plan::Plan;
 use runtime_plan::plan::{ItemSpec, ManagedBy, Preview};
 use secrets_adapter::FolderDeletion;
@@ -45,6 +46,9 @@ impl CommandArgs for Args {
 pub(crate) struct DownReport {
     /// `pr-7`.
     pub(crate) preview: String,
+    /// Its logins taken off each proxy it shares (`deregistered`, `unchanged` when none was
+    /// listed, `gone` when the proxy is).
+    pub(crate) proxies: Vec<ProxyAuthChange>,
     /// Its own buckets, emptied before the destroy (each version and delete marker).
     pub(crate) buckets: Vec<BucketEmptied>,
     /// `destroyed`, or `absent` when no stack held it.
@@ -80,6 +84,9 @@ pub(crate) fn show(report: &DownReport, format: Format) {
     if format.json() {
         print_json(report);
         return;
+    }
+    for p in report.proxies.iter().filter(|p| p.outcome == "deregistered") {
+        outln!("  took {} login secret(s) off the shared proxy {}", p.secrets.len(), p.proxy);
     }
     for database in &report.databases {
         outln!("  dropped database {database}, its logins and groups");
@@ -124,9 +131,11 @@ pub(crate) fn tear_down(
     let pulumi = stack.pulumi(file, &preview.name);
     let reporter = Reporter::new(format);
     let rt = session.runtime()?;
-    let buckets = rt.block_on(async {
+    // First: the shared proxies stop admitting its logins (a run after a stop finds them gone).
+    let (proxies, buckets) = rt.block_on(async {
         let aws = crate::session::aws(&session.plan, out).await?;
-        empty_buckets(&aws, &session.plan, &preview, out).await
+        let proxies = crate::preview_logins::deregister(&aws, &session.plan, out).await?;
+        Ok::<_, Exit>((proxies, empty_buckets(&aws, &session.plan, &preview, out).await?))
     })?;
     // The stack's folder holds the program `up` emitted (a stack is only found with it).
     let mut databases = Vec::new();
@@ -154,6 +163,7 @@ pub(crate) fn tear_down(
     let name = preview.name.to_string();
     Ok(DownReport {
         preview: name,
+        proxies,
         buckets,
         stack: stack_state,
         databases,
