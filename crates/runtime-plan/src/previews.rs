@@ -169,10 +169,10 @@ fn postgres_server(item: &PlannedItem) -> bool {
     if id.contains("bootstrap") {
         return false;
     }
-    match item.kind() {
-        ItemKind::ProxySecret => id.ends_with("_proxy-secret"),
-        kind => kind.database_server(),
+    if item.kind() == ItemKind::ProxySecret {
+        return id.ends_with("_proxy-secret");
     }
+    item.kind().database_server()
 }
 
 /// Marks the shared items: the `from` environment's physical names, [`ManagedBy::Shared`]
