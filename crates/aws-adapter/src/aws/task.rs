@@ -69,8 +69,8 @@ pub struct OneOffRun {
 /// started with the same override (never a plain run of the same task definition).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskOverride {
-    /// The command that replaces the container's.
-    pub command: Vec<String>,
+    /// The command that replaces the container's; `None` keeps the task definition's.
+    pub command: Option<Vec<String>>,
     /// Variables added to the container's environment (no secret: they show in the task).
     pub environment: Vec<(String, String)>,
     /// `startedBy` instead of [`STARTED_BY`].
@@ -276,7 +276,7 @@ impl TaskOverride {
             .collect();
         let container = ContainerOverride::builder()
             .name(container)
-            .set_command(Some(self.command.clone()))
+            .set_command(self.command.clone())
             .set_environment(Some(environment))
             .build();
         aws_sdk_ecs::types::TaskOverride::builder().container_overrides(container).build()
@@ -483,7 +483,7 @@ impl AwsClients {
     }
 
     /// Starts the task; `Ok(Err(reason))` when ECS answers without starting it.
-    async fn one_off_start(&self, run: &OneOffRun) -> Result<Result<String, String>, TaskError> {
+    pub(super) async fn one_off_start(&self, run: &OneOffRun) -> Result<Result<String, String>, TaskError> {
         let awsvpc = AwsVpcConfiguration::builder()
             .set_subnets(Some(run.subnets.clone()))
             .set_security_groups(Some(run.security_groups.clone()))

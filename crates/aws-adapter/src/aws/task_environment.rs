@@ -3,16 +3,14 @@
 //! database): `RunTask`'s container override, no record (the run is re-runnable: it runs
 //! every time), its own `startedBy` so that `run_one_off` never adopts it as a plain run.
 //!
-//! Kept apart from [`AwsClients::run_one_off`] on purpose (a small function of its own); a
-//! task of the family runway started earlier (an interrupted run of this, or a plain run) is
-//! waited for before this one starts, its outcome not judged.
+//! It starts and follows the task as [`AwsClients::run_one_off`] does (a [`TaskOverride`]
+//! without a command); what differs is the wait: a task of the family runway started earlier
+//! (an interrupted run of this, or a plain run: a bootstrap) is waited for before this one
+//! starts, its outcome not judged, where `run_one_off` adopts only a task of its own.
 
-use aws_sdk_ecs::types::{
-    AssignPublicIp, AwsVpcConfiguration, ContainerOverride, DesiredStatus, KeyValuePair, LaunchType,
-    NetworkConfiguration, PropagateTags, TaskOverride,
-};
+use aws_sdk_ecs::types::DesiredStatus;
 
-use super::task::{OneOffRun, STARTED_BY, TaskError, TaskOutcome, TaskReport, TaskTiming};
+use super::task::{OneOffRun, STARTED_BY, TaskError, TaskOutcome, TaskOverride, TaskReport, TaskTiming};
 use super::{AwsClients, RemoteError};
 
 impl AwsClients {
@@ -48,7 +46,13 @@ impl AwsClients {
         if let Some(outcome) = self.one_off_proxy(run, timing, started, progress).await? {
             return Ok(report(outcome));
         }
-        let arn = match self.one_off_start_with(run, environment, started_by).await? {
+        let overrides = TaskOverride {
+            command: None,
+            environment: environment.to_vec(),
+            started_by: started_by.to_owned(),
+        };
+        let run = &OneOffRun { overrides: Some(overrides), ..run.clone() };
+        let arn = match self.one_off_start(run).await? {
             Ok(arn) => arn,
             Err(reason) => return Ok(report(TaskOutcome::NotStarted { task: None, reason, logs: None })),
         };
@@ -84,47 +88,5 @@ impl AwsClients {
             .find(|t| ours(t.started_by()) && t.last_status() != Some("STOPPED"))
             .and_then(|t| t.task_arn())
             .map(str::to_owned))
-    }
-
-    /// Starts the task with `environment` overriding its container's; `Ok(Err(reason))` when
-    /// ECS answers without starting it.
-    async fn one_off_start_with(
-        &self,
-        run: &OneOffRun,
-        environment: &[(String, String)],
-        started_by: &str,
-    ) -> Result<Result<String, String>, TaskError> {
-        let awsvpc = AwsVpcConfiguration::builder()
-            .set_subnets(Some(run.subnets.clone()))
-            .set_security_groups(Some(run.security_groups.clone()))
-            .assign_public_ip(AssignPublicIp::Disabled)
-            .build()
-            // Invariant: the one required field (`subnets`) is set just above.
-            .expect("awsvpc configuration has its subnets");
-        let variables =
-            environment.iter().map(|(name, value)| KeyValuePair::builder().name(name).value(value).build());
-        let container = ContainerOverride::builder()
-            .name(&run.container)
-            .set_environment(Some(variables.collect()))
-            .build();
-        let sent = (self.ecs.run_task().cluster(&run.cluster).task_definition(&run.task_definition))
-            .launch_type(LaunchType::Fargate)
-            .count(1)
-            .started_by(started_by)
-            .network_configuration(NetworkConfiguration::builder().awsvpc_configuration(awsvpc).build())
-            .overrides(TaskOverride::builder().container_overrides(container).build())
-            .propagate_tags(PropagateTags::TaskDefinition)
-            .enable_ecs_managed_tags(true)
-            .send()
-            .await
-            .map_err(|e| {
-                TaskError::new(format!("could not start {}", run.name))(RemoteError::from_sdk("RunTask", e))
-            })?;
-        if let Some(arn) = sent.tasks().first().and_then(|t| t.task_arn()) {
-            return Ok(Ok(arn.to_owned()));
-        }
-        let failures: Vec<&str> =
-            sent.failures().iter().map(|f| f.reason().unwrap_or("unknown reason")).collect();
-        Ok(Err(format!("ECS did not start the task: {}", failures.join("; "))))
     }
 }

@@ -159,7 +159,7 @@ fn check_run(plan: &Plan, inputs: &CheckInputs, group: &str, address: &str) -> R
     let mut security_groups = run.security_groups.clone();
     security_groups.push(group.to_owned());
     let overrides = TaskOverride {
-        command: CHECK_COMMAND.iter().map(|c| (*c).to_owned()).collect(),
+        command: Some(CHECK_COMMAND.iter().map(|c| (*c).to_owned()).collect()),
         environment: inputs
             .check
             .environment(address)
