@@ -234,7 +234,7 @@ impl Cx<'_> {
     /// A string (not a number or boolean) on one line.
     pub(crate) fn string(&mut self, node: &Node, path: &str, what: &str) -> Option<String> {
         if let Value::Str(s) = &node.value {
-            self.no_controls(node, path, what, s.to_string(), |_| false)
+            self.no_controls(node, path, what, String::from(s.as_str()), |_| false)
         } else {
             self.invalid(node, path, format!("{what} must be a string, found {}", node.describe()), None);
             None

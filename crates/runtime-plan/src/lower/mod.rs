@@ -490,8 +490,9 @@ fn dedupe_physical_names(items: &mut [PlannedItem]) {
 
 /// `10000000` -> `10,000,000`.
 pub(crate) fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
+    let s = compact_str::ToCompactString::to_compact_string(&n);
+    // Digits and commas, in one allocation (fifth pass).
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
         if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');

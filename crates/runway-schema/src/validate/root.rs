@@ -108,7 +108,8 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
         f.get("resources").map(|n| cx.named_map(n, "resources", "`resources`")).unwrap_or_default();
     let wl_entries =
         f.get("workloads").map(|n| cx.named_map(n, "workloads", "`workloads`")).unwrap_or_default();
-    let resource_names: BTreeSet<&str> = res_entries.iter().map(|(n, _, _)| *n).collect();
+    // By name (the first of a repeated one): also the set of resource names (one sorted
+    // collection, not two: fifth pass).
     let resource_nodes = first_by_name(&res_entries);
 
     let mut resources = IndexMap::new();
@@ -126,7 +127,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     for (name, k, v) in &wl_entries {
         let path = join("workloads", name);
         let mut ok = name_ok(cx, k, &path, name, "workload", true);
-        if resource_names.contains(name) {
+        if resource_nodes.contains_key(name) {
             cx.error(
                 Code::DuplicateName,
                 k,

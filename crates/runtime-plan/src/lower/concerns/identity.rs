@@ -95,8 +95,9 @@ pub(in crate::lower) struct Identity<'a> {
 
 /// The grants of a workload's two roles: (execution, task).
 pub(in crate::lower) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
-    let mut execution =
-        vec![grant(&LOG_ACTIONS, vec![PolicyResource::ItemLogStreams { item: id.log_group.into() }])];
+    // Room for all six at once (grown from one, it was reallocated on the next push).
+    let mut execution = Vec::with_capacity(6);
+    execution.push(grant(&LOG_ACTIONS, vec![PolicyResource::ItemLogStreams { item: id.log_group.into() }]));
     if let Some(repository) = ecr_repository(id.image) {
         execution.push(grant(&ECR_TOKEN_ACTIONS, vec![PolicyResource::Any]));
         execution.push(grant(&ECR_PULL_ACTIONS, vec![PolicyResource::Arn { arn: repository }]));
@@ -199,9 +200,13 @@ pub(in crate::lower) fn kms_key_resource(key: &str) -> PolicyResource {
 /// when the image is on ECR.
 pub(in crate::lower) fn ecr_repository(image: &str) -> Option<CompactString> {
     let (host, path) = image.split_once('/')?;
-    let (account, rest) = host.split_once(".dkr.ecr.")?;
+    // A 12-digit account, then `.dkr.ecr.`: checked in place (a `split_once` on the text
+    // built a substring searcher per image, fifth pass). Twelve digits hold no `.`, so the
+    // first `.dkr.ecr.` is the one at 12 whenever the account is valid.
+    let account = host.get(..12)?;
+    let rest = host.get(12..)?.strip_prefix(".dkr.ecr.")?;
     let region = rest.strip_suffix(".amazonaws.com")?;
-    let valid_account = account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit());
+    let valid_account = account.bytes().all(|b| b.is_ascii_digit());
     if !valid_account || region.is_empty() || region.contains('.') {
         return None;
     }

@@ -31,15 +31,21 @@ pub(in crate::lower) struct Res {
 }
 
 impl Res {
-    /// Its variable of this suffix (`URL` -> `MAIN_DB_URL`).
+    /// Its variable of this suffix (`URL` -> `MAIN_DB_URL`): one of its variables, cloned (most
+    /// are inline), else joined.
     pub(in crate::lower) fn var(&self, suffix: &str) -> CompactString {
-        cat(&[&self.prefix, "_", suffix])
+        match self.var_index(suffix) {
+            Some(i) => self.vars[i].clone(),
+            None => cat(&[&self.prefix, "_", suffix]),
+        }
     }
 
-    /// Where the variable of this suffix is among its variables.
+    /// Where the variable of this suffix is among its variables: each is `<prefix>_<suffix>`
+    /// (made in [`collect`]), so only the suffixes are compared; no name is joined to be looked
+    /// for (those joins were a sixth of planning's `cat` calls, fifth pass).
     pub(in crate::lower) fn var_index(&self, suffix: &str) -> Option<usize> {
-        let var = self.var(suffix);
-        self.vars.iter().position(|v| *v == var)
+        let head = self.prefix.len() + 1;
+        self.vars.iter().position(|v| v.len() == head + suffix.len() && v.ends_with(suffix))
     }
 
     /// Where its size is set: its own `size` (declared) or the environment's `shared`.
@@ -125,10 +131,72 @@ pub(in crate::lower) fn shared_name(engine: Engine) -> CompactString {
     cat(&["shared-", engine.as_str()])
 }
 
-/// The Infisical folder of a resource's variables.
+/// The Infisical folder of a resource's variables: its path with each `{resource}` replaced
+/// by the resource's name (what `Infisical::folder` gives, without building a substring
+/// searcher per resource).
 fn folder(product: &Product, resource: &str) -> CompactString {
-    match &product.root.secrets.infisical {
-        Some(i) => i.folder(resource).into(),
-        None => runway_schema::DEFAULT_INFISICAL_PATH.replace("{resource}", resource).into(),
+    let path = match &product.root.secrets.infisical {
+        Some(i) => i.path.as_str(),
+        None => runway_schema::DEFAULT_INFISICAL_PATH,
+    };
+    fill(path, resource)
+}
+
+/// `path` with each `{resource}`, left to right, replaced by `resource` (as `str::replace`).
+pub(in crate::lower) fn fill(path: &str, resource: &str) -> CompactString {
+    const HOLE: &str = "{resource}";
+    let mut out = CompactString::with_capacity(path.len() + resource.len());
+    let mut rest = path;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        if rest[at..].starts_with(HOLE) {
+            out.push_str(resource);
+            rest = &rest[at + HOLE.len()..];
+        } else {
+            out.push('{');
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fill` gives what `str::replace` gives, holes anywhere, other braces kept.
+    #[test]
+    fn a_folder_fills_every_hole_as_replace_does() {
+        for path in
+            ["/runtime/{resource}", "{resource}", "/a/{resource}/b/{resource}", "/{x}/{{resource}}/{res", ""]
+        {
+            assert_eq!(fill(path, "main-db"), path.replace("{resource}", "main-db").as_str(), "{path}");
+        }
+    }
+
+    /// A variable is found by its suffix only: `URL` is not `DLQ_URL`.
+    #[test]
+    fn variables_are_found_by_their_whole_suffix() {
+        let spec = ResourceSpec::Topic { fifo: false };
+        let vars: Arc<[CompactString]> = ["Q_URL", "Q_ARN", "Q_DLQ_URL"].map(CompactString::from).into();
+        let r = Res {
+            index: 0,
+            name: "q".into(),
+            spec,
+            size: "small".into(),
+            origin: Origin::Declared,
+            prefix: "Q".into(),
+            vars,
+            folder: "/runtime/q".into(),
+            restore_check: None,
+        };
+        assert_eq!(
+            (r.var_index("URL"), r.var_index("DLQ_URL"), r.var_index("ARN")),
+            (Some(0), Some(2), Some(1))
+        );
+        assert_eq!(r.var_index("RL"), None);
+        assert_eq!(r.var("DLQ_URL"), "Q_DLQ_URL");
+        assert_eq!(r.var("HOST"), "Q_HOST");
     }
 }

@@ -386,7 +386,7 @@ impl Layout {
     /// The Infisical folder of workload `workload`: `secrets.infisical.path` with the workload
     /// in place of `{resource}`, where people set its registry credentials and its own secrets.
     fn workload_folder(&self, workload: &str) -> CompactString {
-        self.folder_template.replace("{resource}", workload).into()
+        super::resources::fill(&self.folder_template, workload)
     }
 
     /// The SSM parameter of the alerts topic's HTTPS endpoint `name` (at position `index` of
@@ -395,7 +395,7 @@ impl Layout {
     /// resource's and workload's, whose names have none).
     pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> CompactString {
         let param = self.ssm_name(ALERTS_OWNER, name);
-        let folder: CompactString = self.folder_template.replace("{resource}", ALERTS_OWNER).into();
+        let folder = super::resources::fill(&self.folder_template, ALERTS_OWNER);
         let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
         let kms_key = &self.ssm_key;
         self.ssm.reference(Key::Alert(index), by, || SsmParameter {
@@ -491,13 +491,48 @@ impl SsmParams {
         // The positions are sorted by name, then each record is moved to its place once:
         // sorting the records themselves moved each of them about log n times.
         let order: Vec<usize> = {
-            let mut keyed: Vec<(&str, usize)> = list.iter().map(|p| p.name.as_str()).zip(0..).collect();
-            keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            keyed.into_iter().map(|(_, at)| at).collect()
+            // Every name starts with the environment's prefix: compared after what all share,
+            // by the next 16 bytes as one number first (fifth pass: most comparisons end there,
+            // without a byte comparison of two texts).
+            let skip = shared_head(list.iter().map(|p| p.name.as_str()));
+            let mut keyed: Vec<(u128, &str, usize)> = list
+                .iter()
+                .zip(0..)
+                .map(|(p, at)| (head_key(&p.name[skip..]), &p.name[skip..], at))
+                .collect();
+            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+            keyed.into_iter().map(|(_, _, at)| at).collect()
         };
         permute(&mut list, order);
         list
     }
+}
+
+/// How many bytes every one of `names` starts with alike (a byte count on a character
+/// boundary: a cut inside a character is moved back to its start).
+fn shared_head<'a>(mut names: impl Iterator<Item = &'a str>) -> usize {
+    let Some(first) = names.next() else { return 0 };
+    let mut len = first.len();
+    for n in names {
+        // Nearly always already shared: one comparison a name.
+        if !n.as_bytes().starts_with(&first.as_bytes()[..len]) {
+            len = first.as_bytes()[..len].iter().zip(n.as_bytes()).take_while(|(a, b)| a == b).count();
+        }
+    }
+    while !first.is_char_boundary(len) {
+        len -= 1;
+    }
+    len
+}
+
+/// The first 16 bytes of `text` as a number that orders as they do (big-endian, a shorter text
+/// padded with zero bytes): two texts of different numbers compare as their numbers; equal
+/// numbers leave the texts to compare.
+fn head_key(text: &str) -> u128 {
+    let mut head = [0u8; 16];
+    let n = text.len().min(16);
+    head[..n].copy_from_slice(&text.as_bytes()[..n]);
+    u128::from_be_bytes(head)
 }
 
 /// Puts `list` in `order` (`order[i]`: the position in `list` of the element that goes to

@@ -19,7 +19,8 @@ pub(in crate::lower) fn declared(
     key: UsageKey,
 ) -> Option<(Decimal, CompactString)> {
     let (amount, at) = cx.env.usage.amount(owner, key)?;
-    Some((amount, compact_str::format_compact!("environments.{}.{at}", cx.env_name)))
+    // Joined, not formatted (fifth pass).
+    Some((amount, super::cat(&["environments.", cx.env_name, ".", &at])))
 }
 
 /// Records the amount of `key` the plan counts for `item` (of `owner`): the declared one, else
@@ -34,9 +35,7 @@ pub(in crate::lower) fn count(
 ) -> Option<Decimal> {
     let (amount, source, from) = match (&declared, default) {
         (Some((amount, at)), _) => (*amount, UsageSource::Declared, at.clone()),
-        (None, Some((amount, size))) => {
-            (amount, UsageSource::Default, compact_str::format_compact!("size {size}"))
-        }
+        (None, Some((amount, size))) => (amount, UsageSource::Default, super::cat(&["size ", size])),
         (None, None) => return None,
     };
     record(cx, (owner, item), key, (amount, source, from));

@@ -1,7 +1,7 @@
 //! `kind: cache`: a Valkey replication group with TLS and an AUTH token, which the secrets
 //! adapter generates and the group reads from SSM.
 
-use compact_str::{ToCompactString, format_compact};
+use compact_str::ToCompactString;
 use cost::CacheSize;
 
 use super::context::{Cx, NewItem};
@@ -48,8 +48,9 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Pl
         cx.secrets.resource_parameter(r, password, &token_param, &id);
     }
     cx.secrets.generated(r, CredentialKind::CacheAuthToken, None);
-    let url =
-        format_compact!("rediss://:${{{}}}@${{{}}}:${{{}}}", r.var("PASSWORD"), r.var("HOST"), r.var("PORT"));
+    // Joined, not formatted (fifth pass).
+    let (password, host, port) = (r.var("PASSWORD"), r.var("HOST"), r.var("PORT"));
+    let url = cat(&["rediss://:${", &password, "}@${", &host, "}:${", &port, "}"]);
     cx.secrets.template(r, r.var("URL"), url);
     cx.output(r, &id, "primaryEndpointAddress", r.var("HOST"));
     cx.secrets.literal(r, r.var("PORT"), CACHE_PORT.to_compact_string());

@@ -53,8 +53,10 @@ pub(in crate::lower) fn lower(
     }
     let proxy = proxy(cx, r, engine, &base, (&secret, &login_secrets), &db);
     network::declare_postgres(cx, (r.index, &r.name, &base));
-    variables(cx, r, secret_name, &proxy);
-    login_variables(cx, r, logins, &login_secrets);
+    // The same template in the resource's folder and every login's: made once.
+    let url = url_template(r);
+    variables(cx, r, secret_name, &proxy, &url);
+    login_variables(cx, r, logins, &login_secrets, &url);
     bootstrap(cx, r, logins, &login_secrets, platform);
     Described {
         engine: postgres_engine_str(engine).into(),
@@ -248,11 +250,11 @@ fn proxy(
 /// variables: the URL template, the proxy's endpoint, and what the plan knows.
 /// A preview generates no admin password and composes no admin URL: its bootstrap reads its
 /// `from` environment's, and its consumers have their own logins.
-fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str) {
+fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str, url: &CompactString) {
     if cx.preview.is_none() {
         let copy = Some((secret_name, POSTGRES_USER.into()));
         cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, copy);
-        cx.secrets.template(r, r.var("URL"), url_template(r));
+        cx.secrets.template(r, r.var("URL"), url.clone());
     }
     cx.output(r, proxy, "endpoint", r.var("HOST"));
     cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
@@ -282,9 +284,15 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
 /// Each login's own variables, in its own folder: its password (generated, copied to its proxy
 /// secret), its user (the role), the URL composed with them, and the database's endpoint,
 /// port and name.
-fn login_variables(cx: &mut Cx, r: &Res, logins: &[Login], secrets: &[(CompactString, CompactString)]) {
-    // The same template and database in every login's folder: made once.
-    let (url, database): (_, CompactString) = (url_template(r), cx.database(&r.name));
+fn login_variables(
+    cx: &mut Cx,
+    r: &Res,
+    logins: &[Login],
+    secrets: &[(CompactString, CompactString)],
+    url: &CompactString,
+) {
+    // The same database in every login's folder: made once.
+    let database = cx.database(&r.name);
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
         let c = login.consumer.as_str();
         cx.secrets.generated_login(r, c, &login.role, secret_name.clone());

@@ -1,6 +1,8 @@
 //! `kind: queue`: an SQS queue and, with `deadLetter`, its dead-letter queue.
 
-use compact_str::CompactString;
+use std::fmt::Write as _;
+
+use compact_str::{CompactString, ToCompactString};
 use runway_schema::{DeadLetter, Duration, UsageKey};
 
 use super::context::{Cx, NewItem};
@@ -63,13 +65,22 @@ pub(in crate::lower) fn lower(
     Described {
         engine: "sqs".into(),
         version: None,
-        summary: format!(
-            "{}{}, visibility {visibility_timeout}{}",
-            if fifo { "FIFO" } else { "standard" },
-            usage::shown_requests(counted, requests)
-                .map(|n| format!(", {} requests/month", group(n)))
-                .unwrap_or_default(),
-            dead_letter.map(|d| format!(", dead-letter after {}", d.max_receives)).unwrap_or_default()
-        ),
+        summary: {
+            // Written into one text, not formatted piece by piece (fifth pass).
+            let mut s = String::with_capacity(64);
+            s.push_str(if fifo { "FIFO" } else { "standard" });
+            if let Some(n) = usage::shown_requests(counted, requests) {
+                s.push_str(", ");
+                s.push_str(&group(n));
+                s.push_str(" requests/month");
+            }
+            // Writing to a String cannot fail.
+            let _ = write!(s, ", visibility {visibility_timeout}");
+            if let Some(d) = dead_letter {
+                s.push_str(", dead-letter after ");
+                s.push_str(&d.max_receives.to_compact_string());
+            }
+            s
+        },
     }
 }

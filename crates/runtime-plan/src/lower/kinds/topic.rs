@@ -37,12 +37,10 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
     Described {
         engine: "sns".into(),
         version: None,
-        summary: format!(
-            "{}{}",
-            if fifo { "FIFO" } else { "standard" },
-            usage::shown_requests(counted, requests)
-                .map(|n| format!(", {} requests/month", group(n)))
-                .unwrap_or_default()
-        ),
+        summary: match usage::shown_requests(counted, requests) {
+            // Joined, not formatted (fifth pass).
+            Some(n) => [if fifo { "FIFO" } else { "standard" }, ", ", &group(n), " requests/month"].concat(),
+            None => (if fifo { "FIFO" } else { "standard" }).to_owned(),
+        },
     }
 }

@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use compact_str::CompactString;
+use compact_str::{CompactString, ToCompactString};
 use cost::TaskSize;
 use indexmap::IndexMap;
 use runway_schema::{
@@ -629,15 +629,17 @@ fn container_command(check: &HealthCheck, expose: Expose, port: Option<u16>) -> 
         (HealthCheck::Http(path), Expose::Internal) => {
             // The file's rules refuse an HTTP check without a port.
             let port = port?;
-            let url = shell_quote(&format!("http://localhost:{port}{path}"));
-            let line = format!("curl -fsS -o /dev/null {url} || wget -q -O /dev/null {url} || exit 1");
-            Some(vec!["CMD-SHELL".into(), line.into()])
+            // Joined, not formatted (fifth pass).
+            let url = shell_quote(&cat(&["http://localhost:", &port.to_compact_string(), path]));
+            let line =
+                cat(&["curl -fsS -o /dev/null ", &url, " || wget -q -O /dev/null ", &url, " || exit 1"]);
+            Some(vec![CompactString::const_new("CMD-SHELL"), line])
         }
         (HealthCheck::Http(_), Expose::Public) => None,
     }
 }
 
 /// `text` as one word of a POSIX shell: single-quoted, each `'` written `'\''`.
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
+fn shell_quote(text: &str) -> CompactString {
+    if text.contains('\'') { cat(&["'", &text.replace('\'', "'\\''"), "'"]) } else { cat(&["'", text, "'"]) }
 }
