@@ -163,7 +163,7 @@ impl Table<'_> {
                 self.write_line(out, &header[..f], &widths)?;
                 writeln!(out, "{:indent$}{}", "", header[f], indent = self.indent + 4)?;
             }
-            _ => self.write_line(out, &header, &widths)?,
+            _ => self.write_line(out, header, &widths)?,
         }
         // One row's cells at a time, as the callers' rows had them.
         let mut row: Vec<&str> = Vec::new();
