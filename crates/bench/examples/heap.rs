@@ -61,7 +61,8 @@ fn main() {
         plan.secrets.ssm_parameters.len(),
         plan.cost.lines.len()
     );
-    // `runway plan` writes the text as it renders it, the product still held (what it peaks at).
+    // The text as `runway plan` renders it, here with the product still held (the command drops
+    // it first since the fifth memory pass: this is an upper bound of its text's peak).
     if let Err(e) = plan_render::write_plan_text(&plan, &mut Sink) {
         eprintln!("cannot render the plan: {e}");
         std::process::exit(1);
