@@ -1,14 +1,23 @@
 //! Heap bytes of each phase of `runway plan --env ENV` (dev unless named), counted by dhat's
 //! allocator: `cargo run --release -p runway-bench --example heap -- N [ENV]`. Peak RSS (`/usr/bin/time -v`)
 //! says how much the process held; this says which phase held it: the live bytes after each
-//! phase and the highest total so far, over what the generated input already held. It
-//! also writes `dhat-heap.json` (open it with valgrind's `dh_view.html`): the bytes of every
-//! allocation site at the peak.
+//! phase (load, plan, the plan's text, its JSON) and the highest total so far, over what the
+//! generated input already held. It also writes `dhat-heap.json` (open it with valgrind's
+//! `dh_view.html`): the bytes of every allocation site at the peak.
 
 use runway_bench::{Input, check, plan_env};
 
 #[global_allocator]
 static ALLOCATOR: dhat::Alloc = dhat::Alloc;
+
+/// Text written nowhere: what a rendering holds, not what it writes.
+struct Sink;
+
+impl std::fmt::Write for Sink {
+    fn write_str(&mut self, _: &str) -> std::fmt::Result {
+        Ok(())
+    }
+}
 
 fn mb(bytes: usize) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)
@@ -52,6 +61,13 @@ fn main() {
         plan.secrets.ssm_parameters.len(),
         plan.cost.lines.len()
     );
+    // The text as `runway plan` renders it, here with the product still held (the command drops
+    // it first since the fifth memory pass: this is an upper bound of its text's peak).
+    if let Err(e) = plan_render::write_plan_text(&plan, &mut Sink) {
+        eprintln!("cannot render the plan: {e}");
+        std::process::exit(1);
+    }
+    at("text");
     drop(product);
     at("product dropped");
     // `runway plan --format json` writes as it serializes: nothing should be held here.

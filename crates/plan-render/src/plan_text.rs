@@ -17,7 +17,7 @@ mod scaling;
 
 use std::collections::BTreeMap;
 
-use crate::table::{Row, Table, WIDTH, wrap};
+use crate::table::{Row, Rows, Table, WIDTH, wrap};
 
 fn money(m: Option<Money>) -> String {
     m.map_or_else(|| "unpriced".to_owned(), |m| format!("${m}"))
@@ -293,12 +293,12 @@ fn write_secrets(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         (ParameterWriter::SecretsPrepare, "ssm parameters `runway secrets prepare` copies from Infisical"),
         (ParameterWriter::Program, "ssm parameters the program writes before a service reads them"),
     ] {
-        let rows: Vec<Row> = by(writer)
+        let rows: Rows = by(writer)
             .filter(|s| s.consumer.is_none())
             .map(|s| Row::Cells(parameter_row(s, &labels)))
             .collect();
         // A login's own parameters have long names: each on its line, its readers below.
-        let login_rows: Vec<Row> = by(writer)
+        let login_rows: Rows = by(writer)
             .filter(|s| s.consumer.is_some())
             .map(|s| Row::Cells(vec![parameter_row(s, &labels).join("\n  read by ")]))
             .collect();
@@ -387,7 +387,7 @@ fn write_cost(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     }
     let unpriced: BTreeMap<&str, &UnpricedItem> =
         p.cost.unpriced.iter().map(|u| (u.item.as_str(), u)).collect();
-    let mut rows = Vec::new();
+    let mut rows = Rows::default();
     // Unpriced items by reason (many items share one), reasons in the order first met.
     let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
     let mut owner: Option<&str> = None;

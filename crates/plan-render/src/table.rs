@@ -23,6 +23,83 @@ pub(crate) enum Row {
     Group(String),
 }
 
+/// The rows of a table, kept compact: every cell's text in one buffer and where each cell
+/// ends, not a `String` per cell. A table is written only once all its rows are known (the
+/// columns' widths), and a large plan's have tens of thousands of rows: at N = 10,000 the `cost`
+/// section's held about 60,000 rows of four `String`s each while it was written, the peak RSS of
+/// `runway plan` (docs/benchmarks.md, "Planning's memory, fifth pass").
+#[derive(Default)]
+pub(crate) struct Rows {
+    /// Every cell's text, one after another.
+    text: String,
+    /// Where each cell ends in `text`.
+    ends: Vec<usize>,
+    /// Each row: a group's title or cells, and where its last cell ends in `ends`.
+    rows: Vec<RowEnd>,
+}
+
+/// A row of [`Rows`]: its cells are those after the previous row's, up to `end`.
+#[derive(Clone, Copy)]
+struct RowEnd {
+    /// A group title (one cell) rather than cells.
+    group: bool,
+    /// One past its last cell in [`Rows::ends`].
+    end: usize,
+}
+
+impl Rows {
+    /// Adds a row at the end.
+    pub(crate) fn push(&mut self, row: Row) {
+        let group = match row {
+            Row::Cells(cells) => {
+                cells.iter().for_each(|c| self.cell(c));
+                false
+            }
+            Row::Group(title) => {
+                self.cell(&title);
+                true
+            }
+        };
+        self.rows.push(RowEnd { group, end: self.ends.len() });
+    }
+
+    fn cell(&mut self, text: &str) {
+        self.text.push_str(text);
+        self.ends.push(self.text.len());
+    }
+
+    /// Has it no row?
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows in order: a group title or not, and the row's cells.
+    fn iter(&self) -> impl Iterator<Item = (bool, impl Iterator<Item = &str> + Clone)> {
+        let mut first: usize = 0;
+        self.rows.iter().map(move |r| {
+            let start = first.checked_sub(1).map_or(0, |last| self.ends[last]);
+            let ends = &self.ends[first..r.end];
+            first = r.end;
+            let cells = ends.iter().scan(start, |at, &end| {
+                let cell = &self.text[*at..end];
+                *at = end;
+                Some(cell)
+            });
+            (r.group, cells)
+        })
+    }
+}
+
+impl FromIterator<Row> for Rows {
+    fn from_iter<I: IntoIterator<Item = Row>>(iter: I) -> Self {
+        let iter = iter.into_iter();
+        let mut rows = Rows::default();
+        rows.rows.reserve(iter.size_hint().0);
+        iter.for_each(|r| rows.push(r));
+        rows
+    }
+}
+
 /// A table to write: header, rows, indent, and the column that wraps.
 pub(crate) struct Table<'a> {
     /// Spaces before each line.
@@ -30,7 +107,7 @@ pub(crate) struct Table<'a> {
     /// Column titles.
     pub header: &'a [&'a str],
     /// The rows, in order.
-    pub rows: Vec<Row>,
+    pub rows: Rows,
     /// The column whose cells wrap, when there is one.
     pub flex: Option<usize>,
 }
@@ -47,7 +124,7 @@ enum Layout {
 impl Table<'_> {
     /// A table with no flexible column.
     pub(crate) fn new<'h>(indent: usize, header: &'h [&'h str]) -> Table<'h> {
-        Table { indent, header, rows: Vec::new(), flex: None }
+        Table { indent, header, rows: Rows::default(), flex: None }
     }
 
     /// Adds a row of cells.
@@ -59,12 +136,10 @@ impl Table<'_> {
     pub(crate) fn write(&self, out: &mut impl fmt::Write) -> fmt::Result {
         let cols = self.header.len();
         let mut widths: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
-        for r in &self.rows {
-            if let Row::Cells(cells) = r {
-                for (c, cell) in cells.iter().enumerate().take(cols) {
-                    let w = cell.split('\n').map(width).max().unwrap_or(0);
-                    widths[c] = widths[c].max(w);
-                }
+        for (_, cells) in self.rows.iter().filter(|(group, _)| !group) {
+            for (c, cell) in cells.enumerate().take(cols) {
+                let w = cell.split('\n').map(width).max().unwrap_or(0);
+                widths[c] = widths[c].max(w);
             }
         }
         let layout = self.flex.map(|f| {
@@ -81,19 +156,25 @@ impl Table<'_> {
         if let (Some(f), Some(Layout::InColumn(w))) = (self.flex, layout) {
             widths[f] = w.max(width(self.header[f]));
         }
-        let header: Vec<String> = self.header.iter().map(|h| (*h).to_owned()).collect();
+        let header = self.header;
         match (self.flex, layout) {
             // The title of cells written below their row is below the header, where they are.
             (Some(f), Some(Layout::Below(_))) => {
                 self.write_line(out, &header[..f], &widths)?;
                 writeln!(out, "{:indent$}{}", "", header[f], indent = self.indent + 4)?;
             }
-            _ => self.write_line(out, &header, &widths)?,
+            _ => self.write_line(out, header, &widths)?,
         }
-        for r in &self.rows {
-            match r {
-                Row::Group(title) => writeln!(out, "{:indent$}{title}", "", indent = self.indent)?,
-                Row::Cells(cells) => self.write_row(out, cells, &widths, layout)?,
+        // One row's cells at a time, as the callers' rows had them.
+        let mut row: Vec<&str> = Vec::new();
+        for (group, cells) in self.rows.iter() {
+            row.clear();
+            row.extend(cells);
+            match (group, row.first()) {
+                (true, title) => {
+                    writeln!(out, "{:indent$}{}", "", title.unwrap_or(&""), indent = self.indent)?;
+                }
+                (false, _) => self.write_row(out, &row, &widths, layout)?,
             }
         }
         Ok(())
@@ -103,33 +184,32 @@ impl Table<'_> {
     fn write_row(
         &self,
         out: &mut impl fmt::Write,
-        cells: &[String],
+        cells: &[&str],
         widths: &[usize],
         layout: Option<Layout>,
     ) -> fmt::Result {
         let (Some(f), Some(layout)) = (self.flex, layout) else {
             return self.write_line(out, cells, widths);
         };
-        let flex_cell = cells.get(f).map_or("", String::as_str);
+        let flex_cell = cells.get(f).copied().unwrap_or("");
         match layout {
             Layout::InColumn(w) => {
                 let lines = wrap(flex_cell, w);
-                let mut line: Vec<String> = cells.to_vec();
+                let mut line: Vec<&str> = cells.to_vec();
                 for (i, text) in lines.iter().enumerate() {
                     if i > 0 {
-                        line.iter_mut().for_each(String::clear);
+                        line.iter_mut().for_each(|c| *c = "");
                     }
                     if line.len() <= f {
-                        line.resize(f + 1, String::new());
+                        line.resize(f + 1, "");
                     }
-                    line[f].clone_from(text);
+                    line[f] = text;
                     self.write_line(out, &line, widths)?;
                 }
                 Ok(())
             }
             Layout::Below(w) => {
-                let head: Vec<String> = cells.iter().take(f).cloned().collect();
-                self.write_line(out, &head, widths)?;
+                self.write_line(out, &cells[..f.min(cells.len())], widths)?;
                 for text in wrap(flex_cell, w).iter().filter(|t| !t.is_empty()) {
                     writeln!(out, "{:indent$}{text}", "", indent = self.indent + 4)?;
                 }
@@ -139,7 +219,7 @@ impl Table<'_> {
     }
 
     /// Cells padded to their column's width, two spaces apart, trailing spaces trimmed.
-    fn write_line(&self, out: &mut impl fmt::Write, cells: &[String], widths: &[usize]) -> fmt::Result {
+    fn write_line(&self, out: &mut impl fmt::Write, cells: &[&str], widths: &[usize]) -> fmt::Result {
         let mut line = String::new();
         let _ = write!(line, "{:indent$}", "", indent = self.indent);
         for (c, cell) in cells.iter().enumerate() {
@@ -243,14 +323,49 @@ mod tests {
     }
 
     #[test]
+    fn rows_keep_each_rows_cells_and_groups_apart() {
+        let rows: Rows = [
+            Row::Cells(vec!["a".into(), String::new(), "b\nc".into()]),
+            Row::Group("owner".into()),
+            Row::Cells(vec![]),
+            Row::Cells(vec![String::new(), "é".into()]),
+        ]
+        .into_iter()
+        .collect();
+        let got: Vec<(bool, Vec<&str>)> = rows.iter().map(|(g, cells)| (g, cells.collect())).collect();
+        let want: Vec<(bool, Vec<&str>)> = vec![
+            (false, vec!["a", "", "b\nc"]),
+            (true, vec!["owner"]),
+            (false, vec![]),
+            (false, vec!["", "é"]),
+        ];
+        assert_eq!(got, want);
+        assert!(!rows.is_empty() && Rows::default().is_empty());
+    }
+
+    #[test]
+    fn a_table_writes_groups_and_short_rows_as_its_rows_say() {
+        let mut t = Table::new(2, &["item", "what", "monthly"]);
+        t.rows.push(Row::Group("main-db".into()));
+        t.row(vec!["  instance".into(), "db hours".into(), "$12.41".into()]);
+        t.row(vec!["total".into()]);
+        let mut s = String::new();
+        t.write(&mut s).unwrap_or_default();
+        assert_eq!(
+            s,
+            "  item        what      monthly\n  main-db\n    instance  db hours  $12.41\n  total\n"
+        );
+    }
+
+    #[test]
     fn a_flexible_column_wraps_in_place_or_below() {
-        let mut t = Table { indent: 2, header: &["name", "list"], rows: Vec::new(), flex: Some(1) };
+        let mut t = Table { indent: 2, header: &["name", "list"], rows: Rows::default(), flex: Some(1) };
         t.row(vec!["a".into(), "x ".repeat(60)]);
         let mut s = String::new();
         t.write(&mut s).unwrap_or_default();
         assert!(s.lines().all(|l| width(l) <= WIDTH), "{s}");
         assert!(s.starts_with("  name  list\n  a     x x"), "{s}");
-        let mut t = Table { indent: 2, header: &["name", "list"], rows: Vec::new(), flex: Some(1) };
+        let mut t = Table { indent: 2, header: &["name", "list"], rows: Rows::default(), flex: Some(1) };
         t.row(vec!["n".repeat(80), "y ".repeat(30)]);
         let mut s = String::new();
         t.write(&mut s).unwrap_or_default();

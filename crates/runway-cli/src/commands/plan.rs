@@ -3,6 +3,7 @@
 use std::io::Write as _;
 
 use crate::output::{stream_stdout, stream_stdout_bytes};
+use crate::planning::refuse_if_capped;
 use crate::prelude::*;
 
 /// The plan for one environment: resources, workloads, bindings, secrets layout, cost.
@@ -22,8 +23,11 @@ impl CommandArgs for Args {
 
 /// `runway plan`: one environment's plan; exit 3 when it is refused.
 pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
-    let session = Session::open(&args.env, out)?;
-    let plan = &session.plan;
+    // Only the plan is written: the product goes before, so a large plan is not written
+    // with both held (14 MB at N = 10,000; docs/benchmarks.md, "Planning's memory, fifth pass").
+    let Session { plan, product, .. } = Session::open(&args.env, out)?;
+    drop(product);
+    let plan = &plan;
     match args.format.format {
         // Streamed: a large plan's text is written as it is made, never held whole.
         Format::Text => stream_stdout(|sink| {
@@ -37,5 +41,5 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
             sink.write_all(b"\n")
         }),
     }
-    session.refuse_if_capped()
+    refuse_if_capped(plan)
 }
