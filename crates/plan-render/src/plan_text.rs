@@ -67,6 +67,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
         &p.resources,
         resource_row,
     )?;
+    let scaling = scaling::Index::of(p);
     write_section(
         out,
         "workloads",
@@ -83,7 +84,7 @@ pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
             "address / scaling",
         ],
         &p.workloads,
-        |w| workload_row(p, w),
+        |w| workload_row(&scaling, w),
     )?;
     write_section(
         out,
@@ -156,9 +157,9 @@ fn resource_row(r: &PlannedResource) -> Vec<String> {
     ]
 }
 
-fn workload_row(p: &Plan, w: &PlannedWorkload) -> Vec<String> {
+fn workload_row(scaling: &scaling::Index<'_>, w: &PlannedWorkload) -> Vec<String> {
     let address = w.host.as_ref().or(w.dns_name.as_ref()).map(ToString::to_string);
-    let scaling = scaling::text(p, w);
+    let scaling = scaling.text(w);
     vec![
         w.name.to_string(),
         w.size.to_string(),
