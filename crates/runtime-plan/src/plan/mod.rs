@@ -228,9 +228,16 @@ pub struct PlannedOutput {
 }
 
 impl Plan {
-    /// The item with this logical id.
+    /// The item with this logical id: a search of the list, for one look-up. A caller that
+    /// looks up an item per item or per workload takes [`Plan::items_by_id`] once instead.
     pub fn item(&self, id: &str) -> Option<&PlannedItem> {
         self.items.iter().find(|i| i.id == id)
+    }
+
+    /// Every item by its logical id, for many look-ups (a plan of 10,000 resources has about
+    /// 90,000 items: a search per look-up is quadratic).
+    pub fn items_by_id(&self) -> std::collections::BTreeMap<&str, &PlannedItem> {
+        self.items.iter().map(|i| (i.id.as_str(), i)).collect()
     }
 
     /// Does the plan have an error diagnostic (refused: nothing may be applied)?

@@ -342,9 +342,12 @@ fn item_rows(old: Option<&Plan>, new: Option<&Plan>) -> Vec<ItemRow> {
     rows.extend(d.removed.iter().map(|r| from_ref(ItemChangeKind::Removed, r, r.monthly, None)));
     let resized = |c: &&ItemChange| c.changes.iter().any(|f| f.field == "size");
     let (sized, other): (Vec<_>, Vec<_>) = d.changed.iter().partition(resized);
+    let (olds, news) = (o.items_by_id(), n.items_by_id());
     for (kind, changes) in [(ItemChangeKind::Resized, sized), (ItemChangeKind::Changed, other)] {
         for c in changes {
-            let (Some(before), Some(after)) = (o.item(&c.id), n.item(&c.id)) else { continue };
+            let (Some(before), Some(after)) = (olds.get(c.id.as_str()), news.get(c.id.as_str())) else {
+                continue;
+            };
             let mut r = row(kind, after, before.monthly, after.monthly);
             r.fields.clone_from(&c.changes);
             rows.push(r);

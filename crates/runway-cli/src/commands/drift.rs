@@ -107,9 +107,10 @@ async fn observe(
 /// The plan's ECS services by their cluster's physical name, in plan order.
 fn services_by_cluster(plan: &Plan) -> Vec<(String, Vec<String>)> {
     let mut by: Vec<(String, Vec<String>)> = Vec::new();
+    let items = plan.items_by_id();
     for item in &plan.items {
         let ItemSpec::EcsService(spec) = &item.spec else { continue };
-        let Some(cluster) = plan.item(&spec.cluster) else { continue };
+        let Some(cluster) = items.get(spec.cluster.as_str()) else { continue };
         let name = item.physical_name.to_string();
         match by.iter_mut().find(|(c, _)| *c == cluster.physical_name) {
             Some((_, names)) => names.push(name),

@@ -48,8 +48,10 @@ impl Waits for RolloutWaits {
 
 /// The plan's ECS services with their clusters' names and task definition families.
 pub(super) fn targets(plan: &Plan) -> Result<Vec<ServiceTarget>, String> {
+    let items = plan.items_by_id();
     let name = |id: &str| {
-        plan.item(id)
+        items
+            .get(id)
             .map(|i| i.physical_name.to_string())
             .ok_or_else(|| format!("the plan names no item `{id}`"))
     };

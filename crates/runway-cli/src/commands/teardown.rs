@@ -141,12 +141,13 @@ fn destroy(
     }
     let project = &plan.product;
     let resources = pulumi_program::program_resources(plan).map_err(|e| out.usage(e))?;
+    let items = plan.items_by_id();
     let keep: Vec<String> = resources
         .iter()
         .filter(|r| {
             r.item
                 .as_deref()
-                .and_then(|id| plan.item(id))
+                .and_then(|id| items.get(id))
                 .is_some_and(|i| matches!(i.spec, ItemSpec::S3Bucket { .. }))
         })
         .map(|r| format!("urn:pulumi:{}::{project}::{}::{}", pulumi.stack, r.token, r.name))
