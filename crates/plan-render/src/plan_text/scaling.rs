@@ -5,20 +5,14 @@ use std::collections::BTreeMap;
 
 use runtime_plan::plan::{ItemSpec, Plan, PlannedItem, PlannedWorkload, ScalingSource};
 
-/// The items the scaling text reads, by id: scaling targets and policies and the queues they
-/// track, found in one pass over the plan (a search of the whole item list per workload made
-/// the text of a 10,000-resource plan take a minute and a half).
+/// The plan's items by id ([`Plan::items_by_id`]), made once for the workloads' rows: a
+/// search of the whole item list per workload made the text of a 10,000-resource plan take a
+/// minute and a half.
 pub(super) struct Index<'p>(BTreeMap<&'p str, &'p PlannedItem>);
 
 impl<'p> Index<'p> {
     pub(super) fn of(p: &'p Plan) -> Index<'p> {
-        let read = |i: &&PlannedItem| {
-            matches!(
-                i.spec,
-                ItemSpec::ScalingPolicy(_) | ItemSpec::ScalingTarget { .. } | ItemSpec::SqsQueue(_)
-            )
-        };
-        Index(p.items.iter().filter(read).map(|i| (i.id.as_str(), i)).collect())
+        Index(p.items_by_id())
     }
 
     fn item(&self, id: &str) -> Option<&'p PlannedItem> {
