@@ -303,7 +303,7 @@ fn build(
     let resources: IndexMap<String, Resource> = resources
         .into_iter()
         .enumerate()
-        .map(|(i, (w, spec, size))| (name('r', i, &w), Resource { spec, size, restore: None }))
+        .map(|(i, (w, spec, size))| (name('r', i, &w), Resource { spec, size: size.into(), restore: None }))
         .collect();
     let resource_names: Vec<String> = resources.keys().cloned().collect();
     let digest = "0".repeat(64);
@@ -353,7 +353,7 @@ fn build(
                     .collect(),
                 uses: used,
                 expose: if public { Expose::Public } else { Expose::Internal },
-                size,
+                size: size.into(),
                 // Some public ones release by canary where they scale: the second target
                 // group, the weighted rule and the traffic role.
                 deploy: scale
@@ -365,8 +365,8 @@ fn build(
                     .into_iter()
                     .map(|(e, (min, extra))| (e, Scale { min, max: min + extra }))
                     .collect(),
-                scaling: IndexMap::new(),
-                schedules: IndexMap::new(),
+                scaling: Default::default(),
+                schedules: Default::default(),
                 exec: w.len() % 3 == 0,
                 reason: Reason { ground: Some(Ground::NoManagedFit), detail: "generated".into() },
                 // Some migrate before their release (a one-off task of the plan), some with an

@@ -18,6 +18,7 @@ mod owners;
 mod parse;
 pub mod paths;
 mod read;
+pub mod small_map;
 pub mod syntax;
 mod tree;
 mod validate;
@@ -25,6 +26,7 @@ pub mod values;
 
 pub use mem::MemFiles;
 pub use members::{Folder, Glob, member_folders};
+pub use small_map::SmallMap;
 pub use tree::{MAX_ALIASES, MAX_DEPTH, MAX_FILE_BYTES, MAX_NODES};
 pub use validate::{MAX_PROXY_SECRETS, parse_days, variable_suffixes, variables};
 

@@ -568,7 +568,7 @@ pub struct Resource {
     /// Kind and kind-specific options.
     pub spec: ResourceSpec,
     /// Size per environment as written; see [`Resource::size_in`].
-    pub size: IndexMap<String, String>,
+    pub size: crate::SmallMap<String>,
     /// `restore` (a postgres resource's only): what `runway restore` runs against a restored
     /// copy before it calls it usable.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,10 +1,10 @@
 //! The typed workload (`workloads.<name>`) and the values only workloads take: how it is
 //! reached, sized, checked, and why it is not a managed service.
 
-use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::{DEFAULT_SIZE, Kind, Scaling, Schedule};
+use crate::SmallMap;
 use crate::values::{Duration, ImageRef};
 
 /// `workloads.<name>`.
@@ -30,11 +30,11 @@ pub struct Workload {
     /// a workload without a port declares a `command` check or this.
     pub unchecked: Option<String>,
     /// Plain environment values.
-    pub env: IndexMap<String, String>,
+    pub env: SmallMap<String>,
     /// Environment variables whose value is a variable the workload is bound to (`env` values
     /// written `${VAR}`): name -> bound variable. Delivered from that variable's SSM
     /// parameter, never as plain text.
-    pub env_from: IndexMap<String, String>,
+    pub env_from: SmallMap<String>,
     /// Names of secrets the workload reads; values are set by people.
     pub secrets: Vec<String>,
     /// Resources it consumes, in file order.
@@ -42,21 +42,21 @@ pub struct Workload {
     /// The access mode of each resource of `uses` written with one (`{ uploads: read }`), by
     /// name; a resource written by its name alone is used with [`Access::Write`]. See
     /// [`Workload::access_to`].
-    pub access: IndexMap<String, Access>,
+    pub access: SmallMap<Access>,
     /// Internal (Cloud Map) or public (ALB).
     pub expose: Expose,
     /// Size per environment as written; see [`Workload::size_in`].
-    pub size: IndexMap<String, String>,
+    pub size: SmallMap<String>,
     /// Scale per environment as written; see [`Workload::scale_in`].
-    pub scale: IndexMap<String, Scale>,
+    pub scale: SmallMap<Scale>,
     /// How a release replaces the running tasks, per environment as written (`deploy`); see
     /// [`Workload::deploy_in`].
-    pub deploy: IndexMap<String, Deploy>,
+    pub deploy: SmallMap<Deploy>,
     /// What the desired count follows and when it runs, per environment as written
     /// (`scale.<env>.on`, `.active`); see [`Workload::scaling_in`].
-    pub scaling: IndexMap<String, Scaling>,
+    pub scaling: SmallMap<Scaling>,
     /// Its scheduled runs (`schedules`), by name in file order.
-    pub schedules: IndexMap<String, Schedule>,
+    pub schedules: SmallMap<Schedule>,
     /// ECS Exec: a shell into a running task (`aws ecs execute-command`) is allowed (`exec`,
     /// default false).
     pub exec: bool,
@@ -382,6 +382,32 @@ impl Strategy {
             Strategy::Canary => "CANARY",
             Strategy::Linear => "LINEAR",
             Strategy::BlueGreen => "BLUE_GREEN",
+        }
+    }
+}
+
+#[cfg(test)]
+mod sizes {
+    use std::mem::size_of;
+
+    use super::*;
+    use crate::model::Resource;
+
+    /// A product holds one of each per declaration through planning (docs/benchmarks.md, "The
+    /// product and `check`, sixth pass"): 880 and 128 bytes before their maps were
+    /// [`SmallMap`]s.
+    #[test]
+    fn the_products_records_stay_small() {
+        let sizes = [
+            ("Workload", size_of::<Workload>(), 432),
+            ("Resource", size_of::<Resource>(), 72),
+            ("SmallMap<String>", size_of::<SmallMap<String>>(), 16),
+        ];
+        for (name, size, limit) in sizes {
+            println!("{name}: {size} bytes (limit {limit})");
+        }
+        for (name, size, limit) in sizes {
+            assert!(size <= limit, "{name} is {size} bytes, over {limit}");
         }
     }
 }

@@ -1,8 +1,7 @@
 //! A workload's release strategy per environment (`deploy.<env>`), checked against the bounds
 //! ECS takes (`CanaryConfiguration`, `LinearConfiguration`, `bakeTimeInMinutes`).
 
-use indexmap::IndexMap;
-
+use crate::SmallMap;
 use crate::diagnostic::{Code, did_you_mean};
 use crate::model::*;
 use crate::read::{Cx, Fields, join, quote};
@@ -19,8 +18,8 @@ pub(super) fn deploys(
     path: &str,
     envs: &[String],
     expose: Option<Expose>,
-) -> IndexMap<String, Deploy> {
-    let mut out = IndexMap::new();
+) -> SmallMap<Deploy> {
+    let mut out = SmallMap::new();
     let Some(n) = f.get("deploy") else { return out };
     let dp = join(path, "deploy");
     for (env_name, _, v) in env_keys(cx, n, &dp, "`deploy`", envs) {

@@ -26,8 +26,7 @@ pub(crate) use resources::kind_keys;
 pub use resources::{variable_suffixes, variables};
 pub(crate) use root::root;
 
-use indexmap::IndexMap;
-
+use crate::SmallMap;
 use crate::diagnostic::{Code, did_you_mean};
 use crate::model::*;
 use crate::read::{Cx, Fields, join, quote};
@@ -291,8 +290,8 @@ fn sizes(
     path: &str,
     envs: &[String],
     known: &Known<'_>,
-) -> IndexMap<String, String> {
-    let mut out = IndexMap::new();
+) -> SmallMap<String> {
+    let mut out = SmallMap::new();
     if let Some(node) = f.get("size") {
         let p = join(path, "size");
         for (env, _, v) in env_keys(cx, node, &p, "`size`", envs) {

@@ -3,6 +3,7 @@
 
 use indexmap::IndexMap;
 
+use crate::SmallMap;
 use crate::diagnostic::{Code, did_you_mean};
 use crate::model::*;
 use crate::read::{Cx, Fields, join, quote};
@@ -24,8 +25,8 @@ pub(super) fn scales(
     path: &str,
     envs: &[String],
     reach: &Reach<'_>,
-) -> (IndexMap<String, Scale>, IndexMap<String, Scaling>) {
-    let (mut out, mut scaling) = (IndexMap::new(), IndexMap::new());
+) -> (SmallMap<Scale>, SmallMap<Scaling>) {
+    let (mut out, mut scaling) = (SmallMap::new(), SmallMap::new());
     let Some(n) = f.get("scale") else { return (out, scaling) };
     let sp = join(path, "scale");
     for (env_name, _, v) in env_keys(cx, n, &sp, "`scale`", envs) {

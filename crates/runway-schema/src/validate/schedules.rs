@@ -1,8 +1,7 @@
 //! A workload's `schedules`: each a cron in a timezone, the command its run starts with, and
 //! how long a run may take.
 
-use indexmap::IndexMap;
-
+use crate::SmallMap;
 use crate::diagnostic::Code;
 use crate::model::*;
 use crate::read::{Cx, Fields, join, quote};
@@ -22,8 +21,8 @@ const COMMAND: Words = Words {
 };
 
 /// `schedules`: by name, each valid; `None` when any is not.
-pub(super) fn schedules(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str) -> Option<IndexMap<String, Schedule>> {
-    let mut out = IndexMap::new();
+pub(super) fn schedules(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str) -> Option<SmallMap<Schedule>> {
+    let mut out = SmallMap::new();
     let Some(n) = f.get("schedules") else { return Some(out) };
     let sp = join(path, "schedules");
     let mut bad = false;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
+use crate::SmallMap;
 use crate::diagnostic::{Code, did_you_mean};
 use crate::model::*;
 use crate::read::{Cx, Fields, index, join, quote};
@@ -320,8 +321,8 @@ fn env_values<'n>(
     f: &Fields<'n>,
     path: &str,
     own_names: &mut Vec<(String, String)>,
-) -> (IndexMap<String, String>, Vec<Reference<'n>>) {
-    let mut env = IndexMap::new();
+) -> (SmallMap<String>, Vec<Reference<'n>>) {
+    let mut env = SmallMap::new();
     let mut references = Vec::new();
     let Some(n) = f.get("env") else { return (env, references) };
     let ep = join(path, "env");
@@ -368,11 +369,11 @@ fn env_references(
     references: Vec<Reference<'_>>,
     used: &[(String, &Node, String)],
     resource_nodes: &BTreeMap<&str, &Node>,
-) -> IndexMap<String, String> {
+) -> SmallMap<String> {
     // Nothing to check: the used resources' variables are not made (most workloads reference
     // none; making them was 3% of a load, fifth pass).
     if references.is_empty() {
-        return IndexMap::new();
+        return SmallMap::new();
     }
     let mut received: Vec<String> = Vec::new();
     for (r, _, _) in used {
@@ -380,7 +381,7 @@ fn env_references(
             received.extend(variables(r, &spec));
         }
     }
-    let mut env_from = IndexMap::new();
+    let mut env_from = SmallMap::new();
     for (key, var, node, p) in references {
         if received.contains(&var) {
             env_from.insert(key, var);
@@ -452,9 +453,9 @@ fn used_resources<'n>(
     path: &str,
     resources: &[(&str, &Node, &Node)],
     resource_nodes: &BTreeMap<&str, &Node>,
-) -> (Vec<String>, IndexMap<String, Access>, Vec<Used<'n>>) {
+) -> (Vec<String>, SmallMap<Access>, Vec<Used<'n>>) {
     let mut uses = Vec::new();
-    let mut access = IndexMap::new();
+    let mut access = SmallMap::new();
     let mut used = Vec::new();
     let Some(n) = f.get("uses") else { return (uses, access, used) };
     let up = join(path, "uses");

@@ -29,7 +29,7 @@ pub(crate) fn env(region: &str, limit: Option<&str>, domain: Option<&str>) -> En
     }
 }
 
-pub(crate) fn sizes(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+pub(crate) fn sizes<M: FromIterator<(String, String)>>(pairs: &[(&str, &str)]) -> M {
     pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
 }
 
@@ -50,16 +50,16 @@ pub(crate) fn workload(uses: &[&str], expose: Expose) -> Workload {
         }),
         unchecked: None,
         env: sizes(&[("MB_DB_TYPE", "postgres")]),
-        env_from: IndexMap::new(),
+        env_from: SmallMap::new(),
         secrets: vec!["MB_ENCRYPTION_SECRET_KEY".into()],
         uses: uses.iter().map(|s| s.to_string()).collect(),
-        access: IndexMap::new(),
+        access: SmallMap::new(),
         expose,
-        size: IndexMap::new(),
-        scale: IndexMap::new(),
-        deploy: IndexMap::new(),
-        scaling: IndexMap::new(),
-        schedules: IndexMap::new(),
+        size: SmallMap::new(),
+        scale: SmallMap::new(),
+        deploy: SmallMap::new(),
+        scaling: SmallMap::new(),
+        schedules: SmallMap::new(),
         exec: false,
         reason: Reason { ground: Some(Ground::NoManagedFit), detail: "BI".into() },
         migrate: None,
@@ -93,19 +93,19 @@ pub(crate) fn example() -> Product {
                 visibility_timeout: Duration::from_millis(30_000),
                 dead_letter: Some(DeadLetter { max_receives: 5 }),
             },
-            size: IndexMap::new(),
+            size: SmallMap::new(),
             restore: None,
         },
     );
     resources.insert(
         "events".to_string(),
-        Resource { spec: ResourceSpec::Topic { fifo: false }, size: IndexMap::new(), restore: None },
+        Resource { spec: ResourceSpec::Topic { fifo: false }, size: SmallMap::new(), restore: None },
     );
     resources.insert(
         "sessions".to_string(),
         Resource {
             spec: ResourceSpec::Cache { version: "8.0".into() },
-            size: IndexMap::new(),
+            size: SmallMap::new(),
             restore: None,
         },
     );
@@ -113,7 +113,7 @@ pub(crate) fn example() -> Product {
         "uploads".to_string(),
         Resource {
             spec: ResourceSpec::Bucket { versioning: Some(runway_schema::Versioning { keep_days: 30 }) },
-            size: IndexMap::new(),
+            size: SmallMap::new(),
             restore: None,
         },
     );
@@ -124,7 +124,7 @@ pub(crate) fn example() -> Product {
     workloads.insert("metabase".to_string(), metabase);
     let mut shop = workload(&["sessions", "uploads"], Expose::Public);
     shop.secrets = vec!["STRIPE_KEY".into()];
-    shop.env = IndexMap::new();
+    shop.env = SmallMap::new();
     workloads.insert("shop".to_string(), shop);
     Product {
         root: Runway {
