@@ -171,8 +171,11 @@ fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<Value> {
         return Some(Value::Str(value.into()));
     }
     let text: &str = &value;
-    // Plain scalars carry no padding; one that does is not worth reasoning about here.
-    if text.trim_matches([' ', '\t', '\r', '\n']) != text || text == "<<" {
+    // Plain scalars carry no padding; one that does is not worth reasoning about here. (The
+    // padding characters are ASCII: looking at both ends is `trim_matches(..) != text`, without
+    // its scan; sixth pass.)
+    let pad = |b: Option<&u8>| matches!(b, Some(b' ' | b'\t' | b'\r' | b'\n'));
+    if pad(text.as_bytes().first()) || pad(text.as_bytes().last()) || text == "<<" {
         return None;
     }
     if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
@@ -196,6 +199,16 @@ fn scalar(value: Cow<'_, str>, style: ScalarStyle) -> Option<Value> {
 
 /// YAML 1.1 booleans, as serde-saphyr reads them by default.
 fn yaml11_bool(text: &str) -> Option<bool> {
+    // Every spelling has 1 to 5 letters and starts with one of these: most scalars are ruled
+    // out before the eight comparisons (sixth pass).
+    if text.len() > 5
+        || !matches!(
+            text.as_bytes().first(),
+            Some(b't' | b'T' | b'y' | b'Y' | b'o' | b'O' | b'f' | b'F' | b'n' | b'N')
+        )
+    {
+        return None;
+    }
     let is = |w: &str| text.eq_ignore_ascii_case(w);
     if is("true") || is("yes") || is("y") || is("on") {
         Some(true)

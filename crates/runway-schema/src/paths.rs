@@ -55,14 +55,38 @@ pub fn only_comments(text: &str) -> bool {
 
 /// The first forbidden character of `text` with its 1-based line and column.
 pub fn first_control(text: &str) -> Option<(char, u32, u32)> {
-    let suspect = |b: &u8| may_start_control(*b) && !matches!(b, b'\t' | b'\n' | b'\r');
-    let start = text.as_bytes().iter().position(suspect)?;
+    let start = first_suspect(text.as_bytes())?;
     let (offset, c) =
         text[start..].char_indices().map(|(i, c)| (start + i, c)).find(|(_, c)| is_forbidden(*c))?;
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
     Some((c, to_u32(line), to_u32(column)))
+}
+
+/// The first byte that may start a forbidden character (see [`may_start_control`]; tab, line
+/// feed and carriage return are text). Every file read is scanned whole before it is parsed, so
+/// the scan goes eight bytes at a time: a word with no byte below 0x20, no DEL and no 0xC2 is
+/// passed in a few instructions, and only a word that has one (most often a line feed) is
+/// looked at byte by byte (sixth pass).
+fn first_suspect(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let suspect = |b: &u8| may_start_control(*b) && !matches!(b, b'\t' | b'\n' | b'\r');
+    // Non-zero exactly when some byte of `w` is below `n` (n <= 0x80), or is zero.
+    let below = |w: u64, n: u64| w.wrapping_sub(n * ONES) & !w & HIGHS;
+    let mut words = bytes.chunks_exact(8);
+    for (i, chunk) in words.by_ref().enumerate() {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else { break };
+        let w = u64::from_le_bytes(word);
+        if below(w, 0x20) | below(w ^ (0x7f * ONES), 1) | below(w ^ (0xc2 * ONES), 1) != 0
+            && let Some(j) = chunk.iter().position(suspect)
+        {
+            return Some(i * 8 + j);
+        }
+    }
+    let rest = words.remainder();
+    rest.iter().position(suspect).map(|j| bytes.len() - rest.len() + j)
 }
 
 /// Does `text` declare itself a file of a format whose top-level keys include one of `keys`,
@@ -152,5 +176,26 @@ mod tests {
         assert_eq!(first_control("tab\there\r\nnel\u{85}"), None);
         assert_eq!(printable("x\u{1b}[2Jy\0".to_owned()), "x\\u{1b}[2Jy\\u{0}");
         assert_eq!(printable("plain `x` é".to_owned()), "plain `x` é");
+    }
+
+    /// The word-at-a-time scan finds the byte the plain scan finds, wherever it is: every
+    /// byte value, at every place of a word and of the tail, behind text with line feeds.
+    #[test]
+    fn the_word_scan_finds_what_the_byte_scan_finds() {
+        let plain = |bytes: &[u8]| {
+            bytes.iter().position(|b| super::may_start_control(*b) && !matches!(b, b'\t' | b'\n' | b'\r'))
+        };
+        let base = b"key: value\n  other: \"quoted\"\r\n\tx\n".repeat(3);
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, base.len()] {
+            let text = &base[..len];
+            assert_eq!(super::first_suspect(text), plain(text), "{len}");
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut t = text.to_vec();
+                    t[at] = b;
+                    assert_eq!(super::first_suspect(&t), plain(&t), "byte {b:#x} at {at} of {len}");
+                }
+            }
+        }
     }
 }

@@ -195,7 +195,9 @@ impl Cx<'_> {
             return Vec::new();
         };
         let mut out: Vec<(&'n str, &'n Node, &'n Node)> = Vec::with_capacity(entries.len());
-        // Names seen so far: a set, as a user's map may hold thousands of names.
+        // Names seen so far (those of `out`): a set, as a user's map may hold thousands of names;
+        // a map of a few (an environment's, most of them) is scanned instead (sixth pass).
+        let few = entries.len() <= 16;
         let mut seen: std::collections::BTreeSet<&'n str> = std::collections::BTreeSet::new();
         for (k, v) in entries {
             let Value::Str(key) = &k.value else {
@@ -207,7 +209,9 @@ impl Cx<'_> {
                 );
                 continue;
             };
-            if !seen.insert(key.as_str()) {
+            let repeated =
+                if few { out.iter().any(|(n, _, _)| *n == key.as_str()) } else { !seen.insert(key.as_str()) };
+            if repeated {
                 self.error(
                     Code::DuplicateKey,
                     k,

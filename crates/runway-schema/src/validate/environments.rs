@@ -55,7 +55,7 @@ pub(super) fn environment(
         if let Some(sf) = cx.fields(s, &sp, "`shared`", keys::SHARED) {
             for (engine_name, k, v) in &sf.entries {
                 let Some(engine) = engine_of(engine_name) else { continue };
-                if let Some(size) = size_value(cx, v, &join(&sp, engine_name), known) {
+                if let Some(size) = size_value(cx, v, (&sp, engine_name), known) {
                     shared.insert(engine, size);
                     shared_nodes.push((name.to_owned(), engine, (*k).clone()));
                 }

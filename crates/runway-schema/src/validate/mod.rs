@@ -265,7 +265,17 @@ fn env_keys<'n>(
     out
 }
 
-fn size_value(cx: &mut Cx<'_>, node: &Node, path: &str, known: &Known<'_>) -> Option<String> {
+/// A size the catalogue knows, or `None` (reported at `<path>.<env>`, joined only then: every
+/// resource and workload has a `size` map, and a path per value was a tenth of `sizes`; sixth
+/// pass).
+fn size_value(cx: &mut Cx<'_>, node: &Node, (p, env): (&str, &str), known: &Known<'_>) -> Option<String> {
+    if let Value::Str(s) = &node.value
+        && known.sizes.iter().any(|k| k == s.as_str())
+        && !s.bytes().any(crate::paths::may_start_control)
+    {
+        return Some(String::from(s.as_str()));
+    }
+    let path = &join(p, env);
     let size = cx.text(node, path, "a size")?;
     if known.sizes.contains(&size) {
         return Some(size);
@@ -295,7 +305,7 @@ fn sizes(
     if let Some(node) = f.get("size") {
         let p = join(path, "size");
         for (env, _, v) in env_keys(cx, node, &p, "`size`", envs) {
-            if let Some(s) = size_value(cx, v, &join(&p, &env), known) {
+            if let Some(s) = size_value(cx, v, (&p, &env), known) {
                 out.insert(env, s);
             }
         }

@@ -413,7 +413,10 @@ fn secret_names(
     let mut secrets = Vec::new();
     let Some(n) = f.get("secrets") else { return secrets };
     let sp = join(path, "secrets");
-    for (i, item) in cx.list(n, &sp, "`secrets`").unwrap_or_default().iter().enumerate() {
+    let items = cx.list(n, &sp, "`secrets`").unwrap_or_default();
+    // Held through planning: room for the list, not a doubling's (sixth pass).
+    secrets.reserve_exact(items.len());
+    for (i, item) in items.iter().enumerate() {
         let p = index(&sp, i);
         let Some(s) = cx.string(item, &p, "a secret name") else { continue };
         if !is_variable_name(&s) {
@@ -459,7 +462,10 @@ fn used_resources<'n>(
     let mut used = Vec::new();
     let Some(n) = f.get("uses") else { return (uses, access, used) };
     let up = join(path, "uses");
-    for (i, item) in cx.list(n, &up, "`uses`").unwrap_or_default().iter().enumerate() {
+    let items = cx.list(n, &up, "`uses`").unwrap_or_default();
+    // Held through planning: room for the list, not a doubling's (sixth pass).
+    uses.reserve_exact(items.len());
+    for (i, item) in items.iter().enumerate() {
         let p = index(&up, i);
         let Some((r, name_node, mode)) = use_entry(cx, item, &p) else { continue };
         if !resource_nodes.contains_key(r.as_str()) {
