@@ -165,7 +165,14 @@ const MAX_GRACE: u64 = MAX_HEALTH_GRACE_SECONDS as u64;
 /// timeout (2s..60s) are what an ALB target group and an ECS container health check both take;
 /// the grace is bounded by [`MAX_HEALTH_GRACE_SECONDS`].
 fn seconds_within(cx: &mut Cx<'_>, n: &Node, p: &str, key: &str, (min, max): (u64, u64)) -> Option<Duration> {
-    let d = duration(cx, n, p, &format!("`{key}`"))?;
+    // The three keys it is called for, quoted without a `format!` each (sixth pass).
+    let what = match key {
+        "interval" => std::borrow::Cow::Borrowed("`interval`"),
+        "timeout" => "`timeout`".into(),
+        "grace" => "`grace`".into(),
+        _ => format!("`{key}`").into(),
+    };
+    let d = duration(cx, n, p, &what)?;
     if (min * 1000..=max * 1000).contains(&d.as_millis()) && d.as_millis() % 1000 == 0 {
         return Some(d);
     }

@@ -10,11 +10,13 @@ use crate::diagnostic::{Code, did_you_mean};
 use crate::model::*;
 use crate::read::{Cx, Fields, index, join, quote};
 use crate::tree::Node;
-use crate::values::{ImageError, ImageRef};
+use crate::values::{ImageError, ImageRef, variable_prefix};
 
 use super::deploy::deploys;
 use super::health::{Declared, health, reason};
-use super::resources::{is_variable_name, resource_spec_quiet, unknown_resource, variables};
+use super::resources::{
+    is_variable_name, resource_spec_quiet, unknown_resource, variable_suffixes, variables,
+};
 use super::scaling::{Reach, scales};
 use super::schedules::schedules;
 use super::words::{Words, words};
@@ -178,9 +180,9 @@ fn image(cx: &mut Cx<'_>, f: &Fields<'_>, path: &str, what: &str) -> Option<Imag
 /// `bootstrap.image` are read alike.
 pub(super) fn image_value(cx: &mut Cx<'_>, n: &Node, p: &str) -> Option<ImageRef> {
     let text = cx.string(n, p, "`image`")?;
-    match ImageRef::parse(&text) {
+    match ImageRef::parse_owned(text) {
         Ok(i) => Some(i),
-        Err(ImageError::Unpinned(_)) if text.starts_with(crate::values::IMAGE_PLACEHOLDER) => {
+        Err(ImageError::Unpinned(text)) if text.starts_with(crate::values::IMAGE_PLACEHOLDER) => {
             cx.error(
                 Code::UnpinnedImage,
                 n,
@@ -194,7 +196,7 @@ pub(super) fn image_value(cx: &mut Cx<'_>, n: &Node, p: &str) -> Option<ImageRef
             );
             None
         }
-        Err(ImageError::Unpinned(_)) => {
+        Err(ImageError::Unpinned(text)) => {
             cx.error(
                 Code::UnpinnedImage,
                 n,
@@ -621,20 +623,28 @@ fn listening(
     }
 }
 
-/// Every variable the workload sees must have one source: its own names (`seen`, env then
+/// Every variable the workload sees must have one source: its own names (`own`, env then
 /// secrets) first, then each used resource's variables in order.
 fn variable_collisions(
     cx: &mut Cx<'_>,
     name: &str,
-    mut seen: Vec<(String, String)>,
+    own: Vec<(String, String)>,
     used: &[(String, &Node, String)],
     resource_nodes: &BTreeMap<&str, &Node>,
 ) {
-    for (r, item, p) in used {
+    // Each name seen so far as `(prefix, suffix)` (a variable is `<PREFIX>_<SUFFIX>`, an own
+    // name `(name, "")`) with the path it is written at: compared by their parts, so that no
+    // name nor path is built for a workload whose names are all distinct (the common case;
+    // sixth pass).
+    let prefixes: Vec<String> = used.iter().map(|(r, _, _)| variable_prefix(r)).collect();
+    let mut seen: Vec<((&str, &str), &str)> =
+        own.iter().map(|(n, p)| ((n.as_str(), ""), p.as_str())).collect();
+    for ((r, item, p), prefix) in used.iter().zip(&prefixes) {
         let Some(rnode) = resource_nodes.get(r.as_str()) else { continue };
         let Some(spec) = resource_spec_quiet(rnode) else { continue };
-        for v in variables(r, &spec) {
-            if let Some((_, first)) = seen.iter().find(|(n, _)| *n == v) {
+        for suffix in variable_suffixes(&spec) {
+            if let Some((_, first)) = seen.iter().find(|(n, _)| same_name(*n, (prefix, suffix))) {
+                let v = [prefix.as_str(), "_", suffix].concat();
                 cx.error(
                     Code::VariableCollision,
                     item,
@@ -646,15 +656,43 @@ fn variable_collisions(
                     ),
                 );
             } else {
-                seen.push((v, p.clone()));
+                seen.push(((prefix, suffix), p));
             }
         }
     }
 }
 
+/// Are two names written as `(prefix, suffix)` the same, `<prefix>_<suffix>` (or `prefix`
+/// alone for an empty suffix)?
+fn same_name((ap, a_suffix): (&str, &str), (bp, b_suffix): (&str, &str)) -> bool {
+    if a_suffix == b_suffix {
+        return ap == bp;
+    }
+    let sep = |s: &str| if s.is_empty() { "" } else { "_" };
+    let (a, b) = ([ap, sep(a_suffix), a_suffix], [bp, sep(b_suffix), b_suffix]);
+    let len = |parts: &[&str; 3]| parts.iter().map(|p| p.len()).sum::<usize>();
+    len(&a) == len(&b) && a.iter().flat_map(|p| p.bytes()).eq(b.iter().flat_map(|p| p.bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_by_parts_compare_as_written() {
+        for (a, b, same) in [
+            (("MAIN_DB", "URL"), ("MAIN_DB", "URL"), true),
+            (("MAIN_DB", "URL"), ("MAIN", "DB_URL"), true),
+            (("MAIN_DB_URL", ""), ("MAIN_DB", "URL"), true),
+            (("MAIN_DB", "URL"), ("MAIN_DB_URL", ""), true),
+            (("MAIN_DB", "URL"), ("MAIN_DB", "HOST"), false),
+            (("MAIN_DB", "URL"), ("MAIN_DX", "URL"), false),
+            (("MAIN_DB", "URL"), ("MAIN_DBURL", ""), false),
+            (("A", ""), ("A", ""), true),
+        ] {
+            assert_eq!(same_name(a, b), same, "{a:?} {b:?}");
+        }
+    }
 
     #[test]
     fn the_platform_words_are_the_architectures() {
