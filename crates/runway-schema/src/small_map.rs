@@ -186,6 +186,21 @@ impl<V> FromIterator<(String, V)> for SmallMap<V> {
     }
 }
 
+impl<V> From<Vec<(String, V)>> for SmallMap<V> {
+    /// The entries in order, a repeated key kept at its first place with its last value (as
+    /// collecting does). A vector whose capacity is its length becomes the map without a copy:
+    /// the way to build one of several entries (each [`SmallMap::insert`] reallocates).
+    fn from(mut entries: Vec<(String, V)>) -> Self {
+        let unique =
+            entries.iter().enumerate().all(|(i, (k, _))| entries[..i].iter().all(|(seen, _)| seen != k));
+        if !unique {
+            return entries.into_iter().collect();
+        }
+        entries.shrink_to_fit();
+        Self { entries: entries.into_boxed_slice() }
+    }
+}
+
 impl<V> From<indexmap::IndexMap<String, V>> for SmallMap<V> {
     /// The same entries in the same order (an `IndexMap`'s keys are already unique).
     fn from(map: indexmap::IndexMap<String, V>) -> Self {
@@ -254,6 +269,17 @@ mod tests {
         assert_eq!(serde_json::to_string(&small).ok(), serde_json::to_string(&index).ok());
         assert_eq!(format!("{small:?}"), format!("{index:?}"));
         assert_eq!(format!("{small:#?}"), format!("{index:#?}"));
+    }
+
+    #[test]
+    fn from_a_vector_as_collected() {
+        for written in
+            [pairs(&[]), pairs(&[("dev", 1), ("staging", 2)]), pairs(&[("a", 1), ("b", 2), ("a", 3)])]
+        {
+            let from: SmallMap<u32> = written.clone().into();
+            let collected: SmallMap<u32> = written.into_iter().collect();
+            assert!(from.iter().eq(collected.iter()));
+        }
     }
 
     #[test]

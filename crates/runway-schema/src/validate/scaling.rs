@@ -26,18 +26,22 @@ pub(super) fn scales(
     envs: &[String],
     reach: &Reach<'_>,
 ) -> (SmallMap<Scale>, SmallMap<Scaling>) {
-    let (mut out, mut scaling) = (SmallMap::new(), SmallMap::new());
-    let Some(n) = f.get("scale") else { return (out, scaling) };
+    // The scales as a vector of their exact size, moved into the map (sixth pass); what they
+    // follow, rarer, inserted.
+    let (mut out, mut scaling) = (Vec::new(), SmallMap::new());
+    let Some(n) = f.get("scale") else { return (SmallMap::new(), scaling) };
     let sp = join(path, "scale");
-    for (env_name, _, v) in env_keys(cx, n, &sp, "`scale`", envs) {
+    let entries = env_keys(cx, n, &sp, "`scale`", envs);
+    out.reserve_exact(entries.len());
+    for (env_name, _, v) in entries {
         if let Some((s, how)) = scale(cx, v, &join(&sp, &env_name), &env_name, reach) {
-            out.insert(env_name.clone(), s);
+            out.push((env_name.clone(), s));
             if how != Scaling::default() {
                 scaling.insert(env_name, how);
             }
         }
     }
-    (out, scaling)
+    (SmallMap::from(out), scaling)
 }
 
 /// One environment's scale: whole numbers (1 when left out), `min` at most `max`, `max` at
