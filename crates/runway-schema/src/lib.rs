@@ -172,7 +172,7 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
                             if let Some(first) = member_names.get(&member.name).map(|&i| &members[i]) {
                                 cx.error(
                                     Code::DuplicateName,
-                                    &name_node,
+                                    name_node,
                                     "member",
                                     format!(
                                         "member name `{}` is declared twice (also in `{}`)",

@@ -198,7 +198,14 @@ impl Cx<'_> {
         // Names seen so far (those of `out`): a set, as a user's map may hold thousands of names;
         // a map of a few (an environment's, most of them) is scanned instead (sixth pass).
         let few = entries.len() <= 16;
-        let mut seen: std::collections::BTreeSet<&'n str> = std::collections::BTreeSet::new();
+        // A hash set with fixed keys (no randomness: this crate has none), for membership only:
+        // the B-tree it replaced cost a load 1.4% at N = 1,000 (sixth pass).
+        type Fixed = std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+        let mut seen: std::collections::HashSet<&'n str, Fixed> =
+            std::collections::HashSet::with_capacity_and_hasher(
+                if few { 0 } else { entries.len() },
+                Fixed::default(),
+            );
         for (k, v) in entries {
             let Value::Str(key) = &k.value else {
                 self.invalid(

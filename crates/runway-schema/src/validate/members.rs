@@ -19,13 +19,13 @@ pub(crate) fn first_by_name<'n>(entries: &[(&'n str, &'n Node, &'n Node)]) -> BT
 
 /// A member file. `resources` are the root's resource entries as written (for suggestions);
 /// `by_name` is the same entries by name, the first of a repeated name (for lookups).
-pub(crate) fn member(
+pub(crate) fn member<'n>(
     cx: &mut Cx<'_>,
-    node: &Node,
+    node: &'n Node,
     folder_name: &str,
     resources: &[(&str, &Node, &Node)],
     by_name: &BTreeMap<&str, &Node>,
-) -> Option<(Member, Node)> {
+) -> Option<(Member, &'n Node)> {
     if node.value == Value::Null {
         cx.invalid(
             node,
@@ -39,10 +39,12 @@ pub(crate) fn member(
     let errors_before = cx.diags.iter().filter(|d| d.is_error()).count();
     version(cx, &f, "a member runway");
     let (name, name_node) = match f.get("member") {
-        None => (Some(folder_name.to_owned()), node.clone()),
-        Some(n) => (cx.string(n, "member", "`member`"), n.clone()),
+        // The node itself, not a copy: the whole file's tree when `member` is left out (sixth
+        // pass).
+        None => (Some(folder_name.to_owned()), node),
+        Some(n) => (cx.string(n, "member", "`member`"), n),
     };
-    let name = name.filter(|nm| name_ok(cx, &name_node, "member", nm, "member", true));
+    let name = name.filter(|nm| name_ok(cx, name_node, "member", nm, "member", true));
     let runtime = match f.get("runtime") {
         None => Some(Runtime::Encore),
         Some(n) => cx
