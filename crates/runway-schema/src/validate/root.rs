@@ -112,9 +112,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
     // collection, not two: fifth pass).
     let resource_nodes = first_by_name(&res_entries);
 
-    // Sized up front: grown by doubling, a map of 5,000 workloads held room for 7,168 (their
-    // entries are most of the product's bytes; sixth pass).
-    let mut resources = IndexMap::with_capacity(res_entries.len());
+    let mut resources = IndexMap::with_capacity(res_entries.len()); // exact: no doubling's slack
     for (name, k, v) in &res_entries {
         let path = join("resources", name);
         let ok = name_ok(cx, k, &path, name, "resource", true);
