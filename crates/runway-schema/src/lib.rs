@@ -105,13 +105,15 @@ pub fn load(root_file: &str, root_text: &[u8], files: &dyn Files, options: &Opti
         Err(d) => return Loaded { product: None, diagnostics: vec![d] },
     };
     let known = validate::Known { sizes: &options.sizes, regions: &options.regions };
-    let parts = {
+    let mut parts = {
         let mut cx = read::Cx { file: root_file, diags: &mut diagnostics };
         validate::root(&mut cx, &tree, &known)
     };
+    // The resources as written (for suggestions) and by name: members look resources up by
+    // name (a scan per use was quadratic in a large product), with the index the root's
+    // validation built.
     let resources = resource_nodes(&tree);
-    // Members look resources up by name: a scan per use was quadratic in a large product.
-    let resources_by_name = validate::first_by_name(&resources);
+    let resources_by_name = std::mem::take(&mut parts.resources_by_name);
     // Members are named from the root's name: `services/a/runway.yaml` beside `runway.yaml`, and
     // `<commit>:services/a/runway.yaml` beside `<commit>:runway.yaml` (a git revision's root), so
     // that no base member is taken for today's file of the same path.

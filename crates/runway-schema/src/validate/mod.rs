@@ -19,7 +19,7 @@ mod secrets;
 mod words;
 mod workloads;
 
-pub(crate) use members::{first_by_name, member, unused_shared};
+pub(crate) use members::{member, unused_shared};
 pub(crate) use previews::proxy_room;
 pub use previews::{MAX_PROXY_SECRETS, parse_days};
 pub(crate) use resources::kind_keys;

@@ -1,7 +1,7 @@
 //! The root runway: its settings, the environments, resources and workloads it declares, and
 //! the paths it names (`members`, `catalogue`), which stay inside its folder.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use indexmap::IndexMap;
 
@@ -20,8 +20,12 @@ use super::workloads::workload;
 use super::{Known, keys, name_ok, version};
 
 /// The validated root, before members are known.
-pub(crate) struct RootParts {
+#[derive(Default)]
+pub(crate) struct RootParts<'n> {
     pub runway: Option<Runway>,
+    /// The resources' value nodes by name, the first of a repeated name: the members' uses
+    /// look them up too (built once, not again by the loader: sixth pass).
+    pub resources_by_name: BTreeMap<&'n str, &'n Node>,
     pub members_node: Option<Node>,
     pub shared_nodes: Vec<(String, Engine, Node)>,
     /// `previews`, when written (its proxies' room is checked once the members are loaded).
@@ -29,14 +33,8 @@ pub(crate) struct RootParts {
     pub env_names: Vec<String>,
 }
 
-pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts {
-    let mut parts = RootParts {
-        runway: None,
-        members_node: None,
-        shared_nodes: Vec::new(),
-        previews_node: None,
-        env_names: Vec::new(),
-    };
+pub(crate) fn root<'n>(cx: &mut Cx<'_>, node: &'n Node, known: &Known<'_>) -> RootParts<'n> {
+    let mut parts = RootParts::default();
     if node.value == Value::Null {
         cx.invalid(
             node,
@@ -177,6 +175,7 @@ pub(crate) fn root(cx: &mut Cx<'_>, node: &Node, known: &Known<'_>) -> RootParts
             previews,
         });
     }
+    parts.resources_by_name = resource_nodes;
     parts
 }
 
