@@ -347,9 +347,9 @@ pub(crate) fn summarize(
                 item.monthly = Some(m);
                 item.ceiling = Some(c);
                 item.pricing = Pricing::Priced;
-                monthly = monthly + m;
-                typical = typical + t;
-                ceiling = ceiling + c;
+                monthly = add(monthly, m);
+                typical = add(typical, t);
+                ceiling = add(ceiling, c);
                 lines.extend(item_lines.iter().map(|line| CostLine {
                     item: item.id.clone(),
                     owner: item.owner.clone(),
@@ -514,6 +514,23 @@ fn unpriced_diagnostic(
     }
 }
 
+/// `a + b`, bit for bit (value and scale), without `Decimal`'s general addition where it is
+/// plain: two positive amounts of one scale whose mantissas add within 96 bits are that sum at
+/// that scale, as `Decimal` makes it; everything else (zeros, signs, scales apart, a carry past
+/// 96 bits) is `Decimal`'s own. Planning adds about 35,000 amounts a plan at N = 1,000 (sixth
+/// pass: a third of an addition's cost).
+pub(crate) fn add(a: Money, b: Money) -> Money {
+    let (x, y) = (a.0, b.0);
+    if x.scale() == y.scale() && x.is_sign_positive() && y.is_sign_positive() && !x.is_zero() && !y.is_zero()
+    {
+        let sum = x.mantissa() + y.mantissa();
+        if sum < 1 << 96 {
+            return Money(Decimal::from_i128_with_scale(sum, x.scale()));
+        }
+    }
+    a + b
+}
+
 /// The rates an item is billed by a use nobody declared, as the plan lists them.
 fn usage_lines<'a>(item: &'a PlannedItem, rates: &'a [cost::Rate]) -> impl Iterator<Item = UsageLine> + 'a {
     rates.iter().map(|rate| UsageLine {
@@ -532,25 +549,32 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
     // (foldhash, fixed seed), never iterated.
     let mut at: indexmap::IndexMap<CompactString, usize, foldhash::fast::FixedState> =
         indexmap::IndexMap::default();
+    // Position in `totals` of each platform kind's owner, by the kind's words (a few kinds:
+    // found by a scan; the label is joined once, when first seen, not formatted per item).
+    let mut platform: Vec<(&'static str, usize)> = Vec::new();
     for item in items {
         let Some(m) = item.monthly else { continue };
         // A platform item is named by its kind as people read it (`environment ALB`), not by
-        // its id: the items of one kind (the VPC endpoints) add up to one owner.
-        let label;
-        let key: &str = match item.owner.as_deref() {
-            Some(owner) => owner,
-            None => {
-                label = format!("{} {}", item.owner_name(), item.kind().words());
-                &label
+        // its id: the items of one kind (the VPC endpoints) add up to one owner. An owner's
+        // name holds no space, a platform label always one: the two never meet.
+        let Some(key) = item.owner.as_deref() else {
+            let words = item.kind().words();
+            match platform.iter().find(|(w, _)| *w == words) {
+                Some(&(_, i)) => totals[i].1 = add(totals[i].1, m),
+                None => {
+                    platform.push((words, totals.len()));
+                    totals.push((crate::lower::cat(&[item.owner_name(), " ", words]), m));
+                }
             }
+            continue;
         };
         // An owner's items are next to each other: most items add to the last owner seen.
         if let Some(last) = totals.last_mut().filter(|t| t.0 == key) {
-            last.1 = last.1 + m;
+            last.1 = add(last.1, m);
             continue;
         }
         match at.get(key) {
-            Some(&i) => totals[i].1 = totals[i].1 + m,
+            Some(&i) => totals[i].1 = add(totals[i].1, m),
             None => {
                 at.insert(key.into(), totals.len());
                 totals.push((key.into(), m));
@@ -581,6 +605,28 @@ fn largest(totals: &[(CompactString, Money)], n: usize) -> impl Iterator<Item = 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `add` is `Decimal`'s addition bit for bit: value, scale and sign, zeros of any scale,
+    /// carries within and past 96 bits.
+    #[test]
+    fn add_is_decimals_addition_bit_for_bit() {
+        let max = (1i128 << 96) - 1;
+        let mantissas =
+            [0, 1, 5, 99, 100, 4_294_967_295, 4_294_967_296, 1 << 64, max / 2, max / 2 + 1, max - 1, max];
+        let mut amounts = Vec::new();
+        for &m in &mantissas {
+            for scale in [0, 1, 2, 6, 28] {
+                amounts.push(Decimal::from_i128_with_scale(m, scale));
+                amounts.push(Decimal::from_i128_with_scale(-m, scale));
+            }
+        }
+        for &x in &amounts {
+            for &y in &amounts {
+                let Some(want) = x.checked_add(y) else { continue };
+                assert_eq!(add(Money(x), Money(y)).0.serialize(), want.serialize(), "{x:?} + {y:?}");
+            }
+        }
+    }
 
     #[test]
     fn largest_is_what_a_stable_sort_puts_first() {

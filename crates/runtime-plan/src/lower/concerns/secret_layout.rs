@@ -103,7 +103,8 @@ impl Layout {
 
     /// The display form of the resource's Infisical folder, `<infisical-env>:<folder>`.
     pub(in crate::lower) fn folder_display(&self, r: &Res) -> CompactString {
-        self.place(r, CompactString::default()).display().into()
+        // What `InfisicalPlace::display` gives, joined (not formatted) without a place made.
+        cat(&[&self.infisical_env, ":", &r.folder])
     }
 
     /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
@@ -149,12 +150,8 @@ impl Layout {
 
     /// The display form of consumer `consumer`'s own folder of resource `r`.
     pub(in crate::lower) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
-        let place = InfisicalPlace {
-            environment: self.infisical_env.clone(),
-            folder: Self::login_folder(r, consumer),
-            name: CompactString::default(),
-        };
-        place.display().into()
+        // `InfisicalPlace::display` of its place, joined (not formatted).
+        cat(&[&self.infisical_env, ":", &r.folder, "/", consumer])
     }
 
     /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:

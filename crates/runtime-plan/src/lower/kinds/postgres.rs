@@ -380,16 +380,28 @@ fn summary(engine: PostgresEngine, s: &PostgresSize) -> String {
     if s.instances == 0 {
         return "unknown size".into();
     }
+    // Joined, not formatted (sixth pass): `db.t4g.micro, 20 GB gp3 (grows to 100 GB), single-AZ`.
+    let mut out = String::with_capacity(64);
     match engine {
-        PostgresEngine::Rds => format!(
-            "{}, {} GB gp3{}, {}",
-            s.instance_class,
-            s.storage_gb,
-            s.max_storage_gb.map(|m| format!(" (grows to {m} GB)")).unwrap_or_default(),
-            if s.multi_az { "Multi-AZ" } else { "single-AZ" }
-        ),
-        PostgresEngine::Aurora => format!("{} x {}", s.instances, s.instance_class),
+        PostgresEngine::Rds => {
+            out.push_str(&s.instance_class);
+            out.push_str(", ");
+            out.push_str(&s.storage_gb.to_compact_string());
+            out.push_str(" GB gp3");
+            if let Some(m) = s.max_storage_gb {
+                out.push_str(" (grows to ");
+                out.push_str(&m.to_compact_string());
+                out.push_str(" GB)");
+            }
+            out.push_str(if s.multi_az { ", Multi-AZ" } else { ", single-AZ" });
+        }
+        PostgresEngine::Aurora => {
+            out.push_str(&s.instances.to_compact_string());
+            out.push_str(" x ");
+            out.push_str(&s.instance_class);
+        }
     }
+    out
 }
 
 /// The sizing of a size the catalogue does not list (its diagnostic is reported).
