@@ -168,6 +168,11 @@ pub(crate) fn plan_with(
         secret_layout::Layout::new(root, env_name, resources.variable_count() + login_variables);
     let bindings = consumers::bind(&consumers, &resources, &secrets);
     secrets.reserve_parameters(expected_parameters(&bindings, &resources, &logins_of, root, env));
+    // A postgres resource's admin password and bootstrap, each login's password, a cache's token.
+    let kind_count = |kind: Kind| resources.iter().filter(|r| r.spec.kind() == kind).count();
+    let (databases, caches) = (kind_count(Kind::Postgres), kind_count(Kind::Cache));
+    let logins: usize = logins_of.iter().map(Vec::len).sum();
+    secrets.reserve_generated(resources.len(), databases + logins + caches, databases);
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, &resources, env_name, catalogue);
     let room = (expected, resources.variable_count());
@@ -175,6 +180,8 @@ pub(crate) fn plan_with(
     cx.previews_from = preview.is_none() && root.previews.as_ref().is_some_and(|p| p.from == env_name);
     cx.preview = preview;
     cx.fingerprints = fingerprints;
+    // The databases' bootstraps, then the workloads' migrations.
+    cx.tasks.reserve_exact(databases + root.workloads.values().filter(|w| w.migrate.is_some()).count());
 
     // The items, in plan order: platform, resources, workloads.
     let platform = platform::lower(&mut cx, &root.workloads, &resources);

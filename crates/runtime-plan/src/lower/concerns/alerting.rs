@@ -103,7 +103,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx) {
         let name = cx.named(ItemKind::EcsEventRule, cx.base("ecs-alerts"));
         let spec = ItemSpec::EcsEventRule { cluster: cluster.clone(), events: ECS_ALERT_EVENTS };
         let item = NewItem::new("env_ecs-alerts".into(), name, None, spec);
-        cx.push(item.depends_on(vec![cluster, topic_id]));
+        cx.add(item.depends_on(vec![cluster, topic_id]));
     }
 }
 

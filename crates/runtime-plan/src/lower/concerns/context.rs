@@ -118,6 +118,14 @@ impl<'a> Cx<'a> {
     /// Appends an item; returns its logical id. An item with no price of its own is
     /// included in another's, at zero, with the reason as its note.
     pub(in crate::lower) fn push(&mut self, item: NewItem) -> CompactString {
+        let id = item.id.clone();
+        self.add(item);
+        id
+    }
+
+    /// Appends an item whose id the caller does not need ([`Cx::push`] without a copy of the
+    /// id: a heap allocation and its free for an id longer than 24 bytes).
+    pub(in crate::lower) fn add(&mut self, item: NewItem) {
         let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price, note } = item;
         let kind = spec.kind();
         let included = price.is_none();
@@ -125,7 +133,7 @@ impl<'a> Cx<'a> {
             self.prices.push((self.items.len(), price));
         }
         self.items.push(PlannedItem {
-            id: id.clone(),
+            id,
             physical_name,
             owner,
             size,
@@ -140,7 +148,6 @@ impl<'a> Cx<'a> {
             depends_on,
             spec,
         });
-        id
     }
 
     /// Records a stack output of `item` and the connection variable `var` it fills.

@@ -78,6 +78,19 @@ impl Layout {
         self.ssm.at.reserve(parameters);
     }
 
+    /// Room for `generated` credentials and `bootstraps` database bootstraps (counted before
+    /// lowering: grown by doubling, these lists of large records were copied again and again).
+    pub(in crate::lower) fn reserve_generated(
+        &mut self,
+        resources: usize,
+        generated: usize,
+        bootstraps: usize,
+    ) {
+        self.generated.reserve_exact(generated);
+        self.generated_at.reserve_exact(resources);
+        self.bootstraps.reserve_exact(bootstraps);
+    }
+
     /// Does the environment have an SSM parameter (which its key encrypts)?
     pub(in crate::lower) fn has_parameters(&self) -> bool {
         !self.ssm.list.is_empty()
@@ -489,13 +502,18 @@ impl SsmParams {
         // sorting the records themselves moved each of them about log n times.
         let order: Vec<usize> = {
             // Every name starts with the environment's prefix: compared after what all share,
-            // by the next 16 bytes as one number first (fifth pass: most comparisons end there,
-            // without a byte comparison of two texts).
+            // by the next 32 bytes as two numbers first (fifth pass: 16 bytes; sixth: 32, as a
+            // login's six names, `db-12/svc-3/DB_12_URL`, tied on their first 16 and were
+            // compared byte by byte), the texts only when those tie.
             let skip = shared_head(list.iter().map(|p| p.name.as_str()));
-            let mut keyed: Vec<(u128, &str, usize)> = list
+            let mut keyed: Vec<((u128, u128), &str, usize)> = list
                 .iter()
                 .zip(0..)
-                .map(|(p, at)| (head_key(&p.name[skip..]), &p.name[skip..], at))
+                .map(|(p, at)| {
+                    let rest = &p.name[skip..];
+                    let bytes = rest.as_bytes();
+                    ((head_key(bytes), head_key(bytes.get(16..).unwrap_or_default())), rest, at)
+                })
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
             keyed.into_iter().map(|(_, _, at)| at).collect()
@@ -525,10 +543,10 @@ fn shared_head<'a>(mut names: impl Iterator<Item = &'a str>) -> usize {
 /// The first 16 bytes of `text` as a number that orders as they do (big-endian, a shorter text
 /// padded with zero bytes): two texts of different numbers compare as their numbers; equal
 /// numbers leave the texts to compare.
-fn head_key(text: &str) -> u128 {
+fn head_key(text: &[u8]) -> u128 {
     let mut head = [0u8; 16];
     let n = text.len().min(16);
-    head[..n].copy_from_slice(&text.as_bytes()[..n]);
+    head[..n].copy_from_slice(&text[..n]);
     u128::from_be_bytes(head)
 }
 
@@ -617,6 +635,16 @@ mod tests {
                 "/p/e/aaaaaaaaaaaaaaa",
             ],
             &["/x/db/URL", "/a/db/URL", "/x/db", "/x/d\u{e9}/URL", "/x/d\u{e8}/URL"],
+            // Ties on the first 32 bytes too, and a name ending at byte 16 or 32 of the rest.
+            &[
+                "/p/e/db-12345678/svc-12345678/DB_12345678_URL",
+                "/p/e/db-12345678/svc-12345678/DB_12345678_HOST",
+                "/p/e/db-12345678/svc-12345678/DB_12345678",
+                "/p/e/db-12345678/svc-12345678/DB",
+                "/p/e/db-12345678/svc-1234567",
+                "/p/e/db-12345678/svc-12345678/D\u{e9}",
+                "/p/e/db-12345678/svc-12345678/DB_12345678_DATABASE",
+            ],
             &["/p/e/a", "/p/e/a"],
             &["/p/e/only"],
         ] {

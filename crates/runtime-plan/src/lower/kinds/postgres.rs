@@ -42,7 +42,7 @@ pub(in crate::lower) fn lower(
     let secret_name = cat(&[cx.product, "/", admin_env, "/", &r.name, "/proxy-admin"]);
     let db = database(cx, r, (engine, version), &sizing, &secret, platform);
     let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() };
-    cx.push(
+    cx.add(
         NewItem::new(secret.clone(), secret_name.clone(), Some(&r.name), spec)
             .managed_by(ManagedBy::SecretsAdapter)
             .priced(Priceable::Secret),
@@ -176,7 +176,7 @@ fn aurora_instances(cx: &mut Cx, r: &Res, base: &str, cluster: &CompactString, s
             publicly_accessible: false,
             apply_immediately: protection::apply_immediately(cx.env_name, cx.env.apply_changes),
         };
-        cx.push(
+        cx.add(
             NewItem::new(format_compact!("{}_instance-{i}", r.name), name, Some(&r.name), spec)
                 .size(&r.size)
                 .depends_on(vec![cluster.clone()]),
@@ -234,7 +234,7 @@ fn proxy(
     );
     let spec =
         ItemSpec::RdsProxyTarget { proxy: proxy.clone(), target_group: tg.clone(), target: db.id.clone() };
-    cx.push(
+    cx.add(
         NewItem::new(
             cat(&[&r.name, "_proxy-target"]),
             cat(&[&proxy_name, "/default/", &db.name]),
@@ -271,7 +271,7 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
         let id = cat(&[&r.name, "_proxy-secret-", &login.consumer]);
         let name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-", &login.consumer]);
         let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: name.clone() };
-        cx.push(
+        cx.add(
             NewItem::new(id.clone(), name.clone(), Some(&r.name), spec)
                 .managed_by(ManagedBy::SecretsAdapter)
                 .priced(Priceable::Secret),
