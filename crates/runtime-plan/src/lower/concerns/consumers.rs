@@ -184,8 +184,11 @@ pub(in crate::lower) fn bind(
 }
 
 /// Bindings by consumer name, in binding order, grouped once.
-pub(in crate::lower) fn by_consumer(bindings: &[Binding]) -> IndexMap<&str, Vec<&Binding>> {
-    let mut of: IndexMap<&str, Vec<&Binding>> = IndexMap::new();
+pub(in crate::lower) fn by_consumer(
+    bindings: &[Binding],
+) -> IndexMap<&str, Vec<&Binding>, foldhash::fast::FixedState> {
+    // foldhash with a fixed seed (looked up per workload; SipHash was most of a lookup).
+    let mut of: IndexMap<&str, Vec<&Binding>, foldhash::fast::FixedState> = IndexMap::default();
     for b in bindings {
         of.entry(b.consumer.as_str()).or_default().push(b);
     }

@@ -19,6 +19,8 @@ use crate::pricing::Priceable;
 pub(in crate::lower) struct Cx<'a> {
     /// The product name.
     pub(in crate::lower) product: &'a str,
+    /// `<product>-<env>-`, joined once: the head of [`Cx::base`]'s stems.
+    base_head: CompactString,
     /// The environment's name.
     pub(in crate::lower) env_name: &'a str,
     /// The environment.
@@ -66,6 +68,7 @@ impl<'a> Cx<'a> {
     ) -> Self {
         Cx {
             product,
+            base_head: cat(&[product, "-", env_name, "-"]),
             env_name,
             env,
             catalogue,
@@ -104,7 +107,7 @@ impl<'a> Cx<'a> {
 
     /// `<product>-<env>-<name>`: the stem of the physical names of what `name` owns.
     pub(in crate::lower) fn base(&self, name: &str) -> CompactString {
-        cat(&[self.product, "-", self.env_name, "-", name])
+        cat(&[&self.base_head, name])
     }
 
     /// `full`, cut to the name limit of `kind` (see [`crate::naming`]).

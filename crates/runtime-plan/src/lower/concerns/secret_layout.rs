@@ -25,6 +25,8 @@ pub(in crate::lower) struct Layout {
     infisical_env: CompactString,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
     pub(in crate::lower) ssm_prefix: CompactString,
+    /// The prefix and the `/` after it, joined once: every parameter's name starts with it.
+    ssm_head: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
     pub(in crate::lower) kms_key: CompactString,
     /// The same text, shared by every SSM parameter's record.
@@ -49,6 +51,7 @@ impl Layout {
     /// variables.
     pub(in crate::lower) fn new(root: &Runway, env_name: &str, variables: usize) -> Self {
         let infisical = root.secrets.infisical.as_ref();
+        let ssm_prefix: CompactString = root.secrets.ssm.prefix_for(&root.product, env_name).into();
         let kms_key: CompactString = root.secrets.ssm.kms_key.as_deref().map_or_else(
             || runway_schema::Ssm::environment_key_alias(&root.product, env_name).into(),
             Into::into,
@@ -56,7 +59,8 @@ impl Layout {
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
             infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
-            ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
+            ssm_head: cat(&[&ssm_prefix, "/"]),
+            ssm_prefix,
             ssm_key: Arc::from(kms_key.as_str()),
             kms_key,
             own_key: root.secrets.ssm.kms_key.is_none(),
@@ -122,7 +126,7 @@ impl Layout {
 
     /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
     pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
-        cat(&[&self.ssm_prefix, "/", owner, "/", var])
+        cat(&[&self.ssm_head, owner, "/", var])
     }
 
     /// A credential of the resource to generate, its `PASSWORD` variable; `proxy_copy` names
@@ -176,7 +180,7 @@ impl Layout {
         consumer: &str,
         var: &str,
     ) -> CompactString {
-        cat(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
+        cat(&[&self.ssm_head, resource, "/", consumer, "/", var])
     }
 
     /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
