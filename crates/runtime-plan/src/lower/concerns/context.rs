@@ -50,6 +50,9 @@ pub(in crate::lower) struct Cx<'a> {
     /// Is this the environment the product's previews are `from` (its proxies' roles read the
     /// previews' login secrets too)?
     pub(in crate::lower) previews_from: bool,
+    /// The NAT gateways of the environment's VPC item, once it is planned (`vpc.rs`): what a
+    /// bootstrap's image route reads (sixth pass: found by a scan of the items per bootstrap).
+    pub(in crate::lower) vpc_nat: Option<u32>,
     /// The fingerprints a [`crate::Planner`] took in the environments it planned before
     /// (`None`: one environment alone, nothing to share).
     pub(in crate::lower) fingerprints: Option<&'a mut Fingerprints>,
@@ -82,6 +85,7 @@ impl<'a> Cx<'a> {
             tasks: Vec::new(),
             preview: None,
             previews_from: false,
+            vpc_nat: None,
             fingerprints: None,
         }
     }
@@ -206,6 +210,7 @@ pub(in crate::lower) struct NewItem {
 
 impl NewItem {
     /// An item managed by Pulumi, of no size, depending on nothing, priced in another's price.
+    #[inline]
     pub(in crate::lower) fn new(
         id: CompactString,
         physical_name: CompactString,
@@ -226,30 +231,35 @@ impl NewItem {
     }
 
     /// Of this size of the catalogue.
+    #[inline]
     pub(in crate::lower) fn size(mut self, size: &str) -> Self {
         self.size = Some(size.into());
         self
     }
 
     /// Depending on these items (logical ids).
+    #[inline]
     pub(in crate::lower) fn depends_on(mut self, ids: Vec<CompactString>) -> Self {
         self.depends_on = ids;
         self
     }
 
     /// Priced on its own.
+    #[inline]
     pub(in crate::lower) fn priced(mut self, price: Priceable) -> Self {
         self.price = Some(price);
         self
     }
 
     /// Of no price of its own, for this reason rather than its kind's usual one.
+    #[inline]
     pub(in crate::lower) fn included(mut self, note: &'static str) -> Self {
         self.note = Some(note);
         self
     }
 
     /// Created by another tool than Pulumi.
+    #[inline]
     pub(in crate::lower) fn managed_by(mut self, managed_by: ManagedBy) -> Self {
         self.managed_by = managed_by;
         self

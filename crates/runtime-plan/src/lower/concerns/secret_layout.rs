@@ -161,7 +161,7 @@ impl Layout {
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
     /// `<folder>/<consumer>`.
-    fn login_folder(r: &Res, consumer: &str) -> CompactString {
+    pub(in crate::lower) fn login_folder(r: &Res, consumer: &str) -> CompactString {
         cat(&[&r.folder, "/", consumer])
     }
 
@@ -184,46 +184,45 @@ impl Layout {
     }
 
     /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
-    /// folder, copied to the Secrets Manager secret `proxy_secret` the proxy authenticates the
-    /// role with.
+    /// folder `folder` ([`Layout::login_folder`]), copied to the Secrets Manager secret
+    /// `proxy_secret` the proxy authenticates the role with.
     pub(in crate::lower) fn generated_login(
         &mut self,
         r: &Res,
-        consumer: &str,
+        (consumer, folder): (&str, &CompactString),
         role: &str,
         proxy_secret: CompactString,
     ) {
         // The logins' parameters are `secrets prepare`'s, a preview's too (it generates no
         // admin password that would say so).
         self.mark_generated(r);
+        let password = r.var("PASSWORD");
         self.generated.push(GeneratedSecret {
             resource: r.name.clone(),
             kind: CredentialKind::PostgresLoginPassword,
             consumer: Some(consumer.into()),
-            variable: r.var("PASSWORD"),
+            variable: password.clone(),
             infisical: InfisicalPlace {
                 environment: self.infisical_env.clone(),
-                folder: Self::login_folder(r, consumer),
-                name: r.var("PASSWORD"),
+                folder: folder.clone(),
+                name: password,
             },
             secrets_manager: Some(proxy_secret),
             secrets_manager_username: Some(role.into()),
         });
     }
 
-    /// A connection variable of consumer `consumer`'s login of resource `r`, in its own folder.
+    /// A connection variable of consumer `consumer`'s login of resource `r`, in its own folder
+    /// `folder` ([`Layout::login_folder`], joined once per login by the caller).
     pub(in crate::lower) fn login_connection(
         &mut self,
         r: &Res,
-        consumer: &str,
+        (consumer, folder): (&str, &CompactString),
         var: CompactString,
         source: ConnectionSource,
     ) {
-        let infisical = InfisicalPlace {
-            environment: self.infisical_env.clone(),
-            folder: Self::login_folder(r, consumer),
-            name: var,
-        };
+        let infisical =
+            InfisicalPlace { environment: self.infisical_env.clone(), folder: folder.clone(), name: var };
         self.connection.push(ConnectionVariable {
             resource: r.name.clone(),
             consumer: Some(consumer.into()),

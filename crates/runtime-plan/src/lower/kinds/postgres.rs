@@ -10,6 +10,7 @@ use super::consumers::Login;
 use super::context::{Cx, Named, NewItem};
 use super::platform::Platform;
 use super::resources::Res;
+use super::secret_layout::Layout;
 use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
 use super::{network, protection};
 use crate::naming::fit;
@@ -291,21 +292,25 @@ fn login_variables(
     secrets: &[(CompactString, CompactString)],
     url: &CompactString,
 ) {
-    // The same database in every login's folder: made once.
+    // The same database in every login's folder, and the same variable names: made once
+    // (sixth pass: each name was found among the resource's variables per login).
     let database = cx.database(&r.name);
+    let [url_var, host, port, database_var, user] =
+        ["URL", "HOST", "PORT", "DATABASE", "USER"].map(|s| r.var(s));
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
-        let c = login.consumer.as_str();
+        let folder = Layout::login_folder(r, &login.consumer);
+        let c = (login.consumer.as_str(), &folder);
         cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
         let template = url.clone();
-        cx.secrets.login_connection(r, c, r.var("URL"), ConnectionSource::Template { template });
-        let host = ConnectionSource::Output { output: r.var("HOST") };
-        cx.secrets.login_connection(r, c, r.var("HOST"), host);
-        let port = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
-        cx.secrets.login_connection(r, c, r.var("PORT"), port);
-        let database = ConnectionSource::Literal { value: database.clone() };
-        cx.secrets.login_connection(r, c, r.var("DATABASE"), database);
-        let user = ConnectionSource::Literal { value: login.role.clone() };
-        cx.secrets.login_connection(r, c, r.var("USER"), user);
+        cx.secrets.login_connection(r, c, url_var.clone(), ConnectionSource::Template { template });
+        let output = ConnectionSource::Output { output: host.clone() };
+        cx.secrets.login_connection(r, c, host.clone(), output);
+        let value = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
+        cx.secrets.login_connection(r, c, port.clone(), value);
+        let value = ConnectionSource::Literal { value: database.clone() };
+        cx.secrets.login_connection(r, c, database_var.clone(), value);
+        let value = ConnectionSource::Literal { value: login.role.clone() };
+        cx.secrets.login_connection(r, c, user.clone(), value);
     }
 }
 
@@ -335,9 +340,10 @@ fn bootstrap(
         task_secrets.push(TaskSecret { name: env.into(), parameter });
     }
     let mut planned = Vec::with_capacity(logins.len());
+    let (password, password_index) = (r.var("PASSWORD"), r.var_index("PASSWORD"));
     for (n, (login, (_, proxy_secret))) in logins.iter().zip(secrets).enumerate() {
-        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &r.var("PASSWORD"));
-        if let Some(var) = r.var_index("PASSWORD") {
+        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &password);
+        if let Some(var) = password_index {
             cx.secrets.login_parameter(r, (login.index, &login.consumer), var, (&password_parameter, &id));
         }
         let password_variable = cat(&["RUNWAY_LOGIN_", &(n + 1).to_compact_string(), "_PASSWORD"]);
