@@ -505,20 +505,25 @@ impl SsmParams {
         // sorting the records themselves moved each of them about log n times.
         let order: Vec<usize> = {
             // Every name starts with the environment's prefix: compared after what all share,
-            // by the next 32 bytes as two numbers first (fifth pass: 16 bytes; sixth: 32, as a
-            // login's six names, `db-12/svc-3/DB_12_URL`, tied on their first 16 and were
-            // compared byte by byte), the texts only when those tie.
+            // by the next 16 bytes as one number first (fifth pass: most comparisons end there,
+            // without a byte comparison of two texts), the rest of the texts when those tie.
+            // (Sixth pass: 32 bytes as two numbers cost more in moves than they saved.)
             let skip = shared_head(list.iter().map(|p| p.name.as_str()));
-            let mut keyed: Vec<((u128, u128), &str, usize)> = list
+            let mut keyed: Vec<(u128, &[u8], usize)> = list
                 .iter()
                 .zip(0..)
                 .map(|(p, at)| {
-                    let rest = &p.name[skip..];
-                    let bytes = rest.as_bytes();
-                    ((head_key(bytes), head_key(bytes.get(16..).unwrap_or_default())), rest, at)
+                    let rest = &p.name.as_bytes()[skip..];
+                    (head_key(rest), rest, at)
                 })
                 .collect();
-            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+            // Equal numbers: equal first 16 bytes (a shorter text padded with zero bytes), so
+            // the bytes after them decide, then the length (a text ending in the padding first).
+            // Unstable (names are unique: any sort gives one order); a stable sort, which takes
+            // runs already in order whole, cost more here (sixth pass: 10.7 M against 6.8 M).
+            keyed.sort_unstable_by(|a, b| {
+                a.0.cmp(&b.0).then_with(|| tail(a.1).cmp(tail(b.1))).then_with(|| a.1.len().cmp(&b.1.len()))
+            });
             keyed.into_iter().map(|(_, _, at)| at).collect()
         };
         permute(&mut list, order);
@@ -551,6 +556,11 @@ fn head_key(text: &[u8]) -> u128 {
     let n = text.len().min(16);
     head[..n].copy_from_slice(&text[..n]);
     u128::from_be_bytes(head)
+}
+
+/// What follows the first 16 bytes of `text` (nothing for a shorter text).
+fn tail(text: &[u8]) -> &[u8] {
+    text.get(16..).unwrap_or_default()
 }
 
 /// Puts `list` in `order` (`order[i]`: the position in `list` of the element that goes to
@@ -638,6 +648,8 @@ mod tests {
                 "/p/e/aaaaaaaaaaaaaaa",
             ],
             &["/x/db/URL", "/a/db/URL", "/x/db", "/x/d\u{e9}/URL", "/x/d\u{e8}/URL"],
+            // Texts that differ only in zero bytes, where the 16-byte number pads with them.
+            &["/p/e/a\0", "/p/e/a", "/p/e/a\0\0", "/p/e/a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"],
             // Ties on the first 32 bytes too, and a name ending at byte 16 or 32 of the rest.
             &[
                 "/p/e/db-12345678/svc-12345678/DB_12345678_URL",
