@@ -19,6 +19,9 @@ pub(in crate::lower) struct Consumer {
     uses: Vec<(CompactString, bool)>,
     /// The mode of each of `uses`, by position (a member's are all `write`).
     access: Vec<Access>,
+    /// The position among the resources of each of `uses`, by position: each name looked up
+    /// once, here, not again by every pass over the uses (sixth pass).
+    at: Vec<usize>,
 }
 
 /// The consumers of a product: workloads, then members (their `uses`, then the `shared-<engine>`
@@ -30,6 +33,7 @@ pub(in crate::lower) fn consumers(product: &Product, resources: &Resources) -> V
         kind: ConsumerKind::Workload,
         uses: w.uses.iter().map(|u| (u.as_str().into(), false)).collect(),
         access: w.uses.iter().map(|u| w.access_to(u)).collect(),
+        at: Vec::new(),
     });
     let members = product.members.iter().map(|m| {
         let mut uses: Vec<(CompactString, bool)> =
@@ -45,17 +49,17 @@ pub(in crate::lower) fn consumers(product: &Product, resources: &Resources) -> V
             Runtime::Other => ConsumerKind::OtherMember,
         };
         let access = vec![Access::Write; uses.len()];
-        Consumer { name: m.name.as_str().into(), kind, uses, access }
+        Consumer { name: m.name.as_str().into(), kind, uses, access, at: Vec::new() }
     });
     let mut consumers: Vec<Consumer> = workloads.chain(members).collect();
     for c in &mut consumers {
-        // Most consumers keep all of their uses: each looked up once then.
-        if c.uses.iter().all(|(u, _)| resources.position(u).is_some()) {
-            continue;
+        c.at = c.uses.iter().filter_map(|(u, _)| resources.position(u)).collect();
+        // Most consumers keep all of their uses; the others drop the unknown ones.
+        if c.at.len() != c.uses.len() {
+            let mut kept = c.uses.iter().map(|(u, _)| resources.position(u).is_some());
+            c.access.retain(|_| kept.next().unwrap_or(false));
+            c.uses.retain(|(u, _)| resources.position(u).is_some());
         }
-        let mut kept = c.uses.iter().map(|(u, _)| resources.position(u).is_some());
-        c.access.retain(|_| kept.next().unwrap_or(false));
-        c.uses.retain(|(u, _)| resources.position(u).is_some());
     }
     consumers
 }
@@ -65,11 +69,9 @@ pub(in crate::lower) fn consumers(product: &Product, resources: &Resources) -> V
 pub(in crate::lower) fn logins_of(resources: &Resources, consumers: &[Consumer]) -> Vec<Vec<Login>> {
     let mut of: Vec<Vec<Login>> = vec![Vec::new(); resources.len()];
     for (index, c) in consumers.iter().enumerate() {
-        for ((u, _), access) in c.uses.iter().zip(&c.access) {
-            if let Some(r) = resources.get(u)
-                && r.spec.kind() == Kind::Postgres
-                && of[r.index].last().is_none_or(|l| l.consumer != c.name)
-            {
+        for (&at, access) in c.at.iter().zip(&c.access) {
+            let r = resources.at(at);
+            if r.spec.kind() == Kind::Postgres && of[r.index].last().is_none_or(|l| l.consumer != c.name) {
                 of[r.index].push(Login {
                     index,
                     consumer: c.name.clone(),
@@ -120,10 +122,8 @@ pub(in crate::lower) fn consumers_of(
 ) -> Vec<Vec<CompactString>> {
     let mut of: Vec<Vec<CompactString>> = vec![Vec::new(); resources.len()];
     for c in consumers {
-        for (u, _) in &c.uses {
-            if let Some(i) = resources.position(u)
-                && of[i].last() != Some(&c.name)
-            {
+        for &i in &c.at {
+            if of[i].last() != Some(&c.name) {
                 of[i].push(c.name.clone());
             }
         }
@@ -145,8 +145,8 @@ pub(in crate::lower) fn bind(
     // Members get no SSM parameters: one empty list shared by all of them.
     let no_params: Arc<[CompactString]> = Arc::from(Vec::new());
     for c in consumers {
-        for ((u, implicit), access) in c.uses.iter().zip(&c.access) {
-            let Some(r) = resources.get(u) else { continue };
+        for (((_, implicit), access), &at) in c.uses.iter().zip(&c.access).zip(&c.at) {
+            let r = resources.at(at);
             // A postgres consumer's variables are its own: its login's folder and parameters.
             let login = (r.spec.kind() == Kind::Postgres).then(|| c.name.clone());
             let ssm = match (c.kind, &login) {

@@ -506,24 +506,16 @@ impl SsmParams {
         let order: Vec<usize> = {
             // Every name starts with the environment's prefix: compared after what all share,
             // by the next 16 bytes as one number first (fifth pass: most comparisons end there,
-            // without a byte comparison of two texts), the rest of the texts when those tie.
-            // (Sixth pass: 32 bytes as two numbers cost more in moves than they saved.)
+            // without a byte comparison of two texts). Sixth pass: a 32-byte key (two numbers),
+            // a stable sort and a comparison of the texts after their first 16 bytes each cost
+            // more than this (moves and branches).
             let skip = shared_head(list.iter().map(|p| p.name.as_str()));
-            let mut keyed: Vec<(u128, &[u8], usize)> = list
+            let mut keyed: Vec<(u128, &str, usize)> = list
                 .iter()
                 .zip(0..)
-                .map(|(p, at)| {
-                    let rest = &p.name.as_bytes()[skip..];
-                    (head_key(rest), rest, at)
-                })
+                .map(|(p, at)| (head_key(p.name[skip..].as_bytes()), &p.name[skip..], at))
                 .collect();
-            // Equal numbers: equal first 16 bytes (a shorter text padded with zero bytes), so
-            // the bytes after them decide, then the length (a text ending in the padding first).
-            // Unstable (names are unique: any sort gives one order); a stable sort, which takes
-            // runs already in order whole, cost more here (sixth pass: 10.7 M against 6.8 M).
-            keyed.sort_unstable_by(|a, b| {
-                a.0.cmp(&b.0).then_with(|| tail(a.1).cmp(tail(b.1))).then_with(|| a.1.len().cmp(&b.1.len()))
-            });
+            keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
             keyed.into_iter().map(|(_, _, at)| at).collect()
         };
         permute(&mut list, order);
@@ -556,11 +548,6 @@ fn head_key(text: &[u8]) -> u128 {
     let n = text.len().min(16);
     head[..n].copy_from_slice(&text[..n]);
     u128::from_be_bytes(head)
-}
-
-/// What follows the first 16 bytes of `text` (nothing for a shorter text).
-fn tail(text: &[u8]) -> &[u8] {
-    text.get(16..).unwrap_or_default()
 }
 
 /// Puts `list` in `order` (`order[i]`: the position in `list` of the element that goes to
