@@ -320,17 +320,18 @@ pub(crate) fn summarize(
     let mut usage_based = Vec::new();
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
-    let mut monthly = Money::ZERO;
-    let mut typical = Money::ZERO;
-    let mut ceiling = Money::ZERO;
     let (table, of) = ask_each(catalogue, region, prices);
+    // How many items each answer prices with lines: the sums are taken by answer (sixth pass:
+    // three additions per priced item were a third of pricing).
+    let mut counts = vec![0u64; table.len()];
     // Room for every line and usage line, counted from the table (growing these lists by
     // doubling copied their records again and again).
     let (mut line_count, mut rate_count) = (0, 0);
     for &k in &of {
         match &table[k].priced {
             Priced::Lines { lines, rates } => {
-                (line_count, rate_count) = (line_count + lines.len(), rate_count + rates.len())
+                (line_count, rate_count) = (line_count + lines.len(), rate_count + rates.len());
+                counts[k] += 1;
             }
             Priced::UsageBased { rates } => rate_count += rates.len(),
             Priced::Unpriced { .. } => {}
@@ -340,16 +341,12 @@ pub(crate) fn summarize(
     usage_based.reserve_exact(rate_count);
     for ((at, _), &k) in prices.iter().zip(&of) {
         let item = &mut items[*at];
-        let Asked { priced, monthly: m, typical: t, ceiling: c } = &table[k];
-        let (m, t, c) = (*m, *t, *c);
+        let Asked { priced, monthly: m, ceiling: c, .. } = &table[k];
         match priced {
             Priced::Lines { lines: item_lines, rates } => {
-                item.monthly = Some(m);
-                item.ceiling = Some(c);
+                item.monthly = Some(*m);
+                item.ceiling = Some(*c);
                 item.pricing = Pricing::Priced;
-                monthly = add(monthly, m);
-                typical = add(typical, t);
-                ceiling = add(ceiling, c);
                 lines.extend(item_lines.iter().map(|line| CostLine {
                     item: item.id.clone(),
                     owner: item.owner.clone(),
@@ -379,6 +376,8 @@ pub(crate) fn summarize(
             }
         }
     }
+    let [monthly, typical, ceiling] = [|a: &Asked| a.monthly, |a: &Asked| a.typical, |a: &Asked| a.ceiling]
+        .map(|f| total(&table, (&of, &counts), f));
 
     let cap = env.cap(env_name);
     // The figure the cap refuses on (`limits.on`, the floor by default: the estimate).
@@ -514,6 +513,51 @@ fn unpriced_diagnostic(
     }
 }
 
+/// The sum of one figure of the items priced with lines, in item order, as `Decimal` adds them:
+/// taken by answer (`counts`: how many items each answer of `table` prices), which is the same
+/// sum bit for bit when no term is negative and the whole is exact (see [`exact_sum`]); else
+/// added item by item (`of`: each item's answer, in item order).
+fn total(table: &[Asked], (of, counts): (&[usize], &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
+    let lines = |k: &&usize| matches!(table[**k].priced, Priced::Lines { .. });
+    match exact_sum(table.iter().map(&figure).zip(counts.iter().copied())) {
+        Some(Some(sum)) => sum,
+        // Every term zero: `Decimal` gives the last one added (a zero's scale is kept).
+        Some(None) => of.iter().rev().find(lines).map_or(Money::ZERO, |&k| figure(&table[k])),
+        None => of.iter().filter(lines).fold(Money::ZERO, |sum, &k| sum + figure(&table[k])),
+    }
+}
+
+/// `Σ count × amount` of `terms`, exactly as adding each amount `count` times in any order gives
+/// it: `Decimal` adds two nonzero positive amounts exactly at the larger scale while the sum
+/// fits 96 bits, and a zero added leaves the other operand. `Some(None)` when every term is
+/// zero (which zero `Decimal` keeps depends on the order); `None` when a term is negative or a
+/// product or sum at the largest scale passes 96 bits (where `Decimal` would round).
+fn exact_sum(terms: impl Iterator<Item = (Money, u64)>) -> Option<Option<Money>> {
+    let (mut sum, mut scale, mut any) = (0u128, 0u32, false);
+    for (amount, count) in terms {
+        let d = amount.0;
+        if count == 0 || d.is_zero() {
+            continue;
+        }
+        let mantissa = u128::try_from(d.mantissa()).ok()?;
+        let term = mantissa.checked_mul(u128::from(count))?;
+        let s = d.scale();
+        if s > scale {
+            sum = sum.checked_mul(10u128.checked_pow(s - scale)?)?;
+            scale = s;
+        }
+        sum = sum.checked_add(term.checked_mul(10u128.checked_pow(scale - s)?)?)?;
+        if sum >= 1 << 96 {
+            return None;
+        }
+        any = true;
+    }
+    // Under 2^96: lo, mid and hi; the casts keep each word's 32 bits.
+    #[allow(clippy::cast_possible_truncation)]
+    let (lo, mid, hi) = (sum as u32, (sum >> 32) as u32, (sum >> 64) as u32);
+    Some(any.then(|| Money(Decimal::from_parts(lo, mid, hi, false, scale))))
+}
+
 /// `a + b`, bit for bit (value, scale and sign), without `Decimal`'s general addition where it
 /// is plain: a zero added leaves the other operand as it is (as `Decimal` does), and two
 /// positive amounts with mantissas under 2^64 whose sum at the larger scale fits 96 bits are
@@ -638,6 +682,62 @@ fn largest(totals: &[(CompactString, Money)], n: usize) -> impl Iterator<Item = 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Summed by answer, the figures are what adding them item by item in any order gives, bit
+    /// for bit (value and scale), whenever `exact_sum` answers; a sum past 96 bits, or with a
+    /// negative term, it leaves to `Decimal`.
+    #[test]
+    fn sums_by_answer_are_the_item_by_item_sums() {
+        // A small deterministic generator (xorshift): amounts of scales 0 to 12, zeros of
+        // several scales among them, mantissas up to 2^70, counts 0 to 3.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut exact, mut zero) = (0, 0);
+        for round in 0..2_000 {
+            let terms: Vec<(Money, u64)> = (0..1 + next() % 6)
+                .map(|_| {
+                    let scale = u32::try_from(next() % 13).unwrap();
+                    let mantissa = match next() % 5 {
+                        0 => 0,
+                        1 => i128::from(next() % 1000),
+                        2 => i128::from(next()),
+                        3 => i128::from(next()) << 6,
+                        _ => i128::from(next() % 100_000),
+                    };
+                    let sign = if round % 97 == 0 && next() % 2 == 0 { -1 } else { 1 };
+                    (Money(Decimal::from_i128_with_scale(sign * mantissa, scale)), next() % 4)
+                })
+                .collect();
+            // Item by item, in the terms' order and interleaved (each term's items apart).
+            let ordered = terms.iter().flat_map(|&(a, n)| (0..n).map(move |_| a));
+            let rounds = (0..3u64).flat_map(|i| terms.iter().filter(move |t| t.1 > i).map(|t| t.0));
+            for items in [ordered.collect::<Vec<_>>(), rounds.collect()] {
+                let Some(by_item) = items.iter().try_fold(Decimal::ZERO, |s, a| s.checked_add(a.0)) else {
+                    continue;
+                };
+                match exact_sum(terms.iter().copied()) {
+                    Some(Some(sum)) => {
+                        exact += 1;
+                        assert_eq!(sum.0.serialize(), by_item.serialize(), "{terms:?}");
+                    }
+                    Some(None) => {
+                        zero += 1;
+                        assert!(by_item.is_zero(), "{terms:?}");
+                    }
+                    None => assert!(
+                        terms.iter().any(|t| t.0.0.is_sign_negative() && !t.0.0.is_zero()) || items.len() > 1,
+                        "{terms:?}"
+                    ),
+                }
+            }
+        }
+        assert!(exact > 1_000 && zero > 10, "{exact} exact, {zero} zero");
+    }
 
     /// `add` is `Decimal`'s addition bit for bit: value, scale and sign, zeros of any scale,
     /// carries within and past 96 bits.
