@@ -645,9 +645,13 @@ fn largest_owners(items: &[PlannedItem], n: usize) -> String {
             }
             continue;
         };
-        // An owner's items are next to each other: most items add to the last owner seen.
+        // An owner's items are next to each other: most items add to the last owner seen. A
+        // zero added to a nonzero sum leaves it as it is (`Decimal`'s rule; most items are
+        // included in another's price, at zero).
         if let Some(last) = totals.last_mut().filter(|t| t.0 == key) {
-            last.1 = add(last.1, m);
+            if !(m.0.is_zero() && !last.1.0.is_zero()) {
+                last.1 = add(last.1, m);
+            }
             continue;
         }
         match at.get(key) {

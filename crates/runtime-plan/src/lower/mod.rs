@@ -467,7 +467,12 @@ fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -
     let mut total = Money::ZERO;
     // Usage-based items have no amount; they leave the sum whole (their rates are shown).
     for i in items.iter().filter(|i| i.pricing != Pricing::UsageBased) {
-        total = crate::pricing::add(total, f(i)?);
+        let amount = f(i)?;
+        // A zero added to a nonzero sum leaves it as it is (`Decimal`'s rule): most items are
+        // included in another's price, at zero.
+        if !(amount.0.is_zero() && !total.0.is_zero()) {
+            total = crate::pricing::add(total, amount);
+        }
     }
     Some(total)
 }
