@@ -445,7 +445,7 @@ fn expected_parameters(
 
 /// The parts joined into one name (inline, without a heap allocation, up to 24 bytes: most ids
 /// and names of a plan).
-pub(crate) fn cat(parts: &[&str]) -> CompactString {
+fn cat(parts: &[&str]) -> CompactString {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     if len <= INLINE {
         return parts.iter().copied().collect();
@@ -470,7 +470,7 @@ fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -
         let amount = f(i)?;
         // A zero added to a nonzero sum leaves it as it is (`Decimal`'s rule): most items are
         // included in another's price, at zero.
-        if !(amount.0.is_zero() && !total.0.is_zero()) {
+        if !amount.0.is_zero() || total.0.is_zero() {
             total = crate::pricing::add(total, amount);
         }
     }
