@@ -41,7 +41,8 @@ pub(in crate::lower) fn lower(
     // secret, which the preview never writes.
     let admin_env = cx.preview.map_or(cx.env_name, |p| p.from);
     let secret_name = cat(&[cx.product, "/", admin_env, "/", &r.name, "/proxy-admin"]);
-    let db = database(cx, r, (engine, version), &sizing, &secret, platform);
+    let names = Names::of(r);
+    let db = database(cx, (r, &names), (engine, version), &sizing, &secret, platform);
     let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() };
     cx.add(
         NewItem::new(secret.clone(), secret_name.clone(), Some(&r.name), spec)
@@ -55,10 +56,10 @@ pub(in crate::lower) fn lower(
     let proxy = proxy(cx, r, engine, &base, (&secret, &login_secrets), &db);
     network::declare_postgres(cx, (r.index, &r.name, &base));
     // The same template in the resource's folder and every login's: made once.
-    let url = url_template(r);
-    variables(cx, r, secret_name, &proxy, &url);
-    login_variables(cx, r, logins, &login_secrets, &url);
-    bootstrap(cx, r, logins, &login_secrets, platform);
+    let url = url_template(&names);
+    variables(cx, (r, &names), secret_name, &proxy, &url);
+    login_variables(cx, (r, &names), logins, &login_secrets, &url);
+    bootstrap(cx, (r, &names), logins, &login_secrets, platform);
     Described {
         engine: postgres_engine_str(engine).into(),
         version: Some(version.into()),
@@ -66,10 +67,29 @@ pub(in crate::lower) fn lower(
     }
 }
 
+/// A postgres resource's variable names, each found once among its variables (sixth pass:
+/// looked for about 18 times a resource).
+struct Names {
+    url: CompactString,
+    host: CompactString,
+    port: CompactString,
+    database: CompactString,
+    user: CompactString,
+    password: CompactString,
+}
+
+impl Names {
+    fn of(r: &Res) -> Names {
+        let [url, host, port, database, user, password] =
+            ["URL", "HOST", "PORT", "DATABASE", "USER", "PASSWORD"].map(|suffix| r.var(suffix));
+        Names { url, host, port, database, user, password }
+    }
+}
+
 /// The RDS instance or Aurora cluster.
 fn database(
     cx: &mut Cx,
-    r: &Res,
+    (r, names): (&Res, &Names),
     (engine, version): (PostgresEngine, &str),
     sizing: &PostgresSize,
     secret: &CompactString,
@@ -82,7 +102,7 @@ fn database(
     };
     let name = cx.named(kind, cx.base(&r.name));
     let database = database_name(&r.name);
-    let password_parameter = cx.secrets.ssm_name(&r.name, &r.var("PASSWORD"));
+    let password_parameter = cx.secrets.ssm_name(&r.name, &names.password);
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
     let protection = protection::database(cx.env_name, &name, &generation);
@@ -251,17 +271,23 @@ fn proxy(
 /// variables: the URL template, the proxy's endpoint, and what the plan knows.
 /// A preview generates no admin password and composes no admin URL: its bootstrap reads its
 /// `from` environment's, and its consumers have their own logins.
-fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str, url: &CompactString) {
+fn variables(
+    cx: &mut Cx,
+    (r, names): (&Res, &Names),
+    secret_name: CompactString,
+    proxy: &str,
+    url: &CompactString,
+) {
     if cx.preview.is_none() {
         let copy = Some((secret_name, POSTGRES_USER.into()));
         cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, copy);
-        cx.secrets.template(r, r.var("URL"), url.clone());
+        cx.secrets.template(r, names.url.clone(), url.clone());
     }
-    cx.output(r, proxy, "endpoint", r.var("HOST"));
-    cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
+    cx.output(r, proxy, "endpoint", names.host.clone());
+    cx.secrets.literal(r, names.port.clone(), POSTGRES_PORT.to_compact_string());
     let database = cx.database(&r.name);
-    cx.secrets.literal(r, r.var("DATABASE"), database);
-    cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
+    cx.secrets.literal(r, names.database.clone(), database);
+    cx.secrets.literal(r, names.user.clone(), POSTGRES_USER.into());
 }
 
 /// Each login's proxy secret, written by `secrets prepare` like the admin's: returns their
@@ -287,7 +313,7 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
 /// port and name.
 fn login_variables(
     cx: &mut Cx,
-    r: &Res,
+    (r, names): (&Res, &Names),
     logins: &[Login],
     secrets: &[(CompactString, CompactString)],
     url: &CompactString,
@@ -295,8 +321,7 @@ fn login_variables(
     // The same database in every login's folder, and the same variable names: made once
     // (sixth pass: each name was found among the resource's variables per login).
     let database = cx.database(&r.name);
-    let [url_var, host, port, database_var, user] =
-        ["URL", "HOST", "PORT", "DATABASE", "USER"].map(|s| r.var(s));
+    let Names { url: url_var, host, port, database: database_var, user, .. } = names;
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
         let folder = Layout::login_folder(r, &login.consumer);
         let c = (login.consumer.as_str(), &folder);
@@ -319,7 +344,7 @@ fn login_variables(
 /// login's password.
 fn bootstrap(
     cx: &mut Cx,
-    r: &Res,
+    (r, names): (&Res, &Names),
     logins: &[Login],
     secrets: &[(CompactString, CompactString)],
     platform: &Platform,
@@ -340,7 +365,7 @@ fn bootstrap(
         task_secrets.push(TaskSecret { name: env.into(), parameter });
     }
     let mut planned = Vec::with_capacity(logins.len());
-    let (password, password_index) = (r.var("PASSWORD"), r.var_index("PASSWORD"));
+    let (password, password_index) = (&names.password, r.var_index("PASSWORD"));
     for (n, (login, (_, proxy_secret))) in logins.iter().zip(secrets).enumerate() {
         let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &password);
         if let Some(var) = password_index {
@@ -374,10 +399,9 @@ fn bootstrap(
 
 /// The URL of a postgres resource's variables, composed by Infisical from the other variables
 /// of the same folder.
-fn url_template(r: &Res) -> CompactString {
+fn url_template(names: &Names) -> CompactString {
     // Joined, not formatted: `format_compact!` cost about 2,900 instructions a template.
-    let (u, pw, h, po, d) =
-        (r.var("USER"), r.var("PASSWORD"), r.var("HOST"), r.var("PORT"), r.var("DATABASE"));
+    let Names { user: u, password: pw, host: h, port: po, database: d, .. } = names;
     cat(&["postgresql://${", &u, "}:${", &pw, "}@${", &h, "}:${", &po, "}/${", &d, "}?sslmode=require"])
 }
 
