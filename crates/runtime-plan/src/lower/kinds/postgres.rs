@@ -367,7 +367,7 @@ fn bootstrap(
     let mut planned = Vec::with_capacity(logins.len());
     let (password, password_index) = (&names.password, r.var_index("PASSWORD"));
     for (n, (login, (_, proxy_secret))) in logins.iter().zip(secrets).enumerate() {
-        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &password);
+        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, password);
         if let Some(var) = password_index {
             cx.secrets.login_parameter(r, (login.index, &login.consumer), var, (&password_parameter, &id));
         }
@@ -402,7 +402,7 @@ fn bootstrap(
 fn url_template(names: &Names) -> CompactString {
     // Joined, not formatted: `format_compact!` cost about 2,900 instructions a template.
     let Names { user: u, password: pw, host: h, port: po, database: d, .. } = names;
-    cat(&["postgresql://${", &u, "}:${", &pw, "}@${", &h, "}:${", &po, "}/${", &d, "}?sslmode=require"])
+    cat(&["postgresql://${", u, "}:${", pw, "}@${", h, "}:${", po, "}/${", d, "}?sslmode=require"])
 }
 
 /// What the size declares, in words.
