@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use compact_str::{CompactString, format_compact};
+use compact_str::{CompactString, ToCompactString};
 use runway_schema::{AlarmName, AlarmSetting};
 
 use super::cat;
@@ -103,7 +103,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx) {
         let name = cx.named(ItemKind::EcsEventRule, cx.base("ecs-alerts"));
         let spec = ItemSpec::EcsEventRule { cluster: cluster.clone(), events: ECS_ALERT_EVENTS };
         let item = NewItem::new("env_ecs-alerts".into(), name, None, spec);
-        cx.push(item.depends_on(vec![cluster, topic_id]));
+        cx.add(item.depends_on(vec![cluster, topic_id]));
     }
 }
 
@@ -135,7 +135,8 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
         let datapoints =
             if periods == metric.evaluation_periods { metric.datapoints_to_alarm } else { periods };
         let suffix = match watch.node {
-            Some(n) => format_compact!("{}-{n}", alarm.as_str()),
+            // Joined, not formatted (sixth pass).
+            Some(n) => cat(&[alarm.as_str(), "-", &n.to_compact_string()]),
             None => alarm.as_str().into(),
         };
         let name = cx.named(ItemKind::MetricAlarm, cat(&[&watch.stem, "-", &suffix]));
@@ -321,7 +322,9 @@ fn watch_item(
         ItemSpec::RdsProxy(_) => out.push(watch(alarms, vec![text("ProxyName", name)])),
         ItemSpec::CacheReplicationGroup(cache) => {
             for n in 1..=cache.size.nodes {
-                let node = format_compact!("{name}-{n:03}");
+                // `{name}-{n:03}`, joined (sixth pass): the number zero-padded to three digits.
+                let digits = n.to_compact_string();
+                let node = cat(&[name, "-", &"000"[digits.len().min(3)..], &digits]);
                 let dimensions = vec![text("CacheClusterId", &node)];
                 out.push(Watch { node: Some(n), ..watch(alarms, dimensions) });
             }

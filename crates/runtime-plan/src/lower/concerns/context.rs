@@ -19,6 +19,8 @@ use crate::pricing::Priceable;
 pub(in crate::lower) struct Cx<'a> {
     /// The product name.
     pub(in crate::lower) product: &'a str,
+    /// `<product>-<env>-`, joined once: the head of [`Cx::base`]'s stems.
+    base_head: CompactString,
     /// The environment's name.
     pub(in crate::lower) env_name: &'a str,
     /// The environment.
@@ -48,6 +50,9 @@ pub(in crate::lower) struct Cx<'a> {
     /// Is this the environment the product's previews are `from` (its proxies' roles read the
     /// previews' login secrets too)?
     pub(in crate::lower) previews_from: bool,
+    /// The NAT gateways of the environment's VPC item, once it is planned (`vpc.rs`): what a
+    /// bootstrap's image route reads (sixth pass: found by a scan of the items per bootstrap).
+    pub(in crate::lower) vpc_nat: Option<u32>,
     /// The fingerprints a [`crate::Planner`] took in the environments it planned before
     /// (`None`: one environment alone, nothing to share).
     pub(in crate::lower) fingerprints: Option<&'a mut Fingerprints>,
@@ -66,6 +71,7 @@ impl<'a> Cx<'a> {
     ) -> Self {
         Cx {
             product,
+            base_head: cat(&[product, "-", env_name, "-"]),
             env_name,
             env,
             catalogue,
@@ -79,6 +85,7 @@ impl<'a> Cx<'a> {
             tasks: Vec::new(),
             preview: None,
             previews_from: false,
+            vpc_nat: None,
             fingerprints: None,
         }
     }
@@ -104,7 +111,7 @@ impl<'a> Cx<'a> {
 
     /// `<product>-<env>-<name>`: the stem of the physical names of what `name` owns.
     pub(in crate::lower) fn base(&self, name: &str) -> CompactString {
-        cat(&[self.product, "-", self.env_name, "-", name])
+        cat(&[&self.base_head, name])
     }
 
     /// `full`, cut to the name limit of `kind` (see [`crate::naming`]).
@@ -118,6 +125,14 @@ impl<'a> Cx<'a> {
     /// Appends an item; returns its logical id. An item with no price of its own is
     /// included in another's, at zero, with the reason as its note.
     pub(in crate::lower) fn push(&mut self, item: NewItem) -> CompactString {
+        let id = item.id.clone();
+        self.add(item);
+        id
+    }
+
+    /// Appends an item whose id the caller does not need ([`Cx::push`] without a copy of the
+    /// id: a heap allocation and its free for an id longer than 24 bytes).
+    pub(in crate::lower) fn add(&mut self, item: NewItem) {
         let NewItem { id, physical_name, owner, size, managed_by, depends_on, spec, price, note } = item;
         let kind = spec.kind();
         let included = price.is_none();
@@ -125,7 +140,7 @@ impl<'a> Cx<'a> {
             self.prices.push((self.items.len(), price));
         }
         self.items.push(PlannedItem {
-            id: id.clone(),
+            id,
             physical_name,
             owner,
             size,
@@ -140,7 +155,6 @@ impl<'a> Cx<'a> {
             depends_on,
             spec,
         });
-        id
     }
 
     /// Records a stack output of `item` and the connection variable `var` it fills.
@@ -196,6 +210,7 @@ pub(in crate::lower) struct NewItem {
 
 impl NewItem {
     /// An item managed by Pulumi, of no size, depending on nothing, priced in another's price.
+    #[inline]
     pub(in crate::lower) fn new(
         id: CompactString,
         physical_name: CompactString,
@@ -216,30 +231,35 @@ impl NewItem {
     }
 
     /// Of this size of the catalogue.
+    #[inline]
     pub(in crate::lower) fn size(mut self, size: &str) -> Self {
         self.size = Some(size.into());
         self
     }
 
     /// Depending on these items (logical ids).
+    #[inline]
     pub(in crate::lower) fn depends_on(mut self, ids: Vec<CompactString>) -> Self {
         self.depends_on = ids;
         self
     }
 
     /// Priced on its own.
+    #[inline]
     pub(in crate::lower) fn priced(mut self, price: Priceable) -> Self {
         self.price = Some(price);
         self
     }
 
     /// Of no price of its own, for this reason rather than its kind's usual one.
+    #[inline]
     pub(in crate::lower) fn included(mut self, note: &'static str) -> Self {
         self.note = Some(note);
         self
     }
 
     /// Created by another tool than Pulumi.
+    #[inline]
     pub(in crate::lower) fn managed_by(mut self, managed_by: ManagedBy) -> Self {
         self.managed_by = managed_by;
         self

@@ -18,16 +18,12 @@ use runway_schema::{Code, Diagnostic, Endpoints};
 
 use super::context::Cx;
 use super::identity::ecr_repository;
-use crate::plan::ItemSpec;
 
 /// Why the private subnets have no route to `image`, or `None` when they have one.
 fn unreachable(cx: &Cx, image: &str) -> Option<String> {
-    // The VPC's item holds the NAT gateways the plan decided (planned before the resources).
-    let nat = cx.items.iter().find_map(|i| {
-        let ItemSpec::Vpc { nat_gateways, .. } = &i.spec else { return None };
-        Some(*nat_gateways)
-    });
-    if nat.unwrap_or(0) > 0 {
+    // The VPC's item holds the NAT gateways the plan decided (planned before the resources;
+    // `vpc.rs` notes them in the context as it plans it).
+    if cx.vpc_nat.unwrap_or(0) > 0 {
         return None;
     }
     let network = cx.env.network;

@@ -75,6 +75,11 @@ impl Resources {
         self.list.len()
     }
 
+    /// The resource at this position (from [`Resources::position`]).
+    pub(in crate::lower) fn at(&self, position: usize) -> &Res {
+        &self.list[position]
+    }
+
     /// The (first) resource of this name.
     pub(in crate::lower) fn get(&self, name: &str) -> Option<&Res> {
         self.position(name).map(|i| &self.list[i])

@@ -25,6 +25,8 @@ pub(in crate::lower) struct Layout {
     infisical_env: CompactString,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
     pub(in crate::lower) ssm_prefix: CompactString,
+    /// The prefix and the `/` after it, joined once: every parameter's name starts with it.
+    ssm_head: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
     pub(in crate::lower) kms_key: CompactString,
     /// The same text, shared by every SSM parameter's record.
@@ -49,6 +51,7 @@ impl Layout {
     /// variables.
     pub(in crate::lower) fn new(root: &Runway, env_name: &str, variables: usize) -> Self {
         let infisical = root.secrets.infisical.as_ref();
+        let ssm_prefix: CompactString = root.secrets.ssm.prefix_for(&root.product, env_name).into();
         let kms_key: CompactString = root.secrets.ssm.kms_key.as_deref().map_or_else(
             || runway_schema::Ssm::environment_key_alias(&root.product, env_name).into(),
             Into::into,
@@ -56,7 +59,8 @@ impl Layout {
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
             infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
-            ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
+            ssm_head: cat(&[&ssm_prefix, "/"]),
+            ssm_prefix,
             ssm_key: Arc::from(kms_key.as_str()),
             kms_key,
             own_key: root.secrets.ssm.kms_key.is_none(),
@@ -76,6 +80,19 @@ impl Layout {
     pub(in crate::lower) fn reserve_parameters(&mut self, parameters: usize) {
         self.ssm.list.reserve_exact(parameters);
         self.ssm.at.reserve(parameters);
+    }
+
+    /// Room for `generated` credentials and `bootstraps` database bootstraps (counted before
+    /// lowering: grown by doubling, these lists of large records were copied again and again).
+    pub(in crate::lower) fn reserve_generated(
+        &mut self,
+        resources: usize,
+        generated: usize,
+        bootstraps: usize,
+    ) {
+        self.generated.reserve_exact(generated);
+        self.generated_at.reserve_exact(resources);
+        self.bootstraps.reserve_exact(bootstraps);
     }
 
     /// Does the environment have an SSM parameter (which its key encrypts)?
@@ -103,12 +120,13 @@ impl Layout {
 
     /// The display form of the resource's Infisical folder, `<infisical-env>:<folder>`.
     pub(in crate::lower) fn folder_display(&self, r: &Res) -> CompactString {
-        self.place(r, CompactString::default()).display().into()
+        // What `InfisicalPlace::display` gives, joined (not formatted) without a place made.
+        cat(&[&self.infisical_env, ":", &r.folder])
     }
 
     /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
     pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
-        cat(&[&self.ssm_prefix, "/", owner, "/", var])
+        cat(&[&self.ssm_head, owner, "/", var])
     }
 
     /// A credential of the resource to generate, its `PASSWORD` variable; `proxy_copy` names
@@ -143,18 +161,14 @@ impl Layout {
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
     /// `<folder>/<consumer>`.
-    fn login_folder(r: &Res, consumer: &str) -> CompactString {
+    pub(in crate::lower) fn login_folder(r: &Res, consumer: &str) -> CompactString {
         cat(&[&r.folder, "/", consumer])
     }
 
     /// The display form of consumer `consumer`'s own folder of resource `r`.
     pub(in crate::lower) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
-        let place = InfisicalPlace {
-            environment: self.infisical_env.clone(),
-            folder: Self::login_folder(r, consumer),
-            name: CompactString::default(),
-        };
-        place.display().into()
+        // `InfisicalPlace::display` of its place, joined (not formatted).
+        cat(&[&self.infisical_env, ":", &r.folder, "/", consumer])
     }
 
     /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:
@@ -166,50 +180,49 @@ impl Layout {
         consumer: &str,
         var: &str,
     ) -> CompactString {
-        cat(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
+        cat(&[&self.ssm_head, resource, "/", consumer, "/", var])
     }
 
     /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
-    /// folder, copied to the Secrets Manager secret `proxy_secret` the proxy authenticates the
-    /// role with.
+    /// folder `folder` ([`Layout::login_folder`]), copied to the Secrets Manager secret
+    /// `proxy_secret` the proxy authenticates the role with.
     pub(in crate::lower) fn generated_login(
         &mut self,
         r: &Res,
-        consumer: &str,
+        (consumer, folder): (&str, &CompactString),
         role: &str,
         proxy_secret: CompactString,
     ) {
         // The logins' parameters are `secrets prepare`'s, a preview's too (it generates no
         // admin password that would say so).
         self.mark_generated(r);
+        let password = r.var("PASSWORD");
         self.generated.push(GeneratedSecret {
             resource: r.name.clone(),
             kind: CredentialKind::PostgresLoginPassword,
             consumer: Some(consumer.into()),
-            variable: r.var("PASSWORD"),
+            variable: password.clone(),
             infisical: InfisicalPlace {
                 environment: self.infisical_env.clone(),
-                folder: Self::login_folder(r, consumer),
-                name: r.var("PASSWORD"),
+                folder: folder.clone(),
+                name: password,
             },
             secrets_manager: Some(proxy_secret),
             secrets_manager_username: Some(role.into()),
         });
     }
 
-    /// A connection variable of consumer `consumer`'s login of resource `r`, in its own folder.
+    /// A connection variable of consumer `consumer`'s login of resource `r`, in its own folder
+    /// `folder` ([`Layout::login_folder`], joined once per login by the caller).
     pub(in crate::lower) fn login_connection(
         &mut self,
         r: &Res,
-        consumer: &str,
+        (consumer, folder): (&str, &CompactString),
         var: CompactString,
         source: ConnectionSource,
     ) {
-        let infisical = InfisicalPlace {
-            environment: self.infisical_env.clone(),
-            folder: Self::login_folder(r, consumer),
-            name: var,
-        };
+        let infisical =
+            InfisicalPlace { environment: self.infisical_env.clone(), folder: folder.clone(), name: var };
         self.connection.push(ConnectionVariable {
             resource: r.name.clone(),
             consumer: Some(consumer.into()),
@@ -493,12 +506,14 @@ impl SsmParams {
         let order: Vec<usize> = {
             // Every name starts with the environment's prefix: compared after what all share,
             // by the next 16 bytes as one number first (fifth pass: most comparisons end there,
-            // without a byte comparison of two texts).
+            // without a byte comparison of two texts). Sixth pass: a 32-byte key (two numbers),
+            // a stable sort and a comparison of the texts after their first 16 bytes each cost
+            // more than this (moves and branches).
             let skip = shared_head(list.iter().map(|p| p.name.as_str()));
             let mut keyed: Vec<(u128, &str, usize)> = list
                 .iter()
                 .zip(0..)
-                .map(|(p, at)| (head_key(&p.name[skip..]), &p.name[skip..], at))
+                .map(|(p, at)| (head_key(p.name[skip..].as_bytes()), &p.name[skip..], at))
                 .collect();
             keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
             keyed.into_iter().map(|(_, _, at)| at).collect()
@@ -528,10 +543,10 @@ fn shared_head<'a>(mut names: impl Iterator<Item = &'a str>) -> usize {
 /// The first 16 bytes of `text` as a number that orders as they do (big-endian, a shorter text
 /// padded with zero bytes): two texts of different numbers compare as their numbers; equal
 /// numbers leave the texts to compare.
-fn head_key(text: &str) -> u128 {
+fn head_key(text: &[u8]) -> u128 {
     let mut head = [0u8; 16];
     let n = text.len().min(16);
-    head[..n].copy_from_slice(&text.as_bytes()[..n]);
+    head[..n].copy_from_slice(&text[..n]);
     u128::from_be_bytes(head)
 }
 
@@ -620,6 +635,18 @@ mod tests {
                 "/p/e/aaaaaaaaaaaaaaa",
             ],
             &["/x/db/URL", "/a/db/URL", "/x/db", "/x/d\u{e9}/URL", "/x/d\u{e8}/URL"],
+            // Texts that differ only in zero bytes, where the 16-byte number pads with them.
+            &["/p/e/a\0", "/p/e/a", "/p/e/a\0\0", "/p/e/a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"],
+            // Ties on the first 32 bytes too, and a name ending at byte 16 or 32 of the rest.
+            &[
+                "/p/e/db-12345678/svc-12345678/DB_12345678_URL",
+                "/p/e/db-12345678/svc-12345678/DB_12345678_HOST",
+                "/p/e/db-12345678/svc-12345678/DB_12345678",
+                "/p/e/db-12345678/svc-12345678/DB",
+                "/p/e/db-12345678/svc-1234567",
+                "/p/e/db-12345678/svc-12345678/D\u{e9}",
+                "/p/e/db-12345678/svc-12345678/DB_12345678_DATABASE",
+            ],
             &["/p/e/a", "/p/e/a"],
             &["/p/e/only"],
         ] {

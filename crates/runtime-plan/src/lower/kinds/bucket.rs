@@ -71,16 +71,30 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, versioning: Option<Versionin
     Described {
         engine: "s3".into(),
         version: None,
-        summary: format!(
-            "{}{}",
-            match (storage_gb, gb) {
-                (Some(declared), _) => format!("{} GB", declared.normalize()),
-                (None, Some(g)) => format!("{g} GB"),
-                (None, None) => "unknown size".into(),
-            },
-            versioning
-                .map(|v| format!(", versioned (old versions kept {} days)", v.keep_days))
-                .unwrap_or_default()
-        ),
+        summary: summary(storage_gb, gb, versioning.map(|v| v.keep_days)),
     }
+}
+
+/// The bucket's size and versioning in words, joined (formatting them was most of a bucket's
+/// summary, sixth pass): `50 GB, versioned (old versions kept 30 days)`.
+fn summary(declared: Option<rust_decimal::Decimal>, size_gb: Option<u64>, keep_days: Option<u32>) -> String {
+    use compact_str::ToCompactString;
+    let mut s = String::with_capacity(64);
+    match (declared, size_gb) {
+        (Some(declared), _) => {
+            s.push_str(&declared.normalize().to_compact_string());
+            s.push_str(" GB");
+        }
+        (None, Some(g)) => {
+            s.push_str(&g.to_compact_string());
+            s.push_str(" GB");
+        }
+        (None, None) => s.push_str("unknown size"),
+    }
+    if let Some(days) = keep_days {
+        s.push_str(", versioned (old versions kept ");
+        s.push_str(&days.to_compact_string());
+        s.push_str(" days)");
+    }
+    s
 }

@@ -29,5 +29,5 @@ pub(in crate::lower) fn lower(cx: &mut Cx) {
         alert_topic,
     }));
     let item = NewItem::new("env_budget".into(), name, None, spec).priced(Priceable::Budget);
-    cx.push(item.depends_on(topic.into_iter().collect()));
+    cx.add(item.depends_on(topic.into_iter().collect()));
 }

@@ -60,7 +60,13 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Pl
         summary: if sizing.nodes == 0 {
             "unknown size".into()
         } else {
-            format!("{} x {}", sizing.nodes, sizing.node_type)
+            // Joined, not formatted (sixth pass).
+            [
+                &compact_str::ToCompactString::to_compact_string(&sizing.nodes),
+                " x ",
+                sizing.node_type.as_str(),
+            ]
+            .concat()
         },
     }
 }

@@ -40,12 +40,12 @@ pub(in crate::lower) fn lower(cx: &mut Cx, workloads: &IndexMap<String, Workload
     for service in interfaces {
         let spec = spec(cx, service, EndpointType::Interface, vec![group.clone()], Some(zones));
         let item = endpoint(cx, &env_base, service, spec).depends_on(vec![group.clone()]);
-        cx.push(item.priced(Priceable::InterfaceEndpoint { zones }));
+        cx.add(item.priced(Priceable::InterfaceEndpoint { zones }));
     }
     if tasks {
         let spec = spec(cx, "s3", EndpointType::Gateway, Vec::new(), None);
         let item = endpoint(cx, &env_base, "s3", spec);
-        cx.push(item);
+        cx.add(item);
     }
 }
 

@@ -28,7 +28,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx) {
     let alias = cx.secrets.kms_key.clone();
     let name = cx.named(ItemKind::KmsKey, alias.clone());
     let spec = ItemSpec::KmsKey { alias, decrypters, publishers: alerts.unwrap_or_default() };
-    cx.push(
+    cx.add(
         NewItem::new(KEY_ID.into(), name, None, spec)
             .managed_by(ManagedBy::SecretsAdapter)
             .priced(Priceable::KmsKey),

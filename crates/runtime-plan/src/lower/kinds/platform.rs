@@ -150,9 +150,7 @@ fn alb(
         default_action: ListenerAction::RedirectToHttps { port: HTTPS_PORT, status_code: "HTTP_301".into() },
     }));
     let http_name = cat(&[&alb_name, "/http-80"]);
-    cx.push(
-        NewItem::new("env_alb-http-listener".into(), http_name, None, spec).depends_on(vec![alb.clone()]),
-    );
+    cx.add(NewItem::new("env_alb-http-listener".into(), http_name, None, spec).depends_on(vec![alb.clone()]));
     Some((alb, Named { id, name }))
 }
 

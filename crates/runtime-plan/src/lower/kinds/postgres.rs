@@ -10,6 +10,7 @@ use super::consumers::Login;
 use super::context::{Cx, Named, NewItem};
 use super::platform::Platform;
 use super::resources::Res;
+use super::secret_layout::Layout;
 use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
 use super::{network, protection};
 use crate::naming::fit;
@@ -40,9 +41,10 @@ pub(in crate::lower) fn lower(
     // secret, which the preview never writes.
     let admin_env = cx.preview.map_or(cx.env_name, |p| p.from);
     let secret_name = cat(&[cx.product, "/", admin_env, "/", &r.name, "/proxy-admin"]);
-    let db = database(cx, r, (engine, version), &sizing, &secret, platform);
+    let names = Names::of(r);
+    let db = database(cx, (r, &names), (engine, version), &sizing, &secret, platform);
     let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: secret_name.clone() };
-    cx.push(
+    cx.add(
         NewItem::new(secret.clone(), secret_name.clone(), Some(&r.name), spec)
             .managed_by(ManagedBy::SecretsAdapter)
             .priced(Priceable::Secret),
@@ -54,10 +56,10 @@ pub(in crate::lower) fn lower(
     let proxy = proxy(cx, r, engine, &base, (&secret, &login_secrets), &db);
     network::declare_postgres(cx, (r.index, &r.name, &base));
     // The same template in the resource's folder and every login's: made once.
-    let url = url_template(r);
-    variables(cx, r, secret_name, &proxy, &url);
-    login_variables(cx, r, logins, &login_secrets, &url);
-    bootstrap(cx, r, logins, &login_secrets, platform);
+    let url = url_template(&names);
+    variables(cx, (r, &names), secret_name, &proxy, &url);
+    login_variables(cx, (r, &names), logins, &login_secrets, &url);
+    bootstrap(cx, (r, &names), logins, &login_secrets, platform);
     Described {
         engine: postgres_engine_str(engine).into(),
         version: Some(version.into()),
@@ -65,10 +67,29 @@ pub(in crate::lower) fn lower(
     }
 }
 
+/// A postgres resource's variable names, each found once among its variables (sixth pass:
+/// looked for about 18 times a resource).
+struct Names {
+    url: CompactString,
+    host: CompactString,
+    port: CompactString,
+    database: CompactString,
+    user: CompactString,
+    password: CompactString,
+}
+
+impl Names {
+    fn of(r: &Res) -> Names {
+        let [url, host, port, database, user, password] =
+            ["URL", "HOST", "PORT", "DATABASE", "USER", "PASSWORD"].map(|suffix| r.var(suffix));
+        Names { url, host, port, database, user, password }
+    }
+}
+
 /// The RDS instance or Aurora cluster.
 fn database(
     cx: &mut Cx,
-    r: &Res,
+    (r, names): (&Res, &Names),
     (engine, version): (PostgresEngine, &str),
     sizing: &PostgresSize,
     secret: &CompactString,
@@ -81,7 +102,7 @@ fn database(
     };
     let name = cx.named(kind, cx.base(&r.name));
     let database = database_name(&r.name);
-    let password_parameter = cx.secrets.ssm_name(&r.name, &r.var("PASSWORD"));
+    let password_parameter = cx.secrets.ssm_name(&r.name, &names.password);
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
     let protection = protection::database(cx.env_name, &name, &generation);
@@ -176,7 +197,7 @@ fn aurora_instances(cx: &mut Cx, r: &Res, base: &str, cluster: &CompactString, s
             publicly_accessible: false,
             apply_immediately: protection::apply_immediately(cx.env_name, cx.env.apply_changes),
         };
-        cx.push(
+        cx.add(
             NewItem::new(format_compact!("{}_instance-{i}", r.name), name, Some(&r.name), spec)
                 .size(&r.size)
                 .depends_on(vec![cluster.clone()]),
@@ -234,7 +255,7 @@ fn proxy(
     );
     let spec =
         ItemSpec::RdsProxyTarget { proxy: proxy.clone(), target_group: tg.clone(), target: db.id.clone() };
-    cx.push(
+    cx.add(
         NewItem::new(
             cat(&[&r.name, "_proxy-target"]),
             cat(&[&proxy_name, "/default/", &db.name]),
@@ -250,17 +271,23 @@ fn proxy(
 /// variables: the URL template, the proxy's endpoint, and what the plan knows.
 /// A preview generates no admin password and composes no admin URL: its bootstrap reads its
 /// `from` environment's, and its consumers have their own logins.
-fn variables(cx: &mut Cx, r: &Res, secret_name: CompactString, proxy: &str, url: &CompactString) {
+fn variables(
+    cx: &mut Cx,
+    (r, names): (&Res, &Names),
+    secret_name: CompactString,
+    proxy: &str,
+    url: &CompactString,
+) {
     if cx.preview.is_none() {
         let copy = Some((secret_name, POSTGRES_USER.into()));
         cx.secrets.generated(r, CredentialKind::PostgresAdminPassword, copy);
-        cx.secrets.template(r, r.var("URL"), url.clone());
+        cx.secrets.template(r, names.url.clone(), url.clone());
     }
-    cx.output(r, proxy, "endpoint", r.var("HOST"));
-    cx.secrets.literal(r, r.var("PORT"), POSTGRES_PORT.to_compact_string());
+    cx.output(r, proxy, "endpoint", names.host.clone());
+    cx.secrets.literal(r, names.port.clone(), POSTGRES_PORT.to_compact_string());
     let database = cx.database(&r.name);
-    cx.secrets.literal(r, r.var("DATABASE"), database);
-    cx.secrets.literal(r, r.var("USER"), POSTGRES_USER.into());
+    cx.secrets.literal(r, names.database.clone(), database);
+    cx.secrets.literal(r, names.user.clone(), POSTGRES_USER.into());
 }
 
 /// Each login's proxy secret, written by `secrets prepare` like the admin's: returns their
@@ -271,7 +298,7 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
         let id = cat(&[&r.name, "_proxy-secret-", &login.consumer]);
         let name = cat(&[cx.product, "/", cx.env_name, "/", &r.name, "/proxy-", &login.consumer]);
         let spec = ItemSpec::ProxySecret { resource: r.name.clone(), name: name.clone() };
-        cx.push(
+        cx.add(
             NewItem::new(id.clone(), name.clone(), Some(&r.name), spec)
                 .managed_by(ManagedBy::SecretsAdapter)
                 .priced(Priceable::Secret),
@@ -286,26 +313,29 @@ fn login_secrets(cx: &mut Cx, r: &Res, logins: &[Login]) -> Vec<(CompactString, 
 /// port and name.
 fn login_variables(
     cx: &mut Cx,
-    r: &Res,
+    (r, names): (&Res, &Names),
     logins: &[Login],
     secrets: &[(CompactString, CompactString)],
     url: &CompactString,
 ) {
-    // The same database in every login's folder: made once.
+    // The same database in every login's folder, and the same variable names: made once
+    // (sixth pass: each name was found among the resource's variables per login).
     let database = cx.database(&r.name);
+    let Names { url: url_var, host, port, database: database_var, user, .. } = names;
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
-        let c = login.consumer.as_str();
+        let folder = Layout::login_folder(r, &login.consumer);
+        let c = (login.consumer.as_str(), &folder);
         cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
         let template = url.clone();
-        cx.secrets.login_connection(r, c, r.var("URL"), ConnectionSource::Template { template });
-        let host = ConnectionSource::Output { output: r.var("HOST") };
-        cx.secrets.login_connection(r, c, r.var("HOST"), host);
-        let port = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
-        cx.secrets.login_connection(r, c, r.var("PORT"), port);
-        let database = ConnectionSource::Literal { value: database.clone() };
-        cx.secrets.login_connection(r, c, r.var("DATABASE"), database);
-        let user = ConnectionSource::Literal { value: login.role.clone() };
-        cx.secrets.login_connection(r, c, r.var("USER"), user);
+        cx.secrets.login_connection(r, c, url_var.clone(), ConnectionSource::Template { template });
+        let output = ConnectionSource::Output { output: host.clone() };
+        cx.secrets.login_connection(r, c, host.clone(), output);
+        let value = ConnectionSource::Literal { value: POSTGRES_PORT.to_compact_string() };
+        cx.secrets.login_connection(r, c, port.clone(), value);
+        let value = ConnectionSource::Literal { value: database.clone() };
+        cx.secrets.login_connection(r, c, database_var.clone(), value);
+        let value = ConnectionSource::Literal { value: login.role.clone() };
+        cx.secrets.login_connection(r, c, user.clone(), value);
     }
 }
 
@@ -314,7 +344,7 @@ fn login_variables(
 /// login's password.
 fn bootstrap(
     cx: &mut Cx,
-    r: &Res,
+    (r, names): (&Res, &Names),
     logins: &[Login],
     secrets: &[(CompactString, CompactString)],
     platform: &Platform,
@@ -335,9 +365,10 @@ fn bootstrap(
         task_secrets.push(TaskSecret { name: env.into(), parameter });
     }
     let mut planned = Vec::with_capacity(logins.len());
+    let (password, password_index) = (&names.password, r.var_index("PASSWORD"));
     for (n, (login, (_, proxy_secret))) in logins.iter().zip(secrets).enumerate() {
-        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, &r.var("PASSWORD"));
-        if let Some(var) = r.var_index("PASSWORD") {
+        let password_parameter = cx.secrets.login_ssm_name(&r.name, &login.consumer, password);
+        if let Some(var) = password_index {
             cx.secrets.login_parameter(r, (login.index, &login.consumer), var, (&password_parameter, &id));
         }
         let password_variable = cat(&["RUNWAY_LOGIN_", &(n + 1).to_compact_string(), "_PASSWORD"]);
@@ -368,11 +399,10 @@ fn bootstrap(
 
 /// The URL of a postgres resource's variables, composed by Infisical from the other variables
 /// of the same folder.
-fn url_template(r: &Res) -> CompactString {
+fn url_template(names: &Names) -> CompactString {
     // Joined, not formatted: `format_compact!` cost about 2,900 instructions a template.
-    let (u, pw, h, po, d) =
-        (r.var("USER"), r.var("PASSWORD"), r.var("HOST"), r.var("PORT"), r.var("DATABASE"));
-    cat(&["postgresql://${", &u, "}:${", &pw, "}@${", &h, "}:${", &po, "}/${", &d, "}?sslmode=require"])
+    let Names { user: u, password: pw, host: h, port: po, database: d, .. } = names;
+    cat(&["postgresql://${", u, "}:${", pw, "}@${", h, "}:${", po, "}/${", d, "}?sslmode=require"])
 }
 
 /// What the size declares, in words.
@@ -380,16 +410,28 @@ fn summary(engine: PostgresEngine, s: &PostgresSize) -> String {
     if s.instances == 0 {
         return "unknown size".into();
     }
+    // Joined, not formatted (sixth pass): `db.t4g.micro, 20 GB gp3 (grows to 100 GB), single-AZ`.
+    let mut out = String::with_capacity(64);
     match engine {
-        PostgresEngine::Rds => format!(
-            "{}, {} GB gp3{}, {}",
-            s.instance_class,
-            s.storage_gb,
-            s.max_storage_gb.map(|m| format!(" (grows to {m} GB)")).unwrap_or_default(),
-            if s.multi_az { "Multi-AZ" } else { "single-AZ" }
-        ),
-        PostgresEngine::Aurora => format!("{} x {}", s.instances, s.instance_class),
+        PostgresEngine::Rds => {
+            out.push_str(&s.instance_class);
+            out.push_str(", ");
+            out.push_str(&s.storage_gb.to_compact_string());
+            out.push_str(" GB gp3");
+            if let Some(m) = s.max_storage_gb {
+                out.push_str(" (grows to ");
+                out.push_str(&m.to_compact_string());
+                out.push_str(" GB)");
+            }
+            out.push_str(if s.multi_az { ", Multi-AZ" } else { ", single-AZ" });
+        }
+        PostgresEngine::Aurora => {
+            out.push_str(&s.instances.to_compact_string());
+            out.push_str(" x ");
+            out.push_str(&s.instance_class);
+        }
     }
+    out
 }
 
 /// The sizing of a size the catalogue does not list (its diagnostic is reported).

@@ -41,7 +41,7 @@ pub(in crate::lower) fn lower(
         // SSE-SQS: keys SQS owns; no key policy, no KMS charge, no KMS permission for consumers.
         managed_sse: true,
     }));
-    cx.push(
+    cx.add(
         NewItem::new(queue.clone(), fit_with_suffix(&base, sfx, 80), Some(&r.name), spec)
             .size(&r.size)
             .depends_on(dlq.iter().cloned().collect())
@@ -55,7 +55,7 @@ pub(in crate::lower) fn lower(
             retention_seconds: DLQ_RETENTION_SECONDS,
             managed_sse: true,
         };
-        cx.push(NewItem::new(id.clone(), name, Some(&r.name), spec));
+        cx.add(NewItem::new(id.clone(), name, Some(&r.name), spec));
     }
     cx.output(r, &queue, "url", r.var("URL"));
     cx.output(r, &queue, "arn", r.var("ARN"));

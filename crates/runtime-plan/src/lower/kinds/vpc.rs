@@ -62,7 +62,8 @@ pub(in crate::lower) fn lower(cx: &mut Cx, workloads: bool) {
     let nat_gb = usage::count(cx, owner_item, UsageKey::NatGb, nat_gb, None);
     let endpoint_gb = usage::count(cx, owner_item, UsageKey::EndpointGb, endpoint_gb, None);
     let internet_gb = usage::count(cx, owner_item, UsageKey::InternetGb, internet_gb, None);
-    cx.push(item.priced(Priceable::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb }));
+    cx.add(item.priced(Priceable::Vpc { nat, endpoints, nat_gb, endpoint_gb, internet_gb }));
+    cx.vpc_nat = Some(nat);
 }
 
 /// `declared` when it applies; else a warning that it is not counted, and `None`.

@@ -468,7 +468,7 @@ fn public_entry(
         alb: alb.clone(),
         evaluate_target_health: true,
     }));
-    cx.push(
+    cx.add(
         NewItem::new(cat(&[w.name, "_dns-record"]), host.clone(), Some(w.name), spec)
             .depends_on(vec![alb.clone()]),
     );

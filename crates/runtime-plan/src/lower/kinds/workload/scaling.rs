@@ -87,7 +87,7 @@ pub(super) fn lower(
         };
         let name = cx.named(ItemKind::ScalingPolicy, cat(&[&w.base, "-", word]));
         let depends_on = std::iter::once(target.clone()).chain(after).collect();
-        cx.push(NewItem::new(id, name, Some(w.name), spec).depends_on(depends_on));
+        cx.add(NewItem::new(id, name, Some(w.name), spec).depends_on(depends_on));
     }
 }
 

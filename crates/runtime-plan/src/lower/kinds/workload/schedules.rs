@@ -53,7 +53,7 @@ pub(super) fn lower(cx: &mut Cx, w: &Lowering, run: &Run<'_>, platform: &Platfor
             .chain(run.security_groups.iter().cloned())
             .collect();
         let priced = Priceable::runs(w.size, w.spec.platform, task_hours(s, runs));
-        cx.push(
+        cx.add(
             NewItem::new(
                 cat(&[w.name, "_schedule-", name]),
                 physical,
