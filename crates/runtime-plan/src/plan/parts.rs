@@ -52,8 +52,9 @@ pub enum RepositoryCredentials {
 pub struct TaskSecret {
     /// The variable name in the container.
     pub name: CompactString,
-    /// The SSM parameter name (`valueFrom`).
-    pub parameter: CompactString,
+    /// The SSM parameter name (`valueFrom`): one text shared with the parameter's record, its
+    /// binding and the execution role's grant (`Arc`), not a copy each.
+    pub parameter: Arc<str>,
 }
 
 /// One permission statement of a role: these actions allowed on these resources.
@@ -89,8 +90,8 @@ pub enum PolicyResource {
     /// SSM parameters of the deploying account, in the plan's region.
     SsmParameters {
         /// Their full names (`/acme-shop/dev/main-db/MAIN_DB_URL`); a binding's list is shared
-        /// with the binding (`Arc`).
-        names: Arc<[CompactString]>,
+        /// with the binding (`Arc`), and each name with the parameter's record.
+        names: Arc<[Arc<str>]>,
     },
     /// The KMS key an alias names, looked up when the program runs.
     KmsAlias {

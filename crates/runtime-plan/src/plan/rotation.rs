@@ -295,7 +295,7 @@ impl Plan {
                         && p.variable == place.name
                 })?;
                 Some(RotatedParameter {
-                    name: parameter.name.clone(),
+                    name: CompactString::from(&*parameter.name),
                     variable: parameter.variable.clone(),
                     infisical: place,
                 })
@@ -315,8 +315,8 @@ impl Plan {
             let Some(cluster) = self.item(&service.cluster) else { continue };
             let mut read: Vec<CompactString> = Vec::new();
             for secret in &task_spec.secrets {
-                if parameters.contains(&secret.parameter.as_str()) && !read.contains(&secret.parameter) {
-                    read.push(secret.parameter.clone());
+                if parameters.contains(&&*secret.parameter) && !read.iter().any(|r| *r == *secret.parameter) {
+                    read.push(CompactString::from(&*secret.parameter));
                 }
             }
             if read.is_empty() {

@@ -164,8 +164,10 @@ impl ParameterWriter {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SsmParameter {
-    /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
-    pub name: CompactString,
+    /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`): always longer than a
+    /// [`CompactString`] holds inline, so one text (`Arc<str>`) shared with the bindings, task
+    /// definitions and grants that name it.
+    pub name: Arc<str>,
     /// The variable name (`MAIN_DB_URL`) or the workload secret's name.
     pub variable: CompactString,
     /// Resource variable or workload secret.

@@ -146,7 +146,7 @@ fn bootstrap_permissions(
     read.extend(
         boot.logins.iter().map(|l| TaskSecret {
             name: l.password_variable.clone(),
-            parameter: l.password_parameter.clone(),
+            parameter: std::sync::Arc::from(l.password_parameter.as_str()),
         }),
     );
     prop_assert_eq!(&t.secrets, &read);

@@ -375,7 +375,7 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
         &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
     );
     for name in https {
-        let param = p.secrets.ssm_parameters.iter().find(|s| s.name == *name).unwrap();
+        let param = p.secrets.ssm_parameters.iter().find(|s| *s.name == **name).unwrap();
         assert_eq!(param.source, ParameterSource::AlertEndpoint);
         assert_eq!(param.written_by, ParameterWriter::SecretsPrepare);
         assert_eq!(param.referenced_by, [ALERTS_TOPIC_ID]);

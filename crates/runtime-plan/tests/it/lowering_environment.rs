@@ -24,7 +24,7 @@ fn env_references_are_delivered_as_secrets_under_the_images_names() {
         panic!("metabase_task is not a task definition")
     };
     let TaskDefinitionSpec { environment, secrets, .. } = &**spec;
-    let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| s.parameter.as_str());
+    let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| &*s.parameter);
     for (name, variable) in [("MB_DB_HOST", "MAIN_DB_HOST"), ("MB_DB_PASS", "MAIN_DB_PASSWORD")] {
         let parameter = format!("/acme-shop/production/main-db/metabase/{variable}");
         assert_eq!(secret(name), Some(parameter.as_str()), "{name}");
@@ -401,7 +401,7 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
     assert_eq!(t.task_definition, boot.id);
     assert_eq!(t.record.image, runtime_plan::BOOTSTRAP_IMAGE);
     let ItemSpec::TaskDefinition(def) = &p.item(&t.task_definition).unwrap().spec else { panic!() };
-    let read: Vec<&str> = def.secrets.iter().map(|s| s.parameter.as_str()).collect();
+    let read: Vec<&str> = def.secrets.iter().map(|s| &*s.parameter).collect();
     assert_eq!(t.record.versions_of.iter().map(|v| v.as_str()).collect::<Vec<_>>(), read);
     assert!(read.contains(&"/acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "the admin's: {read:?}");
     assert!(read.contains(&"/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"), "{read:?}");

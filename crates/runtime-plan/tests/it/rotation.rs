@@ -101,7 +101,7 @@ fn only_the_services_reading_a_parameter_restart() {
             continue;
         }
         for secret in &task.secrets {
-            let restarts = p.services_reading(&[secret.parameter.as_str()]);
+            let restarts = p.services_reading(&[&*secret.parameter]);
             assert!(restarts.iter().any(|s| s.workload == task.workload), "{secret:?}");
             for s in &restarts {
                 assert_eq!(s.parameters, std::slice::from_ref(&secret.parameter));

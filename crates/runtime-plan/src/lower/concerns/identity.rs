@@ -86,7 +86,7 @@ pub(in crate::lower) struct Identity<'a> {
     pub(in crate::lower) registry_secret: Option<PolicyResource>,
     /// The SSM parameters its task definition references, in order: its bindings' lists
     /// (shared with the bindings), then its own secrets'.
-    pub(in crate::lower) parameters: Vec<Arc<[CompactString]>>,
+    pub(in crate::lower) parameters: Vec<Arc<[Arc<str>]>>,
     /// The items of each resource it uses, in order, with the mode it uses it in.
     pub(in crate::lower) uses: Vec<(&'a [PlannedItem], Access)>,
     /// ECS Exec is allowed into its tasks (`exec`).

@@ -106,9 +106,10 @@ impl Layout {
         self.place(r, CompactString::default()).display().into()
     }
 
-    /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
-    pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
-        cat(&[&self.ssm_prefix, "/", owner, "/", var])
+    /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`, one text its
+    /// readers share.
+    pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> Arc<str> {
+        shared(&[&self.ssm_prefix, "/", owner, "/", var])
     }
 
     /// A credential of the resource to generate, its `PASSWORD` variable; `proxy_copy` names
@@ -165,8 +166,8 @@ impl Layout {
         resource: &str,
         consumer: &str,
         var: &str,
-    ) -> CompactString {
-        cat(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
+    ) -> Arc<str> {
+        shared(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
     }
 
     /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
@@ -226,12 +227,12 @@ impl Layout {
         r: &Res,
         (index, consumer): (usize, &str),
         var: usize,
-        (name, by): (&CompactString, &str),
+        (name, by): (&Arc<str>, &str),
     ) {
         let variable = &r.vars[var];
         let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
         self.ssm.reference(Key::Login(r.index, index, var), by, || SsmParameter {
-            name: name.clone(),
+            name: Arc::clone(name),
             variable: variable.clone(),
             source: ParameterSource::Resource,
             written_by: ParameterWriter::Program,
@@ -328,13 +329,13 @@ impl Layout {
         &mut self,
         r: &Res,
         var: usize,
-        name: &CompactString,
+        name: &Arc<str>,
         by: &str,
     ) {
         let variable = &r.vars[var];
         let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
         self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
-            name: name.clone(),
+            name: Arc::clone(name),
             variable: variable.clone(),
             source: ParameterSource::Resource,
             // Until the layout is finished and knows which variables are generated.
@@ -352,17 +353,16 @@ impl Layout {
         });
     }
 
-    /// Records that item `by` references the SSM parameter of secret `secret` (at position
+    /// Records that item `by` references the SSM parameter `param` of secret `secret` (at position
     /// `index` of its list) of the workload at position `workload`: people set it in the
     /// workload's Infisical folder, `secrets prepare` copies it (as it copies registry
     /// credentials from the same folder).
     pub(in crate::lower) fn workload_parameter(
         &mut self,
         (workload, name): (usize, &str),
-        (index, secret): (usize, &str),
+        (index, secret, param): (usize, &str, &Arc<str>),
         by: &str,
     ) {
-        let param = self.ssm_name(name, secret);
         let place = InfisicalPlace {
             environment: self.infisical_env.clone(),
             folder: self.workload_folder(name),
@@ -370,7 +370,7 @@ impl Layout {
         };
         let kms_key = &self.ssm_key;
         self.ssm.reference(Key::Workload(workload, index), by, || SsmParameter {
-            name: param,
+            name: Arc::clone(param),
             variable: secret.into(),
             source: ParameterSource::WorkloadSecret,
             written_by: ParameterWriter::SecretsPrepare,
@@ -393,7 +393,7 @@ impl Layout {
     /// `alerts.https`), read by item `by`: `<prefix>/_alerts/<NAME>`, copied by `secrets
     /// prepare` from the Infisical folder of [`ALERTS_OWNER`] (`_` keeps both apart from every
     /// resource's and workload's, whose names have none).
-    pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> CompactString {
+    pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> Arc<str> {
         let param = self.ssm_name(ALERTS_OWNER, name);
         let folder = super::resources::fill(&self.folder_template, ALERTS_OWNER);
         let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
@@ -437,6 +437,13 @@ impl Layout {
             bootstraps: self.bootstraps,
         }
     }
+}
+
+/// `parts` joined as one shared text, allocated once at its length.
+fn shared(parts: &[&str]) -> Arc<str> {
+    let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    parts.iter().for_each(|p| text.push_str(p));
+    Arc::from(text)
 }
 
 /// An SSM parameter by its owner's and its variable's positions: a resource's variable, or a
@@ -494,7 +501,7 @@ impl SsmParams {
             // Every name starts with the environment's prefix: compared after what all share,
             // by the next 16 bytes as one number first (fifth pass: most comparisons end there,
             // without a byte comparison of two texts).
-            let skip = shared_head(list.iter().map(|p| p.name.as_str()));
+            let skip = shared_head(list.iter().map(|p| &*p.name));
             let mut keyed: Vec<(u128, &str, usize)> = list
                 .iter()
                 .zip(0..)
@@ -583,11 +590,11 @@ mod tests {
         }
         ssm.reference(Key::Resource(2, 0), "again", || panic!("made twice"));
         let list = ssm.into_sorted();
-        let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+        let got: Vec<&str> = list.iter().map(|p| &*p.name).collect();
         let mut want = names.to_vec();
         want.sort_unstable();
         assert_eq!(got, want);
-        let a = list.iter().find(|p| p.name == "/p/e/a").unwrap();
+        let a = list.iter().find(|p| *p.name == *"/p/e/a").unwrap();
         assert_eq!(a.referenced_by, ["item2", "again"]);
     }
 
@@ -628,7 +635,7 @@ mod tests {
                 ssm.reference(Key::Resource(i, 0), "item", || param(n));
             }
             let list = ssm.into_sorted();
-            let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+            let got: Vec<&str> = list.iter().map(|p| &*p.name).collect();
             let mut want = names.to_vec();
             want.sort_unstable();
             assert_eq!(got, want);

@@ -56,7 +56,7 @@ pub(in crate::lower) fn lower(
     let subject = cat(&[r, "-bootstrap"]);
     let base = cx.base(&subject);
     let log_group = log_group(cx, r, &subject);
-    let parameters: Arc<[CompactString]> = secrets.iter().map(|s| s.parameter.clone()).collect();
+    let parameters: Arc<[Arc<str>]> = secrets.iter().map(|s| Arc::clone(&s.parameter)).collect();
     let id = Identity {
         image: &image,
         log_group: &log_group,
@@ -101,7 +101,7 @@ pub(in crate::lower) fn lower(
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
             image,
             command,
-            versions_of: parameters.to_vec(),
+            versions_of: parameters.iter().map(|p| CompactString::from(&**p)).collect(),
         },
         name,
         purpose,
