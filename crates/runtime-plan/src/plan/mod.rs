@@ -63,7 +63,7 @@ pub use rotation::{
 };
 pub use secrets::{
     ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
+    ParameterType, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
 };
 pub use specs::{
     AlbListenerRuleSpec, AlbListenerSpec, AlbLogBucketSpec, AlbSpec, AlbTargetGroupSpec, AuroraClusterSpec,
@@ -266,9 +266,9 @@ mod sizes {
     #[test]
     fn the_plans_records_stay_small() {
         let sizes = [
-            ("PlannedItem", size_of::<PlannedItem>(), 280),
+            ("PlannedItem", size_of::<PlannedItem>(), 264),
             ("ItemSpec", size_of::<ItemSpec>(), 80),
-            ("SsmParameter", size_of::<SsmParameter>(), 232),
+            ("SsmParameter", size_of::<SsmParameter>(), 208),
             ("ConnectionVariable", size_of::<ConnectionVariable>(), 152),
             ("CostLine", size_of::<CostLine>(), 160),
             ("UsageLine", size_of::<verdict::UsageLine>(), 136),
@@ -278,7 +278,7 @@ mod sizes {
             ("PlannedWorkload", size_of::<PlannedWorkload>(), 232),
             ("PlannedOutput", size_of::<PlannedOutput>(), 72),
             ("Binding", size_of::<Binding>(), 136),
-            ("Pricing", size_of::<Pricing>(), 32),
+            ("Pricing", size_of::<Pricing>(), 24),
         ];
         for (name, size, limit) in sizes {
             println!("{name}: {size} bytes (limit {limit})");

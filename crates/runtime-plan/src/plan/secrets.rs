@@ -185,8 +185,9 @@ pub struct SsmParameter {
     pub infisical: Option<InfisicalPlace>,
     /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
     pub referenced_by: Vec<CompactString>,
-    /// Always `SecureString` ([`SECURE_STRING`]): one static text, not a copy per parameter.
-    pub r#type: &'static str,
+    /// Always `SecureString` ([`SECURE_STRING`]): a type of one value, which the record holds
+    /// in no byte.
+    pub r#type: ParameterType,
     /// The KMS key (`ssm.kmsKey`): the plan's [`SecretsLayout::kms_key`], one text shared by
     /// every parameter (a plan of 10,000 resources has tens of thousands of them).
     pub kms_key: Arc<str>,
@@ -194,6 +195,24 @@ pub struct SsmParameter {
 
 /// The type of every SSM parameter of a plan.
 pub const SECURE_STRING: &str = "SecureString";
+
+/// The type of an SSM parameter of a plan: only ever a SecureString (written as
+/// [`SECURE_STRING`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ParameterType {
+    /// `SecureString`: encrypted with the plan's KMS key.
+    #[default]
+    SecureString,
+}
+
+impl ParameterType {
+    /// As AWS names it (`SecureString`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParameterType::SecureString => SECURE_STRING,
+        }
+    }
+}
 
 impl SsmParameter {
     /// The logical id the program declares it under when the program writes it

@@ -143,12 +143,10 @@ fn bootstrap_permissions(
         TaskSecret { name: "PGHOST".into(), parameter: resource_parameter("_HOST").unwrap() },
         TaskSecret { name: "PGPASSWORD".into(), parameter: resource_parameter("_PASSWORD").unwrap() },
     ];
-    read.extend(
-        boot.logins.iter().map(|l| TaskSecret {
-            name: l.password_variable.clone(),
-            parameter: std::sync::Arc::from(l.password_parameter.as_str()),
-        }),
-    );
+    read.extend(boot.logins.iter().map(|l| TaskSecret {
+        name: l.password_variable.clone(),
+        parameter: std::sync::Arc::from(l.password_parameter.as_str()),
+    }));
     prop_assert_eq!(&t.secrets, &read);
     let logs = PolicyResource::ItemLogStreams { item: t.log_group.clone() };
     let mut want: BTreeSet<Permission> =

@@ -182,7 +182,10 @@ fn sizes_come_from_the_catalogue() {
     assert_eq!(*task, c.task("medium").unwrap());
     assert_eq!(cpu_architecture, "ARM64");
     assert_eq!(&*secrets.first().unwrap().parameter, "/acme-shop/production/main-db/metabase/MAIN_DB_URL");
-    assert_eq!(&*secrets.last().unwrap().parameter, "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY");
+    assert_eq!(
+        &*secrets.last().unwrap().parameter,
+        "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY"
+    );
     let ItemSpec::CacheReplicationGroup(spec) = &p.item("sessions_cache").unwrap().spec else { panic!() };
     let CacheReplicationGroupSpec { size, engine, .. } = &**spec;
     assert_eq!(*size, c.cache("small").unwrap());

@@ -137,7 +137,7 @@ impl<'a> Cx<'a> {
             } else {
                 Pricing::Priced
             },
-            depends_on,
+            depends_on: depends_on.into_boxed_slice(),
             spec,
         });
         id

@@ -12,7 +12,7 @@ use super::cat;
 use super::resources::Res;
 use crate::plan::{
     ConnectionSource, ConnectionVariable, CredentialKind, DatabaseBootstrap, GeneratedSecret, InfisicalPlace,
-    ParameterSource, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
+    ParameterSource, ParameterType, ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
 };
 
 /// The owner of the alerts topic's endpoints' parameters and their Infisical folder's name.
@@ -161,12 +161,7 @@ impl Layout {
     /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:
     /// `<prefix>/<resource>/<consumer>/<var>` (no owner's name holds a `/`, so it is no other
     /// parameter's).
-    pub(in crate::lower) fn login_ssm_name(
-        &self,
-        resource: &str,
-        consumer: &str,
-        var: &str,
-    ) -> Arc<str> {
+    pub(in crate::lower) fn login_ssm_name(&self, resource: &str, consumer: &str, var: &str) -> Arc<str> {
         shared(&[&self.ssm_prefix, "/", resource, "/", consumer, "/", var])
     }
 
@@ -244,7 +239,7 @@ impl Layout {
                 name: variable.clone(),
             }),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
     }
@@ -325,13 +320,7 @@ impl Layout {
 
     /// Records that item `by` references the SSM parameter `name` of the resource's variable at
     /// position `var`, copied from its Infisical place.
-    pub(in crate::lower) fn resource_parameter(
-        &mut self,
-        r: &Res,
-        var: usize,
-        name: &Arc<str>,
-        by: &str,
-    ) {
+    pub(in crate::lower) fn resource_parameter(&mut self, r: &Res, var: usize, name: &Arc<str>, by: &str) {
         let variable = &r.vars[var];
         let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
         self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
@@ -348,7 +337,7 @@ impl Layout {
                 name: variable.clone(),
             }),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
     }
@@ -378,7 +367,7 @@ impl Layout {
             consumer: None,
             infisical: Some(place),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
     }
@@ -407,7 +396,7 @@ impl Layout {
             consumer: None,
             infisical: Some(place),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
         param
@@ -575,7 +564,7 @@ mod tests {
             consumer: None,
             infisical: None,
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: "alias/aws/ssm".into(),
         }
     }
