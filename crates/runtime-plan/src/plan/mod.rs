@@ -268,8 +268,8 @@ mod sizes {
         let sizes = [
             ("PlannedItem", size_of::<PlannedItem>(), 264),
             ("ItemSpec", size_of::<ItemSpec>(), 80),
-            ("SsmParameter", size_of::<SsmParameter>(), 208),
-            ("ConnectionVariable", size_of::<ConnectionVariable>(), 152),
+            ("SsmParameter", size_of::<SsmParameter>(), 192),
+            ("ConnectionVariable", size_of::<ConnectionVariable>(), 136),
             ("CostLine", size_of::<CostLine>(), 160),
             ("UsageLine", size_of::<verdict::UsageLine>(), 136),
             // 216 until `restore.check` (issue 44) added its query: one per resource, 0.24 MB

@@ -3,6 +3,8 @@
 //! services read given SSM parameters (a task reads its `secrets` only when it starts, so a
 //! service whose parameter changed is restarted with a new deployment).
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use serde::Serialize;
 
@@ -214,7 +216,7 @@ impl Plan {
         }
         let pending = InfisicalPlace {
             environment: credential.infisical.environment.clone(),
-            folder: pending_folder,
+            folder: Arc::from(pending_folder.as_str()),
             name: credential.infisical.name.clone(),
         };
         Ok(Rotation {

@@ -7,13 +7,16 @@ use compact_str::CompactString;
 use serde::Serialize;
 
 /// A place in Infisical.
+///
+/// A plan has about a hundred thousand places, in a few folders of one environment: the
+/// environment and the folder are shared texts (`Arc<str>`, 16 bytes), each made once.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InfisicalPlace {
     /// Infisical environment slug.
-    pub environment: CompactString,
+    pub environment: Arc<str>,
     /// Folder (`/runtime/main-db`).
-    pub folder: CompactString,
+    pub folder: Arc<str>,
     /// Secret name (`MAIN_DB_PASSWORD`).
     pub name: CompactString,
 }

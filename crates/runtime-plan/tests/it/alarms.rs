@@ -380,7 +380,7 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
         assert_eq!(param.written_by, ParameterWriter::SecretsPrepare);
         assert_eq!(param.referenced_by, [ALERTS_TOPIC_ID]);
         let place = param.infisical.as_ref().unwrap();
-        assert_eq!((place.environment.as_str(), place.folder.as_str()), ("prod", "/runtime/_alerts"));
+        assert_eq!((&*place.environment, &*place.folder), ("prod", "/runtime/_alerts"));
         assert_eq!(place.name, param.variable);
         assert_eq!(*param.kms_key, *p.secrets.kms_key);
     }

@@ -612,7 +612,7 @@ fn bindings_and_secrets_layout() {
     let g = &p.secrets.generated;
     assert_eq!(
         g.iter()
-            .map(|g| (g.variable.as_str(), g.consumer.as_deref(), g.infisical.folder.as_str()))
+            .map(|g| (g.variable.as_str(), g.consumer.as_deref(), &*g.infisical.folder))
             .collect::<Vec<_>>(),
         [
             ("MAIN_DB_PASSWORD", None, "/runtime/main-db"),

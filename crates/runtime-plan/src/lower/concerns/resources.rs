@@ -24,8 +24,8 @@ pub(in crate::lower) struct Res {
     prefix: String,
     /// Its variable names in the spec's order, made once and shared by its bindings.
     pub(in crate::lower) vars: Arc<[CompactString]>,
-    /// Its Infisical folder (`/runtime/main-db`).
-    pub(in crate::lower) folder: CompactString,
+    /// Its Infisical folder (`/runtime/main-db`), shared by its variables' places.
+    pub(in crate::lower) folder: Arc<str>,
     /// `restore.check` (a postgres resource's), as declared.
     pub(in crate::lower) restore_check: Option<CompactString>,
 }
@@ -134,12 +134,12 @@ pub(in crate::lower) fn shared_name(engine: Engine) -> CompactString {
 /// The Infisical folder of a resource's variables: its path with each `{resource}` replaced
 /// by the resource's name (what `Infisical::folder` gives, without building a substring
 /// searcher per resource).
-fn folder(product: &Product, resource: &str) -> CompactString {
+fn folder(product: &Product, resource: &str) -> Arc<str> {
     let path = match &product.root.secrets.infisical {
         Some(i) => i.path.as_str(),
         None => runway_schema::DEFAULT_INFISICAL_PATH,
     };
-    fill(path, resource)
+    Arc::from(fill(path, resource).as_str())
 }
 
 /// `path` with each `{resource}`, left to right, replaced by `resource` (as `str::replace`).

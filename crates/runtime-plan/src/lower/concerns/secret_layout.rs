@@ -2,6 +2,7 @@
 //! credentials to generate, the connection variables (stack outputs, literals, templates) and
 //! the SSM parameters items reference (resource variables and workload secrets).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use compact_str::CompactString;
@@ -21,8 +22,8 @@ pub(crate) const ALERTS_OWNER: &str = "_alerts";
 /// The secrets layout of one environment, filled while it is lowered.
 pub(in crate::lower) struct Layout {
     infisical_project: Option<CompactString>,
-    /// The Infisical environment slug of this environment.
-    infisical_env: CompactString,
+    /// The Infisical environment slug of this environment, shared by every place.
+    infisical_env: Arc<str>,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
     pub(in crate::lower) ssm_prefix: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
@@ -42,6 +43,9 @@ pub(in crate::lower) struct Layout {
     ssm: SsmParams,
     /// The bootstraps of the postgres resources' roles.
     pub(in crate::lower) bootstraps: Vec<DatabaseBootstrap>,
+    /// The last login folder made, by resource position and consumer: a login's places are
+    /// asked for one after another, and share one folder text.
+    last_login_folder: RefCell<Option<(usize, CompactString, Arc<str>)>>,
 }
 
 impl Layout {
@@ -55,7 +59,7 @@ impl Layout {
         );
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
-            infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
+            infisical_env: Arc::from(infisical.map_or(env_name, |i| i.environment_slug(env_name))),
             ssm_prefix: root.secrets.ssm.prefix_for(&root.product, env_name).into(),
             ssm_key: Arc::from(kms_key.as_str()),
             kms_key,
@@ -69,6 +73,7 @@ impl Layout {
             connection: Vec::with_capacity(variables),
             ssm: SsmParams::default(),
             bootstraps: Vec::new(),
+            last_login_folder: RefCell::new(None),
         }
     }
 
@@ -143,16 +148,34 @@ impl Layout {
     }
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
-    /// `<folder>/<consumer>`.
-    fn login_folder(r: &Res, consumer: &str) -> CompactString {
-        cat(&[&r.folder, "/", consumer])
+    /// `<folder>/<consumer>`, the same text as the last time it was asked for.
+    fn login_folder(&self, r: &Res, consumer: &str) -> Arc<str> {
+        Self::login_folder_in(&self.last_login_folder, r, consumer)
+    }
+
+    /// [`Layout::login_folder`], remembered in `last` (a field borrowed apart from the rest).
+    fn login_folder_in(
+        last: &RefCell<Option<(usize, CompactString, Arc<str>)>>,
+        r: &Res,
+        consumer: &str,
+    ) -> Arc<str> {
+        let mut last = last.borrow_mut();
+        if let Some((index, name, folder)) = last.as_ref()
+            && *index == r.index
+            && name == consumer
+        {
+            return Arc::clone(folder);
+        }
+        let folder = shared(&[&r.folder, "/", consumer]);
+        *last = Some((r.index, consumer.into(), Arc::clone(&folder)));
+        folder
     }
 
     /// The display form of consumer `consumer`'s own folder of resource `r`.
     pub(in crate::lower) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
         let place = InfisicalPlace {
             environment: self.infisical_env.clone(),
-            folder: Self::login_folder(r, consumer),
+            folder: self.login_folder(r, consumer),
             name: CompactString::default(),
         };
         place.display().into()
@@ -185,7 +208,7 @@ impl Layout {
             variable: r.var("PASSWORD"),
             infisical: InfisicalPlace {
                 environment: self.infisical_env.clone(),
-                folder: Self::login_folder(r, consumer),
+                folder: self.login_folder(r, consumer),
                 name: r.var("PASSWORD"),
             },
             secrets_manager: Some(proxy_secret),
@@ -203,7 +226,7 @@ impl Layout {
     ) {
         let infisical = InfisicalPlace {
             environment: self.infisical_env.clone(),
-            folder: Self::login_folder(r, consumer),
+            folder: self.login_folder(r, consumer),
             name: var,
         };
         self.connection.push(ConnectionVariable {
@@ -225,8 +248,8 @@ impl Layout {
         (name, by): (&Arc<str>, &str),
     ) {
         let variable = &r.vars[var];
-        let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
-        self.ssm.reference(Key::Login(r.index, index, var), by, || SsmParameter {
+        let (environment, kms_key, last) = (&self.infisical_env, &self.ssm_key, &self.last_login_folder);
+        self.ssm.reference(Key::Login(at(r.index), at(index), at(var)), by, || SsmParameter {
             name: Arc::clone(name),
             variable: variable.clone(),
             source: ParameterSource::Resource,
@@ -235,7 +258,7 @@ impl Layout {
             consumer: Some(consumer.into()),
             infisical: Some(InfisicalPlace {
                 environment: environment.clone(),
-                folder: Self::login_folder(r, consumer),
+                folder: Self::login_folder_in(last, r, consumer),
                 name: variable.clone(),
             }),
             referenced_by: vec![],
@@ -323,7 +346,7 @@ impl Layout {
     pub(in crate::lower) fn resource_parameter(&mut self, r: &Res, var: usize, name: &Arc<str>, by: &str) {
         let variable = &r.vars[var];
         let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
-        self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
+        self.ssm.reference(Key::Resource(at(r.index), at(var)), by, || SsmParameter {
             name: Arc::clone(name),
             variable: variable.clone(),
             source: ParameterSource::Resource,
@@ -358,7 +381,7 @@ impl Layout {
             name: secret.into(),
         };
         let kms_key = &self.ssm_key;
-        self.ssm.reference(Key::Workload(workload, index), by, || SsmParameter {
+        self.ssm.reference(Key::Workload(at(workload), at(index)), by, || SsmParameter {
             name: Arc::clone(param),
             variable: secret.into(),
             source: ParameterSource::WorkloadSecret,
@@ -374,8 +397,8 @@ impl Layout {
 
     /// The Infisical folder of workload `workload`: `secrets.infisical.path` with the workload
     /// in place of `{resource}`, where people set its registry credentials and its own secrets.
-    fn workload_folder(&self, workload: &str) -> CompactString {
-        super::resources::fill(&self.folder_template, workload)
+    fn workload_folder(&self, workload: &str) -> Arc<str> {
+        Arc::from(super::resources::fill(&self.folder_template, workload).as_str())
     }
 
     /// The SSM parameter of the alerts topic's HTTPS endpoint `name` (at position `index` of
@@ -384,10 +407,10 @@ impl Layout {
     /// resource's and workload's, whose names have none).
     pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> Arc<str> {
         let param = self.ssm_name(ALERTS_OWNER, name);
-        let folder = super::resources::fill(&self.folder_template, ALERTS_OWNER);
+        let folder = Arc::from(super::resources::fill(&self.folder_template, ALERTS_OWNER).as_str());
         let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
         let kms_key = &self.ssm_key;
-        self.ssm.reference(Key::Alert(index), by, || SsmParameter {
+        self.ssm.reference(Key::Alert(at(index)), by, || SsmParameter {
             name: param.clone(),
             variable: name.into(),
             source: ParameterSource::AlertEndpoint,
@@ -408,7 +431,7 @@ impl Layout {
     pub(in crate::lower) fn into_layout(mut self) -> SecretsLayout {
         for (key, &at) in &self.ssm.at {
             if let Key::Resource(resource, var) | Key::Login(resource, _, var) = *key
-                && self.generated_at.get(resource).copied().flatten() == Some(var)
+                && self.generated_at.get(resource as usize).copied().flatten() == Some(var as usize)
             {
                 self.ssm.list[at].written_by = ParameterWriter::SecretsPrepare;
             }
@@ -436,17 +459,24 @@ fn shared(parts: &[&str]) -> Arc<str> {
 }
 
 /// An SSM parameter by its owner's and its variable's positions: a resource's variable, or a
-/// workload's own secret.
+/// workload's own secret. Positions are `u32` (see [`at`]): 16 bytes a key, not 32, in an
+/// index of tens of thousands held until the layout is finished.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Key {
-    Resource(usize, usize),
-    Workload(usize, usize),
+    Resource(u32, u32),
+    Workload(u32, u32),
     /// An HTTPS endpoint of the alerts topic, by its position in `alerts.https`.
-    Alert(usize),
+    Alert(u32),
     /// A consumer's own login of a postgres resource: (resource, consumer, variable), the
     /// consumer by its position among the consumers (workloads first, so a workload's is its
     /// position among the workloads).
-    Login(usize, usize, usize),
+    Login(u32, u32, u32),
+}
+
+/// A position in a list of the product (resources, consumers, variables) as a [`Key`] holds
+/// it. No product has 2^32 of anything (its records alone would not fit in memory).
+fn at(position: usize) -> u32 {
+    u32::try_from(position).unwrap_or(u32::MAX)
 }
 
 /// The SSM parameters of a plan, each made once, in the order first referenced; the plan lists
@@ -575,7 +605,7 @@ mod tests {
         let names = ["/p/e/f", "/p/e/b", "/p/e/a", "/p/e/e", "/p/e/c", "/p/e/d", "/p/e/b-1", "/p/e/a/X"];
         let mut ssm = SsmParams::default();
         for (i, n) in names.iter().enumerate() {
-            ssm.reference(Key::Resource(i, 0), &format!("item{i}"), || param(n));
+            ssm.reference(Key::Resource(at(i), 0), &format!("item{i}"), || param(n));
         }
         ssm.reference(Key::Resource(2, 0), "again", || panic!("made twice"));
         let list = ssm.into_sorted();
@@ -621,7 +651,7 @@ mod tests {
         ] {
             let mut ssm = SsmParams::default();
             for (i, n) in names.iter().enumerate() {
-                ssm.reference(Key::Resource(i, 0), "item", || param(n));
+                ssm.reference(Key::Resource(at(i), 0), "item", || param(n));
             }
             let list = ssm.into_sorted();
             let got: Vec<&str> = list.iter().map(|p| &*p.name).collect();
