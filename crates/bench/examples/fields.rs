@@ -15,7 +15,7 @@ fn main() {
     let mut plan = plan_env(&input, &product, "dev");
     let b1 = cur();
     println!("plan total {:.2} MB (product {:.2} MB held)", (b1 - b0) as f64 / 1e6, 0.0);
-    macro_rules! take { ($name:literal, $e:expr) => {{ let before = cur(); let v = std::mem::take(&mut $e); let (n, sz) = (v.len(), std::mem::size_of_val(&v[..]) / v.len().max(1)); drop(v); println!("{:<28} {:8.2} MB  {:6} x {:4} B", $name, (before-cur()) as f64/1e6, n, sz); }} }
+    macro_rules! take { ($name:literal, $e:expr) => {{ let before = cur(); let v = std::mem::take(&mut $e); let (n, cap, sz) = (v.len(), v.capacity(), std::mem::size_of_val(&v[..]) / v.len().max(1)); drop(v); println!("{:<28} {:8.2} MB  {:6} (room {:6}) x {:4} B", $name, (before-cur()) as f64/1e6, n, cap, sz); }} }
     // items: split spec heap vs rest
     {
         let (mut ns, mut ne, mut nd) = (0usize, 0usize, 0usize);

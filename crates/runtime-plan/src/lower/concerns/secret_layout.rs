@@ -77,6 +77,13 @@ impl Layout {
         }
     }
 
+    /// Room for `generated` generated credentials and `bootstraps` databases' bootstraps (upper
+    /// bounds counted before lowering: the plan holds both lists as they are made).
+    pub(in crate::lower) fn reserve_credentials(&mut self, generated: usize, bootstraps: usize) {
+        self.generated.reserve_exact(generated);
+        self.bootstraps.reserve_exact(bootstraps);
+    }
+
     /// Room for `parameters` SSM parameters in all (an estimate made before lowering).
     pub(in crate::lower) fn reserve_parameters(&mut self, parameters: usize) {
         self.ssm.list.reserve_exact(parameters);
