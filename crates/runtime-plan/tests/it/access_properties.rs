@@ -130,7 +130,7 @@ fn bootstrap_permissions(
 ) -> Result<BTreeSet<Permission>, TestCaseError> {
     let ItemSpec::TaskDefinition(t) = &plan.item(&boot.id).unwrap().spec else { panic!("{}", boot.id) };
     prop_assert_eq!(t.execution_role.as_str(), role);
-    prop_assert!(t.task_role.is_none() && t.port.is_none() && t.image == BOOTSTRAP_IMAGE);
+    prop_assert!(t.task_role.is_none() && t.port.is_none() && *t.image == *BOOTSTRAP_IMAGE);
     // It reads the proxy's endpoint, the admin's password and each login's, nothing else.
     let resource_parameter = |suffix: &str| {
         plan.secrets

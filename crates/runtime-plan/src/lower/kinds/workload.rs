@@ -50,6 +50,8 @@ struct Lowering<'w> {
     /// The SSM parameter names of its own secrets, in order: made once, shared by its task
     /// definitions, its execution role's grant and the parameters' records.
     own: Arc<[Arc<str>]>,
+    /// Its pinned image, one text for its record, task definitions and task records.
+    image: Arc<str>,
 }
 
 /// The resources of a plan with where their items are, for the workloads' grants.
@@ -86,6 +88,7 @@ pub(in crate::lower) fn lower_all(
             scaling: spec.scaling_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
             own: spec.secrets.iter().map(|s| cx.secrets.ssm_name(name, s)).collect(),
+            image: Arc::from(spec.image.as_str()),
         };
         records.push(lower(cx, &w, used, platform, &mut public_index, tasks));
         ranges.push(first_item..cx.items.len());
@@ -182,7 +185,7 @@ fn lower(
         ceiling: None,
         task,
         platform: w.spec.platform,
-        image: w.spec.image.as_str().into(),
+        image: Arc::clone(&w.image),
         port: w.spec.port,
         host,
         dns_name,
@@ -283,7 +286,7 @@ fn task_definition(
     };
     let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
         workload: w.name.into(),
-        image: w.spec.image.as_str().into(),
+        image: Arc::clone(&w.image),
         repository_credentials,
         task,
         cpu_architecture: cpu_architecture(w.spec.platform).into(),
@@ -331,7 +334,7 @@ fn migrate_task(
         output: cat(&["runway-task-", &name]),
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", w.name]),
-            image: w.spec.image.as_str().into(),
+            image: Arc::clone(&w.image),
             command: super::task_fingerprint::run_fingerprint(entry_point, command),
             versions_of: Vec::new(),
         },
