@@ -29,7 +29,7 @@ fn env_references_are_delivered_as_secrets_under_the_images_names() {
         let parameter = format!("/acme-shop/production/main-db/metabase/{variable}");
         assert_eq!(secret(name), Some(parameter.as_str()), "{name}");
         assert_eq!(secret(name), secret(variable), "{name} and {variable} come from one parameter");
-        assert!(!environment.get(name).is_some(), "{name} must not be a plain value");
+        assert!(environment.get(name).is_none(), "{name} must not be a plain value");
     }
     assert_eq!(environment.get("MB_DB_TYPE").map(|v| v.as_str()), Some("postgres"));
     assert!(environment.iter().all(|(_, v)| !v.contains("${")), "no reference is passed as text");
