@@ -173,7 +173,7 @@ impl<'p> Context<'p> {
                 .ssm_parameters
                 .iter()
                 .filter(|p| p.written_by == ParameterWriter::Program)
-                .map(|p| (p.name.as_str(), p))
+                .map(|p| (&*p.name, p))
                 .collect(),
             waits: Vec::new(),
             decrypted: BTreeMap::new(),

@@ -112,7 +112,7 @@ pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
         }
         let props = Parameter {
             name: &p.name,
-            kind: p.r#type,
+            kind: p.r#type.as_str(),
             key_id: &p.kms_key,
             description,
             value,

@@ -193,9 +193,9 @@ pub fn cache_readers(plan: &Plan, resource: &str) -> (Vec<CompactString>, Vec<cr
     let endpoint = owned
         .iter()
         .filter(|p| p.variable.ends_with("_HOST") || p.variable.ends_with("_URL"))
-        .map(|p| p.name.clone())
+        .map(|p| CompactString::from(&*p.name))
         .collect();
-    let names: Vec<&str> = owned.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = owned.iter().map(|p| &*p.name).collect();
     (endpoint, plan.services_reading(&names))
 }
 

@@ -420,7 +420,7 @@ pub(crate) fn is_parameter(arn: &str) -> bool {
 /// under `<prefix>/runway/` are not).
 fn is_stray(plan: &Plan, name: &str) -> bool {
     let own = format!("{}/runway/", plan.secrets.ssm_prefix);
-    !name.starts_with(&own) && !plan.secrets.ssm_parameters.iter().any(|p| p.name == name)
+    !name.starts_with(&own) && !plan.secrets.ssm_parameters.iter().any(|p| *p.name == *name)
 }
 
 /// The last part of an ARN (`db:main` -> `main`, `service/cluster/api` -> `api`).

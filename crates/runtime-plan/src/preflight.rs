@@ -235,7 +235,7 @@ fn images(plan: &Plan) -> Vec<ImageExpectation> {
         }
         out.push(ImageExpectation {
             used_by: vec![task.workload.clone()],
-            image: task.image.clone(),
+            image: (&*task.image).into(),
             platform,
             credentials,
         });

@@ -200,14 +200,14 @@ pub(crate) fn switch_of_named(plan: &Plan, resource: &str, source: &str) -> Resu
         .iter()
         .filter(|p| p.variable.ends_with("_HOST") || p.variable.ends_with("_URL"))
         .map(|p| EndpointVariable {
-            parameter: p.name.clone(),
+            parameter: CompactString::from(&*p.name),
             infisical: p
                 .infisical
                 .as_ref()
                 .map(|i| format!("{}:{}/{}", i.environment, i.folder, i.name).into()),
         })
         .collect();
-    let names: Vec<&str> = owned.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = owned.iter().map(|p| &*p.name).collect();
     Ok(Switch {
         resource: resource.into(),
         final_snapshot: format!("{old}-final").into(),

@@ -172,8 +172,8 @@ pub fn teardown(
         .map(|g| &g.infisical)
         .chain(plan.secrets.connection.iter().map(|c| &c.infisical));
     for place in places {
-        if !folders.contains(&place.folder) {
-            folders.push(place.folder.clone());
+        if !folders.iter().any(|f| *f == *place.folder) {
+            folders.push((&*place.folder).into());
         }
     }
     TeardownPlan {

@@ -47,7 +47,7 @@ pub(crate) async fn copy_workload_secrets<'p>(
             .read_expanded_value(project, &place.environment, &place.folder, &place.name)
             .await
             .map_err(|e| {
-                let not_done: Vec<&str> = secrets[i..].iter().map(|p| p.name.as_str()).collect();
+                let not_done: Vec<&str> = secrets[i..].iter().map(|p| &*p.name).collect();
                 format!(
                     "workload secret: cannot read `{}/{}`: {}\nnot done: {}",
                     place.display(),
@@ -86,6 +86,6 @@ pub(crate) fn unset_message(project: &str, unset: &[&SsmParameter]) -> String {
     text.push_str(
         "\nuntil then the tasks that read them cannot start (ECS: ResourceInitializationError)\nnot written: ",
     );
-    text.push_str(&unset.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", "));
+    text.push_str(&unset.iter().map(|p| &*p.name).collect::<Vec<_>>().join(", "));
     text
 }

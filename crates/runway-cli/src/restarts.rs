@@ -65,7 +65,7 @@ pub(crate) async fn stale_readers(
         .filter(|o| matches!(o.action, Action::Created | Action::Updated))
         .map(|o| o.name.as_str())
         .collect();
-    let every: Vec<&str> = plan.secrets.ssm_parameters.iter().map(|p| p.name.as_str()).collect();
+    let every: Vec<&str> = plan.secrets.ssm_parameters.iter().map(|p| &*p.name).collect();
     let readers = plan.services_reading(&every);
     let mut read: Vec<&str> = readers.iter().flat_map(|r| r.parameters.iter().map(|p| p.as_str())).collect();
     read.sort_unstable();

@@ -144,7 +144,7 @@ fn grant_text(named: &Named, grant: &Grant) -> String {
             }
             PolicyResource::SsmParameters { names } => {
                 for n in names.iter() {
-                    text.extend([" ", n.as_str(), ","]);
+                    text.extend([" ", &**n, ","]);
                 }
             }
             PolicyResource::KmsAlias { alias } => text.extend([" the key of ", alias.as_str(), ","]),

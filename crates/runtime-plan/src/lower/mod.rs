@@ -162,10 +162,14 @@ pub(crate) fn plan_with(
         logins_of.iter_mut().flatten().for_each(|login| login.role.push_str(p.suffix));
     }
     // Room for every connection variable: the resources' own, and each login's in its folder.
-    let login_variables: usize =
-        resources.iter().zip(&logins_of).map(|(r, logins)| r.vars.len() * logins.len()).sum();
-    let mut secrets =
-        secret_layout::Layout::new(root, env_name, resources.variable_count() + login_variables);
+    // A `PASSWORD` is a generated credential, never a connection variable (room for them was
+    // 1 MB never used at N = 10,000).
+    let connection_variables: usize = (resources.iter().zip(&logins_of))
+        .map(|(r, logins)| {
+            (r.vars.len() - usize::from(r.var_index("PASSWORD").is_some())) * (1 + logins.len())
+        })
+        .sum();
+    let mut secrets = secret_layout::Layout::new(root, env_name, connection_variables);
     let bindings = consumers::bind(&consumers, &resources, &secrets);
     secrets.reserve_parameters(expected_parameters(&bindings, &resources, &logins_of, root, env));
     // A postgres resource's admin password and bootstrap, each login's password, a cache's token.
@@ -175,7 +179,7 @@ pub(crate) fn plan_with(
     secrets.reserve_generated(resources.len(), databases + logins + caches, databases);
     let network = reach::Network::new(&bindings, &resources, &root.workloads, !product.members.is_empty());
     let expected = expected_items(product, &resources, env_name, catalogue);
-    let room = (expected, resources.variable_count());
+    let room = (expected, resources.output_count());
     let mut cx = Cx::new(&root.product, env_name, env, catalogue, room, (secrets, network));
     cx.previews_from = preview.is_none() && root.previews.as_ref().is_some_and(|p| p.from == env_name);
     cx.preview = preview;

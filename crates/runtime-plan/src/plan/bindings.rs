@@ -46,7 +46,10 @@ pub struct Binding {
     /// Infisical display form, `<infisical-env>:<folder>`.
     pub infisical: CompactString,
     /// SSM parameter names (workloads only; empty for members), one per variable.
-    pub ssm: Arc<[CompactString]>,
+    ///
+    /// Each name is one text (`Arc<str>`) shared with its parameter's record, the task
+    /// definitions' secrets and the execution role's grant.
+    pub ssm: Arc<[Arc<str>]>,
     /// Workload, Encore member or other member.
     pub consumer_kind: ConsumerKind,
     /// How the variables reach the consumer.

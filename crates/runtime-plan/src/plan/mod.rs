@@ -33,6 +33,8 @@ mod tags;
 mod tasks;
 mod verdict;
 
+use std::sync::Arc;
+
 pub use compact_str::CompactString;
 use cost::TaskSize;
 pub use runway_schema::{ApplyChanges, Endpoints};
@@ -55,7 +57,8 @@ pub use item_spec::{Access, ActiveHours, EndpointType, ItemSpec, ScheduleSpec};
 pub use items::{ManagedBy, PlannedItem, Pricing};
 pub use kinds::{ItemKind, UsedThrough};
 pub use parts::{
-    Grant, HealthSpec, ListenerAction, Peer, PolicyResource, RepositoryCredentials, SecurityRule, TaskSecret,
+    Grant, HealthSpec, ListenerAction, Peer, PlainVariables, PolicyResource, RepositoryCredentials,
+    SecurityRule, TaskSecret,
 };
 pub use preview_of::{Preview, SharedItem};
 pub use rotation::{
@@ -63,7 +66,7 @@ pub use rotation::{
 };
 pub use secrets::{
     ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
+    ParameterType, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
 };
 pub use specs::{
     AlbListenerRuleSpec, AlbListenerSpec, AlbLogBucketSpec, AlbSpec, AlbTargetGroupSpec, AuroraClusterSpec,
@@ -201,8 +204,8 @@ pub struct PlannedWorkload {
     pub task: TaskSize,
     /// The CPU architecture of its tasks (`arm64`, `x86_64`): the Fargate rates it is priced at.
     pub platform: Architecture,
-    /// The pinned image.
-    pub image: CompactString,
+    /// The pinned image, shared with its task definitions (`Arc`).
+    pub image: Arc<str>,
     /// Container port; `None` for a worker.
     pub port: Option<u16>,
     /// `<workload>.<domain>` when public.
@@ -266,19 +269,19 @@ mod sizes {
     #[test]
     fn the_plans_records_stay_small() {
         let sizes = [
-            ("PlannedItem", size_of::<PlannedItem>(), 280),
+            ("PlannedItem", size_of::<PlannedItem>(), 264),
             ("ItemSpec", size_of::<ItemSpec>(), 80),
-            ("SsmParameter", size_of::<SsmParameter>(), 232),
-            ("ConnectionVariable", size_of::<ConnectionVariable>(), 152),
+            ("SsmParameter", size_of::<SsmParameter>(), 192),
+            ("ConnectionVariable", size_of::<ConnectionVariable>(), 136),
             ("CostLine", size_of::<CostLine>(), 160),
             ("UsageLine", size_of::<verdict::UsageLine>(), 136),
             // 216 until `restore.check` (issue 44) added its query: one per resource, 0.24 MB
             // at N = 10,000, kept.
             ("PlannedResource", size_of::<PlannedResource>(), 240),
-            ("PlannedWorkload", size_of::<PlannedWorkload>(), 232),
+            ("PlannedWorkload", size_of::<PlannedWorkload>(), 224),
             ("PlannedOutput", size_of::<PlannedOutput>(), 72),
             ("Binding", size_of::<Binding>(), 136),
-            ("Pricing", size_of::<Pricing>(), 32),
+            ("Pricing", size_of::<Pricing>(), 24),
         ];
         for (name, size, limit) in sizes {
             println!("{name}: {size} bytes (limit {limit})");

@@ -3,6 +3,8 @@
 //! services read given SSM parameters (a task reads its `secrets` only when it starts, so a
 //! service whose parameter changed is restarted with a new deployment).
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use serde::Serialize;
 
@@ -214,7 +216,7 @@ impl Plan {
         }
         let pending = InfisicalPlace {
             environment: credential.infisical.environment.clone(),
-            folder: pending_folder,
+            folder: Arc::from(pending_folder.as_str()),
             name: credential.infisical.name.clone(),
         };
         Ok(Rotation {
@@ -295,7 +297,7 @@ impl Plan {
                         && p.variable == place.name
                 })?;
                 Some(RotatedParameter {
-                    name: parameter.name.clone(),
+                    name: CompactString::from(&*parameter.name),
                     variable: parameter.variable.clone(),
                     infisical: place,
                 })
@@ -315,8 +317,8 @@ impl Plan {
             let Some(cluster) = self.item(&service.cluster) else { continue };
             let mut read: Vec<CompactString> = Vec::new();
             for secret in &task_spec.secrets {
-                if parameters.contains(&secret.parameter.as_str()) && !read.contains(&secret.parameter) {
-                    read.push(secret.parameter.clone());
+                if parameters.contains(&&*secret.parameter) && !read.iter().any(|r| *r == *secret.parameter) {
+                    read.push(CompactString::from(&*secret.parameter));
                 }
             }
             if read.is_empty() {

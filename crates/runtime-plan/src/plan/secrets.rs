@@ -7,13 +7,16 @@ use compact_str::CompactString;
 use serde::Serialize;
 
 /// A place in Infisical.
+///
+/// A plan has about a hundred thousand places, in a few folders of one environment: the
+/// environment and the folder are shared texts (`Arc<str>`, 16 bytes), each made once.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InfisicalPlace {
     /// Infisical environment slug.
-    pub environment: CompactString,
+    pub environment: Arc<str>,
     /// Folder (`/runtime/main-db`).
-    pub folder: CompactString,
+    pub folder: Arc<str>,
     /// Secret name (`MAIN_DB_PASSWORD`).
     pub name: CompactString,
 }
@@ -164,8 +167,10 @@ impl ParameterWriter {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SsmParameter {
-    /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`).
-    pub name: CompactString,
+    /// Full parameter name (`/acme-shop/dev/main-db/MAIN_DB_URL`): always longer than a
+    /// [`CompactString`] holds inline, so one text (`Arc<str>`) shared with the bindings, task
+    /// definitions and grants that name it.
+    pub name: Arc<str>,
     /// The variable name (`MAIN_DB_URL`) or the workload secret's name.
     pub variable: CompactString,
     /// Resource variable or workload secret.
@@ -183,8 +188,9 @@ pub struct SsmParameter {
     pub infisical: Option<InfisicalPlace>,
     /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
     pub referenced_by: Vec<CompactString>,
-    /// Always `SecureString` ([`SECURE_STRING`]): one static text, not a copy per parameter.
-    pub r#type: &'static str,
+    /// Always `SecureString` ([`SECURE_STRING`]): a type of one value, which the record holds
+    /// in no byte.
+    pub r#type: ParameterType,
     /// The KMS key (`ssm.kmsKey`): the plan's [`SecretsLayout::kms_key`], one text shared by
     /// every parameter (a plan of 10,000 resources has tens of thousands of them).
     pub kms_key: Arc<str>,
@@ -192,6 +198,24 @@ pub struct SsmParameter {
 
 /// The type of every SSM parameter of a plan.
 pub const SECURE_STRING: &str = "SecureString";
+
+/// The type of an SSM parameter of a plan: only ever a SecureString (written as
+/// [`SECURE_STRING`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ParameterType {
+    /// `SecureString`: encrypted with the plan's KMS key.
+    #[default]
+    SecureString,
+}
+
+impl ParameterType {
+    /// As AWS names it (`SecureString`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParameterType::SecureString => SECURE_STRING,
+        }
+    }
+}
 
 impl SsmParameter {
     /// The logical id the program declares it under when the program writes it

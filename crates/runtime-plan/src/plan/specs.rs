@@ -2,13 +2,14 @@
 //! listeners) and of the kinds larger than most, how a database is kept, a budget's alerts, and
 //! what a scaling policy's metric is measured on.
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use cost::{CacheSize, PostgresSize, TaskSize};
-use indexmap::IndexMap;
 use runway_schema::{Deploy, Expose, Money};
 use serde::Serialize;
 
-use super::parts::{HealthSpec, ListenerAction, RepositoryCredentials, TaskSecret};
+use super::parts::{HealthSpec, ListenerAction, PlainVariables, RepositoryCredentials, TaskSecret};
 
 /// RDS PostgreSQL instance; master password from the proxy secret.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -91,8 +92,9 @@ pub struct AuroraClusterSpec {
 pub struct TaskDefinitionSpec {
     /// The workload.
     pub workload: CompactString,
-    /// The pinned image.
-    pub image: CompactString,
+    /// The pinned image: one text shared with the workload's record and its other task
+    /// definitions (`Arc`).
+    pub image: Arc<str>,
     /// Where the image's registry credentials are read from; `None` for an image pulled
     /// anonymously (or from ECR, with the execution role).
     pub repository_credentials: Option<RepositoryCredentials>,
@@ -107,7 +109,7 @@ pub struct TaskDefinitionSpec {
     /// Health check, when declared.
     pub health: Option<HealthSpec>,
     /// Plain environment values, in file order.
-    pub environment: IndexMap<CompactString, CompactString>,
+    pub environment: PlainVariables,
     /// Secrets read from SSM, by variable name, in binding order then the workload's own.
     pub secrets: Vec<TaskSecret>,
     /// Logical id of the execution role.

@@ -6,6 +6,8 @@
 //! a run "the same as the last successful one" is its [`TaskRecord`]. What it is for is its
 //! [`TaskPurpose`]; a new purpose is one variant and the lowering that adds its task.
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use serde::Serialize;
 
@@ -92,8 +94,8 @@ pub struct TaskRecord {
     /// The parameter: `<ssm prefix>/runway/<purpose>/<subject>`
     /// (`/acme-shop/dev/runway/migrate/metabase`).
     pub parameter: CompactString,
-    /// The image the task runs, pinned by digest.
-    pub image: CompactString,
+    /// The image the task runs, pinned by digest (shared with its task definition).
+    pub image: Arc<str>,
     /// `sha256:<hex>` of the command as JSON (a list of words): a changed command runs again.
     pub command: CompactString,
     /// SSM parameters whose versions belong to what a run is recorded as: a runner folds them

@@ -130,7 +130,7 @@ fn bootstrap_permissions(
 ) -> Result<BTreeSet<Permission>, TestCaseError> {
     let ItemSpec::TaskDefinition(t) = &plan.item(&boot.id).unwrap().spec else { panic!("{}", boot.id) };
     prop_assert_eq!(t.execution_role.as_str(), role);
-    prop_assert!(t.task_role.is_none() && t.port.is_none() && t.image == BOOTSTRAP_IMAGE);
+    prop_assert!(t.task_role.is_none() && t.port.is_none() && *t.image == *BOOTSTRAP_IMAGE);
     // It reads the proxy's endpoint, the admin's password and each login's, nothing else.
     let resource_parameter = |suffix: &str| {
         plan.secrets
@@ -143,12 +143,10 @@ fn bootstrap_permissions(
         TaskSecret { name: "PGHOST".into(), parameter: resource_parameter("_HOST").unwrap() },
         TaskSecret { name: "PGPASSWORD".into(), parameter: resource_parameter("_PASSWORD").unwrap() },
     ];
-    read.extend(
-        boot.logins.iter().map(|l| TaskSecret {
-            name: l.password_variable.clone(),
-            parameter: l.password_parameter.clone(),
-        }),
-    );
+    read.extend(boot.logins.iter().map(|l| TaskSecret {
+        name: l.password_variable.clone(),
+        parameter: std::sync::Arc::from(l.password_parameter.as_str()),
+    }));
     prop_assert_eq!(&t.secrets, &read);
     let logs = PolicyResource::ItemLogStreams { item: t.log_group.clone() };
     let mut want: BTreeSet<Permission> =

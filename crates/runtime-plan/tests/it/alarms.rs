@@ -375,12 +375,12 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
         &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
     );
     for name in https {
-        let param = p.secrets.ssm_parameters.iter().find(|s| s.name == *name).unwrap();
+        let param = p.secrets.ssm_parameters.iter().find(|s| *s.name == **name).unwrap();
         assert_eq!(param.source, ParameterSource::AlertEndpoint);
         assert_eq!(param.written_by, ParameterWriter::SecretsPrepare);
         assert_eq!(param.referenced_by, [ALERTS_TOPIC_ID]);
         let place = param.infisical.as_ref().unwrap();
-        assert_eq!((place.environment.as_str(), place.folder.as_str()), ("prod", "/runtime/_alerts"));
+        assert_eq!((&*place.environment, &*place.folder), ("prod", "/runtime/_alerts"));
         assert_eq!(place.name, param.variable);
         assert_eq!(*param.kms_key, *p.secrets.kms_key);
     }

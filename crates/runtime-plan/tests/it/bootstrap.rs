@@ -53,9 +53,9 @@ fn definition<'p>(plan: &'p Plan, resource: &str) -> &'p TaskDefinitionSpec {
 fn the_environments_image_is_the_task_definitions_and_the_records_and_ecr_is_granted() {
     let p = plan(&dev(|e| image(e, &mirror("us-east-1"))), "dev", &cat()).unwrap();
     let def = definition(&p, "main-db");
-    assert_eq!(def.image, mirror("us-east-1"));
+    assert_eq!(*def.image, *mirror("us-east-1"));
     let task = p.tasks.iter().find(|t| t.name == "bootstrap-main-db").unwrap();
-    assert_eq!(task.record.image, mirror("us-east-1"), "another image runs the bootstrap again");
+    assert_eq!(*task.record.image, *mirror("us-east-1"), "another image runs the bootstrap again");
     // The mirror is pulled with the execution role: the token on `*`, the pull on its repository.
     let ItemSpec::TaskExecutionRole { grants, .. } = &p.item(&def.execution_role).unwrap().spec else {
         panic!()
@@ -69,7 +69,7 @@ fn the_environments_image_is_the_task_definitions_and_the_records_and_ecr_is_gra
     // Without the setting: the pinned default from ECR Public, and no ECR grant.
     let p = plan(&common::shipped_example(), "dev", &cat()).unwrap();
     let def = definition(&p, "main-db");
-    assert_eq!(def.image, BOOTSTRAP_IMAGE);
+    assert_eq!(&*def.image, BOOTSTRAP_IMAGE);
     let ItemSpec::TaskExecutionRole { grants, .. } = &p.item(&def.execution_role).unwrap().spec else {
         panic!()
     };

@@ -181,8 +181,11 @@ fn sizes_come_from_the_catalogue() {
     let TaskDefinitionSpec { task, cpu_architecture, secrets, .. } = &**spec;
     assert_eq!(*task, c.task("medium").unwrap());
     assert_eq!(cpu_architecture, "ARM64");
-    assert_eq!(secrets.first().unwrap().parameter, "/acme-shop/production/main-db/metabase/MAIN_DB_URL");
-    assert_eq!(secrets.last().unwrap().parameter, "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY");
+    assert_eq!(&*secrets.first().unwrap().parameter, "/acme-shop/production/main-db/metabase/MAIN_DB_URL");
+    assert_eq!(
+        &*secrets.last().unwrap().parameter,
+        "/acme-shop/production/metabase/MB_ENCRYPTION_SECRET_KEY"
+    );
     let ItemSpec::CacheReplicationGroup(spec) = &p.item("sessions_cache").unwrap().spec else { panic!() };
     let CacheReplicationGroupSpec { size, engine, .. } = &**spec;
     assert_eq!(*size, c.cache("small").unwrap());
@@ -585,7 +588,7 @@ fn bindings_and_secrets_layout() {
     );
     // Its own login's variables: its own folder and parameters, naming its own role.
     assert_eq!(b.infisical, "prod:/runtime/main-db/metabase");
-    assert_eq!(b.ssm[5], "/acme-shop/production/main-db/metabase/MAIN_DB_PASSWORD");
+    assert_eq!(&*b.ssm[5], "/acme-shop/production/main-db/metabase/MAIN_DB_PASSWORD");
     assert_eq!(b.login.as_deref(), Some("app_metabase"));
     let user = p
         .secrets
@@ -609,7 +612,7 @@ fn bindings_and_secrets_layout() {
     let g = &p.secrets.generated;
     assert_eq!(
         g.iter()
-            .map(|g| (g.variable.as_str(), g.consumer.as_deref(), g.infisical.folder.as_str()))
+            .map(|g| (g.variable.as_str(), g.consumer.as_deref(), &*g.infisical.folder))
             .collect::<Vec<_>>(),
         [
             ("MAIN_DB_PASSWORD", None, "/runtime/main-db"),

@@ -24,15 +24,15 @@ fn env_references_are_delivered_as_secrets_under_the_images_names() {
         panic!("metabase_task is not a task definition")
     };
     let TaskDefinitionSpec { environment, secrets, .. } = &**spec;
-    let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| s.parameter.as_str());
+    let secret = |name: &str| secrets.iter().find(|s| s.name == name).map(|s| &*s.parameter);
     for (name, variable) in [("MB_DB_HOST", "MAIN_DB_HOST"), ("MB_DB_PASS", "MAIN_DB_PASSWORD")] {
         let parameter = format!("/acme-shop/production/main-db/metabase/{variable}");
         assert_eq!(secret(name), Some(parameter.as_str()), "{name}");
         assert_eq!(secret(name), secret(variable), "{name} and {variable} come from one parameter");
-        assert!(!environment.contains_key(name), "{name} must not be a plain value");
+        assert!(environment.get(name).is_none(), "{name} must not be a plain value");
     }
     assert_eq!(environment.get("MB_DB_TYPE").map(|v| v.as_str()), Some("postgres"));
-    assert!(environment.values().all(|v| !v.contains("${")), "no reference is passed as text");
+    assert!(environment.iter().all(|(_, v)| !v.contains("${")), "no reference is passed as text");
 }
 
 /// Every capped environment gets one budget whose limit is its cap to the cent, with the two
@@ -399,9 +399,9 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
         ("bootstrap-main-db", "runway-task-bootstrap-main-db", "/acme-shop/dev/runway/bootstrap/main-db")
     );
     assert_eq!(t.task_definition, boot.id);
-    assert_eq!(t.record.image, runtime_plan::BOOTSTRAP_IMAGE);
+    assert_eq!(&*t.record.image, runtime_plan::BOOTSTRAP_IMAGE);
     let ItemSpec::TaskDefinition(def) = &p.item(&t.task_definition).unwrap().spec else { panic!() };
-    let read: Vec<&str> = def.secrets.iter().map(|s| s.parameter.as_str()).collect();
+    let read: Vec<&str> = def.secrets.iter().map(|s| &*s.parameter).collect();
     assert_eq!(t.record.versions_of.iter().map(|v| v.as_str()).collect::<Vec<_>>(), read);
     assert!(read.contains(&"/acme-shop/dev/main-db/MAIN_DB_PASSWORD"), "the admin's: {read:?}");
     assert!(read.contains(&"/acme-shop/dev/main-db/metabase/MAIN_DB_PASSWORD"), "{read:?}");
@@ -428,7 +428,7 @@ fn a_postgres_bootstrap_is_a_one_off_task_of_its_own_that_reaches_the_proxy() {
     );
     let ItemSpec::TaskDefinition(def) = &item.spec else { panic!() };
     let command: Vec<&str> = def.command.iter().flatten().map(|w| w.as_str()).collect();
-    assert_eq!((def.image.as_str(), command.as_slice()), (BOOTSTRAP_IMAGE, BOOTSTRAP_COMMAND.as_slice()));
+    assert_eq!((&*def.image, command.as_slice()), (BOOTSTRAP_IMAGE, BOOTSTRAP_COMMAND.as_slice()));
     let env: Vec<(&str, &str)> = def.environment.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     assert_eq!(
         env,

@@ -44,7 +44,7 @@ fn as_deployed(plan: &Plan) -> Observed {
         .secrets
         .ssm_parameters
         .iter()
-        .map(|p| ObservedParameter { name: p.name.clone(), advanced: false })
+        .map(|p| ObservedParameter { name: (&*p.name).into(), advanced: false })
         .collect();
     o
 }

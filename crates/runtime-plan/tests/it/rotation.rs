@@ -24,7 +24,7 @@ fn a_postgres_rotation_sets_the_instance_then_the_proxy_and_restarts_its_readers
     assert_eq!(identifier, &db.physical_name);
     assert_eq!(proxy_secret, "acme-shop/dev/main-db/proxy-admin");
     assert_eq!(username, r.credential.secrets_manager_username.as_ref().unwrap());
-    assert_eq!(r.pending.folder, PENDING_FOLDER);
+    assert_eq!(&*r.pending.folder, PENDING_FOLDER);
     assert_eq!(r.pending.name, "MAIN_DB_PASSWORD");
     assert_eq!(r.pending.environment, r.credential.infisical.environment);
     // The admin's password is read by the bootstrap of the roles alone: its parameter is the
@@ -101,7 +101,7 @@ fn only_the_services_reading_a_parameter_restart() {
             continue;
         }
         for secret in &task.secrets {
-            let restarts = p.services_reading(&[secret.parameter.as_str()]);
+            let restarts = p.services_reading(&[&*secret.parameter]);
             assert!(restarts.iter().any(|s| s.workload == task.workload), "{secret:?}");
             for s in &restarts {
                 assert_eq!(s.parameters, std::slice::from_ref(&secret.parameter));
@@ -126,7 +126,7 @@ fn a_login_rotation_runs_the_bootstrap_and_restarts_its_consumer_alone() {
     );
     assert!(p.tasks.iter().any(|t| t.name == *bootstrap));
     assert_eq!(
-        (r.pending.folder.as_str(), r.pending.name.as_str()),
+        (&*r.pending.folder, r.pending.name.as_str()),
         ("/runway/pending/metabase", "MAIN_DB_PASSWORD")
     );
     let names: Vec<&str> = r.parameters.iter().map(|p| p.name.as_str()).collect();

@@ -91,7 +91,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx) {
     // Encrypted with the environment's key, whose policy lets the publishers use it.
     let key = cx.items.iter().find(|i| i.kind() == ItemKind::KmsKey).map(|i| i.id.clone());
     let https = (cx.env.alarms.https.iter().enumerate())
-        .map(|(i, name)| cx.secrets.alert_parameter(i, name, ALERTS_TOPIC_ID))
+        .map(|(i, name)| CompactString::from(&*cx.secrets.alert_parameter(i, name, ALERTS_TOPIC_ID)))
         .collect();
     let spec = ItemSpec::AlertTopic { publishers, kms_key: key.clone(), https };
     let item = NewItem::new(ALERTS_TOPIC_ID.into(), topic, None, spec);

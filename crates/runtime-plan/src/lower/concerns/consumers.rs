@@ -140,10 +140,10 @@ pub(in crate::lower) fn bind(
     let mut bindings = Vec::with_capacity(consumers.iter().map(|c| c.uses.len()).sum());
     // Per resource, made on its first binding and shared by the rest: its SSM parameter names
     // (workloads only) and its Infisical folder's display form.
-    let mut params_of: Vec<Option<Arc<[CompactString]>>> = vec![None; resources.len()];
+    let mut params_of: Vec<Option<Arc<[Arc<str>]>>> = vec![None; resources.len()];
     let mut display_of: Vec<Option<CompactString>> = vec![None; resources.len()];
     // Members get no SSM parameters: one empty list shared by all of them.
-    let no_params: Arc<[CompactString]> = Arc::from(Vec::new());
+    let no_params: Arc<[Arc<str>]> = Arc::from(Vec::new());
     for c in consumers {
         for (((_, implicit), access), &at) in c.uses.iter().zip(&c.access).zip(&c.at) {
             let r = resources.at(at);

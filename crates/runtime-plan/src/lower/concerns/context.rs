@@ -2,6 +2,8 @@
 //! environment, catalogue, naming) and the lists it appends to (items, outputs, diagnostics,
 //! secrets layout).
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{Code, Diagnostic, Environment, Money};
@@ -44,6 +46,10 @@ pub(in crate::lower) struct Cx<'a> {
     pub(in crate::lower) usage: Vec<crate::plan::UsageAssumption>,
     /// The one-off tasks the resources need so far (the databases' bootstraps).
     pub(in crate::lower) tasks: Vec<crate::plan::OneOffTask>,
+    /// The image of the databases' bootstraps (`bootstrap.image`, else
+    /// [`BOOTSTRAP_IMAGE`](crate::plan::BOOTSTRAP_IMAGE)): one text for every bootstrap's task
+    /// definition and record.
+    pub(in crate::lower) bootstrap_image: Arc<str>,
     /// A preview's: how its postgres resources use the `from` environment's instances
     /// (`None` for a declared environment).
     pub(in crate::lower) preview: Option<crate::lower::PreviewDatabases<'a>>,
@@ -59,8 +65,8 @@ pub(in crate::lower) struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    /// A context with room for `expected_items` items and `outputs` stack outputs (an output
-    /// fills one of a resource's own variables: their count is the bound).
+    /// A context with room for `expected_items` items and `outputs` stack outputs (what the
+    /// resources' kinds declare).
     pub(in crate::lower) fn new(
         product: &'a str,
         env_name: &'a str,
@@ -83,6 +89,9 @@ impl<'a> Cx<'a> {
             network,
             usage: Vec::new(),
             tasks: Vec::new(),
+            bootstrap_image: Arc::from(
+                env.bootstrap.image.as_ref().map_or(crate::plan::BOOTSTRAP_IMAGE, |i| i.as_str()),
+            ),
             preview: None,
             previews_from: false,
             vpc_nat: None,
@@ -152,7 +161,7 @@ impl<'a> Cx<'a> {
             } else {
                 Pricing::Priced
             },
-            depends_on,
+            depends_on: depends_on.into_boxed_slice(),
             spec,
         });
     }

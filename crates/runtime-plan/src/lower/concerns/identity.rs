@@ -86,7 +86,7 @@ pub(in crate::lower) struct Identity<'a> {
     pub(in crate::lower) registry_secret: Option<PolicyResource>,
     /// The SSM parameters its task definition references, in order: its bindings' lists
     /// (shared with the bindings), then its own secrets'.
-    pub(in crate::lower) parameters: Vec<Arc<[CompactString]>>,
+    pub(in crate::lower) parameters: Vec<Arc<[Arc<str>]>>,
     /// The items of each resource it uses, in order, with the mode it uses it in.
     pub(in crate::lower) uses: Vec<(&'a [PlannedItem], Access)>,
     /// ECS Exec is allowed into its tasks (`exec`).
@@ -95,26 +95,33 @@ pub(in crate::lower) struct Identity<'a> {
 
 /// The grants of a workload's two roles: (execution, task).
 pub(in crate::lower) fn grants(id: &Identity, kms_key: &str) -> (Vec<Grant>, Vec<Grant>) {
-    // Room for all six at once (grown from one, it was reallocated on the next push).
-    let mut execution = Vec::with_capacity(6);
+    // The plan holds both lists: each is made with room for what it holds, counted first (room
+    // for six grants, or for four after a filter, was 0.9 MB never used at N = 10,000; given
+    // back later, the allocator would keep it).
+    let repository = ecr_repository(id.image);
+    let named = id.parameters.iter().filter(|names| !names.is_empty());
+    let mut parameters: Vec<PolicyResource> = Vec::with_capacity(named.clone().count());
+    parameters.extend(named.map(|names| PolicyResource::SsmParameters { names: names.clone() }));
+    let room = 1
+        + 2 * usize::from(repository.is_some())
+        + usize::from(id.registry_secret.is_some())
+        + 2 * usize::from(!parameters.is_empty());
+    let mut execution = Vec::with_capacity(room);
     execution.push(grant(&LOG_ACTIONS, vec![PolicyResource::ItemLogStreams { item: id.log_group.into() }]));
-    if let Some(repository) = ecr_repository(id.image) {
+    if let Some(repository) = repository {
         execution.push(grant(&ECR_TOKEN_ACTIONS, vec![PolicyResource::Any]));
         execution.push(grant(&ECR_PULL_ACTIONS, vec![PolicyResource::Arn { arn: repository }]));
     }
     if let Some(secret) = &id.registry_secret {
         execution.push(grant(&SECRET_ACTIONS, vec![secret.clone()]));
     }
-    let parameters: Vec<PolicyResource> = (id.parameters.iter())
-        .filter(|names| !names.is_empty())
-        .map(|names| PolicyResource::SsmParameters { names: names.clone() })
-        .collect();
     if !parameters.is_empty() {
         execution.push(grant(&PARAMETER_ACTIONS, parameters));
         execution.push(grant(&KEY_ACTIONS, vec![kms_key_resource(kms_key)]));
     }
-    let mut task: Vec<Grant> =
-        id.uses.iter().flat_map(|(items, access)| use_grants(items, *access)).collect();
+    let used: Vec<Vec<Grant>> = id.uses.iter().map(|(items, access)| use_grants(items, *access)).collect();
+    let mut task = Vec::with_capacity(used.iter().map(Vec::len).sum::<usize>() + usize::from(id.exec));
+    task.extend(used.into_iter().flatten());
     if id.exec {
         task.push(grant(&EXEC_ACTIONS, vec![PolicyResource::Any]));
     }

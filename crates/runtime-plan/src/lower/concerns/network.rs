@@ -145,9 +145,14 @@ pub(in crate::lower) fn workload(
         Expose::Public => cx.network.alb.clone(),
         Expose::Internal => cx.network.workloads.clone(),
     };
-    // A worker listens on no port: no ingress at all.
-    let ingress = from.into_iter().zip(spec.port).map(|(g, port)| rule(group_peer(g), port)).collect();
-    let mut egress = vec![rule(Peer::Internet, HTTPS_PORT)];
+    // A worker listens on no port: no ingress at all. Both lists are made with room for what
+    // they hold (the plan holds them; a collect or a push past one made room for four).
+    let ingress = match (from, spec.port) {
+        (Some(g), Some(port)) => vec![rule(group_peer(g), port)],
+        _ => Vec::new(),
+    };
+    let mut egress = Vec::with_capacity(1 + spec.uses.len());
+    egress.push(rule(Peer::Internet, HTTPS_PORT));
     for r in spec.uses.iter().filter_map(|u| resources.get(u)) {
         match r.spec.kind() {
             Kind::Postgres => egress.push(rule(group_peer(proxy_group(&r.name)), POSTGRES_PORT)),
@@ -196,8 +201,9 @@ pub(in crate::lower) fn declare_postgres(cx: &mut Cx, (index, r, base): (usize, 
     let ingress = vec![rule(group_peer(proxy_group(r)), POSTGRES_PORT)];
     let id = (db_group(r), cat(&[base, "-db-sg"]), Some(r));
     group(cx, id, "database".into(), ingress, Vec::new());
-    let mut ingress: Vec<SecurityRule> =
-        cx.network.users[index].iter().map(|w| rule(group_peer(workload_group(w)), POSTGRES_PORT)).collect();
+    let users = &cx.network.users[index];
+    let mut ingress: Vec<SecurityRule> = Vec::with_capacity(users.len() + 1);
+    ingress.extend(users.iter().map(|w| rule(group_peer(workload_group(w)), POSTGRES_PORT)));
     ingress.push(rule(group_peer(bootstrap_group(r)), POSTGRES_PORT));
     let egress = vec![rule(group_peer(db_group(r)), POSTGRES_PORT), rule(Peer::Internet, HTTPS_PORT)];
     let id = (proxy_group(r), cat(&[base, "-proxy-sg"]), Some(r));

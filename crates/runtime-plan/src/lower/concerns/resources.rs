@@ -24,8 +24,8 @@ pub(in crate::lower) struct Res {
     prefix: String,
     /// Its variable names in the spec's order, made once and shared by its bindings.
     pub(in crate::lower) vars: Arc<[CompactString]>,
-    /// Its Infisical folder (`/runtime/main-db`).
-    pub(in crate::lower) folder: CompactString,
+    /// Its Infisical folder (`/runtime/main-db`), shared by its variables' places.
+    pub(in crate::lower) folder: Arc<str>,
     /// `restore.check` (a postgres resource's), as declared.
     pub(in crate::lower) restore_check: Option<CompactString>,
 }
@@ -90,9 +90,17 @@ impl Resources {
         self.positions.get(name).copied()
     }
 
-    /// How many variables all of them have (a connection variable and at most an output each).
-    pub(in crate::lower) fn variable_count(&self) -> usize {
-        self.list.iter().map(|r| r.vars.len()).sum()
+    /// How many stack outputs their kinds declare (`cx.output` in `kinds/`): the plan's
+    /// outputs, counted before they are made (room for a stack output per variable was
+    /// more than twice that: 1.4 MB at N = 10,000).
+    pub(in crate::lower) fn output_count(&self) -> usize {
+        (self.list.iter())
+            .map(|r| match &r.spec {
+                ResourceSpec::Postgres { .. } | ResourceSpec::Cache { .. } | ResourceSpec::Topic { .. } => 1,
+                ResourceSpec::Queue { dead_letter, .. } => 2 + usize::from(dead_letter.is_some()),
+                ResourceSpec::Bucket { .. } => 2,
+            })
+            .sum()
     }
 }
 
@@ -139,12 +147,12 @@ pub(in crate::lower) fn shared_name(engine: Engine) -> CompactString {
 /// The Infisical folder of a resource's variables: its path with each `{resource}` replaced
 /// by the resource's name (what `Infisical::folder` gives, without building a substring
 /// searcher per resource).
-fn folder(product: &Product, resource: &str) -> CompactString {
+fn folder(product: &Product, resource: &str) -> Arc<str> {
     let path = match &product.root.secrets.infisical {
         Some(i) => i.path.as_str(),
         None => runway_schema::DEFAULT_INFISICAL_PATH,
     };
-    fill(path, resource)
+    Arc::from(fill(path, resource).as_str())
 }
 
 /// `path` with each `{resource}`, left to right, replaced by `resource` (as `str::replace`).

@@ -2,6 +2,7 @@
 //! credentials to generate, the connection variables (stack outputs, literals, templates) and
 //! the SSM parameters items reference (resource variables and workload secrets).
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use compact_str::CompactString;
@@ -12,7 +13,7 @@ use super::cat;
 use super::resources::Res;
 use crate::plan::{
     ConnectionSource, ConnectionVariable, CredentialKind, DatabaseBootstrap, GeneratedSecret, InfisicalPlace,
-    ParameterSource, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
+    ParameterSource, ParameterType, ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
 };
 
 /// The owner of the alerts topic's endpoints' parameters and their Infisical folder's name.
@@ -21,8 +22,8 @@ pub(crate) const ALERTS_OWNER: &str = "_alerts";
 /// The secrets layout of one environment, filled while it is lowered.
 pub(in crate::lower) struct Layout {
     infisical_project: Option<CompactString>,
-    /// The Infisical environment slug of this environment.
-    infisical_env: CompactString,
+    /// The Infisical environment slug of this environment, shared by every place.
+    infisical_env: Arc<str>,
     /// SSM parameter prefix of this environment (`/acme-shop/dev`).
     pub(in crate::lower) ssm_prefix: CompactString,
     /// The prefix and the `/` after it, joined once: every parameter's name starts with it.
@@ -44,6 +45,9 @@ pub(in crate::lower) struct Layout {
     ssm: SsmParams,
     /// The bootstraps of the postgres resources' roles.
     pub(in crate::lower) bootstraps: Vec<DatabaseBootstrap>,
+    /// The last login folder made, by resource position and consumer: a login's places are
+    /// asked for one after another, and share one folder text.
+    last_login_folder: RefCell<Option<(usize, CompactString, Arc<str>)>>,
 }
 
 impl Layout {
@@ -58,7 +62,7 @@ impl Layout {
         );
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
-            infisical_env: infisical.map_or(env_name, |i| i.environment_slug(env_name)).into(),
+            infisical_env: Arc::from(infisical.map_or(env_name, |i| i.environment_slug(env_name))),
             ssm_head: cat(&[&ssm_prefix, "/"]),
             ssm_prefix,
             ssm_key: Arc::from(kms_key.as_str()),
@@ -73,6 +77,7 @@ impl Layout {
             connection: Vec::with_capacity(variables),
             ssm: SsmParams::default(),
             bootstraps: Vec::new(),
+            last_login_folder: RefCell::new(None),
         }
     }
 
@@ -124,9 +129,10 @@ impl Layout {
         cat(&[&self.infisical_env, ":", &r.folder])
     }
 
-    /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`.
-    pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> CompactString {
-        cat(&[&self.ssm_head, owner, "/", var])
+    /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`, one text its
+    /// readers share.
+    pub(in crate::lower) fn ssm_name(&self, owner: &str, var: &str) -> Arc<str> {
+        shared(&[&self.ssm_head, owner, "/", var])
     }
 
     /// A credential of the resource to generate, its `PASSWORD` variable; `proxy_copy` names
@@ -160,9 +166,27 @@ impl Layout {
     }
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
-    /// `<folder>/<consumer>`.
-    pub(in crate::lower) fn login_folder(r: &Res, consumer: &str) -> CompactString {
-        cat(&[&r.folder, "/", consumer])
+    /// `<folder>/<consumer>`, the same text as the last time it was asked for.
+    pub(in crate::lower) fn login_folder(&self, r: &Res, consumer: &str) -> Arc<str> {
+        Self::login_folder_in(&self.last_login_folder, r, consumer)
+    }
+
+    /// [`Layout::login_folder`], remembered in `last` (a field borrowed apart from the rest).
+    fn login_folder_in(
+        last: &RefCell<Option<(usize, CompactString, Arc<str>)>>,
+        r: &Res,
+        consumer: &str,
+    ) -> Arc<str> {
+        let mut last = last.borrow_mut();
+        if let Some((index, name, folder)) = last.as_ref()
+            && *index == r.index
+            && name == consumer
+        {
+            return Arc::clone(folder);
+        }
+        let folder = shared(&[&r.folder, "/", consumer]);
+        *last = Some((r.index, consumer.into(), Arc::clone(&folder)));
+        folder
     }
 
     /// The display form of consumer `consumer`'s own folder of resource `r`.
@@ -174,13 +198,8 @@ impl Layout {
     /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:
     /// `<prefix>/<resource>/<consumer>/<var>` (no owner's name holds a `/`, so it is no other
     /// parameter's).
-    pub(in crate::lower) fn login_ssm_name(
-        &self,
-        resource: &str,
-        consumer: &str,
-        var: &str,
-    ) -> CompactString {
-        cat(&[&self.ssm_head, resource, "/", consumer, "/", var])
+    pub(in crate::lower) fn login_ssm_name(&self, resource: &str, consumer: &str, var: &str) -> Arc<str> {
+        shared(&[&self.ssm_head, resource, "/", consumer, "/", var])
     }
 
     /// The password of consumer `consumer`'s login role `role` of resource `r`, in its own
@@ -189,7 +208,7 @@ impl Layout {
     pub(in crate::lower) fn generated_login(
         &mut self,
         r: &Res,
-        (consumer, folder): (&str, &CompactString),
+        (consumer, folder): (&str, &Arc<str>),
         role: &str,
         proxy_secret: CompactString,
     ) {
@@ -217,7 +236,7 @@ impl Layout {
     pub(in crate::lower) fn login_connection(
         &mut self,
         r: &Res,
-        (consumer, folder): (&str, &CompactString),
+        (consumer, folder): (&str, &Arc<str>),
         var: CompactString,
         source: ConnectionSource,
     ) {
@@ -239,12 +258,12 @@ impl Layout {
         r: &Res,
         (index, consumer): (usize, &str),
         var: usize,
-        (name, by): (&CompactString, &str),
+        (name, by): (&Arc<str>, &str),
     ) {
         let variable = &r.vars[var];
-        let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
-        self.ssm.reference(Key::Login(r.index, index, var), by, || SsmParameter {
-            name: name.clone(),
+        let (environment, kms_key, last) = (&self.infisical_env, &self.ssm_key, &self.last_login_folder);
+        self.ssm.reference(Key::Login(at(r.index), at(index), at(var)), by, || SsmParameter {
+            name: Arc::clone(name),
             variable: variable.clone(),
             source: ParameterSource::Resource,
             written_by: ParameterWriter::Program,
@@ -252,11 +271,11 @@ impl Layout {
             consumer: Some(consumer.into()),
             infisical: Some(InfisicalPlace {
                 environment: environment.clone(),
-                folder: Self::login_folder(r, consumer),
+                folder: Self::login_folder_in(last, r, consumer),
                 name: variable.clone(),
             }),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
     }
@@ -337,17 +356,11 @@ impl Layout {
 
     /// Records that item `by` references the SSM parameter `name` of the resource's variable at
     /// position `var`, copied from its Infisical place.
-    pub(in crate::lower) fn resource_parameter(
-        &mut self,
-        r: &Res,
-        var: usize,
-        name: &CompactString,
-        by: &str,
-    ) {
+    pub(in crate::lower) fn resource_parameter(&mut self, r: &Res, var: usize, name: &Arc<str>, by: &str) {
         let variable = &r.vars[var];
         let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
-        self.ssm.reference(Key::Resource(r.index, var), by, || SsmParameter {
-            name: name.clone(),
+        self.ssm.reference(Key::Resource(at(r.index), at(var)), by, || SsmParameter {
+            name: Arc::clone(name),
             variable: variable.clone(),
             source: ParameterSource::Resource,
             // Until the layout is finished and knows which variables are generated.
@@ -360,30 +373,29 @@ impl Layout {
                 name: variable.clone(),
             }),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
     }
 
-    /// Records that item `by` references the SSM parameter of secret `secret` (at position
+    /// Records that item `by` references the SSM parameter `param` of secret `secret` (at position
     /// `index` of its list) of the workload at position `workload`: people set it in the
     /// workload's Infisical folder, `secrets prepare` copies it (as it copies registry
     /// credentials from the same folder).
     pub(in crate::lower) fn workload_parameter(
         &mut self,
         (workload, name): (usize, &str),
-        (index, secret): (usize, &str),
+        (index, secret, param): (usize, &str, &Arc<str>),
         by: &str,
     ) {
-        let param = self.ssm_name(name, secret);
         let place = InfisicalPlace {
             environment: self.infisical_env.clone(),
             folder: self.workload_folder(name),
             name: secret.into(),
         };
         let kms_key = &self.ssm_key;
-        self.ssm.reference(Key::Workload(workload, index), by, || SsmParameter {
-            name: param,
+        self.ssm.reference(Key::Workload(at(workload), at(index)), by, || SsmParameter {
+            name: Arc::clone(param),
             variable: secret.into(),
             source: ParameterSource::WorkloadSecret,
             written_by: ParameterWriter::SecretsPrepare,
@@ -391,27 +403,27 @@ impl Layout {
             consumer: None,
             infisical: Some(place),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
     }
 
     /// The Infisical folder of workload `workload`: `secrets.infisical.path` with the workload
     /// in place of `{resource}`, where people set its registry credentials and its own secrets.
-    fn workload_folder(&self, workload: &str) -> CompactString {
-        super::resources::fill(&self.folder_template, workload)
+    fn workload_folder(&self, workload: &str) -> Arc<str> {
+        Arc::from(super::resources::fill(&self.folder_template, workload).as_str())
     }
 
     /// The SSM parameter of the alerts topic's HTTPS endpoint `name` (at position `index` of
     /// `alerts.https`), read by item `by`: `<prefix>/_alerts/<NAME>`, copied by `secrets
     /// prepare` from the Infisical folder of [`ALERTS_OWNER`] (`_` keeps both apart from every
     /// resource's and workload's, whose names have none).
-    pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> CompactString {
+    pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> Arc<str> {
         let param = self.ssm_name(ALERTS_OWNER, name);
-        let folder = super::resources::fill(&self.folder_template, ALERTS_OWNER);
+        let folder = Arc::from(super::resources::fill(&self.folder_template, ALERTS_OWNER).as_str());
         let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
         let kms_key = &self.ssm_key;
-        self.ssm.reference(Key::Alert(index), by, || SsmParameter {
+        self.ssm.reference(Key::Alert(at(index)), by, || SsmParameter {
             name: param.clone(),
             variable: name.into(),
             source: ParameterSource::AlertEndpoint,
@@ -420,7 +432,7 @@ impl Layout {
             consumer: None,
             infisical: Some(place),
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: Arc::clone(kms_key),
         });
         param
@@ -432,7 +444,7 @@ impl Layout {
     pub(in crate::lower) fn into_layout(mut self) -> SecretsLayout {
         for (key, &at) in &self.ssm.at {
             if let Key::Resource(resource, var) | Key::Login(resource, _, var) = *key
-                && self.generated_at.get(resource).copied().flatten() == Some(var)
+                && self.generated_at.get(resource as usize).copied().flatten() == Some(var as usize)
             {
                 self.ssm.list[at].written_by = ParameterWriter::SecretsPrepare;
             }
@@ -452,18 +464,32 @@ impl Layout {
     }
 }
 
+/// `parts` joined as one shared text, allocated once at its length.
+fn shared(parts: &[&str]) -> Arc<str> {
+    let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    parts.iter().for_each(|p| text.push_str(p));
+    Arc::from(text)
+}
+
 /// An SSM parameter by its owner's and its variable's positions: a resource's variable, or a
-/// workload's own secret.
+/// workload's own secret. Positions are `u32` (see [`at`]): 16 bytes a key, not 32, in an
+/// index of tens of thousands held until the layout is finished.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Key {
-    Resource(usize, usize),
-    Workload(usize, usize),
+    Resource(u32, u32),
+    Workload(u32, u32),
     /// An HTTPS endpoint of the alerts topic, by its position in `alerts.https`.
-    Alert(usize),
+    Alert(u32),
     /// A consumer's own login of a postgres resource: (resource, consumer, variable), the
     /// consumer by its position among the consumers (workloads first, so a workload's is its
     /// position among the workloads).
-    Login(usize, usize, usize),
+    Login(u32, u32, u32),
+}
+
+/// A position in a list of the product (resources, consumers, variables) as a [`Key`] holds
+/// it. No product has 2^32 of anything (its records alone would not fit in memory).
+fn at(position: usize) -> u32 {
+    u32::try_from(position).unwrap_or(u32::MAX)
 }
 
 /// The SSM parameters of a plan, each made once, in the order first referenced; the plan lists
@@ -509,7 +535,7 @@ impl SsmParams {
             // without a byte comparison of two texts). Sixth pass: a 32-byte key (two numbers),
             // a stable sort and a comparison of the texts after their first 16 bytes each cost
             // more than this (moves and branches).
-            let skip = shared_head(list.iter().map(|p| p.name.as_str()));
+            let skip = shared_head(list.iter().map(|p| &*p.name));
             let mut keyed: Vec<(u128, &str, usize)> = list
                 .iter()
                 .zip(0..)
@@ -583,7 +609,7 @@ mod tests {
             consumer: None,
             infisical: None,
             referenced_by: vec![],
-            r#type: SECURE_STRING,
+            r#type: ParameterType::SecureString,
             kms_key: "alias/aws/ssm".into(),
         }
     }
@@ -594,15 +620,15 @@ mod tests {
         let names = ["/p/e/f", "/p/e/b", "/p/e/a", "/p/e/e", "/p/e/c", "/p/e/d", "/p/e/b-1", "/p/e/a/X"];
         let mut ssm = SsmParams::default();
         for (i, n) in names.iter().enumerate() {
-            ssm.reference(Key::Resource(i, 0), &format!("item{i}"), || param(n));
+            ssm.reference(Key::Resource(at(i), 0), &format!("item{i}"), || param(n));
         }
         ssm.reference(Key::Resource(2, 0), "again", || panic!("made twice"));
         let list = ssm.into_sorted();
-        let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+        let got: Vec<&str> = list.iter().map(|p| &*p.name).collect();
         let mut want = names.to_vec();
         want.sort_unstable();
         assert_eq!(got, want);
-        let a = list.iter().find(|p| p.name == "/p/e/a").unwrap();
+        let a = list.iter().find(|p| *p.name == *"/p/e/a").unwrap();
         assert_eq!(a.referenced_by, ["item2", "again"]);
     }
 
@@ -652,10 +678,10 @@ mod tests {
         ] {
             let mut ssm = SsmParams::default();
             for (i, n) in names.iter().enumerate() {
-                ssm.reference(Key::Resource(i, 0), "item", || param(n));
+                ssm.reference(Key::Resource(at(i), 0), "item", || param(n));
             }
             let list = ssm.into_sorted();
-            let got: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+            let got: Vec<&str> = list.iter().map(|p| &*p.name).collect();
             let mut want = names.to_vec();
             want.sort_unstable();
             assert_eq!(got, want);

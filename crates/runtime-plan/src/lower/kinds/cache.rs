@@ -1,7 +1,7 @@
 //! `kind: cache`: a Valkey replication group with TLS and an AUTH token, which the secrets
 //! adapter generates and the group reads from SSM.
 
-use compact_str::ToCompactString;
+use compact_str::{CompactString, ToCompactString};
 use cost::CacheSize;
 
 use super::context::{Cx, NewItem};
@@ -30,7 +30,7 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, version: &str, platform: &Pl
         transit_encryption: true,
         at_rest_encryption: true,
         snapshot_retention_days: protection::cache_snapshot_days(cx.env_name),
-        auth_token_parameter: token_param.clone(),
+        auth_token_parameter: CompactString::from(&*token_param),
         subnet_group: subnet_group.clone(),
         size: sizing.clone(),
         security_groups: network::cache_groups(cx, r.index, &r.name),

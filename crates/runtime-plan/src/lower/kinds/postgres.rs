@@ -2,6 +2,8 @@
 //! RDS Proxy (its admin secret, role, target group and target); consumers reach it through the
 //! proxy with TLS.
 
+use std::sync::Arc;
+
 use compact_str::{CompactString, ToCompactString, format_compact};
 use cost::PostgresSize;
 use runway_schema::{PostgresEngine, UsageKey};
@@ -10,7 +12,6 @@ use super::consumers::Login;
 use super::context::{Cx, Named, NewItem};
 use super::platform::Platform;
 use super::resources::Res;
-use super::secret_layout::Layout;
 use super::{Described, POSTGRES_PORT, POSTGRES_USER, cat, database_name, usage};
 use super::{network, protection};
 use crate::naming::fit;
@@ -102,7 +103,8 @@ fn database(
     };
     let name = cx.named(kind, cx.base(&r.name));
     let database = database_name(&r.name);
-    let password_parameter = cx.secrets.ssm_name(&r.name, &names.password);
+    let shared_parameter = cx.secrets.ssm_name(&r.name, &names.password);
+    let password_parameter = CompactString::from(&*shared_parameter);
     // What replaces the database when it changes (the identifier is the name itself).
     let generation = [postgres_engine_str(engine), database.as_str(), POSTGRES_USER, "encrypted"];
     let protection = protection::database(cx.env_name, &name, &generation);
@@ -152,7 +154,7 @@ fn database(
     if let Some(password) = r.var_index("PASSWORD")
         && cx.preview.is_none()
     {
-        cx.secrets.resource_parameter(r, password, &password_parameter, &id);
+        cx.secrets.resource_parameter(r, password, &shared_parameter, &id);
     }
     Named { id, name }
 }
@@ -323,7 +325,7 @@ fn login_variables(
     let database = cx.database(&r.name);
     let Names { url: url_var, host, port, database: database_var, user, .. } = names;
     for (login, (_, secret_name)) in logins.iter().zip(secrets) {
-        let folder = Layout::login_folder(r, &login.consumer);
+        let folder = cx.secrets.login_folder(r, &login.consumer);
         let c = (login.consumer.as_str(), &folder);
         cx.secrets.generated_login(r, c, &login.role, secret_name.clone());
         let template = url.clone();
@@ -355,7 +357,9 @@ fn bootstrap(
         let Some(var) = r.var_index(suffix) else { continue };
         let parameter = match cx.preview {
             // The `from` environment's admin password, read where that environment keeps it.
-            Some(p) if suffix == "PASSWORD" => cat(&[p.from_ssm_prefix, "/", &r.name, "/", &r.vars[var]]),
+            Some(p) if suffix == "PASSWORD" => {
+                Arc::from(cat(&[p.from_ssm_prefix, "/", &r.name, "/", &r.vars[var]]).as_str())
+            }
             _ => {
                 let parameter = cx.secrets.ssm_name(&r.name, &r.vars[var]);
                 cx.secrets.resource_parameter(r, var, &parameter, &id);
@@ -373,13 +377,13 @@ fn bootstrap(
         }
         let password_variable = cat(&["RUNWAY_LOGIN_", &(n + 1).to_compact_string(), "_PASSWORD"]);
         task_secrets
-            .push(TaskSecret { name: password_variable.clone(), parameter: password_parameter.clone() });
+            .push(TaskSecret { name: password_variable.clone(), parameter: Arc::clone(&password_parameter) });
         planned.push(DatabaseLogin {
             consumer: login.consumer.clone(),
             role: login.role.clone(),
             access: login.access,
             password_variable,
-            password_parameter,
+            password_parameter: CompactString::from(&*password_parameter),
             proxy_secret: proxy_secret.clone(),
         });
     }

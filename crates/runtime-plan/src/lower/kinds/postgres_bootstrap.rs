@@ -10,7 +10,6 @@
 use std::sync::{Arc, OnceLock};
 
 use compact_str::{CompactString, ToCompactString, format_compact};
-use indexmap::IndexMap;
 use runway_schema::Access;
 
 use super::context::{Cx, NewItem};
@@ -18,9 +17,9 @@ use super::identity::{self, Identity};
 use super::platform::Platform;
 use super::{POSTGRES_PORT, cat, network, protection};
 use crate::plan::{
-    ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, BOOTSTRAP_IMAGE, CONNECT_TIMEOUT_SECONDS,
-    DatabaseBootstrap, DatabaseLogin, ItemKind, ItemSpec, OneOffTask, OwnDatabase, PAUSE_SECONDS,
-    PAUSE_VARIABLE, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
+    ATTEMPTS, ATTEMPTS_VARIABLE, BOOTSTRAP_COMMAND, CONNECT_TIMEOUT_SECONDS, DatabaseBootstrap,
+    DatabaseLogin, ItemKind, ItemSpec, OneOffTask, OwnDatabase, PAUSE_SECONDS, PAUSE_VARIABLE,
+    PlainVariables, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, bootstrap_sql,
 };
 use cost::TaskSize;
 
@@ -50,13 +49,13 @@ pub(in crate::lower) fn lower(
 ) -> Option<OneOffTask> {
     let cluster = platform.cluster.as_ref()?.id.clone();
     let r = boot.resource.as_str();
-    let image: CompactString = cx.env.bootstrap.image.as_ref().map_or(BOOTSTRAP_IMAGE, |i| i.as_str()).into();
+    let image = Arc::clone(&cx.bootstrap_image);
     super::image_route::check(cx, r, &image);
     // `<resource>-bootstrap` names its items and its container; ids keep `<resource>_` first.
     let subject = cat(&[r, "-bootstrap"]);
     let base = cx.base(&subject);
     let log_group = log_group(cx, r, &subject);
-    let parameters: Arc<[CompactString]> = secrets.iter().map(|s| s.parameter.clone()).collect();
+    let parameters: Arc<[Arc<str>]> = secrets.iter().map(|s| Arc::clone(&s.parameter)).collect();
     let id = Identity {
         image: &image,
         log_group: &log_group,
@@ -101,7 +100,7 @@ pub(in crate::lower) fn lower(
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", r]),
             image,
             command,
-            versions_of: parameters.to_vec(),
+            versions_of: parameters.iter().map(|p| CompactString::from(&**p)).collect(),
         },
         name,
         purpose,
@@ -127,7 +126,7 @@ fn proxy_name(cx: &Cx, r: &str) -> Option<CompactString> {
 /// SQL); how often it tries and the pause between two tries ([`BOOTSTRAP_COMMAND`]); and the
 /// logins it makes with their modes (`app_api=write,app_bi=read`), which the SQL does not read:
 /// a review shows a consumer's new mode there, and the console what the task does.
-fn environment(boot: &DatabaseBootstrap) -> IndexMap<CompactString, CompactString> {
+fn environment(boot: &DatabaseBootstrap) -> PlainVariables {
     let mut logins = CompactString::default();
     for (n, l) in boot.logins.iter().enumerate() {
         if n > 0 {

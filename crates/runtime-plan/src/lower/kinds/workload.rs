@@ -47,6 +47,11 @@ struct Lowering<'w> {
     scaling: Scaling,
     /// Its bindings, in order.
     bindings: &'w [&'w Binding],
+    /// The SSM parameter names of its own secrets, in order: made once, shared by its task
+    /// definitions, its execution role's grant and the parameters' records.
+    own: Arc<[Arc<str>]>,
+    /// Its pinned image, one text for its record, task definitions and task records.
+    image: Arc<str>,
 }
 
 /// The resources of a plan with where their items are, for the workloads' grants.
@@ -82,6 +87,8 @@ pub(in crate::lower) fn lower_all(
             release: spec.deploy_in(cx.env_name),
             scaling: spec.scaling_in(cx.env_name),
             bindings: bindings_of.get(name.as_str()).map_or(&[], Vec::as_slice),
+            own: spec.secrets.iter().map(|s| cx.secrets.ssm_name(name, s)).collect(),
+            image: Arc::from(spec.image.as_str()),
         };
         records.push(lower(cx, &w, used, platform, &mut public_index, tasks));
         ranges.push(first_item..cx.items.len());
@@ -178,7 +185,7 @@ fn lower(
         ceiling: None,
         task,
         platform: w.spec.platform,
-        image: w.spec.image.as_str().into(),
+        image: Arc::clone(&w.image),
         port: w.spec.port,
         host,
         dns_name,
@@ -235,7 +242,6 @@ fn roles(
     log_group: &str,
     registry: Option<&RepositoryCredentials>,
 ) -> Roles {
-    let own: Arc<[CompactString]> = w.spec.secrets.iter().map(|s| cx.secrets.ssm_name(w.name, s)).collect();
     let id = Identity {
         image: w.spec.image.as_str(),
         log_group,
@@ -243,7 +249,7 @@ fn roles(
             RepositoryCredentials::Item { item } => PolicyResource::Item { item: item.clone() },
             RepositoryCredentials::Arn { arn } => PolicyResource::Arn { arn: arn.clone() },
         }),
-        parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([own]).collect(),
+        parameters: w.bindings.iter().map(|b| b.ssm.clone()).chain([w.own.clone()]).collect(),
         exec: w.spec.exec,
         uses: w
             .bindings
@@ -280,14 +286,14 @@ fn task_definition(
     };
     let spec = ItemSpec::TaskDefinition(Box::new(TaskDefinitionSpec {
         workload: w.name.into(),
-        image: w.spec.image.as_str().into(),
+        image: Arc::clone(&w.image),
         repository_credentials,
         task,
         cpu_architecture: cpu_architecture(w.spec.platform).into(),
         port: w.spec.port,
         health,
         environment: w.spec.env.iter().map(|(k, v)| (k.as_str().into(), v.as_str().into())).collect(),
-        secrets: task_secrets(cx, w),
+        secrets: task_secrets(w),
         execution_role: execution_role.clone(),
         task_role: task_role.clone(),
         log_group: log_group.clone(),
@@ -328,7 +334,7 @@ fn migrate_task(
         output: cat(&["runway-task-", &name]),
         record: TaskRecord {
             parameter: cat(&[&cx.secrets.ssm_prefix, "/runway/", purpose.word(), "/", w.name]),
-            image: w.spec.image.as_str().into(),
+            image: Arc::clone(&w.image),
             command: super::task_fingerprint::run_fingerprint(entry_point, command),
             versions_of: Vec::new(),
         },
@@ -348,24 +354,24 @@ fn migrate_task(
 
 /// The SSM parameters the task reads: its bindings' variables, its own secrets, then its `env`
 /// values that reference a bound variable (under the `env` name).
-fn task_secrets(cx: &Cx, w: &Lowering) -> Vec<TaskSecret> {
+fn task_secrets(w: &Lowering) -> Vec<TaskSecret> {
     // Room for all of them, counted first: the plan holds the list (grown by doubling, a third
     // of its room was never used: 0.8 MB at N = 10,000).
     let bound: usize = w.bindings.iter().map(|b| b.variables.len().min(b.ssm.len())).sum();
     let mut secrets = Vec::with_capacity(bound + w.spec.secrets.len() + w.spec.env_from.len());
     for b in w.bindings {
         for (v, param) in b.variables.iter().zip(b.ssm.iter()) {
-            secrets.push(TaskSecret { name: v.clone(), parameter: param.clone() });
+            secrets.push(TaskSecret { name: v.clone(), parameter: Arc::clone(param) });
         }
     }
-    for s in &w.spec.secrets {
-        secrets.push(TaskSecret { name: s.as_str().into(), parameter: cx.secrets.ssm_name(w.name, s) });
+    for (s, param) in w.spec.secrets.iter().zip(w.own.iter()) {
+        secrets.push(TaskSecret { name: s.as_str().into(), parameter: Arc::clone(param) });
     }
     // `env` values written `${VAR}`: the image's own name, from the bound variable's parameter.
     for (name, var) in &w.spec.env_from {
         let bound = w.bindings.iter().flat_map(|b| b.variables.iter().zip(b.ssm.iter()));
         if let Some((_, param)) = bound.into_iter().find(|(v, _)| v.as_str() == var) {
-            secrets.push(TaskSecret { name: name.as_str().into(), parameter: param.clone() });
+            secrets.push(TaskSecret { name: name.as_str().into(), parameter: Arc::clone(param) });
         }
     }
     secrets
@@ -384,8 +390,8 @@ fn reference_parameters(cx: &mut Cx, w: &Lowering, resources: &Resources, task_d
             }
         }
     }
-    for (si, s) in w.spec.secrets.iter().enumerate() {
-        cx.secrets.workload_parameter((w.index, w.name), (si, s), task_definition);
+    for (si, (s, param)) in w.spec.secrets.iter().zip(w.own.iter()).enumerate() {
+        cx.secrets.workload_parameter((w.index, w.name), (si, s, param), task_definition);
     }
 }
 

@@ -287,11 +287,7 @@ fn places(plan: &Plan) -> impl Iterator<Item = (&str, &str)> {
     let connection = s.connection.iter().map(|c| &c.infisical);
     let parameters = s.ssm_parameters.iter().filter_map(|p| p.infisical.as_ref());
     let registry = s.registry_copies.iter().flat_map(|r| [&r.username, &r.password]);
-    generated
-        .chain(connection)
-        .chain(parameters)
-        .chain(registry)
-        .map(|p| (p.environment.as_str(), p.folder.as_str()))
+    generated.chain(connection).chain(parameters).chain(registry).map(|p| (&*p.environment, &*p.folder))
 }
 
 /// What carries the preview's tag (but its record), then its parameters (the record last).

@@ -63,13 +63,13 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
                 });
             }
             // The program writes it from the resources' outputs; a copy here would race it.
-            (ParameterWriter::Program, _, _) => program.push(p.name.as_str()),
+            (ParameterWriter::Program, _, _) => program.push(&*p.name),
             // The plan gives it no place in Infisical: nothing to copy it from.
             (
                 ParameterWriter::SecretsPrepare,
                 ParameterSource::Resource | ParameterSource::AlertEndpoint,
                 None,
-            ) => skipped.push(p.name.as_str()),
+            ) => skipped.push(&*p.name),
         }
     }
     let source = InfisicalValues { client: &client, project: &project, places };
