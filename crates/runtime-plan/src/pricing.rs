@@ -264,24 +264,33 @@ struct Asked {
     ceiling: Money,
 }
 
-/// Asks the catalogue once for each distinct [`Priceable`] of `prices` (a product has few sizes
-/// and many items of each); returns the answers and, for each entry of `prices`, its answer's
-/// position. Found by hash (foldhash, fixed seed: the same path every run), not by comparing
-/// whole records in a tree; the table is only indexed, never iterated into output.
-fn ask_each(catalogue: &Catalogue, region: &str, prices: &[(usize, Priceable)]) -> (Vec<Asked>, Vec<usize>) {
-    let mut at: indexmap::IndexMap<&Priceable, usize, foldhash::fast::FixedState> =
-        indexmap::IndexMap::default();
-    let mut table = Vec::new();
-    let of = prices
-        .iter()
-        .map(|(_, p)| {
-            *at.entry(p).or_insert_with(|| {
-                table.push(ask(catalogue, region, p));
-                table.len() - 1
-            })
-        })
-        .collect();
-    (table, of)
+/// What lowering found to price: each distinct [`Priceable`] once (a product has few sizes and
+/// many items of each), and for each item that has a price of its own, its position among the
+/// items and its question's. Held whole by the items' peak, so a question is not copied per
+/// item (sixth pass: a `Priceable` per item was 2.9 MB at N = 10,000). Found by hash (foldhash,
+/// fixed seed: the same path every run); the questions are asked in the order first found.
+pub(crate) struct Prices {
+    questions: indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
+    of: Vec<(usize, usize)>,
+}
+
+impl Prices {
+    /// Room for `items` priced items.
+    pub(crate) fn with_capacity(items: usize) -> Self {
+        Prices { questions: indexmap::IndexSet::default(), of: Vec::with_capacity(items) }
+    }
+
+    /// The item at position `at` is priced as `p`.
+    pub(crate) fn push(&mut self, at: usize, p: Priceable) {
+        let (k, _) = self.questions.insert_full(p);
+        self.of.push((at, k));
+    }
+}
+
+/// Asks the catalogue once for each of the questions of `prices`; the answers are in the
+/// questions' order, which an item's entry indexes.
+fn ask_each(catalogue: &Catalogue, region: &str, prices: &Prices) -> Vec<Asked> {
+    prices.questions.iter().map(|p| ask(catalogue, region, p)).collect()
 }
 
 /// The catalogue's answer for `p`: its lines at the floor and its typical and ceiling figures.
@@ -315,7 +324,7 @@ pub(crate) fn summarize(
     catalogue: &Catalogue,
     region: &str,
     items: &mut [PlannedItem],
-    prices: &[(usize, Priceable)],
+    prices: &Prices,
     env: &Environment,
     env_name: &str,
     diagnostics: &mut Vec<Diagnostic>,
@@ -325,7 +334,8 @@ pub(crate) fn summarize(
     let mut usage_based = Vec::new();
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
-    let (table, of) = ask_each(catalogue, region, prices);
+    let table = ask_each(catalogue, region, prices);
+    let of: Vec<usize> = prices.of.iter().map(|&(_, k)| k).collect();
     // How many items each answer prices with lines: the sums are taken by answer (sixth pass:
     // three additions per priced item were a third of pricing).
     let mut counts = vec![0u64; table.len()];
@@ -344,8 +354,8 @@ pub(crate) fn summarize(
     }
     lines.reserve_exact(line_count);
     usage_based.reserve_exact(rate_count);
-    for ((at, _), &k) in prices.iter().zip(&of) {
-        let item = &mut items[*at];
+    for &(at, k) in &prices.of {
+        let item = &mut items[at];
         let Asked { priced, monthly: m, ceiling: c, .. } = &table[k];
         match priced {
             Priced::Lines { lines: item_lines, rates } => {

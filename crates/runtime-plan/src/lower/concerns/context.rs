@@ -15,7 +15,7 @@ use super::secret_layout::Layout;
 use super::task_fingerprint::Fingerprints;
 use crate::naming::{fit, limit};
 use crate::plan::{ItemKind, ItemSpec, ManagedBy, PlannedItem, PlannedOutput, Pricing};
-use crate::pricing::Priceable;
+use crate::pricing::{Priceable, Prices};
 
 /// Everything the lowering of one environment reads and appends to.
 pub(in crate::lower) struct Cx<'a> {
@@ -33,7 +33,7 @@ pub(in crate::lower) struct Cx<'a> {
     pub(in crate::lower) items: Vec<PlannedItem>,
     /// What to price for each item of `items` that has a price of its own, by its position
     /// there (a third of the items: the others are included in another's price).
-    pub(in crate::lower) prices: Vec<(usize, Priceable)>,
+    pub(in crate::lower) prices: Prices,
     /// Planning diagnostics so far (cost diagnostics follow them).
     pub(in crate::lower) diagnostics: Vec<Diagnostic>,
     /// The stack outputs so far.
@@ -82,7 +82,7 @@ impl<'a> Cx<'a> {
             env,
             catalogue,
             items: Vec::with_capacity(expected_items),
-            prices: Vec::with_capacity(expected_items / 3),
+            prices: Prices::with_capacity(expected_items / 3),
             diagnostics: Vec::new(),
             outputs: Vec::with_capacity(outputs),
             secrets,
@@ -146,7 +146,7 @@ impl<'a> Cx<'a> {
         let kind = spec.kind();
         let included = price.is_none();
         if let Some(price) = price {
-            self.prices.push((self.items.len(), price));
+            self.prices.push(self.items.len(), price);
         }
         self.items.push(PlannedItem {
             id,
