@@ -266,9 +266,10 @@ struct Asked {
 
 /// What lowering found to price: each distinct [`Priceable`] once (a product has few sizes and
 /// many items of each), and for each item that has a price of its own, its position among the
-/// items and its question's. Held whole by the items' peak, so a question is not copied per
-/// item (sixth pass: a `Priceable` per item was 2.9 MB at N = 10,000). Found by hash (foldhash,
-/// fixed seed: the same path every run); the questions are asked in the order first found.
+/// items and its question's. Alive at planning's peak, so a question is kept once, not copied
+/// per item (sixth pass: a `Priceable` per item was 2.9 MB at N = 10,000). Found by hash
+/// (foldhash, fixed seed: the same path every run); the questions are asked in the order first
+/// found, and the answers are only indexed, never iterated into output.
 pub(crate) struct Prices {
     questions: indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
     of: Vec<(usize, usize)>,
