@@ -471,12 +471,9 @@ fn sum_items(items: &[PlannedItem], f: impl Fn(&PlannedItem) -> Option<Money>) -
     let mut total = Money::ZERO;
     // Usage-based items have no amount; they leave the sum whole (their rates are shown).
     for i in items.iter().filter(|i| i.pricing != Pricing::UsageBased) {
-        let amount = f(i)?;
-        // A zero added to a nonzero sum leaves it as it is (`Decimal`'s rule): most items are
-        // included in another's price, at zero.
-        if !amount.0.is_zero() || total.0.is_zero() {
-            total = crate::pricing::add(total, amount);
-        }
+        // `pricing::add` keeps `Decimal`'s rule for zeros (most items are included in another's
+        // price, at zero) without its general addition.
+        total = crate::pricing::add(total, f(i)?);
     }
     Some(total)
 }
