@@ -15,88 +15,43 @@ pub const WIDTH: usize = 100;
 /// The narrowest room a flexible column wraps in next to the other columns.
 const MIN_FLEX: usize = 32;
 
-/// A row: cells, one per column, or a group title across all columns.
-pub(crate) enum Row {
-    /// One cell per column (missing trailing cells are empty).
-    Cells(Vec<String>),
-    /// A title line for the rows after it, at the table's indent; not counted in widths.
-    Group(String),
-}
-
 /// The rows of a table, kept compact: every cell's text in one buffer and where each cell
 /// ends, not a `String` per cell. A table is written only once all its rows are known (the
-/// columns' widths), and a large plan's have tens of thousands of rows: at N = 10,000 the `cost`
-/// section's held about 60,000 rows of four `String`s each while it was written, the peak RSS of
-/// `runway plan` (docs/benchmarks.md, "Planning's memory, fifth pass").
+/// columns' widths): for the small tables of the other commands. The plan's text makes its
+/// rows twice instead ([`write_twice`]): a large plan's have tens of thousands.
 #[derive(Default)]
 pub(crate) struct Rows {
     /// Every cell's text, one after another.
     text: String,
     /// Where each cell ends in `text`.
     ends: Vec<usize>,
-    /// Each row: a group's title or cells, and where its last cell ends in `ends`.
-    rows: Vec<RowEnd>,
-}
-
-/// A row of [`Rows`]: its cells are those after the previous row's, up to `end`.
-#[derive(Clone, Copy)]
-struct RowEnd {
-    /// A group title (one cell) rather than cells.
-    group: bool,
-    /// One past its last cell in [`Rows::ends`].
-    end: usize,
+    /// Where each row ends in `ends`: one past its last cell.
+    rows: Vec<usize>,
 }
 
 impl Rows {
-    /// Adds a row at the end.
-    pub(crate) fn push(&mut self, row: Row) {
-        let group = match row {
-            Row::Cells(cells) => {
-                cells.iter().for_each(|c| self.cell(c));
-                false
-            }
-            Row::Group(title) => {
-                self.cell(&title);
-                true
-            }
-        };
-        self.rows.push(RowEnd { group, end: self.ends.len() });
+    /// Adds a row of cells at the end.
+    pub(crate) fn push(&mut self, cells: &[String]) {
+        for c in cells {
+            self.text.push_str(c);
+            self.ends.push(self.text.len());
+        }
+        self.rows.push(self.ends.len());
     }
 
-    fn cell(&mut self, text: &str) {
-        self.text.push_str(text);
-        self.ends.push(self.text.len());
-    }
-
-    /// Has it no row?
-    pub(crate) fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// The rows in order: a group title or not, and the row's cells.
-    fn iter(&self) -> impl Iterator<Item = (bool, impl Iterator<Item = &str> + Clone)> {
+    /// The rows' cells, in order.
+    fn iter(&self) -> impl Iterator<Item = impl Iterator<Item = &str> + Clone> {
         let mut first: usize = 0;
-        self.rows.iter().map(move |r| {
+        self.rows.iter().map(move |&end| {
             let start = first.checked_sub(1).map_or(0, |last| self.ends[last]);
-            let ends = &self.ends[first..r.end];
-            first = r.end;
-            let cells = ends.iter().scan(start, |at, &end| {
+            let ends = &self.ends[first..end];
+            first = end;
+            ends.iter().scan(start, |at, &end| {
                 let cell = &self.text[*at..end];
                 *at = end;
                 Some(cell)
-            });
-            (r.group, cells)
+            })
         })
-    }
-}
-
-impl FromIterator<Row> for Rows {
-    fn from_iter<I: IntoIterator<Item = Row>>(iter: I) -> Self {
-        let iter = iter.into_iter();
-        let mut rows = Rows::default();
-        rows.rows.reserve(iter.size_hint().0);
-        iter.for_each(|r| rows.push(r));
-        rows
     }
 }
 
@@ -129,20 +84,97 @@ impl Table<'_> {
 
     /// Adds a row of cells.
     pub(crate) fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(Row::Cells(cells));
+        self.rows.push(&cells);
     }
 
     /// Writes the header and the rows to `out`.
     pub(crate) fn write(&self, out: &mut impl fmt::Write) -> fmt::Result {
-        let cols = self.header.len();
-        let mut widths: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
-        for (_, cells) in self.rows.iter().filter(|(group, _)| !group) {
-            for (c, cell) in cells.enumerate().take(cols) {
-                let w = cell.split('\n').map(width).max().unwrap_or(0);
-                widths[c] = widths[c].max(w);
-            }
+        let mut columns = Columns::new(self.indent, self.header, self.flex);
+        let mut row: Vec<&str> = Vec::new();
+        for cells in self.rows.iter() {
+            row.clear();
+            row.extend(cells);
+            columns.measure(&row);
         }
-        let layout = self.flex.map(|f| {
+        columns.write_header(out)?;
+        // One row's cells at a time, as the callers' rows had them.
+        for cells in self.rows.iter() {
+            row.clear();
+            row.extend(cells);
+            columns.write_row(out, &row)?;
+        }
+        Ok(())
+    }
+}
+
+/// A row a section makes for [`write_twice`]: its cells, or a group title across the columns.
+pub(crate) enum Line<'r> {
+    /// One cell per column (missing trailing cells are empty).
+    Cells(&'r [String]),
+    /// A title line for the rows after it, at the table's indent; not counted in widths.
+    Group(&'r str),
+}
+
+/// Where a section's rows go, one at a time.
+pub(crate) type Emit<'e> = dyn FnMut(Line<'_>) -> fmt::Result + 'e;
+
+/// A table whose rows are made twice rather than held: `rows` makes every row, in order, for
+/// each call of its argument; the first pass finds the columns' widths, the second writes
+/// them. A large plan's sections have tens of thousands of rows: held whole while written,
+/// the cost section's were the text phase's peak (docs/benchmarks.md, "Planning's memory,
+/// seventh pass"). The rows must be the same both times.
+pub(crate) fn write_twice(
+    out: &mut impl fmt::Write,
+    (indent, header, flex): (usize, &[&str], Option<usize>),
+    rows: impl Fn(&mut Emit<'_>) -> fmt::Result,
+) -> fmt::Result {
+    let mut columns = Columns::new(indent, header, flex);
+    rows(&mut |line| {
+        if let Line::Cells(cells) = line {
+            columns.measure(cells);
+        }
+        Ok(())
+    })?;
+    columns.write_header(out)?;
+    rows(&mut |line| match line {
+        Line::Cells(cells) => columns.write_row(out, cells),
+        Line::Group(title) => columns.write_group(out, title),
+    })
+}
+
+/// A table's columns: measured row by row, then laid out once, before the header is written.
+struct Columns<'a> {
+    /// Spaces before each line.
+    indent: usize,
+    /// Column titles.
+    header: &'a [&'a str],
+    /// The column whose cells wrap, when there is one.
+    flex: Option<usize>,
+    /// Each column's width: the widest of its title and cells so far, then as laid out.
+    widths: Vec<usize>,
+    /// How the flexible column is laid out, once known.
+    layout: Option<Layout>,
+}
+
+impl<'a> Columns<'a> {
+    fn new(indent: usize, header: &'a [&'a str], flex: Option<usize>) -> Self {
+        let widths = header.iter().map(|h| width(h)).collect();
+        Columns { indent, header, flex, widths, layout: None }
+    }
+
+    /// Widens the columns to a row's cells (a cell's widest line).
+    fn measure<S: AsRef<str>>(&mut self, cells: &[S]) {
+        for (w, cell) in self.widths.iter_mut().zip(cells) {
+            let cell_width = cell.as_ref().split('\n').map(width).max().unwrap_or(0);
+            *w = (*w).max(cell_width);
+        }
+    }
+
+    /// Lays the flexible column out from the widths measured, then writes the header.
+    fn write_header(&mut self, out: &mut impl fmt::Write) -> fmt::Result {
+        let cols = self.header.len();
+        let widths = &mut self.widths;
+        self.layout = self.flex.map(|f| {
             let others: usize = widths.iter().enumerate().filter(|(c, _)| *c != f).map(|(_, w)| w + 2).sum();
             let room = WIDTH.saturating_sub(self.indent + others);
             if widths[f] <= room {
@@ -153,49 +185,35 @@ impl Table<'_> {
                 Layout::Below(WIDTH - self.indent - 4)
             }
         });
-        if let (Some(f), Some(Layout::InColumn(w))) = (self.flex, layout) {
+        if let (Some(f), Some(Layout::InColumn(w))) = (self.flex, self.layout) {
             widths[f] = w.max(width(self.header[f]));
         }
         let header = self.header;
-        match (self.flex, layout) {
+        match (self.flex, self.layout) {
             // The title of cells written below their row is below the header, where they are.
             (Some(f), Some(Layout::Below(_))) => {
-                self.write_line(out, &header[..f], &widths)?;
-                writeln!(out, "{:indent$}{}", "", header[f], indent = self.indent + 4)?;
+                self.write_line(out, &header[..f])?;
+                writeln!(out, "{:indent$}{}", "", header[f], indent = self.indent + 4)
             }
-            _ => self.write_line(out, header, &widths)?,
+            _ => self.write_line(out, header),
         }
-        // One row's cells at a time, as the callers' rows had them.
-        let mut row: Vec<&str> = Vec::new();
-        for (group, cells) in self.rows.iter() {
-            row.clear();
-            row.extend(cells);
-            match (group, row.first()) {
-                (true, title) => {
-                    writeln!(out, "{:indent$}{}", "", title.unwrap_or(&""), indent = self.indent)?;
-                }
-                (false, _) => self.write_row(out, &row, &widths, layout)?,
-            }
-        }
-        Ok(())
+    }
+
+    /// A group's title line, at the table's indent.
+    fn write_group(&self, out: &mut impl fmt::Write, title: &str) -> fmt::Result {
+        writeln!(out, "{:indent$}{title}", "", indent = self.indent)
     }
 
     /// One row: its first line, then the wrapped lines of its flexible cell.
-    fn write_row(
-        &self,
-        out: &mut impl fmt::Write,
-        cells: &[&str],
-        widths: &[usize],
-        layout: Option<Layout>,
-    ) -> fmt::Result {
-        let (Some(f), Some(layout)) = (self.flex, layout) else {
-            return self.write_line(out, cells, widths);
+    fn write_row<S: AsRef<str>>(&self, out: &mut impl fmt::Write, cells: &[S]) -> fmt::Result {
+        let (Some(f), Some(layout)) = (self.flex, self.layout) else {
+            return self.write_line(out, cells);
         };
-        let flex_cell = cells.get(f).copied().unwrap_or("");
+        let flex_cell = cells.get(f).map_or("", AsRef::as_ref);
         match layout {
             Layout::InColumn(w) => {
                 let lines = wrap(flex_cell, w);
-                let mut line: Vec<&str> = cells.to_vec();
+                let mut line: Vec<&str> = cells.iter().map(AsRef::as_ref).collect();
                 for (i, text) in lines.iter().enumerate() {
                     if i > 0 {
                         line.iter_mut().for_each(|c| *c = "");
@@ -204,12 +222,12 @@ impl Table<'_> {
                         line.resize(f + 1, "");
                     }
                     line[f] = text;
-                    self.write_line(out, &line, widths)?;
+                    self.write_line(out, &line)?;
                 }
                 Ok(())
             }
             Layout::Below(w) => {
-                self.write_line(out, &cells[..f.min(cells.len())], widths)?;
+                self.write_line(out, &cells[..f.min(cells.len())])?;
                 for text in wrap(flex_cell, w).iter().filter(|t| !t.is_empty()) {
                     writeln!(out, "{:indent$}{text}", "", indent = self.indent + 4)?;
                 }
@@ -219,12 +237,12 @@ impl Table<'_> {
     }
 
     /// Cells padded to their column's width, two spaces apart, trailing spaces trimmed.
-    fn write_line(&self, out: &mut impl fmt::Write, cells: &[&str], widths: &[usize]) -> fmt::Result {
+    fn write_line<S: AsRef<str>>(&self, out: &mut impl fmt::Write, cells: &[S]) -> fmt::Result {
         let mut line = String::new();
         let _ = write!(line, "{:indent$}", "", indent = self.indent);
         for (c, cell) in cells.iter().enumerate() {
-            let w = widths.get(c).copied().unwrap_or(0);
-            let _ = write!(line, "{cell:<w$}  ");
+            let w = self.widths.get(c).copied().unwrap_or(0);
+            let _ = write!(line, "{:<w$}  ", cell.as_ref());
         }
         out.write_str(line.trim_end())?;
         out.write_char('\n')
@@ -323,38 +341,51 @@ mod tests {
     }
 
     #[test]
-    fn rows_keep_each_rows_cells_and_groups_apart() {
-        let rows: Rows = [
-            Row::Cells(vec!["a".into(), String::new(), "b\nc".into()]),
-            Row::Group("owner".into()),
-            Row::Cells(vec![]),
-            Row::Cells(vec![String::new(), "é".into()]),
-        ]
-        .into_iter()
-        .collect();
-        let got: Vec<(bool, Vec<&str>)> = rows.iter().map(|(g, cells)| (g, cells.collect())).collect();
-        let want: Vec<(bool, Vec<&str>)> = vec![
-            (false, vec!["a", "", "b\nc"]),
-            (true, vec!["owner"]),
-            (false, vec![]),
-            (false, vec!["", "é"]),
-        ];
+    fn rows_keep_each_rows_cells_apart() {
+        let mut rows = Rows::default();
+        rows.push(&["a".into(), String::new(), "b\nc".into()]);
+        rows.push(&[]);
+        rows.push(&[String::new(), "é".into()]);
+        let got: Vec<Vec<&str>> = rows.iter().map(Iterator::collect).collect();
+        let want: Vec<Vec<&str>> = vec![vec!["a", "", "b\nc"], vec![], vec!["", "é"]];
         assert_eq!(got, want);
-        assert!(!rows.is_empty() && Rows::default().is_empty());
+        assert_eq!(Rows::default().iter().count(), 0);
     }
 
     #[test]
-    fn a_table_writes_groups_and_short_rows_as_its_rows_say() {
-        let mut t = Table::new(2, &["item", "what", "monthly"]);
-        t.rows.push(Row::Group("main-db".into()));
-        t.row(vec!["  instance".into(), "db hours".into(), "$12.41".into()]);
-        t.row(vec!["total".into()]);
+    fn a_table_made_twice_writes_groups_and_short_rows_as_its_rows_say() {
         let mut s = String::new();
-        t.write(&mut s).unwrap_or_default();
+        let header: &[&str] = &["item", "what", "monthly"];
+        write_twice(&mut s, (2, header, None), |emit| {
+            emit(Line::Group("main-db"))?;
+            emit(Line::Cells(&["  instance".into(), "db hours".into(), "$12.41".into()]))?;
+            emit(Line::Cells(&["total".into()]))
+        })
+        .unwrap_or_default();
         assert_eq!(
             s,
             "  item        what      monthly\n  main-db\n    instance  db hours  $12.41\n  total\n"
         );
+    }
+
+    #[test]
+    fn a_table_made_twice_is_the_table_held() {
+        for (flex, rows) in [
+            (Some(1), vec![vec!["a".to_owned(), "x ".repeat(60)], vec!["bb".into()]]),
+            (Some(1), vec![vec!["n".repeat(80), "y ".repeat(30)], vec!["c".into(), "d\ne".into()]]),
+            (None, vec![vec!["one".into(), "two".into()], vec![]]),
+        ] {
+            let mut held = Table { indent: 4, header: &["name", "list"], rows: Rows::default(), flex };
+            rows.iter().for_each(|r| held.row(r.clone()));
+            let (mut want, mut got) = (String::new(), String::new());
+            held.write(&mut want).unwrap_or_default();
+            write_twice(&mut got, (4, &["name", "list"], flex), |emit| {
+                rows.iter().try_for_each(|r| emit(Line::Cells(r)))
+            })
+            .unwrap_or_default();
+            assert!(want.lines().count() > 2, "{want}");
+            assert_eq!(got, want);
+        }
     }
 
     #[test]

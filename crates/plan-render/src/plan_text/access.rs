@@ -4,47 +4,44 @@
 //! hold the same in `spec`; this only words them, row by row (a large plan has hundreds of
 //! thousands: none is kept), the last column wrapped to the width.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use super::sorted::Sorted;
 use crate::table::{WIDTH, width, wrap};
 use runtime_plan::plan::{Access, Grant, ItemSpec, Peer, Plan, PlannedItem, PolicyResource, SecurityRule};
 
 const HEADER: [&str; 3] = ["item", "rule", "peer / actions on resources"];
 
-/// The items a rule or grant names, by id: their labels are what the text shows.
-type Named<'p> = BTreeMap<&'p str, &'p PlannedItem>;
+/// The plan's items by id: the labels of those a rule or grant names are what the text shows.
+type Named<'i, 'p> = &'i Sorted<'p, PlannedItem>;
 /// The rule column: `out tcp 65535`.
 const RULE: usize = 13;
 /// The narrowest the last column is beside the others.
 const LAST: usize = 32;
 
 /// Writes the section: a header, then one row per security rule and per grant, in item order.
-pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
+pub(super) fn write(p: &Plan, named: Named<'_, '_>, out: &mut impl fmt::Write) -> fmt::Result {
     out.write_str("\naccess\n")?;
     let labels = p.items.iter().filter(|i| has_access(&i.spec)).map(|i| width(&i.label())).max();
     let Some(labels) = labels else {
         return out.write_str("  (none)\n");
     };
     let first = labels.max(width(HEADER[0]));
-    let ids = named_ids(p);
-    let named: Named =
-        p.items.iter().filter(|i| ids.contains(i.id.as_str())).map(|i| (i.id.as_str(), i)).collect();
     write_row(out, first, (HEADER[0], HEADER[1]), HEADER[2])?;
     for item in &p.items {
         let label = item.label();
         match item.spec.access() {
             Access::Rules { ingress, egress } => {
                 for r in ingress {
-                    write_row(out, first, (&label, &rule_text("in", r)), &peer_text(&named, "from", r))?;
+                    write_row(out, first, (&label, &rule_text("in", r)), &peer_text(named, "from", r))?;
                 }
                 for r in egress {
-                    write_row(out, first, (&label, &rule_text("out", r)), &peer_text(&named, "to", r))?;
+                    write_row(out, first, (&label, &rule_text("out", r)), &peer_text(named, "to", r))?;
                 }
             }
             Access::Grants(grants) => {
                 for g in grants {
-                    write_row(out, first, (&label, "allow"), &grant_text(&named, g))?;
+                    write_row(out, first, (&label, "allow"), &grant_text(named, g))?;
                 }
             }
             Access::None => {}
@@ -54,8 +51,8 @@ pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
 }
 
 /// The label of a named item (its id when the plan lacks it).
-fn label(named: &Named, id: &str) -> String {
-    named.get(id).map_or_else(|| id.to_owned(), |i| i.label())
+fn label(named: Named<'_, '_>, id: &str) -> String {
+    named.get(id).map_or_else(|| id.to_owned(), PlannedItem::label)
 }
 
 /// Does the item have a row in the section?
@@ -65,35 +62,6 @@ fn has_access(spec: &ItemSpec) -> bool {
         Access::Grants(grants) => !grants.is_empty(),
         Access::None => false,
     }
-}
-
-/// The ids of the items the section's rules and grants name: only their labels are needed.
-fn named_ids(p: &Plan) -> BTreeSet<&str> {
-    let mut ids = BTreeSet::new();
-    for item in &p.items {
-        match item.spec.access() {
-            Access::Rules { ingress, egress } => {
-                ids.extend(ingress.iter().chain(egress).filter_map(|r| match &r.peer {
-                    Peer::Group { item } => Some(item.as_str()),
-                    Peer::Internet | Peer::Members | Peer::Vpc => None,
-                }));
-            }
-            Access::Grants(grants) => {
-                ids.extend(grants.iter().flat_map(|g| &g.resources).filter_map(|r| match r {
-                    PolicyResource::Item { item }
-                    | PolicyResource::ItemObjects { item }
-                    | PolicyResource::ItemLogStreams { item } => Some(item.as_str()),
-                    PolicyResource::SsmParameters { .. }
-                    | PolicyResource::KmsAlias { .. }
-                    | PolicyResource::KmsKeyId { .. }
-                    | PolicyResource::Arn { .. }
-                    | PolicyResource::Any => None,
-                }));
-            }
-            Access::None => {}
-        }
-    }
-    ids
 }
 
 /// One row: the item, the rule, and the last column wrapped under itself; when the first two
@@ -121,7 +89,7 @@ fn rule_text(direction: &str, rule: &SecurityRule) -> String {
     format!("{direction} tcp {}", rule.port)
 }
 
-fn peer_text(named: &Named, word: &str, rule: &SecurityRule) -> String {
+fn peer_text(named: Named<'_, '_>, word: &str, rule: &SecurityRule) -> String {
     match &rule.peer {
         Peer::Group { item } => format!("{word} {}", label(named, item)),
         Peer::Internet => format!("{word} internet (0.0.0.0/0)"),
@@ -130,7 +98,7 @@ fn peer_text(named: &Named, word: &str, rule: &SecurityRule) -> String {
     }
 }
 
-fn grant_text(named: &Named, grant: &Grant) -> String {
+fn grant_text(named: Named<'_, '_>, grant: &Grant) -> String {
     let mut text = grant.actions.join(" ");
     text.push_str(" on");
     for r in &grant.resources {

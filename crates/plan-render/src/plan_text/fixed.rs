@@ -8,27 +8,30 @@ use std::fmt;
 
 use runway_schema::Money;
 
-use crate::table::{Row, Table};
+use crate::table::{Line, write_twice};
 use runtime_plan::plan::{ItemSpec, Plan, PlannedItem};
 
 /// The section: one row per fixed charge and their total, or nothing when there is none.
 pub(super) fn write(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
-    let fixed: Vec<(String, Money)> = p
-        .items
-        .iter()
-        .filter_map(|i| Some((label(p, i)?, i.monthly.filter(|m| *m != Money::ZERO)?)))
-        .collect();
-    if fixed.is_empty() {
+    // Made again for each use rather than held: a large plan has thousands.
+    let fixed = || {
+        p.items.iter().filter_map(|i| {
+            let m = i.monthly.filter(|m| *m != Money::ZERO)?;
+            Some((label(p, i)?, m))
+        })
+    };
+    if fixed().next().is_none() {
         return Ok(());
     }
-    let total: Money = fixed.iter().map(|(_, m)| *m).sum();
+    let total: Money = fixed().map(|(_, m)| m).sum();
     writeln!(
         out,
         "\nfixed charges (a month, whatever the sizes: ${total} of the estimate ${})",
         p.cost.monthly
     )?;
-    let rows = fixed.into_iter().map(|(what, m)| Row::Cells(vec![what, format!("${m}")])).collect();
-    Table { indent: 2, header: &["charge", "monthly"], rows, flex: Some(0) }.write(out)
+    write_twice(out, (2, &["charge", "monthly"], Some(0)), |emit| {
+        fixed().try_for_each(|(what, m)| emit(Line::Cells(&[what, format!("${m}")])))
+    })
 }
 
 /// What a fixed charge is called, or `None` for a charge that follows a size.

@@ -1,22 +1,17 @@
 //! How a workload scales, under its row of the workloads table: the metrics its scaling
 //! policies track and the hours it runs, read from the plan's scaling items.
 
-use std::collections::BTreeMap;
+use runtime_plan::plan::{ItemSpec, PlannedItem, PlannedWorkload, ScalingSource};
 
-use runtime_plan::plan::{ItemSpec, Plan, PlannedItem, PlannedWorkload, ScalingSource};
+use super::sorted::Sorted;
 
-/// The plan's items by id ([`Plan::items_by_id`]), made once for the workloads' rows: a
-/// search of the whole item list per workload made the text of a 10,000-resource plan take a
-/// minute and a half.
-pub(super) struct Index<'p>(BTreeMap<&'p str, &'p PlannedItem>);
+/// The plan's items by id, made once for the whole text: a search of the whole item list per
+/// workload made the text of a 10,000-resource plan take a minute and a half.
+pub(super) struct Index<'i, 'p>(pub(super) &'i Sorted<'p, PlannedItem>);
 
-impl<'p> Index<'p> {
-    pub(super) fn of(p: &'p Plan) -> Index<'p> {
-        Index(p.items_by_id())
-    }
-
+impl<'p> Index<'_, 'p> {
     fn item(&self, id: &str) -> Option<&'p PlannedItem> {
-        self.0.get(id).copied()
+        self.0.get(id)
     }
 
     /// `scales on cpu 70%, queue jobs 100 per task; active MON-FRI 07:00-20:00 Europe/Berlin`,
