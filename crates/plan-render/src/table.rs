@@ -7,7 +7,7 @@
 //! cells go on their own lines below each row, indented, and so does its title below the
 //! header. A cell may hold `\n` to start a new line in its column. The other columns never wrap: a name is never cut.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 /// The width every line of the text renderings fits in (for names up to 30 characters).
 pub const WIDTH: usize = 100;
@@ -238,15 +238,21 @@ impl<'a> Columns<'a> {
 
     /// Cells padded to their column's width, two spaces apart, trailing spaces trimmed.
     fn write_line<S: AsRef<str>>(&self, out: &mut impl fmt::Write, cells: &[S]) -> fmt::Result {
-        let mut line = String::new();
-        let _ = write!(line, "{:indent$}", "", indent = self.indent);
+        let mut line = String::with_capacity(WIDTH + 1);
+        pad(&mut line, self.indent);
         for (c, cell) in cells.iter().enumerate() {
-            let w = self.widths.get(c).copied().unwrap_or(0);
-            let _ = write!(line, "{:<w$}  ", cell.as_ref());
+            let (cell, w) = (cell.as_ref(), self.widths.get(c).copied().unwrap_or(0));
+            line.push_str(cell);
+            pad(&mut line, w.saturating_sub(width(cell)) + 2);
         }
         out.write_str(line.trim_end())?;
         out.write_char('\n')
     }
+}
+
+/// `n` spaces at the end of `line` (what `{:<w$}` pads with, without formatting).
+fn pad(line: &mut String, n: usize) {
+    line.extend(std::iter::repeat_n(' ', n));
 }
 
 /// Columns a text takes (one per character).
@@ -261,6 +267,11 @@ pub(crate) fn wrap(text: &str, w: usize) -> Vec<String> {
     let w = w.max(1);
     let mut lines = Vec::new();
     for part in text.split('\n') {
+        // A part that fits, its words one space apart, is its own line: most cells are.
+        if width(part) <= w && !part.starts_with(' ') && !part.ends_with(' ') && !part.contains("  ") {
+            lines.push(part.to_owned());
+            continue;
+        }
         let mut line = String::new();
         for phrase in phrases(part) {
             let joined = phrase.join(" ");
@@ -308,6 +319,9 @@ fn phrases(text: &str) -> Vec<Vec<&str>> {
 /// A word cut into pieces of at most `w` columns: after `/`, `:`, `@`, `?`, `,` or before `$`
 /// when one is in reach, else after `_`, `-` or `.`, else at `w`. Short words stay whole.
 fn break_word(word: &str, w: usize) -> Vec<String> {
+    if width(word) <= w {
+        return vec![word.to_owned()];
+    }
     let chars: Vec<char> = word.chars().collect();
     let mut pieces = Vec::new();
     let mut start = 0;
@@ -338,6 +352,9 @@ mod tests {
         assert_eq!(wrap("std, 10 req/month, vis 1m", 20), ["std, 10 req/month,", "vis 1m"]);
         assert_eq!(wrap("1 x db hours (Multi-AZ: a + b)", 22), ["1 x db hours", "(Multi-AZ: a + b)"]);
         assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        // Spaces are words' separators, whether the part fits or not.
+        assert_eq!(wrap("a  b \n c\n", 10), ["a b", "c", ""]);
+        assert_eq!(wrap("fits as it is", 13), ["fits as it is"]);
     }
 
     #[test]
