@@ -13,8 +13,13 @@ pub(super) struct Sorted<'p, T> {
 impl<'p, T> Sorted<'p, T> {
     /// `records` sorted by `key`.
     pub(super) fn by(records: &'p [T], key: fn(&T) -> &str) -> Self {
-        let mut order: Vec<u32> = (0..records.len()).filter_map(|i| u32::try_from(i).ok()).collect();
-        order.sort_by(|&a, &b| key(&records[a as usize]).cmp(key(&records[b as usize])));
+        // A range of known length: collected at its size, no spare room.
+        let mut order: Vec<u32> = (0..u32::try_from(records.len()).unwrap_or(u32::MAX)).collect();
+        // In place, ties by position: the order a stable sort gives, without its scratch buffer
+        // (half the positions again).
+        order.sort_unstable_by(|&a, &b| {
+            key(&records[a as usize]).cmp(key(&records[b as usize])).then(a.cmp(&b))
+        });
         Sorted { records, key, order }
     }
 
@@ -43,17 +48,21 @@ impl<'p, T> Sorted<'p, T> {
     /// The records in runs of one key each, keys in the order of their first record: each
     /// run's records in their order.
     pub(super) fn runs_in_order(&self) -> impl Iterator<Item = &'p T> + '_ {
-        let mut runs: Vec<(usize, usize)> = Vec::new();
+        // Where each run starts in `order` (as `order` holds positions: 4 bytes a run).
+        let mut runs: Vec<u32> = Vec::new();
         let mut start = 0;
         while start < self.order.len() {
             let key = (self.key)(self.at(self.order[start]));
-            let len = self.order[start..].partition_point(|&i| (self.key)(self.at(i)) == key);
-            runs.push((start, start + len));
-            start += len;
+            runs.push(u32::try_from(start).unwrap_or(u32::MAX));
+            start += self.order[start..].partition_point(|&i| (self.key)(self.at(i)) == key);
         }
         // A run's first record is its earliest: the sort keeps records of a key in order.
-        runs.sort_unstable_by_key(|&(start, _)| self.order[start]);
-        runs.into_iter().flat_map(move |(start, end)| self.order[start..end].iter().map(|&i| self.at(i)))
+        runs.sort_unstable_by_key(|&start| self.order[start as usize]);
+        runs.into_iter().flat_map(move |start| {
+            let run = &self.order[start as usize..];
+            let key = (self.key)(self.at(run[0]));
+            run[..run.partition_point(|&i| (self.key)(self.at(i)) == key)].iter().map(|&i| self.at(i))
+        })
     }
 }
 
