@@ -55,8 +55,9 @@ pub fn render_plan_text(p: &Plan) -> String {
     out
 }
 
-/// [`render_plan_text`], written to `out` as it is made (a large plan's text is never held
-/// whole in memory; only one section's rows at a time).
+/// [`render_plan_text`], written to `out` as it is made: no table's rows are held (each is
+/// made twice, for the columns' widths then for its lines), so a large plan's text adds about
+/// 1 MB to the plan it writes (N = 10,000; docs/benchmarks.md, "seventh pass: mem-render").
 pub fn write_plan_text(p: &Plan, out: &mut impl fmt::Write) -> fmt::Result {
     writeln!(out, "plan {} / {} ({})", p.product, p.environment, p.region)?;
     // The items by id, for every section that names an item by its label.
