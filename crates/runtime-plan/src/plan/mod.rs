@@ -65,8 +65,9 @@ pub use rotation::{
     PENDING_FOLDER, RotatedParameter, Rotation, RotationError, RotationTarget, ServiceRestart,
 };
 pub use secrets::{
-    ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalPlace, ParameterSource,
-    ParameterType, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout, SsmParameter,
+    ConnectionSource, ConnectionVariable, CredentialKind, GeneratedSecret, InfisicalFolder, InfisicalPlace,
+    ParameterSource, ParameterType, ParameterWriter, RegistryCopy, SECURE_STRING, SecretsLayout,
+    SsmParameter,
 };
 pub use specs::{
     AlbListenerRuleSpec, AlbListenerSpec, AlbLogBucketSpec, AlbSpec, AlbTargetGroupSpec, AuroraClusterSpec,
@@ -271,8 +272,11 @@ mod sizes {
         let sizes = [
             ("PlannedItem", size_of::<PlannedItem>(), 264),
             ("ItemSpec", size_of::<ItemSpec>(), 80),
-            ("SsmParameter", size_of::<SsmParameter>(), 192),
-            ("ConnectionVariable", size_of::<ConnectionVariable>(), 136),
+            // 192 and 136 until a place held its folder by reference (seventh pass).
+            ("SsmParameter", size_of::<SsmParameter>(), 168),
+            ("ConnectionVariable", size_of::<ConnectionVariable>(), 112),
+            ("InfisicalPlace", size_of::<InfisicalPlace>(), 32),
+            ("GeneratedSecret", size_of::<GeneratedSecret>(), 160),
             ("CostLine", size_of::<CostLine>(), 160),
             ("UsageLine", size_of::<verdict::UsageLine>(), 136),
             // 216 until `restore.check` (issue 44) added its query: one per resource, 0.24 MB

@@ -6,17 +6,37 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use serde::Serialize;
 
-/// A place in Infisical.
-///
-/// A plan has about a hundred thousand places, in a few folders of one environment: the
-/// environment and the folder are shared texts (`Arc<str>`, 16 bytes), each made once.
+/// A folder of one Infisical environment: the environment slug and the folder's path, one
+/// record shared (`Arc`) by every [`InfisicalPlace`] in the folder.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct InfisicalPlace {
-    /// Infisical environment slug.
+pub struct InfisicalFolder {
+    /// Infisical environment slug: one text for the whole plan.
     pub environment: Arc<str>,
     /// Folder (`/runtime/main-db`).
-    pub folder: Arc<str>,
+    pub folder: CompactString,
+}
+
+impl InfisicalFolder {
+    /// A shared folder of environment `environment`.
+    pub fn shared(environment: Arc<str>, folder: impl Into<CompactString>) -> Arc<InfisicalFolder> {
+        Arc::new(InfisicalFolder { environment, folder: folder.into() })
+    }
+}
+
+/// A place in Infisical: a name in a folder.
+///
+/// A plan has about a hundred thousand places, in some tens of thousands of folders of one
+/// environment: a place holds its folder by reference (`Arc`, 8 bytes) and its name, 32 bytes
+/// in all (56 when it held the environment's and the folder's texts itself, 2.3 MB more at
+/// N = 10,000). It reads as its folder (`place.environment`, `place.folder`: [`Deref`]) and
+/// serializes as `{"environment", "folder", "name"}`.
+///
+/// [`Deref`]: std::ops::Deref
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InfisicalPlace {
+    /// The environment and folder it is in.
+    pub at: Arc<InfisicalFolder>,
     /// Secret name (`MAIN_DB_PASSWORD`).
     pub name: CompactString,
 }
@@ -25,6 +45,29 @@ impl InfisicalPlace {
     /// The display form `<env>:<folder>`.
     pub fn display(&self) -> String {
         format!("{}:{}", self.environment, self.folder)
+    }
+}
+
+impl std::ops::Deref for InfisicalPlace {
+    type Target = InfisicalFolder;
+
+    fn deref(&self) -> &InfisicalFolder {
+        &self.at
+    }
+}
+
+/// The JSON of a place, as it always was.
+#[derive(Serialize)]
+struct PlaceJson<'a> {
+    environment: &'a str,
+    folder: &'a str,
+    name: &'a str,
+}
+
+impl Serialize for InfisicalPlace {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        PlaceJson { environment: &self.at.environment, folder: &self.at.folder, name: &self.name }
+            .serialize(s)
     }
 }
 
