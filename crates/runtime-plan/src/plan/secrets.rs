@@ -229,8 +229,10 @@ pub struct SsmParameter {
     /// Infisical place the value is copied from: a resource variable's, or a workload secret's
     /// in the workload's folder (`<infisical-env>:/runtime/<workload>/<NAME>`), where people set it.
     pub infisical: Option<InfisicalPlace>,
-    /// Logical ids of the items that reference it (task definitions, a cache's AUTH token).
-    pub referenced_by: Vec<CompactString>,
+    /// Logical ids of the items that reference it (task definitions, a cache's AUTH token): a
+    /// boxed list, as it never grows once planned (8 bytes less than a `Vec`, and no room
+    /// unused).
+    pub referenced_by: Box<[CompactString]>,
     /// Always `SecureString` ([`SECURE_STRING`]): a type of one value, which the record holds
     /// in no byte.
     pub r#type: ParameterType,

@@ -378,7 +378,7 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
         let param = p.secrets.ssm_parameters.iter().find(|s| *s.name == **name).unwrap();
         assert_eq!(param.source, ParameterSource::AlertEndpoint);
         assert_eq!(param.written_by, ParameterWriter::SecretsPrepare);
-        assert_eq!(param.referenced_by, [ALERTS_TOPIC_ID]);
+        assert_eq!(*param.referenced_by, [ALERTS_TOPIC_ID]);
         let place = param.infisical.as_ref().unwrap();
         assert_eq!((&*place.environment, &*place.folder), ("prod", "/runtime/_alerts"));
         assert_eq!(place.name, param.variable);
