@@ -23,7 +23,7 @@ fn alarm(p: &Plan, id: &str) -> (u64, f64, Vec<AlarmDimension>) {
     else {
         panic!("{id} is not an alarm")
     };
-    (*threshold, *metric_threshold, dimensions.clone())
+    (*threshold, *metric_threshold, dimensions.to_vec())
 }
 
 fn with_alarms(env: &str, setting: impl FnOnce(&mut Alarms)) -> Product {
@@ -371,8 +371,8 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
     let p = planned(&product, "production");
     let ItemSpec::AlertTopic { https, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
     assert_eq!(
-        https,
-        &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
+        **https,
+        ["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
     );
     for name in https {
         let param = p.secrets.ssm_parameters.iter().find(|s| *s.name == **name).unwrap();
