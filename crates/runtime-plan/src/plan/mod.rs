@@ -278,8 +278,8 @@ mod sizes {
             // 80 until the seventh pass boxed the specs of three words.
             ("ItemSpec", size_of::<ItemSpec>(), 64),
             // 192 and 136 until a place held its folder by reference, and the parameter its
-            // readers in a boxed list (seventh pass).
-            ("SsmParameter", size_of::<SsmParameter>(), 160),
+            // readers in a boxed list and no copy of the plan's key (seventh pass).
+            ("SsmParameter", size_of::<SsmParameter>(), 144),
             ("ConnectionVariable", size_of::<ConnectionVariable>(), 112),
             ("InfisicalPlace", size_of::<InfisicalPlace>(), 32),
             ("GeneratedSecret", size_of::<GeneratedSecret>(), 160),

@@ -382,7 +382,10 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
         let place = param.infisical.as_ref().unwrap();
         assert_eq!((&*place.environment, &*place.folder), ("prod", "/runtime/_alerts"));
         assert_eq!(place.name, param.variable);
-        assert_eq!(*param.kms_key, *p.secrets.kms_key);
+        // Written with the plan's key: its JSON names the key in each parameter.
+        let json = serde_json::to_value(&p.secrets).unwrap();
+        let written = json["ssmParameters"].as_array().unwrap().iter().find(|s| s["name"] == **name).unwrap();
+        assert_eq!(written["kmsKey"], p.secrets.kms_key.as_str());
     }
     // Without alarms, no topic and no endpoint parameter.
     let quiet = planned(&product, "dev");

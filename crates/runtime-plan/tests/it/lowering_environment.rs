@@ -489,7 +489,11 @@ fn the_environment_has_its_own_key_unless_one_is_named() {
     let ItemSpec::KmsKey { alias, decrypters, .. } = &key.spec else { panic!("a key") };
     assert_eq!(alias, &p.secrets.kms_key);
     assert_eq!(p.secrets.secrets_manager_key.as_deref(), Some(alias.as_str()));
-    assert!(p.secrets.ssm_parameters.iter().all(|s| *s.kms_key == **alias));
+    // Every parameter is written with the layout's key (its JSON names it in each).
+    let json = serde_json::to_value(&p.secrets).unwrap();
+    let parameters = json["ssmParameters"].as_array().unwrap();
+    assert_eq!(parameters.len(), p.secrets.ssm_parameters.len());
+    assert!(!parameters.is_empty() && parameters.iter().all(|s| s["kmsKey"] == alias.as_str()));
     let roles: Vec<&str> = p
         .items
         .iter()

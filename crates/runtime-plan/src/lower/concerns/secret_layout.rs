@@ -31,8 +31,6 @@ pub(in crate::lower) struct Layout {
     ssm_head: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
     pub(in crate::lower) kms_key: CompactString,
-    /// The same text, shared by every SSM parameter's record.
-    ssm_key: Arc<str>,
     /// The key is the environment's own (`secrets.ssm.kmsKey` names none).
     pub(in crate::lower) own_key: bool,
     generated: Vec<GeneratedSecret>,
@@ -66,7 +64,6 @@ impl Layout {
             infisical_env: super::resources::infisical_env(root, env_name),
             ssm_head: cat(&[&ssm_prefix, "/"]),
             ssm_prefix,
-            ssm_key: Arc::from(kms_key.as_str()),
             kms_key,
             own_key: root.secrets.ssm.kms_key.is_none(),
             generated: Vec::new(),
@@ -260,7 +257,7 @@ impl Layout {
         (name, by): (&Arc<str>, &str),
     ) {
         let variable = &r.vars[var];
-        let (kms_key, last) = (&self.ssm_key, &self.last_login_folder);
+        let last = &self.last_login_folder;
         self.ssm.reference(Key::Login(at(r.index), at(index), at(var)), by, || SsmParameter {
             name: Arc::clone(name),
             variable: variable.clone(),
@@ -274,7 +271,6 @@ impl Layout {
             }),
             referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -352,7 +348,6 @@ impl Layout {
     /// position `var`, copied from its Infisical place.
     pub(in crate::lower) fn resource_parameter(&mut self, r: &Res, var: usize, name: &Arc<str>, by: &str) {
         let variable = &r.vars[var];
-        let kms_key = &self.ssm_key;
         self.ssm.reference(Key::Resource(at(r.index), at(var)), by, || SsmParameter {
             name: Arc::clone(name),
             variable: variable.clone(),
@@ -364,7 +359,6 @@ impl Layout {
             infisical: Some(InfisicalPlace { at: Arc::clone(&r.folder), name: variable.clone() }),
             referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -378,7 +372,7 @@ impl Layout {
         (index, secret, param): (usize, &str, &Arc<str>),
         by: &str,
     ) {
-        let (environment, template, kms_key) = (&self.infisical_env, &self.folder_template, &self.ssm_key);
+        let (environment, template) = (&self.infisical_env, &self.folder_template);
         // The place is made with the parameter, the first time it is referenced.
         let place = || InfisicalPlace { at: folder_of(environment, template, name), name: secret.into() };
         self.ssm.reference(Key::Workload(at(workload), at(index)), by, || SsmParameter {
@@ -391,7 +385,6 @@ impl Layout {
             infisical: Some(place()),
             referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -407,7 +400,6 @@ impl Layout {
     pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> Arc<str> {
         let param = self.ssm_name(ALERTS_OWNER, name);
         let place = InfisicalPlace { at: self.workload_folder(ALERTS_OWNER), name: name.into() };
-        let kms_key = &self.ssm_key;
         self.ssm.reference(Key::Alert(at(index)), by, || SsmParameter {
             name: param.clone(),
             variable: name.into(),
@@ -418,7 +410,6 @@ impl Layout {
             infisical: Some(place),
             referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
         param
     }
@@ -607,7 +598,6 @@ mod tests {
             infisical: None,
             referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: "alias/aws/ssm".into(),
         }
     }
 
