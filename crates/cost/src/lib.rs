@@ -28,7 +28,7 @@ mod sizes;
 pub use age::{STALE_AFTER_DAYS, StalePrice, date_of_day, day_number};
 pub use file::MAX_CATALOGUE_BYTES;
 pub use item::Item;
-pub use price::{Line, Priced, Rate, proxy_vcpus, stored_gb_months};
+pub use price::{Line, LineText, Priced, Rate, proxy_vcpus, stored_gb_months};
 pub use sizes::{CacheSize, PostgresSize, TaskSize};
 #[cfg(feature = "proptest1")]
 pub mod strategies;

@@ -162,8 +162,8 @@ impl<'p> Context<'p> {
                 .items
                 .iter()
                 .filter_map(|i| {
-                    let ItemSpec::ScalingTarget { service, .. } = &i.spec else { return None };
-                    Some(service.as_str())
+                    let ItemSpec::ScalingTarget(target) = &i.spec else { return None };
+                    Some(target.service.as_str())
                 })
                 .collect(),
             policies: BTreeMap::new(),

@@ -60,31 +60,31 @@ renderers! { cx, item, subscriptions;
         postgres::aurora_instance(cx, item, cluster, instance_class, publicly_accessible, apply_immediately), 1;
     ProxySecret { resource, .. } => postgres::proxy_secret(cx, item, resource), 1;
     // The role and its policy.
-    ProxyRole { secret, logins, previews } => postgres::proxy_role(cx, item, secret, (logins, previews.as_ref())), 2;
+    ProxyRole { secret, logins, previews } => postgres::proxy_role(cx, item, secret, (logins, previews.as_deref())), 2;
     RdsProxy(spec) => postgres::proxy(cx, item, spec), 1;
     RdsProxyTargetGroup { proxy } => postgres::proxy_target_group(cx, item, proxy), 1;
-    RdsProxyTarget { proxy, target_group, target } => postgres::proxy_target(cx, item, proxy, target_group, target), 1;
+    RdsProxyTarget(t) => postgres::proxy_target(cx, item, &t.proxy, &t.target_group, &t.target), 1;
     CacheReplicationGroup(spec) => cache::replication_group(cx, item, spec), 1;
     SqsQueue(q) => queue::queue(cx, item, &q.fifo, &q.visibility_timeout_seconds, &q.dead_letter_queue,
         &q.max_receives, &q.managed_sse), 1;
     SqsDeadLetterQueue { fifo, retention_seconds, managed_sse, .. } =>
         queue::dead_letter_queue(cx, item, fifo, retention_seconds, managed_sse), 1;
-    SnsTopic { fifo, kms_master_key, .. } => topic::topic(cx, item, fifo, kms_master_key), 1;
+    SnsTopic(t) => topic::topic(cx, item, &t.fifo, &t.kms_master_key), 1;
     S3Bucket(b) => bucket::bucket(cx, item, &b.name_suffix, &b.versioning, &b.lifecycle, &b.block_public_access,
         &b.encryption, &b.tls_only),
         bucket::resources(b.versioning, b.block_public_access, b.tls_only);
     TaskDefinition(spec) => workload::task_definition(cx, item, spec), 1;
     EcsService(spec) => workload::service(cx, item, spec), 1;
-    CloudMapService { namespace, dns_name, .. } => workload::discovery_service(cx, item, namespace, dns_name), 1;
+    CloudMapService(s) => workload::discovery_service(cx, item, &s.namespace, &s.dns_name), 1;
     AlbTargetGroup(tg) => alb::target_group(cx, item, &tg.port, &tg.protocol, &tg.health_path,
         &tg.health_interval_seconds, &tg.health_timeout_seconds, &tg.healthy_threshold, &tg.unhealthy_threshold), 1;
     AlbListenerRule(r) => alb::listener_rule(cx, item, &r.listener, &r.target_group, &r.host, &r.priority,
         &r.alternate_target_group), 1;
     // The role and its policy.
-    TrafficRole { listener_rule, target_groups, .. } => alb::traffic_role(cx, item, listener_rule, target_groups), 2;
+    TrafficRole(r) => alb::traffic_role(cx, item, &r.listener_rule, &r.target_groups), 2;
     DnsRecord(r) => alb::dns_record(cx, item, &r.host, &r.record_type, &r.alb, &r.evaluate_target_health), 1;
-    ScalingTarget { service, min_capacity, max_capacity, active, .. } =>
-        workload::scaling_target(cx, item, service, min_capacity, max_capacity, active), 1 + 2 * usize::from(active.is_some());
+    ScalingTarget(t) => workload::scaling_target(cx, item, &t.service, &t.min_capacity, &t.max_capacity, &t.active),
+        1 + 2 * usize::from(t.active.is_some());
     ScalingPolicy(p) => workload::scaling_policy(cx, item, &p.target, &p.metric, &p.target_value, &p.source), 1;
     Budget(b) => budget::budget(cx, item, &b.limit, &b.product, &b.environment, &b.alerts, &b.alert_topic), 1;
     LogGroup { retention_days, .. } => logs::log_group(cx, item, retention_days), 1;

@@ -113,7 +113,7 @@ pub(super) fn declare_all(cx: &mut Context<'_>) -> Result<(), RenderError> {
         let props = Parameter {
             name: &p.name,
             kind: p.r#type.as_str(),
-            key_id: &p.kms_key,
+            key_id: &plan.secrets.kms_key,
             description,
             value,
             value_wo,

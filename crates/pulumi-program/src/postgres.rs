@@ -278,7 +278,7 @@ pub(super) fn proxy_role<'p>(
     cx: &mut Context<'p>,
     item: &'p PlannedItem,
     secret: &'p CompactString,
-    (logins, previews): (&'p [CompactString], Option<&'p CompactString>),
+    (logins, previews): (&'p [CompactString], Option<&'p str>),
 ) -> Result<(), RenderError> {
     let mut arns = vec![cx.reference(secret, "arn")?];
     for login in logins {

@@ -94,12 +94,12 @@ pub use plan::{
     Binding, BucketLifecycle, BudgetBasis, BudgetSpec, CacheReplicationGroupSpec, CompactString, Comparison,
     ConnectionSource, ConnectionVariable, CostLine, CostSummary, CredentialKind, DatabaseProtection,
     DimensionValue, DnsRecordSpec, ENVIRONMENT_TAG, EcsServiceSpec, EndpointType, GeneratedSecret, Grant,
-    HealthSpec, ITEM_TAG, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery, ManagedBy,
-    OneOffTask, PAUSE_SECONDS, PRODUCT_TAG, ParameterSource, ParameterWriter, Peer, Plan, PlannedItem,
-    PlannedOutput, PlannedResource, PlannedWorkload, PolicyResource, RESOURCE_TAG, RdsInstanceSpec,
-    RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, S3BucketSpec, SQL_VARIABLE,
-    ScalingPolicySpec, ScalingSource, ScheduleSpec, SecretsLayout, SecurityRule, ServiceRestart,
-    SqsQueueSpec, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict, alarm_metric,
+    HealthSpec, ITEM_TAG, InfisicalFolder, InfisicalPlace, ItemKind, ItemSpec, ListenerAction, LogDelivery,
+    ManagedBy, OneOffTask, PAUSE_SECONDS, PRODUCT_TAG, ParameterSource, ParameterWriter, Peer, Plan,
+    PlannedItem, PlannedOutput, PlannedResource, PlannedWorkload, PolicyResource, RESOURCE_TAG,
+    RdsInstanceSpec, RdsProxySpec, RepositoryCredentials, Rotation, RotationTarget, S3BucketSpec,
+    SQL_VARIABLE, ScalingPolicySpec, ScalingSource, ScheduleSpec, SecretsLayout, SecurityRule,
+    ServiceRestart, SqsQueueSpec, SsmParameter, TaskDefinitionSpec, TaskPurpose, Verdict, alarm_metric,
 };
 
 /// The README's code examples, compiled and run as doctests.

@@ -25,7 +25,8 @@ impl<'p> Index<'_, 'p> {
             })
             .collect();
         let active = items().find_map(|i| {
-            let ItemSpec::ScalingTarget { active: Some(a), .. } = &i.spec else { return None };
+            let ItemSpec::ScalingTarget(target) = &i.spec else { return None };
+            let a = target.active.as_ref()?;
             Some(format!("active {} {}", hours_text(&a.start, &a.stop), a.timezone))
         });
         let mut parts = Vec::new();

@@ -15,9 +15,12 @@ use super::specs::{
 /// Every item is as large as the largest spec, so the specs of the large kinds (databases,
 /// caches, proxies, task definitions, services, listeners) and of the kinds larger than most
 /// (the ALB and its log bucket, buckets, queues, target groups, listener rules, DNS records,
-/// scaling policies, the budget) are boxed structs: a plan of tens of thousands of items stays
-/// small, and a renderer takes the one struct it reads. A unit test (`plan::sizes`) holds the
-/// size: 80 bytes, the largest unboxed variants 72.
+/// scaling policies, the budget) are boxed structs, and so are those of three words and more
+/// that a plan has by the thousand but not by the ten thousand (proxy targets, topics, Cloud
+/// Map services, traffic roles, scaling targets): a plan of tens of thousands of items stays
+/// small, and a renderer takes the one struct it reads. Lists are boxed slices (16 bytes, no
+/// room held). A unit test (`plan::sizes`) holds the size: 64 bytes, the largest unboxed
+/// variants 56 (80 and 72 until the seventh pass: 1.4 MB at N = 10,000, for 0.6 MB of boxes).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum ItemSpec {
@@ -59,10 +62,11 @@ pub enum ItemSpec {
     SecurityGroup {
         /// What of its owner it guards, in words (`ALB`, `tasks`, `proxy`, `members on 5432`).
         guards: CompactString,
-        /// Who may connect, on which port.
-        ingress: Vec<SecurityRule>,
+        /// Who may connect, on which port (a boxed list, as the other lists of a spec: it
+        /// never grows once planned, and holds no room).
+        ingress: Box<[SecurityRule]>,
         /// Where what it guards may connect, on which port.
-        egress: Vec<SecurityRule>,
+        egress: Box<[SecurityRule]>,
     },
     /// Cloud Map private DNS namespace, in the program's VPC input.
     CloudMapNamespace {
@@ -113,7 +117,7 @@ pub enum ItemSpec {
         /// them the policy names the account (so that IAM policies decide, as in AWS's default
         /// key policy), the deploy role (the identity that runs `pulumi up`) and the
         /// `publishers`.
-        decrypters: Vec<CompactString>,
+        decrypters: Box<[CompactString]>,
         /// The AWS services that publish to the alerts topic this key encrypts: the policy
         /// lets each generate data keys and decrypt with it. Empty without an alerts topic.
         #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -131,14 +135,14 @@ pub enum ItemSpec {
         /// Logical id of the secret.
         secret: CompactString,
         /// Logical ids of the secrets of the consumers' login roles (left out of JSON when none).
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        logins: Vec<CompactString>,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        logins: Box<[CompactString]>,
         /// In the environment previews are `from`: the names of every preview's login secrets
         /// on this proxy, `<product>/pr-*/<resource>/proxy-*`, which `runway preview up`
         /// registers with it (docs/previews.md, "The shared proxy's logins"); left out of
-        /// JSON elsewhere.
+        /// JSON elsewhere. A boxed text: 16 bytes, so the variant fits beside the tag in 64.
         #[serde(skip_serializing_if = "Option::is_none")]
-        previews: Option<CompactString>,
+        previews: Option<Box<str>>,
     },
     /// RDS Proxy, TLS required, auth from the secret.
     RdsProxy(Box<RdsProxySpec>),
@@ -148,15 +152,7 @@ pub enum ItemSpec {
         proxy: CompactString,
     },
     /// The proxy's target.
-    #[serde(rename_all = "camelCase")]
-    RdsProxyTarget {
-        /// Logical id of the proxy.
-        proxy: CompactString,
-        /// Logical id of the target group.
-        target_group: CompactString,
-        /// Logical id of the RDS instance or Aurora cluster.
-        target: CompactString,
-    },
+    RdsProxyTarget(Box<RdsProxyTargetSpec>),
     /// ElastiCache replication group, engine Valkey, TLS and AUTH on.
     CacheReplicationGroup(Box<CacheReplicationGroupSpec>),
     /// SQS queue.
@@ -174,17 +170,7 @@ pub enum ItemSpec {
         managed_sse: bool,
     },
     /// SNS topic.
-    #[serde(rename_all = "camelCase")]
-    SnsTopic {
-        /// The resource.
-        resource: CompactString,
-        /// FIFO topic.
-        fifo: bool,
-        /// Monthly requests the size assumes.
-        monthly_requests: Option<u64>,
-        /// The KMS key messages are encrypted at rest with (`alias/aws/sns`, the AWS managed key).
-        kms_master_key: CompactString,
-    },
+    SnsTopic(Box<SnsTopicSpec>),
     /// S3 bucket, public access blocked, encrypted, TLS only.
     S3Bucket(Box<S3BucketSpec>),
     /// Fargate task definition, ARM64, awsvpc.
@@ -192,15 +178,7 @@ pub enum ItemSpec {
     /// ECS service on Fargate in the program's private subnets input.
     EcsService(Box<EcsServiceSpec>),
     /// Cloud Map service: A records of the tasks.
-    #[serde(rename_all = "camelCase")]
-    CloudMapService {
-        /// The workload.
-        workload: CompactString,
-        /// Logical id of the namespace.
-        namespace: CompactString,
-        /// `<workload>.<env>.<product>.internal`.
-        dns_name: CompactString,
-    },
+    CloudMapService(Box<CloudMapServiceSpec>),
     /// ALB target group, target type `ip`.
     AlbTargetGroup(Box<AlbTargetGroupSpec>),
     /// Listener rule: host header -> forward to the target group.
@@ -209,32 +187,9 @@ pub enum ItemSpec {
     /// its two target groups during a release: it may read the load balancer's listeners,
     /// rules and targets, modify exactly that workload's listener rule and register targets in
     /// exactly its two target groups.
-    #[serde(rename_all = "camelCase")]
-    TrafficRole {
-        /// The workload.
-        workload: CompactString,
-        /// Logical id of its listener rule.
-        listener_rule: CompactString,
-        /// Logical ids of its two target groups.
-        target_groups: Vec<CompactString>,
-    },
+    TrafficRole(Box<TrafficRoleSpec>),
     /// Application Auto Scaling target (`ecs:service:DesiredCount`).
-    #[serde(rename_all = "camelCase")]
-    ScalingTarget {
-        /// The workload.
-        workload: CompactString,
-        /// Logical id of the service.
-        service: CompactString,
-        /// `scale.min`.
-        min_capacity: u32,
-        /// `scale.max`.
-        max_capacity: u32,
-        /// The hours it runs (`scale.<env>.active`): two scheduled actions, one raising the
-        /// capacity to its hours' range at the start, one setting it to none at the end.
-        /// Boxed: few targets have hours, and every item is as large as the largest spec.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        active: Option<Box<ActiveHours>>,
-    },
+    ScalingTarget(Box<ScalingTargetSpec>),
     /// Target tracking of one metric: average CPU or memory, requests per target, or a
     /// queue's backlog per task.
     ScalingPolicy(Box<ScalingPolicySpec>),
@@ -265,7 +220,7 @@ pub enum ItemSpec {
         /// endpoints), so clients need no other address.
         private_dns: bool,
         /// Logical ids of its security groups (interface endpoints; none for a gateway).
-        security_groups: Vec<CompactString>,
+        security_groups: Box<[CompactString]>,
         /// Availability Zones it has a network interface in, one private subnet each, and is
         /// billed for (`network.zones`); none for a gateway.
         zones: Option<u32>,
@@ -296,8 +251,8 @@ pub enum ItemSpec {
         /// The SSM SecureString parameters holding the HTTPS endpoints it also notifies
         /// (`alerts.https`; `secrets prepare` copies each from Infisical), in the order written;
         /// each value is a secret (a pager's URL carries its key) and never in the plan.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        https: Vec<CompactString>,
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        https: Box<[CompactString]>,
     },
     /// CloudWatch metric alarm notifying the alerts topic when it fires and when it recovers.
     /// What it watches and how: [`alarm_metric`](super::alarm_metric) of `alarm`.
@@ -312,7 +267,7 @@ pub enum ItemSpec {
         /// The threshold in the metric's unit (bytes, seconds, microseconds, connections).
         metric_threshold: f64,
         /// The metric's dimensions.
-        dimensions: Vec<super::AlarmDimension>,
+        dimensions: Box<[super::AlarmDimension]>,
         /// Periods evaluated: the metric's, or more for an alarm on a public service's target
         /// group that must outlast the service's `health.grace`.
         evaluation_periods: u32,
@@ -329,6 +284,75 @@ pub enum ItemSpec {
     },
     /// A workload's scheduled run (`schedules.<name>`).
     Schedule(Box<ScheduleSpec>),
+}
+
+/// The target of an RDS Proxy ([`ItemSpec::RdsProxyTarget`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RdsProxyTargetSpec {
+    /// Logical id of the proxy.
+    pub proxy: CompactString,
+    /// Logical id of the target group.
+    pub target_group: CompactString,
+    /// Logical id of the RDS instance or Aurora cluster.
+    pub target: CompactString,
+}
+
+/// An SNS topic ([`ItemSpec::SnsTopic`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnsTopicSpec {
+    /// The resource.
+    pub resource: CompactString,
+    /// FIFO topic.
+    pub fifo: bool,
+    /// Monthly requests the size assumes.
+    pub monthly_requests: Option<u64>,
+    /// The KMS key messages are encrypted at rest with (`alias/aws/sns`, the AWS managed key).
+    pub kms_master_key: CompactString,
+}
+
+/// A Cloud Map service ([`ItemSpec::CloudMapService`]): A records of a workload's tasks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CloudMapServiceSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of the namespace.
+    pub namespace: CompactString,
+    /// `<workload>.<env>.<product>.internal`.
+    pub dns_name: CompactString,
+}
+
+/// The role that shifts a public workload's traffic ([`ItemSpec::TrafficRole`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficRoleSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of its listener rule.
+    pub listener_rule: CompactString,
+    /// Logical ids of its two target groups.
+    pub target_groups: Vec<CompactString>,
+}
+
+/// An Application Auto Scaling target ([`ItemSpec::ScalingTarget`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingTargetSpec {
+    /// The workload.
+    pub workload: CompactString,
+    /// Logical id of the service.
+    pub service: CompactString,
+    /// `scale.min`.
+    pub min_capacity: u32,
+    /// `scale.max`.
+    pub max_capacity: u32,
+    /// The hours it runs (`scale.<env>.active`): two scheduled actions, one raising the
+    /// capacity to its hours' range at the start, one setting it to none at the end.
+    /// Boxed: few targets have hours.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<Box<ActiveHours>>,
 }
 
 /// A workload's `schedules.<name>`: EventBridge Scheduler starts its task definition with the

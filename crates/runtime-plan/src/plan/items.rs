@@ -1,6 +1,8 @@
 //! The items of a plan: one AWS item to declare each, its kind, who manages it and how it is
 //! priced.
 
+use std::sync::Arc;
+
 use compact_str::CompactString;
 use runway_schema::Money;
 use serde::Serialize;
@@ -69,8 +71,9 @@ pub struct PlannedItem {
     pub physical_name: CompactString,
     /// The resource or workload it belongs to; `None` for environment platform items.
     pub owner: Option<CompactString>,
-    /// The size it is planned from, when it has one.
-    pub size: Option<CompactString>,
+    /// The size it is planned from, when it has one: one of a plan's few size names, a text
+    /// its items share (`Arc`, 16 bytes, not 24: 0.7 MB at N = 10,000).
+    pub size: Option<Arc<str>>,
     /// Who creates it.
     pub managed_by: ManagedBy,
     /// Monthly estimate (workloads at `scale.min`); `Some(0)` for included items; `None` when
@@ -168,7 +171,7 @@ struct ItemJson<'a> {
     kind: ItemKind,
     physical_name: &'a CompactString,
     owner: &'a Option<CompactString>,
-    size: &'a Option<CompactString>,
+    size: Option<&'a str>,
     managed_by: ManagedBy,
     monthly: Option<Money>,
     ceiling: Option<Money>,
@@ -184,7 +187,7 @@ impl Serialize for PlannedItem {
             kind: self.kind(),
             physical_name: &self.physical_name,
             owner: &self.owner,
-            size: &self.size,
+            size: self.size.as_deref(),
             managed_by: self.managed_by,
             monthly: self.monthly,
             ceiling: self.ceiling,

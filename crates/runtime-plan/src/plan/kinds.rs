@@ -342,7 +342,7 @@ item_kinds! {
         alarms: [],
     }
     /// The proxy's target (the instance or cluster).
-    RdsProxyTarget { .. } = "rds-proxy-target" {
+    RdsProxyTarget(_) = "rds-proxy-target" {
         words: "proxy target",
         name_limit: None,
         included: PROXY_PRICE,
@@ -406,7 +406,7 @@ item_kinds! {
         alarms: [DeadLetters],
     }
     /// SNS topic.
-    SnsTopic { .. } = "sns-topic" {
+    SnsTopic(_) = "sns-topic" {
         words: "SNS topic",
         name_limit: Some(256),
         included: NO_CHARGE,
@@ -470,7 +470,7 @@ item_kinds! {
         alarms: [ServiceCpu, ServiceMemory],
     }
     /// Cloud Map service of an internal workload.
-    CloudMapService { .. } = "cloud-map-service" {
+    CloudMapService(_) = "cloud-map-service" {
         words: "Cloud Map service",
         name_limit: Some(63),
         included: "DNS queries from inside the VPC are free",
@@ -518,7 +518,7 @@ item_kinds! {
         alarms: [],
     }
     /// IAM role ECS assumes to shift a public workload's traffic during a release.
-    TrafficRole { .. } = "traffic-role" {
+    TrafficRole(_) = "traffic-role" {
         words: "traffic role",
         name_limit: Some(64),
         included: NO_CHARGE,
@@ -534,7 +534,7 @@ item_kinds! {
         alarms: [],
     }
     /// Application Auto Scaling target of a service.
-    ScalingTarget { .. } = "scaling-target" {
+    ScalingTarget(_) = "scaling-target" {
         words: "scaling target",
         name_limit: None,
         included: NO_CHARGE,

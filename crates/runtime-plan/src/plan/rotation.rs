@@ -8,7 +8,10 @@ use std::sync::Arc;
 use compact_str::CompactString;
 use serde::Serialize;
 
-use super::{ConsumerKind, CredentialKind, GeneratedSecret, InfisicalPlace, ItemSpec, Plan, TaskPurpose};
+use super::{
+    ConsumerKind, CredentialKind, GeneratedSecret, InfisicalFolder, InfisicalPlace, ItemSpec, Plan,
+    TaskPurpose,
+};
 use crate::plan::ConnectionSource;
 
 /// The Infisical folder (in the environment's Infisical environment) where `runway rotate`
@@ -215,8 +218,7 @@ impl Plan {
             }
         }
         let pending = InfisicalPlace {
-            environment: credential.infisical.environment.clone(),
-            folder: Arc::from(pending_folder.as_str()),
+            at: InfisicalFolder::shared(Arc::clone(&credential.infisical.environment), pending_folder),
             name: credential.infisical.name.clone(),
         };
         Ok(Rotation {

@@ -317,13 +317,19 @@ fn reachability(plan: &Plan) -> Result<Reach, TestCaseError> {
                 groups.insert(i.id.as_str(), (ingress, egress));
                 continue;
             }
-            ItemSpec::Alb(alb) => (Node::Alb, &alb.security_groups),
-            ItemSpec::EcsService(s) => (Node::Workload(s.workload.to_string()), &s.security_groups),
-            ItemSpec::RdsProxy(s) => (Node::Proxy(s.resource.to_string()), &s.security_groups),
-            ItemSpec::RdsInstance(s) => (Node::Database(s.resource.to_string()), &s.security_groups),
-            ItemSpec::AuroraCluster(s) => (Node::Database(s.resource.to_string()), &s.security_groups),
-            ItemSpec::CacheReplicationGroup(s) => (Node::Cache(s.resource.to_string()), &s.security_groups),
-            ItemSpec::VpcEndpoint { security_groups, .. } => (Node::Endpoints, security_groups),
+            ItemSpec::Alb(alb) => (Node::Alb, alb.security_groups.as_slice()),
+            ItemSpec::EcsService(s) => (Node::Workload(s.workload.to_string()), s.security_groups.as_slice()),
+            ItemSpec::RdsProxy(s) => (Node::Proxy(s.resource.to_string()), s.security_groups.as_slice()),
+            ItemSpec::RdsInstance(s) => {
+                (Node::Database(s.resource.to_string()), s.security_groups.as_slice())
+            }
+            ItemSpec::AuroraCluster(s) => {
+                (Node::Database(s.resource.to_string()), s.security_groups.as_slice())
+            }
+            ItemSpec::CacheReplicationGroup(s) => {
+                (Node::Cache(s.resource.to_string()), s.security_groups.as_slice())
+            }
+            ItemSpec::VpcEndpoint { security_groups, .. } => (Node::Endpoints, &**security_groups),
             _ => continue,
         };
         for g in ids {

@@ -23,7 +23,7 @@ fn alarm(p: &Plan, id: &str) -> (u64, f64, Vec<AlarmDimension>) {
     else {
         panic!("{id} is not an alarm")
     };
-    (*threshold, *metric_threshold, dimensions.clone())
+    (*threshold, *metric_threshold, dimensions.to_vec())
 }
 
 fn with_alarms(env: &str, setting: impl FnOnce(&mut Alarms)) -> Product {
@@ -371,18 +371,21 @@ fn alerts_endpoints_are_parameters_secrets_prepare_copies() {
     let p = planned(&product, "production");
     let ItemSpec::AlertTopic { https, .. } = &p.item(ALERTS_TOPIC_ID).unwrap().spec else { panic!() };
     assert_eq!(
-        https,
-        &["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
+        **https,
+        ["/acme-shop/production/_alerts/PAGERDUTY_URL", "/acme-shop/production/_alerts/OPSGENIE_URL"]
     );
     for name in https {
         let param = p.secrets.ssm_parameters.iter().find(|s| *s.name == **name).unwrap();
         assert_eq!(param.source, ParameterSource::AlertEndpoint);
         assert_eq!(param.written_by, ParameterWriter::SecretsPrepare);
-        assert_eq!(param.referenced_by, [ALERTS_TOPIC_ID]);
+        assert_eq!(*param.referenced_by, [ALERTS_TOPIC_ID]);
         let place = param.infisical.as_ref().unwrap();
         assert_eq!((&*place.environment, &*place.folder), ("prod", "/runtime/_alerts"));
         assert_eq!(place.name, param.variable);
-        assert_eq!(*param.kms_key, *p.secrets.kms_key);
+        // Written with the plan's key: its JSON names the key in each parameter.
+        let json = serde_json::to_value(&p.secrets).unwrap();
+        let written = json["ssmParameters"].as_array().unwrap().iter().find(|s| s["name"] == **name).unwrap();
+        assert_eq!(written["kmsKey"], p.secrets.kms_key.as_str());
     }
     // Without alarms, no topic and no endpoint parameter.
     let quiet = planned(&product, "dev");

@@ -201,12 +201,8 @@ fn services_scale_from_min_to_max() {
         (*desired_count, discovery_service.as_deref(), target_group.as_deref()),
         (2, Some("metabase_discovery"), None)
     );
-    let ItemSpec::ScalingTarget { min_capacity, max_capacity, .. } =
-        &p.item("metabase_scaling-target").unwrap().spec
-    else {
-        panic!()
-    };
-    assert_eq!((*min_capacity, *max_capacity), (2, 4));
+    let ItemSpec::ScalingTarget(target) = &p.item("metabase_scaling-target").unwrap().spec else { panic!() };
+    assert_eq!((target.min_capacity, target.max_capacity), (2, 4));
     // min == max: no autoscaling items.
     assert!(p.item("shop_scaling-target").is_none());
     let w = p.workloads.iter().find(|w| w.name == "metabase").unwrap();
@@ -506,7 +502,7 @@ fn every_queue_topic_bucket_and_cache_is_encrypted() {
             match &i.spec {
                 ItemSpec::SqsQueue(q) => assert!(q.managed_sse, "{}", i.id),
                 ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => assert!(*managed_sse, "{}", i.id),
-                ItemSpec::SnsTopic { kms_master_key, .. } => assert_eq!(kms_master_key, "alias/aws/sns"),
+                ItemSpec::SnsTopic(t) => assert_eq!(t.kms_master_key, "alias/aws/sns"),
                 ItemSpec::S3Bucket(b) => {
                     assert!(b.tls_only && b.block_public_access && b.encryption == "AES256", "{}", i.id);
                     assert_eq!((b.protect, i.protected()), (production, production), "{}", i.id);
@@ -684,8 +680,6 @@ fn aurora_declares_a_cluster_and_its_instances() {
     let instances = p.items.iter().filter(|i| i.kind() == ItemKind::AuroraInstance).count();
     assert_eq!(instances as u32, n);
     assert_eq!(p.item("main-db_db").unwrap().kind(), ItemKind::AuroraCluster);
-    let ItemSpec::RdsProxyTarget { target, .. } = &p.item("main-db_proxy-target").unwrap().spec else {
-        panic!()
-    };
-    assert_eq!(target, "main-db_db");
+    let ItemSpec::RdsProxyTarget(t) = &p.item("main-db_proxy-target").unwrap().spec else { panic!() };
+    assert_eq!(t.target, "main-db_db");
 }

@@ -166,10 +166,7 @@ fn the_endpoints_admit_every_client_in_the_vpc() {
     let ItemSpec::SecurityGroup { ingress, egress, .. } = &p.item("env_endpoints-sg").unwrap().spec else {
         panic!("no endpoints group")
     };
-    assert_eq!(
-        (ingress.as_slice(), egress.is_empty()),
-        (&[SecurityRule { peer: Peer::Vpc, port: 443 }][..], true)
-    );
+    assert_eq!((&**ingress, egress.is_empty()), (&[SecurityRule { peer: Peer::Vpc, port: 443 }][..], true));
     assert!(p.items.iter().all(|i| !i.id.contains("endpoint-clients")), "no clients group");
     for i in p.items.iter().filter(|i| matches!(i.kind(), ItemKind::EcsService | ItemKind::RdsProxy)) {
         let out_443 = groups_of(i).iter().any(|g| {
@@ -492,7 +489,11 @@ fn the_environment_has_its_own_key_unless_one_is_named() {
     let ItemSpec::KmsKey { alias, decrypters, .. } = &key.spec else { panic!("a key") };
     assert_eq!(alias, &p.secrets.kms_key);
     assert_eq!(p.secrets.secrets_manager_key.as_deref(), Some(alias.as_str()));
-    assert!(p.secrets.ssm_parameters.iter().all(|s| *s.kms_key == **alias));
+    // Every parameter is written with the layout's key (its JSON names it in each).
+    let json = serde_json::to_value(&p.secrets).unwrap();
+    let parameters = json["ssmParameters"].as_array().unwrap();
+    assert_eq!(parameters.len(), p.secrets.ssm_parameters.len());
+    assert!(!parameters.is_empty() && parameters.iter().all(|s| s["kmsKey"] == alias.as_str()));
     let roles: Vec<&str> = p
         .items
         .iter()

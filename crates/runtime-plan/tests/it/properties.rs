@@ -61,7 +61,7 @@ proptest! {
                     prop_assert!(full.len() <= 63, "{} > 63", full);
                     prop_assert_eq!(name_suffix.to_string(), format!("-{}-an", plan.region));
                 }
-                if matches!(&i.spec, ItemSpec::SqsQueue(q) if q.fifo) || matches!(i.spec, ItemSpec::SnsTopic { fifo: true, .. }) {
+                if matches!(&i.spec, ItemSpec::SqsQueue(q) if q.fifo) || matches!(&i.spec, ItemSpec::SnsTopic(t) if t.fifo) {
                     prop_assert!(i.physical_name.ends_with(".fifo"));
                 }
             }
@@ -90,7 +90,7 @@ proptest! {
                 match &i.spec {
                     ItemSpec::SqsQueue(q) => prop_assert!(q.managed_sse, "{}", i.id),
                     ItemSpec::SqsDeadLetterQueue { managed_sse, .. } => prop_assert!(*managed_sse, "{}", i.id),
-                    ItemSpec::SnsTopic { kms_master_key, .. } => prop_assert_eq!(kms_master_key.as_str(), lower::SNS_KMS_KEY),
+                    ItemSpec::SnsTopic(t) => prop_assert_eq!(t.kms_master_key.as_str(), lower::SNS_KMS_KEY),
                     ItemSpec::S3Bucket(b) => {
                         let S3BucketSpec { encryption, tls_only, block_public_access, versioning, lifecycle, .. } = &**b;
                         prop_assert!(*tls_only && *block_public_access && encryption == lower::BUCKET_ENCRYPTION, "{}", i.id);

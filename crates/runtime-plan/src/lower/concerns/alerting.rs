@@ -146,7 +146,7 @@ fn declare(cx: &mut Cx, watch: Watch, topic: &str) {
             node: watch.node,
             threshold,
             metric_threshold,
-            dimensions: watch.dimensions.clone(),
+            dimensions: watch.dimensions.as_slice().into(),
             evaluation_periods: periods,
             datapoints_to_alarm: datapoints,
         };

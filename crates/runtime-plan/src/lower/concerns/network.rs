@@ -83,7 +83,12 @@ fn group(
     egress: Vec<SecurityRule>,
 ) -> CompactString {
     let name = cx.named(ItemKind::SecurityGroup, name);
-    cx.push(NewItem::new(id, name, owner, ItemSpec::SecurityGroup { guards, ingress, egress }))
+    cx.push(NewItem::new(
+        id,
+        name,
+        owner,
+        ItemSpec::SecurityGroup { guards, ingress: ingress.into(), egress: egress.into() },
+    ))
 }
 
 /// The id of the environment's members group of a port.

@@ -6,10 +6,12 @@ use std::sync::Arc;
 
 use compact_str::CompactString;
 use indexmap::IndexMap;
-use runway_schema::{Engine, Environment, Product, ResourceSpec, values::variable_prefix, variable_suffixes};
+use runway_schema::{
+    Engine, Environment, Product, ResourceSpec, Runway, values::variable_prefix, variable_suffixes,
+};
 
 use super::cat;
-use crate::plan::Origin;
+use crate::plan::{InfisicalFolder, Origin};
 
 /// A resource as the planner sees it: declared or implicit.
 pub(in crate::lower) struct Res {
@@ -24,8 +26,9 @@ pub(in crate::lower) struct Res {
     prefix: String,
     /// Its variable names in the spec's order, made once and shared by its bindings.
     pub(in crate::lower) vars: Arc<[CompactString]>,
-    /// Its Infisical folder (`/runtime/main-db`), shared by its variables' places.
-    pub(in crate::lower) folder: Arc<str>,
+    /// Its Infisical folder (`/runtime/main-db`) in the environment's slug, shared by its
+    /// variables' places.
+    pub(in crate::lower) folder: Arc<InfisicalFolder>,
     /// `restore.check` (a postgres resource's), as declared.
     pub(in crate::lower) restore_check: Option<CompactString>,
 }
@@ -123,13 +126,14 @@ pub(in crate::lower) fn collect(product: &Product, env_name: &str, env: &Environ
                 None,
             )
         });
+    let slug = infisical_env(&product.root, env_name);
     let list: Vec<Res> = declared
         .chain(implicit)
         .enumerate()
         .map(|(index, (name, spec, size, origin, restore_check))| {
             let prefix = variable_prefix(&name);
             let vars = variable_suffixes(&spec).into_iter().map(|s| cat(&[&prefix, "_", s])).collect();
-            let folder = folder(product, &name);
+            let folder = InfisicalFolder::shared(Arc::clone(&slug), folder(product, &name));
             Res { index, name, spec, size: size.into(), origin, prefix, vars, folder, restore_check }
         })
         .collect();
@@ -147,12 +151,18 @@ pub(in crate::lower) fn shared_name(engine: Engine) -> CompactString {
 /// The Infisical folder of a resource's variables: its path with each `{resource}` replaced
 /// by the resource's name (what `Infisical::folder` gives, without building a substring
 /// searcher per resource).
-fn folder(product: &Product, resource: &str) -> Arc<str> {
+fn folder(product: &Product, resource: &str) -> CompactString {
     let path = match &product.root.secrets.infisical {
         Some(i) => i.path.as_str(),
         None => runway_schema::DEFAULT_INFISICAL_PATH,
     };
-    Arc::from(fill(path, resource).as_str())
+    fill(path, resource)
+}
+
+/// The Infisical environment slug of environment `env_name` (`secrets.infisical`'s, else the
+/// environment's name): one text for the plan.
+pub(in crate::lower) fn infisical_env(root: &Runway, env_name: &str) -> Arc<str> {
+    Arc::from(root.secrets.infisical.as_ref().map_or(env_name, |i| i.environment_slug(env_name)))
 }
 
 /// `path` with each `{resource}`, left to right, replaced by `resource` (as `str::replace`).
@@ -201,7 +211,7 @@ mod tests {
             origin: Origin::Declared,
             prefix: "Q".into(),
             vars,
-            folder: "/runtime/q".into(),
+            folder: InfisicalFolder::shared("dev".into(), "/runtime/q"),
             restore_check: None,
         };
         assert_eq!(

@@ -12,8 +12,9 @@ use runway_schema::Runway;
 use super::cat;
 use super::resources::Res;
 use crate::plan::{
-    ConnectionSource, ConnectionVariable, CredentialKind, DatabaseBootstrap, GeneratedSecret, InfisicalPlace,
-    ParameterSource, ParameterType, ParameterWriter, RegistryCopy, SecretsLayout, SsmParameter,
+    ConnectionSource, ConnectionVariable, CredentialKind, DatabaseBootstrap, GeneratedSecret,
+    InfisicalFolder, InfisicalPlace, ParameterSource, ParameterType, ParameterWriter, RegistryCopy,
+    SecretsLayout, SsmParameter,
 };
 
 /// The owner of the alerts topic's endpoints' parameters and their Infisical folder's name.
@@ -30,8 +31,6 @@ pub(in crate::lower) struct Layout {
     ssm_head: CompactString,
     /// SSM KMS key: `secrets.ssm.kmsKey`, or the environment's own key's alias.
     pub(in crate::lower) kms_key: CompactString,
-    /// The same text, shared by every SSM parameter's record.
-    ssm_key: Arc<str>,
     /// The key is the environment's own (`secrets.ssm.kmsKey` names none).
     pub(in crate::lower) own_key: bool,
     generated: Vec<GeneratedSecret>,
@@ -47,7 +46,7 @@ pub(in crate::lower) struct Layout {
     pub(in crate::lower) bootstraps: Vec<DatabaseBootstrap>,
     /// The last login folder made, by resource position and consumer: a login's places are
     /// asked for one after another, and share one folder text.
-    last_login_folder: RefCell<Option<(usize, CompactString, Arc<str>)>>,
+    last_login_folder: RefCell<Option<(usize, CompactString, Arc<InfisicalFolder>)>>,
 }
 
 impl Layout {
@@ -62,10 +61,9 @@ impl Layout {
         );
         Layout {
             infisical_project: infisical.map(|i| i.project.as_str().into()),
-            infisical_env: Arc::from(infisical.map_or(env_name, |i| i.environment_slug(env_name))),
+            infisical_env: super::resources::infisical_env(root, env_name),
             ssm_head: cat(&[&ssm_prefix, "/"]),
             ssm_prefix,
-            ssm_key: Arc::from(kms_key.as_str()),
             kms_key,
             own_key: root.secrets.ssm.kms_key.is_none(),
             generated: Vec::new(),
@@ -120,13 +118,13 @@ impl Layout {
 
     /// Where variable `name` of resource `r` is written in Infisical.
     pub(in crate::lower) fn place(&self, r: &Res, name: CompactString) -> InfisicalPlace {
-        InfisicalPlace { environment: self.infisical_env.clone(), folder: r.folder.clone(), name }
+        InfisicalPlace { at: Arc::clone(&r.folder), name }
     }
 
     /// The display form of the resource's Infisical folder, `<infisical-env>:<folder>`.
     pub(in crate::lower) fn folder_display(&self, r: &Res) -> CompactString {
         // What `InfisicalPlace::display` gives, joined (not formatted) without a place made.
-        cat(&[&self.infisical_env, ":", &r.folder])
+        cat(&[&self.infisical_env, ":", &r.folder.folder])
     }
 
     /// The SSM parameter name of `owner`'s variable: `<prefix>/<owner>/<var>`, one text its
@@ -167,16 +165,16 @@ impl Layout {
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
     /// `<folder>/<consumer>`, the same text as the last time it was asked for.
-    pub(in crate::lower) fn login_folder(&self, r: &Res, consumer: &str) -> Arc<str> {
+    pub(in crate::lower) fn login_folder(&self, r: &Res, consumer: &str) -> Arc<InfisicalFolder> {
         Self::login_folder_in(&self.last_login_folder, r, consumer)
     }
 
     /// [`Layout::login_folder`], remembered in `last` (a field borrowed apart from the rest).
     fn login_folder_in(
-        last: &RefCell<Option<(usize, CompactString, Arc<str>)>>,
+        last: &RefCell<Option<(usize, CompactString, Arc<InfisicalFolder>)>>,
         r: &Res,
         consumer: &str,
-    ) -> Arc<str> {
+    ) -> Arc<InfisicalFolder> {
         let mut last = last.borrow_mut();
         if let Some((index, name, folder)) = last.as_ref()
             && *index == r.index
@@ -184,7 +182,10 @@ impl Layout {
         {
             return Arc::clone(folder);
         }
-        let folder = shared(&[&r.folder, "/", consumer]);
+        let folder = InfisicalFolder::shared(
+            Arc::clone(&r.folder.environment),
+            cat(&[&r.folder.folder, "/", consumer]),
+        );
         *last = Some((r.index, consumer.into(), Arc::clone(&folder)));
         folder
     }
@@ -192,7 +193,7 @@ impl Layout {
     /// The display form of consumer `consumer`'s own folder of resource `r`.
     pub(in crate::lower) fn login_folder_display(&self, r: &Res, consumer: &str) -> CompactString {
         // `InfisicalPlace::display` of its place, joined (not formatted).
-        cat(&[&self.infisical_env, ":", &r.folder, "/", consumer])
+        cat(&[&self.infisical_env, ":", &r.folder.folder, "/", consumer])
     }
 
     /// The SSM parameter name of consumer `consumer`'s own variable of resource `resource`:
@@ -208,7 +209,7 @@ impl Layout {
     pub(in crate::lower) fn generated_login(
         &mut self,
         r: &Res,
-        (consumer, folder): (&str, &Arc<str>),
+        (consumer, folder): (&str, &Arc<InfisicalFolder>),
         role: &str,
         proxy_secret: CompactString,
     ) {
@@ -221,11 +222,7 @@ impl Layout {
             kind: CredentialKind::PostgresLoginPassword,
             consumer: Some(consumer.into()),
             variable: password.clone(),
-            infisical: InfisicalPlace {
-                environment: self.infisical_env.clone(),
-                folder: folder.clone(),
-                name: password,
-            },
+            infisical: InfisicalPlace { at: Arc::clone(folder), name: password },
             secrets_manager: Some(proxy_secret),
             secrets_manager_username: Some(role.into()),
         });
@@ -236,12 +233,11 @@ impl Layout {
     pub(in crate::lower) fn login_connection(
         &mut self,
         r: &Res,
-        (consumer, folder): (&str, &Arc<str>),
+        (consumer, folder): (&str, &Arc<InfisicalFolder>),
         var: CompactString,
         source: ConnectionSource,
     ) {
-        let infisical =
-            InfisicalPlace { environment: self.infisical_env.clone(), folder: folder.clone(), name: var };
+        let infisical = InfisicalPlace { at: Arc::clone(folder), name: var };
         self.connection.push(ConnectionVariable {
             resource: r.name.clone(),
             consumer: Some(consumer.into()),
@@ -261,7 +257,7 @@ impl Layout {
         (name, by): (&Arc<str>, &str),
     ) {
         let variable = &r.vars[var];
-        let (environment, kms_key, last) = (&self.infisical_env, &self.ssm_key, &self.last_login_folder);
+        let last = &self.last_login_folder;
         self.ssm.reference(Key::Login(at(r.index), at(index), at(var)), by, || SsmParameter {
             name: Arc::clone(name),
             variable: variable.clone(),
@@ -270,13 +266,11 @@ impl Layout {
             owner: r.name.clone(),
             consumer: Some(consumer.into()),
             infisical: Some(InfisicalPlace {
-                environment: environment.clone(),
-                folder: Self::login_folder_in(last, r, consumer),
+                at: Self::login_folder_in(last, r, consumer),
                 name: variable.clone(),
             }),
-            referenced_by: vec![],
+            referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -290,11 +284,7 @@ impl Layout {
         name: &str,
     ) {
         let folder = self.workload_folder(workload);
-        let place = |suffix: &str| InfisicalPlace {
-            environment: self.infisical_env.clone(),
-            folder: folder.clone(),
-            name: cat(&[name, suffix]),
-        };
+        let place = |suffix: &str| InfisicalPlace { at: Arc::clone(&folder), name: cat(&[name, suffix]) };
         let (username, password) = (place("_USERNAME"), place("_PASSWORD"));
         self.registry_copies.push(RegistryCopy {
             workload: workload.into(),
@@ -358,7 +348,6 @@ impl Layout {
     /// position `var`, copied from its Infisical place.
     pub(in crate::lower) fn resource_parameter(&mut self, r: &Res, var: usize, name: &Arc<str>, by: &str) {
         let variable = &r.vars[var];
-        let (environment, kms_key) = (&self.infisical_env, &self.ssm_key);
         self.ssm.reference(Key::Resource(at(r.index), at(var)), by, || SsmParameter {
             name: Arc::clone(name),
             variable: variable.clone(),
@@ -367,14 +356,9 @@ impl Layout {
             written_by: ParameterWriter::Program,
             owner: r.name.clone(),
             consumer: None,
-            infisical: Some(InfisicalPlace {
-                environment: environment.clone(),
-                folder: r.folder.clone(),
-                name: variable.clone(),
-            }),
-            referenced_by: vec![],
+            infisical: Some(InfisicalPlace { at: Arc::clone(&r.folder), name: variable.clone() }),
+            referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
     }
 
@@ -388,12 +372,9 @@ impl Layout {
         (index, secret, param): (usize, &str, &Arc<str>),
         by: &str,
     ) {
-        let place = InfisicalPlace {
-            environment: self.infisical_env.clone(),
-            folder: self.workload_folder(name),
-            name: secret.into(),
-        };
-        let kms_key = &self.ssm_key;
+        let (environment, template) = (&self.infisical_env, &self.folder_template);
+        // The place is made with the parameter, the first time it is referenced.
+        let place = || InfisicalPlace { at: folder_of(environment, template, name), name: secret.into() };
         self.ssm.reference(Key::Workload(at(workload), at(index)), by, || SsmParameter {
             name: Arc::clone(param),
             variable: secret.into(),
@@ -401,17 +382,15 @@ impl Layout {
             written_by: ParameterWriter::SecretsPrepare,
             owner: name.into(),
             consumer: None,
-            infisical: Some(place),
-            referenced_by: vec![],
+            infisical: Some(place()),
+            referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
     }
 
-    /// The Infisical folder of workload `workload`: `secrets.infisical.path` with the workload
-    /// in place of `{resource}`, where people set its registry credentials and its own secrets.
-    fn workload_folder(&self, workload: &str) -> Arc<str> {
-        Arc::from(super::resources::fill(&self.folder_template, workload).as_str())
+    /// The Infisical folder of workload `workload` (see [`folder_of`]).
+    fn workload_folder(&self, workload: &str) -> Arc<InfisicalFolder> {
+        folder_of(&self.infisical_env, &self.folder_template, workload)
     }
 
     /// The SSM parameter of the alerts topic's HTTPS endpoint `name` (at position `index` of
@@ -420,9 +399,7 @@ impl Layout {
     /// resource's and workload's, whose names have none).
     pub(in crate::lower) fn alert_parameter(&mut self, index: usize, name: &str, by: &str) -> Arc<str> {
         let param = self.ssm_name(ALERTS_OWNER, name);
-        let folder = Arc::from(super::resources::fill(&self.folder_template, ALERTS_OWNER).as_str());
-        let place = InfisicalPlace { environment: self.infisical_env.clone(), folder, name: name.into() };
-        let kms_key = &self.ssm_key;
+        let place = InfisicalPlace { at: self.workload_folder(ALERTS_OWNER), name: name.into() };
         self.ssm.reference(Key::Alert(at(index)), by, || SsmParameter {
             name: param.clone(),
             variable: name.into(),
@@ -431,9 +408,8 @@ impl Layout {
             owner: ALERTS_OWNER.into(),
             consumer: None,
             infisical: Some(place),
-            referenced_by: vec![],
+            referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: Arc::clone(kms_key),
         });
         param
     }
@@ -462,6 +438,13 @@ impl Layout {
             bootstraps: self.bootstraps,
         }
     }
+}
+
+/// The Infisical folder of workload `workload` in environment `environment`: the folder
+/// template (`secrets.infisical.path`) with the workload in place of `{resource}`, where people
+/// set its registry credentials and its own secrets.
+fn folder_of(environment: &Arc<str>, template: &str, workload: &str) -> Arc<InfisicalFolder> {
+    InfisicalFolder::shared(Arc::clone(environment), super::resources::fill(template, workload))
 }
 
 /// `parts` joined as one shared text, allocated once at its length.
@@ -508,13 +491,18 @@ impl SsmParams {
     /// Records that item `by` references the parameter `key`, making it on first use.
     fn reference(&mut self, key: Key, by: &str, make: impl FnOnce() -> SsmParameter) {
         match self.at.get(&key) {
-            Some(&i) => self.list[i].referenced_by.push(by.into()),
+            Some(&i) => {
+                // A boxed list, one longer: room for exactly its readers (a `Vec` grown by
+                // pushes held room for four, 0.5 MB never used at N = 10,000).
+                let readers = &mut self.list[i].referenced_by;
+                let mut list = std::mem::take(readers).into_vec();
+                list.reserve_exact(1);
+                list.push(by.into());
+                *readers = list.into_boxed_slice();
+            }
             None => {
                 let mut p = make();
-                // Most parameters have one reader: room for one, not the four a first push
-                // reserves (about 2 MB at 30,000 parameters).
-                p.referenced_by.reserve_exact(1);
-                p.referenced_by.push(by.into());
+                p.referenced_by = Box::new([by.into()]);
                 self.at.insert(key, self.list.len());
                 self.list.push(p);
             }
@@ -608,9 +596,8 @@ mod tests {
             owner: "o".into(),
             consumer: None,
             infisical: None,
-            referenced_by: vec![],
+            referenced_by: Box::default(),
             r#type: ParameterType::SecureString,
-            kms_key: "alias/aws/ssm".into(),
         }
     }
 
@@ -629,7 +616,7 @@ mod tests {
         want.sort_unstable();
         assert_eq!(got, want);
         let a = list.iter().find(|p| *p.name == *"/p/e/a").unwrap();
-        assert_eq!(a.referenced_by, ["item2", "again"]);
+        assert_eq!(*a.referenced_by, ["item2", "again"]);
     }
 
     #[test]

@@ -94,7 +94,7 @@ fn spec(
         service_name: cat(&["com.amazonaws.", &cx.env.region, ".", service]),
         endpoint_type,
         private_dns: endpoint_type == EndpointType::Interface,
-        security_groups,
+        security_groups: security_groups.into(),
         zones,
     }
 }

@@ -17,7 +17,8 @@ use super::{network, protection};
 use crate::naming::fit;
 use crate::plan::{
     AuroraClusterSpec, ConnectionSource, CredentialKind, DatabaseBootstrap, DatabaseLogin, ItemKind,
-    ItemSpec, ManagedBy, OwnDatabase, RdsInstanceSpec, RdsProxySpec, TaskSecret, postgres_engine_str,
+    ItemSpec, ManagedBy, OwnDatabase, RdsInstanceSpec, RdsProxySpec, RdsProxyTargetSpec, TaskSecret,
+    postgres_engine_str,
 };
 use crate::pricing::Priceable;
 
@@ -220,8 +221,9 @@ fn proxy(
     let logins: Vec<CompactString> = logins.iter().map(|(id, _)| id.clone()).collect();
     // The environment previews are `from`: its proxy admits their logins too, each preview's
     // registered by `runway preview up` (docs/previews.md, "The shared proxy's logins").
-    let previews = cx.previews_from.then(|| cat(&[cx.product, "/pr-*/", &r.name, "/proxy-*"]));
-    let spec = ItemSpec::ProxyRole { secret: secret.clone(), logins: logins.clone(), previews };
+    let previews =
+        cx.previews_from.then(|| Box::from(cat(&[cx.product, "/pr-*/", &r.name, "/proxy-*"]).as_str()));
+    let spec = ItemSpec::ProxyRole { secret: secret.clone(), logins: logins.as_slice().into(), previews };
     let role = cx.push(
         NewItem::new(cat(&[&r.name, "_proxy-role"]), role_name, Some(&r.name), spec)
             .depends_on([vec![secret.clone()], logins.clone()].concat()),
@@ -255,8 +257,11 @@ fn proxy(
         )
         .depends_on(vec![proxy.clone()]),
     );
-    let spec =
-        ItemSpec::RdsProxyTarget { proxy: proxy.clone(), target_group: tg.clone(), target: db.id.clone() };
+    let spec = ItemSpec::RdsProxyTarget(Box::new(RdsProxyTargetSpec {
+        proxy: proxy.clone(),
+        target_group: tg.clone(),
+        target: db.id.clone(),
+    }));
     cx.add(
         NewItem::new(
             cat(&[&r.name, "_proxy-target"]),

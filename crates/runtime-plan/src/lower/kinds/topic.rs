@@ -5,7 +5,7 @@ use super::protection::SNS_KMS_KEY;
 use super::resources::Res;
 use super::{Described, cat, group, usage};
 use crate::naming::fit_with_suffix;
-use crate::plan::ItemSpec;
+use crate::plan::{ItemSpec, SnsTopicSpec};
 use crate::pricing::Priceable;
 use runway_schema::UsageKey;
 
@@ -18,12 +18,12 @@ pub(in crate::lower) fn lower(cx: &mut Cx, r: &Res, fifo: bool) -> Described {
     let name = fit_with_suffix(&cx.base(&r.name), if fifo { ".fifo" } else { "" }, 256);
     // The AWS managed key: its key policy lets the account's principals use it through SNS, so
     // publishers need no KMS permission of their own.
-    let spec = ItemSpec::SnsTopic {
+    let spec = ItemSpec::SnsTopic(Box::new(SnsTopicSpec {
         resource: r.name.clone(),
         fifo,
         monthly_requests: requests,
         kms_master_key: SNS_KMS_KEY.into(),
-    };
+    }));
     let topic = cat(&[&r.name, "_topic"]);
     let declared = usage::declared(cx, Some(&r.name), UsageKey::Requests);
     let default = requests.map(|n| (usage::millions(n), r.size.as_str()));

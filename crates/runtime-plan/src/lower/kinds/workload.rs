@@ -21,9 +21,10 @@ use super::resources::Resources;
 use super::{HEALTH_CHECK_GRACE_SECONDS, Lowered, cat};
 use super::{network, protection, usage};
 use crate::plan::{
-    AlbListenerRuleSpec, AlbTargetGroupSpec, Binding, DnsRecordSpec, EcsServiceSpec, HealthSpec, ItemKind,
-    ItemSpec, ManagedBy, OneOffTask, PlannedWorkload, PolicyResource, RepositoryCredentials,
-    TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, TrafficShift,
+    AlbListenerRuleSpec, AlbTargetGroupSpec, Binding, CloudMapServiceSpec, DnsRecordSpec, EcsServiceSpec,
+    HealthSpec, ItemKind, ItemSpec, ManagedBy, OneOffTask, PlannedWorkload, PolicyResource,
+    RepositoryCredentials, TaskDefinitionSpec, TaskPurpose, TaskRecord, TaskSecret, TrafficRoleSpec,
+    TrafficShift,
 };
 use crate::pricing::Priceable;
 
@@ -398,11 +399,11 @@ fn reference_parameters(cx: &mut Cx, w: &Lowering, resources: &Resources, task_d
 /// An internal workload's Cloud Map service; returns its id and DNS name.
 fn discovery_service(cx: &mut Cx, w: &Lowering, namespace: &Named) -> (CompactString, CompactString) {
     let dns_name = cat(&[w.name, ".", &namespace.name]);
-    let spec = ItemSpec::CloudMapService {
+    let spec = ItemSpec::CloudMapService(Box::new(CloudMapServiceSpec {
         workload: w.name.into(),
         namespace: namespace.id.clone(),
         dns_name: dns_name.clone(),
-    };
+    }));
     let name = cx.named(ItemKind::CloudMapService, w.name.into());
     let id = cx.push(
         NewItem::new(cat(&[w.name, "_discovery"]), name, Some(w.name), spec)
@@ -489,11 +490,11 @@ fn traffic_role(
     rule: &CompactString,
     (tg, alternate): (&CompactString, CompactString),
 ) -> TrafficShift {
-    let spec = ItemSpec::TrafficRole {
+    let spec = ItemSpec::TrafficRole(Box::new(TrafficRoleSpec {
         workload: w.name.into(),
         listener_rule: rule.clone(),
         target_groups: vec![tg.clone(), alternate.clone()],
-    };
+    }));
     let name = cx.named(ItemKind::TrafficRole, cat(&[&w.base, "-traffic"]));
     let role =
         cx.push(NewItem::new(cat(&[w.name, "_traffic-role"]), name, Some(w.name), spec).depends_on(vec![

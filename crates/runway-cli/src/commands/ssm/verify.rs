@@ -30,7 +30,7 @@ pub(crate) fn run(args: Args, out: Out) -> Result<(), Exit> {
         .secrets
         .ssm_parameters
         .iter()
-        .map(|p| ParameterExpectation { name: p.name.to_string(), kms_key: p.kms_key.to_string() })
+        .map(|p| ParameterExpectation { name: p.name.to_string(), kms_key: plan.secrets.kms_key.to_string() })
         .collect();
     let rt = session.runtime()?;
     let aws = rt.block_on(crate::session::aws(plan, out))?;

@@ -8,7 +8,7 @@ use super::super::context::{Cx, Named, NewItem};
 use super::super::platform::Platform;
 use super::super::{SCALING_CPU_TARGET, cat};
 use super::{Lowering, Used};
-use crate::plan::{ActiveHours, ItemKind, ItemSpec, ScalingPolicySpec, ScalingSource};
+use crate::plan::{ActiveHours, ItemKind, ItemSpec, ScalingPolicySpec, ScalingSource, ScalingTargetSpec};
 
 /// One policy to declare: its word (in its id and name), metric, target value, what it is
 /// measured on, and what it waits for.
@@ -31,13 +31,13 @@ pub(super) fn lower(
 ) {
     let cluster = platform.cluster.as_ref().map(|c| c.name.as_str()).unwrap_or_default();
     let floor = hours_floor(w);
-    let spec = ItemSpec::ScalingTarget {
+    let spec = ItemSpec::ScalingTarget(Box::new(ScalingTargetSpec {
         workload: w.name.into(),
         service: service.id.clone(),
         min_capacity: floor,
         max_capacity: w.scale.max,
         active: w.scaling.active.as_ref().map(|a| Box::new(active_hours(a, floor))),
-    };
+    }));
     let target = cx.push(
         NewItem::new(
             cat(&[w.name, "_scaling-target"]),
