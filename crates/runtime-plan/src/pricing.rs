@@ -272,7 +272,8 @@ struct Asked {
 /// found, and the answers are only indexed, never iterated into output.
 pub(crate) struct Prices {
     questions: indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
-    of: Vec<(usize, usize)>,
+    /// Positions as `u32`: 8 bytes an item, not 16 (no plan holds 2^32 items: 264 bytes each).
+    of: Vec<(u32, u32)>,
 }
 
 impl Prices {
@@ -284,14 +285,24 @@ impl Prices {
     /// The item at position `at` is priced as `p`.
     pub(crate) fn push(&mut self, at: usize, p: Priceable) {
         let (k, _) = self.questions.insert_full(p);
-        self.of.push((at, k));
+        self.of.push((position(at), position(k)));
     }
 }
 
 /// Asks the catalogue once for each of the questions of `prices`; the answers are in the
 /// questions' order, which an item's entry indexes.
-fn ask_each(catalogue: &Catalogue, region: &str, prices: &Prices) -> Vec<Asked> {
-    prices.questions.iter().map(|p| ask(catalogue, region, p)).collect()
+fn ask_each(
+    catalogue: &Catalogue,
+    region: &str,
+    questions: &indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
+) -> Vec<Asked> {
+    questions.iter().map(|p| ask(catalogue, region, p)).collect()
+}
+
+/// A position in the items or the questions as [`Prices`] holds it (`u32::MAX` past 2^32, which
+/// no plan reaches).
+fn position(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 /// The catalogue's answer for `p`: its lines at the floor and its typical and ceiling figures.
@@ -321,61 +332,48 @@ fn ask(catalogue: &Catalogue, region: &str, p: &Priceable) -> Asked {
 
 /// Prices every item that has a price of its own (`prices`: its position in `items` and what
 /// to ask the catalogue, in item order), sets each item's figures, and checks the cap.
+///
+/// Its largest lists, the cost and usage lines, are made last, once everything it only reads is
+/// gone (the questions) or made (the largest owners' totals): they are the plan's largest
+/// allocation after its items, so what is alive beside them sets a peak (seventh pass: the
+/// owners' totals, 2.3 MB at N = 10,000, were beside them).
 pub(crate) fn summarize(
     catalogue: &Catalogue,
     region: &str,
     items: &mut [PlannedItem],
-    prices: &Prices,
+    prices: Prices,
     env: &Environment,
     env_name: &str,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> CostSummary {
-    let mut lines = Vec::new();
     let mut unpriced = Vec::new();
-    let mut usage_based = Vec::new();
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
-    let table = ask_each(catalogue, region, prices);
-    let of: Vec<usize> = prices.of.iter().map(|&(_, k)| k).collect();
+    let Prices { questions, of } = prices;
+    let table = ask_each(catalogue, region, &questions);
+    drop(questions);
     // How many items each answer prices with lines: the sums are taken by answer (sixth pass:
     // three additions per priced item were a third of pricing).
     let mut counts = vec![0u64; table.len()];
     // Room for every line and usage line, counted from the table (growing these lists by
     // doubling copied their records again and again).
     let (mut line_count, mut rate_count) = (0, 0);
-    for &k in &of {
-        match &table[k].priced {
+    for &(at, k) in &of {
+        let item = &mut items[at as usize];
+        let Asked { priced, monthly: m, ceiling: c, .. } = &table[k as usize];
+        match priced {
             Priced::Lines { lines, rates } => {
                 (line_count, rate_count) = (line_count + lines.len(), rate_count + rates.len());
-                counts[k] += 1;
-            }
-            Priced::UsageBased { rates } => rate_count += rates.len(),
-            Priced::Unpriced { .. } => {}
-        }
-    }
-    lines.reserve_exact(line_count);
-    usage_based.reserve_exact(rate_count);
-    for &(at, k) in &prices.of {
-        let item = &mut items[at];
-        let Asked { priced, monthly: m, ceiling: c, .. } = &table[k];
-        match priced {
-            Priced::Lines { lines: item_lines, rates } => {
+                counts[k as usize] += 1;
                 item.monthly = Some(*m);
                 item.ceiling = Some(*c);
                 item.pricing = Pricing::Priced;
-                lines.extend(item_lines.iter().map(|line| CostLine {
-                    item: item.id.clone(),
-                    owner: item.owner.clone(),
-                    line: line.clone(),
-                }));
-                // What the item is billed by a use nobody declared: shown, never added.
-                usage_based.extend(usage_lines(item, rates));
             }
             Priced::UsageBased { rates } => {
+                rate_count += rates.len();
                 item.monthly = None;
                 item.ceiling = None;
                 item.pricing = Pricing::UsageBased;
-                usage_based.extend(usage_lines(item, rates));
             }
             Priced::Unpriced { reason } => {
                 item.monthly = None;
@@ -394,6 +392,11 @@ pub(crate) fn summarize(
     }
     let [monthly, typical, ceiling] = [|a: &Asked| a.monthly, |a: &Asked| a.typical, |a: &Asked| a.ceiling]
         .map(|f| total(&table, (&of, &counts), f));
+    drop(counts);
+    // Every item's figures are set: the owners' totals are taken (and freed) before the lines.
+    let largest = largest_owners(items, 3);
+    let (lines, usage_based) = cost_lines(items, (&table, &of), (line_count, rate_count));
+    drop((table, of));
 
     let cap = env.cap(env_name);
     // The figure the cap refuses on (`limits.on`, the floor by default: the estimate).
@@ -414,7 +417,6 @@ pub(crate) fn summarize(
         Some(l) => (l.clone(), format!("environments.{env_name}.limits.monthly")),
         None => (env.at.clone(), format!("environments.{env_name}")),
     };
-    let largest = largest_owners(items, 3);
     if let Some(d) = cap_diagnostic((&at, &path), (env, env_name), (cap, verdict), (shown, ceiling), &largest)
     {
         diagnostics.push(d);
@@ -533,14 +535,42 @@ fn unpriced_diagnostic(
 /// taken by answer (`counts`: how many items each answer of `table` prices), which is the same
 /// sum bit for bit when no term is negative and the whole is exact (see [`exact_sum`]); else
 /// added item by item (`of`: each item's answer, in item order).
-fn total(table: &[Asked], (of, counts): (&[usize], &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
-    let lines = |k: &&usize| matches!(table[**k].priced, Priced::Lines { .. });
+fn total(table: &[Asked], (of, counts): (&[(u32, u32)], &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
+    let mut answers = of.iter().map(|&(_, k)| &table[k as usize]);
+    let lines = |a: &&Asked| matches!(a.priced, Priced::Lines { .. });
     match exact_sum(table.iter().map(&figure).zip(counts.iter().copied())) {
         Some(Some(sum)) => sum,
         // Every term zero: `Decimal` gives the last one added (a zero's scale is kept).
-        Some(None) => of.iter().rev().find(lines).map_or(Money::ZERO, |&k| figure(&table[k])),
-        None => of.iter().filter(lines).fold(Money::ZERO, |sum, &k| sum + figure(&table[k])),
+        Some(None) => answers.rfind(lines).map_or(Money::ZERO, figure),
+        None => answers.filter(lines).fold(Money::ZERO, |sum, a| sum + figure(a)),
     }
+}
+
+/// The cost lines and usage lines of the priced items (`of`: each one's position and answer,
+/// in item order), in lists of exactly `(lines, rates)` records.
+fn cost_lines(
+    items: &[PlannedItem],
+    (table, of): (&[Asked], &[(u32, u32)]),
+    (lines, rates): (usize, usize),
+) -> (Vec<CostLine>, Vec<UsageLine>) {
+    let (mut cost, mut usage) = (Vec::with_capacity(lines), Vec::with_capacity(rates));
+    for &(at, k) in of {
+        let item = &items[at as usize];
+        match &table[k as usize].priced {
+            Priced::Lines { lines, rates } => {
+                cost.extend(lines.iter().map(|line| CostLine {
+                    item: item.id.clone(),
+                    owner: item.owner.clone(),
+                    line: line.clone(),
+                }));
+                // What the item is billed by a use nobody declared: shown, never added.
+                usage.extend(usage_lines(item, rates));
+            }
+            Priced::UsageBased { rates } => usage.extend(usage_lines(item, rates)),
+            Priced::Unpriced { .. } => {}
+        }
+    }
+    (cost, usage)
 }
 
 /// The rates an item is billed by a use nobody declared, as the plan lists them.

@@ -21,7 +21,7 @@ use std::ops::Range;
 use compact_str::CompactString;
 use cost::Catalogue;
 use runway_schema::{
-    Engine, Environment, Expose, Kind, Money, PostgresEngine, Product, RegistryCredentials, ResourceSpec,
+    Environment, Expose, Kind, Money, PostgresEngine, Product, RegistryCredentials, ResourceSpec,
     did_you_mean,
 };
 
@@ -296,8 +296,7 @@ fn finish(
     dedupe_physical_names(&mut items);
     // The layout first: its parameters are trimmed before pricing adds the cost lines (the peak).
     let secrets = secrets.into_layout();
-    let mut cost = summarize(catalogue, &env.region, &mut items, &prices, env, env_name, &mut diagnostics);
-    drop(prices);
+    let mut cost = summarize(catalogue, &env.region, &mut items, prices, env, env_name, &mut diagnostics);
     cost.usage = usage;
     for (r, range) in resources.iter_mut().zip(resource_items) {
         r.monthly = sum_items(&items[range], |i| i.monthly);
@@ -330,9 +329,9 @@ fn finish(
 
 /// About how many items a plan of the product declares (room for all of them at once: a large
 /// plan's item list is never copied while it grows, nor much larger than it needs): the
-/// platform's, up to 8 for each implicit `shared-<engine>` resource, each declared resource's
-/// items by kind (an Aurora cluster with its instances counted as 10), and each workload's
-/// items in this environment.
+/// platform's, each resource's items by kind (declared and implicit `shared-<engine>` ones, at
+/// their size in this environment: an Aurora cluster's instances, a cache's nodes), and each
+/// workload's items in this environment, with their alarms when the environment has them.
 fn expected_items(
     product: &Product,
     collected: &resources::Resources,
@@ -360,23 +359,28 @@ fn expected_items(
     let workload_uses = product.root.workloads.values().flat_map(|w| &w.uses);
     let logins =
         workload_uses.chain(product.members.iter().flat_map(|m| &m.uses)).filter(|u| postgres(u)).count();
-    let resources: usize = product
-        .root
-        .resources
-        .values()
+    // Seventh pass: the alarms as the alerting plans them (`alerting.rs`, `watch_item`): an
+    // Aurora writer's four and its readers' lag alarm when it has more than one instance (six
+    // were counted: 1.7 M items too many in the synthetic production plan), three per cache
+    // node (three per cache: 4,287 items short, and its list of 140,061 items was copied whole
+    // to grow); an Aurora cluster's items are an RDS instance's with the cluster in the
+    // instance's place, and its instances (one more was counted: 0.4 MB of room at dev's peak).
+    let resources: usize = collected
+        .iter()
         .map(|r| {
             let (items, watched) = match &r.spec {
                 // Six, a group for the database and one for the proxy, the bootstrap's four.
                 ResourceSpec::Postgres { engine: PostgresEngine::Rds, .. } => (12, 5),
-                // Aurora: the cluster's instances as its size has them (two in production's
-                // large sizes; counting one left the synthetic production plan 80 items short,
-                // and its list was copied whole to grow).
                 ResourceSpec::Postgres { engine: PostgresEngine::Aurora, .. } => {
                     let instances =
-                        catalogue.postgres(PostgresEngine::Aurora, r.size_in(env)).map_or(1, |s| s.instances);
-                    (13 + usize::try_from(instances).unwrap_or(1), 6)
+                        catalogue.postgres(PostgresEngine::Aurora, &r.size).map_or(1, |s| s.instances);
+                    let instances = usize::try_from(instances).unwrap_or(1);
+                    (12 + instances, 4 + usize::from(instances > 1))
                 }
-                ResourceSpec::Cache { .. } => (2, 3),
+                ResourceSpec::Cache { .. } => {
+                    let nodes = catalogue.cache(&r.size).map_or(1, |c| c.nodes);
+                    (2, 3 * usize::try_from(nodes).unwrap_or(1))
+                }
                 ResourceSpec::Queue { dead_letter: Some(_), .. } => (2, 2),
                 ResourceSpec::Queue { dead_letter: None, .. } => (1, 1),
                 ResourceSpec::Topic { .. } | ResourceSpec::Bucket { .. } => (1, 0),
@@ -386,9 +390,11 @@ fn expected_items(
         .sum();
     // A log group, an execution role, a security group, a service and its task definition; a
     // task role when it uses a queue, topic or bucket; its discovery service (internal) or
-    // target group, listener rule and DNS record (public); a scaling target and policy when it
-    // scales in this environment; a registry secret when its credentials are in Infisical; the
-    // task definition of its `migrate`; with alarms, its service's CPU and memory alarms.
+    // target group, listener rule and DNS record (public), and a second target group and the
+    // role moving traffic between them (a release strategy other than rolling, with its 5xx
+    // alarm); a scaling target and policy when it scales in this environment; a registry
+    // secret when its credentials are in Infisical; the task definition of its `migrate`; with
+    // alarms, its service's CPU and memory alarms.
     let workloads: usize = product
         .root
         .workloads
@@ -398,7 +404,8 @@ fn expected_items(
             5 + usize::from(w.uses.iter().any(|u| granting(u)))
                 + usize::from(matches!(w.registry_credentials, Some(RegistryCredentials::Infisical(_))))
                 + if w.expose == Expose::Public {
-                    3 + 4 * usize::from(alarms)
+                    let two = usize::from(!w.deploy_in(env).is_rolling());
+                    3 + 4 * usize::from(alarms) + two * (2 + usize::from(alarms))
                 } else {
                     usize::from(w.port.is_some())
                 }
@@ -415,7 +422,7 @@ fn expected_items(
     // The platform, and its members' groups (one per port of an internal workload, 5432, 6379);
     // with alarms, the topic, the ALB's alarm and the ECS rule.
     let ports: BTreeSet<u16> = product.root.workloads.values().filter_map(|w| w.port).collect();
-    13 + ports.len() + 8 * Engine::ALL.len() + 3 * usize::from(alarms) + resources + logins + workloads
+    13 + ports.len() + 3 * usize::from(alarms) + resources + logins + workloads
 }
 
 /// At most how many SSM parameters the plan references, so their list is never copied while it
@@ -567,6 +574,32 @@ mod tests {
         let options = runway_schema::Options { sizes: c.size_names(), regions: c.regions() };
         let loaded = runway_schema::load("examples/acme-shop/runway.yaml", root.as_bytes(), &files, &options);
         loaded.product.unwrap()
+    }
+
+    /// The item list of every environment of a generated product is reserved once and at
+    /// about its length: production's alarms (a cache's per node, an Aurora cluster's readers'
+    /// only with readers) and Aurora's instances are counted as they are planned (the estimate
+    /// was short in production, and its list copied whole to grow).
+    #[test]
+    fn the_expected_items_hold_every_generated_environment() {
+        let files = synthetic::product(300);
+        let mut mem = runway_schema::MemFiles::default();
+        for (path, text) in &files[1..] {
+            mem = mem.with(path, text.as_bytes().to_vec());
+        }
+        let c = Catalogue::builtin();
+        let options = runway_schema::Options { sizes: c.size_names(), regions: c.regions() };
+        let product =
+            runway_schema::load("runway.yaml", files[0].1.as_bytes(), &mem, &options).product.unwrap();
+        for env in synthetic::ENVIRONMENTS {
+            let planned = plan(&product, env, &c).unwrap().items.len();
+            let collected = resources::collect(&product, env, &product.root.environments[env]);
+            let expected = expected_items(&product, &collected, env, &c);
+            assert!(
+                planned <= expected && expected <= planned + planned / 50,
+                "{env}: {planned} items, {expected} expected"
+            );
+        }
     }
 
     /// The SSM parameters' list is reserved once, at its length: the estimate counts each
