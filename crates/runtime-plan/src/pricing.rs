@@ -270,22 +270,47 @@ struct Asked {
 /// per item (sixth pass: a `Priceable` per item was 2.9 MB at N = 10,000). Found by hash
 /// (foldhash, fixed seed: the same path every run); the questions are asked in the order first
 /// found, and the answers are only indexed, never iterated into output.
+#[derive(Default)]
 pub(crate) struct Prices {
     questions: indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
-    /// Positions as `u32`: 8 bytes an item, not 16 (no plan holds 2^32 items: 264 bytes each).
-    of: Vec<(u32, u32)>,
+    of: Positions,
 }
 
 impl Prices {
-    /// Room for `items` priced items.
-    pub(crate) fn with_capacity(items: usize) -> Self {
-        Prices { questions: indexmap::IndexSet::default(), of: Vec::with_capacity(items) }
-    }
-
     /// The item at position `at` is priced as `p`.
     pub(crate) fn push(&mut self, at: usize, p: Priceable) {
         let (k, _) = self.questions.insert_full(p);
         self.of.push((position(at), position(k)));
+    }
+}
+
+/// Each priced item's position among the items and its question's, in item order, as `u32`s (8
+/// bytes an item, not 16: no plan holds 2^32 items), in blocks of [`BLOCK`] entries: never
+/// copied to grow nor reserved from an estimate (seventh pass: room for a third of the items
+/// was short of a plan's 34% and doubled, 0.47 MB held until the cost lines were made).
+#[derive(Default)]
+struct Positions {
+    blocks: Vec<Vec<(u32, u32)>>,
+}
+
+/// Entries of a [`Positions`] block (32 KB).
+const BLOCK: usize = 4096;
+
+impl Positions {
+    fn push(&mut self, entry: (u32, u32)) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < BLOCK => block.push(entry),
+            _ => {
+                let mut block = Vec::with_capacity(BLOCK);
+                block.push(entry);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    /// Every entry, in item order.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (u32, u32)> + '_ {
+        self.blocks.iter().flatten().copied()
     }
 }
 
@@ -358,7 +383,7 @@ pub(crate) fn summarize(
     // Room for every line and usage line, counted from the table (growing these lists by
     // doubling copied their records again and again).
     let (mut line_count, mut rate_count) = (0, 0);
-    for &(at, k) in &of {
+    for (at, k) in of.iter() {
         let item = &mut items[at as usize];
         let Asked { priced, monthly: m, ceiling: c, .. } = &table[k as usize];
         match priced {
@@ -535,8 +560,8 @@ fn unpriced_diagnostic(
 /// taken by answer (`counts`: how many items each answer of `table` prices), which is the same
 /// sum bit for bit when no term is negative and the whole is exact (see [`exact_sum`]); else
 /// added item by item (`of`: each item's answer, in item order).
-fn total(table: &[Asked], (of, counts): (&[(u32, u32)], &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
-    let mut answers = of.iter().map(|&(_, k)| &table[k as usize]);
+fn total(table: &[Asked], (of, counts): (&Positions, &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
+    let mut answers = of.iter().map(|(_, k)| &table[k as usize]);
     let lines = |a: &&Asked| matches!(a.priced, Priced::Lines { .. });
     match exact_sum(table.iter().map(&figure).zip(counts.iter().copied())) {
         Some(Some(sum)) => sum,
@@ -550,11 +575,11 @@ fn total(table: &[Asked], (of, counts): (&[(u32, u32)], &[u64]), figure: impl Fn
 /// in item order), in lists of exactly `(lines, rates)` records.
 fn cost_lines(
     items: &[PlannedItem],
-    (table, of): (&[Asked], &[(u32, u32)]),
+    (table, of): (&[Asked], &Positions),
     (lines, rates): (usize, usize),
 ) -> (Vec<CostLine>, Vec<UsageLine>) {
     let (mut cost, mut usage) = (Vec::with_capacity(lines), Vec::with_capacity(rates));
-    for &(at, k) in of {
+    for (at, k) in of.iter() {
         let item = &items[at as usize];
         match &table[k as usize].priced {
             Priced::Lines { lines, rates } => {

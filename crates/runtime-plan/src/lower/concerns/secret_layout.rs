@@ -2,11 +2,13 @@
 //! credentials to generate, the connection variables (stack outputs, literals, templates) and
 //! the SSM parameters items reference (resource variables and workload secrets).
 
+use std::borrow::Borrow;
 use std::cell::RefCell;
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use compact_str::CompactString;
-use indexmap::IndexMap;
 use runway_schema::Runway;
 
 use super::cat;
@@ -36,8 +38,9 @@ pub(in crate::lower) struct Layout {
     pub(in crate::lower) own_key: bool,
     generated: Vec<GeneratedSecret>,
     /// The position among its resource's variables of each resource's generated credential,
-    /// by resource position: what `secrets prepare` writes, told apart by key, not by name.
-    generated_at: Vec<Option<usize>>,
+    /// by resource position: what `secrets prepare` writes, told apart by key, not by name
+    /// (a `u32`, as a [`Key`] holds it: 8 bytes a resource, not 16).
+    generated_at: Vec<Option<u32>>,
     registry_copies: Vec<RegistryCopy>,
     /// The Infisical folder template (`secrets.infisical.path`, `{resource}` in it).
     folder_template: CompactString,
@@ -162,7 +165,7 @@ impl Layout {
         if self.generated_at.len() <= r.index {
             self.generated_at.resize(r.index + 1, None);
         }
-        self.generated_at[r.index] = r.var_index("PASSWORD");
+        self.generated_at[r.index] = r.var_index("PASSWORD").map(at);
     }
 
     /// The folder of consumer `consumer`'s own variables of resource `r` (a postgres login):
@@ -442,13 +445,15 @@ impl Layout {
     /// when the variable is a generated credential, by the program otherwise (a connection
     /// variable: the program knows every part of its value once the resources exist).
     pub(in crate::lower) fn into_layout(mut self) -> SecretsLayout {
-        for (key, &at) in &self.ssm.at {
-            if let Key::Resource(resource, var) | Key::Login(resource, _, var) = *key
-                && self.generated_at.get(resource as usize).copied().flatten() == Some(var as usize)
+        // In hash order: each entry sets its own parameter's writer, whatever the order.
+        for &Slot { key, at } in &self.ssm.at {
+            if let Key::Resource(resource, var) | Key::Login(resource, _, var) = key
+                && self.generated_at.get(resource as usize).copied().flatten() == Some(var)
             {
-                self.ssm.list[at].written_by = ParameterWriter::SecretsPrepare;
+                self.ssm.list[at as usize].written_by = ParameterWriter::SecretsPrepare;
             }
         }
+        drop(std::mem::take(&mut self.ssm.at));
         let secrets_manager_key = self.secrets_manager_key();
         SecretsLayout {
             infisical_project: self.infisical_project,
@@ -486,6 +491,34 @@ enum Key {
     Login(u32, u32, u32),
 }
 
+/// An SSM parameter's position in the list, hashed and compared by its [`Key`] alone: the set
+/// of them finds a position by key.
+#[derive(Clone, Copy)]
+struct Slot {
+    key: Key,
+    at: u32,
+}
+
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Slot {}
+
+impl Hash for Slot {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key.hash(state);
+    }
+}
+
+impl Borrow<Key> for Slot {
+    fn borrow(&self) -> &Key {
+        &self.key
+    }
+}
+
 /// A position in a list of the product (resources, consumers, variables) as a [`Key`] holds
 /// it. No product has 2^32 of anything (its records alone would not fit in memory).
 fn at(position: usize) -> u32 {
@@ -500,22 +533,25 @@ fn at(position: usize) -> u32 {
 struct SsmParams {
     list: Vec<SsmParameter>,
     /// foldhash with a fixed seed, not SipHash: lookups only (4% of planning was SipHash), and no
-    /// per-process randomness in the core: the same input takes the same path every run.
-    at: IndexMap<Key, usize, foldhash::fast::FixedState>,
+    /// per-process randomness in the core: the same input takes the same path every run. A
+    /// set of [`Slot`]s (`u32` positions found by key), not an `IndexMap` of `usize`s: 20 bytes
+    /// an entry, not 32 and its index's 8 (seventh pass: 2.4 MB at planning's peak, N = 10,000,
+    /// now 1.4 MB); its one walk ([`Layout::into_layout`]) does not depend on its order.
+    at: HashSet<Slot, foldhash::fast::FixedState>,
 }
 
 impl SsmParams {
     /// Records that item `by` references the parameter `key`, making it on first use.
     fn reference(&mut self, key: Key, by: &str, make: impl FnOnce() -> SsmParameter) {
         match self.at.get(&key) {
-            Some(&i) => self.list[i].referenced_by.push(by.into()),
+            Some(slot) => self.list[slot.at as usize].referenced_by.push(by.into()),
             None => {
                 let mut p = make();
                 // Most parameters have one reader: room for one, not the four a first push
                 // reserves (about 2 MB at 30,000 parameters).
                 p.referenced_by.reserve_exact(1);
                 p.referenced_by.push(by.into());
-                self.at.insert(key, self.list.len());
+                self.at.insert(Slot { key, at: at(self.list.len()) });
                 self.list.push(p);
             }
         }
@@ -525,7 +561,8 @@ impl SsmParams {
     /// largest transient of a large plan (6 MB of peak RSS at N = 10,000). Names are unique.
     fn into_sorted(self) -> Vec<SsmParameter> {
         let mut list = self.list;
-        // Grown by doubling: up to half of it is room (6 MB of 16 at N = 10,000), held by the plan.
+        // Reserved for an upper bound (exact for a declared environment, above it for a preview,
+        // whose shared instances' admin passwords are not its own): no room is held by the plan.
         list.shrink_to_fit();
         // The positions are sorted by name, then each record is moved to its place once:
         // sorting the records themselves moved each of them about log n times.
