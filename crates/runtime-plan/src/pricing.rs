@@ -356,12 +356,13 @@ fn ask(catalogue: &Catalogue, region: &str, p: &Priceable) -> Asked {
 }
 
 /// Prices every item that has a price of its own (`prices`: its position in `items` and what
-/// to ask the catalogue, in item order), sets each item's figures, and checks the cap.
+/// to ask the catalogue, in item order), sets each item's figures, and checks the cap; the cost
+/// and usage lines are left to [`Summary::with_lines`].
 ///
-/// Its largest lists, the cost and usage lines, are made last, once everything it only reads is
-/// gone (the questions) or made (the largest owners' totals): they are the plan's largest
-/// allocation after its items, so what is alive beside them sets a peak (seventh pass: the
-/// owners' totals, 2.3 MB at N = 10,000, were beside them).
+/// Those lines are the plan's largest lists after its items, made last: what is alive beside
+/// them sets a peak (seventh pass: the owners' totals, 2.3 MB at N = 10,000, were beside them;
+/// now they are taken first, the questions are dropped once asked, and the caller sums its
+/// records' figures in between).
 pub(crate) fn summarize(
     catalogue: &Catalogue,
     region: &str,
@@ -370,7 +371,7 @@ pub(crate) fn summarize(
     env: &Environment,
     env_name: &str,
     diagnostics: &mut Vec<Diagnostic>,
-) -> CostSummary {
+) -> Summary {
     let mut unpriced = Vec::new();
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
@@ -420,8 +421,6 @@ pub(crate) fn summarize(
     drop(counts);
     // Every item's figures are set: the owners' totals are taken (and freed) before the lines.
     let largest = largest_owners(items, 3);
-    let (lines, usage_based) = cost_lines(items, (&table, &of), (line_count, rate_count));
-    drop((table, of));
 
     let cap = env.cap(env_name);
     // The figure the cap refuses on (`limits.on`, the floor by default: the estimate).
@@ -459,7 +458,7 @@ pub(crate) fn summarize(
     // Shown apart only where it differs from the floor (a workload scales or sleeps).
     let typical = (typical != monthly).then_some(typical);
     let cap_on = env.cap_on;
-    CostSummary {
+    let cost = CostSummary {
         monthly,
         typical,
         ceiling,
@@ -467,10 +466,31 @@ pub(crate) fn summarize(
         cap_on,
         verdict,
         unpriced,
-        lines,
-        usage_based,
+        lines: Vec::new(),
+        usage_based: Vec::new(),
         usage: Vec::new(),
         refused,
+    };
+    Summary { cost, table, of, room: (line_count, rate_count) }
+}
+
+/// A plan's cost without its lines yet: the answers and the priced items' positions that make
+/// them, and how many there are of each kind.
+pub(crate) struct Summary {
+    cost: CostSummary,
+    table: Vec<Asked>,
+    of: Positions,
+    /// Cost lines and usage lines.
+    room: (usize, usize),
+}
+
+impl Summary {
+    /// The cost with its cost and usage lines, in item order (`items`: the items
+    /// [`summarize`] priced). The positions are freed block by block as their lines are made.
+    pub(crate) fn with_lines(self, items: &[PlannedItem]) -> CostSummary {
+        let Summary { mut cost, table, of, room } = self;
+        (cost.lines, cost.usage_based) = cost_lines(items, (&table, of), room);
+        cost
     }
 }
 
@@ -575,11 +595,12 @@ fn total(table: &[Asked], (of, counts): (&Positions, &[u64]), figure: impl Fn(&A
 /// in item order), in lists of exactly `(lines, rates)` records.
 fn cost_lines(
     items: &[PlannedItem],
-    (table, of): (&[Asked], &Positions),
+    (table, of): (&[Asked], Positions),
     (lines, rates): (usize, usize),
 ) -> (Vec<CostLine>, Vec<UsageLine>) {
     let (mut cost, mut usage) = (Vec::with_capacity(lines), Vec::with_capacity(rates));
-    for (at, k) in of.iter() {
+    // Each block is dropped once read: none is left beside the finished lines.
+    for (at, k) in of.blocks.into_iter().flatten() {
         let item = &items[at as usize];
         match &table[k as usize].priced {
             Priced::Lines { lines, rates } => {

