@@ -479,7 +479,7 @@ fn shared(parts: &[&str]) -> Arc<str> {
 /// An SSM parameter by its owner's and its variable's positions: a resource's variable, or a
 /// workload's own secret. Positions are `u32` (see [`at`]): 16 bytes a key, not 32, in an
 /// index of tens of thousands held until the layout is finished.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Key {
     Resource(u32, u32),
     Workload(u32, u32),
@@ -491,6 +491,22 @@ enum Key {
     Login(u32, u32, u32),
 }
 
+impl Hash for Key {
+    /// Its variant and positions as one 128-bit number, hashed at once (seventh pass: the
+    /// derived hash's four writes, not inlined behind the set's slots, were 1.5 M instructions
+    /// of `plan_all` at N = 1,000). Two keys of one number are the same key.
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let (tag, a, b, c) = match *self {
+            Key::Resource(a, b) => (0u128, a, b, 0),
+            Key::Workload(a, b) => (1, a, b, 0),
+            Key::Alert(a) => (2, a, 0, 0),
+            Key::Login(a, b, c) => (3, a, b, c),
+        };
+        state.write_u128(tag << 96 | u128::from(a) << 64 | u128::from(b) << 32 | u128::from(c));
+    }
+}
+
 /// An SSM parameter's position in the list, hashed and compared by its [`Key`] alone: the set
 /// of them finds a position by key.
 #[derive(Clone, Copy)]
@@ -500,6 +516,7 @@ struct Slot {
 }
 
 impl PartialEq for Slot {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
     }
@@ -508,12 +525,14 @@ impl PartialEq for Slot {
 impl Eq for Slot {}
 
 impl Hash for Slot {
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.key.hash(state);
     }
 }
 
 impl Borrow<Key> for Slot {
+    #[inline]
     fn borrow(&self) -> &Key {
         &self.key
     }
