@@ -270,28 +270,64 @@ struct Asked {
 /// per item (sixth pass: a `Priceable` per item was 2.9 MB at N = 10,000). Found by hash
 /// (foldhash, fixed seed: the same path every run); the questions are asked in the order first
 /// found, and the answers are only indexed, never iterated into output.
+#[derive(Default)]
 pub(crate) struct Prices {
     questions: indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
-    of: Vec<(usize, usize)>,
+    of: Positions,
 }
 
 impl Prices {
-    /// Room for `items` priced items.
-    pub(crate) fn with_capacity(items: usize) -> Self {
-        Prices { questions: indexmap::IndexSet::default(), of: Vec::with_capacity(items) }
-    }
-
     /// The item at position `at` is priced as `p`.
     pub(crate) fn push(&mut self, at: usize, p: Priceable) {
         let (k, _) = self.questions.insert_full(p);
-        self.of.push((at, k));
+        self.of.push((position(at), position(k)));
+    }
+}
+
+/// Each priced item's position among the items and its question's, in item order, as `u32`s (8
+/// bytes an item, not 16: no plan holds 2^32 items), in blocks of [`BLOCK`] entries: never
+/// copied to grow nor reserved from an estimate (seventh pass: room for a third of the items
+/// was short of a plan's 34% and doubled, 0.47 MB held until the cost lines were made).
+#[derive(Default)]
+struct Positions {
+    blocks: Vec<Vec<(u32, u32)>>,
+}
+
+/// Entries of a [`Positions`] block (32 KB).
+const BLOCK: usize = 4096;
+
+impl Positions {
+    fn push(&mut self, entry: (u32, u32)) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < BLOCK => block.push(entry),
+            _ => {
+                let mut block = Vec::with_capacity(BLOCK);
+                block.push(entry);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    /// Every entry, in item order.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (u32, u32)> + '_ {
+        self.blocks.iter().flatten().copied()
     }
 }
 
 /// Asks the catalogue once for each of the questions of `prices`; the answers are in the
 /// questions' order, which an item's entry indexes.
-fn ask_each(catalogue: &Catalogue, region: &str, prices: &Prices) -> Vec<Asked> {
-    prices.questions.iter().map(|p| ask(catalogue, region, p)).collect()
+fn ask_each(
+    catalogue: &Catalogue,
+    region: &str,
+    questions: &indexmap::IndexSet<Priceable, foldhash::fast::FixedState>,
+) -> Vec<Asked> {
+    questions.iter().map(|p| ask(catalogue, region, p)).collect()
+}
+
+/// A position in the items or the questions as [`Prices`] holds it (`u32::MAX` past 2^32, which
+/// no plan reaches).
+fn position(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
 }
 
 /// The catalogue's answer for `p`: its lines at the floor and its typical and ceiling figures.
@@ -320,62 +356,50 @@ fn ask(catalogue: &Catalogue, region: &str, p: &Priceable) -> Asked {
 }
 
 /// Prices every item that has a price of its own (`prices`: its position in `items` and what
-/// to ask the catalogue, in item order), sets each item's figures, and checks the cap.
+/// to ask the catalogue, in item order), sets each item's figures, and checks the cap; the cost
+/// and usage lines are left to [`Summary::with_lines`].
+///
+/// Those lines are the plan's largest lists after its items, made last: what is alive beside
+/// them sets a peak (seventh pass: the owners' totals, 2.3 MB at N = 10,000, were beside them;
+/// now they are taken first, the questions are dropped once asked, and the caller sums its
+/// records' figures in between).
 pub(crate) fn summarize(
     catalogue: &Catalogue,
     region: &str,
     items: &mut [PlannedItem],
-    prices: &Prices,
+    prices: Prices,
     env: &Environment,
     env_name: &str,
     diagnostics: &mut Vec<Diagnostic>,
-) -> CostSummary {
-    let mut lines = Vec::new();
+) -> Summary {
     let mut unpriced = Vec::new();
-    let mut usage_based = Vec::new();
     // What the `unpriced` diagnostic names: the first few unpriced items, as people name them.
     let mut unpriced_labels: Vec<String> = Vec::new();
-    let table = ask_each(catalogue, region, prices);
-    let of: Vec<usize> = prices.of.iter().map(|&(_, k)| k).collect();
+    let Prices { questions, of } = prices;
+    let table = ask_each(catalogue, region, &questions);
+    drop(questions);
     // How many items each answer prices with lines: the sums are taken by answer (sixth pass:
     // three additions per priced item were a third of pricing).
     let mut counts = vec![0u64; table.len()];
     // Room for every line and usage line, counted from the table (growing these lists by
     // doubling copied their records again and again).
     let (mut line_count, mut rate_count) = (0, 0);
-    for &k in &of {
-        match &table[k].priced {
+    for (at, k) in of.iter() {
+        let item = &mut items[at as usize];
+        let Asked { priced, monthly: m, ceiling: c, .. } = &table[k as usize];
+        match priced {
             Priced::Lines { lines, rates } => {
                 (line_count, rate_count) = (line_count + lines.len(), rate_count + rates.len());
-                counts[k] += 1;
-            }
-            Priced::UsageBased { rates } => rate_count += rates.len(),
-            Priced::Unpriced { .. } => {}
-        }
-    }
-    lines.reserve_exact(line_count);
-    usage_based.reserve_exact(rate_count);
-    for &(at, k) in &prices.of {
-        let item = &mut items[at];
-        let Asked { priced, monthly: m, ceiling: c, .. } = &table[k];
-        match priced {
-            Priced::Lines { lines: item_lines, rates } => {
+                counts[k as usize] += 1;
                 item.monthly = Some(*m);
                 item.ceiling = Some(*c);
                 item.pricing = Pricing::Priced;
-                lines.extend(item_lines.iter().map(|line| CostLine {
-                    item: item.id.clone(),
-                    owner: item.owner.clone(),
-                    line: line.clone(),
-                }));
-                // What the item is billed by a use nobody declared: shown, never added.
-                usage_based.extend(usage_lines(item, rates));
             }
             Priced::UsageBased { rates } => {
+                rate_count += rates.len();
                 item.monthly = None;
                 item.ceiling = None;
                 item.pricing = Pricing::UsageBased;
-                usage_based.extend(usage_lines(item, rates));
             }
             Priced::Unpriced { reason } => {
                 item.monthly = None;
@@ -394,6 +418,9 @@ pub(crate) fn summarize(
     }
     let [monthly, typical, ceiling] = [|a: &Asked| a.monthly, |a: &Asked| a.typical, |a: &Asked| a.ceiling]
         .map(|f| total(&table, (&of, &counts), f));
+    drop(counts);
+    // Every item's figures are set: the owners' totals are taken (and freed) before the lines.
+    let largest = largest_owners(items, 3);
 
     let cap = env.cap(env_name);
     // The figure the cap refuses on (`limits.on`, the floor by default: the estimate).
@@ -414,7 +441,6 @@ pub(crate) fn summarize(
         Some(l) => (l.clone(), format!("environments.{env_name}.limits.monthly")),
         None => (env.at.clone(), format!("environments.{env_name}")),
     };
-    let largest = largest_owners(items, 3);
     if let Some(d) = cap_diagnostic((&at, &path), (env, env_name), (cap, verdict), (shown, ceiling), &largest)
     {
         diagnostics.push(d);
@@ -432,7 +458,7 @@ pub(crate) fn summarize(
     // Shown apart only where it differs from the floor (a workload scales or sleeps).
     let typical = (typical != monthly).then_some(typical);
     let cap_on = env.cap_on;
-    CostSummary {
+    let cost = CostSummary {
         monthly,
         typical,
         ceiling,
@@ -440,10 +466,31 @@ pub(crate) fn summarize(
         cap_on,
         verdict,
         unpriced,
-        lines,
-        usage_based,
+        lines: Vec::new(),
+        usage_based: Vec::new(),
         usage: Vec::new(),
         refused,
+    };
+    Summary { cost, table, of, room: (line_count, rate_count) }
+}
+
+/// A plan's cost without its lines yet: the answers and the priced items' positions that make
+/// them, and how many there are of each kind.
+pub(crate) struct Summary {
+    cost: CostSummary,
+    table: Vec<Asked>,
+    of: Positions,
+    /// Cost lines and usage lines.
+    room: (usize, usize),
+}
+
+impl Summary {
+    /// The cost with its cost and usage lines, in item order (`items`: the items
+    /// [`summarize`] priced). The positions are freed block by block as their lines are made.
+    pub(crate) fn with_lines(self, items: &[PlannedItem]) -> CostSummary {
+        let Summary { mut cost, table, of, room } = self;
+        (cost.lines, cost.usage_based) = cost_lines(items, (&table, of), room);
+        cost
     }
 }
 
@@ -533,14 +580,43 @@ fn unpriced_diagnostic(
 /// taken by answer (`counts`: how many items each answer of `table` prices), which is the same
 /// sum bit for bit when no term is negative and the whole is exact (see [`exact_sum`]); else
 /// added item by item (`of`: each item's answer, in item order).
-fn total(table: &[Asked], (of, counts): (&[usize], &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
-    let lines = |k: &&usize| matches!(table[**k].priced, Priced::Lines { .. });
+fn total(table: &[Asked], (of, counts): (&Positions, &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
+    let mut answers = of.iter().map(|(_, k)| &table[k as usize]);
+    let lines = |a: &&Asked| matches!(a.priced, Priced::Lines { .. });
     match exact_sum(table.iter().map(&figure).zip(counts.iter().copied())) {
         Some(Some(sum)) => sum,
         // Every term zero: `Decimal` gives the last one added (a zero's scale is kept).
-        Some(None) => of.iter().rev().find(lines).map_or(Money::ZERO, |&k| figure(&table[k])),
-        None => of.iter().filter(lines).fold(Money::ZERO, |sum, &k| sum + figure(&table[k])),
+        Some(None) => answers.rfind(lines).map_or(Money::ZERO, figure),
+        None => answers.filter(lines).fold(Money::ZERO, |sum, a| sum + figure(a)),
     }
+}
+
+/// The cost lines and usage lines of the priced items (`of`: each one's position and answer,
+/// in item order), in lists of exactly `(lines, rates)` records.
+fn cost_lines(
+    items: &[PlannedItem],
+    (table, of): (&[Asked], Positions),
+    (lines, rates): (usize, usize),
+) -> (Vec<CostLine>, Vec<UsageLine>) {
+    let (mut cost, mut usage) = (Vec::with_capacity(lines), Vec::with_capacity(rates));
+    // Each block is dropped once read: none is left beside the finished lines.
+    for (at, k) in of.blocks.into_iter().flatten() {
+        let item = &items[at as usize];
+        match &table[k as usize].priced {
+            Priced::Lines { lines, rates } => {
+                cost.extend(lines.iter().map(|line| CostLine {
+                    item: item.id.clone(),
+                    owner: item.owner.clone(),
+                    line: line.clone(),
+                }));
+                // What the item is billed by a use nobody declared: shown, never added.
+                usage.extend(usage_lines(item, rates));
+            }
+            Priced::UsageBased { rates } => usage.extend(usage_lines(item, rates)),
+            Priced::Unpriced { .. } => {}
+        }
+    }
+    (cost, usage)
 }
 
 /// The rates an item is billed by a use nobody declared, as the plan lists them.

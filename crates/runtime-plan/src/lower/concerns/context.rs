@@ -85,7 +85,7 @@ impl<'a> Cx<'a> {
             env,
             catalogue,
             items: Vec::with_capacity(expected_items),
-            prices: Prices::with_capacity(expected_items / 3),
+            prices: Prices::default(),
             diagnostics: Vec::new(),
             outputs: Vec::with_capacity(outputs),
             secrets,

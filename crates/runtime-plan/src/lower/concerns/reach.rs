@@ -13,7 +13,9 @@ use super::resources::Resources;
 use super::{CACHE_PORT, POSTGRES_PORT};
 use crate::plan::{Binding, ConsumerKind};
 
-/// Who reaches what, from the graph: read by every group's lowering.
+/// Who reaches what, from the graph: read by every group's lowering (the default: nobody
+/// reaches anything, what is left once the groups are lowered).
+#[derive(Default)]
 pub(in crate::lower) struct Network {
     /// The workloads that use each resource, by resource position.
     pub(in crate::lower) users: Vec<Vec<CompactString>>,

@@ -127,16 +127,18 @@ pub(in crate::lower) fn collect(product: &Product, env_name: &str, env: &Environ
             )
         });
     let slug = infisical_env(&product.root, env_name);
-    let list: Vec<Res> = declared
-        .chain(implicit)
-        .enumerate()
-        .map(|(index, (name, spec, size, origin, restore_check))| {
+    // Room for exactly all of them: collected from the chain, the list was reserved for the
+    // declared ones (the implicit ones' lower bound is 0), then doubled for the first implicit
+    // one (seventh pass: 1.8 MB of room at planning's peak, N = 10,000).
+    let mut list: Vec<Res> = Vec::with_capacity(declared.len() + implicit.clone().count());
+    list.extend(declared.chain(implicit).enumerate().map(
+        |(index, (name, spec, size, origin, restore_check))| {
             let prefix = variable_prefix(&name);
             let vars = variable_suffixes(&spec).into_iter().map(|s| cat(&[&prefix, "_", s])).collect();
             let folder = InfisicalFolder::shared(Arc::clone(&slug), folder(product, &name));
             Res { index, name, spec, size: size.into(), origin, prefix, vars, folder, restore_check }
-        })
-        .collect();
+        },
+    ));
     // Collected in reverse: a later insert of a name keeps its place and takes the earlier
     // position, so the first of a name is found.
     let positions = list.iter().rev().map(|r| (r.name.clone(), r.index)).collect();
