@@ -364,7 +364,7 @@ fn expected_items(
         workload_uses.chain(product.members.iter().flat_map(|m| &m.uses)).filter(|u| postgres(u)).count();
     // Seventh pass: the alarms as the alerting plans them (`alerting.rs`, `watch_item`): an
     // Aurora writer's four and its readers' lag alarm when it has more than one instance (six
-    // were counted: 1.7 M items too many in the synthetic production plan), three per cache
+    // were counted, one or two too many per cluster), three per cache
     // node (three per cache: 4,287 items short, and its list of 140,061 items was copied whole
     // to grow); an Aurora cluster's items are an RDS instance's with the cluster in the
     // instance's place, and its instances (one more was counted: 0.4 MB of room at dev's peak).
