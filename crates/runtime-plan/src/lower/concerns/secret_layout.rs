@@ -452,11 +452,9 @@ fn folder_of(environment: &Arc<str>, template: &str, workload: &str) -> Arc<Infi
     InfisicalFolder::shared(Arc::clone(environment), super::resources::fill(template, workload))
 }
 
-/// `parts` joined as one shared text, allocated once at its length.
+/// `parts` joined ([`cat`]) as one shared text.
 fn shared(parts: &[&str]) -> Arc<str> {
-    let mut text = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    parts.iter().for_each(|p| text.push_str(p));
-    Arc::from(text)
+    Arc::from(cat(parts).as_str())
 }
 
 /// An SSM parameter by its owner's and its variable's positions: a resource's variable, or a
