@@ -285,34 +285,8 @@ impl Prices {
 }
 
 /// Each priced item's position among the items and its question's, in item order, as `u32`s (8
-/// bytes an item, not 16: no plan holds 2^32 items), in blocks of [`BLOCK`] entries: never
-/// copied to grow nor reserved from an estimate (seventh pass: room for a third of the items
-/// was short of a plan's 34% and doubled, 0.47 MB held until the cost lines were made).
-#[derive(Default)]
-struct Positions {
-    blocks: Vec<Vec<(u32, u32)>>,
-}
-
-/// Entries of a [`Positions`] block (32 KB).
-const BLOCK: usize = 4096;
-
-impl Positions {
-    fn push(&mut self, entry: (u32, u32)) {
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < BLOCK => block.push(entry),
-            _ => {
-                let mut block = Vec::with_capacity(BLOCK);
-                block.push(entry);
-                self.blocks.push(block);
-            }
-        }
-    }
-
-    /// Every entry, in item order.
-    fn iter(&self) -> impl DoubleEndedIterator<Item = (u32, u32)> + '_ {
-        self.blocks.iter().flatten().copied()
-    }
-}
+/// bytes an item, not 16: no plan holds 2^32 items).
+type Positions = Vec<(u32, u32)>;
 
 /// Asks the catalogue once for each of the questions of `prices`; the answers are in the
 /// questions' order, which an item's entry indexes.
@@ -384,7 +358,7 @@ pub(crate) fn summarize(
     // Room for every line and usage line, counted from the table (growing these lists by
     // doubling copied their records again and again).
     let (mut line_count, mut rate_count) = (0, 0);
-    for (at, k) in of.iter() {
+    for &(at, k) in &of {
         let item = &mut items[at as usize];
         let Asked { priced, monthly: m, ceiling: c, .. } = &table[k as usize];
         match priced {
@@ -486,7 +460,7 @@ pub(crate) struct Summary {
 
 impl Summary {
     /// The cost with its cost and usage lines, in item order (`items`: the items
-    /// [`summarize`] priced). The positions are freed block by block as their lines are made.
+    /// [`summarize`] priced). The positions are freed once their lines are made.
     pub(crate) fn with_lines(self, items: &[PlannedItem]) -> CostSummary {
         let Summary { mut cost, table, of, room } = self;
         (cost.lines, cost.usage_based) = cost_lines(items, (&table, of), room);
@@ -581,7 +555,7 @@ fn unpriced_diagnostic(
 /// sum bit for bit when no term is negative and the whole is exact (see [`exact_sum`]); else
 /// added item by item (`of`: each item's answer, in item order).
 fn total(table: &[Asked], (of, counts): (&Positions, &[u64]), figure: impl Fn(&Asked) -> Money) -> Money {
-    let mut answers = of.iter().map(|(_, k)| &table[k as usize]);
+    let mut answers = of.iter().map(|&(_, k)| &table[k as usize]);
     let lines = |a: &&Asked| matches!(a.priced, Priced::Lines { .. });
     match exact_sum(table.iter().map(&figure).zip(counts.iter().copied())) {
         Some(Some(sum)) => sum,
@@ -599,8 +573,7 @@ fn cost_lines(
     (lines, rates): (usize, usize),
 ) -> (Vec<CostLine>, Vec<UsageLine>) {
     let (mut cost, mut usage) = (Vec::with_capacity(lines), Vec::with_capacity(rates));
-    // Each block is dropped once read: none is left beside the finished lines.
-    for (at, k) in of.blocks.into_iter().flatten() {
+    for (at, k) in of {
         let item = &items[at as usize];
         match &table[k as usize].priced {
             Priced::Lines { lines, rates } => {
